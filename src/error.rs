@@ -1,0 +1,36 @@
+//! The crate's one error type.
+//!
+//! Every module that can fail has its own error enum ([`ModelError`],
+//! [`LpError`], …); the crate-wide [`Error`] wraps each of them with
+//! `#[from]`, so `?` works across modules while the typed witness (which job,
+//! which machine, which row) is never lost.
+
+pub use crate::certificate::CertificateViolation;
+pub use crate::lp::LpError;
+pub use crate::model::ModelError;
+pub use crate::schedule::Violation;
+
+/// The crate-wide error.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The instance (cluster, jobs, horizon) is invalid.
+    #[error("invalid instance: {0}")]
+    Model(#[from] ModelError),
+    /// The LP/MIP layer failed (bad model, solver failure, solver not built).
+    #[error("linear programming: {0}")]
+    Lp(#[from] LpError),
+    /// A schedule violates the instance's constraints.
+    #[error("infeasible schedule: {0}")]
+    Schedule(#[from] Violation),
+    /// A certificate failed its own consistency check.
+    #[error("certificate check failed: {0}")]
+    Certificate(#[from] CertificateViolation),
+    /// JSON input or output failed (syntax, unknown field, wrong type).
+    #[cfg(feature = "serde")]
+    #[error("JSON: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// `Result` with the crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

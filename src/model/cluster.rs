@@ -1,0 +1,511 @@
+//! Machines, resources, racks and the cluster.
+
+use std::fmt;
+
+/// Implements the shared shape of the id newtypes.
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+        #[cfg_attr(feature = "serde", serde(transparent))]
+        pub struct $name(pub u32);
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, concat!($prefix, "{}"), self.0)
+            }
+        }
+    };
+}
+
+id_type!(
+    /// Identifier of a machine (server). Unique within a cluster.
+    MachineId,
+    "machine "
+);
+id_type!(
+    /// Identifier of a rack. Unique within a cluster.
+    RackId,
+    "rack "
+);
+
+/// One GPU: a machine and the GPU's index on it (`0..gpus`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct GpuId {
+    /// The machine that holds the GPU.
+    pub machine: MachineId,
+    /// Index of the GPU on its machine, `0..capacity.gpus`.
+    pub index: u32,
+}
+
+impl fmt::Display for GpuId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "GPU {} of {}", self.index, self.machine)
+    }
+}
+
+/// The kinds of resource a machine offers and a task consumes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum ResourceKind {
+    /// GPUs (count; fractional demands allowed for GPU sharing).
+    Gpu,
+    /// CPU cores.
+    Cpu,
+    /// Memory, bytes.
+    Memory,
+    /// Storage, bytes.
+    Storage,
+    /// NIC bandwidth, bytes per second.
+    Nic,
+}
+
+impl ResourceKind {
+    /// Every kind, in the order of [`Resources::get`].
+    pub const ALL: [ResourceKind; 5] = [
+        ResourceKind::Gpu,
+        ResourceKind::Cpu,
+        ResourceKind::Memory,
+        ResourceKind::Storage,
+        ResourceKind::Nic,
+    ];
+
+    /// The field name used in [`Resources`] and in error messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            ResourceKind::Gpu => "gpus",
+            ResourceKind::Cpu => "cpu_cores",
+            ResourceKind::Memory => "memory_bytes",
+            ResourceKind::Storage => "storage_bytes",
+            ResourceKind::Nic => "nic_bps",
+        }
+    }
+}
+
+impl fmt::Display for ResourceKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A vector of resources: a machine's capacity or a task's demand, in SI
+/// units.
+///
+/// ```
+/// use dmlsched::model::{Resources, units::{gb, gbps}};
+/// let machine = Resources::new(8.0, 64.0, gb(512.0), gb(2000.0), gbps(100.0));
+/// let worker = Resources::new(1.0, 4.0, gb(32.0), 0.0, gbps(10.0));
+/// assert!(worker.scaled(8.0).fits_in(&machine, 1e-9));
+/// assert!(!worker.scaled(9.0).fits_in(&machine, 1e-9));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct Resources {
+    /// GPUs (count; may be fractional in a demand).
+    pub gpus: f64,
+    /// CPU cores.
+    pub cpu_cores: f64,
+    /// Memory in bytes.
+    pub memory_bytes: f64,
+    /// Storage in bytes.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub storage_bytes: f64,
+    /// NIC bandwidth in bytes per second (per direction).
+    pub nic_bps: f64,
+}
+
+impl Resources {
+    /// A resource vector from its five components.
+    pub fn new(
+        gpus: f64,
+        cpu_cores: f64,
+        memory_bytes: f64,
+        storage_bytes: f64,
+        nic_bps: f64,
+    ) -> Self {
+        Resources {
+            gpus,
+            cpu_cores,
+            memory_bytes,
+            storage_bytes,
+            nic_bps,
+        }
+    }
+
+    /// The zero vector.
+    pub fn zero() -> Self {
+        Resources::default()
+    }
+
+    /// One component.
+    pub fn get(&self, kind: ResourceKind) -> f64 {
+        match kind {
+            ResourceKind::Gpu => self.gpus,
+            ResourceKind::Cpu => self.cpu_cores,
+            ResourceKind::Memory => self.memory_bytes,
+            ResourceKind::Storage => self.storage_bytes,
+            ResourceKind::Nic => self.nic_bps,
+        }
+    }
+
+    /// Mutable access to one component.
+    pub fn get_mut(&mut self, kind: ResourceKind) -> &mut f64 {
+        match kind {
+            ResourceKind::Gpu => &mut self.gpus,
+            ResourceKind::Cpu => &mut self.cpu_cores,
+            ResourceKind::Memory => &mut self.memory_bytes,
+            ResourceKind::Storage => &mut self.storage_bytes,
+            ResourceKind::Nic => &mut self.nic_bps,
+        }
+    }
+
+    /// The components with their kinds, in [`ResourceKind::ALL`] order.
+    pub fn iter(&self) -> impl Iterator<Item = (ResourceKind, f64)> + '_ {
+        ResourceKind::ALL.into_iter().map(|k| (k, self.get(k)))
+    }
+
+    /// Component-wise sum.
+    pub fn plus(&self, other: &Resources) -> Resources {
+        self.zip(other, |a, b| a + b)
+    }
+
+    /// Component-wise difference (may go negative).
+    pub fn minus(&self, other: &Resources) -> Resources {
+        self.zip(other, |a, b| a - b)
+    }
+
+    /// Every component multiplied by `factor`.
+    pub fn scaled(&self, factor: f64) -> Resources {
+        self.map(|a| a * factor)
+    }
+
+    /// Component-wise maximum.
+    pub fn max(&self, other: &Resources) -> Resources {
+        self.zip(other, f64::max)
+    }
+
+    /// Whether every component is at most `capacity`'s, up to a relative
+    /// tolerance `rel_tol` of the capacity (absolute for zero capacity).
+    pub fn fits_in(&self, capacity: &Resources, rel_tol: f64) -> bool {
+        ResourceKind::ALL.into_iter().all(|k| {
+            let (d, c) = (self.get(k), capacity.get(k));
+            d <= c + rel_tol * c.abs().max(1.0)
+        })
+    }
+
+    /// The first component (in [`ResourceKind::ALL`] order) above
+    /// `capacity`'s beyond the tolerance of [`Resources::fits_in`].
+    pub fn first_excess(&self, capacity: &Resources, rel_tol: f64) -> Option<ResourceKind> {
+        ResourceKind::ALL.into_iter().find(|&k| {
+            let (d, c) = (self.get(k), capacity.get(k));
+            d > c + rel_tol * c.abs().max(1.0)
+        })
+    }
+
+    /// Whether every component is exactly zero.
+    pub fn is_zero(&self) -> bool {
+        self.iter().all(|(_, v)| v == 0.0)
+    }
+
+    fn map(&self, f: impl Fn(f64) -> f64) -> Resources {
+        Resources::new(
+            f(self.gpus),
+            f(self.cpu_cores),
+            f(self.memory_bytes),
+            f(self.storage_bytes),
+            f(self.nic_bps),
+        )
+    }
+
+    fn zip(&self, o: &Resources, f: impl Fn(f64, f64) -> f64) -> Resources {
+        Resources::new(
+            f(self.gpus, o.gpus),
+            f(self.cpu_cores, o.cpu_cores),
+            f(self.memory_bytes, o.memory_bytes),
+            f(self.storage_bytes, o.storage_bytes),
+            f(self.nic_bps, o.nic_bps),
+        )
+    }
+}
+
+impl fmt::Display for Resources {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{{gpus {}, cpu {}, mem {} B, storage {} B, nic {} B/s}}",
+            self.gpus, self.cpu_cores, self.memory_bytes, self.storage_bytes, self.nic_bps
+        )
+    }
+}
+
+/// The kinds of task in a training job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum TaskKind {
+    /// A worker: computes gradients (a ring-all-reduce rank is a worker).
+    Worker,
+    /// A parameter server.
+    ParameterServer,
+}
+
+impl fmt::Display for TaskKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TaskKind::Worker => "worker",
+            TaskKind::ParameterServer => "parameter server",
+        })
+    }
+}
+
+/// Which task kinds a machine may host (OASiS splits the cluster into
+/// worker-only and PS-only servers; the locality scheduler lets every machine
+/// host both).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum Hosting {
+    /// Workers and parameter servers.
+    #[default]
+    Both,
+    /// Workers only.
+    Workers,
+    /// Parameter servers only.
+    ParameterServers,
+}
+
+impl Hosting {
+    /// Whether a task of this kind may run here.
+    pub fn allows(self, task: TaskKind) -> bool {
+        matches!(
+            (self, task),
+            (Hosting::Both, _)
+                | (Hosting::Workers, TaskKind::Worker)
+                | (Hosting::ParameterServers, TaskKind::ParameterServer)
+        )
+    }
+}
+
+/// One machine (server) of the cluster.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct Machine {
+    /// Unique id.
+    pub id: MachineId,
+    /// Capacity of each resource. A single zero component is allowed (a
+    /// PS-only machine without GPUs); all zero is not.
+    pub capacity: Resources,
+    /// The rack the machine sits in, if racks are modelled.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub rack: Option<RackId>,
+    /// Bandwidth between tasks on this machine (NVLink, PCIe, loopback), bytes
+    /// per second. Used for co-located workers and PSs and for single-machine
+    /// rings.
+    pub intra_bandwidth_bps: f64,
+    /// Which task kinds the machine may host.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub hosts: Hosting,
+}
+
+impl Machine {
+    /// A machine hosting both task kinds, without a rack.
+    pub fn new(id: MachineId, capacity: Resources, intra_bandwidth_bps: f64) -> Self {
+        Machine {
+            id,
+            capacity,
+            rack: None,
+            intra_bandwidth_bps,
+            hosts: Hosting::Both,
+        }
+    }
+
+    /// The same machine in a rack.
+    pub fn in_rack(mut self, rack: RackId) -> Self {
+        self.rack = Some(rack);
+        self
+    }
+
+    /// The same machine restricted to some task kinds.
+    pub fn hosting(mut self, hosts: Hosting) -> Self {
+        self.hosts = hosts;
+        self
+    }
+
+    /// Whether a task of `kind` with `demand` may run here on an empty machine.
+    pub fn can_host(&self, kind: TaskKind, demand: &Resources) -> bool {
+        self.hosts.allows(kind) && demand.fits_in(&self.capacity, FIT_TOL)
+    }
+}
+
+/// Relative tolerance used when comparing demands with capacities.
+pub const FIT_TOL: f64 = 1e-9;
+
+/// A rack: a group of machines behind one top-of-rack switch.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct Rack {
+    /// Unique id.
+    pub id: RackId,
+    /// Uplink bandwidth of the rack switch, bytes per second, if modelled.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub uplink_bps: Option<f64>,
+}
+
+/// How shared inter-server bandwidth degrades with `k` effective contenders:
+/// a ring's bottleneck bandwidth is `b_ext / f(k)` (`specs/ring-allreduce.md`
+/// §4.3). Every variant has `f(1) = 1` and is increasing in `k`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)
+)]
+pub enum Degradation {
+    /// `f(α, k) = k + α(k − 1)`: fair sharing plus an extra loss α ≥ 0 per
+    /// additional contender (the SJF-BCO paper's example; default α = 0.09).
+    Linear {
+        /// Extra loss per additional contender, ≥ 0.
+        alpha: f64,
+    },
+    /// `f(k) = k`: ideal fair sharing.
+    FairShare,
+}
+
+impl Default for Degradation {
+    fn default() -> Self {
+        Degradation::Linear { alpha: 0.09 }
+    }
+}
+
+impl Degradation {
+    /// `f(k)` for `k ≥ 1` effective contenders.
+    pub fn factor(&self, k: f64) -> f64 {
+        match *self {
+            Degradation::Linear { alpha } => k + alpha * (k - 1.0),
+            Degradation::FairShare => k,
+        }
+    }
+}
+
+/// Cluster-level parameters of the ring-all-reduce timing model
+/// (`specs/ring-allreduce.md` §3–§4), in SI units.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct RingParams {
+    /// Inter-server link bandwidth `b^e`, bytes per second.
+    pub external_bandwidth_bps: f64,
+    /// Reduction speed of one GPU `C`, bytes summed per second.
+    pub reduction_speed_bps: f64,
+    /// Communication overhead per server used, per iteration (`ξ2`), seconds.
+    pub overhead_per_server_s: f64,
+    /// Ratio of effective to counted contenders (`ξ1`), in (0, 1].
+    pub contender_ratio: f64,
+    /// Bandwidth degradation under contention.
+    pub degradation: Degradation,
+}
+
+impl Default for RingParams {
+    /// 25 Gbit/s links, 100 GB/s reduction, 1 ms per-server overhead, ξ1 = 1,
+    /// linear degradation with α = 0.09.
+    fn default() -> Self {
+        RingParams {
+            external_bandwidth_bps: super::units::gbps(25.0),
+            reduction_speed_bps: 100.0 * super::units::GB,
+            overhead_per_server_s: 1e-3,
+            contender_ratio: 1.0,
+            degradation: Degradation::default(),
+        }
+    }
+}
+
+/// A cluster: machines, racks and network parameters.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct Cluster {
+    /// The machines, in any order (ids need not be dense).
+    pub machines: Vec<Machine>,
+    /// The racks machines may refer to.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub racks: Vec<Rack>,
+    /// Ring-all-reduce network parameters.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub ring: RingParams,
+}
+
+impl Cluster {
+    /// A cluster without racks and with default ring parameters.
+    pub fn new(machines: Vec<Machine>) -> Self {
+        Cluster {
+            machines,
+            racks: Vec::new(),
+            ring: RingParams::default(),
+        }
+    }
+
+    /// `n` identical machines with ids `0..n` hosting both task kinds.
+    pub fn homogeneous(n: u32, capacity: Resources, intra_bandwidth_bps: f64) -> Self {
+        Cluster::new(
+            (0..n)
+                .map(|i| Machine::new(MachineId(i), capacity, intra_bandwidth_bps))
+                .collect(),
+        )
+    }
+
+    /// The machine with this id (linear scan; use [`crate::model::Instance`]
+    /// for indexed lookup).
+    pub fn machine(&self, id: MachineId) -> Option<&Machine> {
+        self.machines.iter().find(|m| m.id == id)
+    }
+
+    /// Sum of all machines' capacities.
+    pub fn total_capacity(&self) -> Resources {
+        self.machines
+            .iter()
+            .fold(Resources::zero(), |acc, m| acc.plus(&m.capacity))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resources_arithmetic() {
+        let a = Resources::new(1.0, 2.0, 3.0, 4.0, 5.0);
+        let b = Resources::new(0.5, 0.5, 0.5, 0.5, 0.5);
+        assert_eq!(a.plus(&b), Resources::new(1.5, 2.5, 3.5, 4.5, 5.5));
+        assert_eq!(a.minus(&b), Resources::new(0.5, 1.5, 2.5, 3.5, 4.5));
+        assert_eq!(b.scaled(2.0), Resources::new(1.0, 1.0, 1.0, 1.0, 1.0));
+        assert!(b.fits_in(&a, 0.0));
+        assert!(!a.fits_in(&b, 0.0));
+        assert_eq!(a.first_excess(&b, 0.0), Some(ResourceKind::Gpu));
+        assert_eq!(a.get(ResourceKind::Nic), 5.0);
+        assert!(Resources::zero().is_zero());
+    }
+
+    #[test]
+    fn hosting_rules() {
+        assert!(Hosting::Both.allows(TaskKind::Worker));
+        assert!(Hosting::Both.allows(TaskKind::ParameterServer));
+        assert!(Hosting::Workers.allows(TaskKind::Worker));
+        assert!(!Hosting::Workers.allows(TaskKind::ParameterServer));
+        assert!(!Hosting::ParameterServers.allows(TaskKind::Worker));
+    }
+
+    #[test]
+    fn degradation_factor() {
+        let lin = Degradation::Linear { alpha: 0.1 };
+        assert_eq!(lin.factor(1.0), 1.0);
+        assert!((lin.factor(3.0) - 3.2).abs() < 1e-12);
+        assert_eq!(Degradation::FairShare.factor(4.0), 4.0);
+    }
+}

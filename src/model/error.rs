@@ -1,0 +1,209 @@
+//! Validation errors of the model.
+
+use std::fmt;
+
+use super::cluster::{MachineId, RackId, Resources, TaskKind};
+use super::job::JobId;
+
+/// The part of an instance an error is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Entity {
+    /// The instance itself (slot length, horizon, format version).
+    Instance,
+    /// Cluster-level parameters (ring network).
+    Cluster,
+    /// One machine.
+    Machine(MachineId),
+    /// One rack.
+    Rack(RackId),
+    /// One job.
+    Job(JobId),
+}
+
+impl fmt::Display for Entity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Entity::Instance => f.write_str("instance"),
+            Entity::Cluster => f.write_str("cluster"),
+            Entity::Machine(m) => write!(f, "{m}"),
+            Entity::Rack(r) => write!(f, "{r}"),
+            Entity::Job(j) => write!(f, "{j}"),
+        }
+    }
+}
+
+/// Why an instance is invalid. Each case names the job, machine or field.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ModelError {
+    /// A number is NaN or infinite.
+    #[error("{entity}: field `{field}` is not finite ({value})")]
+    NonFinite {
+        /// Where.
+        entity: Entity,
+        /// Field path, e.g. `architecture.worker.gpus`.
+        field: String,
+        /// The offending value.
+        value: f64,
+    },
+    /// A number that must be ≥ 0 is negative.
+    #[error("{entity}: field `{field}` is negative ({value})")]
+    Negative {
+        /// Where.
+        entity: Entity,
+        /// Field path.
+        field: String,
+        /// The offending value.
+        value: f64,
+    },
+    /// A number that must be > 0 (a bandwidth, a speed) is zero.
+    #[error("{entity}: field `{field}` must be positive, got {value}")]
+    NonPositive {
+        /// Where.
+        entity: Entity,
+        /// Field path.
+        field: String,
+        /// The offending value.
+        value: f64,
+    },
+    /// The slot length is not a positive finite number of seconds.
+    #[error("slot length must be a positive finite number of seconds, got {value}")]
+    BadSlotLength {
+        /// The offending value.
+        value: f64,
+    },
+    /// The horizon has no slots.
+    #[error("the horizon must have at least one slot")]
+    ZeroHorizon,
+    /// The cluster has no machines.
+    #[error("the cluster has no machines")]
+    EmptyCluster,
+    /// Every capacity of a machine is zero.
+    #[error("{machine} has zero capacity in every resource")]
+    EmptyMachine {
+        /// The machine.
+        machine: MachineId,
+    },
+    /// Two machines share an id.
+    #[error("duplicate machine id: {machine}")]
+    DuplicateMachine {
+        /// The repeated id.
+        machine: MachineId,
+    },
+    /// Two racks share an id.
+    #[error("duplicate rack id: {rack}")]
+    DuplicateRack {
+        /// The repeated id.
+        rack: RackId,
+    },
+    /// Two jobs share an id.
+    #[error("duplicate job id: {job}")]
+    DuplicateJob {
+        /// The repeated id.
+        job: JobId,
+    },
+    /// A machine refers to a rack that does not exist.
+    #[error("{machine} refers to unknown {rack}")]
+    UnknownRack {
+        /// The machine.
+        machine: MachineId,
+        /// The missing rack.
+        rack: RackId,
+    },
+    /// A job refers to a machine that does not exist.
+    #[error("{job} refers to unknown {machine}")]
+    UnknownMachine {
+        /// The job.
+        job: JobId,
+        /// The missing machine.
+        machine: MachineId,
+    },
+    /// One task of the job fits no machine that may host it.
+    #[error(
+        "{job}: one {task} (demand {demand}) fits no machine that may host it (largest eligible: {})",
+        largest_machine.map_or_else(|| "none".to_string(), |r| r.to_string())
+    )]
+    TaskCannotFit {
+        /// The job.
+        job: JobId,
+        /// Worker or parameter server.
+        task: TaskKind,
+        /// Demand of one task.
+        demand: Resources,
+        /// Component-wise largest capacity among the machines that may host
+        /// the task (`None` when no machine may host it at all).
+        largest_machine: Option<Resources>,
+    },
+    /// The job's smallest allocation needs more than the whole cluster
+    /// (summed over the machines it may use).
+    #[error("{job}: its smallest allocation {demand} exceeds the cluster's total {cluster}")]
+    JobCannotFit {
+        /// The job.
+        job: JobId,
+        /// Demand of its smallest allocation.
+        demand: Resources,
+        /// Total capacity of the machines it may use.
+        cluster: Resources,
+    },
+    /// A job arrives at or after the end of the horizon.
+    #[error("{job} arrives at {arrival_s} s, at or after the horizon end {horizon_s} s")]
+    ArrivalAfterHorizon {
+        /// The job.
+        job: JobId,
+        /// Its arrival, seconds.
+        arrival_s: f64,
+        /// End of the horizon, seconds.
+        horizon_s: f64,
+    },
+    /// A job has no work to do.
+    #[error("{job}: zero workload (`{field}` is 0)")]
+    ZeroWorkload {
+        /// The job.
+        job: JobId,
+        /// The zero field.
+        field: &'static str,
+    },
+    /// A count that must be ≥ 1 (worker or PS cap, allowed worker count,
+    /// mini-batch size) is zero or an allowed-count list is empty.
+    #[error("{job}: `{field}` must be at least 1")]
+    ZeroCount {
+        /// The job.
+        job: JobId,
+        /// The field.
+        field: &'static str,
+    },
+    /// A job's utility increases with delay.
+    #[error("{job}: utility increases with delay (from δ = {at_delay} slots)")]
+    UtilityIncreasing {
+        /// The job.
+        job: JobId,
+        /// First delay where it increases.
+        at_delay: u32,
+    },
+    /// A table utility has no entries.
+    #[error("{job}: table utility has no entries")]
+    EmptyUtilityTable {
+        /// The job.
+        job: JobId,
+    },
+    /// Fields contradict each other (e.g. `max_ps > max_workers` under the
+    /// PS ≤ workers rule, convergence after the requested iterations, a
+    /// ring worker needing other than one GPU).
+    #[error("{entity}: `{field}`: {reason}")]
+    Inconsistent {
+        /// Where.
+        entity: Entity,
+        /// Field path.
+        field: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The JSON's `format_version` is not one this crate reads.
+    #[error("unsupported format_version {found} (this crate reads {supported})")]
+    UnsupportedFormatVersion {
+        /// The version found.
+        found: u32,
+        /// The version supported.
+        supported: u32,
+    },
+}

@@ -1,0 +1,578 @@
+//! A validated instance: cluster, jobs, slot length and horizon.
+
+use std::collections::{HashMap, HashSet};
+
+use super::cluster::{Cluster, FIT_TOL, Machine, MachineId, Resources, TaskKind};
+use super::error::{Entity, ModelError};
+use super::job::{Architecture, Job, JobId};
+use super::units;
+use super::utility::{Utility, UtilityDefect};
+
+/// The JSON format version this crate reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// A validated scheduling instance.
+///
+/// Construct with [`Instance::new`] (or deserialize from JSON, which runs the
+/// same validation); after that every algorithm may assume valid data. Fields
+/// are read through accessors so the invariants cannot be broken afterwards.
+///
+/// ```
+/// use dmlsched::model::*;
+/// use dmlsched::model::units::{gb, gbps, mb};
+///
+/// let cluster = Cluster::homogeneous(2, Resources::new(4.0, 32.0, gb(256.0), 0.0, gbps(25.0)), gbps(200.0));
+/// let ps = PsJob {
+///     epochs: 2, data_chunks: 4, minibatches_per_chunk: 100,
+///     minibatch_compute_s: 0.2, gradient_bytes: mb(100.0),
+///     worker: Resources::new(1.0, 4.0, gb(16.0), 0.0, gbps(5.0)),
+///     ps: Resources::new(0.0, 4.0, gb(16.0), 0.0, gbps(5.0)),
+///     max_workers: 4, max_ps: 2, ps_at_most_workers: true,
+///     sync: SyncMode::Asynchronous, layers: None,
+/// };
+/// let job = Job::new(JobId(0), 0.0, Architecture::ParameterServer(ps));
+/// let inst = Instance::new(cluster, vec![job], 3600.0, 24).unwrap();
+/// assert_eq!(inst.arrival_slot(&inst.jobs()[0]), 0);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Instance {
+    cluster: Cluster,
+    jobs: Vec<Job>,
+    slot_length_s: f64,
+    horizon_slots: u32,
+    machine_index: HashMap<MachineId, usize>,
+    job_index: HashMap<JobId, usize>,
+}
+
+impl Instance {
+    /// Validates and builds an instance.
+    ///
+    /// # Errors
+    ///
+    /// The first [`ModelError`] found, checking the instance (slot length,
+    /// horizon), then the cluster (machines, racks, ring parameters), then
+    /// each job in order: non-finite and negative numbers, zero workloads and
+    /// counts, contradictory fields, utilities that increase with delay,
+    /// arrivals at or after the horizon, unknown machines, and whether one
+    /// task and the smallest allocation fit.
+    pub fn new(
+        cluster: Cluster,
+        jobs: Vec<Job>,
+        slot_length_s: f64,
+        horizon_slots: u32,
+    ) -> Result<Instance, ModelError> {
+        if !(slot_length_s.is_finite() && slot_length_s > 0.0) {
+            return Err(ModelError::BadSlotLength {
+                value: slot_length_s,
+            });
+        }
+        if horizon_slots == 0 {
+            return Err(ModelError::ZeroHorizon);
+        }
+        let machine_index = validate_cluster(&cluster)?;
+        let horizon_s = slot_length_s * f64::from(horizon_slots);
+        let mut job_index = HashMap::with_capacity(jobs.len());
+        for (i, job) in jobs.iter().enumerate() {
+            if job_index.insert(job.id, i).is_some() {
+                return Err(ModelError::DuplicateJob { job: job.id });
+            }
+            validate_job(job, &cluster, &machine_index, horizon_s)?;
+        }
+        Ok(Instance {
+            cluster,
+            jobs,
+            slot_length_s,
+            horizon_slots,
+            machine_index,
+            job_index,
+        })
+    }
+
+    /// The cluster.
+    pub fn cluster(&self) -> &Cluster {
+        &self.cluster
+    }
+
+    /// The jobs, in the order given.
+    pub fn jobs(&self) -> &[Job] {
+        &self.jobs
+    }
+
+    /// Slot length in seconds (> 0).
+    pub fn slot_length_s(&self) -> f64 {
+        self.slot_length_s
+    }
+
+    /// Number of slots in the horizon (≥ 1); slots are `0..horizon_slots`.
+    pub fn horizon_slots(&self) -> u32 {
+        self.horizon_slots
+    }
+
+    /// End of the horizon in seconds.
+    pub fn horizon_s(&self) -> f64 {
+        self.slot_length_s * f64::from(self.horizon_slots)
+    }
+
+    /// The machine with this id.
+    pub fn machine(&self, id: MachineId) -> Option<&Machine> {
+        self.machine_index
+            .get(&id)
+            .map(|&i| &self.cluster.machines[i])
+    }
+
+    /// Position of a machine in [`Cluster::machines`].
+    pub fn machine_position(&self, id: MachineId) -> Option<usize> {
+        self.machine_index.get(&id).copied()
+    }
+
+    /// The job with this id.
+    pub fn job(&self, id: JobId) -> Option<&Job> {
+        self.job_index.get(&id).map(|&i| &self.jobs[i])
+    }
+
+    /// Position of a job in [`Instance::jobs`].
+    pub fn job_position(&self, id: JobId) -> Option<usize> {
+        self.job_index.get(&id).copied()
+    }
+
+    /// The 0-based slot a job arrives in, `⌊arrival_s / slot_length_s⌋`
+    /// (always `< horizon_slots` for a valid instance).
+    pub fn arrival_slot(&self, job: &Job) -> u32 {
+        units::slot_of(job.arrival_s, self.slot_length_s)
+    }
+
+    /// Reads an instance from JSON and validates it.
+    ///
+    /// # Errors
+    ///
+    /// [`crate::Error::Json`] for malformed JSON, unknown fields or wrong
+    /// types; [`crate::Error::Model`] for an unsupported `format_version` or
+    /// an invalid instance.
+    #[cfg(feature = "serde")]
+    pub fn from_json(text: &str) -> crate::Result<Instance> {
+        let file: serde_impl::InstanceFile = serde_json::from_str(text)?;
+        Ok(Instance::try_from(file)?)
+    }
+
+    /// Writes the instance as pretty JSON (with `format_version`).
+    ///
+    /// # Errors
+    ///
+    /// [`crate::Error::Json`] if serialization fails (it does not for a
+    /// valid instance).
+    #[cfg(feature = "serde")]
+    pub fn to_json(&self) -> crate::Result<String> {
+        Ok(serde_json::to_string_pretty(self)?)
+    }
+}
+
+/// Number rules of the validation.
+#[derive(Clone, Copy)]
+enum Rule {
+    NonNegative,
+    Positive,
+}
+
+fn num(entity: Entity, field: &str, value: f64, rule: Rule) -> Result<(), ModelError> {
+    let field = || field.to_string();
+    if !value.is_finite() {
+        return Err(ModelError::NonFinite {
+            entity,
+            field: field(),
+            value,
+        });
+    }
+    match rule {
+        Rule::NonNegative | Rule::Positive if value < 0.0 => Err(ModelError::Negative {
+            entity,
+            field: field(),
+            value,
+        }),
+        Rule::Positive if value == 0.0 => Err(ModelError::NonPositive {
+            entity,
+            field: field(),
+            value,
+        }),
+        _ => Ok(()),
+    }
+}
+
+fn resources(entity: Entity, prefix: &str, r: &Resources) -> Result<(), ModelError> {
+    for (kind, v) in r.iter() {
+        num(
+            entity,
+            &format!("{prefix}.{}", kind.name()),
+            v,
+            Rule::NonNegative,
+        )?;
+    }
+    Ok(())
+}
+
+fn inconsistent(entity: Entity, field: &str, reason: impl Into<String>) -> ModelError {
+    ModelError::Inconsistent {
+        entity,
+        field: field.to_string(),
+        reason: reason.into(),
+    }
+}
+
+fn validate_cluster(cluster: &Cluster) -> Result<HashMap<MachineId, usize>, ModelError> {
+    if cluster.machines.is_empty() {
+        return Err(ModelError::EmptyCluster);
+    }
+    let mut racks = HashSet::new();
+    for rack in &cluster.racks {
+        if !racks.insert(rack.id) {
+            return Err(ModelError::DuplicateRack { rack: rack.id });
+        }
+        if let Some(b) = rack.uplink_bps {
+            num(Entity::Rack(rack.id), "uplink_bps", b, Rule::Positive)?;
+        }
+    }
+    let mut index = HashMap::with_capacity(cluster.machines.len());
+    for (i, m) in cluster.machines.iter().enumerate() {
+        let e = Entity::Machine(m.id);
+        if index.insert(m.id, i).is_some() {
+            return Err(ModelError::DuplicateMachine { machine: m.id });
+        }
+        resources(e, "capacity", &m.capacity)?;
+        if m.capacity.is_zero() {
+            return Err(ModelError::EmptyMachine { machine: m.id });
+        }
+        num(e, "intra_bandwidth_bps", m.intra_bandwidth_bps, Rule::Positive)?;
+        if let Some(rack) = m.rack
+            && !racks.contains(&rack)
+        {
+            return Err(ModelError::UnknownRack {
+                machine: m.id,
+                rack,
+            });
+        }
+    }
+    let ring = &cluster.ring;
+    let c = Entity::Cluster;
+    num(
+        c,
+        "ring.external_bandwidth_bps",
+        ring.external_bandwidth_bps,
+        Rule::Positive,
+    )?;
+    num(
+        c,
+        "ring.reduction_speed_bps",
+        ring.reduction_speed_bps,
+        Rule::Positive,
+    )?;
+    num(
+        c,
+        "ring.overhead_per_server_s",
+        ring.overhead_per_server_s,
+        Rule::NonNegative,
+    )?;
+    num(c, "ring.contender_ratio", ring.contender_ratio, Rule::Positive)?;
+    if ring.contender_ratio > 1.0 {
+        return Err(inconsistent(
+            c,
+            "ring.contender_ratio",
+            format!("must be in (0, 1], got {}", ring.contender_ratio),
+        ));
+    }
+    if let super::cluster::Degradation::Linear { alpha } = ring.degradation {
+        num(c, "ring.degradation.alpha", alpha, Rule::NonNegative)?;
+    }
+    Ok(index)
+}
+
+fn validate_utility(job: &Job) -> Result<(), ModelError> {
+    let e = Entity::Job(job.id);
+    match job.utility.check() {
+        Ok(()) => Ok(()),
+        Err(UtilityDefect::NonFinite(f)) => {
+            let value = match (&job.utility, f) {
+                (Utility::Sigmoid { g1, .. }, "g1") | (Utility::Linear { g1, .. }, "g1") => *g1,
+                (Utility::Sigmoid { g2, .. }, "g2") => *g2,
+                (Utility::Sigmoid { g3, .. }, "g3") => *g3,
+                (Utility::Linear { slope, .. }, _) => *slope,
+                (Utility::Constant { value }, _) | (Utility::DeadlineStep { value, .. }, _) => {
+                    *value
+                }
+                (Utility::Table { values }, _) => values
+                    .iter()
+                    .copied()
+                    .find(|v| !v.is_finite())
+                    .unwrap_or(f64::NAN),
+                _ => f64::NAN,
+            };
+            Err(ModelError::NonFinite {
+                entity: e,
+                field: format!("utility.{f}"),
+                value,
+            })
+        }
+        Err(UtilityDefect::Negative(f, value)) => Err(ModelError::Negative {
+            entity: e,
+            field: format!("utility.{f}"),
+            value,
+        }),
+        Err(UtilityDefect::Increasing { at }) => Err(ModelError::UtilityIncreasing {
+            job: job.id,
+            at_delay: at,
+        }),
+        Err(UtilityDefect::EmptyTable) => Err(ModelError::EmptyUtilityTable { job: job.id }),
+    }
+}
+
+fn validate_job(
+    job: &Job,
+    cluster: &Cluster,
+    machine_index: &HashMap<MachineId, usize>,
+    horizon_s: f64,
+) -> Result<(), ModelError> {
+    let e = Entity::Job(job.id);
+    let zero_count = |field| ModelError::ZeroCount { job: job.id, field };
+    let zero_work = |field| ModelError::ZeroWorkload { job: job.id, field };
+
+    // Plain numbers first.
+    num(e, "arrival_s", job.arrival_s, Rule::NonNegative)?;
+    num(e, "weight", job.weight, Rule::NonNegative)?;
+    if let Some(d) = job.deadline_s {
+        num(e, "deadline_s", d, Rule::NonNegative)?;
+    }
+    num(e, "reconfiguration_s", job.reconfiguration_s, Rule::NonNegative)?;
+    match &job.architecture {
+        Architecture::ParameterServer(p) => {
+            let pre = "architecture.parameter_server";
+            num(
+                e,
+                &format!("{pre}.minibatch_compute_s"),
+                p.minibatch_compute_s,
+                Rule::NonNegative,
+            )?;
+            num(
+                e,
+                &format!("{pre}.gradient_bytes"),
+                p.gradient_bytes,
+                Rule::NonNegative,
+            )?;
+            resources(e, &format!("{pre}.worker"), &p.worker)?;
+            resources(e, &format!("{pre}.ps"), &p.ps)?;
+            for (l, layer) in p.layers.iter().flatten().enumerate() {
+                let lp = format!("{pre}.layers[{l}]");
+                num(e, &format!("{lp}.forward_s"), layer.forward_s, Rule::NonNegative)?;
+                num(
+                    e,
+                    &format!("{lp}.backward_s"),
+                    layer.backward_s,
+                    Rule::NonNegative,
+                )?;
+                num(e, &format!("{lp}.bytes"), layer.bytes, Rule::NonNegative)?;
+                num(e, &format!("{lp}.update_s"), layer.update_s, Rule::NonNegative)?;
+            }
+            if p.epochs == 0 {
+                return Err(zero_work("epochs"));
+            }
+            if p.data_chunks == 0 {
+                return Err(zero_work("data_chunks"));
+            }
+            if p.minibatches_per_chunk == 0 {
+                return Err(zero_work("minibatches_per_chunk"));
+            }
+            if p.max_workers == 0 {
+                return Err(zero_count("max_workers"));
+            }
+            if p.max_ps == 0 {
+                return Err(zero_count("max_ps"));
+            }
+            if p.ps_at_most_workers && p.max_ps > p.max_workers {
+                return Err(inconsistent(
+                    e,
+                    &format!("{pre}.max_ps"),
+                    format!(
+                        "max_ps {} exceeds max_workers {} under the PS ≤ workers rule",
+                        p.max_ps, p.max_workers
+                    ),
+                ));
+            }
+            if p.layers.as_ref().is_some_and(Vec::is_empty) {
+                return Err(inconsistent(
+                    e,
+                    &format!("{pre}.layers"),
+                    "a layer profile needs at least one layer",
+                ));
+            }
+        }
+        Architecture::RingAllReduce(r) => {
+            let pre = "architecture.ring_all_reduce";
+            num(e, &format!("{pre}.model_bytes"), r.model_bytes, Rule::NonNegative)?;
+            num(
+                e,
+                &format!("{pre}.forward_per_sample_s"),
+                r.forward_per_sample_s,
+                Rule::NonNegative,
+            )?;
+            num(
+                e,
+                &format!("{pre}.backward_per_iteration_s"),
+                r.backward_per_iteration_s,
+                Rule::NonNegative,
+            )?;
+            if let Some(b) = r.reserved_bandwidth_bps {
+                num(e, &format!("{pre}.reserved_bandwidth_bps"), b, Rule::Positive)?;
+            }
+            resources(e, &format!("{pre}.worker"), &r.worker)?;
+            if r.iterations == 0 {
+                return Err(zero_work("iterations"));
+            }
+            if r.convergence_iterations == Some(0) {
+                return Err(zero_work("convergence_iterations"));
+            }
+            if r.minibatch_size == 0 {
+                return Err(zero_count("minibatch_size"));
+            }
+            if r.workers.min() == 0 {
+                return Err(zero_count("workers"));
+            }
+            if let Some(c) = r.convergence_iterations
+                && c > r.iterations
+            {
+                return Err(inconsistent(
+                    e,
+                    &format!("{pre}.convergence_iterations"),
+                    format!("{c} exceeds the requested {} iterations", r.iterations),
+                ));
+            }
+            if r.worker.gpus != 1.0 {
+                return Err(inconsistent(
+                    e,
+                    &format!("{pre}.worker.gpus"),
+                    format!("a ring worker uses exactly one GPU, got {}", r.worker.gpus),
+                ));
+            }
+        }
+    }
+    validate_utility(job)?;
+
+    // Time and references.
+    if job.arrival_s >= horizon_s {
+        return Err(ModelError::ArrivalAfterHorizon {
+            job: job.id,
+            arrival_s: job.arrival_s,
+            horizon_s,
+        });
+    }
+    if let Some(allowed) = &job.allowed_machines {
+        if let Some(&m) = allowed.iter().find(|m| !machine_index.contains_key(m)) {
+            return Err(ModelError::UnknownMachine {
+                job: job.id,
+                machine: m,
+            });
+        }
+        if allowed.is_empty() {
+            return Err(inconsistent(
+                e,
+                "allowed_machines",
+                "the list is empty: the job may run nowhere",
+            ));
+        }
+    }
+
+    // Fit: one task of each kind, then the smallest allocation.
+    let eligible = |kind: TaskKind| {
+        cluster
+            .machines
+            .iter()
+            .filter(move |m| m.hosts.allows(kind) && job.may_use(m.id))
+    };
+    let (min_w, min_p) = job.min_tasks();
+    for (kind, count) in [(TaskKind::Worker, min_w), (TaskKind::ParameterServer, min_p)] {
+        let Some(demand) = job.task_demand(kind) else {
+            continue;
+        };
+        if count == 0 {
+            continue;
+        }
+        if !eligible(kind).any(|m| demand.fits_in(&m.capacity, FIT_TOL)) {
+            let largest = eligible(kind).fold(None, |acc: Option<Resources>, m| {
+                Some(acc.map_or(m.capacity, |a| a.max(&m.capacity)))
+            });
+            return Err(ModelError::TaskCannotFit {
+                job: job.id,
+                task: kind,
+                demand: *demand,
+                largest_machine: largest,
+            });
+        }
+    }
+    let demand = job.min_demand();
+    let usable = cluster
+        .machines
+        .iter()
+        .filter(|m| job.may_use(m.id))
+        .fold(Resources::zero(), |acc, m| acc.plus(&m.capacity));
+    if !demand.fits_in(&usable, FIT_TOL) {
+        return Err(ModelError::JobCannotFit {
+            job: job.id,
+            demand,
+            cluster: usable,
+        });
+    }
+    Ok(())
+}
+
+#[cfg(feature = "serde")]
+mod serde_impl {
+    use super::*;
+
+    /// The JSON shape of an instance (`docs/instance-format.md`).
+    #[derive(serde::Serialize, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub(super) struct InstanceFile {
+        pub format_version: u32,
+        pub slot_length_s: f64,
+        pub horizon_slots: u32,
+        pub cluster: Cluster,
+        pub jobs: Vec<Job>,
+    }
+
+    impl TryFrom<InstanceFile> for Instance {
+        type Error = ModelError;
+        fn try_from(f: InstanceFile) -> Result<Self, ModelError> {
+            if f.format_version != FORMAT_VERSION {
+                return Err(ModelError::UnsupportedFormatVersion {
+                    found: f.format_version,
+                    supported: FORMAT_VERSION,
+                });
+            }
+            Instance::new(f.cluster, f.jobs, f.slot_length_s, f.horizon_slots)
+        }
+    }
+
+    impl serde::Serialize for Instance {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            #[derive(serde::Serialize)]
+            struct View<'a> {
+                format_version: u32,
+                slot_length_s: f64,
+                horizon_slots: u32,
+                cluster: &'a Cluster,
+                jobs: &'a [Job],
+            }
+            View {
+                format_version: FORMAT_VERSION,
+                slot_length_s: self.slot_length_s,
+                horizon_slots: self.horizon_slots,
+                cluster: &self.cluster,
+                jobs: &self.jobs,
+            }
+            .serialize(s)
+        }
+    }
+
+    impl<'de> serde::Deserialize<'de> for Instance {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let file = InstanceFile::deserialize(d)?;
+            Instance::try_from(file).map_err(serde::de::Error::custom)
+        }
+    }
+}

@@ -1,0 +1,359 @@
+//! Training jobs: arrival, value, discipline and architecture.
+
+use std::fmt;
+
+use super::cluster::{MachineId, Resources, TaskKind};
+use super::utility::Utility;
+
+/// Identifier of a job. Unique within an instance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(transparent))]
+pub struct JobId(pub u32);
+
+impl fmt::Display for JobId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "job {}", self.0)
+    }
+}
+
+/// Whether a job's size may change while it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum Elasticity {
+    /// Gang: the job runs with its full requested size (parameter server:
+    /// `max_workers` workers and `max_ps` PSs; ring-all-reduce: one allowed
+    /// worker count), on the same placement in every slot it runs.
+    Rigid,
+    /// The worker and PS counts and the placement may change between slots,
+    /// within the job's caps.
+    Elastic,
+}
+
+/// How a job may be scheduled; [`crate::schedule::verify`] enforces it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct Discipline {
+    /// Rigid gang or elastic.
+    pub elasticity: Elasticity,
+    /// Whether the job may be paused and resumed. A non-preemptible job runs
+    /// in one contiguous interval of slots; a non-preemptible rigid job also
+    /// never migrates.
+    pub preemptible: bool,
+}
+
+impl Discipline {
+    /// Rigid gang, no preemption (SJF-BCO, GADGET, FIFO baselines).
+    pub const RIGID_GANG: Discipline = Discipline {
+        elasticity: Elasticity::Rigid,
+        preemptible: false,
+    };
+    /// Elastic and preemptible (OASiS, locality, SMD).
+    pub const ELASTIC: Discipline = Discipline {
+        elasticity: Elasticity::Elastic,
+        preemptible: true,
+    };
+}
+
+impl Default for Discipline {
+    /// [`Discipline::ELASTIC`].
+    fn default() -> Self {
+        Discipline::ELASTIC
+    }
+}
+
+/// Synchronous or asynchronous parameter-server training.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum SyncMode {
+    /// Every iteration ends at a barrier across workers.
+    Synchronous,
+    /// Workers push and pull independently (OASiS).
+    #[default]
+    Asynchronous,
+}
+
+/// Per-layer profile of a model for the layered PS timing model
+/// (`specs/timing-and-calibration.md` §5), per worker and per mini-batch.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct Layer {
+    /// Forward time, seconds.
+    pub forward_s: f64,
+    /// Backward time, seconds.
+    pub backward_s: f64,
+    /// Parameter (= gradient) bytes.
+    pub bytes: f64,
+    /// PS update time of the whole layer on one PS, seconds.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub update_s: f64,
+}
+
+/// A parameter-server job (OASiS, locality, SMD).
+///
+/// The workload is `epochs × data_chunks × minibatches_per_chunk`
+/// mini-batches; OASiS needs the three factors separately (`data_chunks` is
+/// also its cap on concurrent workers).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct PsJob {
+    /// Passes over the dataset, `E ≥ 1`.
+    pub epochs: u32,
+    /// Equal data chunks, `N ≥ 1`.
+    pub data_chunks: u32,
+    /// Mini-batches per chunk, `M ≥ 1`.
+    pub minibatches_per_chunk: u32,
+    /// Gradient computation time of one mini-batch on one worker, seconds.
+    pub minibatch_compute_s: f64,
+    /// Bytes of gradients a worker pushes per mini-batch (= parameters pulled).
+    pub gradient_bytes: f64,
+    /// Demand of one worker; its NIC entry is the reserved bandwidth per worker.
+    pub worker: Resources,
+    /// Demand of one PS; its NIC entry is the reserved bandwidth per PS.
+    pub ps: Resources,
+    /// Most workers the job can use at once (≥ 1).
+    pub max_workers: u32,
+    /// Most PSs the job can use at once (≥ 1).
+    pub max_ps: u32,
+    /// Whether the PS count may not exceed the worker count (OASiS's rule).
+    #[cfg_attr(feature = "serde", serde(default = "yes"))]
+    pub ps_at_most_workers: bool,
+    /// Synchronous or asynchronous training.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub sync: SyncMode,
+    /// Optional per-layer profile (layered timing model).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub layers: Option<Vec<Layer>>,
+}
+
+#[cfg(feature = "serde")]
+fn yes() -> bool {
+    true
+}
+
+impl PsJob {
+    /// Total mini-batches to process, `E·N·M`.
+    pub fn total_minibatches(&self) -> u64 {
+        u64::from(self.epochs) * u64::from(self.data_chunks) * u64::from(self.minibatches_per_chunk)
+    }
+}
+
+/// Worker counts a ring-all-reduce job accepts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum WorkerCounts {
+    /// Exactly this many workers (GPUs).
+    Fixed(u32),
+    /// Any of these counts (non-empty, each ≥ 1).
+    Allowed(Vec<u32>),
+}
+
+impl WorkerCounts {
+    /// Whether `w` workers are allowed.
+    pub fn allows(&self, w: u32) -> bool {
+        match self {
+            WorkerCounts::Fixed(g) => *g == w,
+            WorkerCounts::Allowed(v) => v.contains(&w),
+        }
+    }
+
+    /// The smallest allowed count (0 only for an invalid, empty list).
+    pub fn min(&self) -> u32 {
+        match self {
+            WorkerCounts::Fixed(g) => *g,
+            WorkerCounts::Allowed(v) => v.iter().copied().min().unwrap_or(0),
+        }
+    }
+
+    /// The largest allowed count.
+    pub fn max(&self) -> u32 {
+        match self {
+            WorkerCounts::Fixed(g) => *g,
+            WorkerCounts::Allowed(v) => v.iter().copied().max().unwrap_or(0),
+        }
+    }
+}
+
+/// A ring-all-reduce job (SJF-BCO, GADGET): one worker per GPU.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct RarJob {
+    /// Allowed worker (GPU) counts.
+    pub workers: WorkerCounts,
+    /// Iterations requested (the maximum), ≥ 1.
+    pub iterations: u64,
+    /// Iterations after which the model has converged, if known (≤ `iterations`).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub convergence_iterations: Option<u64>,
+    /// Model (= gradient) bytes exchanged per iteration.
+    pub model_bytes: f64,
+    /// Samples per mini-batch per worker, ≥ 1.
+    pub minibatch_size: u32,
+    /// Forward-pass time per sample, seconds.
+    pub forward_per_sample_s: f64,
+    /// Backward-pass time per iteration, seconds.
+    pub backward_per_iteration_s: f64,
+    /// Bandwidth reserved per cross-server ring edge (GADGET), bytes per second.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub reserved_bandwidth_bps: Option<f64>,
+    /// Demand of one worker; `gpus` must be 1.
+    pub worker: Resources,
+}
+
+/// What a job trains and how its tasks communicate.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum Architecture {
+    /// Workers and parameter servers.
+    ParameterServer(PsJob),
+    /// Workers in a ring, no parameter servers.
+    RingAllReduce(RarJob),
+}
+
+/// One training job.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct Job {
+    /// Unique id.
+    pub id: JobId,
+    /// Arrival time, seconds from the instance's origin.
+    pub arrival_s: f64,
+    /// Utility of the completion delay in slots.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub utility: Utility,
+    /// Weight in weighted objectives (≥ 0).
+    #[cfg_attr(feature = "serde", serde(default = "one"))]
+    pub weight: f64,
+    /// Tenant (user, virtual cluster), for fairness.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub tenant: Option<String>,
+    /// Absolute deadline, seconds on the arrival clock, if any.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub deadline_s: Option<f64>,
+    /// Time lost per reconfiguration (checkpoint and restart), seconds.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub reconfiguration_s: f64,
+    /// Rigid or elastic, preemptible or not.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub discipline: Discipline,
+    /// Machines the job's tasks may use (`None`: any).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub allowed_machines: Option<Vec<MachineId>>,
+    /// Parameter server or ring-all-reduce, with the workload.
+    pub architecture: Architecture,
+}
+
+#[cfg(feature = "serde")]
+fn one() -> f64 {
+    1.0
+}
+
+impl Job {
+    /// A job with default value (utility 1, weight 1), no tenant or deadline,
+    /// free reconfiguration, the default discipline of its architecture
+    /// (parameter server: elastic; ring-all-reduce: rigid gang) and no
+    /// placement constraint.
+    pub fn new(id: JobId, arrival_s: f64, architecture: Architecture) -> Self {
+        let discipline = match architecture {
+            Architecture::ParameterServer(_) => Discipline::ELASTIC,
+            Architecture::RingAllReduce(_) => Discipline::RIGID_GANG,
+        };
+        Job {
+            id,
+            arrival_s,
+            utility: Utility::default(),
+            weight: 1.0,
+            tenant: None,
+            deadline_s: None,
+            reconfiguration_s: 0.0,
+            discipline,
+            allowed_machines: None,
+            architecture,
+        }
+    }
+
+    /// The same job with another utility.
+    pub fn with_utility(mut self, utility: Utility) -> Self {
+        self.utility = utility;
+        self
+    }
+
+    /// The same job with another discipline.
+    pub fn with_discipline(mut self, discipline: Discipline) -> Self {
+        self.discipline = discipline;
+        self
+    }
+
+    /// The same job with a weight.
+    pub fn with_weight(mut self, weight: f64) -> Self {
+        self.weight = weight;
+        self
+    }
+
+    /// Demand of one task of `kind`; `None` for a PS of a ring-all-reduce job.
+    pub fn task_demand(&self, kind: TaskKind) -> Option<&Resources> {
+        match (&self.architecture, kind) {
+            (Architecture::ParameterServer(p), TaskKind::Worker) => Some(&p.worker),
+            (Architecture::ParameterServer(p), TaskKind::ParameterServer) => Some(&p.ps),
+            (Architecture::RingAllReduce(r), TaskKind::Worker) => Some(&r.worker),
+            (Architecture::RingAllReduce(_), TaskKind::ParameterServer) => None,
+        }
+    }
+
+    /// The task counts `(workers, ps)` of the smallest allocation the job
+    /// can run with: elastic PS jobs 1 + 1, rigid PS jobs their full size,
+    /// ring-all-reduce jobs their smallest allowed worker count.
+    pub fn min_tasks(&self) -> (u32, u32) {
+        match (&self.architecture, self.discipline.elasticity) {
+            (Architecture::ParameterServer(_), Elasticity::Elastic) => (1, 1),
+            (Architecture::ParameterServer(p), Elasticity::Rigid) => (p.max_workers, p.max_ps),
+            (Architecture::RingAllReduce(r), _) => (r.workers.min(), 0),
+        }
+    }
+
+    /// Resources of the smallest allocation ([`Job::min_tasks`]).
+    pub fn min_demand(&self) -> Resources {
+        let (w, p) = self.min_tasks();
+        let mut d = Resources::zero();
+        if let Some(wd) = self.task_demand(TaskKind::Worker) {
+            d = d.plus(&wd.scaled(f64::from(w)));
+        }
+        if let Some(pd) = self.task_demand(TaskKind::ParameterServer) {
+            d = d.plus(&pd.scaled(f64::from(p)));
+        }
+        d
+    }
+
+    /// Most workers the job may run at once.
+    pub fn max_workers(&self) -> u32 {
+        match &self.architecture {
+            Architecture::ParameterServer(p) => p.max_workers,
+            Architecture::RingAllReduce(r) => r.workers.max(),
+        }
+    }
+
+    /// Most PSs the job may run at once (0 for ring-all-reduce).
+    pub fn max_ps(&self) -> u32 {
+        match &self.architecture {
+            Architecture::ParameterServer(p) => p.max_ps,
+            Architecture::RingAllReduce(_) => 0,
+        }
+    }
+
+    /// Whether the job may place tasks on `machine` (its placement
+    /// constraint only; hosting roles and capacity are separate).
+    pub fn may_use(&self, machine: MachineId) -> bool {
+        self.allowed_machines
+            .as_ref()
+            .is_none_or(|v| v.contains(&machine))
+    }
+}

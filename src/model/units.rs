@@ -1,0 +1,113 @@
+//! Unit constants and conversions.
+//!
+//! The model stores SI units only: seconds (`f64`), bytes, bytes per second
+//! and plain counts. Algorithms that state their formulas in other units
+//! (GB, Gbit/s, slots) convert in one documented function with these helpers.
+//! Sizes are decimal: 1 MB = 10⁶ bytes, 1 GB = 10⁹ bytes.
+
+/// Bytes in one megabyte (decimal, 10⁶).
+pub const MB: f64 = 1e6;
+/// Bytes in one gigabyte (decimal, 10⁹).
+pub const GB: f64 = 1e9;
+/// Bytes per second in one gigabit per second (10⁹ / 8).
+pub const GBIT_PER_S: f64 = 1.25e8;
+/// Seconds in one hour.
+pub const HOUR_S: f64 = 3600.0;
+
+/// Gigabits per second to bytes per second.
+///
+/// ```
+/// assert_eq!(dmlsched::model::units::gbps(10.0), 1.25e9);
+/// ```
+pub fn gbps(gbit_per_s: f64) -> f64 {
+    gbit_per_s * GBIT_PER_S
+}
+
+/// Bytes per second to gigabits per second.
+pub fn to_gbps(bytes_per_s: f64) -> f64 {
+    bytes_per_s / GBIT_PER_S
+}
+
+/// Gigabytes to bytes.
+pub fn gb(gigabytes: f64) -> f64 {
+    gigabytes * GB
+}
+
+/// Megabytes to bytes.
+pub fn mb(megabytes: f64) -> f64 {
+    megabytes * MB
+}
+
+/// The slot (0-based) that contains time `t_s`: `⌊t_s / slot_length_s⌋`.
+///
+/// A time exactly on a boundary belongs to the slot that starts there.
+/// Returns `u32::MAX` for times beyond the representable range.
+pub fn slot_of(t_s: f64, slot_length_s: f64) -> u32 {
+    let s = (t_s / slot_length_s).floor();
+    if s <= 0.0 {
+        0
+    } else if s >= u32::MAX as f64 {
+        u32::MAX
+    } else {
+        s as u32
+    }
+}
+
+/// Number of whole slots that cover a duration: `max(1, ⌈d / slot_length_s⌉)`,
+/// with a relative tolerance of 10⁻⁹ so that `3.0000000000000004` slots count
+/// as 3.
+pub fn slots_covering(duration_s: f64, slot_length_s: f64) -> u32 {
+    let v = duration_s / slot_length_s;
+    let c = ceil_tol(v);
+    if c <= 1.0 {
+        1
+    } else if c >= u32::MAX as f64 {
+        u32::MAX
+    } else {
+        c as u32
+    }
+}
+
+/// `⌈v − 10⁻⁹·max(1, |v|)⌉`: a ceiling that ignores floating-point noise.
+pub fn ceil_tol(v: f64) -> f64 {
+    (v - 1e-9 * v.abs().max(1.0)).ceil()
+}
+
+/// `⌊v + 10⁻⁹·max(1, |v|)⌋`: a floor that ignores floating-point noise.
+pub fn floor_tol(v: f64) -> f64 {
+    (v + 1e-9 * v.abs().max(1.0)).floor()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conversions() {
+        assert_eq!(gbps(1.0), 1.25e8);
+        assert_eq!(to_gbps(gbps(25.0)), 25.0);
+        assert_eq!(gb(2.0), 2e9);
+        assert_eq!(mb(3.0), 3e6);
+    }
+
+    #[test]
+    fn slots() {
+        assert_eq!(slot_of(0.0, 10.0), 0);
+        assert_eq!(slot_of(9.999, 10.0), 0);
+        assert_eq!(slot_of(10.0, 10.0), 1);
+        assert_eq!(slot_of(-5.0, 10.0), 0);
+        assert_eq!(slot_of(1e300, 1.0), u32::MAX);
+        assert_eq!(slots_covering(0.0, 10.0), 1);
+        assert_eq!(slots_covering(10.0, 10.0), 1);
+        assert_eq!(slots_covering(10.5, 10.0), 2);
+        assert_eq!(slots_covering(10.0 * (0.1 * 3.0), 1.0), 3);
+    }
+
+    #[test]
+    fn tolerant_rounding() {
+        assert_eq!(ceil_tol(10.0 * (0.1 * 3.0)), 3.0);
+        assert_eq!(floor_tol(2.9999999999999996), 3.0);
+        assert_eq!(ceil_tol(2.5), 3.0);
+        assert_eq!(floor_tol(2.5), 2.0);
+    }
+}

@@ -1,0 +1,867 @@
+//! Time-slotted schedules and their independent checker, [`verify`].
+//!
+//! A [`Schedule`] says, for every admitted job, which tasks run on which
+//! machines in which slots. Resource use follows from the job's per-task
+//! demands. [`verify`] re-checks a schedule against an [`Instance`] from
+//! scratch — capacities per machine, resource and slot; arrivals and the
+//! horizon; hosting roles and placement constraints; worker and PS caps; the
+//! gang, no-migration and no-preemption rules of each job's [`Discipline`];
+//! GPU ids. It shares no code with any algorithm, so an algorithm cannot
+//! hide its own bug from it. Whether a job's work completes is the
+//! simulator's business (it owns the timing model), not `verify`'s.
+//!
+//! [`Discipline`]: crate::model::Discipline
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::ops::Range;
+
+use crate::model::{
+    Architecture, Elasticity, FIT_TOL, GpuId, Instance, Job, JobId, MachineId, ResourceKind,
+    Resources, TaskKind,
+};
+
+/// Task counts of one job on one machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct Tasks {
+    /// Workers.
+    pub workers: u32,
+    /// Parameter servers.
+    pub ps: u32,
+}
+
+impl Tasks {
+    /// `workers` workers and `ps` parameter servers.
+    pub fn new(workers: u32, ps: u32) -> Self {
+        Tasks { workers, ps }
+    }
+}
+
+/// The communication configuration a segment runs in, where the algorithm
+/// chose one (`specs/locality.md` §1.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[non_exhaustive]
+pub enum Configuration {
+    /// All workers and one PS on one machine: traffic stays inside it.
+    Local {
+        /// The machine.
+        machine: MachineId,
+    },
+    /// Tasks on any machines, all traffic charged to NICs.
+    Distributed,
+}
+
+/// A constant allocation of one job over a range of slots.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct Segment {
+    /// Slots `start..end` (0-based, end exclusive).
+    pub slots: Range<u32>,
+    /// Tasks per machine; each machine at most once.
+    pub placement: Vec<(MachineId, Tasks)>,
+    /// The GPUs used, when the algorithm assigns GPU ids (ring-all-reduce).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub gpus: Option<Vec<GpuId>>,
+    /// The communication configuration, when the algorithm chose one.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub config: Option<Configuration>,
+}
+
+impl Segment {
+    /// A segment without GPU ids or configuration.
+    pub fn new(slots: Range<u32>, placement: Vec<(MachineId, Tasks)>) -> Self {
+        Segment {
+            slots,
+            placement,
+            gpus: None,
+            config: None,
+        }
+    }
+
+    /// Total tasks over all machines.
+    pub fn total(&self) -> Tasks {
+        self.placement.iter().fold(Tasks::default(), |acc, (_, t)| {
+            Tasks::new(
+                acc.workers.saturating_add(t.workers),
+                acc.ps.saturating_add(t.ps),
+            )
+        })
+    }
+}
+
+/// The schedule of one job.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct JobSchedule {
+    /// The job.
+    pub job: JobId,
+    /// Whether the job was admitted; a rejected job has no segments.
+    pub admitted: bool,
+    /// Allocations over time, in any order, not overlapping.
+    pub segments: Vec<Segment>,
+}
+
+impl JobSchedule {
+    /// A rejected job.
+    pub fn rejected(job: JobId) -> Self {
+        JobSchedule {
+            job,
+            admitted: false,
+            segments: Vec::new(),
+        }
+    }
+
+    /// First slot the job runs in.
+    pub fn start_slot(&self) -> Option<u32> {
+        self.segments.iter().map(|s| s.slots.start).min()
+    }
+
+    /// Last slot the job runs in (the completion slot `t̂` when the schedule
+    /// runs the job to completion).
+    pub fn last_slot(&self) -> Option<u32> {
+        self.segments
+            .iter()
+            .filter(|s| s.slots.end > s.slots.start)
+            .map(|s| s.slots.end - 1)
+            .max()
+    }
+
+    /// Worker-slots allocated: Σ over segments of workers × slots.
+    pub fn worker_slots(&self) -> u64 {
+        self.segments
+            .iter()
+            .map(|s| {
+                u64::from(s.total().workers)
+                    * u64::from(s.slots.end.saturating_sub(s.slots.start))
+            })
+            .sum()
+    }
+}
+
+/// A schedule: one entry per job it mentions (jobs absent are not run).
+#[derive(Debug, Clone, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct Schedule {
+    /// Per-job schedules.
+    pub jobs: Vec<JobSchedule>,
+}
+
+impl Schedule {
+    /// The entry of a job.
+    pub fn job(&self, id: JobId) -> Option<&JobSchedule> {
+        self.jobs.iter().find(|j| j.job == id)
+    }
+}
+
+/// How a schedule breaks the instance's rules. Each case names the job,
+/// segment (index into [`JobSchedule::segments`]), machine, slot or GPU.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Violation {
+    /// The schedule names a job the instance does not have.
+    #[error("{job} is not in the instance")]
+    UnknownJob {
+        /// The job.
+        job: JobId,
+    },
+    /// A job appears twice in the schedule.
+    #[error("{job} appears more than once")]
+    DuplicateJob {
+        /// The job.
+        job: JobId,
+    },
+    /// A rejected job has segments.
+    #[error("{job} is not admitted but has segments")]
+    NotAdmittedButRuns {
+        /// The job.
+        job: JobId,
+    },
+    /// A segment's slot range is empty or reversed.
+    #[error("{job}, segment {segment}: empty slot range {slots:?}")]
+    EmptySlotRange {
+        /// The job.
+        job: JobId,
+        /// The segment.
+        segment: usize,
+        /// Its slots.
+        slots: Range<u32>,
+    },
+    /// A segment runs past the horizon.
+    #[error("{job}, segment {segment}: ends at slot {end}, past the horizon of {horizon} slots")]
+    BeyondHorizon {
+        /// The job.
+        job: JobId,
+        /// The segment.
+        segment: usize,
+        /// End (exclusive) of the segment.
+        end: u32,
+        /// Horizon in slots.
+        horizon: u32,
+    },
+    /// A segment starts before the job's arrival slot.
+    #[error("{job}, segment {segment}: starts in slot {start}, before its arrival slot {arrival_slot}")]
+    BeforeArrival {
+        /// The job.
+        job: JobId,
+        /// The segment.
+        segment: usize,
+        /// First slot of the segment.
+        start: u32,
+        /// The job's arrival slot.
+        arrival_slot: u32,
+    },
+    /// A placement names a machine the cluster does not have.
+    #[error("{job}, segment {segment}: unknown {machine}")]
+    UnknownMachine {
+        /// The job.
+        job: JobId,
+        /// The segment.
+        segment: usize,
+        /// The machine.
+        machine: MachineId,
+    },
+    /// A machine appears twice in one segment's placement.
+    #[error("{job}, segment {segment}: {machine} listed twice")]
+    DuplicatePlacement {
+        /// The job.
+        job: JobId,
+        /// The segment.
+        segment: usize,
+        /// The machine.
+        machine: MachineId,
+    },
+    /// A task runs on a machine whose role forbids it.
+    #[error("{job}, segment {segment}: {machine} may not host a {task}")]
+    HostingNotAllowed {
+        /// The job.
+        job: JobId,
+        /// The segment.
+        segment: usize,
+        /// The machine.
+        machine: MachineId,
+        /// The task kind.
+        task: TaskKind,
+    },
+    /// A task runs on a machine outside the job's `allowed_machines`.
+    #[error("{job}, segment {segment}: {machine} is not among the job's allowed machines")]
+    MachineNotAllowed {
+        /// The job.
+        job: JobId,
+        /// The segment.
+        segment: usize,
+        /// The machine.
+        machine: MachineId,
+    },
+    /// A segment runs no worker.
+    #[error("{job}, segment {segment}: no workers")]
+    NoWorkers {
+        /// The job.
+        job: JobId,
+        /// The segment.
+        segment: usize,
+    },
+    /// A ring-all-reduce job is given parameter servers.
+    #[error("{job}, segment {segment}: a ring-all-reduce job has no parameter servers")]
+    PsForRingJob {
+        /// The job.
+        job: JobId,
+        /// The segment.
+        segment: usize,
+    },
+    /// A parameter-server job runs workers without any PS.
+    #[error("{job}, segment {segment}: workers without a parameter server")]
+    WorkersWithoutPs {
+        /// The job.
+        job: JobId,
+        /// The segment.
+        segment: usize,
+    },
+    /// More workers than the job's cap.
+    #[error("{job}, segment {segment}: {workers} workers, cap {max}")]
+    TooManyWorkers {
+        /// The job.
+        job: JobId,
+        /// The segment.
+        segment: usize,
+        /// Workers placed.
+        workers: u32,
+        /// The cap.
+        max: u32,
+    },
+    /// More PSs than the job's cap.
+    #[error("{job}, segment {segment}: {ps} parameter servers, cap {max}")]
+    TooManyPs {
+        /// The job.
+        job: JobId,
+        /// The segment.
+        segment: usize,
+        /// PSs placed.
+        ps: u32,
+        /// The cap.
+        max: u32,
+    },
+    /// More PSs than workers under the job's PS ≤ workers rule.
+    #[error("{job}, segment {segment}: {ps} parameter servers exceed {workers} workers")]
+    PsExceedsWorkers {
+        /// The job.
+        job: JobId,
+        /// The segment.
+        segment: usize,
+        /// PSs placed.
+        ps: u32,
+        /// Workers placed.
+        workers: u32,
+    },
+    /// A ring-all-reduce job runs a worker count it does not accept.
+    #[error("{job}, segment {segment}: {workers} workers is not an allowed count")]
+    WorkerCountNotAllowed {
+        /// The job.
+        job: JobId,
+        /// The segment.
+        segment: usize,
+        /// Workers placed.
+        workers: u32,
+    },
+    /// A rigid parameter-server job runs with other than its full size.
+    #[error(
+        "{job}, segment {segment}: rigid gang needs {expected_workers} workers and {expected_ps} PSs, got {workers} and {ps}"
+    )]
+    GangViolated {
+        /// The job.
+        job: JobId,
+        /// The segment.
+        segment: usize,
+        /// Workers placed.
+        workers: u32,
+        /// PSs placed.
+        ps: u32,
+        /// Workers required.
+        expected_workers: u32,
+        /// PSs required.
+        expected_ps: u32,
+    },
+    /// Two segments of one job cover the same slot.
+    #[error("{job}: two segments cover slot {slot}")]
+    OverlappingSegments {
+        /// The job.
+        job: JobId,
+        /// A slot covered twice.
+        slot: u32,
+    },
+    /// A rigid job's placement (or GPU set) changes between slots.
+    #[error("{job}: a rigid job's placement changes at slot {slot}")]
+    PlacementChanged {
+        /// The job.
+        job: JobId,
+        /// First slot of the new placement.
+        slot: u32,
+    },
+    /// A non-preemptible job stops and later resumes.
+    #[error("{job}: a non-preemptible job is paused in slots {gap:?}")]
+    Preempted {
+        /// The job.
+        job: JobId,
+        /// The slots it does not run in between two runs.
+        gap: Range<u32>,
+    },
+    /// A machine's capacity is exceeded in a slot.
+    #[error("{machine}, slot {slot}: {resource} used {used} exceeds capacity {capacity}")]
+    CapacityExceeded {
+        /// The machine.
+        machine: MachineId,
+        /// The resource.
+        resource: ResourceKind,
+        /// The first slot where it happens.
+        slot: u32,
+        /// Total demand placed.
+        used: f64,
+        /// Capacity.
+        capacity: f64,
+    },
+    /// A GPU id names a machine that does not exist or an index past its
+    /// GPU count.
+    #[error("{job}, segment {segment}: invalid {gpu}")]
+    InvalidGpu {
+        /// The job.
+        job: JobId,
+        /// The segment.
+        segment: usize,
+        /// The GPU.
+        gpu: GpuId,
+    },
+    /// A GPU id appears twice in one segment.
+    #[error("{job}, segment {segment}: {gpu} listed twice")]
+    DuplicateGpu {
+        /// The job.
+        job: JobId,
+        /// The segment.
+        segment: usize,
+        /// The GPU.
+        gpu: GpuId,
+    },
+    /// The GPU ids on a machine do not match the GPUs the placed tasks
+    /// demand there.
+    #[error("{job}, segment {segment}: {machine} has {got} GPU ids for tasks demanding {expected} GPUs")]
+    GpuCountMismatch {
+        /// The job.
+        job: JobId,
+        /// The segment.
+        segment: usize,
+        /// The machine.
+        machine: MachineId,
+        /// GPUs demanded by the tasks placed there.
+        expected: f64,
+        /// GPU ids given on that machine.
+        got: u32,
+    },
+    /// Two jobs use the same GPU in the same slot.
+    #[error("{gpu} is used by {first} and {second} in slot {slot}")]
+    GpuConflict {
+        /// The GPU.
+        gpu: GpuId,
+        /// The slot.
+        slot: u32,
+        /// One job.
+        first: JobId,
+        /// The other job.
+        second: JobId,
+    },
+}
+
+/// Checks a schedule against an instance; see the [module docs](self).
+///
+/// Rules, by the job's discipline:
+/// * every job: known and listed once; rejected jobs run nothing; segments
+///   non-empty, inside `[arrival slot, horizon)`, not overlapping; machines
+///   known, listed once per segment, allowed by hosting roles and the job's
+///   `allowed_machines`; at least one worker; caps on workers and PSs; PS
+///   jobs run ≥ 1 PS with workers (and PS ≤ workers under the rule);
+///   ring-all-reduce jobs run no PS and an allowed worker count;
+/// * rigid jobs: PS jobs run exactly `max_workers` and `max_ps`; the
+///   placement (and GPU set) is identical in every segment;
+/// * non-preemptible jobs: the slots run form one contiguous interval;
+/// * all jobs together: per machine, slot and resource, demand ≤ capacity
+///   (relative tolerance [`FIT_TOL`]); GPU ids valid, matching the GPU
+///   demand per machine, unique per segment, and never shared by two jobs in
+///   one slot.
+///
+/// # Errors
+///
+/// The first [`Violation`] found (jobs in schedule order, then capacities by
+/// machine, then GPU conflicts).
+///
+/// ```
+/// use dmlsched::model::*;
+/// use dmlsched::model::units::{gb, gbps};
+/// use dmlsched::schedule::*;
+///
+/// let cap = Resources::new(2.0, 16.0, gb(64.0), 0.0, gbps(10.0));
+/// let cluster = Cluster::homogeneous(1, cap, gbps(100.0));
+/// let rar = RarJob {
+///     workers: WorkerCounts::Fixed(2), iterations: 100, convergence_iterations: None,
+///     model_bytes: 1e8, minibatch_size: 32, forward_per_sample_s: 1e-3,
+///     backward_per_iteration_s: 0.05, reserved_bandwidth_bps: None,
+///     worker: Resources::new(1.0, 4.0, gb(8.0), 0.0, 0.0),
+/// };
+/// let job = Job::new(JobId(7), 0.0, Architecture::RingAllReduce(rar));
+/// let inst = Instance::new(cluster, vec![job], 60.0, 10).unwrap();
+/// let ok = Schedule { jobs: vec![JobSchedule { job: JobId(7), admitted: true,
+///     segments: vec![Segment::new(0..4, vec![(MachineId(0), Tasks::new(2, 0))])] }] };
+/// assert!(verify(&inst, &ok).is_ok());
+/// let too_big = Schedule { jobs: vec![JobSchedule { job: JobId(7), admitted: true,
+///     segments: vec![Segment::new(0..4, vec![(MachineId(0), Tasks::new(3, 0))])] }] };
+/// assert!(verify(&inst, &too_big).is_err());
+/// ```
+pub fn verify(instance: &Instance, schedule: &Schedule) -> Result<(), Violation> {
+    let mut seen = HashSet::with_capacity(schedule.jobs.len());
+    for js in &schedule.jobs {
+        let job = instance
+            .job(js.job)
+            .ok_or(Violation::UnknownJob { job: js.job })?;
+        if !seen.insert(js.job) {
+            return Err(Violation::DuplicateJob { job: js.job });
+        }
+        check_job(instance, job, js)?;
+    }
+    check_capacities(instance, schedule)?;
+    check_gpu_sharing(schedule)
+}
+
+fn check_job(instance: &Instance, job: &Job, js: &JobSchedule) -> Result<(), Violation> {
+    let id = job.id;
+    if !js.admitted && !js.segments.is_empty() {
+        return Err(Violation::NotAdmittedButRuns { job: id });
+    }
+    let arrival_slot = instance.arrival_slot(job);
+    for (k, seg) in js.segments.iter().enumerate() {
+        check_segment(instance, job, k, seg, arrival_slot)?;
+    }
+
+    // Order segments by time; overlaps, preemption and rigidity.
+    let mut order: Vec<usize> = (0..js.segments.len()).collect();
+    order.sort_by_key(|&k| (js.segments[k].slots.start, js.segments[k].slots.end));
+    for w in order.windows(2) {
+        let (a, b) = (&js.segments[w[0]], &js.segments[w[1]]);
+        if b.slots.start < a.slots.end {
+            return Err(Violation::OverlappingSegments {
+                job: id,
+                slot: b.slots.start,
+            });
+        }
+        if !job.discipline.preemptible && b.slots.start > a.slots.end {
+            return Err(Violation::Preempted {
+                job: id,
+                gap: a.slots.end..b.slots.start,
+            });
+        }
+        if job.discipline.elasticity == Elasticity::Rigid
+            && (normalised(&a.placement) != normalised(&b.placement)
+                || sorted_gpus(a) != sorted_gpus(b))
+        {
+            return Err(Violation::PlacementChanged {
+                job: id,
+                slot: b.slots.start,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn normalised(p: &[(MachineId, Tasks)]) -> Vec<(MachineId, Tasks)> {
+    let mut v: Vec<_> = p
+        .iter()
+        .copied()
+        .filter(|(_, t)| t.workers > 0 || t.ps > 0)
+        .collect();
+    v.sort_by_key(|(m, _)| *m);
+    v
+}
+
+fn sorted_gpus(s: &Segment) -> Option<Vec<GpuId>> {
+    s.gpus.as_ref().map(|g| {
+        let mut g = g.clone();
+        g.sort();
+        g
+    })
+}
+
+fn check_segment(
+    instance: &Instance,
+    job: &Job,
+    k: usize,
+    seg: &Segment,
+    arrival_slot: u32,
+) -> Result<(), Violation> {
+    let id = job.id;
+    if seg.slots.start >= seg.slots.end {
+        return Err(Violation::EmptySlotRange {
+            job: id,
+            segment: k,
+            slots: seg.slots.clone(),
+        });
+    }
+    if seg.slots.end > instance.horizon_slots() {
+        return Err(Violation::BeyondHorizon {
+            job: id,
+            segment: k,
+            end: seg.slots.end,
+            horizon: instance.horizon_slots(),
+        });
+    }
+    if seg.slots.start < arrival_slot {
+        return Err(Violation::BeforeArrival {
+            job: id,
+            segment: k,
+            start: seg.slots.start,
+            arrival_slot,
+        });
+    }
+    let mut machines = HashSet::with_capacity(seg.placement.len());
+    for &(m, tasks) in &seg.placement {
+        let machine = instance.machine(m).ok_or(Violation::UnknownMachine {
+            job: id,
+            segment: k,
+            machine: m,
+        })?;
+        if !machines.insert(m) {
+            return Err(Violation::DuplicatePlacement {
+                job: id,
+                segment: k,
+                machine: m,
+            });
+        }
+        if tasks.workers == 0 && tasks.ps == 0 {
+            continue;
+        }
+        if !job.may_use(m) {
+            return Err(Violation::MachineNotAllowed {
+                job: id,
+                segment: k,
+                machine: m,
+            });
+        }
+        for (task, n) in [
+            (TaskKind::Worker, tasks.workers),
+            (TaskKind::ParameterServer, tasks.ps),
+        ] {
+            if n > 0 && !machine.hosts.allows(task) {
+                return Err(Violation::HostingNotAllowed {
+                    job: id,
+                    segment: k,
+                    machine: m,
+                    task,
+                });
+            }
+        }
+    }
+    let total = seg.total();
+    if total.workers == 0 {
+        return Err(Violation::NoWorkers {
+            job: id,
+            segment: k,
+        });
+    }
+    match &job.architecture {
+        Architecture::ParameterServer(p) => {
+            if total.ps == 0 {
+                return Err(Violation::WorkersWithoutPs {
+                    job: id,
+                    segment: k,
+                });
+            }
+            if total.workers > p.max_workers {
+                return Err(Violation::TooManyWorkers {
+                    job: id,
+                    segment: k,
+                    workers: total.workers,
+                    max: p.max_workers,
+                });
+            }
+            if total.ps > p.max_ps {
+                return Err(Violation::TooManyPs {
+                    job: id,
+                    segment: k,
+                    ps: total.ps,
+                    max: p.max_ps,
+                });
+            }
+            if p.ps_at_most_workers && total.ps > total.workers {
+                return Err(Violation::PsExceedsWorkers {
+                    job: id,
+                    segment: k,
+                    ps: total.ps,
+                    workers: total.workers,
+                });
+            }
+            if job.discipline.elasticity == Elasticity::Rigid
+                && (total.workers != p.max_workers || total.ps != p.max_ps)
+            {
+                return Err(Violation::GangViolated {
+                    job: id,
+                    segment: k,
+                    workers: total.workers,
+                    ps: total.ps,
+                    expected_workers: p.max_workers,
+                    expected_ps: p.max_ps,
+                });
+            }
+        }
+        Architecture::RingAllReduce(r) => {
+            if total.ps > 0 {
+                return Err(Violation::PsForRingJob {
+                    job: id,
+                    segment: k,
+                });
+            }
+            if !r.workers.allows(total.workers) {
+                return Err(Violation::WorkerCountNotAllowed {
+                    job: id,
+                    segment: k,
+                    workers: total.workers,
+                });
+            }
+        }
+    }
+    if let Some(gpus) = &seg.gpus {
+        check_gpu_ids(instance, job, k, seg, gpus)?;
+    }
+    Ok(())
+}
+
+fn check_gpu_ids(
+    instance: &Instance,
+    job: &Job,
+    k: usize,
+    seg: &Segment,
+    gpus: &[GpuId],
+) -> Result<(), Violation> {
+    let mut unique = HashSet::with_capacity(gpus.len());
+    let mut per_machine: HashMap<MachineId, u32> = HashMap::new();
+    for &g in gpus {
+        let valid = instance
+            .machine(g.machine)
+            .is_some_and(|m| f64::from(g.index) < m.capacity.gpus);
+        if !valid {
+            return Err(Violation::InvalidGpu {
+                job: job.id,
+                segment: k,
+                gpu: g,
+            });
+        }
+        if !unique.insert(g) {
+            return Err(Violation::DuplicateGpu {
+                job: job.id,
+                segment: k,
+                gpu: g,
+            });
+        }
+        *per_machine.entry(g.machine).or_default() += 1;
+    }
+    let mut machines: Vec<MachineId> = per_machine.keys().copied().collect();
+    machines.extend(seg.placement.iter().map(|(m, _)| *m));
+    machines.sort();
+    machines.dedup();
+    for m in machines {
+        let tasks = seg
+            .placement
+            .iter()
+            .find(|(pm, _)| *pm == m)
+            .map_or(Tasks::default(), |(_, t)| *t);
+        let expected = demand_of(job, tasks).gpus;
+        let got = per_machine.get(&m).copied().unwrap_or(0);
+        if (expected - f64::from(got)).abs() > FIT_TOL * expected.max(1.0) {
+            return Err(Violation::GpuCountMismatch {
+                job: job.id,
+                segment: k,
+                machine: m,
+                expected,
+                got,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Resources used by `tasks` of `job`.
+fn demand_of(job: &Job, tasks: Tasks) -> Resources {
+    let mut d = Resources::zero();
+    if let Some(w) = job.task_demand(TaskKind::Worker) {
+        d = d.plus(&w.scaled(f64::from(tasks.workers)));
+    }
+    if let Some(p) = job.task_demand(TaskKind::ParameterServer) {
+        d = d.plus(&p.scaled(f64::from(tasks.ps)));
+    }
+    d
+}
+
+fn check_capacities(instance: &Instance, schedule: &Schedule) -> Result<(), Violation> {
+    // Per machine: (slot, is_start, demand) events, swept in slot order.
+    let n = instance.cluster().machines.len();
+    let mut events: Vec<Vec<(u32, bool, Resources)>> = vec![Vec::new(); n];
+    for js in &schedule.jobs {
+        let Some(job) = instance.job(js.job) else {
+            continue;
+        };
+        for seg in &js.segments {
+            for &(m, tasks) in &seg.placement {
+                let Some(pos) = instance.machine_position(m) else {
+                    continue;
+                };
+                let d = demand_of(job, tasks);
+                events[pos].push((seg.slots.start, true, d));
+                events[pos].push((seg.slots.end, false, d));
+            }
+        }
+    }
+    for (pos, mut ev) in events.into_iter().enumerate() {
+        let machine = &instance.cluster().machines[pos];
+        // Ends before starts at the same slot: ranges are end-exclusive.
+        ev.sort_by_key(|&(slot, is_start, _)| (slot, is_start));
+        let mut load = Resources::zero();
+        let mut i = 0;
+        while i < ev.len() {
+            let slot = ev[i].0;
+            while i < ev.len() && ev[i].0 == slot {
+                let (_, is_start, d) = ev[i];
+                load = if is_start {
+                    load.plus(&d)
+                } else {
+                    load.minus(&d)
+                };
+                i += 1;
+            }
+            if let Some(resource) = load.first_excess(&machine.capacity, FIT_TOL) {
+                return Err(Violation::CapacityExceeded {
+                    machine: machine.id,
+                    resource,
+                    slot,
+                    used: load.get(resource),
+                    capacity: machine.capacity.get(resource),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_gpu_sharing(schedule: &Schedule) -> Result<(), Violation> {
+    let mut uses: HashMap<GpuId, Vec<(Range<u32>, JobId)>> = HashMap::new();
+    for js in &schedule.jobs {
+        for seg in &js.segments {
+            for &g in seg.gpus.iter().flatten() {
+                uses.entry(g).or_default().push((seg.slots.clone(), js.job));
+            }
+        }
+    }
+    let mut gpus: Vec<GpuId> = uses.keys().copied().collect();
+    gpus.sort();
+    for g in gpus {
+        let Some(list) = uses.get_mut(&g) else {
+            continue;
+        };
+        list.sort_by_key(|(r, j)| (r.start, *j));
+        for w in list.windows(2) {
+            let ((a, ja), (b, jb)) = (&w[0], &w[1]);
+            if b.start < a.end && ja != jb {
+                return Err(Violation::GpuConflict {
+                    gpu: g,
+                    slot: b.start,
+                    first: *ja,
+                    second: *jb,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+impl fmt::Display for Schedule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for js in &self.jobs {
+            if !js.admitted {
+                writeln!(f, "{}: rejected", js.job)?;
+                continue;
+            }
+            write!(f, "{}:", js.job)?;
+            for seg in &js.segments {
+                write!(f, " slots {}..{} [", seg.slots.start, seg.slots.end)?;
+                for (i, (m, t)) in seg.placement.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    write!(f, "{}: {}w+{}ps", m.0, t.workers, t.ps)?;
+                }
+                write!(f, "]")?;
+            }
+            writeln!(f)?;
+        }
+        Ok(())
+    }
+}
