@@ -59,8 +59,9 @@ impl Sense {
         }
     }
 
-    /// `(numerator, denominator)` of the ratio convention for objective `obj`
-    /// against a value `v` bounding or equal to `OPT`.
+    /// The ratio of objective `obj` against `v` (a bound on `OPT`, or `OPT`
+    /// itself) under [`ratio_convention`]: min `obj / max(v, 0)`, max
+    /// `v / obj`.
     fn ratio(self, obj: f64, v: f64) -> f64 {
         match self {
             Sense::Minimise => ratio_convention(obj, v.max(0.0)),

@@ -137,8 +137,7 @@ impl JobSchedule {
         self.segments
             .iter()
             .map(|s| {
-                u64::from(s.total().workers)
-                    * u64::from(s.slots.end.saturating_sub(s.slots.start))
+                u64::from(s.total().workers) * u64::from(s.slots.end.saturating_sub(s.slots.start))
             })
             .sum()
     }
@@ -206,7 +205,9 @@ pub enum Violation {
         horizon: u32,
     },
     /// A segment starts before the job's arrival slot.
-    #[error("{job}, segment {segment}: starts in slot {start}, before its arrival slot {arrival_slot}")]
+    #[error(
+        "{job}, segment {segment}: starts in slot {start}, before its arrival slot {arrival_slot}"
+    )]
     BeforeArrival {
         /// The job.
         job: JobId,
@@ -408,7 +409,9 @@ pub enum Violation {
     },
     /// The GPU ids on a machine do not match the GPUs the placed tasks
     /// demand there.
-    #[error("{job}, segment {segment}: {machine} has {got} GPU ids for tasks demanding {expected} GPUs")]
+    #[error(
+        "{job}, segment {segment}: {machine} has {got} GPU ids for tasks demanding {expected} GPUs"
+    )]
     GpuCountMismatch {
         /// The job.
         job: JobId,

@@ -395,3 +395,12 @@ fn thread_count_is_fixed_per_os_thread() {
     assert_eq!(outcome.0.unwrap().status, LpStatus::Optimal);
     assert!(matches!(outcome.1, Err(LpError::Solver { .. })), "{:?}", outcome.1);
 }
+
+#[test]
+fn zz_explore() {
+    for limit in [1.0, 5.0, 20.0] {
+        let lp = hard_knapsack(80, 5, 42);
+        let s = solve(&lp, &quiet().with_time_limit(limit)).unwrap();
+        println!("limit {limit}: {:?} obj={:?} bound={:?} gap={:?} t={:.3}", s.status, s.objective, s.mip_dual_bound, s.mip_gap, s.seconds);
+    }
+}

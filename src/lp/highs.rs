@@ -39,10 +39,12 @@ pub(crate) fn solve(lp: &LinearProgram, opts: &SolveOptions) -> Result<LpSolutio
         Sense::Minimise => highs::Sense::Minimise,
         Sense::Maximise => highs::Sense::Maximise,
     };
-    let mut model = problem.try_optimise(sense).map_err(|status| LpError::Solver {
-        stage: "load".into(),
-        message: format!("HiGHS rejected the model (status {status:?})"),
-    })?;
+    let mut model = problem
+        .try_optimise(sense)
+        .map_err(|status| LpError::Solver {
+            stage: "load".into(),
+            message: format!("HiGHS rejected the model (status {status:?})"),
+        })?;
     apply_options(&mut model, opts)?;
     let solved = model.try_solve().map_err(|status| LpError::Solver {
         stage: "solve".into(),
@@ -67,7 +69,9 @@ fn build_problem(lp: &LinearProgram, is_mip: bool) -> Result<ColProblem, LpError
     let mut problem = ColProblem::new();
     let mut rows: Vec<Row> = Vec::with_capacity(n_rows);
     for i in 0..n_rows {
-        let (lower, upper) = lp.row_bounds(i).unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
+        let (lower, upper) = lp
+            .row_bounds(i)
+            .unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
         rows.push(problem.add_row(inclusive(lower, upper)));
     }
 
@@ -96,7 +100,9 @@ fn build_problem(lp: &LinearProgram, is_mip: bool) -> Result<ColProblem, LpError
 
     for j in 0..n_cols {
         let cost = lp.cost(j).unwrap_or(0.0);
-        let (lower, upper) = lp.col_bounds(j).unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
+        let (lower, upper) = lp
+            .col_bounds(j)
+            .unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
         let integer = is_mip && lp.column_kind(j) == Some(ColumnKind::Integer);
         let entries = by_col[col_start[j]..col_start[j + 1]].iter().flatten();
         problem.add_column_with_integrality(cost, inclusive(lower, upper), entries, integer);
@@ -126,10 +132,12 @@ fn set_option<V: HighsOptionValue>(
     value: V,
     shown: &dyn std::fmt::Display,
 ) -> Result<(), LpError> {
-    model.try_set_option(name, value).map_err(|_| LpError::Solver {
-        stage: "options".into(),
-        message: format!("HiGHS rejected option {name} = {shown}"),
-    })
+    model
+        .try_set_option(name, value)
+        .map_err(|_| LpError::Solver {
+            stage: "options".into(),
+            message: format!("HiGHS rejected option {name} = {shown}"),
+        })
 }
 
 fn apply_options(model: &mut Model, opts: &SolveOptions) -> Result<(), LpError> {

@@ -188,10 +188,13 @@ impl LinearProgram {
     ///
     /// [`LpError::ColumnIndexOutOfRange`] if the column does not exist.
     pub fn set_cost(&mut self, col: usize, cost: f64) -> Result<(), LpError> {
-        let slot = self.costs.get_mut(col).ok_or(LpError::ColumnIndexOutOfRange {
-            col,
-            n_cols: self.kinds.len(),
-        })?;
+        let slot = self
+            .costs
+            .get_mut(col)
+            .ok_or(LpError::ColumnIndexOutOfRange {
+                col,
+                n_cols: self.kinds.len(),
+            })?;
         *slot = cost;
         Ok(())
     }
@@ -1149,7 +1152,10 @@ mod tests {
             "column 1 (\"y\") has cost NaN; costs must be finite"
         );
         lp.set_cost(1, f64::INFINITY).unwrap();
-        assert!(matches!(lp.validate(), Err(LpError::InvalidCost { col: 1, .. })));
+        assert!(matches!(
+            lp.validate(),
+            Err(LpError::InvalidCost { col: 1, .. })
+        ));
     }
 
     #[test]
@@ -1166,9 +1172,15 @@ mod tests {
             })
         );
         lp.set_col_bounds(0, f64::INFINITY, f64::INFINITY).unwrap();
-        assert!(matches!(lp.validate(), Err(LpError::InvalidColumnBounds { col: 0, .. })));
+        assert!(matches!(
+            lp.validate(),
+            Err(LpError::InvalidColumnBounds { col: 0, .. })
+        ));
         lp.set_col_bounds(0, 0.0, f64::NAN).unwrap();
-        assert!(matches!(lp.validate(), Err(LpError::InvalidColumnBounds { col: 0, .. })));
+        assert!(matches!(
+            lp.validate(),
+            Err(LpError::InvalidColumnBounds { col: 0, .. })
+        ));
         lp.set_col_bounds(0, 0.0, 3.0).unwrap();
         lp.set_row_bounds(1, 5.0, 4.0).unwrap();
         lp.set_row_name(1, "demand").unwrap();
@@ -1182,12 +1194,21 @@ mod tests {
                 upper: 4.0
             }
         );
-        assert!(err.to_string().starts_with("row 1 (\"demand\") has invalid bounds [5, 4]"));
-        lp.set_row_bounds(1, f64::NEG_INFINITY, f64::NEG_INFINITY).unwrap();
-        assert!(matches!(lp.validate(), Err(LpError::InvalidRowBounds { row: 1, .. })));
+        assert!(
+            err.to_string()
+                .starts_with("row 1 (\"demand\") has invalid bounds [5, 4]")
+        );
+        lp.set_row_bounds(1, f64::NEG_INFINITY, f64::NEG_INFINITY)
+            .unwrap();
+        assert!(matches!(
+            lp.validate(),
+            Err(LpError::InvalidRowBounds { row: 1, .. })
+        ));
         // Free rows, free columns and equalities are fine.
-        lp.set_row_bounds(1, f64::NEG_INFINITY, f64::INFINITY).unwrap();
-        lp.set_col_bounds(1, f64::NEG_INFINITY, f64::INFINITY).unwrap();
+        lp.set_row_bounds(1, f64::NEG_INFINITY, f64::INFINITY)
+            .unwrap();
+        lp.set_col_bounds(1, f64::NEG_INFINITY, f64::INFINITY)
+            .unwrap();
         lp.set_row_bounds(0, 2.0, 2.0).unwrap();
         assert!(lp.validate().is_ok());
     }
@@ -1306,7 +1327,10 @@ mod tests {
         let lp = two_by_two();
         assert!(matches!(
             solve(&lp, &SolveOptions::default().with_threads(0)),
-            Err(LpError::InvalidOption { option: "threads", .. })
+            Err(LpError::InvalidOption {
+                option: "threads",
+                ..
+            })
         ));
     }
 

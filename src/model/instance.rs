@@ -240,7 +240,12 @@ fn validate_cluster(cluster: &Cluster) -> Result<HashMap<MachineId, usize>, Mode
         if m.capacity.is_zero() {
             return Err(ModelError::EmptyMachine { machine: m.id });
         }
-        num(e, "intra_bandwidth_bps", m.intra_bandwidth_bps, Rule::Positive)?;
+        num(
+            e,
+            "intra_bandwidth_bps",
+            m.intra_bandwidth_bps,
+            Rule::Positive,
+        )?;
         if let Some(rack) = m.rack
             && !racks.contains(&rack)
         {
@@ -270,7 +275,12 @@ fn validate_cluster(cluster: &Cluster) -> Result<HashMap<MachineId, usize>, Mode
         ring.overhead_per_server_s,
         Rule::NonNegative,
     )?;
-    num(c, "ring.contender_ratio", ring.contender_ratio, Rule::Positive)?;
+    num(
+        c,
+        "ring.contender_ratio",
+        ring.contender_ratio,
+        Rule::Positive,
+    )?;
     if ring.contender_ratio > 1.0 {
         return Err(inconsistent(
             c,
@@ -339,7 +349,12 @@ fn validate_job(
     if let Some(d) = job.deadline_s {
         num(e, "deadline_s", d, Rule::NonNegative)?;
     }
-    num(e, "reconfiguration_s", job.reconfiguration_s, Rule::NonNegative)?;
+    num(
+        e,
+        "reconfiguration_s",
+        job.reconfiguration_s,
+        Rule::NonNegative,
+    )?;
     match &job.architecture {
         Architecture::ParameterServer(p) => {
             let pre = "architecture.parameter_server";
@@ -359,7 +374,12 @@ fn validate_job(
             resources(e, &format!("{pre}.ps"), &p.ps)?;
             for (l, layer) in p.layers.iter().flatten().enumerate() {
                 let lp = format!("{pre}.layers[{l}]");
-                num(e, &format!("{lp}.forward_s"), layer.forward_s, Rule::NonNegative)?;
+                num(
+                    e,
+                    &format!("{lp}.forward_s"),
+                    layer.forward_s,
+                    Rule::NonNegative,
+                )?;
                 num(
                     e,
                     &format!("{lp}.backward_s"),
@@ -367,7 +387,12 @@ fn validate_job(
                     Rule::NonNegative,
                 )?;
                 num(e, &format!("{lp}.bytes"), layer.bytes, Rule::NonNegative)?;
-                num(e, &format!("{lp}.update_s"), layer.update_s, Rule::NonNegative)?;
+                num(
+                    e,
+                    &format!("{lp}.update_s"),
+                    layer.update_s,
+                    Rule::NonNegative,
+                )?;
             }
             if p.epochs == 0 {
                 return Err(zero_work("epochs"));
@@ -404,7 +429,12 @@ fn validate_job(
         }
         Architecture::RingAllReduce(r) => {
             let pre = "architecture.ring_all_reduce";
-            num(e, &format!("{pre}.model_bytes"), r.model_bytes, Rule::NonNegative)?;
+            num(
+                e,
+                &format!("{pre}.model_bytes"),
+                r.model_bytes,
+                Rule::NonNegative,
+            )?;
             num(
                 e,
                 &format!("{pre}.forward_per_sample_s"),
@@ -418,7 +448,12 @@ fn validate_job(
                 Rule::NonNegative,
             )?;
             if let Some(b) = r.reserved_bandwidth_bps {
-                num(e, &format!("{pre}.reserved_bandwidth_bps"), b, Rule::Positive)?;
+                num(
+                    e,
+                    &format!("{pre}.reserved_bandwidth_bps"),
+                    b,
+                    Rule::Positive,
+                )?;
             }
             resources(e, &format!("{pre}.worker"), &r.worker)?;
             if r.iterations == 0 {
@@ -485,7 +520,10 @@ fn validate_job(
             .filter(move |m| m.hosts.allows(kind) && job.may_use(m.id))
     };
     let (min_w, min_p) = job.min_tasks();
-    for (kind, count) in [(TaskKind::Worker, min_w), (TaskKind::ParameterServer, min_p)] {
+    for (kind, count) in [
+        (TaskKind::Worker, min_w),
+        (TaskKind::ParameterServer, min_p),
+    ] {
         let Some(demand) = job.task_demand(kind) else {
             continue;
         };

@@ -13,13 +13,12 @@ pub mod units;
 mod utility;
 
 pub use cluster::{
-    Cluster, Degradation, FIT_TOL, GpuId, Hosting, Machine, MachineId, Rack, RackId,
-    ResourceKind, Resources, RingParams, TaskKind,
+    Cluster, Degradation, FIT_TOL, GpuId, Hosting, Machine, MachineId, Rack, RackId, ResourceKind,
+    Resources, RingParams, TaskKind,
 };
 pub use error::{Entity, ModelError};
 pub use instance::{FORMAT_VERSION, Instance};
 pub use job::{
-    Architecture, Discipline, Elasticity, Job, JobId, Layer, PsJob, RarJob, SyncMode,
-    WorkerCounts,
+    Architecture, Discipline, Elasticity, Job, JobId, Layer, PsJob, RarJob, SyncMode, WorkerCounts,
 };
 pub use utility::{Utility, UtilityDefect};

@@ -205,7 +205,10 @@ mod tests {
             deadline_slots: 2,
         };
         assert_eq!((d.value(2), d.value(3)), (3.0, 0.0));
-        let l = Utility::Linear { g1: 5.0, slope: 2.0 };
+        let l = Utility::Linear {
+            g1: 5.0,
+            slope: 2.0,
+        };
         assert_eq!((l.value(0), l.value(2), l.value(3)), (5.0, 1.0, 0.0));
         let t = Utility::Table {
             values: vec![3.0, 2.0, 2.0],
@@ -227,7 +230,10 @@ mod tests {
         assert_eq!(s.value(1000), 0.0);
         let expect = 10f64.ln() - 2.0 * 999.0;
         assert!((s.ln_value(1000) - expect).abs() < 1e-9);
-        let l = Utility::Linear { g1: 1.0, slope: 1.0 };
+        let l = Utility::Linear {
+            g1: 1.0,
+            slope: 1.0,
+        };
         assert_eq!(l.ln_value(5), f64::NEG_INFINITY);
     }
 
