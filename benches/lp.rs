@@ -3,8 +3,9 @@
 //! n jobs × m machines, continuous `0 ≤ y_jm ≤ cap_jm`; one covering row per
 //! job (`Σ_m s_jm y_jm ≥ W_j`), two packing rows per machine (GPU and
 //! bandwidth capacities); costs in [1, 2]. Data come from ChaCha8 with a fixed
-//! seed, and every instance is feasible by construction (capacities are
-//! scaled to twice the load of a uniform spread).
+//! seed, and every instance is feasible by construction: each machine's
+//! capacities are 1.1 × its load when every job spreads its work evenly over
+//! all machines (`y_jm = W_j / (m · s_jm) ≤ 2 ≤ cap`), so packing rows bind.
 
 use std::hint::black_box;
 
@@ -35,19 +36,20 @@ fn placement_lp(jobs: usize, machines: usize, seed: u64) -> LinearProgram {
             .map(|m| (j * machines + m, speed[j][m]))
             .collect();
         lp.add_row(work, f64::INFINITY, &entries);
-        // Load if job j spread its work uniformly at unit speed.
-        let share = work / machines as f64;
+        // Load of the even spread y_jm = W_j / (machines · s_jm).
         for m in 0..machines {
-            gpu_load[m] += gpus[j] * share;
-            bw_load[m] += bandwidth[j] * share;
+            let y = work / (machines as f64 * speed[j][m]);
+            gpu_load[m] += gpus[j] * y;
+            bw_load[m] += bandwidth[j] * y;
         }
     }
     for m in 0..machines {
         let gpu_row: Vec<(usize, f64)> = (0..jobs).map(|j| (j * machines + m, gpus[j])).collect();
-        lp.add_row(f64::NEG_INFINITY, 2.0 * gpu_load[m], &gpu_row);
-        let bw_row: Vec<(usize, f64)> =
-            (0..jobs).map(|j| (j * machines + m, bandwidth[j])).collect();
-        lp.add_row(f64::NEG_INFINITY, 2.0 * bw_load[m], &bw_row);
+        lp.add_row(f64::NEG_INFINITY, 1.1 * gpu_load[m], &gpu_row);
+        let bw_row: Vec<(usize, f64)> = (0..jobs)
+            .map(|j| (j * machines + m, bandwidth[j]))
+            .collect();
+        lp.add_row(f64::NEG_INFINITY, 1.1 * bw_load[m], &bw_row);
     }
     lp
 }

@@ -156,7 +156,7 @@ fn main() -> Result<(), dmlsched::Error> {
         std::process::exit(1);
     }
     let (Some(lp_value), Some(x), Some(objective)) =
-        (relaxed.objective, exact.primal(), exact.objective)
+        (relaxed.objective, exact.primal_point(), exact.objective)
     else {
         eprintln!("MIP ended with {:?} and no incumbent", exact.status);
         std::process::exit(1);

@@ -80,7 +80,7 @@
 //! | feature | default | enables |
 //! |---|---|---|
 //! | `highs` | yes | [`lp::solve`] through HiGHS; without it, `solve` returns [`lp::LpError::SolverUnavailable`] and the rest builds without a C++ toolchain |
-//! | `serde` | yes | serde derives; JSON instance I/O ([`model::Instance::from_json`]) |
+//! | `serde` | yes | serde derives; JSON instance I/O (`model::Instance::from_json`) |
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 

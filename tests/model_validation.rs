@@ -4,6 +4,7 @@
 use dmlsched::model::units::{gb, gbps, mb};
 use dmlsched::model::*;
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 
 fn machine(id: u32, gpus: f64) -> Machine {
     Machine::new(
@@ -474,7 +475,11 @@ fn any_f64() -> impl Strategy<Value = f64> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig {
+        cases: 256,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct("proptest-regressions/model_validation.txt"))),
+        ..ProptestConfig::default()
+    })]
 
     /// Arbitrary numbers in every numeric field: `Instance::new` returns a
     /// result (ok or a typed error) and never panics.

@@ -5,6 +5,7 @@
 use dmlsched::Error;
 use dmlsched::model::*;
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 
 /// Positive finite f64 spanning many magnitudes, including awkward ones
 /// whose shortest decimal form needs 17 digits.
@@ -186,7 +187,11 @@ fn instance() -> impl Strategy<Value = Instance> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+    #![proptest_config(ProptestConfig {
+        cases: 200,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct("proptest-regressions/serde_roundtrip.txt"))),
+        ..ProptestConfig::default()
+    })]
 
     /// JSON → Instance → JSON is the identity, bit for bit.
     #[test]

@@ -4,10 +4,15 @@
 use dmlsched::model::*;
 use dmlsched::schedule::*;
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 
 const HORIZON: u32 = 8;
 
-fn instance(caps: &[(f64, f64)], demands: &[((f64, f64), (f64, f64))]) -> Instance {
+/// (GPUs, CPU cores) of a machine, or of one task.
+type Pair = (f64, f64);
+
+/// `caps` per machine; `(worker, ps)` demands per job.
+fn instance(caps: &[Pair], demands: &[(Pair, Pair)]) -> Instance {
     let machines = caps
         .iter()
         .enumerate()
@@ -118,7 +123,11 @@ fn schedule_strategy(n_jobs: usize, n_machines: usize) -> impl Strategy<Value = 
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig {
+        cases: 300,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct("proptest-regressions/verify_props.txt"))),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn capacity_sweep_matches_naive_recount(

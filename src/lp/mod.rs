@@ -559,9 +559,7 @@ pub struct SolveOptions {
     /// [`LpStatus::Optimal`] (HiGHS `mip_rel_gap`); default `1e-6`.
     pub mip_rel_gap: f64,
     /// Solver threads; default 1 (deterministic, and safe to call from a
-    /// thread pool). HiGHS fixes its thread pool per OS thread at the first
-    /// solve on that thread; a later solve on the same thread asking for a
-    /// different count fails with [`LpError::Solver`].
+    /// thread pool). With 1, HiGHS's `parallel` option is also turned off.
     pub threads: u32,
     /// Solver random seed (HiGHS `random_seed`), `0..=2³¹−1`; default 0.
     pub seed: u32,
@@ -649,13 +647,13 @@ impl SolveOptions {
     ///
     /// [`LpError::InvalidOption`] naming the option.
     pub fn validate(&self) -> Result<(), LpError> {
-        if let Some(t) = self.time_limit_s {
-            if t.is_nan() || t <= 0.0 {
-                return Err(LpError::InvalidOption {
-                    option: "time_limit_s",
-                    reason: format!("must be positive, got {t}"),
-                });
-            }
+        if let Some(t) = self.time_limit_s
+            && (t.is_nan() || t <= 0.0)
+        {
+            return Err(LpError::InvalidOption {
+                option: "time_limit_s",
+                reason: format!("must be positive, got {t}"),
+            });
         }
         if !(self.mip_rel_gap.is_finite() && self.mip_rel_gap >= 0.0) {
             return Err(LpError::InvalidOption {
@@ -813,7 +811,7 @@ pub struct LpSolution {
 
 impl LpSolution {
     /// The primal point if there is one.
-    pub fn primal(&self) -> Option<&[f64]> {
+    pub fn primal_point(&self) -> Option<&[f64]> {
         self.has_primal.then_some(self.primal.as_slice())
     }
 }
