@@ -8,6 +8,7 @@
 pub use crate::certificate::CertificateViolation;
 pub use crate::lp::LpError;
 pub use crate::model::ModelError;
+pub use crate::pcip::PcError;
 pub use crate::schedule::Violation;
 
 /// The crate-wide error.
@@ -20,6 +21,10 @@ pub enum Error {
     /// The LP/MIP layer failed (bad model, solver failure, solver not built).
     #[error("linear programming: {0}")]
     Lp(#[from] LpError),
+    /// The packing–covering engine failed (invalid program, infeasible LP,
+    /// repair failure, …).
+    #[error("packing–covering: {0}")]
+    Pc(#[from] PcError),
     /// A schedule violates the instance's constraints.
     #[error("infeasible schedule: {0}")]
     Schedule(#[from] Violation),

@@ -88,6 +88,7 @@ pub mod certificate;
 pub mod error;
 pub mod lp;
 pub mod model;
+pub mod pcip;
 pub mod schedule;
 
 pub use certificate::Certificate;

@@ -1,0 +1,766 @@
+//! The validated problem type, its builder, and the independent checker
+//! [`evaluate`].
+
+use std::collections::HashSet;
+
+use sprs::{CsMat, TriMat};
+
+use super::error::{Field, PcError, RowClass, RowRef, RowReport};
+use crate::certificate::Sense;
+
+/// Sense of a linking row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum RowSense {
+    /// `≤ rhs`.
+    Le,
+    /// `≥ rhs`.
+    Ge,
+}
+
+/// Kind of a column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum ColKind {
+    /// Integer in `{0, 1, …, u}` (u may be unbounded).
+    #[default]
+    Integer,
+    /// Integer with `u = 1`.
+    Binary,
+    /// Real in `[0, u]`; rounding sets it to its scaled LP value and unit
+    /// repair moves never change it.
+    Continuous,
+}
+
+/// Optional human-readable row names, per class, for error messages.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RowLabels {
+    /// One per packing row (or empty).
+    pub packing: Vec<String>,
+    /// One per covering row (or empty).
+    pub covering: Vec<String>,
+    /// One per linking row (or empty).
+    pub linking: Vec<String>,
+}
+
+/// One class of rows: CSR for row sums, CSC for column walks.
+#[derive(Debug, Clone, PartialEq)]
+struct Block {
+    csr: CsMat<f64>,
+    csc: CsMat<f64>,
+    rhs: Vec<f64>,
+}
+
+impl Block {
+    fn rows(&self) -> usize {
+        self.rhs.len()
+    }
+}
+
+/// A validated mixed packing–covering integer program (spec §1–§2).
+///
+/// ```text
+/// minimise c·x  (or maximise v·x)
+/// subject to  P x ≤ p,  C x ≥ q,  linking rows,  x_j ∈ {0, …, u_j} (or [0, u_j] if continuous)
+/// ```
+///
+/// Build it with [`PcBuilder`]; once built it is immutable and valid.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PcProblem {
+    sense: Sense,
+    general: bool,
+    objective: Vec<f64>,
+    upper: Vec<f64>,
+    kinds: Vec<ColKind>,
+    packing: Block,
+    covering: Block,
+    linking: Block,
+    linking_sense: Vec<RowSense>,
+    row_labels: RowLabels,
+    col_labels: Vec<String>,
+}
+
+impl PcProblem {
+    /// Minimise or maximise.
+    pub fn sense(&self) -> Sense {
+        self.sense
+    }
+
+    /// Whether the objective may have any sign (built with
+    /// [`PcBuilder::general`]); then no a-priori guarantee is emitted.
+    pub fn is_general(&self) -> bool {
+        self.general
+    }
+
+    /// Number of variables n.
+    pub fn n_vars(&self) -> usize {
+        self.objective.len()
+    }
+
+    /// The objective coefficients (cost `c` or value `v`) in the user's sense.
+    pub fn objective(&self) -> &[f64] {
+        &self.objective
+    }
+
+    /// Upper bound of column `j` (`f64::INFINITY` when unbounded).
+    pub fn upper(&self, j: usize) -> f64 {
+        self.upper[j]
+    }
+
+    /// All upper bounds.
+    pub fn uppers(&self) -> &[f64] {
+        &self.upper
+    }
+
+    /// Kind of column `j`.
+    pub fn kind(&self, j: usize) -> ColKind {
+        self.kinds[j]
+    }
+
+    /// Whether column `j` must be integral.
+    pub fn is_integer(&self, j: usize) -> bool {
+        self.kinds[j] != ColKind::Continuous
+    }
+
+    /// Whether some column is continuous.
+    pub fn has_continuous(&self) -> bool {
+        self.kinds.contains(&ColKind::Continuous)
+    }
+
+    fn block(&self, class: RowClass) -> &Block {
+        match class {
+            RowClass::Packing => &self.packing,
+            RowClass::Covering => &self.covering,
+            RowClass::Linking => &self.linking,
+        }
+    }
+
+    /// Number of rows of a class.
+    pub fn n_rows(&self, class: RowClass) -> usize {
+        self.block(class).rows()
+    }
+
+    /// Right-hand side of a row (capacity, demand, or linking rhs).
+    pub fn rhs(&self, row: RowRef) -> f64 {
+        self.block(row.class).rhs[row.row]
+    }
+
+    /// Right-hand sides of a class.
+    pub fn rhs_of(&self, class: RowClass) -> &[f64] {
+        &self.block(class).rhs
+    }
+
+    /// Sense of a row: packing `Le`, covering `Ge`, linking as given.
+    pub fn row_sense(&self, row: RowRef) -> RowSense {
+        match row.class {
+            RowClass::Packing => RowSense::Le,
+            RowClass::Covering => RowSense::Ge,
+            RowClass::Linking => self.linking_sense[row.row],
+        }
+    }
+
+    /// Non-zero entries of a row: `(columns, coefficients)`.
+    pub fn row(&self, row: RowRef) -> (&[usize], &[f64]) {
+        slices(&self.block(row.class).csr, row.row)
+    }
+
+    /// Non-zero entries of column `j` in one class: `(rows within the
+    /// class, coefficients)`.
+    pub fn column(&self, class: RowClass, j: usize) -> (&[usize], &[f64]) {
+        slices(&self.block(class).csc, j)
+    }
+
+    /// The CSR matrix of a class (rows × n).
+    pub fn matrix(&self, class: RowClass) -> &CsMat<f64> {
+        &self.block(class).csr
+    }
+
+    /// Stored non-zeros over all classes.
+    pub fn nnz(&self) -> usize {
+        self.packing.csr.nnz() + self.covering.csr.nnz() + self.linking.csr.nnz()
+    }
+
+    /// Label of a row, if labels were given.
+    pub fn row_label(&self, row: RowRef) -> Option<&str> {
+        let v = match row.class {
+            RowClass::Packing => &self.row_labels.packing,
+            RowClass::Covering => &self.row_labels.covering,
+            RowClass::Linking => &self.row_labels.linking,
+        };
+        v.get(row.row).map(String::as_str)
+    }
+
+    /// Label of a column, if labels were given.
+    pub fn col_label(&self, j: usize) -> Option<&str> {
+        self.col_labels.get(j).map(String::as_str)
+    }
+
+    /// Objective of a point, in the user's sense.
+    pub fn objective_value(&self, x: &[f64]) -> f64 {
+        self.objective.iter().zip(x).map(|(c, v)| c * v).sum()
+    }
+
+    /// Row activities of a class at `x`.
+    pub fn activities(&self, class: RowClass, x: &[f64]) -> Vec<f64> {
+        let b = self.block(class);
+        (0..b.rows())
+            .map(|i| {
+                let (cols, vals) = slices(&b.csr, i);
+                cols.iter().zip(vals).map(|(&j, &a)| a * x[j]).sum()
+            })
+            .collect()
+    }
+
+    /// Packing width `W_P = min_i p_i / max_j P_ij` (spec §1); `+∞` without
+    /// packing rows.
+    pub fn packing_width(&self) -> f64 {
+        width(&self.packing, |_| true)
+    }
+
+    /// Covering width `W_C = min_k q_k / max_{j: u_j > 0} C_kj`; `+∞` without
+    /// covering rows.
+    pub fn covering_width(&self) -> f64 {
+        width(&self.covering, |j| self.upper[j] > 0.0)
+    }
+}
+
+/// The stored entries of outer index `i` of a compressed matrix.
+fn slices(m: &CsMat<f64>, i: usize) -> (&[usize], &[f64]) {
+    if i >= m.outer_dims() {
+        return (&[], &[]);
+    }
+    let r = m.indptr().outer_inds_sz(i);
+    (&m.indices()[r.clone()], &m.data()[r])
+}
+
+fn width(b: &Block, usable: impl Fn(usize) -> bool) -> f64 {
+    (0..b.rows())
+        .filter_map(|i| {
+            let (cols, vals) = slices(&b.csr, i);
+            let a = cols
+                .iter()
+                .zip(vals)
+                .filter(|(j, _)| usable(**j))
+                .map(|(_, &a)| a)
+                .fold(0.0, f64::max);
+            (a > 0.0).then(|| b.rhs[i] / a)
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// Builder of a [`PcProblem`]; `build` validates (spec §2.2, rules V1–V10
+/// in order, returning the first violation).
+///
+/// ```
+/// use dmlsched::certificate::Sense;
+/// use dmlsched::pcip::PcBuilder;
+/// // KA1: triangle set cover.
+/// let p = PcBuilder::new(Sense::Minimise, 3)
+///     .objective(vec![1.0, 1.0, 1.0])
+///     .covering_row(&[(0, 1.0), (2, 1.0)], 1.0)
+///     .covering_row(&[(0, 1.0), (1, 1.0)], 1.0)
+///     .covering_row(&[(1, 1.0), (2, 1.0)], 1.0)
+///     .build()
+///     .unwrap();
+/// assert_eq!(p.n_vars(), 3);
+/// ```
+#[derive(Debug, Clone)]
+pub struct PcBuilder {
+    sense: Sense,
+    general: bool,
+    n: usize,
+    objective: Option<Vec<f64>>,
+    upper: Vec<Option<f64>>,
+    kinds: Vec<ColKind>,
+    rows: Vec<(RowClass, Vec<(usize, f64)>, f64, RowSense)>,
+    row_labels: Option<RowLabels>,
+    col_labels: Option<Vec<String>>,
+}
+
+impl PcBuilder {
+    /// A problem with `n_vars` integer columns, upper bound 1 each (0/1
+    /// program) until set otherwise, and objective 0.
+    pub fn new(sense: Sense, n_vars: usize) -> Self {
+        PcBuilder {
+            sense,
+            general: false,
+            n: n_vars,
+            objective: None,
+            upper: vec![Some(1.0); n_vars],
+            kinds: vec![ColKind::Integer; n_vars],
+            rows: Vec::new(),
+            row_labels: None,
+            col_labels: None,
+        }
+    }
+
+    /// Like [`PcBuilder::new`], but the objective may have any finite sign
+    /// (no a-priori guarantee is then emitted).
+    pub fn general(sense: Sense, n_vars: usize) -> Self {
+        PcBuilder {
+            general: true,
+            ..PcBuilder::new(sense, n_vars)
+        }
+    }
+
+    /// The objective coefficients, one per column.
+    pub fn objective(mut self, coeffs: Vec<f64>) -> Self {
+        self.objective = Some(coeffs);
+        self
+    }
+
+    /// Upper bound of integer column `j` (`None`: unbounded). Default `Some(1)`.
+    /// An out-of-range `j` is reported by `build`.
+    pub fn upper(mut self, j: usize, u: Option<u32>) -> Self {
+        self.set_upper(j, u.map(f64::from));
+        self
+    }
+
+    /// Makes column `j` continuous in `[0, u]` (`f64::INFINITY`: unbounded).
+    pub fn continuous(mut self, j: usize, u: f64) -> Self {
+        self.set_upper(j, if u == f64::INFINITY { None } else { Some(u) });
+        if let Some(k) = self.kinds.get_mut(j) {
+            *k = ColKind::Continuous;
+        }
+        self
+    }
+
+    /// Makes column `j` binary (integer with upper bound 1).
+    pub fn binary(mut self, j: usize) -> Self {
+        self.set_upper(j, Some(1.0));
+        if let Some(k) = self.kinds.get_mut(j) {
+            *k = ColKind::Binary;
+        }
+        self
+    }
+
+    fn set_upper(&mut self, j: usize, u: Option<f64>) {
+        if j >= self.upper.len() {
+            // Remember the bad index; `build` reports it (V1).
+            self.upper.resize(j + 1, Some(1.0));
+            self.kinds.resize(j + 1, ColKind::Integer);
+        }
+        self.upper[j] = u;
+    }
+
+    /// Adds a packing row `Σ entries ≤ rhs`.
+    pub fn packing_row(mut self, entries: &[(usize, f64)], rhs: f64) -> Self {
+        self.rows
+            .push((RowClass::Packing, entries.to_vec(), rhs, RowSense::Le));
+        self
+    }
+
+    /// Adds a covering row `Σ entries ≥ rhs`.
+    pub fn covering_row(mut self, entries: &[(usize, f64)], rhs: f64) -> Self {
+        self.rows
+            .push((RowClass::Covering, entries.to_vec(), rhs, RowSense::Ge));
+        self
+    }
+
+    /// Adds a linking row (any signs) `Σ entries ≤ rhs` or `≥ rhs`.
+    pub fn linking_row(mut self, entries: &[(usize, f64)], sense: RowSense, rhs: f64) -> Self {
+        self.rows
+            .push((RowClass::Linking, entries.to_vec(), rhs, sense));
+        self
+    }
+
+    /// Row and column labels for messages (each list empty or complete).
+    pub fn labels(mut self, rows: RowLabels, cols: Vec<String>) -> Self {
+        self.row_labels = Some(rows);
+        self.col_labels = Some(cols);
+        self
+    }
+
+    /// Validates and builds the problem.
+    ///
+    /// # Errors
+    ///
+    /// The first violation of V1–V10 (spec §2.2), or
+    /// [`PcError::InvalidUpper`] for an integer column with a fractional
+    /// bound.
+    pub fn build(self) -> Result<PcProblem, PcError> {
+        let n = self.n;
+        let labels = self.row_labels.clone().unwrap_or_default();
+        let count = |c: RowClass| self.rows.iter().filter(|r| r.0 == c).count();
+        let (n_p, n_c, n_l) = (
+            count(RowClass::Packing),
+            count(RowClass::Covering),
+            count(RowClass::Linking),
+        );
+        // Per-class indices in insertion order.
+        let mut indexed = Vec::with_capacity(self.rows.len());
+        let mut next = [0usize; 3];
+        for (class, entries, rhs, sense) in &self.rows {
+            let slot = class_slot(*class);
+            indexed.push((
+                RowRef {
+                    class: *class,
+                    row: next[slot],
+                },
+                entries,
+                *rhs,
+                *sense,
+            ));
+            next[slot] += 1;
+        }
+        let label_of = |r: RowRef| -> Option<String> {
+            let v = match r.class {
+                RowClass::Packing => &labels.packing,
+                RowClass::Covering => &labels.covering,
+                RowClass::Linking => &labels.linking,
+            };
+            v.get(r.row).cloned()
+        };
+
+        // V1: dimensions.
+        let objective = self.objective.clone().unwrap_or_else(|| vec![0.0; n]);
+        if objective.len() != n {
+            return Err(PcError::DimensionMismatch {
+                what: "objective",
+                expected: n,
+                got: objective.len(),
+            });
+        }
+        if self.upper.len() != n {
+            return Err(PcError::DimensionMismatch {
+                what: "column index of a bound",
+                expected: n,
+                got: self.upper.len() - 1,
+            });
+        }
+        for (what, given, expected) in [
+            ("packing labels", labels.packing.len(), n_p),
+            ("covering labels", labels.covering.len(), n_c),
+            ("linking labels", labels.linking.len(), n_l),
+        ] {
+            if self.row_labels.is_some() && given != 0 && given != expected {
+                return Err(PcError::DimensionMismatch {
+                    what,
+                    expected,
+                    got: given,
+                });
+            }
+        }
+        if let Some(cols) = &self.col_labels
+            && !cols.is_empty()
+            && cols.len() != n
+        {
+            return Err(PcError::DimensionMismatch {
+                what: "column labels",
+                expected: n,
+                got: cols.len(),
+            });
+        }
+        for (_, entries, _, _) in &indexed {
+            if let Some(&(j, _)) = entries.iter().find(|(j, _)| *j >= n) {
+                return Err(PcError::DimensionMismatch {
+                    what: "column index of an entry",
+                    expected: n,
+                    got: j,
+                });
+            }
+        }
+
+        // V2: finiteness.
+        if let Some(j) = objective.iter().position(|v| !v.is_finite()) {
+            return Err(PcError::NonFinite {
+                what: Field::Objective,
+                row: None,
+                col: Some(j),
+            });
+        }
+        for (j, u) in self.upper.iter().enumerate() {
+            if u.is_some_and(|u| !u.is_finite()) {
+                return Err(PcError::NonFinite {
+                    what: Field::Upper,
+                    row: None,
+                    col: Some(j),
+                });
+            }
+        }
+        for (r, entries, rhs, _) in &indexed {
+            if let Some(&(j, _)) = entries.iter().find(|(_, a)| !a.is_finite()) {
+                return Err(PcError::NonFinite {
+                    what: Field::Coefficient,
+                    row: Some(*r),
+                    col: Some(j),
+                });
+            }
+            if !rhs.is_finite() {
+                return Err(PcError::NonFinite {
+                    what: Field::Rhs,
+                    row: Some(*r),
+                    col: None,
+                });
+            }
+        }
+
+        // V3: duplicates.
+        for (r, entries, _, _) in &indexed {
+            let mut seen = HashSet::with_capacity(entries.len());
+            for &(j, _) in entries.iter() {
+                if !seen.insert(j) {
+                    return Err(PcError::DuplicateEntry {
+                        matrix: r.class,
+                        row: r.row,
+                        label: label_of(*r),
+                        col: j,
+                    });
+                }
+            }
+        }
+
+        // Upper bounds must suit the column kind.
+        for (j, (u, k)) in self.upper.iter().zip(&self.kinds).enumerate() {
+            match (k, u) {
+                (_, Some(u)) if *u < 0.0 => {
+                    return Err(PcError::InvalidUpper { col: j, value: *u });
+                }
+                (ColKind::Integer, Some(u)) if u.fract() != 0.0 => {
+                    return Err(PcError::InvalidUpper { col: j, value: *u });
+                }
+                (ColKind::Binary, u) if *u != Some(1.0) => {
+                    return Err(PcError::InvalidUpper {
+                        col: j,
+                        value: u.unwrap_or(f64::INFINITY),
+                    });
+                }
+                _ => {}
+            }
+        }
+
+        // V4: negative packing/covering coefficients.
+        for (r, entries, _, _) in &indexed {
+            if r.class == RowClass::Linking {
+                continue;
+            }
+            if let Some(&(j, a)) = entries.iter().find(|(_, a)| *a < 0.0) {
+                return Err(PcError::NegativeCoefficient {
+                    matrix: r.class,
+                    row: r.row,
+                    label: label_of(*r),
+                    col: j,
+                    value: a,
+                });
+            }
+        }
+        // V5, V6.
+        for (r, _, rhs, _) in &indexed {
+            match r.class {
+                RowClass::Packing if *rhs < 0.0 => {
+                    return Err(PcError::NegativeCapacity {
+                        row: r.row,
+                        label: label_of(*r),
+                        value: *rhs,
+                    });
+                }
+                RowClass::Covering if *rhs <= 0.0 => {
+                    return Err(PcError::NonPositiveDemand {
+                        row: r.row,
+                        label: label_of(*r),
+                        value: *rhs,
+                    });
+                }
+                _ => {}
+            }
+        }
+        // V7: empty rows (after dropping exact zeros).
+        for (r, entries, _, _) in &indexed {
+            if entries.iter().all(|(_, a)| *a == 0.0) {
+                return Err(PcError::EmptyRow {
+                    matrix: r.class,
+                    row: r.row,
+                    label: label_of(*r),
+                });
+            }
+        }
+        // V8: objective signs.
+        if !self.general
+            && let Some(j) = objective.iter().position(|v| *v < 0.0)
+        {
+            return Err(PcError::NegativeObjective {
+                col: j,
+                value: objective[j],
+            });
+        }
+        let upper: Vec<f64> = self
+            .upper
+            .iter()
+            .map(|u| u.unwrap_or(f64::INFINITY))
+            .collect();
+        // V9: covering reachable at the upper bounds.
+        for (r, entries, rhs, _) in &indexed {
+            if r.class != RowClass::Covering {
+                continue;
+            }
+            let max_lhs: f64 = entries
+                .iter()
+                .map(|&(j, a)| if a > 0.0 { a * upper[j] } else { 0.0 })
+                .sum();
+            if max_lhs < *rhs {
+                return Err(PcError::CoveringUnreachable {
+                    row: r.row,
+                    label: label_of(*r),
+                    max_lhs,
+                    rhs: *rhs,
+                });
+            }
+        }
+        // V10: unbounded columns in the max form.
+        if self.sense == Sense::Maximise {
+            let mut packed = vec![false; n];
+            for (r, entries, _, _) in &indexed {
+                if r.class == RowClass::Packing {
+                    for &(j, a) in entries.iter() {
+                        if a > 0.0 {
+                            packed[j] = true;
+                        }
+                    }
+                }
+            }
+            if let Some(j) =
+                (0..n).find(|&j| objective[j] > 0.0 && upper[j].is_infinite() && !packed[j])
+            {
+                return Err(PcError::UnboundedColumn { col: j });
+            }
+        }
+
+        let block = |class: RowClass, m: usize| {
+            let mut tri = TriMat::new((m, n));
+            let mut rhs = Vec::with_capacity(m);
+            for (r, entries, b, _) in indexed.iter().filter(|x| x.0.class == class) {
+                for &(j, a) in entries.iter() {
+                    if a != 0.0 {
+                        tri.add_triplet(r.row, j, a);
+                    }
+                }
+                rhs.push(*b);
+            }
+            Block {
+                csr: tri.to_csr(),
+                csc: tri.to_csc(),
+                rhs,
+            }
+        };
+        let linking_sense = indexed
+            .iter()
+            .filter(|x| x.0.class == RowClass::Linking)
+            .map(|x| x.3)
+            .collect();
+        Ok(PcProblem {
+            sense: self.sense,
+            general: self.general,
+            objective,
+            upper,
+            kinds: self.kinds,
+            packing: block(RowClass::Packing, n_p),
+            covering: block(RowClass::Covering, n_c),
+            linking: block(RowClass::Linking, n_l),
+            linking_sense,
+            row_labels: labels,
+            col_labels: self.col_labels.unwrap_or_default(),
+        })
+    }
+}
+
+fn class_slot(c: RowClass) -> usize {
+    match c {
+        RowClass::Packing => 0,
+        RowClass::Covering => 1,
+        RowClass::Linking => 2,
+    }
+}
+
+/// Result of [`evaluate`]: the objective, every row's activity, and every
+/// violation beyond the tolerance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluation {
+    /// Objective in the user's sense.
+    pub objective: f64,
+    /// Packing loads `P x`.
+    pub packing: Vec<f64>,
+    /// Covering levels `C x`.
+    pub covering: Vec<f64>,
+    /// Linking activities.
+    pub linking: Vec<f64>,
+    /// Violated rows (beyond `tol · max(1, |rhs|)`).
+    pub violated_rows: Vec<RowReport>,
+    /// Columns outside `[0, u_j]` or not integral (integer columns), with
+    /// their value.
+    pub violated_columns: Vec<(usize, f64)>,
+}
+
+impl Evaluation {
+    /// Whether nothing is violated.
+    pub fn is_feasible(&self) -> bool {
+        self.violated_rows.is_empty() && self.violated_columns.is_empty()
+    }
+
+    /// Largest absolute row violation (0 when feasible).
+    pub fn max_violation(&self) -> f64 {
+        self.violated_rows
+            .iter()
+            .map(|r| r.deficit)
+            .fold(0.0, f64::max)
+    }
+}
+
+/// Independent checker (PC-7): evaluates `x` against every row and bound of
+/// `p`, with relative tolerance `tol` (`1e-9` is the engine's default).
+///
+/// It recomputes everything from the problem's rows; it does not trust any
+/// load kept by rounding or repair.
+///
+/// # Panics
+///
+/// Never; a point of the wrong length is reported as a violation of every
+/// missing column (value NaN).
+pub fn evaluate(p: &PcProblem, x: &[f64], tol: f64) -> Evaluation {
+    let n = p.n_vars();
+    let mut full: Vec<f64> = x.iter().copied().take(n).collect();
+    full.resize(n, f64::NAN);
+    let mut violated_columns = Vec::new();
+    for (j, &v) in full.iter().enumerate() {
+        let u = p.upper(j);
+        let bad_bounds = !(v >= -tol && v <= u + tol * u.abs().max(1.0));
+        let bad_integrality = p.is_integer(j) && (v - v.round()).abs() > tol;
+        if bad_bounds || bad_integrality || v.is_nan() {
+            violated_columns.push((j, v));
+        }
+    }
+    let mut violated_rows = Vec::new();
+    let mut acts = [Vec::new(), Vec::new(), Vec::new()];
+    for class in [RowClass::Packing, RowClass::Covering, RowClass::Linking] {
+        let act = p.activities(class, &full);
+        for (i, &lhs) in act.iter().enumerate() {
+            let row = RowRef { class, row: i };
+            let rhs = p.rhs(row);
+            let slack = tol * rhs.abs().max(1.0);
+            let deficit = match p.row_sense(row) {
+                RowSense::Le => lhs - rhs,
+                RowSense::Ge => rhs - lhs,
+            };
+            if deficit > slack || lhs.is_nan() {
+                violated_rows.push(RowReport {
+                    row,
+                    label: p.row_label(row).map(str::to_string),
+                    lhs,
+                    rhs,
+                    deficit,
+                });
+            }
+        }
+        acts[class_slot(class)] = act;
+    }
+    let [packing, covering, linking] = acts;
+    Evaluation {
+        objective: p.objective_value(&full),
+        packing,
+        covering,
+        linking,
+        violated_rows,
+        violated_columns,
+    }
+}
