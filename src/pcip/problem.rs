@@ -250,6 +250,9 @@ fn width(b: &Block, usable: impl Fn(usize) -> bool) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// A row as given to the builder: class, entries, right-hand side, sense.
+type PendingRow = (RowClass, Vec<(usize, f64)>, f64, RowSense);
+
 /// Builder of a [`PcProblem`]; `build` validates (spec §2.2, rules V1–V10
 /// in order, returning the first violation).
 ///
@@ -274,7 +277,7 @@ pub struct PcBuilder {
     objective: Option<Vec<f64>>,
     upper: Vec<Option<f64>>,
     kinds: Vec<ColKind>,
-    rows: Vec<(RowClass, Vec<(usize, f64)>, f64, RowSense)>,
+    rows: Vec<PendingRow>,
     row_labels: Option<RowLabels>,
     col_labels: Option<Vec<String>>,
 }
