@@ -6,10 +6,12 @@
 
 mod error;
 mod problem;
+mod relax;
 mod rounding;
 
 pub use error::{Field, PcError, RepairFailure, RowClass, RowRef, RowReport};
 pub use problem::{ColKind, Evaluation, PcBuilder, PcProblem, RowLabels, RowSense, evaluate};
+pub use relax::{ExactResult, LpRelaxation, MipOptions, solve_exact, solve_lp};
 pub use rounding::{
     INT_TOL, draw_uniforms, round_independent, round_with_uniforms, scaled_point, snap, trial_rng,
     uniform,

@@ -1,0 +1,334 @@
+//! The LP relaxation through the [`lp`](crate::lp) layer, its duals, and the
+//! safe relaxation bound (spec §3), plus the exact MIP (spec §9).
+
+use super::error::{PcError, RowClass, RowRef};
+use super::problem::{PcProblem, RowSense};
+use super::rounding::snap;
+use crate::certificate::{Bound, BoundKind, ExactStatus, Sense};
+use crate::lp::{self, ColumnKind, LinearProgram, LpSolution, LpStatus, SolveOptions};
+
+/// The LP relaxation of a [`PcProblem`] (spec §3.4).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LpRelaxation {
+    /// The LP point, clamped to `[0, u_j]` and snapped to integers within
+    /// [`INT_TOL`](super::INT_TOL) on integer columns.
+    pub x: Vec<f64>,
+    /// LP optimum in the user's sense.
+    pub objective: f64,
+    /// `π_i ≥ 0`: price of one unit of capacity of packing row i (value per
+    /// unit in the max form).
+    pub packing_prices: Vec<f64>,
+    /// `σ_k ≥ 0`: price of one unit of demand of covering row k.
+    pub covering_prices: Vec<f64>,
+    /// Linking-row multipliers, sign-normalised to ≥ 0 (for `≤` rows the
+    /// price of relaxing the row, for `≥` rows of tightening it).
+    pub linking_prices: Vec<f64>,
+    /// Reduced costs of the canonical minimisation,
+    /// `d_j = c_j − (Cᵀσ)_j + (Pᵀπ)_j` (linking rows included).
+    pub reduced_costs: Vec<f64>,
+    /// The bound the certificate reports: the safe dual bound (§3.5), or the
+    /// LP objective when the dual certificate is unusable.
+    pub safe_bound: Bound,
+    /// Simplex iterations, when reported.
+    pub simplex_iterations: Option<i64>,
+    /// Solver seconds.
+    pub seconds: f64,
+}
+
+/// Canonical minimisation cost of column j: `c_j` (min) or `−v_j` (max).
+pub(crate) fn canonical_costs(p: &PcProblem) -> Vec<f64> {
+    let s = match p.sense() {
+        Sense::Minimise => 1.0,
+        Sense::Maximise => -1.0,
+    };
+    p.objective().iter().map(|c| s * c).collect()
+}
+
+/// Row order of the LP: packing rows, then covering, then linking.
+fn row_offsets(p: &PcProblem) -> [usize; 3] {
+    let np = p.n_rows(RowClass::Packing);
+    let nc = p.n_rows(RowClass::Covering);
+    [0, np, np + nc]
+}
+
+/// The canonical minimisation as a [`LinearProgram`]; integer columns
+/// become [`ColumnKind::Integer`] (relaxed by the solve options when needed).
+pub(crate) fn build_lp(p: &PcProblem) -> LinearProgram {
+    let mut lp = LinearProgram::new(Sense::Minimise);
+    for (j, c) in canonical_costs(p).into_iter().enumerate() {
+        let kind = if p.is_integer(j) {
+            ColumnKind::Integer
+        } else {
+            ColumnKind::Continuous
+        };
+        lp.add_column(c, 0.0, p.upper(j), kind);
+    }
+    for class in [RowClass::Packing, RowClass::Covering, RowClass::Linking] {
+        for i in 0..p.n_rows(class) {
+            let r = RowRef { class, row: i };
+            let (cols, vals) = p.row(r);
+            let entries: Vec<(usize, f64)> =
+                cols.iter().copied().zip(vals.iter().copied()).collect();
+            let rhs = p.rhs(r);
+            let idx = match p.row_sense(r) {
+                RowSense::Le => lp.add_row(f64::NEG_INFINITY, rhs, &entries),
+                RowSense::Ge => lp.add_row(rhs, f64::INFINITY, &entries),
+            };
+            if let Some(label) = p.row_label(r) {
+                // Names only help messages; an error here cannot happen for a valid index.
+                let _ = lp.set_row_name(idx, label);
+            }
+        }
+    }
+    lp
+}
+
+fn lp_error(status: &LpStatus) -> PcError {
+    match status {
+        LpStatus::Infeasible => PcError::LpInfeasible,
+        LpStatus::Unbounded => PcError::LpUnbounded,
+        LpStatus::UnboundedOrInfeasible => PcError::LpUnboundedOrInfeasible,
+        other => PcError::LpLimit {
+            status: other.clone(),
+        },
+    }
+}
+
+/// Solves the LP relaxation (spec §3) and computes the safe bound (§3.5).
+///
+/// # Errors
+///
+/// [`PcError::LpInfeasible`], [`PcError::LpUnbounded`],
+/// [`PcError::LpUnboundedOrInfeasible`] and [`PcError::LpLimit`] for the
+/// solver outcomes (kept distinct), [`PcError::Lp`] for solver failures —
+/// including [`LpError::SolverUnavailable`](crate::lp::LpError::SolverUnavailable)
+/// without the `highs` feature.
+pub fn solve_lp(p: &PcProblem, opts: &SolveOptions) -> Result<LpRelaxation, PcError> {
+    let lp = build_lp(p);
+    let sol = lp::solve(&lp, &opts.clone().with_relax_integrality(true))?;
+    if sol.status != LpStatus::Optimal {
+        return Err(lp_error(&sol.status));
+    }
+    relaxation_from(p, &sol)
+}
+
+fn relaxation_from(p: &PcProblem, sol: &LpSolution) -> Result<LpRelaxation, PcError> {
+    let Some(primal) = sol.primal_point() else {
+        return Err(PcError::LpLimit {
+            status: sol.status.clone(),
+        });
+    };
+    let x: Vec<f64> = primal
+        .iter()
+        .enumerate()
+        .map(|(j, &v)| {
+            let v = v.max(0.0).min(p.upper(j));
+            if p.is_integer(j) { snap(v) } else { v }
+        })
+        .collect();
+    let off = row_offsets(p);
+    // Sign-normalised multipliers s_r ≥ 0 (canonical minimisation: HiGHS
+    // duals are ≥ 0 on binding ≥ rows and ≤ 0 on binding ≤ rows).
+    let dual = |r: RowRef| -> f64 {
+        let idx = off[class_index(r.class)] + r.row;
+        let y = if sol.has_dual {
+            sol.row_duals.get(idx).copied().unwrap_or(0.0)
+        } else {
+            0.0
+        };
+        match p.row_sense(r) {
+            RowSense::Ge => y.max(0.0),
+            RowSense::Le => (-y).max(0.0),
+        }
+    };
+    let prices = |class: RowClass| -> Vec<f64> {
+        (0..p.n_rows(class))
+            .map(|i| dual(RowRef { class, row: i }))
+            .collect()
+    };
+    let packing_prices = prices(RowClass::Packing);
+    let covering_prices = prices(RowClass::Covering);
+    let linking_prices = prices(RowClass::Linking);
+    let sign = |r: RowRef| match p.row_sense(r) {
+        RowSense::Ge => 1.0,
+        RowSense::Le => -1.0,
+    };
+    let price_of = |r: RowRef| match r.class {
+        RowClass::Packing => packing_prices[r.row],
+        RowClass::Covering => covering_prices[r.row],
+        RowClass::Linking => linking_prices[r.row],
+    };
+    // (Aᵀ s)_j with signs, and the dual objective's row part.
+    let n = p.n_vars();
+    let mut ats = vec![0.0; n];
+    let mut dual_obj = 0.0;
+    for class in [RowClass::Packing, RowClass::Covering, RowClass::Linking] {
+        for i in 0..p.n_rows(class) {
+            let r = RowRef { class, row: i };
+            let s = price_of(r);
+            if s == 0.0 {
+                continue;
+            }
+            let g = sign(r);
+            dual_obj += g * p.rhs(r) * s;
+            let (cols, vals) = p.row(r);
+            for (&j, &a) in cols.iter().zip(vals) {
+                ats[j] += g * a * s;
+            }
+        }
+    }
+    let c = canonical_costs(p);
+    let mut usable = true;
+    let mut reduced_costs = Vec::with_capacity(n);
+    for j in 0..n {
+        let rho = (ats[j] - c[j]).max(0.0);
+        reduced_costs.push(c[j] - ats[j]);
+        if rho > 0.0 {
+            if p.upper(j).is_infinite() {
+                usable = false;
+            } else {
+                dual_obj -= p.upper(j) * rho;
+            }
+        }
+    }
+    let lp_obj_canonical = sol.objective.unwrap_or(f64::NAN);
+    let to_user = |v: f64| match p.sense() {
+        Sense::Minimise => v,
+        Sense::Maximise => -v,
+    };
+    let safe_bound = if usable && sol.has_dual && dual_obj.is_finite() {
+        Bound::new(to_user(dual_obj), BoundKind::LpDualSafe)
+    } else {
+        Bound::new(to_user(lp_obj_canonical), BoundKind::LpPrimal)
+    };
+    Ok(LpRelaxation {
+        x,
+        objective: to_user(lp_obj_canonical),
+        packing_prices,
+        covering_prices,
+        linking_prices,
+        reduced_costs,
+        safe_bound,
+        simplex_iterations: sol.simplex_iterations,
+        seconds: sol.seconds,
+    })
+}
+
+fn class_index(c: RowClass) -> usize {
+    match c {
+        RowClass::Packing => 0,
+        RowClass::Covering => 1,
+        RowClass::Linking => 2,
+    }
+}
+
+/// Options of the exact MIP (spec §9).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MipOptions {
+    /// Time limit in seconds (default 30).
+    pub time_limit_s: f64,
+    /// Relative gap at which HiGHS stops (default 1e-6).
+    pub mip_rel_gap: f64,
+    /// Solver threads (default 1).
+    pub threads: u32,
+    /// Solver seed (default 0).
+    pub seed: u32,
+}
+
+impl Default for MipOptions {
+    fn default() -> Self {
+        MipOptions {
+            time_limit_s: 30.0,
+            mip_rel_gap: 1e-6,
+            threads: 1,
+            seed: 0,
+        }
+    }
+}
+
+/// Outcome of [`solve_exact`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExactResult {
+    /// Optimal, or stopped at a limit.
+    pub status: ExactStatus,
+    /// The incumbent point (integer columns exactly integral), if any.
+    pub x: Option<Vec<f64>>,
+    /// Its objective in the user's sense.
+    pub incumbent: Option<f64>,
+    /// The solver's proven bound on OPT (lower for min, upper for max).
+    pub dual_bound: f64,
+    /// Relative gap between incumbent and bound.
+    pub rel_gap: f64,
+    /// Solver seconds.
+    pub seconds: f64,
+}
+
+/// Solves the integer program exactly with the MIP solver (spec §9).
+///
+/// The incumbent's integer columns are rounded to the nearest integer
+/// (HiGHS returns them within its integrality tolerance).
+///
+/// # Errors
+///
+/// [`PcError::IntegerInfeasible`] when the solver proves infeasibility,
+/// [`PcError::LpUnbounded`]/[`PcError::LpUnboundedOrInfeasible`] for
+/// unbounded outcomes, [`PcError::Lp`] for solver failures or a missing
+/// solver. A limit is not an error: the status says so, with or without an
+/// incumbent.
+pub fn solve_exact(p: &PcProblem, opts: &MipOptions) -> Result<ExactResult, PcError> {
+    let lp = build_lp(p);
+    let so = SolveOptions::default()
+        .with_time_limit(opts.time_limit_s)
+        .with_mip_rel_gap(opts.mip_rel_gap)
+        .with_threads(opts.threads)
+        .with_seed(opts.seed);
+    let sol = lp::solve(&lp, &so)?;
+    let to_user = |v: f64| match p.sense() {
+        Sense::Minimise => v,
+        Sense::Maximise => -v,
+    };
+    match sol.status {
+        LpStatus::Infeasible => return Err(PcError::IntegerInfeasible),
+        LpStatus::Unbounded => return Err(PcError::LpUnbounded),
+        LpStatus::UnboundedOrInfeasible => return Err(PcError::LpUnboundedOrInfeasible),
+        _ => {}
+    }
+    let x = sol.primal_point().map(|v| {
+        v.iter()
+            .enumerate()
+            .map(|(j, &x)| {
+                let x = x.max(0.0).min(p.upper(j));
+                if p.is_integer(j) { x.round() } else { x }
+            })
+            .collect::<Vec<f64>>()
+    });
+    let incumbent = x.as_ref().map(|x| p.objective_value(x));
+    let status = if sol.status == LpStatus::Optimal {
+        ExactStatus::Optimal
+    } else {
+        ExactStatus::Limit {
+            status: sol.status.to_string(),
+        }
+    };
+    let unknown_bound = match p.sense() {
+        Sense::Minimise => f64::NEG_INFINITY,
+        Sense::Maximise => f64::INFINITY,
+    };
+    let dual_bound = match (&status, sol.mip_dual_bound, incumbent) {
+        (_, Some(b), _) => to_user(b),
+        (ExactStatus::Optimal, None, Some(v)) => v,
+        _ => unknown_bound,
+    };
+    Ok(ExactResult {
+        status,
+        x,
+        incumbent,
+        dual_bound,
+        rel_gap: sol.mip_gap.unwrap_or(if incumbent.is_some() {
+            0.0
+        } else {
+            f64::INFINITY
+        }),
+        seconds: sol.seconds,
+    })
+}
