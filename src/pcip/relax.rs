@@ -122,8 +122,8 @@ fn relaxation_from(p: &PcProblem, sol: &LpSolution) -> Result<LpRelaxation, PcEr
         .iter()
         .enumerate()
         .map(|(j, &v)| {
-            let v = v.max(0.0).min(p.upper(j));
-            if p.is_integer(j) { snap(v) } else { v }
+            let v = v.max(0.0).min(p.upper(j)) + 0.0;
+            if p.is_integer(j) { snap(v) + 0.0 } else { v }
         })
         .collect();
     let off = row_offsets(p);
@@ -297,7 +297,8 @@ pub fn solve_exact(p: &PcProblem, opts: &MipOptions) -> Result<ExactResult, PcEr
         v.iter()
             .enumerate()
             .map(|(j, &x)| {
-                let x = x.max(0.0).min(p.upper(j));
+                // `+ 0.0` turns a solver's -0.0 into 0.0.
+                let x = x.max(0.0).min(p.upper(j)) + 0.0;
                 if p.is_integer(j) { x.round() } else { x }
             })
             .collect::<Vec<f64>>()

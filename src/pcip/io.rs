@@ -1,0 +1,191 @@
+//! JSON input of packing–covering programs (`docs/pcip-format.md`).
+
+use super::error::PcError;
+use super::problem::{PcBuilder, PcProblem, RowLabels, RowSense};
+use crate::certificate::Sense;
+
+/// The JSON format version read by [`PcProblem::from_json`].
+pub const PC_FORMAT_VERSION: u32 = 1;
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PcFile {
+    format_version: u32,
+    sense: FileSense,
+    n_vars: usize,
+    objective: Vec<f64>,
+    #[serde(default)]
+    upper: Option<Vec<Option<f64>>>,
+    #[serde(default)]
+    kinds: Option<Vec<FileKind>>,
+    #[serde(default)]
+    packing: Vec<FileRow>,
+    #[serde(default)]
+    covering: Vec<FileRow>,
+    #[serde(default)]
+    linking: Vec<FileLinkingRow>,
+    #[serde(default)]
+    col_labels: Option<Vec<String>>,
+    #[serde(default)]
+    general: bool,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum FileSense {
+    Minimise,
+    Maximise,
+}
+
+#[derive(serde::Deserialize, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+enum FileKind {
+    Integer,
+    Binary,
+    Continuous,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileRow {
+    #[serde(default)]
+    label: Option<String>,
+    entries: Vec<(usize, f64)>,
+    rhs: f64,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileLinkingRow {
+    #[serde(default)]
+    label: Option<String>,
+    entries: Vec<(usize, f64)>,
+    sense: FileRowSense,
+    rhs: f64,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum FileRowSense {
+    Le,
+    Ge,
+}
+
+impl PcProblem {
+    /// Reads a program from JSON (`docs/pcip-format.md`) and validates it.
+    ///
+    /// ```
+    /// use dmlsched::pcip::PcProblem;
+    /// let p = PcProblem::from_json(r#"{"format_version": 1, "sense": "minimise", "n_vars": 2,
+    ///     "objective": [1, 2], "upper": [3, null],
+    ///     "covering": [{"label": "demand", "entries": [[0, 1], [1, 1]], "rhs": 4}]}"#).unwrap();
+    /// assert_eq!(p.upper(1), f64::INFINITY);
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`crate::Error::Json`] for malformed JSON or unknown fields;
+    /// [`crate::Error::Pc`] for an unsupported `format_version`
+    /// ([`PcError::InvalidOption`]) or an invalid program (V1–V10).
+    pub fn from_json(text: &str) -> crate::Result<PcProblem> {
+        let f: PcFile = serde_json::from_str(text)?;
+        Ok(f.into_problem()?)
+    }
+}
+
+impl PcFile {
+    fn into_problem(self) -> Result<PcProblem, PcError> {
+        if self.format_version != PC_FORMAT_VERSION {
+            return Err(PcError::InvalidOption {
+                option: "format_version",
+                reason: format!(
+                    "{} is not supported (this crate reads {PC_FORMAT_VERSION})",
+                    self.format_version
+                ),
+            });
+        }
+        let sense = match self.sense {
+            FileSense::Minimise => Sense::Minimise,
+            FileSense::Maximise => Sense::Maximise,
+        };
+        let n = self.n_vars;
+        let mut b = if self.general {
+            PcBuilder::general(sense, n)
+        } else {
+            PcBuilder::new(sense, n)
+        };
+        b = b.objective(self.objective);
+        let kinds = self.kinds.unwrap_or_default();
+        if !kinds.is_empty() && kinds.len() != n {
+            return Err(PcError::DimensionMismatch {
+                what: "kinds",
+                expected: n,
+                got: kinds.len(),
+            });
+        }
+        let upper = self.upper.unwrap_or_default();
+        if !upper.is_empty() && upper.len() != n {
+            return Err(PcError::DimensionMismatch {
+                what: "upper",
+                expected: n,
+                got: upper.len(),
+            });
+        }
+        for j in 0..n {
+            let kind = kinds.get(j).copied().unwrap_or(FileKind::Integer);
+            let u = if upper.is_empty() {
+                Some(1.0)
+            } else {
+                upper[j]
+            };
+            b = match kind {
+                FileKind::Binary => b.binary(j),
+                FileKind::Continuous => b.continuous(j, u.unwrap_or(f64::INFINITY)),
+                FileKind::Integer => match u {
+                    None => b.upper(j, None),
+                    Some(v) if v >= 0.0 && v.fract() == 0.0 && v <= f64::from(u32::MAX) => {
+                        b.upper(j, Some(v as u32))
+                    }
+                    Some(v) => return Err(PcError::InvalidUpper { col: j, value: v }),
+                },
+            };
+        }
+        let mut labels = RowLabels::default();
+        let any_label = self
+            .packing
+            .iter()
+            .chain(&self.covering)
+            .any(|r| r.label.is_some())
+            || self.linking.iter().any(|r| r.label.is_some());
+        let name = |l: &Option<String>, class: &str, i: usize| {
+            l.clone().unwrap_or_else(|| format!("{class}[{i}]"))
+        };
+        for (i, r) in self.packing.iter().enumerate() {
+            b = b.packing_row(&r.entries, r.rhs);
+            labels.packing.push(name(&r.label, "packing", i));
+        }
+        for (i, r) in self.covering.iter().enumerate() {
+            b = b.covering_row(&r.entries, r.rhs);
+            labels.covering.push(name(&r.label, "covering", i));
+        }
+        for (i, r) in self.linking.iter().enumerate() {
+            let s = match r.sense {
+                FileRowSense::Le => RowSense::Le,
+                FileRowSense::Ge => RowSense::Ge,
+            };
+            b = b.linking_row(&r.entries, s, r.rhs);
+            labels.linking.push(name(&r.label, "linking", i));
+        }
+        if any_label || self.col_labels.is_some() {
+            b = b.labels(
+                if any_label {
+                    labels
+                } else {
+                    RowLabels::default()
+                },
+                self.col_labels.unwrap_or_default(),
+            );
+        }
+        b.build()
+    }
+}

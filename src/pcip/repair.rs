@@ -1,0 +1,1267 @@
+//! Repair (alteration) of a rounded point to exact feasibility with unit
+//! moves (spec §6, and §11.5 restricted to `±1` steps on one integer column).
+//!
+//! Three phases, all in the canonical minimisation (`c = −v` for the max
+//! form):
+//!
+//! 1. **shrink**: while a Packing or Linking row is violated, decrement the
+//!    integer column with the smallest key `(damage/relief, −c_j/relief, j)`;
+//! 2. **grow**: while a Covering row is short, increment the integer column
+//!    with the smallest key `(c_j/gain, j)` among those whose increment keeps
+//!    every Packing and Linking row holding;
+//! 3. **improve** (optional): one reverse-delete pass over the columns with
+//!    `c_j > 0` (most expensive first), then one greedy fill pass over the
+//!    columns with `c_j < 0` (most valuable first).
+//!
+//! Row activities are kept incrementally: a unit step on column `j` touches
+//! only the rows of column `j`.
+
+use std::cmp::Ordering;
+
+use super::error::{PcError, RepairFailure, RowClass, RowRef, RowReport};
+use super::problem::{PcProblem, RowSense, evaluate};
+use crate::certificate::Sense;
+
+/// Options of [`repair`] (spec §6).
+///
+/// ```
+/// use dmlsched::pcip::RepairOptions;
+/// let o = RepairOptions::default();
+/// assert_eq!((o.feas_tol, o.improve, o.packing_slack), (1e-9, true, 0.0));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct RepairOptions {
+    /// Relative feasibility tolerance: a `≤` row with threshold `t` holds
+    /// when `load − t ≤ feas_tol·max(1, |t|)` (mirrored for `≥` rows).
+    /// Default `1e-9`; must be finite and `≥ 0`.
+    pub feas_tol: f64,
+    /// Run the improvement phase (reverse delete, then greedy fill).
+    /// Default `true`.
+    pub improve: bool,
+    /// Bicriteria slack `δ ≥ 0`: packing rows are held to `(1+δ)·p_i`
+    /// instead of `p_i`. Default `0.0`; must be finite and `≥ 0`.
+    pub packing_slack: f64,
+}
+
+impl Default for RepairOptions {
+    fn default() -> Self {
+        RepairOptions {
+            feas_tol: 1e-9,
+            improve: true,
+            packing_slack: 0.0,
+        }
+    }
+}
+
+/// What [`repair`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct RepairReport {
+    /// Total number of unit steps (`shrink_moves + grow_moves + prune_moves`).
+    pub moves: u64,
+    /// Unit decrements of phase 1 (shrink).
+    pub shrink_moves: u64,
+    /// Unit increments of phase 2 (grow).
+    pub grow_moves: u64,
+    /// Unit steps of phase 3: reverse-delete decrements plus greedy-fill
+    /// increments.
+    pub prune_moves: u64,
+    /// Objective of the repaired point, in the user's sense.
+    pub objective: f64,
+}
+
+/// Repairs `x` in place into a point that satisfies every Packing, Covering
+/// and Linking row of `p` (spec §6 with the Linking-row rules of §11.5),
+/// using unit moves on integer columns only.
+///
+/// * **Start point.** Every entry is first clamped into `[0, u_j]`, and
+///   integer columns are rounded to the nearest integer (halves away from
+///   zero). The pipeline always passes such box points, so this changes
+///   nothing there. Continuous columns are never changed afterwards.
+/// * **Thresholds.** Packing rows are held to `(1+δ)·p_i` with
+///   `δ = opts.packing_slack`; Covering rows to `q_k`; Linking rows to their
+///   right-hand side in their own sense. A row holds within
+///   `feas_tol·max(1, |threshold|)`.
+/// * **Phase 1 (shrink).** While a Packing or Linking row is violated (set
+///   V), decrement the integer column `j` with `x_j ≥ 1` that minimises
+///   `(damage_j/relief_j, −c_j/relief_j, j)` lexicographically, where
+///   `relief_j > 0` is the reduction of the total violation over V and
+///   `damage_j` the increase of the total covering deficit. A decrement that
+///   would break a Packing or Linking row that holds is never taken.
+/// * **Phase 2 (grow).** While a Covering row is short (set D, deficits
+///   `d_k`), increment the integer column `j` with `x_j < u_j` that
+///   minimises `(c_j/gain_j, j)`, where `gain_j = Σ_{k∈D} min(C_kj, d_k) > 0`
+///   and every Packing and Linking row still holds after the increment.
+///   Since `c_j/gain_j` has the sign of `c_j`, moves that do not raise the
+///   objective come first (§11.5).
+/// * **Phase 3 (improve, if `opts.improve`).** One pass over the integer
+///   columns with `c_j > 0` in order of decreasing `c_j` (ties by index):
+///   decrement while every row still holds. Then one pass over those with
+///   `c_j < 0` in order of increasing `c_j`: increment while `x_j < u_j` and
+///   every row still holds. An unbounded column whose increments no row
+///   limits is left alone (its objective would be unbounded).
+///
+/// The result is re-checked with the independent [`evaluate`] (packing rows
+/// against `(1+δ)·p_i`); an infeasible point is never returned as `Ok`.
+///
+/// ```
+/// use dmlsched::certificate::Sense;
+/// use dmlsched::pcip::{PcBuilder, RepairOptions, repair};
+/// // KA1: triangle set cover; the empty point repairs to (1, 1, 0).
+/// let p = PcBuilder::new(Sense::Minimise, 3)
+///     .objective(vec![1.0, 1.0, 1.0])
+///     .covering_row(&[(0, 1.0), (2, 1.0)], 1.0)
+///     .covering_row(&[(0, 1.0), (1, 1.0)], 1.0)
+///     .covering_row(&[(1, 1.0), (2, 1.0)], 1.0)
+///     .build()
+///     .unwrap();
+/// let mut x = vec![0.0; 3];
+/// let r = repair(&p, &mut x, &RepairOptions::default()).unwrap();
+/// assert_eq!(x, vec![1.0, 1.0, 0.0]);
+/// assert_eq!((r.grow_moves, r.objective), (2, 2.0));
+/// ```
+///
+/// # Errors
+///
+/// * [`PcError::DimensionMismatch`] if `x.len() != p.n_vars()`;
+/// * [`PcError::InvalidOption`] if `feas_tol` or `packing_slack` is negative
+///   or not finite, or an entry of `x` is not finite (option `"x"`);
+/// * [`PcError::RepairFailed`] if phase 1 stalls (`still_violated`, plus any
+///   short covering rows in `uncovered`), or phase 2 stalls (`uncovered`,
+///   `blocking_rows`, `saturated_cols`), or the final check fails. Then `x`
+///   holds the point reached so far. `total_deficit` is the sum of the
+///   deficits of all reported rows, i.e. the total covering deficit when
+///   phase 2 stalls.
+pub fn repair(p: &PcProblem, x: &mut [f64], opts: &RepairOptions) -> Result<RepairReport, PcError> {
+    validate(p, x, opts)?;
+    for (j, v) in x.iter_mut().enumerate() {
+        let clamped = v.max(0.0).min(p.upper(j));
+        *v = if p.is_integer(j) {
+            clamped.round()
+        } else {
+            clamped
+        };
+    }
+    let mut st = State::new(p, x, opts);
+    let shrink_moves = st.shrink(x)?;
+    let grow_moves = st.grow(x)?;
+    let prune_moves = if opts.improve { st.improve(x) } else { 0 };
+    st.final_check(x)?;
+    Ok(RepairReport {
+        moves: shrink_moves + grow_moves + prune_moves,
+        shrink_moves,
+        grow_moves,
+        prune_moves,
+        objective: p.objective_value(x),
+    })
+}
+
+fn validate(p: &PcProblem, x: &[f64], opts: &RepairOptions) -> Result<(), PcError> {
+    if x.len() != p.n_vars() {
+        return Err(PcError::DimensionMismatch {
+            what: "repair point x",
+            expected: p.n_vars(),
+            got: x.len(),
+        });
+    }
+    for (option, v) in [
+        ("feas_tol", opts.feas_tol),
+        ("packing_slack", opts.packing_slack),
+    ] {
+        if !(v.is_finite() && v >= 0.0) {
+            return Err(PcError::InvalidOption {
+                option,
+                reason: format!("must be finite and ≥ 0, got {v}"),
+            });
+        }
+    }
+    if let Some(j) = x.iter().position(|v| !v.is_finite()) {
+        return Err(PcError::InvalidOption {
+            option: "x",
+            reason: format!("entry {j} is {}", x[j]),
+        });
+    }
+    Ok(())
+}
+
+/// The row classes in storage order (`slot` indexes [`State::rows`]).
+const CLASSES: [RowClass; 3] = [RowClass::Packing, RowClass::Covering, RowClass::Linking];
+/// Classes whose rows are enforced as hard limits by phases 1 and 2.
+const LIMITS: [RowClass; 2] = [RowClass::Packing, RowClass::Linking];
+
+fn slot(c: RowClass) -> usize {
+    match c {
+        RowClass::Packing => 0,
+        RowClass::Covering => 1,
+        RowClass::Linking => 2,
+    }
+}
+
+/// Turns `−0.0` into `+0.0`, so that `total_cmp` orders zeros as equal.
+fn norm(v: f64) -> f64 {
+    v + 0.0
+}
+
+/// `a < b` lexicographically under `f64::total_cmp`.
+fn key_less(a: (f64, f64), b: (f64, f64)) -> bool {
+    a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)) == Ordering::Less
+}
+
+/// Activities and thresholds of the rows of one class.
+struct Rows {
+    act: Vec<f64>,
+    thr: Vec<f64>,
+    slack: Vec<f64>,
+    le: Vec<bool>,
+}
+
+impl Rows {
+    /// Signed excess over the threshold (> 0: on the wrong side).
+    fn excess(&self, i: usize, act: f64) -> f64 {
+        if self.le[i] {
+            act - self.thr[i]
+        } else {
+            self.thr[i] - act
+        }
+    }
+
+    /// Whether row `i` holds at activity `act`.
+    fn holds_at(&self, i: usize, act: f64) -> bool {
+        self.excess(i, act) <= self.slack[i]
+    }
+
+    /// Whether row `i` holds now.
+    fn holds(&self, i: usize) -> bool {
+        self.holds_at(i, self.act[i])
+    }
+
+    /// Violation measure `max(0, excess)` at activity `act`.
+    fn violation(&self, i: usize, act: f64) -> f64 {
+        self.excess(i, act).max(0.0)
+    }
+}
+
+struct State<'a> {
+    p: &'a PcProblem,
+    /// Canonical minimisation costs.
+    cost: Vec<f64>,
+    /// Per class, indexed by [`slot`].
+    rows: [Rows; 3],
+    feas_tol: f64,
+}
+
+impl<'a> State<'a> {
+    fn new(p: &'a PcProblem, x: &[f64], opts: &RepairOptions) -> Self {
+        let cost = p
+            .objective()
+            .iter()
+            .map(|&v| match p.sense() {
+                Sense::Minimise => norm(v),
+                Sense::Maximise => norm(-v),
+            })
+            .collect();
+        let rows = CLASSES.map(|class| {
+            let m = p.n_rows(class);
+            let thr: Vec<f64> = p
+                .rhs_of(class)
+                .iter()
+                .map(|&b| match class {
+                    RowClass::Packing => (1.0 + opts.packing_slack) * b,
+                    _ => b,
+                })
+                .collect();
+            Rows {
+                act: p.activities(class, x),
+                slack: thr
+                    .iter()
+                    .map(|t| opts.feas_tol * t.abs().max(1.0))
+                    .collect(),
+                le: (0..m)
+                    .map(|i| p.row_sense(RowRef { class, row: i }) == RowSense::Le)
+                    .collect(),
+                thr,
+            }
+        });
+        State {
+            p,
+            cost,
+            rows,
+            feas_tol: opts.feas_tol,
+        }
+    }
+
+    fn class(&self, c: RowClass) -> &Rows {
+        &self.rows[slot(c)]
+    }
+
+    /// Applies `x_j += delta` and updates the rows of column `j`.
+    fn step(&mut self, x: &mut [f64], j: usize, delta: f64) {
+        x[j] += delta;
+        for class in CLASSES {
+            let (idx, val) = self.p.column(class, j);
+            let rows = &mut self.rows[slot(class)];
+            for (&i, &a) in idx.iter().zip(val) {
+                rows.act[i] += delta * a;
+            }
+        }
+    }
+
+    /// Whether every row of `classes` in column `j` holds after
+    /// `x_j += delta`.
+    fn keeps(&self, classes: &[RowClass], j: usize, delta: f64) -> bool {
+        classes.iter().all(|&class| {
+            let (idx, val) = self.p.column(class, j);
+            let rows = self.class(class);
+            idx.iter()
+                .zip(val)
+                .all(|(&i, &a)| rows.holds_at(i, rows.act[i] + delta * a))
+        })
+    }
+
+    fn report(&self, class: RowClass, i: usize) -> RowReport {
+        let rows = self.class(class);
+        let row = RowRef { class, row: i };
+        RowReport {
+            row,
+            label: self.p.row_label(row).map(str::to_string),
+            lhs: rows.act[i],
+            rhs: rows.thr[i],
+            deficit: rows.excess(i, rows.act[i]),
+        }
+    }
+
+    /// Reports of the rows of `classes` that do not hold.
+    fn violated(&self, classes: &[RowClass]) -> Vec<RowReport> {
+        classes
+            .iter()
+            .flat_map(|&class| {
+                let rows = self.class(class);
+                (0..rows.act.len())
+                    .filter(move |&i| !rows.holds(i))
+                    .map(move |i| self.report(class, i))
+            })
+            .collect()
+    }
+
+    fn any_violated(&self, classes: &[RowClass]) -> bool {
+        classes.iter().any(|&class| {
+            let rows = self.class(class);
+            (0..rows.act.len()).any(|i| !rows.holds(i))
+        })
+    }
+
+    /// Phase 1: decrements until every Packing and Linking row holds.
+    fn shrink(&mut self, x: &mut [f64]) -> Result<u64, PcError> {
+        let mut moves = 0;
+        while self.any_violated(&LIMITS) {
+            let mut best: Option<((f64, f64), usize)> = None;
+            for (j, &xj) in x.iter().enumerate() {
+                if !self.p.is_integer(j) || xj < 1.0 {
+                    continue;
+                }
+                let Some((damage, relief)) = self.shrink_score(j) else {
+                    continue;
+                };
+                let key = (norm(damage / relief), norm(-self.cost[j] / relief));
+                if best.is_none_or(|(b, _)| key_less(key, b)) {
+                    best = Some((key, j));
+                }
+            }
+            let Some((_, j)) = best else {
+                let still_violated = self.violated(&LIMITS);
+                let uncovered = self.violated(&[RowClass::Covering]);
+                return Err(failure(uncovered, still_violated, Vec::new(), Vec::new()));
+            };
+            self.step(x, j, -1.0);
+            moves += 1;
+        }
+        Ok(moves)
+    }
+
+    /// `(damage, relief)` of decrementing column `j`, or `None` when the
+    /// decrement gives no relief or breaks a Packing or Linking row that
+    /// holds.
+    fn shrink_score(&self, j: usize) -> Option<(f64, f64)> {
+        let mut relief = 0.0;
+        for class in LIMITS {
+            let (idx, val) = self.p.column(class, j);
+            let rows = self.class(class);
+            for (&i, &a) in idx.iter().zip(val) {
+                let before = rows.act[i];
+                let after = before - a;
+                if rows.holds_at(i, before) {
+                    if !rows.holds_at(i, after) {
+                        return None;
+                    }
+                } else {
+                    relief += rows.violation(i, before) - rows.violation(i, after);
+                }
+            }
+        }
+        if relief <= 0.0 {
+            return None;
+        }
+        let (idx, val) = self.p.column(RowClass::Covering, j);
+        let cov = self.class(RowClass::Covering);
+        let damage: f64 = idx
+            .iter()
+            .zip(val)
+            .map(|(&k, &a)| {
+                let s = cov.act[k];
+                let q = cov.thr[k];
+                (q - (s - a)).max(0.0) - (q - s).max(0.0)
+            })
+            .sum();
+        Some((damage, relief))
+    }
+
+    /// `gain_j = Σ_{k∈D} min(C_kj, d_k)` over the short covering rows.
+    fn gain(&self, j: usize) -> f64 {
+        let (idx, val) = self.p.column(RowClass::Covering, j);
+        let cov = self.class(RowClass::Covering);
+        idx.iter()
+            .zip(val)
+            .filter(|&(&k, _)| !cov.holds(k))
+            .map(|(&k, &a)| a.min(cov.excess(k, cov.act[k])))
+            .sum()
+    }
+
+    /// Phase 2: increments until every Covering row holds.
+    fn grow(&mut self, x: &mut [f64]) -> Result<u64, PcError> {
+        let mut moves = 0;
+        while self.any_violated(&[RowClass::Covering]) {
+            let mut best: Option<(f64, usize)> = None;
+            for (j, &xj) in x.iter().enumerate() {
+                if !self.p.is_integer(j) || xj >= self.p.upper(j) {
+                    continue;
+                }
+                let gain = self.gain(j);
+                if gain <= 0.0 || !self.keeps(&LIMITS, j, 1.0) {
+                    continue;
+                }
+                let key = norm(self.cost[j] / gain);
+                if best.is_none_or(|(b, _)| key.total_cmp(&b) == Ordering::Less) {
+                    best = Some((key, j));
+                }
+            }
+            let Some((_, j)) = best else {
+                return Err(self.grow_failure(x));
+            };
+            self.step(x, j, 1.0);
+            moves += 1;
+        }
+        Ok(moves)
+    }
+
+    /// The failure of phase 2: short rows, the rows that block helpful
+    /// increments, and the helpful columns at their bounds.
+    fn grow_failure(&self, x: &[f64]) -> PcError {
+        let uncovered = self.violated(&[RowClass::Covering]);
+        let cov = self.class(RowClass::Covering);
+        let mut blocking = Vec::new();
+        let mut saturated = Vec::new();
+        for (j, &xj) in x.iter().enumerate() {
+            let (idx, _) = self.p.column(RowClass::Covering, j);
+            if !self.p.is_integer(j) || idx.iter().all(|&k| cov.holds(k)) {
+                continue;
+            }
+            if xj >= self.p.upper(j) {
+                saturated.push(j);
+                continue;
+            }
+            for class in LIMITS {
+                let (idx, val) = self.p.column(class, j);
+                let rows = self.class(class);
+                for (&i, &a) in idx.iter().zip(val) {
+                    if !rows.holds_at(i, rows.act[i] + a) {
+                        blocking.push(RowRef { class, row: i });
+                    }
+                }
+            }
+        }
+        blocking.sort_unstable();
+        blocking.dedup();
+        failure(uncovered, Vec::new(), blocking, saturated)
+    }
+
+    /// Whether increments of column `j` are limited by some row (or its
+    /// bound), so that the greedy fill terminates.
+    fn fill_limited(&self, j: usize) -> bool {
+        if self.p.upper(j).is_finite() {
+            return true;
+        }
+        CLASSES.iter().any(|&class| {
+            let (idx, val) = self.p.column(class, j);
+            let rows = self.class(class);
+            idx.iter().zip(val).any(|(&i, &a)| (a > 0.0) == rows.le[i])
+        })
+    }
+
+    /// Phase 3: reverse delete over `c_j > 0`, then greedy fill over
+    /// `c_j < 0`, one ordered pass each.
+    fn improve(&mut self, x: &mut [f64]) -> u64 {
+        let mut moves = 0;
+        let ints: Vec<usize> = (0..x.len()).filter(|&j| self.p.is_integer(j)).collect();
+        let mut order: Vec<usize> = ints
+            .iter()
+            .copied()
+            .filter(|&j| self.cost[j] > 0.0)
+            .collect();
+        order.sort_by(|&a, &b| self.cost[b].total_cmp(&self.cost[a]).then(a.cmp(&b)));
+        for &j in &order {
+            while x[j] >= 1.0 && self.keeps(&CLASSES, j, -1.0) {
+                self.step(x, j, -1.0);
+                moves += 1;
+            }
+        }
+        let mut order: Vec<usize> = ints
+            .into_iter()
+            .filter(|&j| self.cost[j] < 0.0 && self.fill_limited(j))
+            .collect();
+        order.sort_by(|&a, &b| self.cost[a].total_cmp(&self.cost[b]).then(a.cmp(&b)));
+        for &j in &order {
+            while x[j] + 1.0 <= self.p.upper(j) && self.keeps(&CLASSES, j, 1.0) {
+                self.step(x, j, 1.0);
+                moves += 1;
+            }
+        }
+        moves
+    }
+
+    /// Independent re-check with [`evaluate`] (packing rows against their
+    /// bicriteria thresholds).
+    fn final_check(&self, x: &[f64]) -> Result<(), PcError> {
+        let ev = evaluate(self.p, x, self.feas_tol);
+        if let Some(&(j, v)) = ev.violated_columns.first() {
+            return Err(PcError::InvalidOption {
+                option: "x",
+                reason: format!("column {j} left its box or integrality: {v}"),
+            });
+        }
+        let pk = self.class(RowClass::Packing);
+        let mut uncovered = Vec::new();
+        let mut still = Vec::new();
+        for mut r in ev.violated_rows {
+            match r.row.class {
+                RowClass::Packing => {
+                    let i = r.row.row;
+                    if pk.holds_at(i, r.lhs) {
+                        continue;
+                    }
+                    r.rhs = pk.thr[i];
+                    r.deficit = pk.excess(i, r.lhs);
+                    still.push(r);
+                }
+                RowClass::Covering => uncovered.push(r),
+                RowClass::Linking => still.push(r),
+            }
+        }
+        if uncovered.is_empty() && still.is_empty() {
+            Ok(())
+        } else {
+            Err(failure(uncovered, still, Vec::new(), Vec::new()))
+        }
+    }
+}
+
+fn failure(
+    uncovered: Vec<RowReport>,
+    still_violated: Vec<RowReport>,
+    blocking_rows: Vec<RowRef>,
+    saturated_cols: Vec<usize>,
+) -> PcError {
+    let total_deficit = uncovered
+        .iter()
+        .chain(&still_violated)
+        .map(|r| r.deficit)
+        .sum();
+    PcError::RepairFailed(Box::new(RepairFailure {
+        uncovered,
+        still_violated,
+        blocking_rows,
+        saturated_cols,
+        total_deficit,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pcip::{PcBuilder, RowLabels};
+
+    fn opts() -> RepairOptions {
+        RepairOptions::default()
+    }
+
+    /// Runs repair from `start`; returns the final point and the result.
+    fn run(
+        p: &PcProblem,
+        start: &[f64],
+        o: &RepairOptions,
+    ) -> (Vec<f64>, Result<RepairReport, PcError>) {
+        let mut x = start.to_vec();
+        let r = repair(p, &mut x, o);
+        if r.is_ok() {
+            let ev = evaluate(p, &x, o.feas_tol);
+            let bad: Vec<_> = ev
+                .violated_rows
+                .iter()
+                .filter(|r| {
+                    r.row.class != RowClass::Packing || {
+                        let t = (1.0 + o.packing_slack) * r.rhs;
+                        r.lhs - t > o.feas_tol * t.max(1.0)
+                    }
+                })
+                .collect();
+            assert!(bad.is_empty(), "Ok with violated rows {bad:?} at {x:?}");
+            assert!(ev.violated_columns.is_empty(), "{x:?}");
+        }
+        (x, r)
+    }
+
+    fn ok(p: &PcProblem, start: &[f64]) -> (Vec<f64>, RepairReport) {
+        let (x, r) = run(p, start, &opts());
+        (x, r.unwrap_or_else(|e| panic!("{start:?}: {e}")))
+    }
+
+    fn failed(p: &PcProblem, start: &[f64]) -> (Vec<f64>, RepairFailure) {
+        match run(p, start, &opts()) {
+            (x, Err(PcError::RepairFailed(f))) => (x, *f),
+            (x, r) => panic!("{start:?} → {x:?}: expected RepairFailed, got {r:?}"),
+        }
+    }
+
+    /// All integer points of the box `∏ {0..=u_j}`.
+    fn box_points(u: &[u32]) -> Vec<Vec<f64>> {
+        let mut out = vec![Vec::new()];
+        for &uj in u {
+            out = out
+                .into_iter()
+                .flat_map(|v| {
+                    (0..=uj).map(move |t| {
+                        let mut w = v.clone();
+                        w.push(f64::from(t));
+                        w
+                    })
+                })
+                .collect();
+        }
+        out
+    }
+
+    fn ka1() -> PcProblem {
+        PcBuilder::new(Sense::Minimise, 3)
+            .objective(vec![1.0, 1.0, 1.0])
+            .covering_row(&[(0, 1.0), (2, 1.0)], 1.0)
+            .covering_row(&[(0, 1.0), (1, 1.0)], 1.0)
+            .covering_row(&[(1, 1.0), (2, 1.0)], 1.0)
+            .build()
+            .unwrap()
+    }
+
+    fn ka2(u: u32) -> PcProblem {
+        PcBuilder::new(Sense::Minimise, 3)
+            .objective(vec![3.0, 3.0, 4.0])
+            .upper(0, Some(u))
+            .upper(1, Some(u))
+            .upper(2, Some(u))
+            .covering_row(&[(0, 2.0), (2, 2.0)], 3.0)
+            .covering_row(&[(1, 2.0), (2, 2.0)], 3.0)
+            .build()
+            .unwrap()
+    }
+
+    fn ka3() -> PcProblem {
+        let mut b = PcBuilder::new(Sense::Minimise, 4).objective(vec![2.0, 2.0, 1.0, 1.5]);
+        for j in 0..4 {
+            b = b.upper(j, Some(3));
+        }
+        b.covering_row(&[(0, 1.0), (3, 1.0)], 2.0)
+            .covering_row(&[(0, 1.0), (1, 1.0)], 3.0)
+            .covering_row(&[(1, 1.0), (2, 1.0)], 1.0)
+            .build()
+            .unwrap()
+    }
+
+    fn ka4() -> PcProblem {
+        PcBuilder::new(Sense::Maximise, 4)
+            .objective(vec![8.0, 10.0, 3.0, 5.0])
+            .packing_row(&[(0, 1.0), (1, 2.0), (2, 4.0), (3, 3.0)], 6.0)
+            .packing_row(&[(0, 2.0), (1, 4.0), (2, 2.0), (3, 1.0)], 5.0)
+            .build()
+            .unwrap()
+    }
+
+    fn ka5() -> PcProblem {
+        let mut b = PcBuilder::new(Sense::Minimise, 4).objective(vec![4.0, 3.0, 2.0, 4.0]);
+        for j in 0..4 {
+            b = b.upper(j, Some(2));
+        }
+        b.packing_row(&[(0, 1.0), (2, 1.0)], 3.0)
+            .packing_row(&[(1, 1.0), (3, 1.0)], 2.0)
+            .covering_row(&[(0, 1.0), (1, 1.0)], 2.0)
+            .covering_row(&[(2, 2.0), (3, 2.0)], 5.0)
+            .labels(
+                RowLabels {
+                    packing: vec!["M1".into(), "M2".into()],
+                    covering: vec!["A".into(), "B".into()],
+                    linking: vec![],
+                },
+                vec!["A@M1".into(), "A@M2".into(), "B@M1".into(), "B@M2".into()],
+            )
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn ka1_mapping() {
+        let p = ka1();
+        let table: [([f64; 3], [f64; 3]); 8] = [
+            ([0.0, 0.0, 0.0], [1.0, 1.0, 0.0]),
+            ([0.0, 0.0, 1.0], [1.0, 0.0, 1.0]),
+            ([0.0, 1.0, 0.0], [1.0, 1.0, 0.0]),
+            ([1.0, 0.0, 0.0], [1.0, 1.0, 0.0]),
+            ([1.0, 1.0, 1.0], [0.0, 1.0, 1.0]),
+            // Feasible points stay as they are.
+            ([0.0, 1.0, 1.0], [0.0, 1.0, 1.0]),
+            ([1.0, 0.0, 1.0], [1.0, 0.0, 1.0]),
+            ([1.0, 1.0, 0.0], [1.0, 1.0, 0.0]),
+        ];
+        for (start, want) in table {
+            let (x, r) = ok(&p, &start);
+            assert_eq!(x, want, "from {start:?}");
+            assert_eq!(r.objective, 2.0, "the final objective is always 2");
+        }
+    }
+
+    #[test]
+    fn ka2_every_point_repairs_to_the_unique_optimum() {
+        let p = ka2(1);
+        for start in box_points(&[1, 1, 1]) {
+            let (x, r) = ok(&p, &start);
+            assert_eq!(x, vec![1.0, 1.0, 1.0], "from {start:?}");
+            assert_eq!(r.objective, 10.0);
+        }
+    }
+
+    #[test]
+    fn ka2b_rounded_c_repairs_to_two() {
+        let p = ka2(2);
+        // Phase 2 picks C because 4/2 < 3/1.
+        for start in [[0.0, 0.0, 1.0], [0.0, 0.0, 2.0]] {
+            let (x, r) = ok(&p, &start);
+            assert_eq!(x, vec![0.0, 0.0, 2.0], "from {start:?}");
+            assert_eq!(r.objective, 8.0);
+        }
+        let (_, r) = ok(&p, &[0.0, 0.0, 1.0]);
+        assert_eq!((r.grow_moves, r.prune_moves), (1, 0));
+    }
+
+    #[test]
+    fn ka3_phase_3_removes_the_surplus() {
+        let p = ka3();
+        for start in [
+            [2.0, 1.0, 0.0, 0.0],
+            [3.0, 1.0, 0.0, 0.0],
+            [3.0, 2.0, 0.0, 0.0],
+        ] {
+            let (x, r) = ok(&p, &start);
+            assert_eq!(x, vec![2.0, 1.0, 0.0, 0.0], "from {start:?}");
+            assert_eq!(r.objective, 6.0);
+        }
+    }
+
+    #[test]
+    fn ka4_mapping_and_beta_half_probabilities() {
+        let p = ka4();
+        // β = 1: x2 rounds down → 13 (the fill adds nothing); up → x1 dropped → 15.
+        let (x, r) = ok(&p, &[1.0, 0.0, 0.0, 1.0]);
+        assert_eq!(
+            (x, r.objective, r.moves),
+            (vec![1.0, 0.0, 0.0, 1.0], 13.0, 0)
+        );
+        let (x, r) = ok(&p, &[1.0, 1.0, 0.0, 1.0]);
+        assert_eq!((x, r.objective), (vec![0.0, 1.0, 0.0, 1.0], 15.0));
+        assert_eq!((r.shrink_moves, r.prune_moves), (1, 0));
+        // β = 1/2: y = (1/2, 1/4, 0, 1/2); P[final 15] = 5/8, P[feasible] = 7/8.
+        let (mut p15, mut pfeas) = (0.0, 0.0);
+        for x1 in [0.0, 1.0] {
+            for x2 in [0.0, 1.0] {
+                for x4 in [0.0, 1.0] {
+                    let w = 0.5 * if x2 == 1.0 { 0.25 } else { 0.75 } * 0.5;
+                    let start = [x1, x2, 0.0, x4];
+                    if evaluate(&p, &start, 1e-9).is_feasible() {
+                        pfeas += w;
+                    }
+                    let (_, r) = ok(&p, &start);
+                    assert!(r.objective == 13.0 || r.objective == 15.0);
+                    if r.objective == 15.0 {
+                        p15 += w;
+                    }
+                }
+            }
+        }
+        assert_eq!((p15, pfeas), (5.0 / 8.0, 7.0 / 8.0));
+    }
+
+    fn covering_b() -> Vec<RowReport> {
+        vec![RowReport {
+            row: RowRef {
+                class: RowClass::Covering,
+                row: 1,
+            },
+            label: Some("B".into()),
+            lhs: 4.0,
+            rhs: 5.0,
+            deficit: 1.0,
+        }]
+    }
+
+    #[test]
+    fn ka5_mapping() {
+        let p = ka5();
+        let m2 = RowRef {
+            class: RowClass::Packing,
+            row: 1,
+        };
+        let fails: [([f64; 4], [f64; 4]); 4] = [
+            // Phase 2 adds x2 (3/1 is cheapest), then x4 is blocked by M2.
+            ([0.0, 1.0, 2.0, 0.0], [0.0, 2.0, 2.0, 0.0]),
+            ([0.0, 2.0, 2.0, 0.0], [0.0, 2.0, 2.0, 0.0]),
+            // Phase 1 drops x4: damage/relief ties at 1, cost key −4 < −3.
+            ([0.0, 2.0, 2.0, 1.0], [0.0, 2.0, 2.0, 0.0]),
+            ([1.0, 2.0, 2.0, 0.0], [1.0, 2.0, 2.0, 0.0]),
+        ];
+        for (start, want) in fails {
+            let (x, f) = failed(&p, &start);
+            assert_eq!(x, want, "from {start:?}");
+            assert_eq!(f.uncovered, covering_b(), "from {start:?}");
+            assert_eq!(f.blocking_rows, vec![m2], "from {start:?}");
+            assert_eq!(f.saturated_cols, vec![2], "from {start:?}");
+            assert!(f.still_violated.is_empty());
+            assert_eq!(f.total_deficit, 1.0);
+        }
+        let oks: [[f64; 4]; 4] = [
+            [0.0, 1.0, 2.0, 1.0],
+            [1.0, 1.0, 2.0, 0.0],
+            [1.0, 1.0, 2.0, 1.0],
+            [1.0, 2.0, 2.0, 1.0],
+        ];
+        for start in oks {
+            let (x, r) = ok(&p, &start);
+            assert_eq!(x, vec![1.0, 1.0, 2.0, 1.0], "from {start:?}");
+            assert_eq!(r.objective, 15.0);
+        }
+        let msg = failed(&p, &[0.0, 1.0, 2.0, 0.0]).1.to_string();
+        assert!(
+            msg.contains("(B)") && msg.contains("packing row 1"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn ka5_success_probabilities_for_other_betas() {
+        let p = ka5();
+        // Each column: (value, probability) pairs of the rounded outcome.
+        let success = |cols: [&[(f64, f64)]; 4]| {
+            let mut prob = 0.0;
+            for &(a, pa) in cols[0] {
+                for &(b, pb) in cols[1] {
+                    for &(c, pc) in cols[2] {
+                        for &(d, pd) in cols[3] {
+                            let (x, r) = run(&p, &[a, b, c, d], &opts());
+                            if let Ok(r) = r {
+                                assert_eq!((x, r.objective), (vec![1.0, 1.0, 2.0, 1.0], 15.0));
+                                prob += pa * pb * pc * pd;
+                            }
+                        }
+                    }
+                }
+            }
+            prob
+        };
+        let half = [(0.0, 0.5), (1.0, 0.5)];
+        // β = 1: x = (0|1, 1|2, 2, 0|1), success 1/2.
+        assert_eq!(
+            success([&half, &[(1.0, 0.5), (2.0, 0.5)], &[(2.0, 1.0)], &half]),
+            0.5
+        );
+        // β = 3/2: y = (3/4, 2, 2, 3/4), success 9/16.
+        let q = [(0.0, 0.25), (1.0, 0.75)];
+        assert_eq!(success([&q, &[(2.0, 1.0)], &[(2.0, 1.0)], &q]), 9.0 / 16.0);
+        // β = 1/2: y = (1/4, 3/4, 1, 1/4), success 7/16.
+        let r = [(0.0, 0.75), (1.0, 0.25)];
+        assert_eq!(success([&r, &q, &[(1.0, 1.0)], &r]), 7.0 / 16.0);
+    }
+
+    #[test]
+    fn report_counts_moves() {
+        let (_, r) = ok(&ka1(), &[0.0, 0.0, 0.0]);
+        assert_eq!(
+            (r.moves, r.shrink_moves, r.grow_moves, r.prune_moves),
+            (2, 0, 2, 0)
+        );
+        let (_, r) = ok(&ka1(), &[1.0, 1.0, 1.0]);
+        assert_eq!(
+            (r.moves, r.shrink_moves, r.grow_moves, r.prune_moves),
+            (1, 0, 0, 1)
+        );
+        let (_, r) = ok(&ka5(), &[1.0, 2.0, 2.0, 1.0]);
+        assert_eq!(
+            (r.moves, r.shrink_moves, r.grow_moves, r.prune_moves),
+            (1, 1, 0, 0)
+        );
+        let (_, r) = ok(&ka3(), &[3.0, 2.0, 0.0, 0.0]);
+        assert_eq!((r.moves, r.prune_moves), (2, 2));
+        // KA2 from 0: C (gain 4), then A, then B.
+        let (_, r) = ok(&ka2(1), &[0.0, 0.0, 0.0]);
+        assert_eq!((r.moves, r.grow_moves, r.objective), (3, 3, 10.0));
+    }
+
+    #[test]
+    fn improve_can_be_switched_off() {
+        let o = RepairOptions {
+            improve: false,
+            ..opts()
+        };
+        let (x, r) = run(&ka1(), &[1.0, 1.0, 1.0], &o);
+        assert_eq!((x, r.unwrap().objective), (vec![1.0, 1.0, 1.0], 3.0));
+        let (x, r) = run(&ka4(), &[0.0, 0.0, 0.0, 0.0], &o);
+        assert_eq!((x, r.unwrap().moves), (vec![0.0; 4], 0));
+    }
+
+    fn pure_packing(sense: Sense) -> PcProblem {
+        PcBuilder::new(sense, 3)
+            .objective(vec![3.0, 2.0, 0.0])
+            .upper(0, Some(2))
+            .upper(2, Some(3))
+            .packing_row(&[(0, 2.0), (1, 1.0), (2, 1.0)], 3.0)
+            .packing_row(&[(0, 1.0), (2, 2.0)], 4.0)
+            .packing_row(&[(1, 3.0), (2, 1.0)], 2.0)
+            .packing_row(&[(2, 1.0)], 0.0)
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn pure_packing_repairs_from_every_box_point() {
+        for sense in [Sense::Minimise, Sense::Maximise] {
+            let p = pure_packing(sense);
+            for start in box_points(&[2, 1, 3]) {
+                let (x, r) = ok(&p, &start);
+                assert_eq!(x[2], 0.0, "capacity 0 forces x3 = 0");
+                if sense == Sense::Minimise {
+                    assert_eq!((x.clone(), r.objective), (vec![0.0; 3], 0.0));
+                } else {
+                    // The fill ends at a maximal point: no unit increment fits.
+                    for j in 0..2 {
+                        let mut y = x.clone();
+                        y[j] += 1.0;
+                        assert!(y[j] > p.upper(j) || !evaluate(&p, &y, 1e-9).is_feasible());
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn pure_covering_repairs_from_every_box_point() {
+        let p = PcBuilder::new(Sense::Minimise, 4)
+            .objective(vec![3.0, 1.0, 2.0, 0.0])
+            .upper(0, Some(2))
+            .upper(2, Some(3))
+            .upper(3, None)
+            .covering_row(&[(0, 1.0), (1, 2.0)], 3.0)
+            .covering_row(&[(1, 1.0), (2, 1.0)], 2.0)
+            .covering_row(&[(0, 3.0), (2, 1.0)], 4.0)
+            .covering_row(&[(2, 0.5), (3, 0.25)], 1.5)
+            .build()
+            .unwrap();
+        for start in box_points(&[2, 1, 3, 4]) {
+            let (x, r) = ok(&p, &start);
+            // Reverse delete leaves a minimal point for the priced columns.
+            for j in 0..3 {
+                if x[j] > 0.0 {
+                    let mut y = x.clone();
+                    y[j] -= 1.0;
+                    assert!(!evaluate(&p, &y, 1e-9).is_feasible(), "{x:?} not minimal");
+                }
+            }
+            assert_eq!(r.objective, p.objective_value(&x));
+        }
+    }
+
+    #[test]
+    fn linking_rows_are_never_broken() {
+        // x1 ≤ x0 (Ge: x0 − x1 ≥ 0); packing x0 + x1 ≤ 1; covering x0 + x1 ≥ 1.
+        let p = PcBuilder::new(Sense::Minimise, 2)
+            .objective(vec![5.0, 1.0])
+            .packing_row(&[(0, 1.0), (1, 1.0)], 1.0)
+            .covering_row(&[(0, 1.0), (1, 1.0)], 1.0)
+            .linking_row(&[(0, 1.0), (1, -1.0)], RowSense::Ge, 0.0)
+            .build()
+            .unwrap();
+        // Phase 1: the cost key prefers dropping x0 (−5 < −1), which would
+        // break the linking row; x1 is dropped instead.
+        let (x, r) = ok(&p, &[1.0, 1.0]);
+        assert_eq!((x, r.shrink_moves), (vec![1.0, 0.0], 1));
+        // Phase 2: x1 is cheaper (1/1 < 5/1) but would break it.
+        let (x, r) = ok(&p, &[0.0, 0.0]);
+        assert_eq!((x, r.grow_moves), (vec![1.0, 0.0], 1));
+        // The same row written as x1 − x0 ≤ 0 behaves identically.
+        let q = PcBuilder::new(Sense::Minimise, 2)
+            .objective(vec![5.0, 1.0])
+            .covering_row(&[(0, 1.0), (1, 1.0)], 1.0)
+            .linking_row(&[(0, -1.0), (1, 1.0)], RowSense::Le, 0.0)
+            .build()
+            .unwrap();
+        // Phase 3: deleting x0 (the most expensive) would break it; x1 goes.
+        let (x, r) = ok(&q, &[1.0, 1.0]);
+        assert_eq!((x, r.prune_moves), (vec![1.0, 0.0], 1));
+        let (x, _) = ok(&q, &[0.0, 0.0]);
+        assert_eq!(x, vec![1.0, 0.0]);
+        // A violated linking row is repaired by shrinking: (0, 1) violates
+        // x1 ≤ x0; only x1 relieves it.
+        let (x, r) = ok(&q, &[0.0, 1.0]);
+        assert_eq!((x, r.shrink_moves, r.grow_moves), (vec![1.0, 0.0], 1, 1));
+        // Greedy fill (max form): x1 (value 5) cannot enter before x0.
+        let m = PcBuilder::new(Sense::Maximise, 2)
+            .objective(vec![1.0, 5.0])
+            .packing_row(&[(0, 1.0), (1, 1.0)], 2.0)
+            .linking_row(&[(0, 1.0), (1, -1.0)], RowSense::Ge, 0.0)
+            .build()
+            .unwrap();
+        let (x, _) = ok(&m, &[0.0, 0.0]);
+        assert_eq!(x, vec![1.0, 0.0], "one ordered pass: x1 is not revisited");
+        let (x, _) = ok(&m, &[1.0, 1.0]);
+        assert_eq!(x, vec![1.0, 1.0]);
+        // Shrinking stalls when every relieving move breaks a linking row:
+        // x0 ≥ 1 (linking) against packing x0 ≤ 0.5.
+        let s = PcBuilder::new(Sense::Minimise, 1)
+            .objective(vec![1.0])
+            .packing_row(&[(0, 1.0)], 0.5)
+            .linking_row(&[(0, 1.0)], RowSense::Ge, 1.0)
+            .build()
+            .unwrap();
+        let (x, f) = failed(&s, &[1.0]);
+        assert_eq!(x, vec![1.0]);
+        assert_eq!(
+            f.still_violated
+                .iter()
+                .map(|r| (r.row, r.deficit))
+                .collect::<Vec<_>>(),
+            vec![(
+                RowRef {
+                    class: RowClass::Packing,
+                    row: 0
+                },
+                0.5
+            )]
+        );
+        assert_eq!(f.total_deficit, 0.5);
+    }
+
+    #[test]
+    fn linking_rows_block_growth_and_are_reported() {
+        // Covering x0 ≥ 1 but linking x0 − x1 ≤ 0 and x1 ≤ 0 (linking Le).
+        let p = PcBuilder::new(Sense::Minimise, 2)
+            .objective(vec![1.0, 1.0])
+            .covering_row(&[(0, 1.0)], 1.0)
+            .linking_row(&[(0, 1.0), (1, -1.0)], RowSense::Le, 0.0)
+            .linking_row(&[(1, 1.0)], RowSense::Le, 0.0)
+            .build()
+            .unwrap();
+        let (x, f) = failed(&p, &[0.0, 0.0]);
+        assert_eq!(x, vec![0.0, 0.0]);
+        assert_eq!(
+            f.blocking_rows,
+            vec![RowRef {
+                class: RowClass::Linking,
+                row: 0
+            }]
+        );
+        assert!(f.saturated_cols.is_empty());
+        assert_eq!(f.total_deficit, 1.0);
+    }
+
+    #[test]
+    fn continuous_columns_are_untouched() {
+        // x2 ∈ [0, 2.5] continuous.
+        let p = PcBuilder::new(Sense::Minimise, 3)
+            .objective(vec![1.0, 1.0, 0.5])
+            .continuous(2, 2.5)
+            .covering_row(&[(0, 1.0), (1, 1.0), (2, 1.0)], 2.0)
+            .packing_row(&[(0, 1.0), (2, 1.0)], 2.0)
+            .build()
+            .unwrap();
+        let (x, r) = ok(&p, &[0.0, 0.0, 0.7]);
+        // x0 first (tie on 1/1, lower index), then x0 is blocked by the
+        // packing row and x1 covers the remaining 0.3.
+        assert_eq!(x, vec![1.0, 1.0, 0.7]);
+        assert_eq!(x[2].to_bits(), 0.7f64.to_bits());
+        assert_eq!((r.grow_moves, r.objective), (2, 2.35));
+        // Only the continuous column overloads the row: nothing to shrink.
+        let (x, f) = failed(&p, &[0.0, 1.0, 2.5]);
+        assert_eq!(x, vec![0.0, 1.0, 2.5]);
+        assert_eq!(f.still_violated.len(), 1);
+        assert_eq!(f.still_violated[0].row.class, RowClass::Packing);
+        // A continuous column with negative canonical cost is not filled.
+        let m = PcBuilder::new(Sense::Maximise, 2)
+            .objective(vec![1.0, 1.0])
+            .continuous(1, 1.0)
+            .packing_row(&[(0, 1.0), (1, 1.0)], 3.0)
+            .build()
+            .unwrap();
+        let (x, _) = ok(&m, &[0.0, 0.25]);
+        assert_eq!(x, vec![1.0, 0.25]);
+    }
+
+    #[test]
+    fn packing_slack_accepts_loads_up_to_the_bicriteria_threshold() {
+        let p = PcBuilder::new(Sense::Maximise, 3)
+            .objective(vec![1.0, 1.0, 1.0])
+            .packing_row(&[(0, 1.0), (1, 1.0), (2, 1.0)], 2.0)
+            .build()
+            .unwrap();
+        let with = |d: f64| RepairOptions {
+            packing_slack: d,
+            ..opts()
+        };
+        // δ = 0: all three keys tie, the lowest index is dropped.
+        let (x, r) = run(&p, &[1.0, 1.0, 1.0], &with(0.0));
+        assert_eq!((x, r.unwrap().shrink_moves), (vec![0.0, 1.0, 1.0], 1));
+        // δ = 1/2: threshold 3, the point is accepted as is.
+        let (x, r) = run(&p, &[1.0, 1.0, 1.0], &with(0.5));
+        let r = r.unwrap();
+        assert_eq!((x, r.moves, r.objective), (vec![1.0; 3], 0, 3.0));
+        // …and the fill uses the relaxed threshold too.
+        let (x, r) = run(&p, &[0.0, 0.0, 0.0], &with(0.5));
+        assert_eq!((x, r.unwrap().prune_moves), (vec![1.0; 3], 3));
+        // δ = 0.4: threshold 2.8 < 3.
+        let (x, r) = run(&p, &[1.0, 1.0, 1.0], &with(0.4));
+        assert_eq!((x, r.unwrap().shrink_moves), (vec![0.0, 1.0, 1.0], 1));
+    }
+
+    #[test]
+    fn invalid_inputs_are_rejected() {
+        let p = ka1();
+        let mut x = vec![0.0; 2];
+        assert!(matches!(
+            repair(&p, &mut x, &opts()),
+            Err(PcError::DimensionMismatch {
+                expected: 3,
+                got: 2,
+                ..
+            })
+        ));
+        for (tol, slack, name) in [
+            (-1e-9, 0.0, "feas_tol"),
+            (f64::NAN, 0.0, "feas_tol"),
+            (1e-9, -0.1, "packing_slack"),
+            (1e-9, f64::NAN, "packing_slack"),
+            (1e-9, f64::INFINITY, "packing_slack"),
+        ] {
+            let o = RepairOptions {
+                feas_tol: tol,
+                packing_slack: slack,
+                improve: true,
+            };
+            let mut x = vec![0.0; 3];
+            match repair(&p, &mut x, &o) {
+                Err(PcError::InvalidOption { option, .. }) => assert_eq!(option, name),
+                r => panic!("{r:?}"),
+            }
+        }
+        let mut x = vec![0.0, f64::NAN, 1.0];
+        assert!(matches!(
+            repair(&p, &mut x, &opts()),
+            Err(PcError::InvalidOption { option: "x", .. })
+        ));
+    }
+
+    #[test]
+    fn start_points_are_clamped_and_rounded() {
+        let p = ka5();
+        // (−1, 0.6, 7, 1.4) → (0, 1, 2, 1) → (1, 1, 2, 1).
+        let (x, r) = ok(&p, &[-1.0, 0.6, 7.0, 1.4]);
+        assert_eq!((x, r.objective), (vec![1.0, 1.0, 2.0, 1.0], 15.0));
+    }
+
+    /// A tiny deterministic generator for the soundness sweep.
+    struct Lcg(u64);
+    impl Lcg {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (self.0 >> 33) % n
+        }
+    }
+
+    #[test]
+    fn never_ok_with_an_infeasible_point() {
+        let mut g = Lcg(42);
+        let mut checked = 0;
+        for case in 0..200 {
+            let n = 1 + g.below(4) as usize;
+            let sense = if case % 2 == 0 {
+                Sense::Minimise
+            } else {
+                Sense::Maximise
+            };
+            let u: Vec<u32> = (0..n).map(|_| 1 + g.below(2) as u32).collect();
+            let mut b =
+                PcBuilder::new(sense, n).objective((0..n).map(|_| g.below(6) as f64).collect());
+            for (j, &uj) in u.iter().enumerate() {
+                b = b.upper(j, Some(uj));
+            }
+            let row = |g: &mut Lcg, signed: bool| -> Vec<(usize, f64)> {
+                let mut e: Vec<(usize, f64)> = (0..n)
+                    .filter_map(|j| {
+                        let a = g.below(4) as f64 - if signed { 2.0 } else { 0.0 };
+                        (a != 0.0).then_some((j, a))
+                    })
+                    .collect();
+                if e.is_empty() {
+                    e.push((g.below(n as u64) as usize, 1.0));
+                }
+                e
+            };
+            // 0: all classes, 1: packing only, 2: covering only, 3: packing and covering.
+            let mixed = case % 4;
+            for _ in 0..g.below(3) {
+                if mixed != 2 {
+                    b = b.packing_row(&row(&mut g, false), g.below(7) as f64);
+                }
+            }
+            for _ in 0..g.below(3) {
+                if mixed != 1 {
+                    b = b.covering_row(&row(&mut g, false), 1.0 + g.below(6) as f64);
+                }
+            }
+            if mixed == 0 {
+                let s = if g.below(2) == 0 {
+                    RowSense::Le
+                } else {
+                    RowSense::Ge
+                };
+                b = b.linking_row(&row(&mut g, true), s, g.below(3) as f64 - 1.0);
+            }
+            let Ok(p) = b.build() else { continue };
+            let pure = p.n_rows(RowClass::Linking) == 0
+                && (p.n_rows(RowClass::Packing) == 0 || p.n_rows(RowClass::Covering) == 0);
+            for start in box_points(&u) {
+                let (_, r) = run(&p, &start, &opts()); // `run` asserts feasibility on Ok
+                match r {
+                    Ok(_) => {}
+                    Err(PcError::RepairFailed(_)) => assert!(!pure, "pure instance failed"),
+                    Err(e) => panic!("{e}"),
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 500, "{checked}");
+    }
+}

@@ -1,0 +1,451 @@
+//! Best-of-k rounding trials with repair and an exact-MIP fallback, and the
+//! certificate of the result (spec §7, §9, §10).
+
+use std::time::Instant;
+
+use super::bounds::{Beta, RowBounds, beta_for, row_failure_bounds};
+use super::error::{PcError, RepairFailure, RowClass};
+use super::problem::{PcProblem, evaluate};
+use super::relax::{ExactResult, LpRelaxation, MipOptions, solve_exact, solve_lp};
+use super::repair::{RepairOptions, repair};
+use super::rounding::{round_independent, scaled_point, trial_rng};
+use crate::certificate::{
+    Certificate, ConstraintClass, ExactInfo, ExactStatus, FeasibilityReport, Guarantee,
+    GuaranteeScope, RunInfo, Sense,
+};
+use crate::lp::SolveOptions;
+
+/// When the exact MIP runs (spec §7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ExactMode {
+    /// Never: a repair failure in every trial is an error.
+    Never,
+    /// Only when every rounding trial fails to repair (the default).
+    #[default]
+    Fallback,
+    /// Always, before the trials; its optimum is returned when proven.
+    Always,
+    /// Like `Always` on small instances, like `Fallback` otherwise.
+    IfSmall {
+        /// Most variables that count as small.
+        max_vars: usize,
+        /// Most non-zeros that count as small.
+        max_nnz: usize,
+    },
+}
+
+/// The rounding pipeline's parameters (spec §7).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoundingSolver {
+    /// Scaling rule (default β = 1).
+    pub beta: Beta,
+    /// Rounding trials k (default 16).
+    pub trials: u32,
+    /// Seed; trial t uses ChaCha8 stream t of this seed (default 0).
+    pub seed: u64,
+    /// Repair options.
+    pub repair: RepairOptions,
+    /// When the exact MIP runs.
+    pub exact: ExactMode,
+    /// Options of the LP relaxation.
+    pub lp: SolveOptions,
+    /// Options of the exact MIP.
+    pub mip: MipOptions,
+}
+
+impl Default for RoundingSolver {
+    fn default() -> Self {
+        RoundingSolver {
+            beta: Beta::One,
+            trials: 16,
+            seed: 0,
+            repair: RepairOptions::default(),
+            exact: ExactMode::Fallback,
+            lp: SolveOptions::default(),
+            mip: MipOptions::default(),
+        }
+    }
+}
+
+/// What became of one rounding trial.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum TrialOutcome {
+    /// Repair reached a feasible point.
+    Repaired {
+        /// Its objective (user's sense).
+        objective: f64,
+        /// Unit repair steps.
+        moves: u64,
+    },
+    /// Repair failed.
+    Failed {
+        /// Remaining covering deficit.
+        total_deficit: f64,
+    },
+}
+
+/// Statistics of one rounding trial.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct TrialRecord {
+    /// Trial index (its stream).
+    pub trial: u32,
+    /// Objective of the rounded point before repair.
+    pub pre_repair_objective: f64,
+    /// Whether the rounded point was feasible before repair.
+    pub pre_repair_feasible: bool,
+    /// Outcome of repair.
+    pub outcome: TrialOutcome,
+}
+
+/// Which step produced the returned point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Method {
+    /// A rounding trial (and its repair).
+    Rounding {
+        /// The trial.
+        trial: u32,
+    },
+    /// The exact MIP, run before the trials.
+    Exact,
+    /// The exact MIP, run because every trial failed.
+    ExactFallback,
+}
+
+/// Result of [`RoundingSolver::solve`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct PcSolution {
+    /// The point (integer columns exactly integral).
+    pub x: Vec<f64>,
+    /// Its objective (user's sense).
+    pub objective: f64,
+    /// Which step produced it.
+    pub method: Method,
+    /// The LP relaxation.
+    pub lp: LpRelaxation,
+    /// The β used.
+    pub beta: f64,
+    /// The a-priori per-row failure bounds of one trial (§5.2).
+    pub row_bounds: RowBounds,
+    /// The exact MIP result, if it ran.
+    pub exact: Option<ExactResult>,
+    /// Per-trial statistics.
+    pub trials: Vec<TrialRecord>,
+    /// The certificate (spec §10).
+    pub certificate: Certificate,
+}
+
+impl PcSolution {
+    /// The point as unsigned integers (continuous columns rounded down).
+    pub fn x_int(&self) -> Vec<u32> {
+        self.x
+            .iter()
+            .map(|v| v.floor().clamp(0.0, f64::from(u32::MAX)) as u32)
+            .collect()
+    }
+}
+
+/// Whether `a` is strictly better than `b` in `sense`.
+fn better(sense: Sense, a: f64, b: f64) -> bool {
+    match sense {
+        Sense::Minimise => a < b,
+        Sense::Maximise => a > b,
+    }
+}
+
+impl RoundingSolver {
+    /// Runs the pipeline of spec §7: LP relaxation; the exact MIP first when
+    /// [`ExactMode`] says so; k rounding trials, each repaired, keeping the
+    /// strictly best (ties to the lower trial); the MIP as a fallback when no
+    /// trial repairs; an early stop when an integral objective meets the LP
+    /// bound; and the certificate.
+    ///
+    /// # Guarantee
+    ///
+    /// The returned point is feasible (checked by [`evaluate`]); the
+    /// certificate's bound is the safe LP dual bound (or the MIP's dual
+    /// bound when tighter). A-priori statements (G1, success probability) are
+    /// reported, not enforced.
+    ///
+    /// # Complexity
+    ///
+    /// One LP, plus `k × (O(nnz) rounding + repair)`, plus the MIP when it runs.
+    ///
+    /// # Errors
+    ///
+    /// LP outcomes ([`PcError::LpInfeasible`] …), [`PcError::IntegerInfeasible`]
+    /// when the MIP proves infeasibility, [`PcError::RepairFailed`] (the trial
+    /// with the least remaining deficit) when no trial repairs and no exact
+    /// solve runs or finds a point, [`PcError::InvalidOption`] for bad
+    /// parameters.
+    pub fn solve(&self, p: &PcProblem) -> Result<PcSolution, PcError> {
+        let tol = self.repair.feas_tol;
+        let mut run = RunInfo::new().with_seed(self.seed, "ChaCha8");
+        let t_lp = Instant::now();
+        let lp = solve_lp(p, &self.lp)?;
+        run.add_stage("lp", t_lp.elapsed().as_secs_f64());
+        run.lp_solves = 1;
+        run.lp_iterations = lp.simplex_iterations.unwrap_or(0).max(0) as u64;
+
+        let beta = beta_for(p, &lp.x, self.beta)?;
+        run.beta = Some(beta);
+        let y = scaled_point(p, &lp.x, beta);
+        let row_bounds = row_failure_bounds(p, &y, self.repair.packing_slack);
+
+        let small = match self.exact {
+            ExactMode::Always => true,
+            ExactMode::IfSmall { max_vars, max_nnz } => {
+                p.n_vars() <= max_vars && p.nnz() <= max_nnz
+            }
+            ExactMode::Never | ExactMode::Fallback => false,
+        };
+        let may_fall_back = matches!(self.exact, ExactMode::Fallback | ExactMode::IfSmall { .. });
+        let mut exact: Option<ExactResult> = None;
+        // (point, objective, method, repair moves)
+        let mut best: Option<(Vec<f64>, f64, Method, u64)> = None;
+        if small {
+            let t = Instant::now();
+            let e = solve_exact(p, &self.mip)?;
+            run.add_stage("mip", t.elapsed().as_secs_f64());
+            run.lp_solves += 1;
+            if let (Some(x), Some(v)) = (&e.x, e.incumbent) {
+                best = Some((x.clone(), v, Method::Exact, 0));
+            }
+            exact = Some(e);
+        }
+        let exact_optimal = exact
+            .as_ref()
+            .is_some_and(|e| e.status == ExactStatus::Optimal);
+
+        // Early-stop target: an integral objective meeting the bound is optimal.
+        let integral_costs = p.objective().iter().all(|c| c.fract() == 0.0);
+        let target = match p.sense() {
+            Sense::Minimise => (lp.safe_bound.value - 1e-9).ceil(),
+            Sense::Maximise => (lp.safe_bound.value + 1e-9).floor(),
+        };
+
+        let t_round = Instant::now();
+        let mut trials = Vec::with_capacity(self.trials as usize);
+        let mut least_bad: Option<RepairFailure> = None;
+        let mut proven_by_bound = false;
+        let mut total_moves = 0u64;
+        for t in 0..self.trials {
+            let mut x = round_independent(p, &y, &mut trial_rng(self.seed, u64::from(t)));
+            let pre = evaluate(p, &x, tol);
+            let record_pre = (pre.objective, pre.is_feasible());
+            let outcome = match repair(p, &mut x, &self.repair) {
+                Ok(rep) => {
+                    total_moves += rep.moves;
+                    let v = p.objective_value(&x);
+                    // A proven MIP optimum is kept; otherwise strictly better wins.
+                    let improves = !exact_optimal
+                        && best
+                            .as_ref()
+                            .is_none_or(|(_, b, _, _)| better(p.sense(), v, *b));
+                    if improves {
+                        best = Some((x, v, Method::Rounding { trial: t }, rep.moves));
+                    }
+                    TrialOutcome::Repaired {
+                        objective: v,
+                        moves: rep.moves,
+                    }
+                }
+                Err(PcError::RepairFailed(f)) => {
+                    let d = f.total_deficit;
+                    if least_bad.as_ref().is_none_or(|l| d < l.total_deficit) {
+                        least_bad = Some(*f);
+                    }
+                    TrialOutcome::Failed { total_deficit: d }
+                }
+                Err(other) => return Err(other),
+            };
+            trials.push(TrialRecord {
+                trial: t,
+                pre_repair_objective: record_pre.0,
+                pre_repair_feasible: record_pre.1,
+                outcome,
+            });
+            if !exact_optimal
+                && integral_costs
+                && !p.is_general()
+                && let Some((_, v, Method::Rounding { .. }, _)) = &best
+                && (*v - target).abs() <= 1e-9
+            {
+                proven_by_bound = true;
+                break;
+            }
+        }
+        run.add_stage("rounding_repair", t_round.elapsed().as_secs_f64());
+        run.trials = trials.len() as u32;
+        run.repair_moves = total_moves;
+
+        if best.is_none() && may_fall_back && exact.is_none() {
+            let t = Instant::now();
+            let e = solve_exact(p, &self.mip)?;
+            run.add_stage("mip", t.elapsed().as_secs_f64());
+            run.lp_solves += 1;
+            if let (Some(x), Some(v)) = (&e.x, e.incumbent) {
+                best = Some((x.clone(), v, Method::ExactFallback, 0));
+            }
+            exact = Some(e);
+        }
+        let Some((x, objective, method, _)) = best else {
+            if let Some(e) = &exact
+                && e.x.is_none()
+                && let ExactStatus::Limit { .. } = e.status
+            {
+                return Err(PcError::MipNoIncumbent {
+                    status: crate::lp::LpStatus::Unknown(e.status.to_string()),
+                });
+            }
+            return Err(PcError::RepairFailed(Box::new(least_bad.unwrap_or(
+                RepairFailure {
+                    uncovered: Vec::new(),
+                    still_violated: Vec::new(),
+                    blocking_rows: Vec::new(),
+                    saturated_cols: Vec::new(),
+                    total_deficit: f64::INFINITY,
+                },
+            ))));
+        };
+        if let Method::Rounding { trial } = method {
+            run.best_trial = Some(trial);
+        }
+
+        let certificate = self.certificate(
+            p,
+            &x,
+            objective,
+            method,
+            &lp,
+            &y,
+            beta,
+            &row_bounds,
+            exact.as_ref(),
+            proven_by_bound,
+            run,
+        );
+        Ok(PcSolution {
+            x,
+            objective,
+            method,
+            lp,
+            beta,
+            row_bounds,
+            exact,
+            trials,
+            certificate,
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn certificate(
+        &self,
+        p: &PcProblem,
+        x: &[f64],
+        objective: f64,
+        method: Method,
+        lp: &LpRelaxation,
+        y: &[f64],
+        beta: f64,
+        bounds: &RowBounds,
+        exact: Option<&ExactResult>,
+        proven_by_bound: bool,
+        run: RunInfo,
+    ) -> Certificate {
+        let algorithm = match method {
+            Method::Rounding { .. } => "pcip::randomized_rounding",
+            Method::Exact | Method::ExactFallback => "pcip::exact_mip",
+        };
+        let returned_exact = !matches!(method, Method::Rounding { .. });
+        let eval = evaluate(p, x, self.repair.feas_tol);
+        let mut feas = if self.repair.packing_slack > 0.0 {
+            FeasibilityReport::bicriteria(self.repair.packing_slack)
+        } else {
+            FeasibilityReport::feasible()
+        };
+        for r in &eval.violated_rows {
+            let class = match r.row.class {
+                RowClass::Packing => ConstraintClass::Packing,
+                RowClass::Covering => ConstraintClass::Covering,
+                RowClass::Linking => ConstraintClass::Linking,
+            };
+            feas.record(class, r.row.row, r.deficit, r.rhs);
+        }
+        for &(j, v) in &eval.violated_columns {
+            let u = p.upper(j);
+            let excess = if v < 0.0 {
+                -v
+            } else if v > u {
+                v - u
+            } else {
+                (v - v.round()).abs()
+            };
+            feas.record(ConstraintClass::Other, j, excess, u);
+        }
+        let mut cert = Certificate::new(algorithm, p.sense(), objective, lp.safe_bound.clone())
+            .with_feasibility(feas)
+            .with_run(run);
+        if let Some(e) = exact {
+            cert = cert.with_exact(ExactInfo {
+                status: e.status.clone(),
+                incumbent: e.incumbent,
+                dual_bound: e.dual_bound,
+                rel_gap: e.rel_gap,
+                seconds: e.seconds,
+                returned: returned_exact,
+            });
+        } else if proven_by_bound {
+            cert = cert.with_exact(ExactInfo {
+                status: ExactStatus::ProvenByBound,
+                incumbent: Some(objective),
+                dual_bound: objective,
+                rel_gap: 0.0,
+                seconds: 0.0,
+                returned: true,
+            });
+        }
+        if !p.is_general() {
+            let cy = p.objective_value(y);
+            let (expr, name) = match p.sense() {
+                Sense::Minimise => ("E[c·X] = c·y ≤ β·LP (G1)", "c·y"),
+                Sense::Maximise => ("E[v·X] = v·y (= β·LP without clamping) (G1)", "v·y"),
+            };
+            let mut g1 = Guarantee::in_expectation(
+                format!("{expr}, {name} = {cy}, β = {beta}"),
+                "crate (Raghavan–Thompson 1987)",
+                cy,
+                GuaranteeScope::RoundedBeforeRepair,
+            );
+            if lp.objective != 0.0 {
+                g1 = g1.with_ratio(cy / lp.objective);
+            }
+            cert = cert.with_guarantee(g1);
+            let k = self.trials;
+            cert = cert.with_guarantee(Guarantee::probabilistic(
+                format!(
+                    "P[all rows hold before repair in ≥ 1 of {k} trials] ≥ 1 − (1 − p_succ)^k, p_succ = {} (Chernoff + Harris–FKG, §5.2)",
+                    bounds.p_succ
+                ),
+                "crate (Srinivasan 1995)",
+                bounds.success_after(k),
+                GuaranteeScope::RoundedBeforeRepair,
+            ).with_value(bounds.success_after(k)));
+        }
+        // The pipeline returns the MIP point whenever the MIP is optimal.
+        if let Some(e) = exact
+            && e.status == ExactStatus::Optimal
+            && returned_exact
+            && let Some(opt) = e.incumbent
+        {
+            let mut g = Guarantee::deterministic_value("objective = OPT (exact MIP)", "crate", opt);
+            if opt != 0.0 {
+                g = g.with_ratio(objective / opt);
+            }
+            cert = cert.with_guarantee(g);
+        }
+        cert
+    }
+}

@@ -1,0 +1,355 @@
+//! The rounding pipeline end to end: known answers (spec §14), best-of-k
+//! statistics (§13.3), determinism, and the bound sandwich against brute
+//! force on small random programs (§13.2).
+#![cfg(feature = "highs")]
+
+mod common;
+
+use common::*;
+use dmlsched::certificate::{ExactStatus, Sense};
+use dmlsched::pcip::*;
+use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
+
+fn solver(seed: u64, trials: u32, exact: ExactMode) -> RoundingSolver {
+    RoundingSolver {
+        seed,
+        trials,
+        exact,
+        ..RoundingSolver::default()
+    }
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn json_known_answers_with_exact() {
+    let cases = [
+        ("ka1", 2.0),
+        ("ka2", 10.0),
+        ("ka2b", 8.0),
+        ("ka3", 6.0),
+        ("ka4", 15.0),
+        ("ka5", 15.0),
+    ];
+    for (name, opt) in cases {
+        let text = std::fs::read_to_string(format!("examples/pcip/{name}.json")).unwrap();
+        let p = PcProblem::from_json(&text).unwrap();
+        let sol = solver(0, 4, ExactMode::Always).solve(&p).unwrap();
+        assert_eq!(sol.objective, opt, "{name}");
+        assert_eq!(sol.method, Method::Exact);
+        let exact = sol.certificate.exact.as_ref().unwrap();
+        assert_eq!(exact.status, ExactStatus::Optimal);
+        sol.certificate.check(1e-9).unwrap();
+        assert!(sol.certificate.achieved_ratio() >= 1.0);
+    }
+    let text = std::fs::read_to_string("examples/pcip/ka6.json").unwrap();
+    let p = PcProblem::from_json(&text).unwrap();
+    assert_eq!(
+        solver(0, 4, ExactMode::Always).solve(&p).unwrap_err(),
+        PcError::LpInfeasible
+    );
+}
+
+#[test]
+fn ka1_always_repairs_to_two() {
+    for seed in 0..50 {
+        let sol = solver(seed, 1, ExactMode::Never).solve(&ka1()).unwrap();
+        assert_eq!(sol.objective, 2.0);
+        // 4/3 against the LP bound; but integral costs make ⌈1.5⌉ = 2 a
+        // bound too, so the certificate proves optimality (ratio 1).
+        let lp = sol.certificate.relaxation_bound.value;
+        assert!((sol.objective / lp - 4.0 / 3.0).abs() < 1e-7);
+        assert_eq!(
+            sol.certificate.exact.as_ref().unwrap().status,
+            ExactStatus::ProvenByBound
+        );
+        assert_eq!(sol.certificate.achieved_ratio(), 1.0);
+        sol.certificate.check(1e-9).unwrap();
+    }
+}
+
+#[test]
+fn integral_costs_stop_early_at_the_bound() {
+    // KA2 costs are integral but ⌈7⌉ = 7 < 10: no early stop, all trials run.
+    let sol = solver(0, 5, ExactMode::Never).solve(&ka2()).unwrap();
+    assert_eq!(sol.trials.len(), 5);
+    // KA1: the first repaired trial meets ⌈1.5⌉ = 2 and stops the loop.
+    let sol = solver(0, 16, ExactMode::Never).solve(&ka1()).unwrap();
+    assert_eq!(sol.trials.len(), 1);
+}
+
+#[test]
+fn ka2_always_repairs_to_the_optimum() {
+    let sol = solver(1, 3, ExactMode::Never).solve(&ka2()).unwrap();
+    assert_eq!(sol.x, vec![1.0, 1.0, 1.0]);
+    assert!((sol.certificate.achieved_ratio() - 10.0 / 7.0).abs() < 1e-7);
+}
+
+#[test]
+fn ka3_integral_lp_rounds_deterministically() {
+    for seed in 0..20 {
+        let sol = solver(seed, 8, ExactMode::Never).solve(&ka3()).unwrap();
+        assert_eq!(sol.x, vec![2.0, 1.0, 0.0, 0.0]);
+        // Costs are not all integral (1.5), so no early stop: 8 trials, each
+        // returning x* before repair, whatever the seed.
+        assert_eq!(sol.trials.len(), 8);
+        assert!(
+            sol.trials
+                .iter()
+                .all(|t| t.pre_repair_feasible && t.pre_repair_objective == 6.0)
+        );
+        assert!(sol.certificate.exact.is_none());
+        assert!((sol.certificate.achieved_ratio() - 1.0).abs() < 1e-9);
+        sol.certificate.check(1e-9).unwrap();
+    }
+}
+
+#[test]
+fn ka4_best_of_k_frequencies() {
+    let runs = 400;
+    let fifteen = |k| {
+        (0..runs)
+            .filter(|&s| {
+                solver(s, k, ExactMode::Never)
+                    .solve(&ka4())
+                    .unwrap()
+                    .objective
+                    == 15.0
+            })
+            .count()
+    };
+    let f1 = fifteen(1) as f64 / runs as f64;
+    // Exact value 1/2; 4 standard errors of a proportion at n = 400 is 0.1.
+    assert!((f1 - 0.5).abs() < 0.1, "k = 1: P[15] = {f1}");
+    let f8 = fifteen(8) as f64 / runs as f64;
+    assert!(f8 >= 0.98, "k = 8: P[15] = {f8}");
+    // Every result is 13 or 15 and certified.
+    for s in 0..50 {
+        let sol = solver(s, 1, ExactMode::Never).solve(&ka4()).unwrap();
+        assert!(sol.objective == 13.0 || sol.objective == 15.0);
+        sol.certificate.check(1e-9).unwrap();
+    }
+}
+
+#[test]
+fn ka5_best_of_four_and_fallback() {
+    let runs = 200;
+    let ok = (0..runs)
+        .filter(|&s| solver(s, 4, ExactMode::Never).solve(&ka5()).is_ok())
+        .count();
+    assert!(
+        ok as f64 / runs as f64 >= 0.85,
+        "success {ok}/{runs} (exact 15/16)"
+    );
+    for s in 0..runs {
+        match solver(s, 1, ExactMode::Never).solve(&ka5()) {
+            Ok(sol) => assert_eq!(sol.objective, 15.0),
+            Err(PcError::RepairFailed(f)) => {
+                assert_eq!(f.uncovered.len(), 1);
+                assert_eq!(
+                    f.uncovered[0].row,
+                    RowRef {
+                        class: RowClass::Covering,
+                        row: 1
+                    }
+                );
+            }
+            Err(e) => panic!("{e}"),
+        }
+        // With the fallback, always the optimum.
+        let sol = solver(s, 1, ExactMode::Fallback).solve(&ka5()).unwrap();
+        assert_eq!(sol.objective, 15.0);
+        sol.certificate.check(1e-9).unwrap();
+    }
+}
+
+#[test]
+fn pre_repair_statistics_match_the_exact_values() {
+    // KA1, β = 1: E[cost] = 3/2, P[feasible] = 1/2; KA5: E = 25/2, P = 1/8.
+    for (p, mean, prob, sd_cost) in [
+        (ka1(), 1.5, 0.5, (0.75f64).sqrt()),
+        (ka5(), 12.5, 0.125, 2.5f64),
+    ] {
+        let n = 2000;
+        let (mut sum, mut feas) = (0.0, 0);
+        for s in 0..n {
+            let sol = solver(s, 1, ExactMode::Fallback).solve(&p).unwrap();
+            let t = &sol.trials[0];
+            sum += t.pre_repair_objective;
+            feas += usize::from(t.pre_repair_feasible);
+        }
+        let m = sum / n as f64;
+        assert!(
+            (m - mean).abs() < 4.0 * sd_cost / (n as f64).sqrt(),
+            "mean {m} vs {mean}"
+        );
+        let f = feas as f64 / n as f64;
+        let se = (prob * (1.0 - prob) / n as f64).sqrt();
+        assert!((f - prob).abs() < 4.0 * se, "P[feasible] {f} vs {prob}");
+    }
+}
+
+#[test]
+fn same_seed_same_result() {
+    let strip = |mut s: PcSolution| {
+        s.certificate.run.stage_seconds.clear();
+        s.lp.seconds = 0.0;
+        if let Some(e) = s.exact.as_mut() {
+            e.seconds = 0.0;
+        }
+        if let Some(e) = s.certificate.exact.as_mut() {
+            e.seconds = 0.0;
+        }
+        s
+    };
+    for p in [ka1(), ka4(), ka5()] {
+        let a = strip(solver(42, 8, ExactMode::Fallback).solve(&p).unwrap());
+        let b = strip(solver(42, 8, ExactMode::Fallback).solve(&p).unwrap());
+        assert_eq!(a, b);
+    }
+}
+
+/// A small random program (spec §13.2 `small_pc`).
+#[derive(Debug, Clone)]
+struct Small {
+    sense: Sense,
+    upper: Vec<u32>,
+    cost: Vec<f64>,
+    packing: Vec<(Vec<(usize, f64)>, f64)>,
+    covering: Vec<(Vec<(usize, f64)>, f64)>,
+}
+
+impl Small {
+    fn problem(&self) -> Option<PcProblem> {
+        let n = self.cost.len();
+        let mut b = PcBuilder::new(self.sense, n).objective(self.cost.clone());
+        for (j, &u) in self.upper.iter().enumerate() {
+            b = b.upper(j, Some(u));
+        }
+        for (e, r) in &self.packing {
+            b = b.packing_row(e, *r);
+        }
+        for (e, r) in &self.covering {
+            b = b.covering_row(e, *r);
+        }
+        b.build().ok()
+    }
+
+    /// Exhaustive optimum: `None` when no integer point is feasible.
+    fn brute_force(&self, p: &PcProblem) -> Option<f64> {
+        let n = self.cost.len();
+        let mut best: Option<f64> = None;
+        let mut x = vec![0.0; n];
+        loop {
+            if evaluate(p, &x, 1e-9).is_feasible() {
+                let v = p.objective_value(&x);
+                best = Some(match (best, self.sense) {
+                    (None, _) => v,
+                    (Some(b), Sense::Minimise) => b.min(v),
+                    (Some(b), Sense::Maximise) => b.max(v),
+                });
+            }
+            let mut j = 0;
+            while j < n {
+                if x[j] < f64::from(self.upper[j]) {
+                    x[j] += 1.0;
+                    break;
+                }
+                x[j] = 0.0;
+                j += 1;
+            }
+            if j == n {
+                return best;
+            }
+        }
+    }
+}
+
+fn row(n: usize) -> impl Strategy<Value = Vec<(usize, f64)>> {
+    proptest::collection::vec(0u32..4, n).prop_filter_map("non-empty row", |c| {
+        let e: Vec<(usize, f64)> = c
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| **v > 0)
+            .map(|(j, v)| (j, f64::from(*v)))
+            .collect();
+        (!e.is_empty()).then_some(e)
+    })
+}
+
+fn small_pc() -> impl Strategy<Value = Small> {
+    (1usize..=6, any::<bool>(), 0usize..=3, 0usize..=3)
+        .prop_flat_map(|(n, max, mp, mc)| {
+            let mc = if mp + mc == 0 { 1 } else { mc };
+            (
+                Just(if max {
+                    Sense::Maximise
+                } else {
+                    Sense::Minimise
+                }),
+                proptest::collection::vec(1u32..=2, n),
+                proptest::collection::vec((0u32..=5).prop_map(f64::from), n),
+                proptest::collection::vec((row(n), (0u32..=6).prop_map(f64::from)), mp),
+                proptest::collection::vec((row(n), (1u32..=6).prop_map(f64::from)), mc),
+            )
+        })
+        .prop_map(|(sense, upper, cost, packing, covering)| Small {
+            sense,
+            upper,
+            cost,
+            packing,
+            covering,
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 256,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct("proptest-regressions/pcip_pipeline.txt"))),
+        ..ProptestConfig::default()
+    })]
+
+    /// LP bound ≤ OPT ≤ objective (min; mirrored for max); infeasibility is
+    /// never hidden; with the fallback every feasible program is solved;
+    /// every certificate checks.
+    #[test]
+    fn sandwich_against_brute_force(s in small_pc(), seed in 0u64..1000) {
+        let Some(p) = s.problem() else { return Ok(()); }; // V9 etc.: rejected by the strategy
+        let opt = s.brute_force(&p);
+        let result = solver(seed, 4, ExactMode::Fallback).solve(&p);
+        match (opt, result) {
+            (None, Ok(sol)) => prop_assert!(false, "infeasible program solved: {:?}", sol.x),
+            (None, Err(e)) => prop_assert!(matches!(e, PcError::LpInfeasible | PcError::IntegerInfeasible | PcError::RepairFailed(_)), "{e}"),
+            (Some(_), Err(e)) => prop_assert!(false, "feasible program failed: {e}"),
+            (Some(opt), Ok(sol)) => {
+                prop_assert!(evaluate(&p, &sol.x, 1e-9).is_feasible());
+                let bound = sol.certificate.relaxation_bound.value;
+                match s.sense {
+                    Sense::Minimise => {
+                        prop_assert!(bound <= sol.lp.objective + 1e-7);
+                        prop_assert!(sol.lp.objective <= opt + 1e-7);
+                        prop_assert!(sol.objective >= opt - 1e-9);
+                    }
+                    Sense::Maximise => {
+                        prop_assert!(bound >= sol.lp.objective - 1e-7);
+                        prop_assert!(sol.lp.objective >= opt - 1e-7);
+                        prop_assert!(sol.objective <= opt + 1e-9);
+                    }
+                }
+                prop_assert!(sol.certificate.check(1e-9).is_ok(), "{:?}", sol.certificate.check(1e-9));
+            }
+        }
+    }
+
+    /// Pure packing and pure covering programs always repair (no fallback).
+    #[test]
+    fn pure_programs_always_repair(s in small_pc(), seed in 0u64..1000) {
+        let pure = s.packing.is_empty() || s.covering.is_empty();
+        let Some(p) = s.problem() else { return Ok(()); };
+        if !pure {
+            return Ok(());
+        }
+        let sol = solver(seed, 2, ExactMode::Never).solve(&p);
+        prop_assert!(sol.is_ok(), "{:?}", sol.err());
+    }
+}
