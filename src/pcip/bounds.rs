@@ -686,6 +686,7 @@ pub fn g3_covering_deviation(beta: f64, q_k: f64, b_k: f64, delta: f64) -> f64 {
 mod tests {
     use super::*;
     use crate::certificate::Sense;
+    use crate::pcip::known_answers::{ka1, ka3, ka4};
     use crate::pcip::{PcBuilder, RowSense, round_with_uniforms};
     use proptest::prelude::*;
 
@@ -698,37 +699,6 @@ mod tests {
             let (a, b): (f64, f64) = ($a, $b);
             assert!(close(a, b, $tol), "{} = {a}, expected {b}", stringify!($a));
         }};
-    }
-
-    fn ka1() -> PcProblem {
-        PcBuilder::new(Sense::Minimise, 3)
-            .objective(vec![1.0, 1.0, 1.0])
-            .covering_row(&[(0, 1.0), (2, 1.0)], 1.0)
-            .covering_row(&[(0, 1.0), (1, 1.0)], 1.0)
-            .covering_row(&[(1, 1.0), (2, 1.0)], 1.0)
-            .build()
-            .unwrap()
-    }
-
-    fn ka3() -> PcProblem {
-        let mut b = PcBuilder::new(Sense::Minimise, 4).objective(vec![2.0, 2.0, 1.0, 1.5]);
-        for j in 0..4 {
-            b = b.upper(j, Some(3));
-        }
-        b.covering_row(&[(0, 1.0), (3, 1.0)], 2.0)
-            .covering_row(&[(0, 1.0), (1, 1.0)], 3.0)
-            .covering_row(&[(1, 1.0), (2, 1.0)], 1.0)
-            .build()
-            .unwrap()
-    }
-
-    fn ka4() -> PcProblem {
-        PcBuilder::new(Sense::Maximise, 4)
-            .objective(vec![8.0, 10.0, 3.0, 5.0])
-            .packing_row(&[(0, 1.0), (1, 2.0), (2, 4.0), (3, 3.0)], 6.0)
-            .packing_row(&[(0, 2.0), (1, 4.0), (2, 2.0), (3, 1.0)], 5.0)
-            .build()
-            .unwrap()
     }
 
     const KA4_X: [f64; 4] = [1.0, 0.5, 0.0, 1.0];

@@ -8,6 +8,7 @@ mod bounds;
 mod error;
 #[cfg(feature = "serde")]
 mod io;
+pub mod known_answers;
 mod problem;
 mod relax;
 mod repair;

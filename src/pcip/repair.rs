@@ -588,7 +588,8 @@ fn failure(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pcip::{PcBuilder, RowLabels};
+    use crate::pcip::PcBuilder;
+    use crate::pcip::known_answers::{ka1, ka2, ka2b, ka3, ka4, ka5};
 
     fn opts() -> RepairOptions {
         RepairOptions::default()
@@ -650,70 +651,6 @@ mod tests {
         out
     }
 
-    fn ka1() -> PcProblem {
-        PcBuilder::new(Sense::Minimise, 3)
-            .objective(vec![1.0, 1.0, 1.0])
-            .covering_row(&[(0, 1.0), (2, 1.0)], 1.0)
-            .covering_row(&[(0, 1.0), (1, 1.0)], 1.0)
-            .covering_row(&[(1, 1.0), (2, 1.0)], 1.0)
-            .build()
-            .unwrap()
-    }
-
-    fn ka2(u: u32) -> PcProblem {
-        PcBuilder::new(Sense::Minimise, 3)
-            .objective(vec![3.0, 3.0, 4.0])
-            .upper(0, Some(u))
-            .upper(1, Some(u))
-            .upper(2, Some(u))
-            .covering_row(&[(0, 2.0), (2, 2.0)], 3.0)
-            .covering_row(&[(1, 2.0), (2, 2.0)], 3.0)
-            .build()
-            .unwrap()
-    }
-
-    fn ka3() -> PcProblem {
-        let mut b = PcBuilder::new(Sense::Minimise, 4).objective(vec![2.0, 2.0, 1.0, 1.5]);
-        for j in 0..4 {
-            b = b.upper(j, Some(3));
-        }
-        b.covering_row(&[(0, 1.0), (3, 1.0)], 2.0)
-            .covering_row(&[(0, 1.0), (1, 1.0)], 3.0)
-            .covering_row(&[(1, 1.0), (2, 1.0)], 1.0)
-            .build()
-            .unwrap()
-    }
-
-    fn ka4() -> PcProblem {
-        PcBuilder::new(Sense::Maximise, 4)
-            .objective(vec![8.0, 10.0, 3.0, 5.0])
-            .packing_row(&[(0, 1.0), (1, 2.0), (2, 4.0), (3, 3.0)], 6.0)
-            .packing_row(&[(0, 2.0), (1, 4.0), (2, 2.0), (3, 1.0)], 5.0)
-            .build()
-            .unwrap()
-    }
-
-    fn ka5() -> PcProblem {
-        let mut b = PcBuilder::new(Sense::Minimise, 4).objective(vec![4.0, 3.0, 2.0, 4.0]);
-        for j in 0..4 {
-            b = b.upper(j, Some(2));
-        }
-        b.packing_row(&[(0, 1.0), (2, 1.0)], 3.0)
-            .packing_row(&[(1, 1.0), (3, 1.0)], 2.0)
-            .covering_row(&[(0, 1.0), (1, 1.0)], 2.0)
-            .covering_row(&[(2, 2.0), (3, 2.0)], 5.0)
-            .labels(
-                RowLabels {
-                    packing: vec!["M1".into(), "M2".into()],
-                    covering: vec!["A".into(), "B".into()],
-                    linking: vec![],
-                },
-                vec!["A@M1".into(), "A@M2".into(), "B@M1".into(), "B@M2".into()],
-            )
-            .build()
-            .unwrap()
-    }
-
     #[test]
     fn ka1_mapping() {
         let p = ka1();
@@ -737,7 +674,7 @@ mod tests {
 
     #[test]
     fn ka2_every_point_repairs_to_the_unique_optimum() {
-        let p = ka2(1);
+        let p = ka2();
         for start in box_points(&[1, 1, 1]) {
             let (x, r) = ok(&p, &start);
             assert_eq!(x, vec![1.0, 1.0, 1.0], "from {start:?}");
@@ -747,7 +684,7 @@ mod tests {
 
     #[test]
     fn ka2b_rounded_c_repairs_to_two() {
-        let p = ka2(2);
+        let p = ka2b();
         // Phase 2 picks C because 4/2 < 3/1.
         for start in [[0.0, 0.0, 1.0], [0.0, 0.0, 2.0]] {
             let (x, r) = ok(&p, &start);
@@ -915,7 +852,7 @@ mod tests {
         let (_, r) = ok(&ka3(), &[3.0, 2.0, 0.0, 0.0]);
         assert_eq!((r.moves, r.prune_moves), (2, 2));
         // KA2 from 0: C (gain 4), then A, then B.
-        let (_, r) = ok(&ka2(1), &[0.0, 0.0, 0.0]);
+        let (_, r) = ok(&ka2(), &[0.0, 0.0, 0.0]);
         assert_eq!((r.moves, r.grow_moves, r.objective), (3, 3, 10.0));
     }
 
