@@ -364,17 +364,21 @@ fn split_row(p: &PcProblem, row: RowRef, parts: &[(f64, f64)]) -> RowSplit {
 ///
 /// `packing_slack` is δ_P ≥ 0 (0: exact feasibility).
 ///
-/// # Panics
+/// # Errors
 ///
-/// If `y.len() != p.n_vars()`.
-pub fn row_failure_bounds(p: &PcProblem, y: &[f64], packing_slack: f64) -> RowBounds {
-    assert_eq!(
-        y.len(),
-        p.n_vars(),
-        "row_failure_bounds: the point has {} entries, the problem {} columns",
-        y.len(),
-        p.n_vars()
-    );
+/// [`PcError::DimensionMismatch`] if `y.len() != p.n_vars()`.
+pub fn row_failure_bounds(
+    p: &PcProblem,
+    y: &[f64],
+    packing_slack: f64,
+) -> Result<RowBounds, PcError> {
+    if y.len() != p.n_vars() {
+        return Err(PcError::DimensionMismatch {
+            what: "point of row_failure_bounds",
+            expected: p.n_vars(),
+            got: y.len(),
+        });
+    }
     let parts: Vec<(f64, f64)> = y
         .iter()
         .enumerate()
@@ -430,13 +434,13 @@ pub fn row_failure_bounds(p: &PcProblem, y: &[f64], packing_slack: f64) -> RowBo
         -s.exp_m1()
     };
     let product_fail = class_fail(&packing) + class_fail(&covering);
-    RowBounds {
+    Ok(RowBounds {
         packing,
         covering,
         union_fail,
         product_fail,
         p_succ: (1.0 - product_fail).max(0.0),
-    }
+    })
 }
 
 fn invalid_eps(eps: f64) -> Result<(), PcError> {
@@ -546,7 +550,7 @@ fn bisect_beta(p: &PcProblem, lp_x: &[f64], eps: f64) -> f64 {
     let evals = std::cell::Cell::new(0usize);
     let p_succ = |beta: f64| {
         evals.set(evals.get() + 1);
-        row_failure_bounds(p, &scaled_point(p, lp_x, beta), 0.0).p_succ
+        row_failure_bounds(p, &scaled_point(p, lp_x, beta), 0.0).map_or(0.0, |b| b.p_succ)
     };
     let steps = (BISECT_HI / BISECT_STEP) as usize;
 
@@ -921,7 +925,7 @@ mod tests {
         let p = ka1();
         let y = scaled_point(&p, &[0.5; 3], 1.5);
         assert_eq!(y, vec![0.75; 3]);
-        let b = row_failure_bounds(&p, &y, 0.0);
+        let b = row_failure_bounds(&p, &y, 0.0).unwrap();
         assert!(b.packing.is_empty());
         assert_eq!(b.covering.len(), 3);
         for e in &b.covering {
@@ -948,7 +952,7 @@ mod tests {
     fn ka1_beta_one_is_uninformative_but_valid() {
         let p = ka1();
         let y = scaled_point(&p, &[0.5; 3], 1.0);
-        let b = row_failure_bounds(&p, &y, 0.0);
+        let b = row_failure_bounds(&p, &y, 0.0).unwrap();
         // q − D = 1 = ρ: no downward deviation, bound 1.
         assert_eq!(b.covering, vec![1.0; 3]);
         assert_eq!(b.p_succ, 0.0);
@@ -962,7 +966,7 @@ mod tests {
     fn ka4_bound_below_exact() {
         let p = ka4();
         let y = scaled_point(&p, &KA4_X, 1.0);
-        let b = row_failure_bounds(&p, &y, 0.0);
+        let b = row_failure_bounds(&p, &y, 0.0).unwrap();
         // Row 1: D = 4, D + 2 = 6 ≤ 6 → 0. Row 2: D = 3, T − D = 2 = ρ → 1.
         assert_eq!(b.packing, vec![0.0, 1.0]);
         assert!(b.covering.is_empty());
@@ -972,7 +976,7 @@ mod tests {
         assert!(b.p_succ <= succ);
         // β = 1/2: exact pre-repair feasibility 7/8.
         let y = scaled_point(&p, &KA4_X, 0.5);
-        let b = row_failure_bounds(&p, &y, 0.0);
+        let b = row_failure_bounds(&p, &y, 0.0).unwrap();
         assert_eq!(b.packing[0], 0.0); // 0 + (1 + 2 + 3) ≤ 6
         assert_close!(b.packing[1], tail(2.5 / 4.0, 5.0 / 4.0), 1e-15);
         let (_, _, succ) = exact(&p, &y, 0.0);
@@ -980,7 +984,7 @@ mod tests {
         assert!(b.p_succ > 0.0 && b.p_succ <= succ);
         // A packing slack raises the threshold T = (1 + δ)p and never
         // raises a bound.
-        let loose = row_failure_bounds(&p, &y, 0.5);
+        let loose = row_failure_bounds(&p, &y, 0.5).unwrap();
         assert!(loose.packing[1] < b.packing[1]);
         assert_eq!(loose.packing[1], 0.0); // 7 ≤ 7.5
     }
@@ -1000,7 +1004,7 @@ mod tests {
             .build()
             .unwrap();
         let y = [1.0, 0.5, 0.25];
-        let b = row_failure_bounds(&p, &y, 0.0);
+        let b = row_failure_bounds(&p, &y, 0.0).unwrap();
         assert_eq!(b.covering, vec![0.0, 1.0]);
         // Packing row 0: D = 1 ≤ 1 but D + 1 > 1 → tail; row 1: 0 + 1 + 2 ≤ 5 → 0.
         assert_close!(b.packing[0], upper_tail(0.5, 0.0), 0.0);
@@ -1008,12 +1012,12 @@ mod tests {
         assert_eq!(b.packing[1], 0.0);
         // A packing row whose deterministic part already exceeds T → 1.
         let y = [2.0, 0.5, 0.0];
-        let b = row_failure_bounds(&p, &y, 0.0);
+        let b = row_failure_bounds(&p, &y, 0.0).unwrap();
         assert_eq!(b.packing[0], 1.0);
         assert_eq!(b.covering[0], 0.0);
         assert_eq!(b.p_succ, 0.0);
         // With slack δ_P = 1 the threshold is 2: D = 2 ≤ 2, D + 1 > 2 → tail.
-        let b = row_failure_bounds(&p, &y, 1.0);
+        let b = row_failure_bounds(&p, &y, 1.0).unwrap();
         assert_eq!(b.packing[0], upper_tail(0.5, 0.0));
     }
 
@@ -1022,7 +1026,7 @@ mod tests {
         // KA3's LP point is integral: nothing is random.
         let p = ka3();
         let y = scaled_point(&p, &[2.0, 1.0, 0.0, 0.0], 1.0);
-        let b = row_failure_bounds(&p, &y, 0.0);
+        let b = row_failure_bounds(&p, &y, 0.0).unwrap();
         assert_eq!(b.covering, vec![0.0; 3]);
         assert_eq!(b.union_fail, 0.0);
         assert_eq!(b.product_fail, 0.0);
@@ -1030,7 +1034,7 @@ mod tests {
         assert_eq!(b.success_after(1), 1.0);
         // KA4's OPT point, integral, feasible.
         let p = ka4();
-        let b = row_failure_bounds(&p, &[0.0, 1.0, 0.0, 1.0], 0.0);
+        let b = row_failure_bounds(&p, &[0.0, 1.0, 0.0, 1.0], 0.0).unwrap();
         assert_eq!(b.packing, vec![0.0, 0.0]);
         assert_eq!(b.p_succ, 1.0);
     }
@@ -1045,7 +1049,7 @@ mod tests {
             .packing_row(&[(0, 4.0), (1, 1.0)], 3.0)
             .build()
             .unwrap();
-        let b = row_failure_bounds(&p, &[0.5, 0.75], 0.0);
+        let b = row_failure_bounds(&p, &[0.5, 0.75], 0.0).unwrap();
         // Covering: D = 0.5, ρ = 1.5, b̂ = 2 → lower_tail(0.75, 0.25).
         assert_close!(b.covering[0], lower_tail(0.75, 0.25), 1e-15);
         assert!(b.covering[0] < 1.0);
@@ -1059,7 +1063,7 @@ mod tests {
             .build()
             .unwrap();
         assert_eq!(
-            row_failure_bounds(&p2, &[1.5, 0.5], 0.0).covering,
+            row_failure_bounds(&p2, &[1.5, 0.5], 0.0).unwrap().covering,
             vec![0.0]
         );
         // Exact check of validity with a continuous column present.
@@ -1077,7 +1081,7 @@ mod tests {
             .linking_row(&[(2, 5.0)], RowSense::Ge, 100.0)
             .build()
             .unwrap();
-        let b = row_failure_bounds(&p, &[0.75, 0.5, 0.75], 0.0);
+        let b = row_failure_bounds(&p, &[0.75, 0.5, 0.75], 0.0).unwrap();
         assert!(b.packing.is_empty());
         assert_eq!(b.covering.len(), 1);
         assert_close!(b.covering[0], tail(1.5, 1.0), 1e-15);
@@ -1089,7 +1093,7 @@ mod tests {
         // Union ≥ product, p_succ = 1 − product (clamped), success_after.
         let p = ka1();
         let y = scaled_point(&p, &[0.5, 0.5, 1.0], 1.0);
-        let b = row_failure_bounds(&p, &y, 0.0);
+        let b = row_failure_bounds(&p, &y, 0.0).unwrap();
         // Rows with x3 = 1 are met; row e2 (x1 + x2) has ρ = 1 = q → 1.
         assert_eq!(b.covering, vec![0.0, 1.0, 0.0]);
         let b = RowBounds {
@@ -1129,8 +1133,12 @@ mod tests {
             .build()
             .unwrap();
         let lp_x = [0.75, 0.75, 0.75, 0.75, 1.0];
-        let lo = row_failure_bounds(&p, &scaled_point(&p, &lp_x, 1.0), 0.0).covering[0];
-        let hi = row_failure_bounds(&p, &scaled_point(&p, &lp_x, 1.01), 0.0).covering[0];
+        let lo = row_failure_bounds(&p, &scaled_point(&p, &lp_x, 1.0), 0.0)
+            .unwrap()
+            .covering[0];
+        let hi = row_failure_bounds(&p, &scaled_point(&p, &lp_x, 1.01), 0.0)
+            .unwrap()
+            .covering[0];
         assert_close!(lo, tail(3.0, 2.0), 1e-15);
         assert!(hi > lo, "raising β raised the bound: {lo} → {hi}");
         // Packing: lowering β moves an integral column below its floor;
@@ -1141,15 +1149,19 @@ mod tests {
             .build()
             .unwrap();
         let lp_x = [1.0, 0.5, 0.5, 0.5, 0.5];
-        let hi = row_failure_bounds(&p, &scaled_point(&p, &lp_x, 1.0), 0.0).packing[0];
-        let lo = row_failure_bounds(&p, &scaled_point(&p, &lp_x, 0.999), 0.0).packing[0];
+        let hi = row_failure_bounds(&p, &scaled_point(&p, &lp_x, 1.0), 0.0)
+            .unwrap()
+            .packing[0];
+        let lo = row_failure_bounds(&p, &scaled_point(&p, &lp_x, 0.999), 0.0)
+            .unwrap()
+            .packing[0];
         assert_close!(hi, tail(2.0, 3.0), 1e-15);
         assert!(lo > hi, "lowering β raised the bound: {hi} → {lo}");
         // Both remain valid bounds, of course.
         for beta in [0.999, 1.0] {
             let y = scaled_point(&p, &lp_x, beta);
             let (fp, _, _) = exact(&p, &y, 0.0);
-            assert!(row_failure_bounds(&p, &y, 0.0).packing[0] >= fp[0]);
+            assert!(row_failure_bounds(&p, &y, 0.0).unwrap().packing[0] >= fp[0]);
         }
     }
 
@@ -1224,7 +1236,9 @@ mod tests {
     }
 
     fn p_succ_at(p: &PcProblem, x: &[f64], beta: f64) -> f64 {
-        row_failure_bounds(p, &scaled_point(p, x, beta), 0.0).p_succ
+        row_failure_bounds(p, &scaled_point(p, x, beta), 0.0)
+            .unwrap()
+            .p_succ
     }
 
     #[test]
@@ -1413,7 +1427,7 @@ mod tests {
         /// p_succ is below the exact probability that all rows hold.
         #[test]
         fn bounds_are_valid((p, y) in instance_and_point(), slack in prop::sample::select(vec![0.0, 0.25])) {
-            let b = row_failure_bounds(&p, &y, slack);
+            let b = row_failure_bounds(&p, &y, slack).unwrap();
             let (fp, fc, succ) = exact(&p, &y, slack);
             for (e, f) in b.packing.iter().zip(&fp) {
                 prop_assert!(*e >= f - 1e-12, "packing ε = {e} < exact {f}");
@@ -1442,8 +1456,8 @@ mod tests {
             for (j, (a, b)) in y_lo.iter().zip(&y_hi).enumerate() {
                 prop_assert!(a <= b && *b <= p.upper(j), "clamped or not monotone");
             }
-            let lo = row_failure_bounds(&p, &y_lo, 0.0);
-            let hi = row_failure_bounds(&p, &y_hi, 0.0);
+            let lo = row_failure_bounds(&p, &y_lo, 0.0).unwrap();
+            let hi = row_failure_bounds(&p, &y_hi, 0.0).unwrap();
             let max_random = |class, r: usize, y: &[f64]| {
                 let (cols, vals) = p.row(RowRef { class, row: r });
                 cols.iter().zip(vals)

@@ -192,7 +192,7 @@ impl RoundingSolver {
         let beta = beta_for(p, &lp.x, self.beta)?;
         run.beta = Some(beta);
         let y = scaled_point(p, &lp.x, beta);
-        let row_bounds = row_failure_bounds(p, &y, self.repair.packing_slack);
+        let row_bounds = row_failure_bounds(p, &y, self.repair.packing_slack)?;
 
         let small = match self.exact {
             ExactMode::Always => true,
