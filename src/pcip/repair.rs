@@ -17,6 +17,7 @@
 //! only the rows of column `j`.
 
 use std::cmp::Ordering;
+use std::collections::BTreeSet;
 
 use super::error::{PcError, RepairFailure, RowClass, RowRef, RowReport};
 use super::problem::{PcProblem, RowSense, evaluate};
@@ -203,11 +204,6 @@ fn norm(v: f64) -> f64 {
     v + 0.0
 }
 
-/// `a < b` lexicographically under `f64::total_cmp`.
-fn key_less(a: (f64, f64), b: (f64, f64)) -> bool {
-    a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)) == Ordering::Less
-}
-
 /// Activities and thresholds of the rows of one class.
 struct Rows {
     act: Vec<f64>,
@@ -239,6 +235,101 @@ impl Rows {
     /// Violation measure `max(0, excess)` at activity `act`.
     fn violation(&self, i: usize, act: f64) -> f64 {
         self.excess(i, act).max(0.0)
+    }
+}
+
+/// Keys ordered by `f64::total_cmp` (lexicographically for pairs).
+trait KeyOrd {
+    fn cmp_key(&self, other: &Self) -> Ordering;
+}
+
+impl KeyOrd for f64 {
+    fn cmp_key(&self, other: &Self) -> Ordering {
+        self.total_cmp(other)
+    }
+}
+
+impl KeyOrd for (f64, f64) {
+    fn cmp_key(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0).then(self.1.total_cmp(&other.1))
+    }
+}
+
+/// An entry of the candidate set: key, then column (ties to the lower
+/// column, exactly as a scan in column order keeping strict improvements).
+#[derive(Clone, Copy)]
+struct Entry<K>(K, usize);
+
+impl<K: KeyOrd> PartialEq for Entry<K> {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl<K: KeyOrd> Eq for Entry<K> {}
+impl<K: KeyOrd> PartialOrd for Entry<K> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<K: KeyOrd> Ord for Entry<K> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.cmp_key(&other.0).then(self.1.cmp(&other.1))
+    }
+}
+
+/// The current candidates of a greedy phase with their keys, and a visit
+/// stamp to re-score each neighbour once per step.
+struct Candidates<K> {
+    set: BTreeSet<Entry<K>>,
+    key: Vec<Option<K>>,
+    stamp: Vec<u32>,
+    epoch: u32,
+}
+
+impl<K: KeyOrd + Copy> Candidates<K> {
+    fn new(n: usize) -> Self {
+        Candidates {
+            set: BTreeSet::new(),
+            key: vec![None; n],
+            stamp: vec![0; n],
+            epoch: 0,
+        }
+    }
+
+    /// Sets the key of a column not yet in the set.
+    fn set(&mut self, j: usize, key: Option<K>) {
+        if let Some(k) = key {
+            self.set.insert(Entry(k, j));
+        }
+        self.key[j] = key;
+    }
+
+    /// Replaces the key of column `j`.
+    fn rescore(&mut self, j: usize, key: Option<K>) {
+        if let Some(old) = self.key[j].take() {
+            self.set.remove(&Entry(old, j));
+        }
+        self.set(j, key);
+    }
+
+    /// The column with the smallest key (ties: smallest column).
+    fn best(&self) -> Option<usize> {
+        self.set.first().map(|e| e.1)
+    }
+
+    fn next_epoch(&mut self) {
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.stamp.iter_mut().for_each(|s| *s = 0);
+            self.epoch = 1;
+        }
+    }
+
+    /// Whether column `j` is seen for the first time in this epoch.
+    fn first_visit(&mut self, j: usize) -> bool {
+        let fresh = self.stamp[j] != self.epoch;
+        self.stamp[j] = self.epoch;
+        fresh
     }
 }
 
@@ -344,39 +435,104 @@ impl<'a> State<'a> {
             .collect()
     }
 
-    fn any_violated(&self, classes: &[RowClass]) -> bool {
-        classes.iter().any(|&class| {
-            let rows = self.class(class);
-            (0..rows.act.len()).any(|i| !rows.holds(i))
-        })
-    }
-
     /// Phase 1: decrements until every Packing and Linking row holds.
+    ///
+    /// The candidate keys live in an ordered set; after a step only the
+    /// columns that share a row with the changed column are re-scored, which
+    /// gives the same choices as re-scoring every column (the reference
+    /// implementation in the tests checks this).
     fn shrink(&mut self, x: &mut [f64]) -> Result<u64, PcError> {
+        let mut violated = self.count_violated(&LIMITS);
+        if violated == 0 {
+            return Ok(0);
+        }
+        let key = |st: &Self, x: &[f64], j: usize| st.shrink_key(x, j);
+        let mut queue = Candidates::new(x.len());
+        for j in 0..x.len() {
+            queue.set(j, key(self, x, j));
+        }
         let mut moves = 0;
-        while self.any_violated(&LIMITS) {
-            let mut best: Option<((f64, f64), usize)> = None;
-            for (j, &xj) in x.iter().enumerate() {
-                if !self.p.is_integer(j) || xj < 1.0 {
-                    continue;
-                }
-                let Some((damage, relief)) = self.shrink_score(j) else {
-                    continue;
-                };
-                let key = (norm(damage / relief), norm(-self.cost[j] / relief));
-                if best.is_none_or(|(b, _)| key_less(key, b)) {
-                    best = Some((key, j));
-                }
-            }
-            let Some((_, j)) = best else {
+        while violated > 0 {
+            let Some(j) = queue.best() else {
                 let still_violated = self.violated(&LIMITS);
                 let uncovered = self.violated(&[RowClass::Covering]);
                 return Err(failure(uncovered, still_violated, Vec::new(), Vec::new()));
             };
-            self.step(x, j, -1.0);
+            violated = self.step_counting(x, j, -1.0, &LIMITS, violated);
             moves += 1;
+            self.rescore_neighbours(x, j, &mut queue, key);
         }
         Ok(moves)
+    }
+
+    /// Phase-1 key of column `j`: `(damage/relief, −c_j/relief)`, or `None`
+    /// when `j` is not a candidate.
+    fn shrink_key(&self, x: &[f64], j: usize) -> Option<(f64, f64)> {
+        if !self.p.is_integer(j) || x[j] < 1.0 {
+            return None;
+        }
+        let (damage, relief) = self.shrink_score(j)?;
+        Some((norm(damage / relief), norm(-self.cost[j] / relief)))
+    }
+
+    /// Number of rows of `classes` that do not hold.
+    fn count_violated(&self, classes: &[RowClass]) -> usize {
+        classes
+            .iter()
+            .map(|&class| {
+                let rows = self.class(class);
+                (0..rows.act.len()).filter(|&i| !rows.holds(i)).count()
+            })
+            .sum()
+    }
+
+    /// [`State::step`], keeping `violated` (the number of rows of `classes`
+    /// that do not hold) up to date; returns the new count.
+    fn step_counting(
+        &mut self,
+        x: &mut [f64],
+        j: usize,
+        delta: f64,
+        classes: &[RowClass],
+        violated: usize,
+    ) -> usize {
+        let status = |st: &Self| -> usize {
+            classes
+                .iter()
+                .map(|&class| {
+                    let (idx, _) = st.p.column(class, j);
+                    let rows = st.class(class);
+                    idx.iter().filter(|&&i| !rows.holds(i)).count()
+                })
+                .sum()
+        };
+        let before = status(self);
+        self.step(x, j, delta);
+        violated + status(self) - before
+    }
+
+    /// Re-scores every column that shares a row (of any class) with column
+    /// `j`, and `j` itself.
+    fn rescore_neighbours<K: KeyOrd + Copy>(
+        &self,
+        x: &[f64],
+        j: usize,
+        queue: &mut Candidates<K>,
+        key: impl Fn(&Self, &[f64], usize) -> Option<K>,
+    ) {
+        queue.next_epoch();
+        queue.rescore(j, key(self, x, j));
+        for class in CLASSES {
+            let (rows, _) = self.p.column(class, j);
+            for &i in rows {
+                let (cols, _) = self.p.row(RowRef { class, row: i });
+                for &c in cols {
+                    if queue.first_visit(c) {
+                        queue.rescore(c, key(self, x, c));
+                    }
+                }
+            }
+        }
     }
 
     /// `(damage, relief)` of decrementing column `j`, or `None` when the
@@ -427,31 +583,42 @@ impl<'a> State<'a> {
             .sum()
     }
 
-    /// Phase 2: increments until every Covering row holds.
+    /// Phase 2: increments until every Covering row holds (incremental
+    /// candidate keys, as in [`State::shrink`]).
     fn grow(&mut self, x: &mut [f64]) -> Result<u64, PcError> {
+        let mut violated = self.count_violated(&[RowClass::Covering]);
+        if violated == 0 {
+            return Ok(0);
+        }
+        let key = |st: &Self, x: &[f64], j: usize| st.grow_key(x, j);
+        let mut queue = Candidates::new(x.len());
+        for j in 0..x.len() {
+            queue.set(j, key(self, x, j));
+        }
         let mut moves = 0;
-        while self.any_violated(&[RowClass::Covering]) {
-            let mut best: Option<(f64, usize)> = None;
-            for (j, &xj) in x.iter().enumerate() {
-                if !self.p.is_integer(j) || xj >= self.p.upper(j) {
-                    continue;
-                }
-                let gain = self.gain(j);
-                if gain <= 0.0 || !self.keeps(&LIMITS, j, 1.0) {
-                    continue;
-                }
-                let key = norm(self.cost[j] / gain);
-                if best.is_none_or(|(b, _)| key.total_cmp(&b) == Ordering::Less) {
-                    best = Some((key, j));
-                }
-            }
-            let Some((_, j)) = best else {
+        while violated > 0 {
+            let Some(j) = queue.best() else {
                 return Err(self.grow_failure(x));
             };
-            self.step(x, j, 1.0);
+            violated = self.step_counting(x, j, 1.0, &[RowClass::Covering], violated);
             moves += 1;
+            self.rescore_neighbours(x, j, &mut queue, key);
         }
         Ok(moves)
+    }
+
+    /// Phase-2 key of column `j`: `c_j/gain_j`, or `None` when `j` is not a
+    /// candidate (not integer, at its bound, no gain, or an increment would
+    /// break a Packing or Linking row).
+    fn grow_key(&self, x: &[f64], j: usize) -> Option<f64> {
+        if !self.p.is_integer(j) || x[j] >= self.p.upper(j) {
+            return None;
+        }
+        let gain = self.gain(j);
+        if gain <= 0.0 || !self.keeps(&LIMITS, j, 1.0) {
+            return None;
+        }
+        Some(norm(self.cost[j] / gain))
     }
 
     /// The failure of phase 2: short rows, the rows that block helpful
@@ -583,6 +750,83 @@ fn failure(
         saturated_cols,
         total_deficit,
     }))
+}
+
+/// The straightforward O(steps × nnz) phases of spec §6, re-scoring every
+/// column at every step: the reference the incremental phases must match.
+#[cfg(test)]
+impl State<'_> {
+    fn shrink_naive(&mut self, x: &mut [f64]) -> Result<u64, PcError> {
+        let mut moves = 0;
+        while self.count_violated(&LIMITS) > 0 {
+            let mut best: Option<((f64, f64), usize)> = None;
+            for j in 0..x.len() {
+                if let Some(key) = self.shrink_key(x, j)
+                    && best.is_none_or(|(b, _)| key.cmp_key(&b) == Ordering::Less)
+                {
+                    best = Some((key, j));
+                }
+            }
+            let Some((_, j)) = best else {
+                let still_violated = self.violated(&LIMITS);
+                let uncovered = self.violated(&[RowClass::Covering]);
+                return Err(failure(uncovered, still_violated, Vec::new(), Vec::new()));
+            };
+            self.step(x, j, -1.0);
+            moves += 1;
+        }
+        Ok(moves)
+    }
+
+    fn grow_naive(&mut self, x: &mut [f64]) -> Result<u64, PcError> {
+        let mut moves = 0;
+        while self.count_violated(&[RowClass::Covering]) > 0 {
+            let mut best: Option<(f64, usize)> = None;
+            for j in 0..x.len() {
+                if let Some(key) = self.grow_key(x, j)
+                    && best.is_none_or(|(b, _)| key.total_cmp(&b) == Ordering::Less)
+                {
+                    best = Some((key, j));
+                }
+            }
+            let Some((_, j)) = best else {
+                return Err(self.grow_failure(x));
+            };
+            self.step(x, j, 1.0);
+            moves += 1;
+        }
+        Ok(moves)
+    }
+}
+
+/// [`repair`] with the reference phases.
+#[cfg(test)]
+fn repair_naive(
+    p: &PcProblem,
+    x: &mut [f64],
+    opts: &RepairOptions,
+) -> Result<RepairReport, PcError> {
+    validate(p, x, opts)?;
+    for (j, v) in x.iter_mut().enumerate() {
+        let clamped = v.max(0.0).min(p.upper(j));
+        *v = if p.is_integer(j) {
+            clamped.round()
+        } else {
+            clamped
+        };
+    }
+    let mut st = State::new(p, x, opts);
+    let shrink_moves = st.shrink_naive(x)?;
+    let grow_moves = st.grow_naive(x)?;
+    let prune_moves = if opts.improve { st.improve(x) } else { 0 };
+    st.final_check(x)?;
+    Ok(RepairReport {
+        moves: shrink_moves + grow_moves + prune_moves,
+        shrink_moves,
+        grow_moves,
+        prune_moves,
+        objective: p.objective_value(x),
+    })
 }
 
 #[cfg(test)]
@@ -1137,6 +1381,56 @@ mod tests {
         }
     }
 
+    /// A placement-like program large enough that many steps re-score
+    /// overlapping neighbourhoods: the incremental phases make exactly the
+    /// reference's choices.
+    #[test]
+    fn incremental_phases_match_the_reference_on_placements() {
+        let mut g = Lcg(7);
+        for case in 0..6 {
+            let (jobs, machines) = (12 + case, 6 + case % 3);
+            let n = jobs * machines;
+            let mut b = PcBuilder::new(Sense::Minimise, n)
+                .objective((0..n).map(|_| 1.0 + g.below(5) as f64).collect());
+            for j in 0..n {
+                b = b.upper(j, Some(3));
+            }
+            for job in 0..jobs {
+                let row: Vec<(usize, f64)> = (0..machines)
+                    .map(|m| (job * machines + m, 1.0 + g.below(3) as f64))
+                    .collect();
+                b = b.covering_row(&row, 3.0 + g.below(6) as f64);
+            }
+            for m in 0..machines {
+                let row: Vec<(usize, f64)> = (0..jobs)
+                    .map(|job| (job * machines + m, 1.0 + g.below(2) as f64))
+                    .collect();
+                b = b.packing_row(&row, (jobs as f64) * 1.2);
+            }
+            let p = b.build().unwrap();
+            let mut shrunk = 0;
+            for it in 0..6 {
+                // Random start points from sparse (short) to dense (overloaded).
+                let start: Vec<f64> = (0..n)
+                    .map(|_| {
+                        if g.below(4) <= it % 4 {
+                            g.below(4) as f64
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect();
+                let (mut a, mut r) = (start.clone(), start.clone());
+                let fast = repair(&p, &mut a, &opts());
+                let slow = repair_naive(&p, &mut r, &opts());
+                assert_eq!(fast, slow);
+                assert_eq!(a, r);
+                shrunk += u64::from(fast.is_ok_and(|f| f.shrink_moves > 0));
+            }
+            assert!(shrunk > 0, "case {case}: phase 1 never ran");
+        }
+    }
+
     #[test]
     fn never_ok_with_an_infeasible_point() {
         let mut g = Lcg(42);
@@ -1190,7 +1484,14 @@ mod tests {
             let pure = p.n_rows(RowClass::Linking) == 0
                 && (p.n_rows(RowClass::Packing) == 0 || p.n_rows(RowClass::Covering) == 0);
             for start in box_points(&u) {
-                let (_, r) = run(&p, &start, &opts()); // `run` asserts feasibility on Ok
+                let (x, r) = run(&p, &start, &opts()); // `run` asserts feasibility on Ok
+                // The incremental phases choose exactly as the full re-scans.
+                let mut y = start.clone();
+                let naive = repair_naive(&p, &mut y, &opts());
+                assert_eq!(r, naive, "incremental and reference repair differ");
+                if r.is_ok() {
+                    assert_eq!(x, y, "incremental and reference repair differ");
+                }
                 match r {
                     Ok(_) => {}
                     Err(PcError::RepairFailed(_)) => assert!(!pure, "pure instance failed"),
