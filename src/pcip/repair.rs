@@ -304,12 +304,35 @@ impl<K: KeyOrd + Copy> Candidates<K> {
         self.key[j] = key;
     }
 
-    /// Replaces the key of column `j`.
+    /// Replaces the key of column `j` (a no-op when it is unchanged, the
+    /// common case for neighbours that share only a capacity row).
     fn rescore(&mut self, j: usize, key: Option<K>) {
+        let same = match (&self.key[j], &key) {
+            (None, None) => true,
+            (Some(a), Some(b)) => a.cmp_key(b) == Ordering::Equal,
+            _ => false,
+        };
+        if same {
+            return;
+        }
         if let Some(old) = self.key[j].take() {
             self.set.remove(&Entry(old, j));
         }
         self.set(j, key);
+    }
+
+    /// Fills an empty candidate set with every column's key at once (a bulk
+    /// build from sorted entries).
+    fn fill(&mut self, keys: impl Iterator<Item = Option<K>>) {
+        let mut entries = Vec::new();
+        for (j, k) in keys.enumerate() {
+            if let Some(k) = k {
+                entries.push(Entry(k, j));
+            }
+            self.key[j] = k;
+        }
+        entries.sort_unstable();
+        self.set = entries.into_iter().collect();
     }
 
     /// The column with the smallest key (ties: smallest column).
@@ -448,9 +471,7 @@ impl<'a> State<'a> {
         }
         let key = |st: &Self, x: &[f64], j: usize| st.shrink_key(x, j);
         let mut queue = Candidates::new(x.len());
-        for j in 0..x.len() {
-            queue.set(j, key(self, x, j));
-        }
+        queue.fill((0..x.len()).map(|j| key(self, x, j)));
         let mut moves = 0;
         while violated > 0 {
             let Some(j) = queue.best() else {
@@ -460,7 +481,7 @@ impl<'a> State<'a> {
             };
             violated = self.step_counting(x, j, -1.0, &LIMITS, violated);
             moves += 1;
-            self.rescore_neighbours(x, j, &mut queue, key);
+            self.rescore_neighbours(x, j, &mut queue, key, false);
         }
         Ok(moves)
     }
@@ -513,20 +534,31 @@ impl<'a> State<'a> {
 
     /// Re-scores every column that shares a row (of any class) with column
     /// `j`, and `j` itself.
+    ///
+    /// With `growing` (phase 2, `x_j` just went up by one), a packing row's
+    /// load only rose, which can turn a candidate into a non-candidate but
+    /// never the reverse; so packing-row neighbours without a key are skipped
+    /// (after covering and linking neighbours, which are always re-scored).
     fn rescore_neighbours<K: KeyOrd + Copy>(
         &self,
         x: &[f64],
         j: usize,
         queue: &mut Candidates<K>,
         key: impl Fn(&Self, &[f64], usize) -> Option<K>,
+        growing: bool,
     ) {
         queue.next_epoch();
+        let _ = queue.first_visit(j);
         queue.rescore(j, key(self, x, j));
-        for class in CLASSES {
+        for class in [RowClass::Covering, RowClass::Linking, RowClass::Packing] {
+            let skip_keyless = growing && class == RowClass::Packing;
             let (rows, _) = self.p.column(class, j);
             for &i in rows {
                 let (cols, _) = self.p.row(RowRef { class, row: i });
                 for &c in cols {
+                    if skip_keyless && queue.key[c].is_none() {
+                        continue;
+                    }
                     if queue.first_visit(c) {
                         queue.rescore(c, key(self, x, c));
                     }
@@ -592,9 +624,7 @@ impl<'a> State<'a> {
         }
         let key = |st: &Self, x: &[f64], j: usize| st.grow_key(x, j);
         let mut queue = Candidates::new(x.len());
-        for j in 0..x.len() {
-            queue.set(j, key(self, x, j));
-        }
+        queue.fill((0..x.len()).map(|j| key(self, x, j)));
         let mut moves = 0;
         while violated > 0 {
             let Some(j) = queue.best() else {
@@ -602,7 +632,7 @@ impl<'a> State<'a> {
             };
             violated = self.step_counting(x, j, 1.0, &[RowClass::Covering], violated);
             moves += 1;
-            self.rescore_neighbours(x, j, &mut queue, key);
+            self.rescore_neighbours(x, j, &mut queue, key, true);
         }
         Ok(moves)
     }
@@ -670,12 +700,13 @@ impl<'a> State<'a> {
     fn improve(&mut self, x: &mut [f64]) -> u64 {
         let mut moves = 0;
         let ints: Vec<usize> = (0..x.len()).filter(|&j| self.p.is_integer(j)).collect();
+        // Columns at 0 cannot be decremented: leave them out of the order.
         let mut order: Vec<usize> = ints
             .iter()
             .copied()
-            .filter(|&j| self.cost[j] > 0.0)
+            .filter(|&j| self.cost[j] > 0.0 && x[j] >= 1.0)
             .collect();
-        order.sort_by(|&a, &b| self.cost[b].total_cmp(&self.cost[a]).then(a.cmp(&b)));
+        order.sort_unstable_by(|&a, &b| self.cost[b].total_cmp(&self.cost[a]).then(a.cmp(&b)));
         for &j in &order {
             while x[j] >= 1.0 && self.keeps(&CLASSES, j, -1.0) {
                 self.step(x, j, -1.0);
@@ -686,7 +717,7 @@ impl<'a> State<'a> {
             .into_iter()
             .filter(|&j| self.cost[j] < 0.0 && self.fill_limited(j))
             .collect();
-        order.sort_by(|&a, &b| self.cost[a].total_cmp(&self.cost[b]).then(a.cmp(&b)));
+        order.sort_unstable_by(|&a, &b| self.cost[a].total_cmp(&self.cost[b]).then(a.cmp(&b)));
         for &j in &order {
             while x[j] + 1.0 <= self.p.upper(j) && self.keeps(&CLASSES, j, 1.0) {
                 self.step(x, j, 1.0);
