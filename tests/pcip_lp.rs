@@ -10,6 +10,14 @@ use dmlsched::certificate::{BoundKind, ExactStatus};
 use dmlsched::lp::SolveOptions;
 use dmlsched::pcip::{MipOptions, PcError, solve_exact, solve_lp};
 
+/// MIP options for tests: 1 s limit (the instances solve in ms).
+fn mip() -> MipOptions {
+    MipOptions {
+        time_limit_s: 1.0,
+        ..MipOptions::default()
+    }
+}
+
 fn close(a: &[f64], b: &[f64]) {
     assert_eq!(a.len(), b.len());
     for (x, y) in a.iter().zip(b) {
@@ -74,7 +82,7 @@ fn ka5_duals_and_safe_bound() {
 
 #[test]
 fn ka5_exact() {
-    let e = solve_exact(&ka5(), &MipOptions::default()).unwrap();
+    let e = solve_exact(&ka5(), &mip()).unwrap();
     assert_eq!(e.status, ExactStatus::Optimal);
     assert_eq!(e.x.as_deref(), Some(&[1.0, 1.0, 2.0, 1.0][..]));
     assert_eq!(e.incumbent, Some(15.0));
@@ -91,7 +99,7 @@ fn exact_optima_of_all_instances() {
         (ka3(), 6.0),
         (ka4(), 15.0),
     ] {
-        let e = solve_exact(&p, &MipOptions::default()).unwrap();
+        let e = solve_exact(&p, &mip()).unwrap();
         assert_eq!(e.status, ExactStatus::Optimal);
         assert_eq!(e.incumbent, Some(opt));
     }
@@ -104,7 +112,7 @@ fn ka6_lp_infeasible() {
         Err(PcError::LpInfeasible)
     );
     assert_eq!(
-        solve_exact(&ka6_infeasible(), &MipOptions::default()).unwrap_err(),
+        solve_exact(&ka6_infeasible(), &mip()).unwrap_err(),
         PcError::IntegerInfeasible
     );
 }
