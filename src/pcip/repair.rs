@@ -135,6 +135,18 @@ pub struct RepairReport {
 ///   deficits of all reported rows, i.e. the total covering deficit when
 ///   phase 2 stalls.
 pub fn repair(p: &PcProblem, x: &mut [f64], opts: &RepairOptions) -> Result<RepairReport, PcError> {
+    run_phases(p, x, opts, State::shrink, State::grow)
+}
+
+/// The body of [`repair`], with the two greedy phases as parameters (the
+/// tests run it with the full re-scan reference phases).
+fn run_phases<'p>(
+    p: &'p PcProblem,
+    x: &mut [f64],
+    opts: &RepairOptions,
+    shrink: impl FnOnce(&mut State<'p>, &mut [f64]) -> Result<u64, PcError>,
+    grow: impl FnOnce(&mut State<'p>, &mut [f64]) -> Result<u64, PcError>,
+) -> Result<RepairReport, PcError> {
     validate(p, x, opts)?;
     for (j, v) in x.iter_mut().enumerate() {
         let clamped = v.max(0.0).min(p.upper(j));
@@ -145,8 +157,8 @@ pub fn repair(p: &PcProblem, x: &mut [f64], opts: &RepairOptions) -> Result<Repa
         };
     }
     let mut st = State::new(p, x, opts);
-    let shrink_moves = st.shrink(x)?;
-    let grow_moves = st.grow(x)?;
+    let shrink_moves = shrink(&mut st, x)?;
+    let grow_moves = grow(&mut st, x)?;
     let prune_moves = if opts.improve { st.improve(x) } else { 0 };
     st.final_check(x)?;
     Ok(RepairReport {
@@ -837,27 +849,7 @@ fn repair_naive(
     x: &mut [f64],
     opts: &RepairOptions,
 ) -> Result<RepairReport, PcError> {
-    validate(p, x, opts)?;
-    for (j, v) in x.iter_mut().enumerate() {
-        let clamped = v.max(0.0).min(p.upper(j));
-        *v = if p.is_integer(j) {
-            clamped.round()
-        } else {
-            clamped
-        };
-    }
-    let mut st = State::new(p, x, opts);
-    let shrink_moves = st.shrink_naive(x)?;
-    let grow_moves = st.grow_naive(x)?;
-    let prune_moves = if opts.improve { st.improve(x) } else { 0 };
-    st.final_check(x)?;
-    Ok(RepairReport {
-        moves: shrink_moves + grow_moves + prune_moves,
-        shrink_moves,
-        grow_moves,
-        prune_moves,
-        objective: p.objective_value(x),
-    })
+    run_phases(p, x, opts, State::shrink_naive, State::grow_naive)
 }
 
 #[cfg(test)]

@@ -206,13 +206,11 @@ impl RoundingSolver {
         // (point, objective, method, repair moves)
         let mut best: Option<(Vec<f64>, f64, Method, u64)> = None;
         if small {
-            let t = Instant::now();
-            let e = solve_exact(p, &self.mip)?;
-            run.add_stage("mip", t.elapsed().as_secs_f64());
-            run.lp_solves += 1;
-            if let (Some(x), Some(v)) = (&e.x, e.incumbent) {
-                best = Some((x.clone(), v, Method::Exact, 0));
-            }
+            let e = self.run_exact(p, &mut run)?;
+            best =
+                e.x.clone()
+                    .zip(e.incumbent)
+                    .map(|(x, v)| (x, v, Method::Exact, 0));
             exact = Some(e);
         }
         let exact_optimal = exact
@@ -282,13 +280,11 @@ impl RoundingSolver {
         run.repair_moves = total_moves;
 
         if best.is_none() && may_fall_back && exact.is_none() {
-            let t = Instant::now();
-            let e = solve_exact(p, &self.mip)?;
-            run.add_stage("mip", t.elapsed().as_secs_f64());
-            run.lp_solves += 1;
-            if let (Some(x), Some(v)) = (&e.x, e.incumbent) {
-                best = Some((x.clone(), v, Method::ExactFallback, 0));
-            }
+            let e = self.run_exact(p, &mut run)?;
+            best =
+                e.x.clone()
+                    .zip(e.incumbent)
+                    .map(|(x, v)| (x, v, Method::ExactFallback, 0));
             exact = Some(e);
         }
         let Some((x, objective, method, _)) = best else {
@@ -338,6 +334,15 @@ impl RoundingSolver {
             trials,
             certificate,
         })
+    }
+
+    /// Runs the exact MIP and records it in `run`.
+    fn run_exact(&self, p: &PcProblem, run: &mut RunInfo) -> Result<ExactResult, PcError> {
+        let t = Instant::now();
+        let e = solve_exact(p, &self.mip)?;
+        run.add_stage("mip", t.elapsed().as_secs_f64());
+        run.lp_solves += 1;
+        Ok(e)
     }
 
     #[allow(clippy::too_many_arguments)]
