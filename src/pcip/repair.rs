@@ -477,23 +477,39 @@ impl<'a> State<'a> {
     /// gives the same choices as re-scoring every column (the reference
     /// implementation in the tests checks this).
     fn shrink(&mut self, x: &mut [f64]) -> Result<u64, PcError> {
-        let mut violated = self.count_violated(&LIMITS);
+        self.greedy(x, &LIMITS, -1.0, Self::shrink_key, |st, _| {
+            let still_violated = st.violated(&LIMITS);
+            let uncovered = st.violated(&[RowClass::Covering]);
+            failure(uncovered, still_violated, Vec::new(), Vec::new())
+        })
+    }
+
+    /// The greedy loop shared by phases 1 and 2: while a row of `classes`
+    /// does not hold, move the best-keyed column by `delta` (ties to the
+    /// lower column), then re-score its neighbours; `stuck` builds the error
+    /// when no candidate is left.
+    fn greedy<K: KeyOrd + Copy>(
+        &mut self,
+        x: &mut [f64],
+        classes: &[RowClass],
+        delta: f64,
+        key: impl Fn(&Self, &[f64], usize) -> Option<K> + Copy,
+        stuck: impl FnOnce(&Self, &[f64]) -> PcError,
+    ) -> Result<u64, PcError> {
+        let mut violated = self.count_violated(classes);
         if violated == 0 {
             return Ok(0);
         }
-        let key = |st: &Self, x: &[f64], j: usize| st.shrink_key(x, j);
         let mut queue = Candidates::new(x.len());
         queue.fill((0..x.len()).map(|j| key(self, x, j)));
         let mut moves = 0;
         while violated > 0 {
             let Some(j) = queue.best() else {
-                let still_violated = self.violated(&LIMITS);
-                let uncovered = self.violated(&[RowClass::Covering]);
-                return Err(failure(uncovered, still_violated, Vec::new(), Vec::new()));
+                return Err(stuck(self, x));
             };
-            violated = self.step_counting(x, j, -1.0, &LIMITS, violated);
+            violated = self.step_counting(x, j, delta, classes, violated);
             moves += 1;
-            self.rescore_neighbours(x, j, &mut queue, key, false);
+            self.rescore_neighbours(x, j, &mut queue, key, delta > 0.0);
         }
         Ok(moves)
     }
@@ -630,23 +646,13 @@ impl<'a> State<'a> {
     /// Phase 2: increments until every Covering row holds (incremental
     /// candidate keys, as in [`State::shrink`]).
     fn grow(&mut self, x: &mut [f64]) -> Result<u64, PcError> {
-        let mut violated = self.count_violated(&[RowClass::Covering]);
-        if violated == 0 {
-            return Ok(0);
-        }
-        let key = |st: &Self, x: &[f64], j: usize| st.grow_key(x, j);
-        let mut queue = Candidates::new(x.len());
-        queue.fill((0..x.len()).map(|j| key(self, x, j)));
-        let mut moves = 0;
-        while violated > 0 {
-            let Some(j) = queue.best() else {
-                return Err(self.grow_failure(x));
-            };
-            violated = self.step_counting(x, j, 1.0, &[RowClass::Covering], violated);
-            moves += 1;
-            self.rescore_neighbours(x, j, &mut queue, key, true);
-        }
-        Ok(moves)
+        self.greedy(
+            x,
+            &[RowClass::Covering],
+            1.0,
+            Self::grow_key,
+            Self::grow_failure,
+        )
     }
 
     /// Phase-2 key of column `j`: `c_j/gain_j`, or `None` when `j` is not a
