@@ -37,6 +37,16 @@ impl Tasks {
     pub fn new(workers: u32, ps: u32) -> Self {
         Tasks { workers, ps }
     }
+
+    /// Total tasks of a placement over all its machines.
+    pub fn total_of(placement: &[(MachineId, Tasks)]) -> Tasks {
+        placement.iter().fold(Tasks::default(), |acc, (_, t)| {
+            Tasks::new(
+                acc.workers.saturating_add(t.workers),
+                acc.ps.saturating_add(t.ps),
+            )
+        })
+    }
 }
 
 /// The communication configuration a segment runs in, where the algorithm
@@ -85,12 +95,7 @@ impl Segment {
 
     /// Total tasks over all machines.
     pub fn total(&self) -> Tasks {
-        self.placement.iter().fold(Tasks::default(), |acc, (_, t)| {
-            Tasks::new(
-                acc.workers.saturating_add(t.workers),
-                acc.ps.saturating_add(t.ps),
-            )
-        })
+        Tasks::total_of(&self.placement)
     }
 }
 
@@ -586,8 +591,40 @@ fn check_segment(
             arrival_slot,
         });
     }
-    let mut machines = HashSet::with_capacity(seg.placement.len());
-    for &(m, tasks) in &seg.placement {
+    check_placement(instance, job, k, &seg.placement, seg.gpus.as_deref())
+}
+
+/// Checks one allocation of `job` — the placement and, when given, its GPU
+/// ids — against the instance's rules that do not involve time: machines
+/// known and listed once, hosting roles, the job's `allowed_machines`, at
+/// least one worker, worker and PS caps (and PS ≤ workers under the rule),
+/// ring jobs without PSs and with an allowed worker count, the gang size of
+/// a rigid PS job, and valid GPU ids matching the GPU demand per machine.
+/// [`verify`] applies it to every segment; the simulator to every action.
+/// Errors name segment 0.
+///
+/// # Errors
+///
+/// The first [`Violation`] found.
+pub fn check_allocation(
+    instance: &Instance,
+    job: &Job,
+    placement: &[(MachineId, Tasks)],
+    gpus: Option<&[GpuId]>,
+) -> Result<(), Violation> {
+    check_placement(instance, job, 0, placement, gpus)
+}
+
+fn check_placement(
+    instance: &Instance,
+    job: &Job,
+    k: usize,
+    placement: &[(MachineId, Tasks)],
+    gpus: Option<&[GpuId]>,
+) -> Result<(), Violation> {
+    let id = job.id;
+    let mut machines = HashSet::with_capacity(placement.len());
+    for &(m, tasks) in placement {
         let machine = instance.machine(m).ok_or(Violation::UnknownMachine {
             job: id,
             segment: k,
@@ -624,7 +661,7 @@ fn check_segment(
             }
         }
     }
-    let total = seg.total();
+    let total = Tasks::total_of(placement);
     if total.workers == 0 {
         return Err(Violation::NoWorkers {
             job: id,
@@ -692,8 +729,8 @@ fn check_segment(
             }
         }
     }
-    if let Some(gpus) = &seg.gpus {
-        check_gpu_ids(instance, job, k, seg, gpus)?;
+    if let Some(gpus) = gpus {
+        check_gpu_ids(instance, job, k, placement, gpus)?;
     }
     Ok(())
 }
@@ -702,7 +739,7 @@ fn check_gpu_ids(
     instance: &Instance,
     job: &Job,
     k: usize,
-    seg: &Segment,
+    placement: &[(MachineId, Tasks)],
     gpus: &[GpuId],
 ) -> Result<(), Violation> {
     let mut unique = HashSet::with_capacity(gpus.len());
@@ -728,12 +765,11 @@ fn check_gpu_ids(
         *per_machine.entry(g.machine).or_default() += 1;
     }
     let mut machines: Vec<MachineId> = per_machine.keys().copied().collect();
-    machines.extend(seg.placement.iter().map(|(m, _)| *m));
+    machines.extend(placement.iter().map(|(m, _)| *m));
     machines.sort();
     machines.dedup();
     for m in machines {
-        let tasks = seg
-            .placement
+        let tasks = placement
             .iter()
             .find(|(pm, _)| *pm == m)
             .map_or(Tasks::default(), |(_, t)| *t);
