@@ -10,6 +10,8 @@ pub use crate::lp::LpError;
 pub use crate::model::ModelError;
 pub use crate::pcip::PcError;
 pub use crate::schedule::Violation;
+pub use crate::sim::SimError;
+pub use crate::timing::TimingError;
 
 /// The crate-wide error.
 #[derive(Debug, thiserror::Error)]
@@ -31,6 +33,14 @@ pub enum Error {
     /// A certificate failed its own consistency check.
     #[error("certificate check failed: {0}")]
     Certificate(#[from] CertificateViolation),
+    /// A timing model or configuration is invalid (non-finite, negative or
+    /// zero bandwidth, inconsistent counts).
+    #[error("timing model: {0}")]
+    Timing(#[from] TimingError),
+    /// A simulation stopped: an infeasible action, a run that cannot
+    /// progress, or inconsistent options.
+    #[error("simulation: {0}")]
+    Sim(#[from] SimError),
     /// JSON input or output failed (syntax, unknown field, wrong type).
     #[cfg(feature = "serde")]
     #[error("JSON: {0}")]

@@ -84,12 +84,15 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod baselines;
 pub mod certificate;
 pub mod error;
 pub mod lp;
 pub mod model;
 pub mod pcip;
 pub mod schedule;
+pub mod sim;
+pub mod timing;
 
 pub use certificate::Certificate;
 pub use error::{Error, Result};

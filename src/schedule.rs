@@ -502,6 +502,21 @@ pub fn verify(instance: &Instance, schedule: &Schedule) -> Result<(), Violation>
     check_gpu_sharing(schedule)
 }
 
+/// Checks one job's schedule as [`verify`] does — every segment, overlaps,
+/// and the gang, no-migration and no-preemption rules of its discipline —
+/// without the cluster-wide capacity and GPU-sharing checks (the simulator
+/// checks a plan's capacity against its own ledger).
+///
+/// # Errors
+///
+/// [`Violation::UnknownJob`] or the first rule the job's schedule breaks.
+pub fn check_job_schedule(instance: &Instance, js: &JobSchedule) -> Result<(), Violation> {
+    let job = instance
+        .job(js.job)
+        .ok_or(Violation::UnknownJob { job: js.job })?;
+    check_job(instance, job, js)
+}
+
 fn check_job(instance: &Instance, job: &Job, js: &JobSchedule) -> Result<(), Violation> {
     let id = job.id;
     if !js.admitted && !js.segments.is_empty() {
@@ -790,14 +805,7 @@ fn check_gpu_ids(
 
 /// Resources used by `tasks` of `job`.
 fn demand_of(job: &Job, tasks: Tasks) -> Resources {
-    let mut d = Resources::zero();
-    if let Some(w) = job.task_demand(TaskKind::Worker) {
-        d = d.plus(&w.scaled(f64::from(tasks.workers)));
-    }
-    if let Some(p) = job.task_demand(TaskKind::ParameterServer) {
-        d = d.plus(&p.scaled(f64::from(tasks.ps)));
-    }
-    d
+    job.demand_for(tasks.workers, tasks.ps)
 }
 
 fn check_capacities(instance: &Instance, schedule: &Schedule) -> Result<(), Violation> {

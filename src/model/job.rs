@@ -323,12 +323,18 @@ impl Job {
     /// Resources of the smallest allocation ([`Job::min_tasks`]).
     pub fn min_demand(&self) -> Resources {
         let (w, p) = self.min_tasks();
+        self.demand_for(w, p)
+    }
+
+    /// Resources of `workers` workers and `ps` parameter servers of this job
+    /// (PSs count nothing for a ring-all-reduce job).
+    pub fn demand_for(&self, workers: u32, ps: u32) -> Resources {
         let mut d = Resources::zero();
         if let Some(wd) = self.task_demand(TaskKind::Worker) {
-            d = d.plus(&wd.scaled(f64::from(w)));
+            d = d.plus(&wd.scaled(f64::from(workers)));
         }
         if let Some(pd) = self.task_demand(TaskKind::ParameterServer) {
-            d = d.plus(&pd.scaled(f64::from(p)));
+            d = d.plus(&pd.scaled(f64::from(ps)));
         }
         d
     }

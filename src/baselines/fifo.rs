@@ -1,0 +1,63 @@
+//! FIFO: first come, first served, at a fixed size.
+
+use crate::sim::{Action, Event, JobStatus, Policy, SimView};
+
+use super::{PlacementRule, Placer, requested_tasks};
+
+/// First in, first out (the Hadoop/Spark default; `oasis.md` §12 item 1,
+/// `sum-of-ratios.md` §7.1).
+///
+/// Every job runs at its [`requested_tasks`] size until it completes
+/// (non-preemptive). At each event, waiting jobs are considered in arrival
+/// order (ties by instance order) and started while their whole allocation
+/// can be placed. Without backfill the first job that does not fit blocks
+/// every job behind it (head-of-line blocking, on purpose); with backfill
+/// later jobs that fit start anyway.
+///
+/// # Complexity
+///
+/// `O(q · (w + p) · H)` per event for `q` waiting jobs, `w + p` tasks each,
+/// `H` machines.
+///
+/// # Example
+///
+/// ```
+/// use dmlsched::baselines::Fifo;
+/// let strict = Fifo::default();
+/// let backfill = Fifo { backfill: true, ..Fifo::default() };
+/// assert!(!strict.backfill && backfill.backfill);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Fifo {
+    /// Let later jobs start when the head of the queue does not fit.
+    pub backfill: bool,
+    /// How tasks are spread over machines.
+    pub placement: PlacementRule,
+}
+
+impl Policy for Fifo {
+    fn name(&self) -> String {
+        if self.backfill {
+            "fifo-backfill".into()
+        } else {
+            "fifo".into()
+        }
+    }
+
+    fn on_event(&mut self, view: &SimView<'_>, _event: &Event) -> crate::Result<Vec<Action>> {
+        let mut placer = Placer::new(view.instance(), view.free_all(), self.placement);
+        let mut actions = Vec::new();
+        for j in view.active() {
+            if !matches!(j.status(), JobStatus::Waiting | JobStatus::Paused) || j.has_plan() {
+                continue;
+            }
+            let (w, p) = requested_tasks(j.job());
+            match placer.place(j.job(), w, p) {
+                Some(placement) => actions.push(Action::run(j.id(), placement)),
+                None if self.backfill => {}
+                None => break,
+            }
+        }
+        Ok(actions)
+    }
+}

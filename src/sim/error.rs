@@ -1,0 +1,136 @@
+//! Simulator errors.
+
+use crate::model::{JobId, MachineId, ResourceKind};
+use crate::schedule::Violation;
+
+/// Why a simulation stopped: an infeasible action (named by job, machine
+/// and resource), a model the timing layer rejects, or a run that cannot
+/// progress.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SimError {
+    /// An action names a job the instance does not have.
+    #[error("t = {time_s} s: action for unknown {job}")]
+    UnknownJob {
+        /// The job.
+        job: JobId,
+        /// When.
+        time_s: f64,
+    },
+    /// An action targets a job that has not arrived yet.
+    #[error("t = {time_s} s: {job} has not arrived (arrival {arrival_s} s)")]
+    NotArrived {
+        /// The job.
+        job: JobId,
+        /// When.
+        time_s: f64,
+        /// Its arrival.
+        arrival_s: f64,
+    },
+    /// An action targets a job that completed or was rejected.
+    #[error("t = {time_s} s: {job} is already {state}")]
+    JobClosed {
+        /// The job.
+        job: JobId,
+        /// When.
+        time_s: f64,
+        /// `"completed"` or `"rejected"`.
+        state: &'static str,
+    },
+    /// An allocation breaks a per-allocation rule of the instance (hosting,
+    /// caps, gang size, worker counts, GPU ids, …).
+    #[error("t = {time_s} s: {violation}")]
+    InvalidAllocation {
+        /// When.
+        time_s: f64,
+        /// The rule broken (its segment index is 0 for an allocation, the
+        /// plan's segment for a reservation).
+        violation: Violation,
+    },
+    /// An allocation or plan would exceed a machine's capacity.
+    #[error(
+        "t = {time_s} s: {job} on {machine} needs {resource} {used} in total, capacity {capacity} (slot {slot})"
+    )]
+    OverAllocation {
+        /// The job whose action overflowed.
+        job: JobId,
+        /// The machine.
+        machine: MachineId,
+        /// The resource.
+        resource: ResourceKind,
+        /// When the action was taken.
+        time_s: f64,
+        /// The slot where the overflow happens.
+        slot: u32,
+        /// Total use on the machine with the action.
+        used: f64,
+        /// Capacity.
+        capacity: f64,
+    },
+    /// A GPU id is held by another job.
+    #[error("t = {time_s} s: {job} asks for GPU {index} of {machine}, held by {holder}")]
+    GpuBusy {
+        /// The job.
+        job: JobId,
+        /// The machine.
+        machine: MachineId,
+        /// GPU index on the machine.
+        index: u32,
+        /// The job that holds it.
+        holder: JobId,
+        /// When.
+        time_s: f64,
+    },
+    /// A non-preemptible job would be stopped or paused before completing.
+    #[error("t = {time_s} s: {job} is not preemptible")]
+    NotPreemptible {
+        /// The job.
+        job: JobId,
+        /// When.
+        time_s: f64,
+    },
+    /// A running rigid job would change its placement.
+    #[error("t = {time_s} s: {job} is rigid; its running placement cannot change")]
+    RigidResize {
+        /// The job.
+        job: JobId,
+        /// When.
+        time_s: f64,
+    },
+    /// A plan starts in a slot that has already begun, or ends past the
+    /// horizon, or its segments overlap.
+    #[error("t = {time_s} s: {job}: bad plan: {reason}")]
+    BadPlan {
+        /// The job.
+        job: JobId,
+        /// When.
+        time_s: f64,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The options are inconsistent.
+    #[error("invalid simulator options: {reason}")]
+    BadOptions {
+        /// What is wrong.
+        reason: String,
+    },
+    /// Running jobs exist but none can progress and no other event can
+    /// occur (`ProgressMode::Floor` with τ longer than a slot).
+    #[error(
+        "t = {time_s} s: no running job can progress ({job} needs more than a slot per iteration)"
+    )]
+    NoProgress {
+        /// One of the stuck jobs.
+        job: JobId,
+        /// When.
+        time_s: f64,
+    },
+    /// The run exceeded [`SimOptions::max_events`](super::SimOptions::max_events).
+    #[error("event limit of {limit} reached at t = {time_s} s")]
+    EventLimit {
+        /// The limit.
+        limit: u64,
+        /// When.
+        time_s: f64,
+    },
+}

@@ -1,0 +1,101 @@
+//! A discrete-event simulator that runs any [`Policy`] over arriving jobs.
+//!
+//! Time is continuous, in seconds; the simulator jumps from event to event
+//! (arrivals, completions, slot boundaries where a plan changes), so idle
+//! stretches cost nothing. At each event the policy sees a [`SimView`] and
+//! answers with [`Action`]s:
+//!
+//! * [`Action::SetAllocation`]: run a job with a placement until further
+//!   notice (FIFO, DRF, Tiresias, …); an empty placement pauses it;
+//! * [`Action::Reserve`]: commit a multi-slot plan at once (OASiS, GADGET,
+//!   locality-aware placement); the plan's allocations switch at slot
+//!   boundaries;
+//! * [`Action::Preempt`] and [`Action::Reject`].
+//!
+//! Every action is checked on the spot, by the same per-allocation rules as
+//! [`crate::schedule::verify`] ([`crate::schedule::check_allocation`] and,
+//! for plans, [`crate::schedule::check_job_schedule`]) plus capacities per
+//! machine and resource, GPU ids, rigidity and non-preemption. A broken rule
+//! ends the run with a [`SimError`] naming the job, and for capacities the
+//! machine, resource and slot — never a silent clip.
+//!
+//! # Progress
+//!
+//! Jobs progress by the timing models of [`crate::timing`] given their
+//! allocation and the jobs around them ([`PsTiming`]; ring-all-reduce
+//! contention is recounted whenever a multi-server ring starts or stops).
+//! Work is counted in mini-batches for parameter-server jobs (`w` per
+//! iteration) and in iterations for ring-all-reduce jobs. With
+//! [`ProgressMode::Fractional`](crate::timing::ProgressMode) a job finishes
+//! at the exact time its work runs out; with `Floor` (which needs
+//! [`Decisions::SlotBoundaries`]) it gains `⌊Δ/τ⌋` whole iterations per slot
+//! and finishes at the end of a slot. A changed allocation, or a resume after
+//! a pause, costs the job's `reconfiguration_s` of zero progress while it
+//! holds the new resources (the first start is free).
+//!
+//! Decisions follow [`Decisions`]: at every event, or only at slot
+//! boundaries (events inside a slot are delivered at the next boundary).
+//! A job completing in slot `t̂` earns `utility.value(t̂ − a)`.
+//!
+//! # Example
+//!
+//! ```
+//! use dmlsched::model::*;
+//! use dmlsched::schedule::Tasks;
+//! use dmlsched::sim::{simulate, Action, Event, Policy, SimOptions, SimView};
+//!
+//! /// Runs every job on machine 0 with one worker and one PS, if it fits.
+//! struct Greedy;
+//! impl Policy for Greedy {
+//!     fn name(&self) -> String { "greedy".into() }
+//!     fn on_event(&mut self, view: &SimView<'_>, _e: &Event) -> dmlsched::Result<Vec<Action>> {
+//!         let mut free = *view.free(0);
+//!         let mut out = Vec::new();
+//!         for j in view.active().filter(|j| !j.is_running()) {
+//!             let need = j.job().min_demand();
+//!             if need.fits_in(&free, 1e-9) {
+//!                 free = free.minus(&need);
+//!                 out.push(Action::run(j.id(), vec![(MachineId(0), Tasks::new(1, 1))]));
+//!             }
+//!         }
+//!         Ok(out)
+//!     }
+//! }
+//!
+//! let cap = Resources::new(1.0, 8.0, 32e9, 0.0, 10e9);
+//! let cluster = Cluster::homogeneous(1, cap, 1e10);
+//! let ps = PsJob {
+//!     epochs: 1, data_chunks: 1, minibatches_per_chunk: 100,
+//!     minibatch_compute_s: 0.5, gradient_bytes: 0.0,
+//!     worker: Resources::new(1.0, 1.0, 1e9, 0.0, 1e9),
+//!     ps: Resources::new(0.0, 1.0, 1e9, 0.0, 1e9),
+//!     max_workers: 1, max_ps: 1, ps_at_most_workers: true,
+//!     sync: SyncMode::Synchronous, layers: None,
+//! };
+//! let jobs = vec![
+//!     Job::new(JobId(0), 0.0, Architecture::ParameterServer(ps.clone())),
+//!     Job::new(JobId(1), 10.0, Architecture::ParameterServer(ps)),
+//! ];
+//! let inst = Instance::new(cluster, jobs, 60.0, 100).unwrap();
+//! let result = simulate(&inst, &mut Greedy, &SimOptions::default()).unwrap();
+//! // 100 mini-batches of 0.5 s each: job 0 runs 0–50 s, job 1 waits for the GPU.
+//! assert_eq!(result.jobs[0].finish_s, Some(50.0));
+//! assert_eq!(result.jobs[1].start_s, Some(50.0));
+//! assert_eq!(result.jobs[1].finish_s, Some(100.0));
+//! ```
+
+mod engine;
+mod error;
+mod policy;
+mod result;
+mod view;
+mod work;
+
+pub use engine::{Decisions, SimOptions, StopAt, simulate};
+pub use error::SimError;
+pub use policy::{Action, Event, Policy};
+pub use result::{
+    AllocationRecord, JobRecord, RunSummary, SimResult, UtilizationPoint, percentile,
+};
+pub use view::{JobStatus, JobView, SimView};
+pub use work::{PsTiming, total_work};

@@ -1,0 +1,139 @@
+//! The policy interface: events in, actions out.
+
+use crate::model::{GpuId, JobId, MachineId};
+use crate::schedule::{Segment, Tasks};
+
+use super::SimView;
+
+/// What happened; the simulator tells the policy about each event in time
+/// order (completions, then arrivals, then the slot tick, at equal times).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// A job arrived and waits for a decision.
+    Arrival {
+        /// The job.
+        job: JobId,
+    },
+    /// A job finished its whole workload; its resources are free.
+    Completion {
+        /// The job.
+        job: JobId,
+    },
+    /// A slot boundary: slot `slot` starts now. Delivered with
+    /// [`Decisions::SlotBoundaries`](super::Decisions::SlotBoundaries), or
+    /// with `EventDriven { ticks: true }`, while some job runs or holds a
+    /// plan (idle stretches are skipped).
+    Tick {
+        /// The slot that starts (0-based).
+        slot: u32,
+    },
+}
+
+impl Event {
+    /// The job the event is about (`None` for a tick).
+    pub fn job(&self) -> Option<JobId> {
+        match *self {
+            Event::Arrival { job } | Event::Completion { job } => Some(job),
+            Event::Tick { .. } => None,
+        }
+    }
+}
+
+/// A decision of the policy, applied immediately and checked: an action
+/// that breaks a rule (capacity, caps, gang, non-preemption, arrival) ends
+/// the run with a [`SimError`](super::SimError) naming the job and, for
+/// capacities, the machine and resource. Nothing is clipped silently.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Run the job with this placement from now until the next change. An
+    /// empty placement pauses it (a preemption if it was running). Replaces
+    /// any plan the job holds.
+    SetAllocation {
+        /// The job.
+        job: JobId,
+        /// Tasks per machine.
+        placement: Vec<(MachineId, Tasks)>,
+        /// GPU ids, for policies that assign them (ring-all-reduce).
+        gpus: Option<Vec<GpuId>>,
+    },
+    /// Commit a multi-slot plan: each segment's placement runs in its slots.
+    /// Slots must not start before the next slot boundary (the current slot
+    /// when the decision falls on its boundary) and must end by the horizon.
+    /// Capacity is checked for every slot of the plan against the other
+    /// plans and the open allocations. Replaces any plan or allocation the
+    /// job holds.
+    Reserve {
+        /// The job.
+        job: JobId,
+        /// The plan; segments must not overlap.
+        segments: Vec<Segment>,
+    },
+    /// Stop the job now (it keeps its progress and may be resumed).
+    Preempt {
+        /// The job.
+        job: JobId,
+    },
+    /// Turn the job away for good.
+    Reject {
+        /// The job.
+        job: JobId,
+    },
+}
+
+impl Action {
+    /// The job the action is about.
+    pub fn job(&self) -> JobId {
+        match self {
+            Action::SetAllocation { job, .. }
+            | Action::Reserve { job, .. }
+            | Action::Preempt { job }
+            | Action::Reject { job } => *job,
+        }
+    }
+
+    /// Pause a job (an empty allocation).
+    pub fn pause(job: JobId) -> Action {
+        Action::SetAllocation {
+            job,
+            placement: Vec::new(),
+            gpus: None,
+        }
+    }
+
+    /// Run a job with a placement and no GPU ids.
+    pub fn run(job: JobId, placement: Vec<(MachineId, Tasks)>) -> Action {
+        Action::SetAllocation {
+            job,
+            placement,
+            gpus: None,
+        }
+    }
+}
+
+/// A scheduling policy the simulator can run.
+///
+/// The simulator calls [`Policy::on_event`] once per event with a read-only
+/// view of the cluster and the jobs; the policy answers with actions. Time is
+/// in seconds (see [`SimView::now_s`]).
+pub trait Policy {
+    /// Short name for reports (`"fifo"`, `"drf"`, …).
+    fn name(&self) -> String;
+
+    /// Decides what to do after `event`.
+    ///
+    /// # Errors
+    ///
+    /// Whatever the policy's own computations return (for example an LP
+    /// failure); the simulator stops and passes it on.
+    fn on_event(&mut self, view: &SimView<'_>, event: &Event) -> crate::Result<Vec<Action>>;
+}
+
+impl<P: Policy + ?Sized> Policy for Box<P> {
+    fn name(&self) -> String {
+        (**self).name()
+    }
+
+    fn on_event(&mut self, view: &SimView<'_>, event: &Event) -> crate::Result<Vec<Action>> {
+        (**self).on_event(view, event)
+    }
+}

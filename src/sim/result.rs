@@ -1,0 +1,271 @@
+//! What a simulation run measured.
+
+use crate::model::{GpuId, Instance, JobId, MachineId, units};
+use crate::schedule::{JobSchedule, Schedule, Segment, Tasks};
+
+/// Per-job measurements of one run.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct JobRecord {
+    /// The job.
+    pub job: JobId,
+    /// Arrival, seconds.
+    pub arrival_s: f64,
+    /// Whether the policy ever gave the job resources (an allocation or a
+    /// plan).
+    pub admitted: bool,
+    /// Whether the policy rejected the job.
+    pub rejected: bool,
+    /// First time the job held resources.
+    pub start_s: Option<f64>,
+    /// Completion time (the whole workload done).
+    pub finish_s: Option<f64>,
+    /// Job completion time `finish − arrival`, seconds.
+    pub jct_s: Option<f64>,
+    /// Queueing delay `start − arrival`, seconds.
+    pub queueing_s: Option<f64>,
+    /// Slot in which the job completed.
+    pub completion_slot: Option<u32>,
+    /// Utility `f(t̂ − a)` of the completion delay in slots (0 if unfinished).
+    pub utility: f64,
+    /// GPU-seconds held (including reconfiguration time).
+    pub gpu_seconds: f64,
+    /// Times the job was stopped before completing.
+    pub preemptions: u32,
+    /// Times the job was charged its reconfiguration time (a changed
+    /// allocation or a resume).
+    pub reconfigurations: u32,
+    /// Work still to do at the end (0 when finished): mini-batches for PS
+    /// jobs, iterations for ring-all-reduce jobs.
+    pub remaining_work: f64,
+}
+
+/// One step of the cluster's GPU use: from `time_s` until the next point,
+/// `gpus_used` of `gpus_total` GPUs are allocated.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct UtilizationPoint {
+    /// Start of the step, seconds.
+    pub time_s: f64,
+    /// GPUs allocated.
+    pub gpus_used: f64,
+}
+
+/// One constant allocation of a job over `[from_s, to_s)`.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct AllocationRecord {
+    /// The job.
+    pub job: JobId,
+    /// Start, seconds.
+    pub from_s: f64,
+    /// End, seconds.
+    pub to_s: f64,
+    /// Tasks per machine.
+    pub placement: Vec<(MachineId, Tasks)>,
+    /// GPU ids, when the policy assigned them.
+    pub gpus: Option<Vec<GpuId>>,
+}
+
+/// Everything a run measured. Equal seeds and inputs give equal results
+/// (except [`SimResult::decision_time_s`], a wall-clock measurement).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct SimResult {
+    /// The policy's name.
+    pub policy: String,
+    /// One record per instance job, in instance order.
+    pub jobs: Vec<JobRecord>,
+    /// GPU use over time, a step function starting at the first event.
+    pub utilization: Vec<UtilizationPoint>,
+    /// Every allocation held, in the order they ended.
+    pub allocations: Vec<AllocationRecord>,
+    /// Total GPUs of the cluster.
+    pub gpus_total: f64,
+    /// Time of the first arrival.
+    pub start_s: f64,
+    /// Time the run ended (last completion, horizon, or stall).
+    pub end_s: f64,
+    /// Events delivered to the policy.
+    pub events: u64,
+    /// Whether the run ended with unfinished jobs that nothing could start
+    /// (no running job, no plan and no arrival left).
+    pub stalled: bool,
+    /// Wall-clock seconds spent inside the policy.
+    pub decision_time_s: f64,
+}
+
+/// Summary statistics of one run.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct RunSummary {
+    /// The policy's name.
+    pub policy: String,
+    /// Jobs in the instance.
+    pub jobs: usize,
+    /// Jobs completed.
+    pub completed: usize,
+    /// Jobs rejected.
+    pub rejected: usize,
+    /// Mean JCT over completed jobs, seconds (`NaN` if none).
+    pub avg_jct_s: f64,
+    /// Median JCT (nearest-rank), seconds.
+    pub p50_jct_s: f64,
+    /// 95th percentile JCT (nearest-rank), seconds.
+    pub p95_jct_s: f64,
+    /// 99th percentile JCT (nearest-rank), seconds.
+    pub p99_jct_s: f64,
+    /// Mean queueing delay over started jobs, seconds.
+    pub avg_queueing_s: f64,
+    /// Last completion minus first arrival, seconds.
+    pub makespan_s: f64,
+    /// Mean fraction of GPUs allocated between the first arrival and the
+    /// end of the run.
+    pub gpu_utilization: f64,
+    /// Sum of the jobs' utilities.
+    pub total_utility: f64,
+    /// Total preemptions.
+    pub preemptions: u64,
+    /// Wall-clock seconds inside the policy.
+    pub decision_time_s: f64,
+}
+
+/// Nearest-rank percentile of sorted values: the smallest value with at
+/// least `q·n` values at or below it (`NaN` for no values).
+pub fn percentile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let rank = (q * sorted.len() as f64).ceil().max(1.0) as usize;
+    sorted[rank.min(sorted.len()) - 1]
+}
+
+impl SimResult {
+    /// The run as a time-slotted [`Schedule`]: each allocation covers the
+    /// slots from the one containing its start to the one containing its
+    /// end. Exact when every allocation starts and ends on slot boundaries
+    /// (runs with [`Decisions::SlotBoundaries`](super::Decisions) and
+    /// `ProgressMode::Floor`, or plans); otherwise a job finishing inside a
+    /// slot and its successor both cover that slot, and
+    /// [`crate::schedule::verify`] may report the overlap. Rejected jobs
+    /// appear as not admitted; jobs never run are left out.
+    pub fn to_schedule(&self, instance: &Instance) -> Schedule {
+        let slot_s = instance.slot_length_s();
+        let mut jobs: Vec<JobSchedule> = Vec::new();
+        for r in self.jobs.iter().filter(|r| r.admitted || r.rejected) {
+            let mut segments: Vec<Segment> = self
+                .allocations
+                .iter()
+                .filter(|a| a.job == r.job && a.to_s > a.from_s)
+                .map(|a| {
+                    let start = units::slot_of(a.from_s, slot_s);
+                    let end = units::slots_covering(a.to_s, slot_s).max(start + 1);
+                    Segment {
+                        slots: start..end,
+                        placement: a.placement.clone(),
+                        gpus: a.gpus.clone(),
+                        config: None,
+                    }
+                })
+                .collect();
+            segments.sort_by_key(|s| s.slots.start);
+            // Merge touching segments with the same allocation.
+            let mut merged: Vec<Segment> = Vec::with_capacity(segments.len());
+            for s in segments {
+                match merged.last_mut() {
+                    Some(l)
+                        if l.slots.end == s.slots.start
+                            && l.placement == s.placement
+                            && l.gpus == s.gpus =>
+                    {
+                        l.slots.end = s.slots.end;
+                    }
+                    _ => merged.push(s),
+                }
+            }
+            jobs.push(JobSchedule {
+                job: r.job,
+                admitted: !r.rejected || !merged.is_empty(),
+                segments: merged,
+            });
+        }
+        Schedule { jobs }
+    }
+
+    /// JCTs of the completed jobs, sorted.
+    pub fn sorted_jcts(&self) -> Vec<f64> {
+        let mut v: Vec<f64> = self.jobs.iter().filter_map(|j| j.jct_s).collect();
+        v.sort_by(f64::total_cmp);
+        v
+    }
+
+    /// Mean fraction of GPUs allocated over `[start_s, end_s]`.
+    pub fn gpu_utilization(&self) -> f64 {
+        let span = self.end_s - self.start_s;
+        if span <= 0.0 || self.gpus_total <= 0.0 {
+            return 0.0;
+        }
+        let mut area = 0.0;
+        for (k, p) in self.utilization.iter().enumerate() {
+            let next = self
+                .utilization
+                .get(k + 1)
+                .map_or(self.end_s, |q| q.time_s)
+                .min(self.end_s);
+            area += p.gpus_used * (next - p.time_s).max(0.0);
+        }
+        area / (span * self.gpus_total)
+    }
+
+    /// Summary statistics.
+    pub fn summary(&self) -> RunSummary {
+        let jcts = self.sorted_jcts();
+        let mean = |v: &[f64]| {
+            if v.is_empty() {
+                f64::NAN
+            } else {
+                v.iter().sum::<f64>() / v.len() as f64
+            }
+        };
+        let queue: Vec<f64> = self.jobs.iter().filter_map(|j| j.queueing_s).collect();
+        let last_finish = self
+            .jobs
+            .iter()
+            .filter_map(|j| j.finish_s)
+            .fold(f64::NEG_INFINITY, f64::max);
+        RunSummary {
+            policy: self.policy.clone(),
+            jobs: self.jobs.len(),
+            completed: jcts.len(),
+            rejected: self.jobs.iter().filter(|j| j.rejected).count(),
+            avg_jct_s: mean(&jcts),
+            p50_jct_s: percentile(&jcts, 0.5),
+            p95_jct_s: percentile(&jcts, 0.95),
+            p99_jct_s: percentile(&jcts, 0.99),
+            avg_queueing_s: mean(&queue),
+            makespan_s: if last_finish.is_finite() {
+                last_finish - self.start_s
+            } else {
+                f64::NAN
+            },
+            gpu_utilization: self.gpu_utilization(),
+            total_utility: self.jobs.iter().map(|j| j.utility).sum(),
+            preemptions: self.jobs.iter().map(|j| u64::from(j.preemptions)).sum(),
+            decision_time_s: self.decision_time_s,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let v = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0];
+        assert_eq!(percentile(&v, 0.5), 5.0);
+        assert_eq!(percentile(&v, 0.95), 10.0);
+        assert_eq!(percentile(&v, 0.0), 1.0);
+        assert!(percentile(&[], 0.5).is_nan());
+    }
+}

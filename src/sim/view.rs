@@ -1,0 +1,252 @@
+//! The read-only view a policy decides from.
+
+use crate::model::{GpuId, Instance, Job, JobId, MachineId, Resources, units};
+use crate::schedule::Tasks;
+
+use super::engine::JobRun;
+use super::work::{self, PsTiming};
+
+/// Where a job stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobStatus {
+    /// Not arrived yet (policies never see such jobs in [`SimView::active`]).
+    NotArrived,
+    /// Arrived and has never held resources.
+    Waiting,
+    /// Holds a non-empty allocation (possibly still reconfiguring).
+    Running,
+    /// Ran before, holds nothing now.
+    Paused,
+    /// Finished its workload.
+    Completed,
+    /// Rejected by the policy.
+    Rejected,
+}
+
+/// One job as the policy sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct JobView<'a> {
+    job: &'a Job,
+    position: usize,
+    run: &'a JobRun,
+}
+
+impl<'a> JobView<'a> {
+    /// The job's model.
+    pub fn job(&self) -> &'a Job {
+        self.job
+    }
+
+    /// Its id.
+    pub fn id(&self) -> JobId {
+        self.job.id
+    }
+
+    /// Its position in [`Instance::jobs`].
+    pub fn position(&self) -> usize {
+        self.position
+    }
+
+    /// Where it stands.
+    pub fn status(&self) -> JobStatus {
+        self.run.status
+    }
+
+    /// Whether it holds a non-empty allocation now.
+    pub fn is_running(&self) -> bool {
+        self.run.status == JobStatus::Running
+    }
+
+    /// Its current allocation (empty when not running).
+    pub fn placement(&self) -> &'a [(MachineId, Tasks)] {
+        &self.run.placement
+    }
+
+    /// GPU ids of its current allocation, when the policy assigned them.
+    pub fn gpus(&self) -> Option<&'a [GpuId]> {
+        self.run.gpus.as_deref()
+    }
+
+    /// Workers and PSs it runs now.
+    pub fn tasks(&self) -> Tasks {
+        Tasks::total_of(&self.run.placement)
+    }
+
+    /// Whether it holds a plan (from [`Action::Reserve`](super::Action::Reserve)).
+    pub fn has_plan(&self) -> bool {
+        self.run.plan.is_some()
+    }
+
+    /// Work left: mini-batches (PS) or iterations (ring-all-reduce).
+    pub fn remaining_work(&self) -> f64 {
+        self.run.remaining
+    }
+
+    /// Total work (same unit as [`JobView::remaining_work`]).
+    pub fn total_work(&self) -> f64 {
+        self.run.total
+    }
+
+    /// GPU-seconds held so far (attained service).
+    pub fn attained_gpu_s(&self) -> f64 {
+        self.run.gpu_seconds
+    }
+
+    /// First time it held resources.
+    pub fn start_s(&self) -> Option<f64> {
+        self.run.start_s
+    }
+
+    /// When its current run started (running), or when it last stopped
+    /// (paused), or its arrival (waiting).
+    pub fn since_s(&self) -> f64 {
+        self.run.since_s
+    }
+
+    /// Length of its most recent completed run, seconds (0 if none).
+    pub fn last_run_s(&self) -> f64 {
+        self.run.last_run_s
+    }
+
+    /// Preemptions so far.
+    pub fn preemptions(&self) -> u32 {
+        self.run.preemptions
+    }
+}
+
+/// The simulator's state as a policy sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct SimView<'a> {
+    pub(crate) instance: &'a Instance,
+    pub(crate) now_s: f64,
+    pub(crate) runs: &'a [JobRun],
+    pub(crate) active: &'a [usize],
+    pub(crate) free: &'a [Resources],
+    pub(crate) gpu_owner: &'a [Vec<Option<usize>>],
+    pub(crate) ps_timing: PsTiming,
+    pub(crate) contention: &'a [u32],
+}
+
+impl<'a> SimView<'a> {
+    /// Current time, seconds.
+    pub fn now_s(&self) -> f64 {
+        self.now_s
+    }
+
+    /// The slot that contains the current time.
+    pub fn slot(&self) -> u32 {
+        units::slot_of(self.now_s, self.instance.slot_length_s())
+    }
+
+    /// The instance being simulated.
+    pub fn instance(&self) -> &'a Instance {
+        self.instance
+    }
+
+    /// The job at a position of [`Instance::jobs`].
+    ///
+    /// # Panics
+    ///
+    /// If `position` is out of range.
+    pub fn job_at(&self, position: usize) -> JobView<'a> {
+        JobView {
+            job: &self.instance.jobs()[position],
+            position,
+            run: &self.runs[position],
+        }
+    }
+
+    /// The job with an id.
+    pub fn job(&self, id: JobId) -> Option<JobView<'a>> {
+        self.instance.job_position(id).map(|p| self.job_at(p))
+    }
+
+    /// Jobs that have arrived and are neither completed nor rejected, in
+    /// arrival order (ties by instance order).
+    pub fn active(&self) -> impl Iterator<Item = JobView<'a>> + '_ {
+        self.active.iter().map(|&p| self.job_at(p))
+    }
+
+    /// Free resources of the machine at a position of the cluster's
+    /// machine list: capacity minus the current allocations.
+    pub fn free(&self, machine_position: usize) -> &'a Resources {
+        &self.free[machine_position]
+    }
+
+    /// Free resources of every machine, in cluster order.
+    pub fn free_all(&self) -> &'a [Resources] {
+        self.free
+    }
+
+    /// The job holding a GPU id, for allocations made with GPU ids.
+    pub fn gpu_holder(&self, gpu: GpuId) -> Option<JobId> {
+        let m = self.instance.machine_position(gpu.machine)?;
+        let owner = self.gpu_owner[m]
+            .get(gpu.index as usize)
+            .copied()
+            .flatten()?;
+        Some(self.instance.jobs()[owner].id)
+    }
+
+    /// Work per second the job would make with `placement` from now on
+    /// (ring-all-reduce contention counted against the jobs running now,
+    /// the job itself excluded). The timing-model oracle of SJF and
+    /// Optimus-style policies.
+    ///
+    /// # Errors
+    ///
+    /// [`crate::Error::Timing`] for an empty placement or a model the timing
+    /// layer rejects; [`crate::Error::Model`] for an unknown machine.
+    pub fn rate(&self, job: &Job, placement: &[(MachineId, Tasks)]) -> crate::Result<f64> {
+        let mut pos = Vec::with_capacity(placement.len());
+        let mut multi = 0;
+        for &(m, t) in placement {
+            let p = self.instance.machine_position(m).ok_or(
+                crate::model::ModelError::UnknownMachine {
+                    job: job.id,
+                    machine: m,
+                },
+            )?;
+            if t.workers > 0 || t.ps > 0 {
+                pos.push((p, t));
+                if t.workers > 0 {
+                    multi += 1;
+                }
+            }
+        }
+        let contenders = if multi >= 2 {
+            let me = self.instance.job_position(job.id);
+            let mine = me.map(|p| &self.runs[p]);
+            pos.iter()
+                .filter(|(_, t)| t.workers > 0)
+                .map(|&(m, _)| {
+                    let already = mine.is_some_and(|r| r.multi_server_on(m));
+                    self.contention[m] + 1 - u32::from(already)
+                })
+                .max()
+                .unwrap_or(1)
+        } else {
+            0
+        };
+        let s = work::speed(self.instance, job, &pos, contenders, self.ps_timing)?;
+        Ok(s.rate())
+    }
+
+    /// Seconds the job needs to finish its remaining work with `placement`
+    /// at the speed of [`SimView::rate`] (reconfiguration not included).
+    ///
+    /// # Errors
+    ///
+    /// As [`SimView::rate`].
+    pub fn remaining_time_s(
+        &self,
+        job: &Job,
+        placement: &[(MachineId, Tasks)],
+    ) -> crate::Result<f64> {
+        let remaining = self
+            .instance
+            .job_position(job.id)
+            .map_or_else(|| work::total_work(job), |p| self.runs[p].remaining);
+        Ok(remaining / self.rate(job, placement)?)
+    }
+}

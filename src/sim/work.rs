@@ -1,0 +1,116 @@
+//! How much work a job has and how fast an allocation does it: the bridge
+//! from the job model to the timing models of [`crate::timing`].
+//!
+//! * A parameter-server job's work is its `E·N·M` mini-batches; one
+//!   iteration of `w` workers processes `w` of them. Its iteration time is
+//!   the layered model PS-W when the job has a layer profile, otherwise PS-L
+//!   (placement-level, or the locality-free OASiS form, per [`PsTiming`]).
+//! * A ring-all-reduce job's work is its requested iterations; its iteration
+//!   time is RAR-C with the contention count of the running jobs.
+
+use crate::model::{Architecture, Instance, Job, PsJob};
+use crate::schedule::Tasks;
+use crate::timing::{
+    IterationTime, PsLayered, PsLocality, PsPlacement, RarTiming, TimingError, effective_contenders,
+};
+
+/// Which parameter-server timing model the simulator charges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum PsTiming {
+    /// PS-L's placement-level form (`timing-and-calibration.md` §3.3):
+    /// co-located workers and PSs talk at the machine's internal bandwidth.
+    #[default]
+    Locality,
+    /// `t_c + 2S/b_w` whatever the placement: OASiS's work model, in which
+    /// every worker processes one mini-batch per `τ + 2e/b`.
+    NoLocality,
+}
+
+/// Total work of a job: mini-batches (PS) or iterations (ring-all-reduce).
+pub fn total_work(job: &Job) -> f64 {
+    match &job.architecture {
+        Architecture::ParameterServer(p) => p.total_minibatches() as f64,
+        Architecture::RingAllReduce(r) => r.iterations as f64,
+    }
+}
+
+/// Speed of one allocation: iteration time and work done per iteration.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Speed {
+    /// Seconds per iteration.
+    pub tau_s: f64,
+    /// Work units per iteration.
+    pub work_per_iteration: f64,
+}
+
+impl Speed {
+    /// Work units per second.
+    pub fn rate(&self) -> f64 {
+        self.work_per_iteration / self.tau_s
+    }
+}
+
+/// The speed of `job` with `placement` (machine positions and tasks, no
+/// zero entries), where `contenders` is the RAR contention count `p_j` of
+/// the job (ignored for PS jobs and single-server rings).
+pub(crate) fn speed(
+    instance: &Instance,
+    job: &Job,
+    placement: &[(usize, Tasks)],
+    contenders: u32,
+    ps_timing: PsTiming,
+) -> Result<Speed, TimingError> {
+    let machines = &instance.cluster().machines;
+    let intra = placement
+        .iter()
+        .map(|&(m, _)| machines[m].intra_bandwidth_bps)
+        .fold(f64::INFINITY, f64::min);
+    let total = placement.iter().fold(Tasks::default(), |a, &(_, t)| {
+        Tasks::new(a.workers + t.workers, a.ps + t.ps)
+    });
+    match &job.architecture {
+        Architecture::ParameterServer(p) => ps_speed(p, placement, total, intra, ps_timing),
+        Architecture::RingAllReduce(r) => {
+            let ring = &instance.cluster().ring;
+            let servers = placement.iter().filter(|(_, t)| t.workers > 0).count() as u32;
+            let model = RarTiming::from_job(r, total.workers, intra, ring)?;
+            let k = effective_contenders(contenders, ring.contender_ratio);
+            Ok(Speed {
+                tau_s: model.iteration_time_s(servers, k),
+                work_per_iteration: 1.0,
+            })
+        }
+    }
+}
+
+fn ps_speed(
+    job: &PsJob,
+    placement: &[(usize, Tasks)],
+    total: Tasks,
+    intra: f64,
+    ps_timing: PsTiming,
+) -> Result<Speed, TimingError> {
+    let w = f64::from(total.workers);
+    if let Some(layered) = PsLayered::from_job(job, 1)? {
+        return Ok(Speed {
+            tau_s: layered.iteration_time_s(&(total.workers, total.ps))?,
+            work_per_iteration: w,
+        });
+    }
+    let model = PsLocality::from_job(job, intra)?;
+    let tau_s = match ps_timing {
+        PsTiming::NoLocality => model.tau_distributed(),
+        PsTiming::Locality => {
+            let cfg = PsPlacement {
+                machines: placement.iter().map(|&(_, t)| (t.workers, t.ps)).collect(),
+            };
+            model.placement_level().iteration_time_s(&cfg)?
+        }
+    };
+    Ok(Speed {
+        tau_s,
+        work_per_iteration: w,
+    })
+}
