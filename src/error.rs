@@ -1,9 +1,9 @@
 //! The crate's one error type.
 //!
 //! Every module that can fail has its own error enum ([`ModelError`],
-//! [`LpError`], …); the crate-wide [`Error`] wraps each of them with
-//! `#[from]`, so `?` works across modules while the typed witness (which job,
-//! which machine, which row) is never lost.
+//! [`LpError`], [`TimingError`], [`SimError`], …); the crate-wide [`Error`]
+//! wraps each of them with `#[from]`, so `?` works across modules while the
+//! typed witness (which job, which machine, which row) is never lost.
 
 pub use crate::certificate::CertificateViolation;
 pub use crate::lp::LpError;

@@ -62,6 +62,9 @@
 //! | [`schedule`] | time-slotted schedules and the independent checker [`schedule::verify`] |
 //! | [`certificate`] | [`Certificate`], bounds, guarantees and [`Certificate::check`] |
 //! | [`lp`] | sparse linear/mixed-integer programs and the HiGHS adapter |
+//! | [`timing`] | per-iteration time models (PS with locality, ring all-reduce with contention, layered PS) and progress accounting |
+//! | [`sim`] | the discrete-event simulator and its [`sim::Policy`] interface |
+//! | [`baselines`] | the policies the papers compare against (FIFO, SJF, DRF, Tetris, …) |
 //! | [`error`] | the crate's [`Error`] |
 //!
 //! ## Algorithm catalogue

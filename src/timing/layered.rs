@@ -287,13 +287,15 @@ mod tests {
         assert!(close(t.iteration_time_s(), 0.062));
     }
 
+    /// `(w, p)`, π, τ, θ, remaining time.
+    type Row = ((u32, u32), [f64; 3], f64, f64, f64);
+
     #[test]
     fn worked_example_table() {
         let m = example(1e9, SyncMode::Synchronous);
         // (w, p), π (ms), τ (ms), θ (samples/s, 3 decimals), remaining time
         // for 2·10⁶ samples (s, 3 decimals).
-        #[allow(clippy::type_complexity)]
-        let rows: [((u32, u32), [f64; 3], f64, f64, f64); 11] = [
+        let rows: [Row; 11] = [
             ((1, 1), [2.0, 4.0, 8.0], 40.0, 800.0, 2500.0),
             ((1, 2), [2.0, 4.0, 8.0], 40.0, 800.0, 2500.0),
             ((2, 1), [4.0, 8.0, 16.0], 62.0, 1032.258, 1937.5),

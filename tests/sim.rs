@@ -1,0 +1,621 @@
+//! Simulator tests: hand-checked timelines, every kind of rejected action,
+//! plans, progress modes, and invariants as properties.
+
+use dmlsched::Error;
+use dmlsched::baselines::Fifo;
+use dmlsched::model::*;
+use dmlsched::schedule::{Segment, Tasks, verify};
+use dmlsched::sim::*;
+use dmlsched::timing::ProgressMode;
+use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
+
+/// A PS job whose iteration takes exactly `compute_s` (no gradient bytes):
+/// `minibatches` mini-batches, one worker GPU.
+fn ps_job(id: u32, arrival_s: f64, minibatches: u32, compute_s: f64, max_workers: u32) -> Job {
+    let ps = PsJob {
+        epochs: 1,
+        data_chunks: 1,
+        minibatches_per_chunk: minibatches,
+        minibatch_compute_s: compute_s,
+        gradient_bytes: 0.0,
+        worker: Resources::new(1.0, 1.0, 1e9, 0.0, 1e9),
+        ps: Resources::new(0.0, 1.0, 1e9, 0.0, 1e9),
+        max_workers,
+        max_ps: max_workers,
+        ps_at_most_workers: true,
+        sync: SyncMode::Synchronous,
+        layers: None,
+    };
+    Job::new(JobId(id), arrival_s, Architecture::ParameterServer(ps))
+}
+
+fn cluster(machines: u32, gpus: f64) -> Cluster {
+    Cluster::homogeneous(machines, Resources::new(gpus, 64.0, 1e12, 0.0, 1e11), 1e10)
+}
+
+/// Applies fixed actions at given event counts (a scripted policy).
+struct Script {
+    steps: Vec<(usize, Vec<Action>)>,
+    seen: usize,
+}
+
+impl Policy for Script {
+    fn name(&self) -> String {
+        "script".into()
+    }
+    fn on_event(&mut self, _v: &SimView<'_>, _e: &Event) -> dmlsched::Result<Vec<Action>> {
+        let k = self.seen;
+        self.seen += 1;
+        Ok(self
+            .steps
+            .iter()
+            .find(|(at, _)| *at == k)
+            .map(|(_, a)| a.clone())
+            .unwrap_or_default())
+    }
+}
+
+fn script(steps: Vec<(usize, Vec<Action>)>) -> Script {
+    Script { steps, seen: 0 }
+}
+
+fn sim_err(r: dmlsched::Result<SimResult>) -> SimError {
+    match r {
+        Err(Error::Sim(e)) => e,
+        other => panic!("expected a simulator error, got {other:?}"),
+    }
+}
+
+#[test]
+fn fifo_two_jobs_hand_timeline() {
+    // One GPU. Job 0: 100 × 0.5 s = 50 s from t = 0; job 1 arrives at 10 s,
+    // waits until 50, finishes at 100. Utilization 100% over [0, 100].
+    let jobs = vec![ps_job(0, 0.0, 100, 0.5, 1), ps_job(1, 10.0, 100, 0.5, 1)];
+    let inst = Instance::new(cluster(1, 1.0), jobs, 60.0, 10).unwrap();
+    let r = simulate(&inst, &mut Fifo::default(), &SimOptions::default()).unwrap();
+    assert_eq!(r.jobs[0].start_s, Some(0.0));
+    assert_eq!(r.jobs[0].finish_s, Some(50.0));
+    assert_eq!(r.jobs[1].start_s, Some(50.0));
+    assert_eq!(r.jobs[1].finish_s, Some(100.0));
+    assert_eq!(r.jobs[1].queueing_s, Some(40.0));
+    assert_eq!(r.jobs[1].jct_s, Some(90.0));
+    assert_eq!(r.jobs[1].gpu_seconds, 50.0);
+    // Completion slots: 50 s is in slot 0; 100 s is in slot 1 (60–120).
+    assert_eq!(r.jobs[0].completion_slot, Some(0));
+    assert_eq!(r.jobs[1].completion_slot, Some(1));
+    let s = r.summary();
+    assert_eq!(s.completed, 2);
+    assert_eq!(s.avg_jct_s, 70.0);
+    assert_eq!(s.makespan_s, 100.0);
+    assert!((s.gpu_utilization - 1.0).abs() < 1e-12);
+    assert_eq!(s.total_utility, 2.0); // constant utility 1 by default
+    assert!(!r.stalled);
+}
+
+#[test]
+fn more_workers_run_faster_and_utility_uses_slots() {
+    // Two workers: 100 mini-batches at 2 per 0.5 s = 25 s.
+    let mut j = ps_job(0, 0.0, 100, 0.5, 2);
+    j.utility = Utility::DeadlineStep {
+        value: 5.0,
+        deadline_slots: 0,
+    };
+    let inst = Instance::new(cluster(1, 2.0), vec![j], 60.0, 10).unwrap();
+    let mut p = script(vec![(
+        0,
+        vec![Action::run(
+            JobId(0),
+            vec![(MachineId(0), Tasks::new(2, 1))],
+        )],
+    )]);
+    let r = simulate(&inst, &mut p, &SimOptions::default()).unwrap();
+    assert_eq!(r.jobs[0].finish_s, Some(25.0));
+    assert_eq!(r.jobs[0].utility, 5.0);
+}
+
+#[test]
+fn over_allocation_names_job_machine_and_resource() {
+    let inst = Instance::new(cluster(1, 1.0), vec![ps_job(3, 0.0, 10, 1.0, 2)], 60.0, 10).unwrap();
+    let mut p = script(vec![(
+        0,
+        vec![Action::run(
+            JobId(3),
+            vec![(MachineId(0), Tasks::new(2, 1))],
+        )],
+    )]);
+    match sim_err(simulate(&inst, &mut p, &SimOptions::default())) {
+        SimError::OverAllocation {
+            job,
+            machine,
+            resource,
+            used,
+            capacity,
+            ..
+        } => {
+            assert_eq!(job, JobId(3));
+            assert_eq!(machine, MachineId(0));
+            assert_eq!(resource, ResourceKind::Gpu);
+            assert_eq!((used, capacity), (2.0, 1.0));
+        }
+        e => panic!("{e:?}"),
+    }
+}
+
+#[test]
+fn invalid_allocations_are_typed_errors() {
+    let inst = Instance::new(cluster(1, 4.0), vec![ps_job(0, 0.0, 10, 1.0, 2)], 60.0, 10).unwrap();
+    // Workers without a PS.
+    let mut p = script(vec![(
+        0,
+        vec![Action::run(
+            JobId(0),
+            vec![(MachineId(0), Tasks::new(1, 0))],
+        )],
+    )]);
+    assert!(matches!(
+        sim_err(simulate(&inst, &mut p, &SimOptions::default())),
+        SimError::InvalidAllocation { .. }
+    ));
+    // Unknown job.
+    let mut p = script(vec![(0, vec![Action::Reject { job: JobId(9) }])]);
+    assert!(matches!(
+        sim_err(simulate(&inst, &mut p, &SimOptions::default())),
+        SimError::UnknownJob { .. }
+    ));
+}
+
+#[test]
+fn action_before_arrival_is_rejected() {
+    let jobs = vec![ps_job(0, 0.0, 10, 1.0, 1), ps_job(1, 100.0, 10, 1.0, 1)];
+    let inst = Instance::new(cluster(1, 4.0), jobs, 60.0, 10).unwrap();
+    let mut p = script(vec![(
+        0,
+        vec![Action::run(
+            JobId(1),
+            vec![(MachineId(0), Tasks::new(1, 1))],
+        )],
+    )]);
+    assert!(matches!(
+        sim_err(simulate(&inst, &mut p, &SimOptions::default())),
+        SimError::NotArrived { job: JobId(1), .. }
+    ));
+}
+
+#[test]
+fn non_preemptible_and_rigid_rules() {
+    let mut j = ps_job(0, 0.0, 100, 1.0, 2);
+    j.discipline = Discipline::RIGID_GANG;
+    let j2 = ps_job(1, 5.0, 10, 1.0, 1);
+    let inst = Instance::new(cluster(2, 4.0), vec![j, j2], 60.0, 10).unwrap();
+    let start = Action::run(JobId(0), vec![(MachineId(0), Tasks::new(2, 2))]);
+    // Preempting a non-preemptible job at the next event.
+    let mut p = script(vec![
+        (0, vec![start.clone()]),
+        (1, vec![Action::Preempt { job: JobId(0) }]),
+    ]);
+    assert!(matches!(
+        sim_err(simulate(&inst, &mut p, &SimOptions::default())),
+        SimError::NotPreemptible { job: JobId(0), .. }
+    ));
+    // Moving a running rigid job to another machine.
+    let mut p = script(vec![
+        (0, vec![start]),
+        (
+            1,
+            vec![Action::run(
+                JobId(0),
+                vec![(MachineId(1), Tasks::new(2, 2))],
+            )],
+        ),
+    ]);
+    assert!(matches!(
+        sim_err(simulate(&inst, &mut p, &SimOptions::default())),
+        SimError::RigidResize { job: JobId(0), .. }
+    ));
+}
+
+#[test]
+fn preemption_and_reconfiguration_are_charged() {
+    // Elastic job: 2 workers from 0 to 10 s (20 mini-batches at 1 s each per
+    // worker → 20 done), then shrunk to 1 worker at 10 s with a 5 s
+    // reconfiguration: 80 left at 1 per second after 15 s → finishes at 95.
+    let mut j = ps_job(0, 0.0, 100, 1.0, 2);
+    j.reconfiguration_s = 5.0;
+    let other = ps_job(1, 10.0, 1, 1.0, 1);
+    let inst = Instance::new(cluster(1, 2.0), vec![j, other], 60.0, 10).unwrap();
+    let mut p = script(vec![
+        (
+            0,
+            vec![Action::run(
+                JobId(0),
+                vec![(MachineId(0), Tasks::new(2, 2))],
+            )],
+        ),
+        (
+            1,
+            vec![Action::run(
+                JobId(0),
+                vec![(MachineId(0), Tasks::new(1, 1))],
+            )],
+        ),
+    ]);
+    let r = simulate(&inst, &mut p, &SimOptions::default()).unwrap();
+    assert_eq!(r.jobs[0].finish_s, Some(95.0));
+    assert_eq!(r.jobs[0].reconfigurations, 1);
+    assert_eq!(r.jobs[0].preemptions, 0);
+    // Job 1 never ran: the run ends stalled with it unfinished.
+    assert!(r.stalled);
+    assert_eq!(r.jobs[1].finish_s, None);
+    assert_eq!(r.jobs[1].utility, 0.0);
+}
+
+#[test]
+fn pause_counts_a_preemption() {
+    let j = ps_job(0, 0.0, 100, 1.0, 1);
+    let other = ps_job(1, 10.0, 10, 1.0, 1);
+    let inst = Instance::new(cluster(1, 1.0), vec![j, other], 60.0, 10).unwrap();
+    // At job 1's arrival, pause job 0 and run job 1 (10 s); job 0 never
+    // resumes in this script.
+    let mut p = script(vec![
+        (
+            0,
+            vec![Action::run(
+                JobId(0),
+                vec![(MachineId(0), Tasks::new(1, 1))],
+            )],
+        ),
+        (
+            1,
+            vec![
+                Action::Preempt { job: JobId(0) },
+                Action::run(JobId(1), vec![(MachineId(0), Tasks::new(1, 1))]),
+            ],
+        ),
+    ]);
+    let r = simulate(&inst, &mut p, &SimOptions::default()).unwrap();
+    assert_eq!(r.jobs[0].preemptions, 1);
+    assert_eq!(r.jobs[0].remaining_work, 90.0);
+    assert_eq!(r.jobs[1].finish_s, Some(20.0));
+}
+
+fn rar_job(id: u32, workers: u32, iterations: u64) -> Job {
+    let rar = RarJob {
+        workers: WorkerCounts::Fixed(workers),
+        iterations,
+        convergence_iterations: None,
+        model_bytes: 1e8,
+        minibatch_size: 32,
+        forward_per_sample_s: 0.002,
+        backward_per_iteration_s: 0.1,
+        reserved_bandwidth_bps: None,
+        worker: Resources::new(1.0, 1.0, 1e9, 0.0, 0.0),
+    };
+    Job::new(JobId(id), 0.0, Architecture::RingAllReduce(rar))
+}
+
+fn ring_cluster() -> Cluster {
+    let mut c = cluster(2, 2.0);
+    c.ring = RingParams {
+        external_bandwidth_bps: 1.25e9,
+        reduction_speed_bps: 2e10,
+        overhead_per_server_s: 0.005,
+        contender_ratio: 1.0,
+        degradation: Degradation::Linear { alpha: 0.1 },
+    };
+    c
+}
+
+#[test]
+fn ring_contention_slows_both_rings() {
+    // Two 2-GPU rings, each with one worker on each of the two servers:
+    // p = 2, f = 2 + 0.1 = 2.1, B = 1.25e9 / 2.1.
+    // τ = 2·(1e8/2)·1/B + (1e8/2)/2e10 + 2·0.005 + 0.064 + 0.1
+    //   = 0.168 + 0.0025 + 0.01 + 0.164 = 0.3445 s; 1000 iterations = 344.5 s.
+    let inst = Instance::new(
+        ring_cluster(),
+        vec![rar_job(0, 2, 1000), rar_job(1, 2, 1000)],
+        60.0,
+        100,
+    )
+    .unwrap();
+    let spread = vec![
+        (MachineId(0), Tasks::new(1, 0)),
+        (MachineId(1), Tasks::new(1, 0)),
+    ];
+    let mut p = script(vec![(
+        1,
+        vec![
+            Action::run(JobId(0), spread.clone()),
+            Action::run(JobId(1), spread),
+        ],
+    )]);
+    let r = simulate(&inst, &mut p, &SimOptions::default()).unwrap();
+    for j in &r.jobs {
+        assert!((j.finish_s.unwrap() - 344.5).abs() < 1e-9, "{j:?}");
+    }
+    // Alone: f = 1, τ = 0.08 + 0.0025 + 0.01 + 0.164 = 0.2565 → 256.5 s.
+    let inst = Instance::new(ring_cluster(), vec![rar_job(0, 2, 1000)], 60.0, 100).unwrap();
+    let spread = vec![
+        (MachineId(0), Tasks::new(1, 0)),
+        (MachineId(1), Tasks::new(1, 0)),
+    ];
+    let mut p = script(vec![(0, vec![Action::run(JobId(0), spread)])]);
+    let r = simulate(&inst, &mut p, &SimOptions::default()).unwrap();
+    assert!((r.jobs[0].finish_s.unwrap() - 256.5).abs() < 1e-9);
+}
+
+#[test]
+fn contention_changes_when_a_ring_finishes() {
+    // Ring 0 (100 iterations) and ring 1 (1000) share both servers:
+    // τ = 0.3445 while both run; ring 0 ends at 34.45 s, having let ring 1 do
+    // 100 iterations; ring 1 then runs alone at 0.2565: 900 × 0.2565 = 230.85.
+    let inst = Instance::new(
+        ring_cluster(),
+        vec![rar_job(0, 2, 100), rar_job(1, 2, 1000)],
+        60.0,
+        100,
+    )
+    .unwrap();
+    let spread = vec![
+        (MachineId(0), Tasks::new(1, 0)),
+        (MachineId(1), Tasks::new(1, 0)),
+    ];
+    let mut p = script(vec![(
+        1,
+        vec![
+            Action::run(JobId(0), spread.clone()),
+            Action::run(JobId(1), spread),
+        ],
+    )]);
+    let r = simulate(&inst, &mut p, &SimOptions::default()).unwrap();
+    assert!((r.jobs[0].finish_s.unwrap() - 34.45).abs() < 1e-9);
+    assert!((r.jobs[1].finish_s.unwrap() - (34.45 + 230.85)).abs() < 1e-9);
+}
+
+#[test]
+fn plans_run_by_slot_and_are_checked() {
+    // Slot 10 s. Job 0 needs 40 mini-batches at 1 s: plan 2 workers in
+    // slot 0 (20 done), nothing in slot 1, 2 workers in slot 2 → done at 30 s.
+    let inst = Instance::new(cluster(1, 2.0), vec![ps_job(0, 0.0, 40, 1.0, 2)], 10.0, 5).unwrap();
+    let plan = vec![
+        Segment::new(0..1, vec![(MachineId(0), Tasks::new(2, 1))]),
+        Segment::new(2..3, vec![(MachineId(0), Tasks::new(2, 1))]),
+    ];
+    let mut p = script(vec![(
+        0,
+        vec![Action::Reserve {
+            job: JobId(0),
+            segments: plan,
+        }],
+    )]);
+    let r = simulate(&inst, &mut p, &SimOptions::default()).unwrap();
+    assert_eq!(r.jobs[0].finish_s, Some(30.0));
+    assert_eq!(r.jobs[0].gpu_seconds, 40.0);
+    assert_eq!(r.jobs[0].preemptions, 0);
+    let sched = r.to_schedule(&inst);
+    assert_eq!(sched.jobs[0].segments.len(), 2);
+    verify(&inst, &sched).unwrap();
+
+    // Two plans that overlap on the GPU: the second is refused with its slot.
+    let jobs = vec![ps_job(0, 0.0, 40, 1.0, 2), ps_job(1, 0.0, 40, 1.0, 2)];
+    let inst = Instance::new(cluster(1, 2.0), jobs, 10.0, 5).unwrap();
+    let a = vec![Segment::new(0..2, vec![(MachineId(0), Tasks::new(2, 1))])];
+    let b = vec![Segment::new(1..3, vec![(MachineId(0), Tasks::new(1, 1))])];
+    let mut p = script(vec![(
+        0,
+        vec![
+            Action::Reserve {
+                job: JobId(0),
+                segments: a,
+            },
+            Action::Reserve {
+                job: JobId(1),
+                segments: b,
+            },
+        ],
+    )]);
+    match sim_err(simulate(&inst, &mut p, &SimOptions::default())) {
+        SimError::OverAllocation {
+            job,
+            slot,
+            resource,
+            ..
+        } => {
+            assert_eq!((job, slot, resource), (JobId(1), 1, ResourceKind::Gpu));
+        }
+        e => panic!("{e:?}"),
+    }
+}
+
+#[test]
+fn plans_cannot_start_in_the_past_or_pass_the_horizon() {
+    let jobs = vec![ps_job(0, 0.0, 40, 1.0, 2), ps_job(1, 15.0, 40, 1.0, 2)];
+    let inst = Instance::new(cluster(1, 2.0), jobs, 10.0, 5).unwrap();
+    // Job 1 arrives at 15 s (inside slot 1): slot 1 has begun.
+    let late = vec![Segment::new(1..2, vec![(MachineId(0), Tasks::new(1, 1))])];
+    let mut p = script(vec![(
+        1,
+        vec![Action::Reserve {
+            job: JobId(1),
+            segments: late,
+        }],
+    )]);
+    assert!(matches!(
+        sim_err(simulate(&inst, &mut p, &SimOptions::default())),
+        SimError::BadPlan { job: JobId(1), .. }
+    ));
+    let long = vec![Segment::new(2..9, vec![(MachineId(0), Tasks::new(1, 1))])];
+    let mut p = script(vec![(
+        1,
+        vec![Action::Reserve {
+            job: JobId(1),
+            segments: long,
+        }],
+    )]);
+    assert!(matches!(
+        sim_err(simulate(&inst, &mut p, &SimOptions::default())),
+        SimError::InvalidAllocation { .. }
+    ));
+}
+
+#[test]
+fn floor_mode_counts_whole_iterations_per_slot() {
+    // τ = 3 s, slot 10 s: 3 iterations per slot (not 3.33). 10 mini-batches
+    // with one worker → 4 slots (3+3+3+1), finishing at the end of slot 3.
+    let inst = Instance::new(cluster(1, 1.0), vec![ps_job(0, 0.0, 10, 3.0, 1)], 10.0, 10).unwrap();
+    let opts = SimOptions {
+        progress: ProgressMode::Floor,
+        decisions: Decisions::SlotBoundaries,
+        ..SimOptions::default()
+    };
+    let r = simulate(&inst, &mut Fifo::default(), &opts).unwrap();
+    assert_eq!(r.jobs[0].finish_s, Some(40.0));
+    // Fractional: 30 s.
+    let r = simulate(&inst, &mut Fifo::default(), &SimOptions::default()).unwrap();
+    assert_eq!(r.jobs[0].finish_s, Some(30.0));
+    // τ longer than a slot: no progress is an error, not an endless loop.
+    let inst = Instance::new(cluster(1, 1.0), vec![ps_job(0, 0.0, 10, 30.0, 1)], 10.0, 10).unwrap();
+    assert!(matches!(
+        sim_err(simulate(&inst, &mut Fifo::default(), &opts)),
+        SimError::NoProgress { job: JobId(0), .. }
+    ));
+    // Floor without slot decisions is refused.
+    let bad = SimOptions {
+        progress: ProgressMode::Floor,
+        ..SimOptions::default()
+    };
+    assert!(matches!(
+        sim_err(simulate(&inst, &mut Fifo::default(), &bad)),
+        SimError::BadOptions { .. }
+    ));
+}
+
+#[test]
+fn slot_decisions_wait_for_the_boundary() {
+    // Job arrives at 5 s; decisions only at boundaries of 10 s: starts at 10.
+    let inst = Instance::new(cluster(1, 1.0), vec![ps_job(0, 5.0, 10, 1.0, 1)], 10.0, 10).unwrap();
+    let opts = SimOptions {
+        decisions: Decisions::SlotBoundaries,
+        ..SimOptions::default()
+    };
+    let r = simulate(&inst, &mut Fifo::default(), &opts).unwrap();
+    assert_eq!(r.jobs[0].start_s, Some(10.0));
+    assert_eq!(r.jobs[0].finish_s, Some(20.0));
+}
+
+#[test]
+fn horizon_stop_leaves_jobs_unfinished() {
+    let inst = Instance::new(cluster(1, 1.0), vec![ps_job(0, 0.0, 100, 1.0, 1)], 10.0, 5).unwrap();
+    let opts = SimOptions {
+        stop: StopAt::Horizon,
+        ..SimOptions::default()
+    };
+    let r = simulate(&inst, &mut Fifo::default(), &opts).unwrap();
+    assert_eq!(r.end_s, 50.0);
+    assert_eq!(r.jobs[0].finish_s, None);
+    assert_eq!(r.jobs[0].remaining_work, 50.0);
+    assert_eq!(r.jobs[0].gpu_seconds, 50.0);
+}
+
+// ---------------------------------------------------------------- properties
+
+fn random_instance(seed: u64, n: usize, machines: u32, slot_s: f64) -> Instance {
+    use rand::rngs::ChaCha8Rng;
+    use rand::{RngExt, SeedableRng};
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut jobs = Vec::new();
+    for i in 0..n {
+        // Arrivals and iteration times on slot-friendly values.
+        let arrival = f64::from(rng.random_range(0u32..20)) * slot_s;
+        let w: u32 = rng.random_range(1..=4);
+        let mut j = ps_job(i as u32, arrival, rng.random_range(1..40) * w, 1.0, w);
+        if rng.random_range(0..2) == 0 {
+            j.discipline = Discipline::RIGID_GANG;
+        }
+        jobs.push(j);
+    }
+    Instance::new(cluster(machines, 4.0), jobs, slot_s, 10_000).unwrap()
+}
+
+/// Per machine and instant, the sum of demands from the allocation log.
+fn max_overuse(inst: &Instance, r: &SimResult) -> f64 {
+    let mut times: Vec<f64> = r
+        .allocations
+        .iter()
+        .flat_map(|a| [a.from_s, a.to_s])
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times.dedup();
+    let mut worst = 0.0f64;
+    for w in times.windows(2) {
+        let mid = 0.5 * (w[0] + w[1]);
+        for m in &inst.cluster().machines {
+            let mut used = Resources::zero();
+            for a in r
+                .allocations
+                .iter()
+                .filter(|a| a.from_s <= mid && mid < a.to_s)
+            {
+                let job = inst.job(a.job).unwrap();
+                for (mm, t) in &a.placement {
+                    if *mm == m.id {
+                        used = used.plus(&job.demand_for(t.workers, t.ps));
+                    }
+                }
+            }
+            for (k, v) in used.iter() {
+                worst = worst.max(v - m.capacity.get(k));
+            }
+        }
+    }
+    worst
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 32,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct("proptest-regressions/sim.txt"))),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn invariants_hold_under_fifo_backfill(seed in 0u64..10_000, n in 1usize..25, machines in 1u32..4) {
+        let inst = random_instance(seed, n, machines, 7.0);
+        let mut policy = Fifo { backfill: true, ..Fifo::default() };
+        let r = simulate(&inst, &mut policy, &SimOptions::default()).unwrap();
+        // No over-allocation at any instant.
+        prop_assert!(max_overuse(&inst, &r) <= 1e-9);
+        for (job, rec) in inst.jobs().iter().zip(&r.jobs) {
+            // Every job fits an empty machine of 4 GPUs, so all complete.
+            let f = rec.finish_s.unwrap();
+            prop_assert!(rec.start_s.unwrap() >= job.arrival_s);
+            prop_assert!(f > rec.start_s.unwrap());
+            // Whole workload done: Σ over the job's allocations of
+            // workers × duration / τ (τ = 1 s) = its mini-batches.
+            let done: f64 = r.allocations.iter().filter(|a| a.job == job.id)
+                .map(|a| f64::from(Tasks::total_of(&a.placement).workers) * (a.to_s - a.from_s))
+                .sum();
+            prop_assert!((done - total_work(job)).abs() <= 1e-6 * total_work(job));
+            prop_assert_eq!(rec.remaining_work, 0.0);
+        }
+        // Time is monotone: the utilization steps and allocation ends.
+        prop_assert!(r.utilization.windows(2).all(|w| w[0].time_s <= w[1].time_s));
+        prop_assert!(r.allocations.iter().all(|a| a.from_s <= a.to_s));
+        // Same input, same result.
+        let mut again = simulate(&inst, &mut Fifo { backfill: true, ..Fifo::default() }, &SimOptions::default()).unwrap();
+        again.decision_time_s = r.decision_time_s;
+        prop_assert_eq!(&again, &r);
+    }
+
+    #[test]
+    fn slot_aligned_runs_pass_verify(seed in 0u64..10_000, n in 1usize..15) {
+        // τ = 1 s, slot 1 s and integral work: every change is on a boundary.
+        let inst = random_instance(seed, n, 2, 1.0);
+        let opts = SimOptions { decisions: Decisions::SlotBoundaries, ..SimOptions::default() };
+        let r = simulate(&inst, &mut Fifo::default(), &opts).unwrap();
+        prop_assert!(r.jobs.iter().all(|j| j.finish_s.is_some()));
+        let sched = r.to_schedule(&inst);
+        prop_assert!(verify(&inst, &sched).is_ok(), "{:?}", verify(&inst, &sched));
+    }
+}
