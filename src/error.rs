@@ -12,6 +12,7 @@ pub use crate::pcip::PcError;
 pub use crate::schedule::Violation;
 pub use crate::sim::SimError;
 pub use crate::timing::TimingError;
+pub use crate::trace::TraceError;
 
 /// The crate-wide error.
 #[derive(Debug, thiserror::Error)]
@@ -41,6 +42,10 @@ pub enum Error {
     /// progress, or inconsistent options.
     #[error("simulation: {0}")]
     Sim(#[from] SimError),
+    /// A trace file could not be read or is malformed, or a trace tool got
+    /// an invalid argument.
+    #[error("trace: {0}")]
+    Trace(#[from] TraceError),
     /// JSON input or output failed (syntax, unknown field, wrong type).
     #[cfg(feature = "serde")]
     #[error("JSON: {0}")]

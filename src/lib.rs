@@ -63,6 +63,7 @@
 //! | [`certificate`] | [`Certificate`], bounds, guarantees and [`Certificate::check`] |
 //! | [`lp`] | sparse linear/mixed-integer programs and the HiGHS adapter |
 //! | [`timing`] | per-iteration time models (PS with locality, ring all-reduce with contention, layered PS) and progress accounting |
+//! | [`trace`] | loaders for public cluster traces, windows, synthetic workload generators and recipes that turn trace rows into jobs |
 //! | [`sim`] | the discrete-event simulator and its [`sim::Policy`] interface |
 //! | [`baselines`] | the policies the papers compare against (FIFO, SJF, DRF, Tetris, …) |
 //! | [`error`] | the crate's [`Error`] |
@@ -96,6 +97,7 @@ pub mod pcip;
 pub mod schedule;
 pub mod sim;
 pub mod timing;
+pub mod trace;
 
 pub use certificate::Certificate;
 pub use error::{Error, Result};

@@ -1,0 +1,242 @@
+//! Gavel TSV traces: 7, 10 or 12 tab-separated fields, no header
+//! (`workloads.md` §6.2).
+
+use std::io::Read;
+use std::path::Path;
+
+use super::fields::{Row, format_error, records};
+use super::{LoadReport, TraceError, TraceJob, with_file};
+
+const MSR: &[&str] = &[
+    "job_type",
+    "command",
+    "num_steps_arg",
+    "needs_data_dir",
+    "total_steps",
+    "arrival_time",
+    "scale_factor",
+];
+const PHYSICAL: &[&str] = &[
+    "job_type",
+    "command",
+    "working_directory",
+    "num_steps_arg",
+    "needs_data_dir",
+    "total_steps",
+    "scale_factor",
+    "priority_weight",
+    "SLO",
+    "arrival_time",
+];
+const SHOCKWAVE: &[&str] = &[
+    "job_type",
+    "command",
+    "working_dir",
+    "num_steps_arg",
+    "needs_data_dir",
+    "total_steps",
+    "scale_factor",
+    "mode",
+    "priority_weight",
+    "SLO",
+    "duration",
+    "arrival_time",
+];
+
+/// The three Gavel layouts, told apart by their field count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// 7 fields: Gavel's Philly-derived `traces/msr` traces.
+    Msr,
+    /// 10 fields: current Gavel `parse_trace` (physical-cluster traces).
+    Physical,
+    /// 12 fields: Shockwave's derivative.
+    Shockwave,
+}
+
+impl Layout {
+    /// The layout with `n` fields.
+    pub(crate) fn from_field_count(n: usize) -> Option<Layout> {
+        match n {
+            7 => Some(Layout::Msr),
+            10 => Some(Layout::Physical),
+            12 => Some(Layout::Shockwave),
+            _ => None,
+        }
+    }
+
+    fn columns(self) -> &'static [&'static str] {
+        match self {
+            Layout::Msr => MSR,
+            Layout::Physical => PHYSICAL,
+            Layout::Shockwave => SHOCKWAVE,
+        }
+    }
+}
+
+/// Splits Gavel's `job_type` into model and batch size:
+/// `ResNet-50 (batch size 64)` → (`ResNet-50`, 64); `A3C` → (`A3C`, none).
+///
+/// # Errors
+///
+/// A reason when the text has ` (batch size ` but no valid size before `)`.
+pub(crate) fn parse_job_type(job_type: &str) -> Result<(String, Option<u32>), String> {
+    match job_type.split_once(" (batch size ") {
+        None => Ok((job_type.to_string(), None)),
+        Some((model, rest)) => {
+            let size = rest
+                .strip_suffix(')')
+                .and_then(|s| s.trim().parse::<u32>().ok())
+                .filter(|&b| b >= 1)
+                .ok_or_else(|| {
+                    format!("expected `<model> (batch size <n>)` with n ≥ 1, found `{job_type}`")
+                })?;
+            Ok((model.trim().to_string(), Some(size)))
+        }
+    }
+}
+
+/// Loads a Gavel TSV trace, detecting the layout (7, 10 or 12 fields) from
+/// the first line; every line must then have that many fields.
+///
+/// Mapping: `id = "gavel-<row>"` (0-based row, as Gavel numbers its jobs),
+/// model and batch size parsed from `job_type`, `iterations = total_steps`
+/// (iterations, **not** seconds), `num_gpus = scale_factor`, `arrival_s =
+/// arrival_time` (seconds from the trace start). The 12-field Shockwave
+/// layout adds `mode` and `duration_s = duration`. `model_is_synthetic` is
+/// true for the 7-field Philly-derived traces, whose job types Gavel's
+/// authors assigned at random; the 10- and 12-field traces name the job
+/// that will run, so it is false there. `priority_weight` and `SLO` are
+/// validated (finite; weight ≥ 0) but not kept: their meaning is
+/// scheduler-specific, and `SLO = -1` means none.
+///
+/// # Errors
+///
+/// [`TraceError::Io`], [`TraceError::Empty`], or [`TraceError::Format`] for a
+/// line with another field count than 7, 10 or 12 (or than the first line),
+/// a malformed `job_type`, `needs_data_dir` other than 0/1, `total_steps` not
+/// a whole number, `scale_factor` below 1, or a non-finite or negative time.
+pub fn load_gavel_trace(path: impl AsRef<Path>) -> Result<LoadReport, TraceError> {
+    with_file(path.as_ref(), read_gavel_trace)
+}
+
+/// [`load_gavel_trace`] from any reader.
+///
+/// # Errors
+///
+/// As [`load_gavel_trace`], without a path.
+pub fn read_gavel_trace(reader: impl Read) -> Result<LoadReport, TraceError> {
+    let mut report = LoadReport::default();
+    let mut layout = None;
+    for (row_index, record) in records(reader, b'\t')?.enumerate() {
+        let (line, record) = record?;
+        let n = record.len();
+        let this = Layout::from_field_count(n).ok_or_else(|| {
+            format_error(
+                line,
+                None,
+                format!("expected 7, 10 or 12 tab-separated fields, found {n}"),
+            )
+        })?;
+        let layout = *layout.get_or_insert(this);
+        if this != layout {
+            return Err(format_error(
+                line,
+                None,
+                format!(
+                    "found {n} fields, but the first line has {}",
+                    layout.columns().len()
+                ),
+            ));
+        }
+        report.jobs.push(job(
+            &Row::new(line, &record, layout.columns())?,
+            layout,
+            row_index,
+        )?);
+    }
+    if report.jobs.is_empty() {
+        return Err(TraceError::Empty { path: None });
+    }
+    Ok(report)
+}
+
+fn job(row: &Row<'_>, layout: Layout, row_index: usize) -> Result<TraceJob, TraceError> {
+    let job_type = row.required("job_type")?.trim_start_matches('\u{feff}');
+    let (model, batch) = parse_job_type(job_type).map_err(|r| row.error("job_type", r))?;
+    let data_dir = row.count("needs_data_dir", 0)?;
+    if data_dir > 1 {
+        return Err(row.error(
+            "needs_data_dir",
+            format!("must be 0 or 1, found {data_dir}"),
+        ));
+    }
+    row.required("num_steps_arg")?;
+    let steps = row.count("total_steps", 0)?;
+    let gpus = row.count_u32("scale_factor", 1)?;
+    let arrival = row.non_negative("arrival_time")?;
+    if layout != Layout::Msr {
+        row.non_negative("priority_weight")?;
+        row.number("SLO")?;
+    }
+    let mut job = TraceJob::new(format!("gavel-{row_index}"), arrival, gpus);
+    job.raw_arrival = row.text("arrival_time")?.to_string();
+    job.iterations = Some(steps);
+    job.model = Some(model);
+    job.batch_size = batch;
+    job.model_is_synthetic = layout == Layout::Msr;
+    if layout == Layout::Shockwave {
+        job.mode = Some(row.required("mode")?.to_string());
+        job.duration_s = Some(row.non_negative("duration")?);
+    }
+    Ok(job)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn job_types() {
+        assert_eq!(
+            parse_job_type("ResNet-50 (batch size 64)"),
+            Ok(("ResNet-50".to_string(), Some(64)))
+        );
+        assert_eq!(
+            parse_job_type("CycleGAN"),
+            Ok(("CycleGAN".to_string(), None))
+        );
+        assert!(parse_job_type("LM (batch size x)").is_err());
+        assert!(parse_job_type("LM (batch size 0)").is_err());
+        assert!(parse_job_type("LM (batch size 5").is_err());
+    }
+
+    #[test]
+    fn ten_field_layout() {
+        let line = "ResNet-18 (batch size 32)\tpython3 main.py\timage_classification/cifar10\t--num_steps\t1\t1000\t2\t1.5\t-1\t12.5\n";
+        let r = read_gavel_trace(line.as_bytes()).unwrap();
+        let j = &r.jobs[0];
+        assert_eq!(
+            (j.num_gpus, j.iterations, j.arrival_s),
+            (2, Some(1000), 12.5)
+        );
+        assert!(!j.model_is_synthetic);
+        assert_eq!(j.duration_s, None);
+    }
+
+    #[test]
+    fn mixed_layouts_are_an_error() {
+        let text = "A3C\tc\t-s\t0\t5\t0\t1\nA3C\tc\twd\t-s\t0\t5\t1\t1\t-1\t0\n";
+        let e = read_gavel_trace(text.as_bytes()).unwrap_err();
+        assert!(matches!(e, TraceError::Format { line: 2, .. }), "{e}");
+    }
+
+    #[test]
+    fn bad_needs_data_dir() {
+        let text = "A3C\tc\t-s\t2\t5\t0\t1\n";
+        let e = read_gavel_trace(text.as_bytes()).unwrap_err();
+        assert!(
+            matches!(e, TraceError::Format { line: 1, column: Some(ref c), .. } if c == "needs_data_dir")
+        );
+    }
+}

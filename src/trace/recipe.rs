@@ -1,0 +1,580 @@
+//! Recipes: trace rows → [`Job`]s (`workloads.md` §8), seeded and
+//! documented, plus a matching homogeneous GPU cluster.
+//!
+//! A trace gives each job an arrival, a GPU count and a run time, but no
+//! model, no per-iteration time and no communication volume. A recipe fills
+//! those in and chooses the amount of work so that the job, run alone at its
+//! full (possibly capped) size, takes about as long as the trace says.
+//!
+//! # Ring-all-reduce ([`Arch::RingAllReduce`], `workloads.md` §8.1/§8.2)
+//!
+//! - model: uniform from the 160-job catalogue ([`MS160_MODELS`]: resnet50,
+//!   googlenet, alexnet), whatever the trace says about models;
+//! - workers: any count `1..=G`, with `G = num_gpus` capped at
+//!   [`RecipeOptions::max_gpus_per_job`];
+//! - worker demand: 1 GPU, 4 cores, 16 GB memory, no storage, no NIC
+//!   reservation (ring traffic is modelled by the cluster's
+//!   [`RingParams`], not by reservations);
+//! - per-iteration compute `τ⁰ = (forward + backward) ms per mini-batch /
+//!   1000` seconds, and `F = max(1, round(duration_s / τ⁰))` iterations.
+//!   `τ⁰` is the **compute time only**: the single-server exchange and
+//!   overhead of `ring-allreduce.md` §13.2 (about 0.017 s + 2 ms for resnet50
+//!   on 8 GPUs, next to 0.105 s of compute) are left out, so the recipe's
+//!   jobs run a little longer than the trace on one server and much longer
+//!   when their ring crosses servers.
+//!
+//! # Parameter server ([`Arch::ParameterServer`], `workloads.md` §8.3)
+//!
+//! Draws, uniformly within the OASiS ranges of `workloads.md` §4 (upper ends
+//! capped where a [`gpu_cluster`] machine of `gpus_per_machine` GPUs could
+//! not host the task; see [`catalog::oasis`]):
+//!
+//! - worker: 1 GPU, 1–10 cores (≤ 8), 2–32 GB memory, 5–10 GB storage, NIC
+//!   `b_w` 0.1–5 Gbit/s (≤ the machine NIC / `gpus_per_machine`);
+//! - PS: no GPU, 1–10 cores (≤ the machine's), 2–32 GB, 5–10 GB, NIC 5–20
+//!   Gbit/s (≤ the machine NIC);
+//! - compute `τ` 0.001–0.1 slots (× `slot_length_s`), gradient `S` 30–575 MB,
+//!   chunks `N` 5–100, mini-batches per chunk `M` 10–100.
+//!
+//! With `G` workers a mini-batch takes `τ_d = τ + 2S/b_w` seconds (compute,
+//! push, pull), so the trace duration `d` asks for `K = G·d/τ_d`
+//! mini-batches. Then `N ← max(N, G)` (each worker needs a chunk: OASiS caps
+//! workers at `N`), `E = clamp(round(K/(N·M)), 1, 200)` (§8.3) and `M ←
+//! max(1, round(K/(E·N)))` so that `E·N·M ≈ K` (M leaves its range when
+//! `E` hits a clamp). For `K < N`: `E = M = 1` and `N = max(G, round(K))`.
+//! A job shorter than one mini-batch per worker cannot be matched and runs
+//! longer than the trace. `max_workers = G`, `max_ps = G` (PS ≤ workers),
+//! asynchronous.
+//!
+//! # Both architectures
+//!
+//! Ids are `0..` in output order; `arrival_s`, `tenant` and `deadline_s` come
+//! from the trace (re-base first, e.g. with [`select`](super::select)); the
+//! discipline is [`Discipline::ELASTIC`] so that every scheduler, rigid or
+//! elastic, may run the job; the utility is `Constant { value: 1 }`, or, with
+//! a deadline, `DeadlineStep { value: 1, deadline_slots: max(1, ⌈(deadline −
+//! arrival)/slot⌉) − 1 }` (the `gadget.md` mapping with δ counted from 0).
+//! Jobs without a duration (Alibaba Pending) or without a whole GPU are
+//! skipped and listed. Each trace row draws from its own ChaCha8 stream
+//! (`seed`, stream = row index), so skipping or capping one row never
+//! changes another's draws.
+
+use rand::rngs::ChaCha8Rng;
+use rand::{RngExt, SeedableRng};
+
+use super::TraceError;
+use super::TraceJob;
+use super::catalog::{self, MS160_MODELS};
+use super::synth::uniform_f64;
+use crate::model::units::{GB, MB, ceil_tol, gbps};
+use crate::model::{
+    Architecture, Cluster, Degradation, Discipline, Job, JobId, PsJob, RarJob, Resources,
+    RingParams, SyncMode, Utility, WorkerCounts,
+};
+
+/// CPU cores per GPU of a [`gpu_cluster`] machine.
+pub const CPU_PER_GPU: f64 = 8.0;
+/// Memory per GPU of a [`gpu_cluster`] machine, bytes (64 GB).
+pub const MEMORY_PER_GPU_BYTES: f64 = 64.0 * GB;
+/// Storage per GPU of a [`gpu_cluster`] machine, bytes (500 GB).
+pub const STORAGE_PER_GPU_BYTES: f64 = 500.0 * GB;
+/// NIC bandwidth of a [`gpu_cluster`] machine: 10 Gbit/s = 1.25·10⁹ B/s.
+pub const NIC_BPS: f64 = 1.25e9;
+/// Intra-machine bandwidth of a [`gpu_cluster`] machine: 10⁴ MB/s.
+pub const INTRA_BPS: f64 = 1e10;
+
+/// The physical ring calibration of `ring-allreduce.md` §13.2: `b^e` =
+/// 1,250 MB/s, `C` = 100,000 MB/s, `ξ2` = 2 ms per server, `ξ1` = 1 and
+/// linear degradation with `α = 0.0896`.
+pub fn physical_ring_params() -> RingParams {
+    RingParams {
+        external_bandwidth_bps: NIC_BPS,
+        reduction_speed_bps: 1e5 * MB,
+        overhead_per_server_s: 0.002,
+        contender_ratio: 1.0,
+        degradation: Degradation::Linear { alpha: 0.0896 },
+    }
+}
+
+/// A homogeneous GPU cluster of `total_gpus / gpus_per_machine` machines,
+/// each with `gpus_per_machine` GPUs, 8 cores, 64 GB memory and 500 GB
+/// storage per GPU, a 10 Gbit/s NIC, 10⁴ MB/s inside the machine, hosting
+/// workers and parameter servers, and the physical ring calibration
+/// ([`physical_ring_params`]).
+///
+/// ```
+/// let c = dmlsched::trace::gpu_cluster(64, 8).unwrap();
+/// assert_eq!(c.machines.len(), 8);
+/// assert_eq!(c.total_capacity().gpus, 64.0);
+/// ```
+///
+/// # Errors
+///
+/// [`TraceError::InvalidArgument`] unless both counts are ≥ 1 and
+/// `gpus_per_machine` divides `total_gpus`.
+pub fn gpu_cluster(total_gpus: u32, gpus_per_machine: u32) -> Result<Cluster, TraceError> {
+    if gpus_per_machine == 0 || total_gpus == 0 {
+        return Err(TraceError::invalid(
+            "cluster size",
+            format!(
+                "need ≥ 1 GPU and ≥ 1 GPU per machine, got {total_gpus} and {gpus_per_machine}"
+            ),
+        ));
+    }
+    if !total_gpus.is_multiple_of(gpus_per_machine) {
+        return Err(TraceError::invalid(
+            "cluster size",
+            format!("{total_gpus} GPUs is not a whole number of {gpus_per_machine}-GPU machines"),
+        ));
+    }
+    let g = f64::from(gpus_per_machine);
+    let capacity = Resources::new(
+        g,
+        CPU_PER_GPU * g,
+        MEMORY_PER_GPU_BYTES * g,
+        STORAGE_PER_GPU_BYTES * g,
+        NIC_BPS,
+    );
+    let mut cluster = Cluster::homogeneous(total_gpus / gpus_per_machine, capacity, INTRA_BPS);
+    cluster.ring = physical_ring_params();
+    Ok(cluster)
+}
+
+/// The job architecture a recipe produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arch {
+    /// Ring-all-reduce (SJF-BCO, GADGET).
+    RingAllReduce,
+    /// Parameter server (OASiS, locality, SMD).
+    ParameterServer,
+}
+
+/// Options of [`to_jobs`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RecipeOptions {
+    /// Ring-all-reduce or parameter server.
+    pub arch: Arch,
+    /// Slot length, seconds: converts deadlines to slots and (PS) the §4
+    /// compute range to seconds.
+    pub slot_length_s: f64,
+    /// Seed of the recipe's random draws.
+    pub seed: u64,
+    /// Cap on GPUs per job; capped rows are listed in
+    /// [`RecipeOutput::capped`].
+    pub max_gpus_per_job: Option<u32>,
+    /// GPUs per machine of the target cluster ([`gpu_cluster`]); caps PS
+    /// task demands so that they fit one machine.
+    pub gpus_per_machine: u32,
+}
+
+impl RecipeOptions {
+    /// Ring-all-reduce with 10 s slots (`ring-allreduce.md` §13.2), seed 0,
+    /// no cap, 8 GPUs per machine.
+    pub fn rar() -> RecipeOptions {
+        RecipeOptions {
+            arch: Arch::RingAllReduce,
+            slot_length_s: 10.0,
+            seed: 0,
+            max_gpus_per_job: None,
+            gpus_per_machine: 8,
+        }
+    }
+
+    /// Parameter server with 1200 s slots (the OASiS testbed), seed 0, no
+    /// cap, 8 GPUs per machine.
+    pub fn ps() -> RecipeOptions {
+        RecipeOptions {
+            arch: Arch::ParameterServer,
+            slot_length_s: catalog::oasis::SLOT_LENGTH_S,
+            ..RecipeOptions::rar()
+        }
+    }
+}
+
+impl Default for RecipeOptions {
+    /// [`RecipeOptions::rar`].
+    fn default() -> Self {
+        RecipeOptions::rar()
+    }
+}
+
+/// Why a trace row produced no job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SkipReason {
+    /// The row has no duration (it never ran).
+    NoDuration,
+    /// The row asks for no whole GPU (CPU-only or GPU-sharing pod with
+    /// `num_gpus = 0`).
+    NoGpus,
+}
+
+/// Where a produced job came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobOrigin {
+    /// Index of the row in the input trace.
+    pub trace_index: usize,
+    /// The trace row's id.
+    pub trace_id: String,
+    /// GPUs the row asked for (before capping).
+    pub requested_gpus: u32,
+    /// The catalogue model assigned (ring-all-reduce only).
+    pub model: Option<&'static str>,
+}
+
+/// What [`to_jobs`] produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecipeOutput {
+    /// The jobs, ids `0..`, in trace order.
+    pub jobs: Vec<Job>,
+    /// For each job, its source row.
+    pub origins: Vec<JobOrigin>,
+    /// Trace indices of rows whose GPU count was capped.
+    pub capped: Vec<usize>,
+    /// Trace indices of rows that produced no job, with the reason.
+    pub skipped: Vec<(usize, SkipReason)>,
+}
+
+/// Turns trace rows into jobs; see the [module docs](self) for the recipe.
+///
+/// ```
+/// use dmlsched::trace::{to_jobs, RecipeOptions, TraceJob};
+/// use dmlsched::model::Architecture;
+///
+/// let mut row = TraceJob::new("a", 0.0, 4);
+/// row.duration_s = Some(1050.0);
+/// let out = to_jobs(&[row], &RecipeOptions { max_gpus_per_job: Some(2), ..RecipeOptions::rar() })?;
+/// assert_eq!(out.capped, vec![0]);
+/// let Architecture::RingAllReduce(r) = &out.jobs[0].architecture else { unreachable!() };
+/// assert_eq!(r.workers.max(), 2);
+/// # Ok::<(), dmlsched::trace::TraceError>(())
+/// ```
+///
+/// # Errors
+///
+/// [`TraceError::InvalidArgument`] for a slot length that is not positive and
+/// finite, `gpus_per_machine` or a cap of 0, a row whose arrival is negative
+/// or not finite or whose deadline is not finite, or more than `u32::MAX`
+/// jobs.
+pub fn to_jobs(trace: &[TraceJob], opts: &RecipeOptions) -> Result<RecipeOutput, TraceError> {
+    if !(opts.slot_length_s.is_finite() && opts.slot_length_s > 0.0) {
+        return Err(TraceError::invalid(
+            "slot_length_s",
+            format!("must be finite and > 0, got {}", opts.slot_length_s),
+        ));
+    }
+    if opts.gpus_per_machine == 0 || opts.max_gpus_per_job == Some(0) {
+        return Err(TraceError::invalid(
+            "recipe options",
+            "gpus_per_machine and max_gpus_per_job must be ≥ 1",
+        ));
+    }
+    let mut out = RecipeOutput {
+        jobs: Vec::new(),
+        origins: Vec::new(),
+        capped: Vec::new(),
+        skipped: Vec::new(),
+    };
+    for (index, row) in trace.iter().enumerate() {
+        if !(row.arrival_s.is_finite() && row.arrival_s >= 0.0) {
+            return Err(TraceError::invalid(
+                "trace arrival",
+                format!(
+                    "job `{}` arrives at {} (re-base the trace first)",
+                    row.id, row.arrival_s
+                ),
+            ));
+        }
+        if row.deadline_s.is_some_and(|d| !d.is_finite()) {
+            return Err(TraceError::invalid(
+                "trace deadline",
+                format!("job `{}` has a non-finite deadline", row.id),
+            ));
+        }
+        let Some(duration) = row.duration_s.filter(|d| d.is_finite()) else {
+            out.skipped.push((index, SkipReason::NoDuration));
+            continue;
+        };
+        if row.num_gpus == 0 {
+            out.skipped.push((index, SkipReason::NoGpus));
+            continue;
+        }
+        let gpus = match opts.max_gpus_per_job {
+            Some(cap) if row.num_gpus > cap => {
+                out.capped.push(index);
+                cap
+            }
+            _ => row.num_gpus,
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
+        rng.set_stream(index as u64);
+        let (architecture, model) = match opts.arch {
+            Arch::RingAllReduce => {
+                let (job, model) = rar_job(&mut rng, gpus, duration);
+                (Architecture::RingAllReduce(job), Some(model))
+            }
+            Arch::ParameterServer => (
+                Architecture::ParameterServer(ps_job(&mut rng, gpus, duration, opts)),
+                None,
+            ),
+        };
+        let id = u32::try_from(out.jobs.len())
+            .map_err(|_| TraceError::invalid("trace", "more than u32::MAX jobs"))?;
+        let mut job = Job::new(JobId(id), row.arrival_s, architecture)
+            .with_discipline(Discipline::ELASTIC)
+            .with_utility(utility(row, opts.slot_length_s));
+        job.tenant = row.tenant.clone();
+        job.deadline_s = row.deadline_s;
+        out.jobs.push(job);
+        out.origins.push(JobOrigin {
+            trace_index: index,
+            trace_id: row.id.clone(),
+            requested_gpus: row.num_gpus,
+            model,
+        });
+    }
+    Ok(out)
+}
+
+fn utility(row: &TraceJob, slot_length_s: f64) -> Utility {
+    match row.deadline_s {
+        None => Utility::Constant { value: 1.0 },
+        Some(d) => {
+            let slots = ceil_tol((d - row.arrival_s) / slot_length_s).max(1.0);
+            Utility::DeadlineStep {
+                value: 1.0,
+                deadline_slots: (slots - 1.0).min(f64::from(u32::MAX)) as u32,
+            }
+        }
+    }
+}
+
+/// A whole number ≥ 1 nearest to `v`, saturating at `u32::MAX`.
+fn round_count(v: f64) -> u32 {
+    v.round().clamp(1.0, f64::from(u32::MAX)) as u32
+}
+
+fn rar_job(rng: &mut ChaCha8Rng, gpus: u32, duration_s: f64) -> (RarJob, &'static str) {
+    let model = MS160_MODELS[rng.random_range(0..MS160_MODELS.len())];
+    let tau0 = model.compute_per_iteration_s();
+    let iterations = (duration_s / tau0).round().clamp(1.0, u64::MAX as f64) as u64;
+    let job = RarJob {
+        workers: WorkerCounts::Allowed((1..=gpus).collect()),
+        iterations,
+        convergence_iterations: None,
+        model_bytes: model.model_bytes(),
+        minibatch_size: model.batch_size,
+        forward_per_sample_s: model.forward_per_sample_s(),
+        backward_per_iteration_s: model.backward_per_iteration_s(),
+        reserved_bandwidth_bps: None,
+        worker: Resources::new(1.0, 4.0, 16.0 * GB, 0.0, 0.0),
+    };
+    (job, model.name)
+}
+
+/// A uniform draw in `[lo, min(hi, cap)]` (just `cap` when `cap < lo`).
+fn capped(rng: &mut ChaCha8Rng, (lo, hi): (f64, f64), cap: f64) -> f64 {
+    if cap < lo {
+        cap
+    } else {
+        uniform_f64(rng, (lo, hi.min(cap)))
+    }
+}
+
+/// Whole cores: uniform integer in `[lo, min(hi, cap)]`.
+fn capped_cores(rng: &mut ChaCha8Rng, (lo, hi): (u32, u32), cap: f64) -> f64 {
+    let hi = f64::from(hi).min(cap.floor()).max(f64::from(lo)) as u32;
+    f64::from(rng.random_range(lo..=hi))
+}
+
+fn ps_job(rng: &mut ChaCha8Rng, gpus: u32, duration_s: f64, opts: &RecipeOptions) -> PsJob {
+    use catalog::oasis as o;
+    let per_machine = f64::from(opts.gpus_per_machine);
+    let worker = Resources::new(
+        1.0,
+        capped_cores(rng, o::VCPUS, CPU_PER_GPU),
+        uniform_f64(rng, o::MEMORY_GB) * GB,
+        uniform_f64(rng, o::STORAGE_GB) * GB,
+        gbps(capped(
+            rng,
+            o::WORKER_GBPS,
+            NIC_BPS / per_machine / gbps(1.0),
+        )),
+    );
+    let ps = Resources::new(
+        0.0,
+        capped_cores(rng, o::VCPUS, CPU_PER_GPU * per_machine),
+        uniform_f64(rng, o::MEMORY_GB) * GB,
+        uniform_f64(rng, o::STORAGE_GB) * GB,
+        gbps(capped(rng, o::PS_GBPS, NIC_BPS / gbps(1.0))),
+    );
+    let tau_s = uniform_f64(rng, o::TAU_SLOTS) * opts.slot_length_s;
+    let gradient_bytes = uniform_f64(rng, o::GRADIENT_MB) * MB;
+    let drawn_chunks = rng.random_range(o::CHUNKS.0..=o::CHUNKS.1);
+    let drawn_minibatches = rng.random_range(o::MINIBATCHES.0..=o::MINIBATCHES.1);
+
+    let per_minibatch_s = tau_s + 2.0 * gradient_bytes / worker.nic_bps;
+    let k = f64::from(gpus) * duration_s / per_minibatch_s;
+    let (epochs, chunks, minibatches) = if k < f64::from(drawn_chunks.max(gpus)) {
+        (1, gpus.max(round_count(k)), 1)
+    } else {
+        let chunks = drawn_chunks.max(gpus);
+        let epochs = (k / (f64::from(chunks) * f64::from(drawn_minibatches)))
+            .round()
+            .clamp(1.0, 200.0);
+        let minibatches = round_count(k / (epochs * f64::from(chunks)));
+        (epochs as u32, chunks, minibatches)
+    };
+    PsJob {
+        epochs,
+        data_chunks: chunks,
+        minibatches_per_chunk: minibatches,
+        minibatch_compute_s: tau_s,
+        gradient_bytes,
+        worker,
+        ps,
+        max_workers: gpus,
+        max_ps: gpus,
+        ps_at_most_workers: true,
+        sync: SyncMode::Asynchronous,
+        layers: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Instance;
+
+    fn row(id: &str, arrival: f64, gpus: u32, duration: Option<f64>) -> TraceJob {
+        let mut j = TraceJob::new(id, arrival, gpus);
+        j.duration_s = duration;
+        j
+    }
+
+    #[test]
+    fn cluster_shape_and_errors() {
+        let c = gpu_cluster(32, 4).unwrap();
+        assert_eq!(c.machines.len(), 8);
+        assert_eq!(c.machines[0].capacity.cpu_cores, 32.0);
+        assert_eq!(c.ring.degradation, Degradation::Linear { alpha: 0.0896 });
+        assert!(gpu_cluster(30, 4).is_err());
+        assert!(gpu_cluster(0, 4).is_err());
+        assert!(gpu_cluster(8, 0).is_err());
+    }
+
+    #[test]
+    fn rar_iterations_match_the_duration() {
+        let trace = vec![
+            row("a", 0.0, 8, Some(10_500.0)),
+            row("b", 5.0, 1, Some(1.0)),
+        ];
+        let out = to_jobs(&trace, &RecipeOptions::rar()).unwrap();
+        for (job, origin) in out.jobs.iter().zip(&out.origins) {
+            let Architecture::RingAllReduce(r) = &job.architecture else {
+                panic!()
+            };
+            let model = MS160_MODELS
+                .iter()
+                .find(|m| Some(m.name) == origin.model)
+                .unwrap();
+            let d = trace[origin.trace_index].duration_s.unwrap();
+            let expect = (d / model.compute_per_iteration_s()).round().max(1.0) as u64;
+            assert_eq!(r.iterations, expect);
+            let tau =
+                r.forward_per_sample_s * f64::from(r.minibatch_size) + r.backward_per_iteration_s;
+            assert!((tau - model.compute_per_iteration_s()).abs() < 1e-12);
+            assert_eq!(job.discipline, Discipline::ELASTIC);
+        }
+        let Architecture::RingAllReduce(r) = &out.jobs[0].architecture else {
+            panic!()
+        };
+        assert_eq!(r.workers, WorkerCounts::Allowed((1..=8).collect()));
+    }
+
+    #[test]
+    fn ps_jobs_take_about_the_trace_duration_and_validate() {
+        let durations = [30.0, 61.0, 1144.0, 11_266.0, 254_884.0, 4_628_226.0];
+        let mut trace = Vec::new();
+        for (i, &d) in durations.iter().enumerate() {
+            for &g in &[1, 2, 8, 16] {
+                trace.push(row(&format!("{i}-{g}"), i as f64 * 100.0, g, Some(d)));
+            }
+        }
+        let opts = RecipeOptions {
+            seed: 9,
+            ..RecipeOptions::ps()
+        };
+        let out = to_jobs(&trace, &opts).unwrap();
+        assert_eq!(out.jobs.len(), trace.len());
+        for (job, origin) in out.jobs.iter().zip(&out.origins) {
+            let Architecture::ParameterServer(p) = &job.architecture else {
+                panic!()
+            };
+            let g = f64::from(origin.requested_gpus);
+            let d = trace[origin.trace_index].duration_s.unwrap();
+            let per = p.minibatch_compute_s + 2.0 * p.gradient_bytes / p.worker.nic_bps;
+            let run = p.total_minibatches() as f64 * per / g;
+            assert!(p.data_chunks >= p.max_workers);
+            assert!((1..=200).contains(&p.epochs));
+            if d >= per {
+                assert!((run / d - 1.0).abs() < 0.35, "{origin:?}: run {run} vs {d}");
+            } else {
+                assert!(run >= d);
+            }
+        }
+        let cluster = gpu_cluster(64, 8).unwrap();
+        Instance::new(cluster, out.jobs, opts.slot_length_s, 10_000).unwrap();
+    }
+
+    #[test]
+    fn skips_caps_deadlines_and_streams() {
+        let mut with_deadline = row("d", 100.0, 2, Some(50.0));
+        with_deadline.deadline_s = Some(125.0);
+        let trace = vec![
+            row("p", 0.0, 1, None),
+            row("cpu", 0.0, 0, Some(5.0)),
+            row("big", 0.0, 64, Some(500.0)),
+            with_deadline,
+        ];
+        let opts = RecipeOptions {
+            max_gpus_per_job: Some(16),
+            ..RecipeOptions::rar()
+        };
+        let out = to_jobs(&trace, &opts).unwrap();
+        assert_eq!(
+            out.skipped,
+            vec![(0, SkipReason::NoDuration), (1, SkipReason::NoGpus)]
+        );
+        assert_eq!(out.capped, vec![2]);
+        assert_eq!(out.jobs.len(), 2);
+        assert_eq!(out.jobs[1].id, JobId(1));
+        assert_eq!(
+            out.jobs[1].utility,
+            Utility::DeadlineStep {
+                value: 1.0,
+                deadline_slots: 2
+            }
+        );
+        assert_eq!(out.jobs[0].utility, Utility::Constant { value: 1.0 });
+        // Row 3 draws from its own stream: changing row 0 leaves it alone.
+        let mut changed = trace.clone();
+        changed[0].duration_s = Some(7.0);
+        let again = to_jobs(&changed, &opts).unwrap();
+        assert_eq!(again.jobs.len(), 3);
+        assert_eq!(again.jobs[2].architecture, out.jobs[1].architecture);
+        assert_eq!(to_jobs(&trace, &opts).unwrap(), out);
+        let mut bad = trace.clone();
+        bad[0].arrival_s = -1.0;
+        assert!(to_jobs(&bad, &opts).is_err());
+        assert!(
+            to_jobs(
+                &trace,
+                &RecipeOptions {
+                    slot_length_s: 0.0,
+                    ..opts
+                }
+            )
+            .is_err()
+        );
+    }
+}
