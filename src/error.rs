@@ -11,6 +11,7 @@ pub use crate::model::ModelError;
 pub use crate::pcip::PcError;
 pub use crate::schedule::Violation;
 pub use crate::sim::SimError;
+pub use crate::sim::report::ReportError;
 pub use crate::timing::TimingError;
 pub use crate::trace::TraceError;
 
@@ -46,6 +47,9 @@ pub enum Error {
     /// an invalid argument.
     #[error("trace: {0}")]
     Trace(#[from] TraceError),
+    /// A CSV table or SVG plot of a run could not be written.
+    #[error("report: {0}")]
+    Report(#[from] ReportError),
     /// JSON input or output failed (syntax, unknown field, wrong type).
     #[cfg(feature = "serde")]
     #[error("JSON: {0}")]

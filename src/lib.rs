@@ -64,7 +64,7 @@
 //! | [`lp`] | sparse linear/mixed-integer programs and the HiGHS adapter |
 //! | [`timing`] | per-iteration time models (PS with locality, ring all-reduce with contention, layered PS) and progress accounting |
 //! | [`trace`] | loaders for public cluster traces, windows, synthetic workload generators and recipes that turn trace rows into jobs |
-//! | [`sim`] | the discrete-event simulator and its [`sim::Policy`] interface |
+//! | [`sim`] | the discrete-event simulator and its [`sim::Policy`] interface; CSV tables ([`sim::report`]) and SVG plots ([`sim::plot`]) of runs |
 //! | [`baselines`] | the policies the papers compare against (FIFO, SJF, DRF, Tetris, …) |
 //! | [`error`] | the crate's [`Error`] |
 //!

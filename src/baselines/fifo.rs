@@ -1,7 +1,8 @@
 //! FIFO: first come, first served, at a fixed size.
 
-use crate::sim::{Action, Event, JobStatus, Policy, SimView};
+use crate::sim::{Action, Event, Policy, SimView};
 
+use super::common::is_queued;
 use super::{PlacementRule, Placer, requested_tasks};
 
 /// First in, first out (the Hadoop/Spark default; `oasis.md` §12 item 1,
@@ -47,10 +48,7 @@ impl Policy for Fifo {
     fn on_event(&mut self, view: &SimView<'_>, _event: &Event) -> crate::Result<Vec<Action>> {
         let mut placer = Placer::new(view.instance(), view.free_all(), self.placement);
         let mut actions = Vec::new();
-        for j in view.active() {
-            if !matches!(j.status(), JobStatus::Waiting | JobStatus::Paused) || j.has_plan() {
-                continue;
-            }
+        for j in view.active().filter(is_queued) {
             let (w, p) = requested_tasks(j.job());
             match placer.place(j.job(), w, p) {
                 Some(placement) => actions.push(Action::run(j.id(), placement)),

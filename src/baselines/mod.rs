@@ -2,18 +2,46 @@
 //!
 //! | policy | source | kind |
 //! |---|---|---|
+//! | [`Drf`] | Ghodsi et al., NSDI 2011; `oasis.md` §12, `sum-of-ratios.md` §7.3 | elastic, progressive filling from scratch at every event |
 //! | [`Fifo`] | Hadoop/Spark default; `oasis.md` §12, `sum-of-ratios.md` §7.1 | fixed size, non-preemptive, optional backfill |
+//! | [`FifoFirstFitBandwidth`] | `gadget.md` §7 (FIFO-FF) | fixed size, first-fit ring embedding with reserved NIC bandwidth, GPU ids |
+//! | [`ProportionalShare`] | budget proportional share (crate rules) | elastic, GPUs split by fixed budgets at every event |
+//! | [`Sjf`] | shortest job first with an oracle (crate rules) | fixed size, non-preemptive, backfill by default |
+//! | [`Tetris`] | Grandl et al., SIGCOMM 2014 (alignment score only) | fixed size, non-preemptive, packs by alignment |
+//! | [`Tiresias`] | Gu et al., NSDI 2019; `sum-of-ratios.md` §7.4 | fixed size, preemptive, discretised 2D-LAS (needs ticks) |
 //!
 //! Every policy sizes jobs with [`requested_tasks`] unless it says
-//! otherwise, and places tasks with a [`Placer`].
+//! otherwise, and places tasks with a [`Placer`]. Policies that recompute
+//! allocations from scratch ([`Drf`], [`ProportionalShare`], [`Tiresias`])
+//! hand their changes to the simulator in an order it can apply one by one
+//! (the simulator checks capacity after every action): a change goes as
+//! soon as the capacity freed by the actions before it lets it fit. A
+//! cycle (two jobs swapping machines) is broken by first shrinking one of
+//! them to the overlap of its current and new allocations when that is a
+//! valid allocation (one more reconfiguration in the simulator's counts,
+//! no extra time), otherwise by pausing it (one more preemption).
 //!
 //! [`Policy`]: crate::sim::Policy
 
+mod common;
+mod drf;
+mod ff_bandwidth;
 mod fifo;
 mod placement;
+mod proportional;
+mod sjf;
+mod tetris;
+mod tiresias;
 
+pub use common::dominant_share;
+pub use drf::Drf;
+pub use ff_bandwidth::FifoFirstFitBandwidth;
 pub use fifo::Fifo;
 pub use placement::{PlacementRule, Placer};
+pub use proportional::ProportionalShare;
+pub use sjf::Sjf;
+pub use tetris::Tetris;
+pub use tiresias::Tiresias;
 
 use crate::model::{Architecture, Job};
 
@@ -61,4 +89,46 @@ pub fn requested_tasks(job: &Job) -> (u32, u32) {
             }
         }
     }
+}
+
+/// Names accepted by [`by_name`], in a stable order.
+pub const NAMES: &[&str] = &[
+    "fifo",
+    "fifo-backfill",
+    "sjf",
+    "drf",
+    "tetris",
+    "tiresias",
+    "ff-bandwidth",
+    "proportional",
+];
+
+/// A baseline by name, with default parameters (see [`NAMES`]); `None` for
+/// an unknown name.
+pub fn by_name(name: &str) -> Option<Box<dyn crate::sim::Policy>> {
+    Some(match name {
+        "fifo" => Box::new(Fifo::default()),
+        "fifo-backfill" => Box::new(Fifo {
+            backfill: true,
+            ..Fifo::default()
+        }),
+        "sjf" => Box::new(Sjf::default()),
+        "drf" => Box::new(Drf::default()),
+        "tetris" => Box::new(Tetris::default()),
+        "tiresias" => Box::new(Tiresias::default()),
+        "ff-bandwidth" => Box::new(FifoFirstFitBandwidth::default()),
+        "proportional" => Box::new(ProportionalShare::default()),
+        _ => return None,
+    })
+}
+
+/// The baselines that need no solver and suit ring-all-reduce jobs
+/// (`ring = true`) or parameter-server jobs: the default set of the
+/// `trace_replay` example.
+pub fn cheap_for(ring: bool) -> Vec<&'static str> {
+    NAMES
+        .iter()
+        .copied()
+        .filter(|n| ring || *n != "ff-bandwidth")
+        .collect()
 }

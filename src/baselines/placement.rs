@@ -72,6 +72,36 @@ impl<'a> Placer<'a> {
         }
     }
 
+    /// Takes a given placement of `job` (to keep a running job where it is,
+    /// or to resume a gang where it ran) if every machine of it is known
+    /// and has room; otherwise returns `false` and changes nothing.
+    pub fn take(&mut self, job: &Job, placement: &[(MachineId, Tasks)]) -> bool {
+        let mut needs: Vec<(usize, Resources)> = Vec::with_capacity(placement.len());
+        for &(m, t) in placement {
+            if t.workers == 0 && t.ps == 0 {
+                continue;
+            }
+            let Some(p) = self.instance.machine_position(m) else {
+                return false;
+            };
+            let need = job.demand_for(t.workers, t.ps);
+            match needs.iter_mut().find(|(q, _)| *q == p) {
+                Some((_, n)) => *n = n.plus(&need),
+                None => needs.push((p, need)),
+            }
+        }
+        if needs
+            .iter()
+            .any(|(p, need)| !need.fits_in(&self.free[*p], FIT_TOL))
+        {
+            return false;
+        }
+        for (p, need) in needs {
+            self.free[p] = self.free[p].minus(&need);
+        }
+        true
+    }
+
     /// Whether the free capacity of all allowed machines together could
     /// hold `workers` and `ps` (a quick necessary test).
     pub fn may_fit(&self, job: &Job, workers: u32, ps: u32) -> bool {
@@ -199,6 +229,27 @@ mod tests {
         );
         assert_eq!(p.place(job, 1, 0), None);
         assert!(p.free().iter().all(|r| r.gpus.abs() < 1e-12));
+    }
+
+    #[test]
+    fn take_is_all_or_nothing() {
+        let i = inst(&[2.0, 2.0]);
+        let free: Vec<_> = i.cluster().machines.iter().map(|m| m.capacity).collect();
+        let mut p = Placer::new(&i, &free, PlacementRule::FirstFit);
+        let job = &i.jobs()[0];
+        let two = [
+            (MachineId(0), Tasks::new(1, 0)),
+            (MachineId(1), Tasks::new(2, 0)),
+        ];
+        assert!(p.take(job, &two));
+        // Machine 1 is full: nothing is taken, not even machine 0's part.
+        let before = p.free().to_vec();
+        assert!(!p.take(job, &two));
+        assert_eq!(p.free(), &before[..]);
+        assert!(!p.take(job, &[(MachineId(7), Tasks::new(1, 0))]));
+        assert!(p.take(job, &[(MachineId(0), Tasks::new(1, 0))]));
+        p.release(job, &two);
+        assert_eq!(p.free()[1].gpus, 2.0);
     }
 
     #[test]

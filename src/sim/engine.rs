@@ -188,6 +188,7 @@ pub fn simulate<P: Policy + ?Sized>(
     let horizon_s = instance.horizon_s();
     let mut stalled = false;
     let mut first = true;
+    let mut wakeup: Option<f64> = None;
     loop {
         // 1. What happens now.
         let mut now_events: Vec<Event> = Vec::new();
@@ -209,6 +210,9 @@ pub fn simulate<P: Policy + ?Sized>(
             } else {
                 break;
             }
+        }
+        if wakeup.is_some_and(|w| w <= e.now + 1e-9 * e.now.abs().max(1.0)) {
+            now_events.push(Event::Wakeup);
         }
         let boundary = e.on_boundary();
         if let Some(slot) = boundary {
@@ -241,6 +245,7 @@ pub fn simulate<P: Policy + ?Sized>(
         }
         e.refresh_speeds()?;
         e.record_utilization();
+        wakeup = policy.next_wakeup_s(&e.view()).filter(|&w| w > e.now);
         if e.events > options.max_events {
             return Err(SimError::EventLimit {
                 limit: options.max_events,
@@ -268,7 +273,7 @@ pub fn simulate<P: Policy + ?Sized>(
             }
         };
         let t_tick = want_ticks.then(|| f64::from(e.next_boundary_slot()) * e.slot_s);
-        let next = [t_arrival, t_done, t_plan, t_tick]
+        let next = [t_arrival, t_done, t_plan, t_tick, wakeup]
             .into_iter()
             .flatten()
             .fold(f64::INFINITY, f64::min);
@@ -391,24 +396,25 @@ impl<'a> Engine<'a> {
     fn deliver<P: Policy + ?Sized>(&mut self, policy: &mut P, ev: &Event) -> crate::Result<()> {
         self.events += 1;
         let t0 = Instant::now();
-        let actions = {
-            let view = SimView {
-                instance: self.inst,
-                now_s: self.now,
-                runs: &self.runs,
-                active: &self.active,
-                free: &self.free,
-                gpu_owner: &self.gpu_owner,
-                ps_timing: self.opts.ps_timing,
-                contention: &self.contention,
-            };
-            policy.on_event(&view, ev)?
-        };
+        let actions = policy.on_event(&self.view(), ev)?;
         self.decision_time_s += t0.elapsed().as_secs_f64();
         for a in actions {
             self.apply(a)?;
         }
         Ok(())
+    }
+
+    fn view(&self) -> SimView<'_> {
+        SimView {
+            instance: self.inst,
+            now_s: self.now,
+            runs: &self.runs,
+            active: &self.active,
+            free: &self.free,
+            gpu_owner: &self.gpu_owner,
+            ps_timing: self.opts.ps_timing,
+            contention: &self.contention,
+        }
     }
 
     fn position(&self, job: crate::model::JobId) -> Result<usize, SimError> {

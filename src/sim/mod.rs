@@ -37,6 +37,13 @@
 //! boundaries (events inside a slot are delivered at the next boundary).
 //! A job completing in slot `t̂` earns `utility.value(t̂ − a)`.
 //!
+//! # Reports
+//!
+//! [`report`] writes a run's [`SimResult`] as CSV tables (one row per job,
+//! one row per run with its [`report::RunMeta`], utilization over time);
+//! [`plot`] draws SVG plots (JCT CDF, average JCT against load, GPU
+//! utilization over time) that need no fonts or system libraries.
+//!
 //! # Example
 //!
 //! ```
@@ -86,7 +93,9 @@
 
 mod engine;
 mod error;
+pub mod plot;
 mod policy;
+pub mod report;
 mod result;
 mod view;
 mod work;

@@ -27,6 +27,8 @@ pub enum Event {
         /// The slot that starts (0-based).
         slot: u32,
     },
+    /// The time the policy asked for with [`Policy::next_wakeup_s`].
+    Wakeup,
 }
 
 impl Event {
@@ -34,7 +36,7 @@ impl Event {
     pub fn job(&self) -> Option<JobId> {
         match *self {
             Event::Arrival { job } | Event::Completion { job } => Some(job),
-            Event::Tick { .. } => None,
+            Event::Tick { .. } | Event::Wakeup => None,
         }
     }
 }
@@ -126,6 +128,17 @@ pub trait Policy {
     /// Whatever the policy's own computations return (for example an LP
     /// failure); the simulator stops and passes it on.
     fn on_event(&mut self, view: &SimView<'_>, event: &Event) -> crate::Result<Vec<Action>>;
+
+    /// A time at which the policy wants to decide again even if no job
+    /// arrives or completes (for example when a running job's attained
+    /// service will cross a priority threshold). The simulator asks after
+    /// every decision and delivers [`Event::Wakeup`] then, unless another
+    /// decision comes first. `None` (the default) asks for nothing; times
+    /// not after the current time are ignored.
+    fn next_wakeup_s(&self, view: &SimView<'_>) -> Option<f64> {
+        let _ = view;
+        None
+    }
 }
 
 impl<P: Policy + ?Sized> Policy for Box<P> {
@@ -135,5 +148,9 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
 
     fn on_event(&mut self, view: &SimView<'_>, event: &Event) -> crate::Result<Vec<Action>> {
         (**self).on_event(view, event)
+    }
+
+    fn next_wakeup_s(&self, view: &SimView<'_>) -> Option<f64> {
+        (**self).next_wakeup_s(view)
     }
 }

@@ -88,7 +88,9 @@ pub use alibaba::{
 pub use gavel::{load_gavel_trace, read_gavel_trace};
 pub use itp::{load_itp_csv, read_itp_csv};
 pub use philly::{PhillyFilter, load_philly_pollux_csv, read_philly_pollux_csv};
-pub use recipe::{Arch, RecipeOptions, RecipeOutput, gpu_cluster, to_jobs};
+pub use recipe::{
+    Arch, RecipeOptions, RecipeOutput, ReplayOptions, gpu_cluster, replay_instance, to_jobs,
+};
 pub use tiresias::{
     TiresiasClusterSpec, load_tiresias_cluster_spec, load_tiresias_csv, read_tiresias_cluster_spec,
     read_tiresias_csv,

@@ -578,3 +578,63 @@ mod tests {
         );
     }
 }
+
+/// The cluster and recipe of a trace replay ([`replay_instance`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ReplayOptions {
+    /// GPUs in the cluster.
+    pub gpus: u32,
+    /// GPUs per machine (must divide `gpus`).
+    pub gpus_per_machine: u32,
+    /// The recipe; its `max_gpus_per_job` is tightened to `gpus` and its
+    /// `gpus_per_machine` set from this struct.
+    pub recipe: RecipeOptions,
+}
+
+impl Default for ReplayOptions {
+    /// 64 GPUs, 8 per machine, ring-all-reduce recipe.
+    fn default() -> Self {
+        ReplayOptions {
+            gpus: 64,
+            gpus_per_machine: 8,
+            recipe: RecipeOptions::rar(),
+        }
+    }
+}
+
+/// A replayable instance built from trace rows: a [`gpu_cluster`], the
+/// recipe's jobs with GPU counts capped at the cluster size, the recipe's
+/// slot length, and a horizon one slot past the last arrival (simulations of
+/// trace replays stop when every job is done, not at the horizon).
+///
+/// # Errors
+///
+/// [`crate::Error::Trace`] for a bad cluster size or recipe argument;
+/// [`crate::Error::Model`] if a job does not fit the cluster (for example a
+/// parameter-server task larger than a machine).
+pub fn replay_instance(
+    trace: &[TraceJob],
+    opts: &ReplayOptions,
+) -> crate::Result<(crate::model::Instance, RecipeOutput)> {
+    let cluster = gpu_cluster(opts.gpus, opts.gpus_per_machine)?;
+    let recipe = RecipeOptions {
+        max_gpus_per_job: Some(
+            opts.recipe
+                .max_gpus_per_job
+                .map_or(opts.gpus, |c| c.min(opts.gpus)),
+        ),
+        gpus_per_machine: opts.gpus_per_machine,
+        ..opts.recipe
+    };
+    let out = to_jobs(trace, &recipe)?;
+    let last = out.jobs.iter().map(|j| j.arrival_s).fold(0.0, f64::max);
+    let slots = (last / recipe.slot_length_s).floor() + 2.0;
+    let horizon = if slots >= f64::from(u32::MAX) {
+        u32::MAX
+    } else {
+        slots as u32
+    };
+    let inst =
+        crate::model::Instance::new(cluster, out.jobs.clone(), recipe.slot_length_s, horizon)?;
+    Ok((inst, out))
+}

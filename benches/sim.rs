@@ -1,0 +1,81 @@
+//! Simulator benchmark: replay 5,000 Philly jobs (the window starting
+//! 2017-11-01, ring-all-reduce recipe, seed 0) on 512 GPUs (64 machines of
+//! 8) under FIFO, SJF and Tetris. Target: ≤ 2 s per policy run on a 2-core
+//! machine (`docs/benchmarks.md`).
+//!
+//! The trace is read from `$DMLSCHED_TRACES/philly.csv` (default
+//! `../shared/traces`); without it the bench prints why and measures
+//! nothing.
+
+use std::hint::black_box;
+use std::path::PathBuf;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use dmlsched::baselines::{Fifo, Sjf, Tetris};
+use dmlsched::model::Instance;
+use dmlsched::sim::{Policy, SimOptions, simulate};
+use dmlsched::trace::{ReplayOptions, Window, WindowStart, load, replay_instance, select};
+
+fn instance() -> Option<Instance> {
+    let dir = std::env::var_os("DMLSCHED_TRACES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("../shared/traces"));
+    let path = dir.join("philly.csv");
+    if !path.exists() {
+        eprintln!(
+            "skipping the sim bench: {} not found (set DMLSCHED_TRACES)",
+            path.display()
+        );
+        return None;
+    }
+    let rows = load(&path, None).expect("philly.csv loads");
+    let window = Window {
+        start: Some(WindowStart::Date("2017-11-01".into())),
+        jobs: Some(5000),
+        ..Window::default()
+    };
+    let rows = select(&rows, &window).expect("window");
+    let opts = ReplayOptions {
+        gpus: 512,
+        gpus_per_machine: 8,
+        ..ReplayOptions::default()
+    };
+    Some(replay_instance(&rows, &opts).expect("instance").0)
+}
+
+fn bench(c: &mut Criterion) {
+    let Some(inst) = instance() else {
+        return;
+    };
+    let mut group = c.benchmark_group("sim_philly_5000_jobs_512_gpus");
+    group.sample_size(10);
+    let policies: Vec<(&str, fn() -> Box<dyn Policy>)> = vec![
+        ("fifo", || Box::new(Fifo::default())),
+        ("sjf", || Box::new(Sjf::default())),
+        ("tetris", || Box::new(Tetris::default())),
+    ];
+    for (name, make) in policies {
+        let r = simulate(&inst, &mut make(), &SimOptions::default()).expect("run");
+        let s = r.summary();
+        println!(
+            "{name}: {} of {} jobs done, avg JCT {:.0} s, p99 {:.0} s, makespan {:.0} s, utilization {:.3}, {} events",
+            s.completed,
+            s.jobs,
+            s.avg_jct_s,
+            s.p99_jct_s,
+            s.makespan_s,
+            s.gpu_utilization,
+            r.events
+        );
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let mut p = make();
+                black_box(simulate(&inst, &mut p, &SimOptions::default()).expect("run"))
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

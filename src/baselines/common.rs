@@ -1,0 +1,370 @@
+//! Helpers shared by several baselines: the queue of jobs waiting for a
+//! start, dominant shares, placement bookkeeping, and the order in which a
+//! from-scratch reallocation is handed to the simulator.
+
+use crate::model::{Elasticity, FIT_TOL, Instance, Job, MachineId, ResourceKind, Resources};
+use crate::schedule::{Tasks, check_allocation};
+use crate::sim::{Action, JobStatus, JobView, SimView};
+
+/// Whether a job waits for a start: it arrived and holds nothing (never
+/// started, or paused) and holds no plan.
+pub(crate) fn is_queued(j: &JobView<'_>) -> bool {
+    matches!(j.status(), JobStatus::Waiting | JobStatus::Paused) && !j.has_plan()
+}
+
+/// Whether a running job must keep its allocation untouched by a policy
+/// that reallocates from scratch: it is not preemptible, it holds a plan,
+/// or (when `gangs_fixed`) it is a rigid gang, which may neither be
+/// resized nor resume anywhere but where it ran.
+pub(crate) fn keeps_allocation(j: &JobView<'_>, gangs_fixed: bool) -> bool {
+    j.is_running()
+        && (!j.job().discipline.preemptible
+            || j.has_plan()
+            || (gangs_fixed && j.job().discipline.elasticity == Elasticity::Rigid))
+}
+
+/// `demand / total` per resource kind, over the kinds with positive total
+/// capacity (0 for the others), in [`ResourceKind::ALL`] order.
+pub(crate) fn normalised(demand: &Resources, total: &Resources) -> [f64; 5] {
+    let mut out = [0.0; 5];
+    for (slot, kind) in out.iter_mut().zip(ResourceKind::ALL) {
+        let c = total.get(kind);
+        if c > 0.0 {
+            *slot = demand.get(kind) / c;
+        }
+    }
+    out
+}
+
+/// The dominant share of `demand` against `total`: `max_r demand_r /
+/// total_r` over the resource kinds with positive total capacity (DRF,
+/// Ghodsi et al., NSDI 2011; `oasis.md` §12 item 2). 0 for a zero demand.
+///
+/// ```
+/// use dmlsched::baselines::dominant_share;
+/// use dmlsched::model::Resources;
+/// let total = Resources::new(4.0, 16.0, 64e9, 0.0, 1e10);
+/// let two_workers = Resources::new(2.0, 2.0, 8e9, 0.0, 0.0);
+/// assert_eq!(dominant_share(&two_workers, &total), 0.5);
+/// ```
+pub fn dominant_share(demand: &Resources, total: &Resources) -> f64 {
+    normalised(demand, total).into_iter().fold(0.0, f64::max)
+}
+
+/// Adds `add` into `into`, one entry per machine, dropping empty entries.
+pub(crate) fn merge_into(into: &mut Vec<(MachineId, Tasks)>, add: &[(MachineId, Tasks)]) {
+    for &(m, t) in add {
+        if t.workers == 0 && t.ps == 0 {
+            continue;
+        }
+        match into.iter_mut().find(|(n, _)| *n == m) {
+            Some((_, u)) => *u = Tasks::new(u.workers + t.workers, u.ps + t.ps),
+            None => into.push((m, t)),
+        }
+    }
+}
+
+/// The placement without empty entries, sorted by machine.
+pub(crate) fn normalised_placement(p: &[(MachineId, Tasks)]) -> Vec<(MachineId, Tasks)> {
+    let mut v: Vec<_> = p
+        .iter()
+        .copied()
+        .filter(|(_, t)| t.workers > 0 || t.ps > 0)
+        .collect();
+    v.sort_by_key(|(m, _)| *m);
+    v
+}
+
+/// Whether two placements hold the same tasks on the same machines.
+pub(crate) fn same_placement(a: &[(MachineId, Tasks)], b: &[(MachineId, Tasks)]) -> bool {
+    normalised_placement(a) == normalised_placement(b)
+}
+
+/// The part of `placement` kept when the job shrinks to at most `workers`
+/// workers and `ps` PSs: tasks are removed one at a time from the machine
+/// where the job has the fewest of that kind (ties: the higher machine
+/// id), so the job stays as consolidated as it was. Counts already within
+/// the limits are kept whole.
+pub(crate) fn trim(
+    placement: &[(MachineId, Tasks)],
+    workers: u32,
+    ps: u32,
+) -> Vec<(MachineId, Tasks)> {
+    let mut v = normalised_placement(placement);
+    let total = Tasks::total_of(&v);
+    for (excess, is_worker) in [
+        (total.workers.saturating_sub(workers), true),
+        (total.ps.saturating_sub(ps), false),
+    ] {
+        for _ in 0..excess {
+            let count = |t: &Tasks| if is_worker { t.workers } else { t.ps };
+            let pick = v
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, t))| count(t) > 0)
+                .min_by(|a, b| count(&a.1.1).cmp(&count(&b.1.1)).then(b.0.cmp(&a.0)))
+                .map(|(i, _)| i);
+            let Some(i) = pick else { break };
+            let t = &mut v[i].1;
+            if is_worker {
+                t.workers -= 1;
+            } else {
+                t.ps -= 1;
+            }
+        }
+    }
+    v.retain(|(_, t)| t.workers > 0 || t.ps > 0);
+    v
+}
+
+/// Per machine, the smaller of the two task counts of each kind.
+fn overlap(a: &[(MachineId, Tasks)], b: &[(MachineId, Tasks)]) -> Vec<(MachineId, Tasks)> {
+    normalised_placement(a)
+        .into_iter()
+        .filter_map(|(m, t)| {
+            let u = Tasks::total_of(
+                &b.iter()
+                    .copied()
+                    .filter(|(n, _)| *n == m)
+                    .collect::<Vec<_>>(),
+            );
+            let x = Tasks::new(t.workers.min(u.workers), t.ps.min(u.ps));
+            (x.workers > 0 || x.ps > 0).then_some((m, x))
+        })
+        .collect()
+}
+
+/// Demand of a placement per machine position (unknown machines skipped).
+fn load(instance: &Instance, job: &Job, p: &[(MachineId, Tasks)]) -> Vec<(usize, Resources)> {
+    let mut out: Vec<(usize, Resources)> = Vec::with_capacity(p.len());
+    for &(m, t) in p {
+        let Some(pos) = instance.machine_position(m) else {
+            continue;
+        };
+        let d = job.demand_for(t.workers, t.ps);
+        match out.iter_mut().find(|(q, _)| *q == pos) {
+            Some((_, r)) => *r = r.plus(&d),
+            None => out.push((pos, d)),
+        }
+    }
+    out
+}
+
+/// One allocation change of a from-scratch reallocation.
+struct Change<'a> {
+    job: &'a Job,
+    /// What the job holds at this point of the sequence.
+    held: Vec<(MachineId, Tasks)>,
+    old: Vec<(usize, Resources)>,
+    new_load: Vec<(usize, Resources)>,
+    new: Vec<(MachineId, Tasks)>,
+    preemptible: bool,
+}
+
+/// Turns the new allocations of a reallocation into actions in an order
+/// the simulator accepts one by one.
+///
+/// The simulator applies actions in sequence and checks capacity after
+/// each one, so a job may only grow onto resources that the actions before
+/// it have freed. Changes are emitted greedily: the first pending change
+/// that fits the capacity left by the actions so far (plus what the job
+/// itself releases) goes next. When none fits — a cycle, such as two jobs
+/// swapping machines — the first pending job whose current and new
+/// allocations overlap in a valid allocation (per machine, the smaller of
+/// the two task counts) first shrinks to that overlap, freeing what it
+/// gives up (the simulator counts one more reconfiguration for it, at no
+/// extra time: the reconfiguration delay restarts at the same instant);
+/// failing that, the first pending job that holds resources and may be
+/// preempted is paused first (the simulator then counts a preemption for
+/// it). Either way the job gets its new allocation later in the same
+/// decision. If nothing breaks the cycle, the rest is emitted as is and
+/// the simulator reports the overflow (this cannot happen when the final
+/// allocation fits and every moved job is preemptible).
+///
+/// `changes` lists each job whose allocation changes with its new
+/// placement (empty to pause it), in the order ties should follow.
+pub(crate) fn sequence<'a>(
+    view: &SimView<'a>,
+    changes: Vec<(JobView<'a>, Vec<(MachineId, Tasks)>)>,
+) -> Vec<Action> {
+    let instance = view.instance();
+    let mut free: Vec<Resources> = view.free_all().to_vec();
+    let mut pending: Vec<Change<'a>> = changes
+        .into_iter()
+        .map(|(j, new)| Change {
+            job: j.job(),
+            held: j.placement().to_vec(),
+            old: load(instance, j.job(), j.placement()),
+            new_load: load(instance, j.job(), &new),
+            new,
+            preemptible: j.job().discipline.preemptible,
+        })
+        .collect();
+    let mut out = Vec::with_capacity(pending.len());
+    let fits = |c: &Change<'_>, free: &[Resources]| {
+        c.new_load.iter().all(|(p, need)| {
+            let mut room = free[*p];
+            for (q, o) in &c.old {
+                if q == p {
+                    room = room.plus(o);
+                }
+            }
+            need.fits_in(&room, FIT_TOL)
+        })
+    };
+    while !pending.is_empty() {
+        if let Some(i) = pending.iter().position(|c| fits(c, &free)) {
+            let c = pending.remove(i);
+            for (p, o) in &c.old {
+                free[*p] = free[*p].plus(o);
+            }
+            for (p, n) in &c.new_load {
+                free[*p] = free[*p].minus(n);
+            }
+            out.push(if c.new.is_empty() {
+                Action::pause(c.job.id)
+            } else {
+                Action::run(c.job.id, c.new)
+            });
+        } else if let Some((i, mid)) = pending.iter().enumerate().find_map(|(i, c)| {
+            let mid = overlap(&c.held, &c.new);
+            let smaller = !mid.is_empty() && !same_placement(&mid, &c.held);
+            (smaller && check_allocation(instance, c.job, &mid, None).is_ok()).then_some((i, mid))
+        }) {
+            let c = &mut pending[i];
+            for (p, o) in &c.old {
+                free[*p] = free[*p].plus(o);
+            }
+            c.old = load(instance, c.job, &mid);
+            for (p, o) in &c.old {
+                free[*p] = free[*p].minus(o);
+            }
+            c.held = mid.clone();
+            out.push(Action::run(c.job.id, mid));
+        } else if let Some(c) = pending
+            .iter_mut()
+            .find(|c| c.preemptible && !c.old.is_empty())
+        {
+            for (p, o) in &c.old {
+                free[*p] = free[*p].plus(o);
+            }
+            c.old.clear();
+            c.held.clear();
+            out.push(Action::pause(c.job.id));
+        } else {
+            out.extend(pending.drain(..).map(|c| {
+                if c.new.is_empty() {
+                    Action::pause(c.job.id)
+                } else {
+                    Action::run(c.job.id, c.new)
+                }
+            }));
+        }
+    }
+    out
+}
+
+/// The largest number of `job`'s workers that fit in `free` on a machine
+/// (GPU and every other resource), at most `cap` (which bounds a worker
+/// that needs nothing).
+pub(crate) fn workers_fitting(worker: &Resources, free: &Resources, cap: u32) -> u32 {
+    let mut n = f64::from(cap);
+    for kind in ResourceKind::ALL {
+        let d = worker.get(kind);
+        if d > 0.0 {
+            let f = free.get(kind);
+            // As `Resources::fits_in`: `k·d ≤ f + tol·max(|f|, 1)`.
+            let ok = |k: f64| k * d <= f + FIT_TOL * f.abs().max(1.0);
+            let mut k = (f.max(0.0) / d).floor();
+            if ok(k + 1.0) {
+                k += 1.0;
+            }
+            while k > 0.0 && !ok(k) {
+                k -= 1.0;
+            }
+            n = n.min(k);
+        }
+    }
+    if n <= 0.0 { 0 } else { n as u32 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_and_merges() {
+        let total = Resources::new(4.0, 0.0, 10.0, 0.0, 0.0);
+        let d = Resources::new(1.0, 5.0, 5.0, 0.0, 0.0);
+        // CPU has no capacity and is ignored; memory dominates.
+        assert_eq!(dominant_share(&d, &total), 0.5);
+        let mut p = vec![(MachineId(1), Tasks::new(1, 0))];
+        merge_into(
+            &mut p,
+            &[
+                (MachineId(1), Tasks::new(1, 1)),
+                (MachineId(0), Tasks::new(0, 0)),
+                (MachineId(2), Tasks::new(2, 0)),
+            ],
+        );
+        assert_eq!(
+            p,
+            vec![
+                (MachineId(1), Tasks::new(2, 1)),
+                (MachineId(2), Tasks::new(2, 0))
+            ]
+        );
+        assert!(same_placement(
+            &p,
+            &[
+                (MachineId(2), Tasks::new(2, 0)),
+                (MachineId(0), Tasks::new(0, 0)),
+                (MachineId(1), Tasks::new(2, 1))
+            ]
+        ));
+    }
+
+    #[test]
+    fn trim_removes_from_the_smallest_parts() {
+        let p = vec![
+            (MachineId(0), Tasks::new(3, 1)),
+            (MachineId(1), Tasks::new(1, 1)),
+            (MachineId(2), Tasks::new(1, 0)),
+        ];
+        // Two workers off: machine 2 (1, higher id), then machine 1; then
+        // one PS off: machine 1 (tie with machine 0, higher id).
+        assert_eq!(trim(&p, 3, 1), vec![(MachineId(0), Tasks::new(3, 1))]);
+        assert_eq!(
+            trim(&p, 4, 2),
+            vec![
+                (MachineId(0), Tasks::new(3, 1)),
+                (MachineId(1), Tasks::new(1, 1))
+            ]
+        );
+        assert_eq!(trim(&p, 9, 9), p);
+        assert!(trim(&p, 0, 0).is_empty());
+    }
+
+    #[test]
+    fn workers_fitting_counts_every_resource() {
+        let w = Resources::new(1.0, 2.0, 0.0, 0.0, 0.0);
+        assert_eq!(
+            workers_fitting(&w, &Resources::new(4.0, 5.0, 0.0, 0.0, 0.0), 10),
+            2
+        );
+        assert_eq!(
+            workers_fitting(&w, &Resources::new(4.0, 8.0, 0.0, 0.0, 0.0), 3),
+            3
+        );
+        assert_eq!(
+            workers_fitting(&w, &Resources::new(0.5, 8.0, 0.0, 0.0, 0.0), 3),
+            0
+        );
+        // 3 × 0.1 GPUs in 0.3 GPUs despite rounding.
+        let tenth = Resources::new(0.1, 0.0, 0.0, 0.0, 0.0);
+        assert_eq!(
+            workers_fitting(&tenth, &Resources::new(0.3, 0.0, 0.0, 0.0, 0.0), 10),
+            3
+        );
+    }
+}

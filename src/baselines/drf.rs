@@ -1,0 +1,282 @@
+//! DRF: dominant-resource fairness by progressive filling.
+
+use crate::model::{Architecture, Elasticity, Job, MachineId, WorkerCounts};
+use crate::schedule::Tasks;
+use crate::sim::{Action, Event, JobView, Policy, SimView};
+
+use super::common::{dominant_share, keeps_allocation, merge_into, same_placement, sequence, trim};
+use super::{PlacementRule, Placer, ps_for, requested_tasks};
+
+/// Dominant-resource fairness (Ghodsi et al., "Dominant Resource Fairness",
+/// NSDI 2011) by progressive filling, recomputed from scratch at every
+/// event: the YARN/Mesos default of `oasis.md` §12 item 2 and
+/// `sum-of-ratios.md` §7.3.
+///
+/// # Rule
+///
+/// At each event, every active job that may be reallocated (see below)
+/// starts from nothing on a scratch cluster: the free capacities plus what
+/// those jobs hold now. Then, repeatedly, the job with the smallest
+/// **dominant share** `max_r a_j^r / C^r` (its whole demand over the
+/// cluster's total capacity, over the resource kinds with positive total;
+/// ties to the earlier arrival, then instance order) among the jobs that
+/// can still grow gets one more step:
+///
+/// * a parameter-server job grows by `step` workers (capped at its
+///   `max_workers`), with [`ps_for`] PSs for the new count (the increment
+///   places the extra PSs too);
+/// * a ring-all-reduce job jumps to the smallest allowed worker count
+///   `≥ w + step` (or, if there is none, the largest allowed count above
+///   `w`);
+/// * a rigid job gets its whole [`requested_tasks`] gang in one step, or
+///   nothing.
+///
+/// The increment is placed with [`Drf::placement`] on what is left. A job
+/// whose cap is reached, or whose increment does not place, is saturated;
+/// filling stops when every job is saturated.
+///
+/// **Placement and churn.** The counts come from the filling above; the
+/// final placement then changes as little as it can. On the scratch
+/// cluster, every running job first keeps the part of its current
+/// placement within its new counts (a job whose counts did not change
+/// keeps its placement whole; one that shrinks drops tasks where it has
+/// the fewest), and then, in arrival order, the tasks a job gains are
+/// placed with the rule on what is left (round robin from machine 0, so
+/// equal inputs give equal placements). If some job's new tasks do not
+/// place that way, the placements built during filling are used for every
+/// job instead. A `SetAllocation` is emitted for each job whose placement
+/// changed (an empty one pauses a running job that got nothing), in an
+/// order the simulator can apply one by one (see the
+/// [module docs](crate::baselines): shrinking jobs go first; a cycle, only
+/// possible after the fallback, is broken by pausing a job, which the
+/// simulator counts as a preemption). The simulator charges
+/// `reconfiguration_s` to every changed job.
+///
+/// **Who is reallocated.** Waiting and paused jobs, and running jobs that
+/// are elastic and preemptible. A running job that is not preemptible
+/// keeps its allocation untouched (it may not be paused, and this policy
+/// does not resize it either), and so does a running rigid gang (it may
+/// not be resized, and resuming it anywhere but where it ran breaks the
+/// gang rule of [`crate::schedule::verify`]); their resources are not
+/// redistributed and they do not take part in the filling. Jobs holding a
+/// plan are left alone.
+///
+/// # Parameters
+///
+/// * `step` (default 1): workers added per step (0 is read as 1);
+/// * `placement` (default [`PlacementRule::RoundRobin`], as in `oasis.md`
+///   §12).
+///
+/// # Complexity
+///
+/// `O(S·(J + P))` per event for `J` reallocated jobs and `S ≤ Σ_j
+/// ⌈W_j/step⌉ + J` filling steps, where `P` is one increment's placement
+/// (`O(step·H)` on `H` machines); plus `O(J·P)` for the final placement
+/// and `O(J²·H)` for sequencing the changes.
+///
+/// # Example
+///
+/// ```
+/// use dmlsched::baselines::{Drf, PlacementRule};
+/// let drf = Drf::default();
+/// assert_eq!((drf.step, drf.placement), (1, PlacementRule::RoundRobin));
+/// let coarse = Drf { step: 2, ..Drf::default() };
+/// assert_eq!(coarse.step, 2);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Drf {
+    /// Workers added per filling step (0 is read as 1).
+    pub step: u32,
+    /// How tasks are spread over machines.
+    pub placement: PlacementRule,
+}
+
+impl Default for Drf {
+    fn default() -> Self {
+        Drf {
+            step: 1,
+            placement: PlacementRule::RoundRobin,
+        }
+    }
+}
+
+/// The job's next size `(w, p)` after `w` workers and `p` PSs, or `None`
+/// when it cannot grow.
+fn next_size(job: &Job, w: u32, p: u32, step: u32) -> Option<(u32, u32)> {
+    if job.discipline.elasticity == Elasticity::Rigid {
+        return (w == 0).then(|| requested_tasks(job));
+    }
+    match &job.architecture {
+        Architecture::ParameterServer(ps) => {
+            if w >= ps.max_workers {
+                return None;
+            }
+            let w2 = w.saturating_add(step).min(ps.max_workers);
+            Some((w2, ps_for(job, w2).max(p)))
+        }
+        Architecture::RingAllReduce(r) => {
+            let want = w.saturating_add(step);
+            let w2 = match &r.workers {
+                WorkerCounts::Fixed(g) => (*g > w).then_some(*g),
+                WorkerCounts::Allowed(v) => v
+                    .iter()
+                    .copied()
+                    .filter(|&c| c >= want)
+                    .min()
+                    .or_else(|| v.iter().copied().filter(|&c| c > w).max()),
+            }?;
+            Some((w2, 0))
+        }
+    }
+}
+
+/// One job's state during progressive filling.
+struct Fill {
+    workers: u32,
+    ps: u32,
+    placement: Vec<(MachineId, Tasks)>,
+    saturated: bool,
+}
+
+impl Policy for Drf {
+    fn name(&self) -> String {
+        "drf".into()
+    }
+
+    fn on_event(&mut self, view: &SimView<'_>, _event: &Event) -> crate::Result<Vec<Action>> {
+        let instance = view.instance();
+        let total = instance.cluster().total_capacity();
+        let step = self.step.max(1);
+        let jobs: Vec<JobView<'_>> = view
+            .active()
+            .filter(|j| !j.has_plan() && !keeps_allocation(j, true))
+            .collect();
+        let mut scratch = Placer::new(instance, view.free_all(), self.placement);
+        for j in jobs.iter().filter(|j| j.is_running()) {
+            scratch.release(j.job(), j.placement());
+        }
+
+        // Progressive filling.
+        let mut fill: Vec<Fill> = jobs
+            .iter()
+            .map(|_| Fill {
+                workers: 0,
+                ps: 0,
+                placement: Vec::new(),
+                saturated: false,
+            })
+            .collect();
+        let mut placer = scratch.clone();
+        loop {
+            let mut best: Option<(usize, f64)> = None;
+            for (i, f) in fill.iter().enumerate().filter(|(_, f)| !f.saturated) {
+                let share = dominant_share(&jobs[i].job().demand_for(f.workers, f.ps), &total);
+                if best.is_none_or(|(_, s)| share < s) {
+                    best = Some((i, share));
+                }
+            }
+            let Some((i, _)) = best else { break };
+            let job = jobs[i].job();
+            let f = &mut fill[i];
+            let grown = next_size(job, f.workers, f.ps, step)
+                .filter(|&(w, _)| w > f.workers)
+                .and_then(|(w, p)| {
+                    placer
+                        .place(job, w - f.workers, p.saturating_sub(f.ps))
+                        .map(|part| (w, p.max(f.ps), part))
+                });
+            match grown {
+                Some((w, p, part)) => {
+                    f.workers = w;
+                    f.ps = p;
+                    merge_into(&mut f.placement, &part);
+                }
+                None => f.saturated = true,
+            }
+        }
+
+        // Final placement: a running job keeps what it can of its current
+        // placement, and the tasks it gains are placed on what is left.
+        let mut sticky = scratch;
+        let mut placements: Vec<Vec<(MachineId, Tasks)>> = jobs
+            .iter()
+            .zip(&fill)
+            .map(|(j, f)| trim(j.placement(), f.workers, f.ps))
+            .collect();
+        let mut ok = jobs
+            .iter()
+            .zip(&placements)
+            .all(|(j, kept)| sticky.take(j.job(), kept));
+        for ((j, f), placement) in jobs.iter().zip(&fill).zip(placements.iter_mut()) {
+            if !ok {
+                break;
+            }
+            let kept = Tasks::total_of(placement);
+            let (dw, dp) = (
+                f.workers.saturating_sub(kept.workers),
+                f.ps.saturating_sub(kept.ps),
+            );
+            if dw == 0 && dp == 0 {
+                continue;
+            }
+            match sticky.place(j.job(), dw, dp) {
+                Some(extra) => merge_into(placement, &extra),
+                None => ok = false,
+            }
+        }
+        if !ok {
+            placements = fill.into_iter().map(|f| f.placement).collect();
+        }
+
+        let changes: Vec<_> = jobs
+            .iter()
+            .zip(placements)
+            .filter(|(j, p)| !same_placement(j.placement(), p))
+            .map(|(j, p)| (*j, p))
+            .collect();
+        Ok(sequence(view, changes))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Discipline, JobId, RarJob, Resources};
+
+    fn ring(counts: WorkerCounts, discipline: Discipline) -> Job {
+        Job::new(
+            JobId(0),
+            0.0,
+            Architecture::RingAllReduce(RarJob {
+                workers: counts,
+                iterations: 10,
+                convergence_iterations: None,
+                model_bytes: 0.0,
+                minibatch_size: 1,
+                forward_per_sample_s: 0.0,
+                backward_per_iteration_s: 1.0,
+                reserved_bandwidth_bps: None,
+                worker: Resources::new(1.0, 0.0, 0.0, 0.0, 0.0),
+            }),
+        )
+        .with_discipline(discipline)
+    }
+
+    #[test]
+    fn ring_jobs_step_through_allowed_counts() {
+        let j = ring(WorkerCounts::Allowed(vec![1, 2, 4, 8]), Discipline::ELASTIC);
+        assert_eq!(next_size(&j, 0, 0, 1), Some((1, 0)));
+        assert_eq!(next_size(&j, 2, 0, 1), Some((4, 0)));
+        assert_eq!(next_size(&j, 2, 0, 3), Some((8, 0)));
+        // No allowed count ≥ 4 + 5: the largest above 4.
+        assert_eq!(next_size(&j, 4, 0, 5), Some((8, 0)));
+        assert_eq!(next_size(&j, 8, 0, 1), None);
+        let fixed = ring(WorkerCounts::Fixed(4), Discipline::ELASTIC);
+        assert_eq!(next_size(&fixed, 0, 0, 1), Some((4, 0)));
+        assert_eq!(next_size(&fixed, 4, 0, 1), None);
+        // A rigid gang: its requested size in one step, then nothing.
+        let gang = ring(WorkerCounts::Allowed(vec![2, 4]), Discipline::RIGID_GANG);
+        assert_eq!(next_size(&gang, 0, 0, 1), Some((4, 0)));
+        assert_eq!(next_size(&gang, 4, 0, 1), None);
+    }
+}

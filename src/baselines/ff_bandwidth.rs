@@ -1,0 +1,230 @@
+//! FIFO with first-fit ring embedding and reserved ring bandwidth.
+
+use crate::model::{Architecture, FIT_TOL, GpuId, Instance, MachineId, Resources, TaskKind};
+use crate::schedule::Tasks;
+use crate::sim::{Action, Event, Policy, SimView};
+
+use super::common::{is_queued, workers_fitting};
+use super::{PlacementRule, Placer, requested_tasks};
+
+/// FIFO-FF, the first-fit baseline of GADGET (`gadget.md` §7) for
+/// ring-all-reduce jobs with reserved ring bandwidth (§2.3).
+///
+/// # Rule
+///
+/// Jobs waiting for a start are considered in arrival order (ties by
+/// instance order), each at its [`requested_tasks`] size `w` (the largest
+/// allowed worker count). A ring-all-reduce job starts if a **first-fit
+/// embedding** exists:
+///
+/// 1. the lowest-index server that can take all `w` workers; otherwise
+/// 2. walk the servers in index order, taking as many of the job's workers
+///    as each can hold (all its free GPUs, as far as the workers' other
+///    demands allow), considering only servers whose NIC has `2b` free for
+///    the ring, until `w` are gathered (a multi-server ring).
+///
+/// Here `b` is the job's [`RarJob::reserved_bandwidth_bps`]
+/// (0 if `None`). "Can take" counts every resource of the workers, not
+/// only GPUs, and the job's `allowed_machines` and hosting roles. The
+/// workers get the lowest free GPU ids of each server
+/// (`SetAllocation { gpus: Some(..) }`). With strict FIFO (the default) the
+/// first job that does not fit blocks the rest; with `backfill`, later jobs
+/// may start. Non-preemptive: a started job runs to completion.
+///
+/// **Bandwidth ledger.** A multi-server ring reserves `b` in each direction
+/// on every server it uses (`gadget.md` §2.3: `2b` of the server's
+/// both-directions NIC pool, the pool being `2 × nic_bps` since
+/// [`Resources::nic_bps`] is per direction). A single-server ring reserves
+/// nothing. The simulator does not know about these reservations (it only
+/// checks the tasks' own NIC demands), so the policy keeps the ledger
+/// itself: at every event it is rebuilt from the rings running now (each
+/// running multi-server ring-all-reduce job charges `2b` to each of its
+/// servers), so a completion releases the job's reservation at once. A
+/// server is eligible to take `y` workers of a multi-server ring when
+/// `2·(f − y·n) − L ≥ 2b`, where `f` is its free `nic_bps` (capacity minus
+/// the running tasks' NIC demands), `n` one worker's NIC demand and `L`
+/// its ledger (both directions) — per direction, `f − y·n − L/2 ≥ b`.
+/// Reservations also shrink the NIC left to parameter-server tasks. The
+/// simulator's ring timing still counts contention between multi-server
+/// rings; the reservation gates admission only.
+///
+/// **Parameter-server jobs** are placed at their requested size with the
+/// first fit of [`PlacementRule::Consolidate`] (the lowest-index machine
+/// holding the whole job, else task by task), on the NIC left after the
+/// reservations, without GPU ids.
+///
+/// [`RarJob::reserved_bandwidth_bps`]: crate::model::RarJob::reserved_bandwidth_bps
+///
+/// # Parameters
+///
+/// * `backfill` (default `false`): let later jobs start past one that does
+///   not fit.
+///
+/// # Complexity
+///
+/// `O(R·H + q·(H·G + P))` per event for `R` running jobs, `q` waiting
+/// jobs, `H` servers with `G` GPUs each, and `P` one parameter-server
+/// placement.
+///
+/// # Example
+///
+/// ```
+/// use dmlsched::baselines::FifoFirstFitBandwidth;
+/// let strict = FifoFirstFitBandwidth::default();
+/// assert!(!strict.backfill);
+/// let backfill = FifoFirstFitBandwidth { backfill: true };
+/// assert!(backfill.backfill);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FifoFirstFitBandwidth {
+    /// Let later jobs start when one does not fit.
+    pub backfill: bool,
+}
+
+/// The reserved bandwidth per ring edge of a job (0 for PS jobs and rings
+/// without a reservation).
+fn reservation(arch: &Architecture) -> f64 {
+    match arch {
+        Architecture::RingAllReduce(r) => r.reserved_bandwidth_bps.unwrap_or(0.0).max(0.0),
+        Architecture::ParameterServer(_) => 0.0,
+    }
+}
+
+/// The free GPU ids of each machine, in index order.
+fn free_gpu_ids(view: &SimView<'_>, instance: &Instance) -> Vec<Vec<u32>> {
+    instance
+        .cluster()
+        .machines
+        .iter()
+        .map(|m| {
+            let n = m.capacity.gpus.max(0.0).floor();
+            let n = if n >= f64::from(u32::MAX) {
+                u32::MAX
+            } else {
+                n as u32
+            };
+            (0..n)
+                .filter(|&i| {
+                    view.gpu_holder(GpuId {
+                        machine: m.id,
+                        index: i,
+                    })
+                    .is_none()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+impl Policy for FifoFirstFitBandwidth {
+    fn name(&self) -> String {
+        if self.backfill {
+            "fifo-ff-backfill".into()
+        } else {
+            "fifo-ff".into()
+        }
+    }
+
+    fn on_event(&mut self, view: &SimView<'_>, _event: &Event) -> crate::Result<Vec<Action>> {
+        let instance = view.instance();
+        let machines = &instance.cluster().machines;
+        // Free capacity with the ring reservations (per direction) taken
+        // off the NIC.
+        let mut free: Vec<Resources> = view.free_all().to_vec();
+        for j in view.active().filter(|j| j.is_running()) {
+            let b = reservation(&j.job().architecture);
+            let servers: Vec<usize> = j
+                .placement()
+                .iter()
+                .filter(|(_, t)| t.workers > 0)
+                .filter_map(|(m, _)| instance.machine_position(*m))
+                .collect();
+            if b > 0.0 && servers.len() >= 2 {
+                for p in servers {
+                    free[p].nic_bps -= b;
+                }
+            }
+        }
+        let mut gpu_ids: Option<Vec<Vec<u32>>> = None;
+        let mut actions = Vec::new();
+        for j in view.active().filter(is_queued) {
+            let job = j.job();
+            let (w, ps) = requested_tasks(job);
+            let started = match &job.architecture {
+                Architecture::ParameterServer(_) => {
+                    let mut placer = Placer::new(instance, &free, PlacementRule::Consolidate);
+                    placer.place(job, w, ps).map(|placement| {
+                        free = placer.free().to_vec();
+                        Action::run(j.id(), placement)
+                    })
+                }
+                Architecture::RingAllReduce(r) => {
+                    let b = reservation(&job.architecture);
+                    let usable = |p: usize| {
+                        let m = &machines[p];
+                        job.may_use(m.id) && m.hosts.allows(TaskKind::Worker)
+                    };
+                    let single = (0..machines.len())
+                        .find(|&p| usable(p) && workers_fitting(&r.worker, &free[p], w) >= w);
+                    let embedding: Option<Vec<(usize, u32)>> = match single {
+                        Some(p) => Some(vec![(p, w)]),
+                        None => {
+                            let mut need = w;
+                            let mut parts = Vec::new();
+                            for p in (0..machines.len()).filter(|&p| usable(p)) {
+                                if need == 0 {
+                                    break;
+                                }
+                                let mut room = free[p];
+                                room.nic_bps -= b;
+                                if room.nic_bps < -FIT_TOL * free[p].nic_bps.abs().max(1.0) {
+                                    continue;
+                                }
+                                let y = workers_fitting(&r.worker, &room, need);
+                                if y > 0 {
+                                    parts.push((p, y));
+                                    need -= y;
+                                }
+                            }
+                            (need == 0).then_some(parts)
+                        }
+                    };
+                    embedding.and_then(|parts| {
+                        let ids = gpu_ids.get_or_insert_with(|| free_gpu_ids(view, instance));
+                        // Each worker holds one GPU (validated for ring jobs).
+                        if parts.iter().any(|&(p, y)| ids[p].len() < y as usize) {
+                            return None;
+                        }
+                        let multi = parts.len() >= 2;
+                        let mut placement: Vec<(MachineId, Tasks)> = Vec::new();
+                        let mut gpus = Vec::new();
+                        for (p, y) in parts {
+                            let m = machines[p].id;
+                            placement.push((m, Tasks::new(y, 0)));
+                            gpus.extend(
+                                ids[p]
+                                    .drain(..y as usize)
+                                    .map(|index| GpuId { machine: m, index }),
+                            );
+                            free[p] = free[p].minus(&job.demand_for(y, 0));
+                            if multi {
+                                free[p].nic_bps -= b;
+                            }
+                        }
+                        Some(Action::SetAllocation {
+                            job: j.id(),
+                            placement,
+                            gpus: Some(gpus),
+                        })
+                    })
+                }
+            };
+            match started {
+                Some(a) => actions.push(a),
+                None if self.backfill => {}
+                None => break,
+            }
+        }
+        Ok(actions)
+    }
+}

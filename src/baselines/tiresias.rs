@@ -1,0 +1,232 @@
+//! Tiresias: discretised two-dimensional least attained service.
+
+use std::collections::BTreeMap;
+
+use crate::model::{Elasticity, JobId, MachineId};
+use crate::schedule::Tasks;
+use crate::sim::{Action, Event, JobStatus, JobView, Policy, SimView};
+
+use super::common::{keeps_allocation, sequence};
+use super::{PlacementRule, Placer, requested_tasks};
+
+/// Least attained service over a few priority queues, after Tiresias (Gu
+/// et al., "Tiresias: A GPU Cluster Manager for Distributed Deep
+/// Learning", NSDI 2019): the discretised 2D-LAS of `sum-of-ratios.md`
+/// §7.4. It needs no knowledge of remaining work — its main practical
+/// advantage, to be stated in any comparison with oracle policies.
+///
+/// # Rule
+///
+/// * **Attained service** `S_j` is the job's GPU-seconds so far,
+///   [`JobView::attained_gpu_s`] (GPUs held × time, the "2D" of 2D-LAS).
+/// * **Queues** `Q_0 … Q_{K−1}` with thresholds `0 = T_0 < T_1 < … <
+///   T_{K−1}`: the job is in the queue of the largest `T_k ≤ S_j`, that is
+///   queue `#{k ≥ 1 : T_k ≤ S_j}`. [`Tiresias::thresholds`] lists `T_1 …
+///   T_{K−1}` in increasing order (default `[3600]`: K = 2 queues and a
+///   one-GPU-hour threshold — crate defaults, not values from the paper).
+/// * **Order**: lower queue first, then arrival order (ties by instance
+///   order).
+/// * At each event, walk that order and keep or start every job whose
+///   requested size ([`requested_tasks`]) fits what is left (backfilling).
+///   A running job that stays selected keeps its placement; one whose
+///   resources went to jobs ahead of it is preempted (the simulator charges
+///   `reconfiguration_s` when it resumes). A starting job is placed with
+///   [`Tiresias::placement`] on room that the running jobs behind it do
+///   not hold if possible, and only otherwise on their resources, so a
+///   start preempts only when it must. Jobs are never resized.
+/// * **Starvation guard** (off by default): with `starve_factor = Some(f)`,
+///   a paused job that has waited at least `f ×` its last run
+///   ([`JobView::last_run_s`]) moves back to `Q_0`: its attained service is
+///   counted again from that moment (the policy remembers the offset).
+///
+/// **What is never preempted.** Running jobs that are not preemptible keep
+/// their allocation and are not part of the order; jobs holding a plan are
+/// left alone. A rigid preemptible gang resumes only on the placement it
+/// ran on (the gang rule of [`crate::schedule::verify`]: the same placement
+/// in every slot it runs), which the policy remembers.
+///
+/// **Wake-ups.** Service grows while jobs run; the policy asks the
+/// simulator ([`Policy::next_wakeup_s`]) to wake it when the next running
+/// job crosses a threshold (or a paused job becomes due under the
+/// starvation guard), so demotions happen exactly on time with plain
+/// event-driven decisions. It also re-decides at ticks if they are on.
+///
+/// # Parameters
+///
+/// * `thresholds` (default `[3600.0]` GPU-seconds): `T_1 … T_{K−1}`;
+/// * `starve_factor` (default `None`): the starvation guard;
+/// * `placement` (default [`PlacementRule::Consolidate`]).
+///
+/// # Complexity
+///
+/// `O(J log J + J·(R·P + P))` per event for `J` candidate jobs, `R ≤ J`
+/// running ones and `P` one placement or take (`O((w + p)·H)`): each start
+/// first tries the room that the running jobs behind it leave. Plus
+/// `O(J²·H)` for sequencing the changes.
+///
+/// # Example
+///
+/// ```
+/// use dmlsched::baselines::Tiresias;
+/// let mut t = Tiresias::default();
+/// assert_eq!(t.thresholds, vec![3600.0]);
+/// assert_eq!(t.starve_factor, None);
+/// // Three queues, and the starvation guard.
+/// t.thresholds = vec![600.0, 7200.0];
+/// t.starve_factor = Some(2.0);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tiresias {
+    /// Queue thresholds `T_1 … T_{K−1}` in GPU-seconds, increasing.
+    pub thresholds: Vec<f64>,
+    /// Starvation guard: a paused job that waited `≥ f ×` its last run
+    /// moves back to the first queue.
+    pub starve_factor: Option<f64>,
+    /// How starting jobs are spread over machines.
+    pub placement: PlacementRule,
+    /// Bookkeeping across events of one run.
+    memory: Memory,
+}
+
+/// What the policy remembers between events: service offsets of jobs the
+/// starvation guard promoted, and where rigid gangs ran. Entries of jobs
+/// that neither run nor are paused are dropped at every event, which also
+/// forgets a previous run when the policy is reused.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct Memory {
+    promoted: BTreeMap<JobId, f64>,
+    pins: BTreeMap<JobId, Vec<(MachineId, Tasks)>>,
+}
+
+impl Default for Tiresias {
+    fn default() -> Self {
+        Tiresias {
+            thresholds: vec![3600.0],
+            starve_factor: None,
+            placement: PlacementRule::Consolidate,
+            memory: Memory::default(),
+        }
+    }
+}
+
+impl Tiresias {
+    /// The queue of a job with attained service `s` GPU-seconds.
+    fn queue(&self, s: f64) -> usize {
+        self.thresholds.iter().filter(|&&t| t <= s).count()
+    }
+
+    /// Drops stale memory and records where rigid gangs run now.
+    fn refresh(&mut self, view: &SimView<'_>) {
+        let live = |id: &JobId| {
+            view.job(*id)
+                .is_some_and(|j| matches!(j.status(), JobStatus::Running | JobStatus::Paused))
+        };
+        self.memory.promoted.retain(|id, _| live(id));
+        self.memory.pins.retain(|id, _| live(id));
+        for j in view.active() {
+            if j.is_running() && j.job().discipline.elasticity == Elasticity::Rigid {
+                self.memory.pins.insert(j.id(), j.placement().to_vec());
+            }
+        }
+    }
+
+    /// The job's service for the queues, after the starvation guard.
+    fn service(&mut self, view: &SimView<'_>, j: &JobView<'_>) -> f64 {
+        let attained = j.attained_gpu_s();
+        if let Some(f) = self.starve_factor
+            && j.status() == JobStatus::Paused
+            && view.now_s() - j.since_s() >= f * j.last_run_s()
+        {
+            self.memory.promoted.insert(j.id(), attained);
+        }
+        let offset = self.memory.promoted.get(&j.id()).copied().unwrap_or(0.0);
+        (attained - offset).max(0.0)
+    }
+}
+
+impl Policy for Tiresias {
+    fn name(&self) -> String {
+        "tiresias".into()
+    }
+
+    /// The next time a running job's service crosses a queue threshold, or
+    /// (with the starvation guard) a paused job becomes due for promotion:
+    /// demotions and promotions then happen exactly when they are due, with
+    /// no need for slot ticks.
+    fn next_wakeup_s(&self, view: &SimView<'_>) -> Option<f64> {
+        let now = view.now_s();
+        let mut next = f64::INFINITY;
+        for j in view.active() {
+            let offset = self.memory.promoted.get(&j.id()).copied().unwrap_or(0.0);
+            let service = (j.attained_gpu_s() - offset).max(0.0);
+            if j.is_running() {
+                let t = j.tasks();
+                let gpus = j.job().demand_for(t.workers, t.ps).gpus;
+                if let Some(&th) = self.thresholds.iter().find(|&&th| th > service)
+                    && gpus > 0.0
+                {
+                    next = next.min(now + (th - service) / gpus);
+                }
+            } else if let Some(f) = self.starve_factor
+                && j.status() == JobStatus::Paused
+            {
+                next = next.min(j.since_s() + f * j.last_run_s());
+            }
+        }
+        (next.is_finite() && next > now).then_some(next)
+    }
+
+    fn on_event(&mut self, view: &SimView<'_>, _event: &Event) -> crate::Result<Vec<Action>> {
+        self.refresh(view);
+        let instance = view.instance();
+        let candidates: Vec<JobView<'_>> = view
+            .active()
+            .filter(|j| !j.has_plan() && !keeps_allocation(j, false))
+            .collect();
+        let mut order: Vec<(usize, JobView<'_>)> = Vec::with_capacity(candidates.len());
+        for j in candidates {
+            let s = self.service(view, &j);
+            let q = self.queue(s);
+            order.push((q, j));
+        }
+        // Stable: arrival (then instance) order within a queue.
+        order.sort_by_key(|&(q, _)| q);
+
+        let mut scratch = Placer::new(instance, view.free_all(), self.placement);
+        for (_, j) in order.iter().filter(|(_, j)| j.is_running()) {
+            scratch.release(j.job(), j.placement());
+        }
+        let mut changes = Vec::new();
+        for (k, &(_, j)) in order.iter().enumerate() {
+            let job = j.job();
+            if j.is_running() {
+                if !scratch.take(job, j.placement()) {
+                    changes.push((j, Vec::new()));
+                }
+                continue;
+            }
+            let pin = (job.discipline.elasticity == Elasticity::Rigid)
+                .then(|| self.memory.pins.get(&j.id()))
+                .flatten();
+            if let Some(pin) = pin {
+                if scratch.take(job, pin) {
+                    changes.push((j, pin.clone()));
+                }
+                continue;
+            }
+            let (w, p) = requested_tasks(job);
+            let mut spare = scratch.clone();
+            for (_, later) in order[k + 1..].iter().filter(|(_, l)| l.is_running()) {
+                spare.take(later.job(), later.placement());
+            }
+            if let Some(placement) = spare.place(job, w, p) {
+                if scratch.take(job, &placement) {
+                    changes.push((j, placement));
+                }
+            } else if let Some(placement) = scratch.place(job, w, p) {
+                changes.push((j, placement));
+            }
+        }
+        Ok(sequence(view, changes))
+    }
+}

@@ -1,0 +1,501 @@
+//! Run reports as CSV tables: one row per job, one row per run, and GPU
+//! utilization over time.
+//!
+//! Every table starts with a header row. Columns are fixed and documented on
+//! each writer, so a table loads the same way into a spreadsheet, pandas or
+//! R. Each row carries the run's policy label and seed, so tables of several
+//! runs can be concatenated (keep the first header) and grouped.
+//!
+//! # Numbers
+//!
+//! Floats are written with Rust's `{}` formatting, which is the shortest
+//! text that reads back as the same `f64` (round-trip exact, never in
+//! exponent notation); infinities are written `inf` / `-inf`. A missing
+//! value — a `None` (a job that never started or never finished) or a `NaN`
+//! (the mean JCT of a run in which no job completed) — is an empty cell.
+//! Booleans are `true` / `false`.
+//!
+//! # Example
+//!
+//! ```
+//! use dmlsched::baselines::Fifo;
+//! use dmlsched::model::*;
+//! use dmlsched::sim::report::{RunMeta, write_jobs_csv, write_summary_csv};
+//! use dmlsched::sim::{simulate, SimOptions};
+//!
+//! let cap = Resources::new(1.0, 8.0, 32e9, 0.0, 10e9);
+//! let cluster = Cluster::homogeneous(1, cap, 1e10);
+//! let ps = PsJob {
+//!     epochs: 1, data_chunks: 1, minibatches_per_chunk: 100,
+//!     minibatch_compute_s: 0.5, gradient_bytes: 0.0,
+//!     worker: Resources::new(1.0, 1.0, 1e9, 0.0, 1e9),
+//!     ps: Resources::new(0.0, 1.0, 1e9, 0.0, 1e9),
+//!     max_workers: 1, max_ps: 1, ps_at_most_workers: true,
+//!     sync: SyncMode::Synchronous, layers: None,
+//! };
+//! let jobs = vec![Job::new(JobId(0), 0.0, Architecture::ParameterServer(ps))];
+//! let inst = Instance::new(cluster, jobs, 60.0, 10)?;
+//! let result = simulate(&inst, &mut Fifo::default(), &SimOptions::default())?;
+//!
+//! let meta = RunMeta {
+//!     policy: "fifo".into(),
+//!     seed: 7,
+//!     workload: "one job".into(),
+//!     cluster: RunMeta::describe_cluster(inst.cluster()),
+//!     load_scale: 1.0,
+//! };
+//! let mut jobs_csv = Vec::new();
+//! write_jobs_csv(&mut jobs_csv, &meta, &result)?;
+//! let text = String::from_utf8(jobs_csv).unwrap();
+//! assert!(text.lines().nth(1).unwrap().starts_with("fifo,7,0,0,0,50,50,0,"));
+//!
+//! let mut summary_csv = Vec::new();
+//! write_summary_csv(&mut summary_csv, &[(meta, result.summary())])?;
+//! # Ok::<(), dmlsched::Error>(())
+//! ```
+
+use std::io::Write;
+
+use super::result::{RunSummary, SimResult};
+use crate::model::Cluster;
+
+/// A report could not be written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReportError {
+    /// Writing to the destination failed.
+    #[error("I/O: {0}")]
+    Io(#[from] std::io::Error),
+    /// The CSV writer failed.
+    #[error("CSV: {0}")]
+    Csv(#[from] csv::Error),
+    /// The plotting library failed to draw.
+    #[error("plot: {reason}")]
+    Plot {
+        /// What the plotting library reported.
+        reason: String,
+    },
+    /// Nothing to plot: no series, or no finite point in any series.
+    #[error("nothing to report: {what}")]
+    NoData {
+        /// What was missing (e.g. "completed jobs").
+        what: String,
+    },
+}
+
+/// What identifies a run in a report: the rows of every table carry it.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+pub struct RunMeta {
+    /// Policy label as it should appear in tables and legends (may differ
+    /// from [`SimResult::policy`], e.g. `"fifo (no backfill)"`).
+    pub policy: String,
+    /// Seed of the run (workload generation and any randomized policy).
+    pub seed: u64,
+    /// Workload label, e.g. a trace file name or `"synthetic, 200 jobs"`.
+    pub workload: String,
+    /// Cluster label, e.g. `"64 GPUs, 8 per machine"` (see
+    /// [`RunMeta::describe_cluster`]).
+    pub cluster: String,
+    /// Factor applied to the workload's arrival rate (1 = as generated or
+    /// as traced).
+    pub load_scale: f64,
+}
+
+impl RunMeta {
+    /// A short cluster label: `"64 GPUs, 8 per machine"` when every machine
+    /// has the same number of GPUs, `"20 GPUs on 3 machines"` otherwise
+    /// (GPU counts as written by `{}` of `f64`).
+    pub fn describe_cluster(cluster: &Cluster) -> String {
+        let total = cluster.total_capacity().gpus;
+        let gpus = if total == 1.0 { "GPU" } else { "GPUs" };
+        let per: Vec<f64> = cluster.machines.iter().map(|m| m.capacity.gpus).collect();
+        match per.first() {
+            Some(&first) if per.iter().all(|&g| g == first) => {
+                format!("{total} {gpus}, {first} per machine")
+            }
+            _ => format!("{total} {gpus} on {} machines", per.len()),
+        }
+    }
+}
+
+/// A float cell: `{}` formatting (round-trip exact), empty for `NaN`.
+fn num(x: f64) -> String {
+    if x.is_nan() {
+        String::new()
+    } else {
+        format!("{x}")
+    }
+}
+
+/// An optional float cell: empty for `None` or `NaN`.
+fn opt(x: Option<f64>) -> String {
+    x.map_or_else(String::new, num)
+}
+
+/// Header of [`write_jobs_csv`].
+pub const JOBS_HEADER: [&str; 15] = [
+    "policy",
+    "seed",
+    "job",
+    "arrival_s",
+    "start_s",
+    "finish_s",
+    "jct_s",
+    "queueing_s",
+    "utility",
+    "gpu_seconds",
+    "preemptions",
+    "reconfigurations",
+    "admitted",
+    "rejected",
+    "completed",
+];
+
+/// Header of [`write_summary_csv`].
+pub const SUMMARY_HEADER: [&str; 19] = [
+    "policy",
+    "seed",
+    "workload",
+    "cluster",
+    "load_scale",
+    "jobs",
+    "completed",
+    "rejected",
+    "avg_jct_s",
+    "p50_jct_s",
+    "p95_jct_s",
+    "p99_jct_s",
+    "avg_queueing_s",
+    "makespan_s",
+    "gpu_utilization",
+    "total_utility",
+    "preemptions",
+    "solver_time_s",
+    "crate_version",
+];
+
+/// Header of [`write_utilization_csv`].
+pub const UTILIZATION_HEADER: [&str; 6] = [
+    "policy",
+    "seed",
+    "time_s",
+    "gpus_used",
+    "gpus_total",
+    "fraction",
+];
+
+/// Writes one row per job of `result`, in instance order, after the header
+/// [`JOBS_HEADER`]:
+///
+/// | column | value |
+/// |---|---|
+/// | `policy`, `seed` | from `meta` |
+/// | `job` | the job id (the number) |
+/// | `arrival_s`, `start_s`, `finish_s` | seconds; start/finish empty if the job never started/finished |
+/// | `jct_s`, `queueing_s` | `finish − arrival`, `start − arrival`; empty when undefined |
+/// | `utility` | utility earned (0 if unfinished) |
+/// | `gpu_seconds` | GPU-seconds held, reconfiguration included |
+/// | `preemptions`, `reconfigurations` | counts |
+/// | `admitted`, `rejected`, `completed` | `true` / `false` |
+///
+/// # Errors
+///
+/// [`ReportError::Csv`] or [`ReportError::Io`] when writing fails.
+pub fn write_jobs_csv<W: Write>(
+    w: W,
+    meta: &RunMeta,
+    result: &SimResult,
+) -> Result<(), ReportError> {
+    let mut out = csv::Writer::from_writer(w);
+    out.write_record(JOBS_HEADER)?;
+    let seed = meta.seed.to_string();
+    for j in &result.jobs {
+        out.write_record([
+            meta.policy.clone(),
+            seed.clone(),
+            j.job.0.to_string(),
+            num(j.arrival_s),
+            opt(j.start_s),
+            opt(j.finish_s),
+            opt(j.jct_s),
+            opt(j.queueing_s),
+            num(j.utility),
+            num(j.gpu_seconds),
+            j.preemptions.to_string(),
+            j.reconfigurations.to_string(),
+            j.admitted.to_string(),
+            j.rejected.to_string(),
+            j.finish_s.is_some().to_string(),
+        ])?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Writes the header [`SUMMARY_HEADER`] and one row per run:
+///
+/// | column | value |
+/// |---|---|
+/// | `policy`, `seed`, `workload`, `cluster`, `load_scale` | from the [`RunMeta`] |
+/// | `jobs`, `completed`, `rejected` | counts |
+/// | `avg_jct_s`, `p50_jct_s`, `p95_jct_s`, `p99_jct_s` | over completed jobs (nearest-rank percentiles); empty if none completed |
+/// | `avg_queueing_s` | over started jobs; empty if none started |
+/// | `makespan_s` | last completion − first arrival; empty if none completed |
+/// | `gpu_utilization` | mean fraction of GPUs allocated |
+/// | `total_utility` | sum of the jobs' utilities |
+/// | `preemptions` | total |
+/// | `solver_time_s` | [`RunSummary::decision_time_s`]: wall-clock seconds inside the policy (not reproducible) |
+/// | `crate_version` | the version of `dmlsched` that wrote the row |
+///
+/// # Errors
+///
+/// [`ReportError::Csv`] or [`ReportError::Io`] when writing fails.
+pub fn write_summary_csv<W: Write>(
+    w: W,
+    rows: &[(RunMeta, RunSummary)],
+) -> Result<(), ReportError> {
+    let mut out = csv::Writer::from_writer(w);
+    out.write_record(SUMMARY_HEADER)?;
+    for (meta, s) in rows {
+        out.write_record([
+            meta.policy.clone(),
+            meta.seed.to_string(),
+            meta.workload.clone(),
+            meta.cluster.clone(),
+            num(meta.load_scale),
+            s.jobs.to_string(),
+            s.completed.to_string(),
+            s.rejected.to_string(),
+            num(s.avg_jct_s),
+            num(s.p50_jct_s),
+            num(s.p95_jct_s),
+            num(s.p99_jct_s),
+            num(s.avg_queueing_s),
+            num(s.makespan_s),
+            num(s.gpu_utilization),
+            num(s.total_utility),
+            s.preemptions.to_string(),
+            num(s.decision_time_s),
+            env!("CARGO_PKG_VERSION").to_string(),
+        ])?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Writes GPU use over time as a step function, after the header
+/// [`UTILIZATION_HEADER`]: each row starts a step (`time_s` in seconds,
+/// `gpus_used` of `gpus_total`, and `fraction = gpus_used / gpus_total`,
+/// empty for a cluster without GPUs) that lasts until the next row. A final
+/// row at the run's end ([`SimResult::end_s`]) repeats the last step's use,
+/// so the step function can be drawn from the table alone.
+///
+/// # Errors
+///
+/// [`ReportError::Csv`] or [`ReportError::Io`] when writing fails.
+pub fn write_utilization_csv<W: Write>(
+    w: W,
+    meta: &RunMeta,
+    result: &SimResult,
+) -> Result<(), ReportError> {
+    let mut out = csv::Writer::from_writer(w);
+    out.write_record(UTILIZATION_HEADER)?;
+    let seed = meta.seed.to_string();
+    let total = result.gpus_total;
+    let fraction = |used: f64| {
+        if total > 0.0 {
+            num(used / total)
+        } else {
+            String::new()
+        }
+    };
+    for (time_s, used) in utilization_steps(result) {
+        out.write_record([
+            meta.policy.clone(),
+            seed.clone(),
+            num(time_s),
+            num(used),
+            num(total),
+            fraction(used),
+        ])?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The utilization step points of a run, closed by a point at the run's
+/// end that repeats the last use (when the run ends after the last point).
+pub(crate) fn utilization_steps(result: &SimResult) -> Vec<(f64, f64)> {
+    let mut steps: Vec<(f64, f64)> = result
+        .utilization
+        .iter()
+        .map(|p| (p.time_s, p.gpus_used))
+        .collect();
+    if let Some(&(t, used)) = steps.last()
+        && result.end_s > t
+    {
+        steps.push((result.end_s, used));
+    }
+    steps
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{JobId, Machine, MachineId, Resources};
+    use crate::sim::{JobRecord, UtilizationPoint};
+
+    fn record(id: u32, finish: Option<f64>) -> JobRecord {
+        JobRecord {
+            job: JobId(id),
+            arrival_s: 0.1,
+            admitted: finish.is_some(),
+            rejected: false,
+            start_s: finish.map(|_| 0.30000000000000004),
+            finish_s: finish,
+            jct_s: finish.map(|f| f - 0.1),
+            queueing_s: finish.map(|_| 0.20000000000000004),
+            completion_slot: finish.map(|_| 0),
+            utility: if finish.is_some() { 1.0 } else { 0.0 },
+            gpu_seconds: 1.5,
+            preemptions: 0,
+            reconfigurations: 2,
+            remaining_work: 0.0,
+        }
+    }
+
+    fn result() -> SimResult {
+        SimResult {
+            policy: "p".into(),
+            jobs: vec![record(0, Some(2.5)), record(1, None)],
+            utilization: vec![
+                UtilizationPoint {
+                    time_s: 0.1,
+                    gpus_used: 1.0,
+                },
+                UtilizationPoint {
+                    time_s: 2.5,
+                    gpus_used: 0.0,
+                },
+            ],
+            allocations: Vec::new(),
+            gpus_total: 4.0,
+            start_s: 0.1,
+            end_s: 3.0,
+            events: 3,
+            stalled: true,
+            decision_time_s: 0.0,
+        }
+    }
+
+    fn meta() -> RunMeta {
+        RunMeta {
+            policy: "fifo, strict".into(),
+            seed: 3,
+            workload: "w".into(),
+            cluster: "4 GPUs, 4 per machine".into(),
+            load_scale: 0.5,
+        }
+    }
+
+    #[test]
+    fn jobs_csv_quotes_rounds_trip_and_leaves_missing_empty() {
+        let mut buf = Vec::new();
+        write_jobs_csv(&mut buf, &meta(), &result()).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], JOBS_HEADER.join(","));
+        assert_eq!(
+            lines[1],
+            "\"fifo, strict\",3,0,0.1,0.30000000000000004,2.5,2.4,0.20000000000000004,1,1.5,0,2,true,false,true"
+        );
+        assert_eq!(
+            lines[2],
+            "\"fifo, strict\",3,1,0.1,,,,,0,1.5,0,2,false,false,false"
+        );
+        assert_eq!(lines.len(), 3);
+    }
+
+    #[test]
+    fn summary_nan_is_empty_and_version_is_written() {
+        let mut s = result().summary();
+        s.avg_jct_s = f64::NAN;
+        s.p99_jct_s = f64::INFINITY;
+        let mut buf = Vec::new();
+        write_summary_csv(&mut buf, &[(meta(), s)]).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        let mut rd = csv::Reader::from_reader(text.as_bytes());
+        let header = rd.headers().unwrap().clone();
+        assert_eq!(header.iter().collect::<Vec<_>>(), SUMMARY_HEADER);
+        let row = rd.records().next().unwrap().unwrap();
+        let col = |name: &str| {
+            let k = SUMMARY_HEADER.iter().position(|h| *h == name).unwrap();
+            row.get(k).unwrap().to_string()
+        };
+        assert_eq!(col("avg_jct_s"), "");
+        assert_eq!(col("p99_jct_s"), "inf");
+        assert_eq!(col("p50_jct_s"), "2.4");
+        assert_eq!(col("load_scale"), "0.5");
+        assert_eq!(col("crate_version"), env!("CARGO_PKG_VERSION"));
+        assert_eq!(col("policy"), "fifo, strict");
+    }
+
+    #[test]
+    fn utilization_csv_is_closed_at_the_end() {
+        let mut buf = Vec::new();
+        write_utilization_csv(&mut buf, &meta(), &result()).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "policy,seed,time_s,gpus_used,gpus_total,fraction");
+        assert_eq!(lines[1], "\"fifo, strict\",3,0.1,1,4,0.25");
+        assert_eq!(lines[2], "\"fifo, strict\",3,2.5,0,4,0");
+        assert_eq!(lines[3], "\"fifo, strict\",3,3,0,4,0");
+        assert_eq!(lines.len(), 4);
+        // No GPUs: the fraction is undefined.
+        let mut r = result();
+        r.gpus_total = 0.0;
+        let mut buf = Vec::new();
+        write_utilization_csv(&mut buf, &meta(), &r).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        assert!(text.lines().nth(1).unwrap().ends_with(",0,"));
+    }
+
+    #[test]
+    fn failing_writer_is_an_error_not_a_panic() {
+        struct Broken;
+        impl Write for Broken {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::other("disk full"))
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Err(std::io::Error::other("disk full"))
+            }
+        }
+        let e = write_jobs_csv(Broken, &meta(), &result()).unwrap_err();
+        assert!(
+            matches!(e, ReportError::Csv(_) | ReportError::Io(_)),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("disk full"), "{e}");
+    }
+
+    #[test]
+    fn cluster_labels() {
+        let cap = Resources::new(8.0, 32.0, 1e11, 0.0, 1e10);
+        assert_eq!(
+            RunMeta::describe_cluster(&Cluster::homogeneous(8, cap, 1e10)),
+            "64 GPUs, 8 per machine"
+        );
+        let mixed = Cluster::new(vec![
+            Machine::new(MachineId(0), cap, 1e10),
+            Machine::new(
+                MachineId(1),
+                Resources::new(4.0, 32.0, 1e11, 0.0, 1e10),
+                1e10,
+            ),
+        ]);
+        assert_eq!(RunMeta::describe_cluster(&mixed), "12 GPUs on 2 machines");
+    }
+}
