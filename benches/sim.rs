@@ -11,9 +11,9 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use dmlsched::baselines::{Fifo, Sjf, Tetris};
+use dmlsched::baselines;
 use dmlsched::model::Instance;
-use dmlsched::sim::{Policy, SimOptions, simulate};
+use dmlsched::sim::{SimOptions, simulate};
 use dmlsched::trace::{ReplayOptions, Window, WindowStart, load, replay_instance, select};
 
 fn instance() -> Option<Instance> {
@@ -49,12 +49,8 @@ fn bench(c: &mut Criterion) {
     };
     let mut group = c.benchmark_group("sim_philly_5000_jobs_512_gpus");
     group.sample_size(10);
-    let policies: Vec<(&str, fn() -> Box<dyn Policy>)> = vec![
-        ("fifo", || Box::new(Fifo::default())),
-        ("sjf", || Box::new(Sjf::default())),
-        ("tetris", || Box::new(Tetris::default())),
-    ];
-    for (name, make) in policies {
+    for name in ["fifo", "sjf", "tetris"] {
+        let make = || baselines::by_name(name).expect("a known baseline");
         let r = simulate(&inst, &mut make(), &SimOptions::default()).expect("run");
         let s = r.summary();
         println!(
