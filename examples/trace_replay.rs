@@ -170,14 +170,16 @@ struct Progress {
     started: Instant,
     total: usize,
     done: usize,
+    shown: bool,
 }
 
 impl Progress {
     fn tick(&mut self, label: &str) {
         let elapsed = self.started.elapsed().as_secs_f64();
-        if elapsed < 2.0 && self.done < self.total {
+        if elapsed < 2.0 && !self.shown {
             return;
         }
+        self.shown = true;
         let width = 30;
         let filled = width * self.done / self.total.max(1);
         eprint!(
@@ -261,6 +263,7 @@ fn run(a: &Args) -> dmlsched::Result<()> {
         started: Instant::now(),
         total: policies.len() * a.load_scales.len(),
         done: 0,
+        shown: false,
     };
     let mut summaries = Vec::new();
     let mut load_points: Vec<(String, f64, f64)> = Vec::new();

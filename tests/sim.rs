@@ -619,3 +619,55 @@ proptest! {
         prop_assert!(verify(&inst, &sched).is_ok(), "{:?}", verify(&inst, &sched));
     }
 }
+
+#[test]
+fn rigid_job_resumes_only_where_it_ran() {
+    // A rigid preemptible job paused on machine 0 may not resume on machine 1.
+    let mut j = ps_job(0, 0.0, 100, 1.0, 1);
+    j.discipline = Discipline {
+        elasticity: Elasticity::Rigid,
+        preemptible: true,
+    };
+    let other = ps_job(1, 5.0, 10, 1.0, 1);
+    let inst = Instance::new(cluster(2, 1.0), vec![j, other], 60.0, 10).unwrap();
+    let mut p = script(vec![
+        (
+            0,
+            vec![Action::run(
+                JobId(0),
+                vec![(MachineId(0), Tasks::new(1, 1))],
+            )],
+        ),
+        (
+            1,
+            vec![
+                Action::pause(JobId(0)),
+                Action::run(JobId(0), vec![(MachineId(1), Tasks::new(1, 1))]),
+            ],
+        ),
+    ]);
+    assert!(matches!(
+        sim_err(simulate(&inst, &mut p, &SimOptions::default())),
+        SimError::RigidResize { job: JobId(0), .. }
+    ));
+    // Resuming on the same machine is fine.
+    let mut p = script(vec![
+        (
+            0,
+            vec![Action::run(
+                JobId(0),
+                vec![(MachineId(0), Tasks::new(1, 1))],
+            )],
+        ),
+        (
+            1,
+            vec![
+                Action::pause(JobId(0)),
+                Action::run(JobId(0), vec![(MachineId(0), Tasks::new(1, 1))]),
+            ],
+        ),
+    ]);
+    let r = simulate(&inst, &mut p, &SimOptions::default()).unwrap();
+    assert_eq!(r.jobs[0].preemptions, 1);
+    assert_eq!(r.jobs[0].finish_s, Some(100.0));
+}

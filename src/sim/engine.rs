@@ -110,6 +110,10 @@ pub(crate) struct JobRun {
     pub admitted: bool,
     /// Start of the current allocation.
     pub alloc_since_s: f64,
+    /// The last non-empty allocation (a rigid job may only resume on it).
+    pub last_placement: Vec<(MachineId, Tasks)>,
+    /// GPU ids of the last non-empty allocation.
+    pub last_gpus: Option<Vec<GpuId>>,
 }
 
 impl JobRun {
@@ -330,6 +334,8 @@ impl<'a> Engine<'a> {
                     reconfigurations: 0,
                     admitted: false,
                     alloc_since_s: 0.0,
+                    last_placement: Vec::new(),
+                    last_gpus: None,
                 }
             })
             .collect();
@@ -518,7 +524,22 @@ impl<'a> Engine<'a> {
             self.runs[p].from_plan = from_plan;
             return Ok(());
         }
-        if was_running && !placement.is_empty() && job.discipline.elasticity == Elasticity::Rigid {
+        let rigid = job.discipline.elasticity == Elasticity::Rigid;
+        let moved = |r: &JobRun| {
+            !(same_placement(&r.last_placement, &placement)
+                && sorted(&r.last_gpus) == sorted(&gpus))
+        };
+        if rigid && !placement.is_empty() && self.runs[p].start_s.is_some() && moved(&self.runs[p])
+        {
+            // A rigid job runs the same placement (and GPU set) in every
+            // slot it runs, also after a pause (`verify`'s gang rule).
+            return Err(SimError::RigidResize {
+                job: job.id,
+                time_s: now,
+            }
+            .into());
+        }
+        if was_running && !placement.is_empty() && rigid {
             return Err(SimError::RigidResize {
                 job: job.id,
                 time_s: now,
@@ -642,6 +663,10 @@ impl<'a> Engine<'a> {
         let multi_before = run.multi_server;
         run.gpus_held = gpus_now;
         run.from_plan = from_plan;
+        if !placement.is_empty() {
+            run.last_placement = placement.clone();
+            run.last_gpus = gpus.clone();
+        }
         run.placement = placement;
         run.gpus = gpus;
         run.load = load;

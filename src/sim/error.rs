@@ -89,8 +89,9 @@ pub enum SimError {
         /// When.
         time_s: f64,
     },
-    /// A running rigid job would change its placement.
-    #[error("t = {time_s} s: {job} is rigid; its running placement cannot change")]
+    /// A rigid job would run a placement other than the one it ran before
+    /// (while running, or when resuming after a pause).
+    #[error("t = {time_s} s: {job} is rigid; it must keep the placement it ran on")]
     RigidResize {
         /// The job.
         job: JobId,

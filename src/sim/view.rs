@@ -67,6 +67,12 @@ impl<'a> JobView<'a> {
         self.run.gpus.as_deref()
     }
 
+    /// Its most recent non-empty allocation (empty if it never ran). A
+    /// rigid job may only resume on this placement.
+    pub fn last_placement(&self) -> &'a [(MachineId, Tasks)] {
+        &self.run.last_placement
+    }
+
     /// Workers and PSs it runs now.
     pub fn tasks(&self) -> Tasks {
         Tasks::total_of(&self.run.placement)
