@@ -671,3 +671,22 @@ fn rigid_job_resumes_only_where_it_ran() {
     assert_eq!(r.jobs[0].preemptions, 1);
     assert_eq!(r.jobs[0].finish_s, Some(100.0));
 }
+
+#[test]
+fn zero_nic_is_fine_without_gradients_and_an_error_with_them() {
+    let mut j = ps_job(0, 0.0, 10, 1.0, 1);
+    if let Architecture::ParameterServer(p) = &mut j.architecture {
+        p.worker.nic_bps = 0.0;
+    }
+    let inst = Instance::new(cluster(1, 1.0), vec![j.clone()], 60.0, 10).unwrap();
+    let r = simulate(&inst, &mut Fifo::default(), &SimOptions::default()).unwrap();
+    assert_eq!(r.jobs[0].finish_s, Some(10.0));
+    if let Architecture::ParameterServer(p) = &mut j.architecture {
+        p.gradient_bytes = 1e6;
+    }
+    let inst = Instance::new(cluster(1, 1.0), vec![j], 60.0, 10).unwrap();
+    assert!(matches!(
+        simulate(&inst, &mut Fifo::default(), &SimOptions::default()),
+        Err(Error::Timing(_))
+    ));
+}

@@ -99,6 +99,14 @@ fn ps_speed(
             work_per_iteration: w,
         });
     }
+    if job.gradient_bytes == 0.0 {
+        // Nothing to communicate: the iteration is the compute (and the NIC
+        // reservations, possibly zero, do not matter).
+        return Ok(Speed {
+            tau_s: job.minibatch_compute_s,
+            work_per_iteration: w,
+        });
+    }
     let model = PsLocality::from_job(job, intra)?;
     let tau_s = match ps_timing {
         PsTiming::NoLocality => model.tau_distributed(),
