@@ -2,17 +2,21 @@
 //!
 //! | policy | source | kind |
 //! |---|---|---|
+//! | `DormLike` | Sun et al., SmartComp 2017; `oasis.md` §12 item 4 (crate's interpretation) | utilisation-maximising MILP at every event, fairness and adjustment rows; only with the `highs` feature |
 //! | [`Drf`] | Ghodsi et al., NSDI 2011; `oasis.md` §12, `sum-of-ratios.md` §7.3 | elastic, progressive filling from scratch at every event |
 //! | [`Fifo`] | Hadoop/Spark default; `oasis.md` §12, `sum-of-ratios.md` §7.1 | fixed size, non-preemptive, optional backfill |
 //! | [`FifoFirstFitBandwidth`] | `gadget.md` §7 (FIFO-FF) | fixed size, first-fit ring embedding with reserved NIC bandwidth, GPU ids |
+//! | [`Optimus`] | Peng et al., EuroSys 2018; `sum-of-ratios.md` §7.2 | elastic, marginal gain of remaining time per dominant share, timing oracle |
 //! | [`ProportionalShare`] | budget proportional share (crate rules) | elastic, GPUs split by fixed budgets at every event |
+//! | [`Rrh`] | Irwin et al., HPDC 2004; `oasis.md` §12 item 3 (crate's interpretation) | fixed size, admission by reward − risk, urgency ranking, preemptive |
 //! | [`Sjf`] | shortest job first with an oracle (crate rules) | fixed size, non-preemptive, backfill by default |
 //! | [`Tetris`] | Grandl et al., SIGCOMM 2014 (alignment score only) | fixed size, non-preemptive, packs by alignment |
-//! | [`Tiresias`] | Gu et al., NSDI 2019; `sum-of-ratios.md` §7.4 | fixed size, preemptive, discretised 2D-LAS (needs ticks) |
+//! | [`Tiresias`] | Gu et al., NSDI 2019; `sum-of-ratios.md` §7.4 | fixed size, preemptive, discretised 2D-LAS, wakes itself at threshold crossings |
 //!
 //! Every policy sizes jobs with [`requested_tasks`] unless it says
 //! otherwise, and places tasks with a [`Placer`]. Policies that recompute
-//! allocations from scratch ([`Drf`], [`ProportionalShare`], [`Tiresias`])
+//! allocations from scratch ([`Drf`], [`ProportionalShare`], [`Tiresias`],
+//! [`Optimus`], [`Rrh`], the Dorm-like MILP)
 //! hand their changes to the simulator in an order it can apply one by one
 //! (the simulator checks capacity after every action): a change goes as
 //! soon as the capacity freed by the actions before it lets it fit. A
@@ -24,21 +28,30 @@
 //! [`Policy`]: crate::sim::Policy
 
 mod common;
+#[cfg(feature = "highs")]
+mod dorm;
 mod drf;
 mod ff_bandwidth;
 mod fifo;
+mod optimus;
 mod placement;
 mod proportional;
+mod realloc;
+mod rrh;
 mod sjf;
 mod tetris;
 mod tiresias;
 
 pub use common::dominant_share;
+#[cfg(feature = "highs")]
+pub use dorm::{DormLike, DormReport, DormState};
 pub use drf::Drf;
 pub use ff_bandwidth::FifoFirstFitBandwidth;
 pub use fifo::Fifo;
+pub use optimus::Optimus;
 pub use placement::{PlacementRule, Placer};
 pub use proportional::ProportionalShare;
+pub use rrh::{Rrh, RrhState};
 pub use sjf::Sjf;
 pub use tetris::Tetris;
 pub use tiresias::Tiresias;
@@ -101,10 +114,13 @@ pub const NAMES: &[&str] = &[
     "tiresias",
     "ff-bandwidth",
     "proportional",
+    "optimus",
+    "rrh",
+    "dorm",
 ];
 
 /// A baseline by name, with default parameters (see [`NAMES`]); `None` for
-/// an unknown name.
+/// an unknown name, and for `dorm` without the `highs` feature.
 pub fn by_name(name: &str) -> Option<Box<dyn crate::sim::Policy>> {
     Some(match name {
         "fifo" => Box::new(Fifo::default()),
@@ -118,6 +134,10 @@ pub fn by_name(name: &str) -> Option<Box<dyn crate::sim::Policy>> {
         "tiresias" => Box::new(Tiresias::default()),
         "ff-bandwidth" => Box::new(FifoFirstFitBandwidth::default()),
         "proportional" => Box::new(ProportionalShare::default()),
+        "optimus" => Box::new(Optimus::default()),
+        "rrh" => Box::new(Rrh::default()),
+        #[cfg(feature = "highs")]
+        "dorm" => Box::new(DormLike::default()),
         _ => return None,
     })
 }
@@ -129,6 +149,6 @@ pub fn cheap_for(ring: bool) -> Vec<&'static str> {
     NAMES
         .iter()
         .copied()
-        .filter(|n| ring || *n != "ff-bandwidth")
+        .filter(|n| *n != "dorm" && (ring || *n != "ff-bandwidth"))
         .collect()
 }

@@ -1,0 +1,305 @@
+//! RRH: the risk–reward heuristic.
+
+use std::collections::BTreeSet;
+
+use crate::model::{Elasticity, JobId, MachineId, units};
+use crate::schedule::Tasks;
+use crate::sim::{Action, Event, JobView, Policy, SimView};
+
+use super::realloc::{Realloc, standalone};
+use super::{PlacementRule, Placer, requested_tasks};
+
+/// The risk–reward heuristic (Irwin, Grit, Chase, "Balancing Risk and
+/// Reward in a Market-Based Task Service", HPDC 2004), in the crate's
+/// interpretation of `oasis.md` §12 item 3 (the OASiS paper describes it in
+/// one sentence).
+///
+/// Every job runs at a fixed size `n_i`, its [`requested_tasks`] (all its
+/// workers, with [`ps_for`](super::ps_for) PSs; the OASiS reproduction
+/// passes its drawn sizes through the jobs' `max_workers`).
+///
+/// **Slots.** The rule is stated in slots of the instance's slot length
+/// `Δ`. A job's duration at its fixed size, `⌈Wr_i/n_i⌉` slots, is
+/// `⌈ρ_i/Δ⌉` where `ρ_i` is the simulator's timing oracle
+/// [`SimView::remaining_time_s`] on the job's current placement (running
+/// jobs) or on its canonical placement — the placement [`Rrh::placement`]
+/// gives it alone on the empty cluster (other jobs). A job started at time
+/// `s` completes in slot `c(s) = ⌈(s + ρ_i)/Δ⌉ − 1` (the slot in which its
+/// work runs out, as the simulator counts it); with decisions on slot
+/// boundaries this is the spec's `s + ⌈Wr_i/n_i⌉ − 1`. `δ_j^run = c(now) −
+/// a_j` is the elapsed time of job `j` if it ran from now at its size.
+///
+/// **Admission,** at the job's arrival event only:
+///
+/// * start: now if its allocation can be placed now; otherwise the slot
+///   after the earliest projected completion slot `c_j(now)` of a running
+///   job;
+/// * reward `R_i = f_i(c_i(start) − a_i)`;
+/// * risk `C_i = Σ_j [f_j(δ_j^run) − f_j(δ_j^run + ⌈ρ_i/Δ⌉)]` over the
+///   admitted jobs that are not running;
+/// * admit if `R_i − C_i > θ` ([`Rrh::theta`], 0 by default), otherwise
+///   reject for good ([`Action::Reject`]). A job whose fixed size does not
+///   fit the empty cluster is always rejected.
+///
+/// **At every event,** after admission: admitted jobs with
+/// `f_j(δ_j^run) = 0` are dropped (rejected); the others are ranked by
+/// urgency `u_j = f_j(δ_j^run) − f_j(δ_j^run + 1)`, largest first (ties:
+/// running jobs first, then earlier arrival), and in that order each gets
+/// its fixed allocation if it can be placed. A running job keeps its
+/// current placement when its capacity is still unused; otherwise a rigid
+/// gang is not served and an elastic job is placed anew. Jobs not served
+/// are paused. A running job that is not preemptible is never paused or
+/// dropped: it keeps its allocation ahead of the ranking.
+///
+/// New allocations go on free capacity before capacity that paused jobs
+/// give up; the round-robin pointer of [`PlacementRule::RoundRobin`] (the
+/// default, as in `oasis.md` §12) is kept between decisions in
+/// [`Rrh::state`].
+///
+/// # Complexity
+///
+/// `O(J log J)` to rank `J` active jobs, one oracle call per job, and
+/// `O(J · (n + p) · H)` to place them on `H` machines, per event.
+///
+/// # Example
+///
+/// One GPU, 10 s slots. A (100 s of work, utility 1) runs; B (50 s,
+/// utility `100 − δ`) arrives at 1 s and is admitted: its reward at the
+/// earliest start (slot 10, after A) is `f(14) = 86` and nothing admitted
+/// waits. Its urgency `f(5) − f(6) = 1` beats A's 0, so A pauses while B
+/// runs.
+///
+/// ```
+/// use dmlsched::baselines::{PlacementRule, Rrh};
+/// use dmlsched::model::*;
+/// use dmlsched::sim::{simulate, SimOptions};
+///
+/// let job = |id, t, minibatches| {
+///     let ps = PsJob {
+///         epochs: 1, data_chunks: 1, minibatches_per_chunk: minibatches,
+///         minibatch_compute_s: 0.1, gradient_bytes: 0.0,
+///         worker: Resources::new(1.0, 1.0, 1e9, 0.0, 1e9),
+///         ps: Resources::new(0.0, 1.0, 1e9, 0.0, 1e9),
+///         max_workers: 1, max_ps: 1, ps_at_most_workers: true,
+///         sync: SyncMode::Asynchronous, layers: None,
+///     };
+///     Job::new(JobId(id), t, Architecture::ParameterServer(ps))
+/// };
+/// let b = job(1, 1.0, 500).with_utility(Utility::Linear { g1: 100.0, slope: 1.0 });
+/// let cluster = Cluster::homogeneous(1, Resources::new(1.0, 64.0, 64e9, 0.0, 1e12), 1e11);
+/// let inst = Instance::new(cluster, vec![job(0, 0.0, 1000), b], 10.0, 100)?;
+/// let mut rrh = Rrh::default();
+/// assert_eq!((rrh.theta, rrh.placement), (0.0, PlacementRule::RoundRobin));
+/// let r = simulate(&inst, &mut rrh, &SimOptions::default())?;
+/// assert_eq!(r.jobs[0].preemptions, 1);
+/// assert!((r.jobs[1].finish_s.unwrap() - 51.0).abs() < 1e-9);
+/// assert!((r.jobs[0].finish_s.unwrap() - 150.0).abs() < 1e-9);
+/// # Ok::<(), dmlsched::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rrh {
+    /// Admission threshold `θ` on reward minus risk (default 0).
+    pub theta: f64,
+    /// How tasks are spread over machines (default round robin).
+    pub placement: PlacementRule,
+    /// What the policy remembers between the events of a run (admission
+    /// tests done, round-robin pointer). Leave it at its default; use a
+    /// fresh policy value for each run.
+    pub state: RrhState,
+}
+
+/// The state [`Rrh`] carries between events.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RrhState {
+    tested: BTreeSet<JobId>,
+    pointer: usize,
+    last_now_s: Option<f64>,
+}
+
+impl Default for Rrh {
+    fn default() -> Self {
+        Rrh {
+            theta: 0.0,
+            placement: PlacementRule::RoundRobin,
+            state: RrhState::default(),
+        }
+    }
+}
+
+/// What RRH knows about one active job at a decision.
+struct Estimate {
+    /// Remaining seconds at the fixed size (`None`: does not fit the empty
+    /// cluster).
+    rho_s: Option<f64>,
+    arrival_slot: u32,
+}
+
+/// The slot in which work of `rho_s` seconds started at `start_s` runs out.
+fn completion_slot(start_s: f64, rho_s: f64, slot_s: f64) -> u32 {
+    units::slots_covering(start_s + rho_s, slot_s).saturating_sub(1)
+}
+
+impl Rrh {
+    fn estimate(&self, view: &SimView<'_>, j: &JobView<'_>) -> crate::Result<Estimate> {
+        let job = j.job();
+        let placement: Option<Vec<(MachineId, Tasks)>> = if j.is_running() {
+            Some(j.placement().to_vec())
+        } else {
+            let (w, p) = requested_tasks(job);
+            standalone(view.instance(), job, w, p, self.placement)
+        };
+        let rho_s = match placement {
+            Some(p) => Some(view.remaining_time_s(job, &p)?),
+            None => None,
+        };
+        Ok(Estimate {
+            rho_s,
+            arrival_slot: view.instance().arrival_slot(job),
+        })
+    }
+
+    /// `δ^run` of a job: elapsed slots if it ran from now.
+    fn delta_run(view: &SimView<'_>, est: &Estimate) -> Option<u32> {
+        let slot_s = view.instance().slot_length_s();
+        est.rho_s
+            .map(|rho| completion_slot(view.now_s(), rho, slot_s).saturating_sub(est.arrival_slot))
+    }
+
+    /// The admission test of `i` (`Some(true)`: admit).
+    fn admit(
+        &self,
+        view: &SimView<'_>,
+        i: &JobView<'_>,
+        est: &[(JobView<'_>, Estimate)],
+    ) -> crate::Result<bool> {
+        let slot_s = view.instance().slot_length_s();
+        let job = i.job();
+        let mine = self.estimate(view, i)?;
+        let Some(rho) = mine.rho_s else {
+            return Ok(false);
+        };
+        let (w, p) = requested_tasks(job);
+        let fits_now = Placer::new(view.instance(), view.free_all(), self.placement)
+            .place(job, w, p)
+            .is_some();
+        let start_s = if fits_now {
+            view.now_s()
+        } else {
+            let earliest = est
+                .iter()
+                .filter(|(j, _)| j.is_running())
+                .filter_map(|(_, e)| e.rho_s)
+                .map(|r| completion_slot(view.now_s(), r, slot_s))
+                .min();
+            let slot = earliest.map_or(view.slot(), |c| c.saturating_add(1));
+            f64::from(slot) * slot_s
+        };
+        let reward = job
+            .utility
+            .value(completion_slot(start_s, rho, slot_s).saturating_sub(mine.arrival_slot));
+        let d = units::slots_covering(rho, slot_s);
+        let mut risk = 0.0;
+        for (j, e) in est {
+            if j.id() == i.id() || j.is_running() || !self.state.tested.contains(&j.id()) {
+                continue;
+            }
+            if let Some(delta) = Self::delta_run(view, e) {
+                let f = &j.job().utility;
+                risk += f.value(delta) - f.value(delta.saturating_add(d));
+            }
+        }
+        Ok(reward - risk > self.theta)
+    }
+}
+
+impl Policy for Rrh {
+    fn name(&self) -> String {
+        "rrh".into()
+    }
+
+    fn on_event(&mut self, view: &SimView<'_>, event: &Event) -> crate::Result<Vec<Action>> {
+        let now = view.now_s();
+        if self.state.last_now_s.is_some_and(|t| now < t) {
+            // A new run with the same policy value.
+            self.state = RrhState::default();
+        }
+        self.state.last_now_s = Some(now);
+
+        let mut est: Vec<(JobView<'_>, Estimate)> = Vec::new();
+        for j in view.active() {
+            let e = self.estimate(view, &j)?;
+            est.push((j, e));
+        }
+        let mut actions = Vec::new();
+        let mut gone: Vec<JobView<'_>> = Vec::new();
+        let closed = |j: &JobView<'_>| j.is_running() && !j.job().discipline.preemptible;
+
+        // 1. Admission of the arriving job.
+        if let Event::Arrival { job } = *event
+            && let Some((i, _)) = est.iter().find(|(j, _)| j.id() == job)
+            && !self.state.tested.contains(&job)
+        {
+            let i = *i;
+            let admit = self.admit(view, &i, &est)?;
+            self.state.tested.insert(job);
+            if !admit && !closed(&i) {
+                actions.push(Action::Reject { job });
+                gone.push(i);
+            }
+        }
+
+        // 2. Drop admitted jobs whose utility reached 0.
+        for (j, e) in &est {
+            if !self.state.tested.contains(&j.id())
+                || gone.iter().any(|g| g.id() == j.id())
+                || closed(j)
+            {
+                continue;
+            }
+            let zero = Self::delta_run(view, e).is_none_or(|d| j.job().utility.value(d) <= 0.0);
+            if zero {
+                actions.push(Action::Reject { job: j.id() });
+                gone.push(*j);
+            }
+        }
+
+        // 3. Rank and serve.
+        let mut ranked: Vec<(usize, f64)> = est
+            .iter()
+            .enumerate()
+            .filter(|(_, (j, _))| {
+                self.state.tested.contains(&j.id())
+                    && !gone.iter().any(|g| g.id() == j.id())
+                    && !closed(j)
+                    && !j.has_plan()
+            })
+            .map(|(k, (j, e))| {
+                let u = Self::delta_run(view, e).map_or(0.0, |d| {
+                    let f = &j.job().utility;
+                    f.value(d) - f.value(d.saturating_add(1))
+                });
+                (k, u)
+            })
+            .collect();
+        ranked.sort_by(|a, b| {
+            b.1.total_cmp(&a.1)
+                .then(est[b.0].0.is_running().cmp(&est[a.0].0.is_running()))
+                .then(a.0.cmp(&b.0))
+        });
+        let managed: Vec<JobView<'_>> = ranked.iter().map(|&(k, _)| est[k].0).collect();
+        let mut r = Realloc::new(view, self.placement, self.state.pointer, &managed, &gone);
+        for (e, j) in managed.iter().enumerate() {
+            if j.is_running() && r.keep(e) {
+                continue;
+            }
+            if j.is_running() && j.job().discipline.elasticity == Elasticity::Rigid {
+                continue;
+            }
+            let (w, p) = requested_tasks(j.job());
+            r.add(e, w, p);
+        }
+        self.state.pointer = r.pointer();
+        actions.extend(r.into_actions());
+        Ok(actions)
+    }
+}
