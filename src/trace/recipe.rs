@@ -10,7 +10,10 @@
 //!
 //! - model: uniform from the 160-job catalogue ([`MS160_MODELS`]: resnet50,
 //!   googlenet, alexnet), whatever the trace says about models;
-//! - workers: any count `1..=G`, with `G = num_gpus` capped at
+//! - workers: exactly `G` (the rigid worker option `{G_j}` that
+//!   `workloads.md` §8.2 makes the default: a ring's work is a number of
+//!   iterations, so under weak scaling fewer workers would not slow it and
+//!   more would only add communication), with `G = num_gpus` capped at
 //!   [`RecipeOptions::max_gpus_per_job`];
 //! - worker demand: 1 GPU, 4 cores, 16 GB memory, no storage, no NIC
 //!   reservation (ring traffic is modelled by the cluster's
@@ -358,7 +361,7 @@ fn rar_job(rng: &mut ChaCha8Rng, gpus: u32, duration_s: f64) -> (RarJob, &'stati
     let tau0 = model.compute_per_iteration_s();
     let iterations = (duration_s / tau0).round().clamp(1.0, u64::MAX as f64) as u64;
     let job = RarJob {
-        workers: WorkerCounts::Allowed((1..=gpus).collect()),
+        workers: WorkerCounts::Fixed(gpus),
         iterations,
         convergence_iterations: None,
         model_bytes: model.model_bytes(),
@@ -488,7 +491,7 @@ mod tests {
         let Architecture::RingAllReduce(r) = &out.jobs[0].architecture else {
             panic!()
         };
-        assert_eq!(r.workers, WorkerCounts::Allowed((1..=8).collect()));
+        assert_eq!(r.workers, WorkerCounts::Fixed(8));
     }
 
     #[test]
