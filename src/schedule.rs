@@ -545,7 +545,7 @@ fn check_job(instance: &Instance, job: &Job, js: &JobSchedule) -> Result<(), Vio
             });
         }
         if job.discipline.elasticity == Elasticity::Rigid
-            && (normalised(&a.placement) != normalised(&b.placement)
+            && (normalised_placement(&a.placement) != normalised_placement(&b.placement)
                 || sorted_gpus(a) != sorted_gpus(b))
         {
             return Err(Violation::PlacementChanged {
@@ -557,7 +557,10 @@ fn check_job(instance: &Instance, job: &Job, js: &JobSchedule) -> Result<(), Vio
     Ok(())
 }
 
-fn normalised(p: &[(MachineId, Tasks)]) -> Vec<(MachineId, Tasks)> {
+/// A placement without empty entries, sorted by machine: two placements
+/// hold the same tasks on the same machines exactly when their normalised
+/// forms are equal.
+pub fn normalised_placement(p: &[(MachineId, Tasks)]) -> Vec<(MachineId, Tasks)> {
     let mut v: Vec<_> = p
         .iter()
         .copied()

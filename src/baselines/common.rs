@@ -3,7 +3,7 @@
 //! from-scratch reallocation is handed to the simulator.
 
 use crate::model::{Elasticity, FIT_TOL, Instance, Job, MachineId, ResourceKind, Resources};
-use crate::schedule::{Tasks, check_allocation};
+use crate::schedule::{Tasks, check_allocation, normalised_placement};
 use crate::sim::{Action, JobStatus, JobView, SimView};
 
 /// Whether a job waits for a start: it arrived and holds nothing (never
@@ -62,17 +62,6 @@ pub(crate) fn merge_into(into: &mut Vec<(MachineId, Tasks)>, add: &[(MachineId, 
             None => into.push((m, t)),
         }
     }
-}
-
-/// The placement without empty entries, sorted by machine.
-pub(crate) fn normalised_placement(p: &[(MachineId, Tasks)]) -> Vec<(MachineId, Tasks)> {
-    let mut v: Vec<_> = p
-        .iter()
-        .copied()
-        .filter(|(_, t)| t.workers > 0 || t.ps > 0)
-        .collect();
-    v.sort_by_key(|(m, _)| *m);
-    v
 }
 
 /// Whether two placements hold the same tasks on the same machines.

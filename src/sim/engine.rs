@@ -1090,14 +1090,7 @@ impl<'a> Engine<'a> {
 }
 
 fn same_placement(a: &[(MachineId, Tasks)], b: &[(MachineId, Tasks)]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut x = a.to_vec();
-    let mut y = b.to_vec();
-    x.sort_by_key(|(m, _)| *m);
-    y.sort_by_key(|(m, _)| *m);
-    x == y
+    schedule::normalised_placement(a) == schedule::normalised_placement(b)
 }
 
 fn sorted(g: &Option<Vec<GpuId>>) -> Option<Vec<GpuId>> {
