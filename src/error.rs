@@ -8,6 +8,7 @@
 pub use crate::certificate::CertificateViolation;
 pub use crate::lp::LpError;
 pub use crate::model::ModelError;
+pub use crate::online::OnlineError;
 pub use crate::pcip::PcError;
 pub use crate::schedule::Violation;
 pub use crate::sim::SimError;
@@ -35,6 +36,10 @@ pub enum Error {
     /// A certificate failed its own consistency check.
     #[error("certificate check failed: {0}")]
     Certificate(#[from] CertificateViolation),
+    /// The online primal–dual framework failed (invalid bounds or inputs,
+    /// or an oracle bug such as a plan over capacity).
+    #[error("online primal–dual: {0}")]
+    Online(#[from] OnlineError),
     /// A timing model or configuration is invalid (non-finite, negative or
     /// zero bandwidth, inconsistent counts).
     #[error("timing model: {0}")]

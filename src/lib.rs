@@ -65,6 +65,7 @@
 //! | [`timing`] | per-iteration time models (PS with locality, ring all-reduce with contention, layered PS) and progress accounting |
 //! | [`trace`] | loaders for public cluster traces, windows, synthetic workload generators and recipes that turn trace rows into jobs |
 //! | [`sim`] | the discrete-event simulator and its [`sim::Policy`] interface; CSV tables ([`sim::report`]) and SVG plots ([`sim::plot`]) of runs |
+//! | [`online`] | the generic online primal–dual admission framework: exponential prices, strict admission, `2α` / `2α_eff` certificates |
 //! | [`baselines`] | the policies the papers compare against (FIFO, SJF, DRF, Tetris, …) |
 //! | [`error`] | the crate's [`Error`] |
 //!
@@ -93,6 +94,7 @@ pub mod certificate;
 pub mod error;
 pub mod lp;
 pub mod model;
+pub mod online;
 pub mod pcip;
 pub mod schedule;
 pub mod sim;

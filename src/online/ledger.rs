@@ -1,0 +1,451 @@
+//! The ledger of committed amounts per (machine, resource, slot) cell, and the
+//! read-only [`PriceView`] that oracles see.
+
+use std::fmt;
+
+use crate::model::MachineId;
+
+use super::bounds::PriceBounds;
+use super::error::OnlineError;
+
+/// Relative tolerance of the capacity check (`specs/primal-dual.md` §2.2).
+pub const CAPACITY_REL_TOL: f64 = 1e-9;
+/// Absolute tolerance of the capacity check (`specs/primal-dual.md` §2.2).
+pub const CAPACITY_ABS_TOL: f64 = 1e-12;
+
+/// Identifier of a pool of machines that share `L_κ` and `U_κ^r`
+/// (index into [`Ledger::pool_capacity_sum`] and the bounds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct PoolId(pub u16);
+
+impl fmt::Display for PoolId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "pool {}", self.0)
+    }
+}
+
+/// Index of a resource type, the same list on every machine (the job model
+/// decides what index `r` means, e.g. `[CPU, BW]` for OASiS).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ResourceId(pub u8);
+
+impl fmt::Display for ResourceId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "resource {}", self.0)
+    }
+}
+
+/// Committed amounts `g_m^r(t)` of every cell, with capacities `c_m^r` and
+/// the pool `κ(m)` of every machine.
+///
+/// Machines are identified by their index (`MachineId(i)` is the `i`-th
+/// machine given to [`Ledger::new`]); slots are 0-based, `0 ≤ t < T`.
+/// Amounts only grow: there is no release operation (§2.2), so prices never
+/// decrease.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ledger {
+    horizon: u32,
+    resources: usize,
+    pools: usize,
+    pool_of: Vec<PoolId>,
+    /// `capacity[m·R + r]`.
+    capacity: Vec<f64>,
+    /// `committed[(m·T + t)·R + r]`.
+    committed: Vec<f64>,
+}
+
+impl Ledger {
+    /// An empty ledger (`g = 0` everywhere) over `horizon` slots and
+    /// `resources` resource types; `machines[i] = (pool, capacity vector)`.
+    ///
+    /// Pools must be numbered `0..P` with at least one machine each.
+    ///
+    /// # Errors
+    ///
+    /// [`OnlineError::InvalidInstance`] when the horizon, the resource count
+    /// or the machine list is empty, a capacity vector has the wrong length,
+    /// a capacity is negative or not finite, or a pool has no machine.
+    pub fn new(
+        horizon: u32,
+        resources: usize,
+        machines: Vec<(PoolId, Vec<f64>)>,
+    ) -> Result<Self, OnlineError> {
+        let bad = |reason: String| Err(OnlineError::InvalidInstance { reason });
+        if horizon == 0 {
+            return bad("the horizon must have at least one slot".into());
+        }
+        if resources == 0 || resources > usize::from(u8::MAX) + 1 {
+            return bad(format!("resource count {resources} is not in 1..=256"));
+        }
+        if machines.is_empty() {
+            return bad("the ledger needs at least one machine".into());
+        }
+        let pools = machines
+            .iter()
+            .map(|(p, _)| usize::from(p.0) + 1)
+            .max()
+            .unwrap_or(0);
+        let mut seen = vec![false; pools];
+        let mut capacity = Vec::with_capacity(machines.len() * resources);
+        let mut pool_of = Vec::with_capacity(machines.len());
+        for (i, (pool, caps)) in machines.into_iter().enumerate() {
+            if caps.len() != resources {
+                return bad(format!(
+                    "machine {i} has {} capacities, expected {resources}",
+                    caps.len()
+                ));
+            }
+            if let Some((r, c)) = caps
+                .iter()
+                .enumerate()
+                .find(|(_, c)| !c.is_finite() || **c < 0.0)
+            {
+                return bad(format!(
+                    "machine {i}, resource {r}: capacity {c} is not ≥ 0 and finite"
+                ));
+            }
+            seen[usize::from(pool.0)] = true;
+            pool_of.push(pool);
+            capacity.extend(caps);
+        }
+        if let Some(p) = seen.iter().position(|s| !s) {
+            return bad(format!(
+                "pool {p} has no machine (pools must be numbered 0..P)"
+            ));
+        }
+        let cells = pool_of.len() * horizon as usize * resources;
+        Ok(Ledger {
+            horizon,
+            resources,
+            pools,
+            pool_of,
+            capacity,
+            committed: vec![0.0; cells],
+        })
+    }
+
+    /// The same machines and capacities with nothing committed.
+    pub fn emptied(&self) -> Ledger {
+        Ledger {
+            committed: vec![0.0; self.committed.len()],
+            ..self.clone()
+        }
+    }
+
+    /// Number of slots `T`.
+    pub fn horizon(&self) -> u32 {
+        self.horizon
+    }
+
+    /// Number of resource types `R`.
+    pub fn resources(&self) -> usize {
+        self.resources
+    }
+
+    /// Number of machines.
+    pub fn machines(&self) -> usize {
+        self.pool_of.len()
+    }
+
+    /// Number of pools `P`.
+    pub fn pools(&self) -> usize {
+        self.pools
+    }
+
+    /// The pool of machine `m`, `None` for an unknown machine.
+    pub fn pool_of(&self, m: MachineId) -> Option<PoolId> {
+        self.pool_of.get(m.0 as usize).copied()
+    }
+
+    /// `C_κ = Σ_{m∈κ} Σ_r c_m^r`: the resource sum over the pool. It mixes
+    /// units exactly as the paper does (§7), so it depends on the units the
+    /// job model chose.
+    pub fn pool_capacity_sum(&self, pool: PoolId) -> f64 {
+        self.pool_of
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| **p == pool)
+            .map(|(m, _)| {
+                self.capacity[m * self.resources..(m + 1) * self.resources]
+                    .iter()
+                    .sum::<f64>()
+            })
+            .sum()
+    }
+
+    fn cap_index(&self, m: MachineId, r: ResourceId) -> Option<usize> {
+        let (m, r) = (m.0 as usize, usize::from(r.0));
+        (m < self.pool_of.len() && r < self.resources).then_some(m * self.resources + r)
+    }
+
+    pub(crate) fn cell_index(&self, m: MachineId, r: ResourceId, t: u32) -> Option<usize> {
+        let (mi, ri) = (m.0 as usize, usize::from(r.0));
+        (mi < self.pool_of.len() && ri < self.resources && t < self.horizon)
+            .then_some((mi * self.horizon as usize + t as usize) * self.resources + ri)
+    }
+
+    /// Capacity `c_m^r` (0 for an unknown machine or resource).
+    pub fn capacity(&self, m: MachineId, r: ResourceId) -> f64 {
+        self.cap_index(m, r).map_or(0.0, |i| self.capacity[i])
+    }
+
+    /// Committed amount `g_m^r(t)` (0 outside the ledger).
+    pub fn committed(&self, m: MachineId, r: ResourceId, t: u32) -> f64 {
+        self.cell_index(m, r, t).map_or(0.0, |i| self.committed[i])
+    }
+
+    /// Residual capacity `c_m^r − g_m^r(t)`, never below 0 (0 outside the
+    /// ledger).
+    pub fn residual(&self, m: MachineId, r: ResourceId, t: u32) -> f64 {
+        match self.cell_index(m, r, t) {
+            Some(i) => (self.capacity(m, r) - self.committed[i]).max(0.0),
+            None => 0.0,
+        }
+    }
+
+    /// Fill fraction `g/c` clamped into `[0, 1]` (0 when `c = 0`).
+    pub fn fill(&self, m: MachineId, r: ResourceId, t: u32) -> f64 {
+        let c = self.capacity(m, r);
+        if c > 0.0 {
+            (self.committed(m, r, t) / c).clamp(0.0, 1.0)
+        } else {
+            0.0
+        }
+    }
+
+    /// Adds `amount` to the cell at raw index `i` (checked by the caller).
+    pub(crate) fn add(&mut self, i: usize, amount: f64) {
+        self.committed[i] += amount;
+    }
+
+    /// Every cell as `(machine, resource, slot)`.
+    pub(crate) fn cells(&self) -> impl Iterator<Item = (MachineId, ResourceId, u32)> + '_ {
+        (0..self.pool_of.len()).flat_map(move |m| {
+            (0..self.horizon).flat_map(move |t| {
+                (0..self.resources).map(move |r| (MachineId(m as u32), ResourceId(r as u8), t))
+            })
+        })
+    }
+}
+
+/// How a [`PriceView`] reports residual capacity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ResidualMode {
+    /// `c − g`: what the job may still use (admission).
+    Ledger,
+    /// `c`: every plan that fits the empty cluster (final dual, witnesses).
+    Capacity,
+}
+
+#[derive(Debug, Clone)]
+enum Source<'a> {
+    Ledger {
+        ledger: &'a Ledger,
+        bounds: &'a PriceBounds,
+        mode: ResidualMode,
+    },
+    Explicit(Box<ExplicitCells>),
+}
+
+#[derive(Debug, Clone)]
+struct ExplicitCells {
+    machines: usize,
+    resources: usize,
+    horizon: u32,
+    ln_price: Vec<f64>,
+    residual: Vec<f64>,
+    capacity: Vec<f64>,
+}
+
+impl ExplicitCells {
+    fn index(&self, m: MachineId, r: ResourceId, t: u32) -> Option<usize> {
+        let (mi, ri) = (m.0 as usize, usize::from(r.0));
+        (mi < self.machines && ri < self.resources && t < self.horizon)
+            .then_some((mi * self.horizon as usize + t as usize) * self.resources + ri)
+    }
+}
+
+/// Read-only prices and residual capacities, as seen by a
+/// [`PricingOracle`](super::PricingOracle).
+///
+/// Cells outside the ledger (unknown machine or resource, slot `≥ T`) have
+/// residual and capacity 0 and price `+∞`, so an oracle never places there.
+#[derive(Debug, Clone)]
+pub struct PriceView<'a> {
+    source: Source<'a>,
+}
+
+impl<'a> PriceView<'a> {
+    /// Current prices and residuals of `ledger` under `bounds`.
+    pub fn new(ledger: &'a Ledger, bounds: &'a PriceBounds) -> Self {
+        PriceView {
+            source: Source::Ledger {
+                ledger,
+                bounds,
+                mode: ResidualMode::Ledger,
+            },
+        }
+    }
+
+    /// Current prices of `ledger`, but the residual of every cell is its
+    /// full capacity: the plans searched are all plans that fit the empty
+    /// cluster (used for the final dual `D_end` and for witnesses).
+    pub fn with_full_capacity(ledger: &'a Ledger, bounds: &'a PriceBounds) -> Self {
+        PriceView {
+            source: Source::Ledger {
+                ledger,
+                bounds,
+                mode: ResidualMode::Capacity,
+            },
+        }
+    }
+
+    /// A view with arbitrary per-cell prices and residuals, bypassing ledger
+    /// and bounds: for oracle unit tests (`specs/primal-dual.md` §4). The
+    /// capacity of `(m, r)` is the largest residual over the slots. Negative
+    /// or NaN values are read as 0.
+    #[doc(hidden)]
+    pub fn from_explicit(
+        machines: usize,
+        resources: usize,
+        horizon: u32,
+        price: impl Fn(MachineId, ResourceId, u32) -> f64,
+        residual: impl Fn(MachineId, ResourceId, u32) -> f64,
+    ) -> PriceView<'static> {
+        let mut cells = ExplicitCells {
+            machines,
+            resources,
+            horizon,
+            ln_price: Vec::new(),
+            residual: Vec::new(),
+            capacity: vec![0.0; machines * resources],
+        };
+        let clean = |v: f64| if v > 0.0 { v } else { 0.0 };
+        for m in 0..machines {
+            for t in 0..horizon {
+                for r in 0..resources {
+                    let (mid, rid) = (MachineId(m as u32), ResourceId(r as u8));
+                    cells.ln_price.push(clean(price(mid, rid, t)).ln());
+                    let res = clean(residual(mid, rid, t));
+                    cells.residual.push(res);
+                    let c = &mut cells.capacity[m * resources + r];
+                    *c = c.max(res);
+                }
+            }
+        }
+        PriceView {
+            source: Source::Explicit(Box::new(cells)),
+        }
+    }
+
+    /// Number of slots `T`.
+    pub fn horizon(&self) -> u32 {
+        match &self.source {
+            Source::Ledger { ledger, .. } => ledger.horizon(),
+            Source::Explicit(c) => c.horizon,
+        }
+    }
+
+    /// Number of machines.
+    pub fn machines(&self) -> usize {
+        match &self.source {
+            Source::Ledger { ledger, .. } => ledger.machines(),
+            Source::Explicit(c) => c.machines,
+        }
+    }
+
+    /// Number of resource types.
+    pub fn resources(&self) -> usize {
+        match &self.source {
+            Source::Ledger { ledger, .. } => ledger.resources(),
+            Source::Explicit(c) => c.resources,
+        }
+    }
+
+    /// `ln p_m^r(t)` (`+∞` outside the ledger, `−∞` for a zero explicit
+    /// price).
+    pub fn ln_price(&self, m: MachineId, r: ResourceId, t: u32) -> f64 {
+        match &self.source {
+            Source::Ledger { ledger, bounds, .. } => ledger_ln_price(ledger, bounds, m, r, t),
+            Source::Explicit(c) => c.index(m, r, t).map_or(f64::INFINITY, |i| c.ln_price[i]),
+        }
+    }
+
+    /// `p_m^r(t) = exp(ln p)` (may underflow to 0, which is harmless).
+    pub fn price(&self, m: MachineId, r: ResourceId, t: u32) -> f64 {
+        self.ln_price(m, r, t).exp()
+    }
+
+    /// Residual capacity the job may use in the cell.
+    pub fn residual(&self, m: MachineId, r: ResourceId, t: u32) -> f64 {
+        match &self.source {
+            Source::Ledger { ledger, mode, .. } => match mode {
+                ResidualMode::Ledger => ledger.residual(m, r, t),
+                ResidualMode::Capacity => {
+                    if t < ledger.horizon() {
+                        ledger.capacity(m, r)
+                    } else {
+                        0.0
+                    }
+                }
+            },
+            Source::Explicit(c) => c.index(m, r, t).map_or(0.0, |i| c.residual[i]),
+        }
+    }
+
+    /// Capacity `c_m^r`.
+    pub fn capacity(&self, m: MachineId, r: ResourceId) -> f64 {
+        match &self.source {
+            Source::Ledger { ledger, .. } => ledger.capacity(m, r),
+            Source::Explicit(c) => {
+                let (mi, ri) = (m.0 as usize, usize::from(r.0));
+                if mi < c.machines && ri < c.resources {
+                    c.capacity[mi * c.resources + ri]
+                } else {
+                    0.0
+                }
+            }
+        }
+    }
+
+    /// `Σ p·q` over `consumption`, the cost the framework recomputes.
+    pub fn cost_of(&self, consumption: impl IntoIterator<Item = super::Consumption>) -> f64 {
+        consumption
+            .into_iter()
+            .filter(|c| c.amount != 0.0)
+            .map(|c| self.price(c.machine, c.resource, c.slot) * c.amount)
+            .sum()
+    }
+}
+
+/// `ln p = ln L_κ + (g/c)·(ln U_κ^r − ln L_κ)`, with `p = L_κ` for `c = 0`
+/// or undefined `U_κ^r` (§2.1).
+pub(crate) fn ledger_ln_price(
+    ledger: &Ledger,
+    bounds: &PriceBounds,
+    m: MachineId,
+    r: ResourceId,
+    t: u32,
+) -> f64 {
+    let Some(pool) = ledger.pool_of(m) else {
+        return f64::INFINITY;
+    };
+    if ledger.cell_index(m, r, t).is_none() {
+        return f64::INFINITY;
+    }
+    let ln_l = bounds.ln_l(pool);
+    match bounds.ln_u(pool, r) {
+        Some(ln_u) if ledger.capacity(m, r) > 0.0 => {
+            let f = ledger.fill(m, r, t);
+            // Exact at both ends and non-decreasing in `f` despite rounding.
+            if f >= 1.0 {
+                ln_u
+            } else {
+                (ln_l + f * (ln_u - ln_l)).min(ln_u)
+            }
+        }
+        _ => ln_l,
+    }
+}
