@@ -6,6 +6,8 @@ use crate::model::{Elasticity, FIT_TOL, Instance, Job, MachineId, ResourceKind, 
 use crate::schedule::{Tasks, check_allocation, normalised_placement};
 use crate::sim::{Action, JobStatus, JobView, SimView};
 
+use super::{PlacementRule, Placer};
+
 /// Whether a job waits for a start: it arrived and holds nothing (never
 /// started, or paused) and holds no plan.
 pub(crate) fn is_queued(j: &JobView<'_>) -> bool {
@@ -275,6 +277,28 @@ pub(crate) fn workers_fitting(worker: &Resources, free: &Resources, cap: u32) ->
         }
     }
     if n <= 0.0 { 0 } else { n as u32 }
+}
+
+/// Starts jobs at their requested size in the given order while they can be
+/// placed (FIFO, SJF): the first job that does not fit stops the walk
+/// (head-of-line blocking) unless `backfill`, which skips it.
+pub(crate) fn start_in_order<'a>(
+    view: &SimView<'a>,
+    order: impl IntoIterator<Item = JobView<'a>>,
+    rule: PlacementRule,
+    backfill: bool,
+) -> Vec<Action> {
+    let mut placer = Placer::new(view.instance(), view.free_all(), rule);
+    let mut actions = Vec::new();
+    for j in order {
+        let (w, p) = super::requested_tasks(j.job());
+        match placer.place(j.job(), w, p) {
+            Some(placement) => actions.push(Action::run(j.id(), placement)),
+            None if backfill => {}
+            None => break,
+        }
+    }
+    actions
 }
 
 #[cfg(test)]

@@ -2,8 +2,8 @@
 
 use crate::sim::{Action, Event, Policy, SimView};
 
-use super::common::is_queued;
-use super::{PlacementRule, Placer, requested_tasks};
+use super::PlacementRule;
+use super::common::{is_queued, start_in_order};
 
 /// First in, first out (the Hadoop/Spark default; `oasis.md` §12 item 1,
 /// `sum-of-ratios.md` §7.1).
@@ -46,16 +46,12 @@ impl Policy for Fifo {
     }
 
     fn on_event(&mut self, view: &SimView<'_>, _event: &Event) -> crate::Result<Vec<Action>> {
-        let mut placer = Placer::new(view.instance(), view.free_all(), self.placement);
-        let mut actions = Vec::new();
-        for j in view.active().filter(is_queued) {
-            let (w, p) = requested_tasks(j.job());
-            match placer.place(j.job(), w, p) {
-                Some(placement) => actions.push(Action::run(j.id(), placement)),
-                None if self.backfill => {}
-                None => break,
-            }
-        }
+        let actions = start_in_order(
+            view,
+            view.active().filter(is_queued),
+            self.placement,
+            self.backfill,
+        );
         Ok(actions)
     }
 }

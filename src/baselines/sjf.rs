@@ -3,7 +3,7 @@
 use crate::model::Resources;
 use crate::sim::{Action, Event, Policy, SimView};
 
-use super::common::is_queued;
+use super::common::{is_queued, start_in_order};
 use super::{PlacementRule, Placer, requested_tasks};
 
 /// Shortest job first with an oracle of the remaining duration: the
@@ -106,16 +106,12 @@ impl Policy for Sjf {
         }
         // Stable: equal estimates keep arrival (then instance) order.
         queue.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let mut placer = Placer::new(instance, view.free_all(), self.placement);
-        let mut actions = Vec::new();
-        for (_, j) in queue {
-            let (w, p) = requested_tasks(j.job());
-            match placer.place(j.job(), w, p) {
-                Some(placement) => actions.push(Action::run(j.id(), placement)),
-                None if self.backfill => {}
-                None => break,
-            }
-        }
+        let actions = start_in_order(
+            view,
+            queue.into_iter().map(|(_, j)| j),
+            self.placement,
+            self.backfill,
+        );
         Ok(actions)
     }
 }

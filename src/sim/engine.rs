@@ -127,6 +127,26 @@ fn demand(job: &Job, tasks: Tasks) -> Resources {
     job.demand_for(tasks.workers, tasks.ps)
 }
 
+/// The over-allocation error of `job` on `machine` at `slot`.
+fn overflow(
+    job: crate::model::JobId,
+    machine: MachineId,
+    (resource, used, capacity): (ResourceKind, f64, f64),
+    time_s: f64,
+    slot: u32,
+) -> crate::Error {
+    SimError::OverAllocation {
+        job,
+        machine,
+        resource,
+        time_s,
+        slot,
+        used,
+        capacity,
+    }
+    .into()
+}
+
 fn over(used: &Resources, cap: &Resources) -> Option<(ResourceKind, f64, f64)> {
     used.first_excess(cap, FIT_TOL)
         .map(|k| (k, used.get(k), cap.get(k)))
@@ -565,16 +585,13 @@ impl<'a> Engine<'a> {
             let cap = &self.inst.cluster().machines[m].capacity;
             if let Some((resource, used, capacity)) = over(&after, cap) {
                 self.runs[p].load = old_load;
-                return Err(SimError::OverAllocation {
-                    job: job.id,
-                    machine: self.inst.cluster().machines[m].id,
-                    resource,
-                    time_s: now,
-                    slot: units::slot_of(now, self.slot_s),
-                    used,
-                    capacity,
-                }
-                .into());
+                return Err(overflow(
+                    job.id,
+                    self.inst.cluster().machines[m].id,
+                    (resource, used, capacity),
+                    now,
+                    units::slot_of(now, self.slot_s),
+                ));
             }
             if !from_plan && !self.reserved.is_empty() {
                 let mut open = self.open_used[m].plus(d);
@@ -589,16 +606,13 @@ impl<'a> Engine<'a> {
                 for (s, r) in self.reserved[m].iter().enumerate().skip(from) {
                     if let Some((resource, used, capacity)) = over(&open.plus(r), cap) {
                         self.runs[p].load = old_load;
-                        return Err(SimError::OverAllocation {
-                            job: job.id,
-                            machine: self.inst.cluster().machines[m].id,
-                            resource,
-                            time_s: now,
-                            slot: s as u32,
-                            used,
-                            capacity,
-                        }
-                        .into());
+                        return Err(overflow(
+                            job.id,
+                            self.inst.cluster().machines[m].id,
+                            (resource, used, capacity),
+                            now,
+                            s as u32,
+                        ));
                     }
                 }
             }
@@ -778,16 +792,7 @@ impl<'a> Engine<'a> {
                         .plus(&d)
                         .plus(&self.open_used[m]);
                     if let Some((resource, used, capacity)) = over(&after, cap) {
-                        return Err(SimError::OverAllocation {
-                            job: job.id,
-                            machine: mid,
-                            resource,
-                            time_s: now,
-                            slot: s,
-                            used,
-                            capacity,
-                        }
-                        .into());
+                        return Err(overflow(job.id, mid, (resource, used, capacity), now, s));
                     }
                 }
             }

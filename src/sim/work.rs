@@ -67,9 +67,10 @@ pub(crate) fn speed(
         .iter()
         .map(|&(m, _)| machines[m].intra_bandwidth_bps)
         .fold(f64::INFINITY, f64::min);
-    let total = placement.iter().fold(Tasks::default(), |a, &(_, t)| {
-        Tasks::new(a.workers + t.workers, a.ps + t.ps)
-    });
+    let total = Tasks::new(
+        placement.iter().map(|(_, t)| t.workers).sum(),
+        placement.iter().map(|(_, t)| t.ps).sum(),
+    );
     match &job.architecture {
         Architecture::ParameterServer(p) => ps_speed(p, placement, total, intra, ps_timing),
         Architecture::RingAllReduce(r) => {
