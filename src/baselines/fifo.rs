@@ -8,7 +8,7 @@ use super::common::{is_queued, start_in_order};
 /// First in, first out (the Hadoop/Spark default; `oasis.md` §12 item 1,
 /// `sum-of-ratios.md` §7.1).
 ///
-/// Every job runs at its [`requested_tasks`] size until it completes
+/// Every job runs at its [`requested_tasks`](super::requested_tasks) size until it completes
 /// (non-preemptive). At each event, waiting jobs are considered in arrival
 /// order (ties by instance order) and started while their whole allocation
 /// can be placed. Without backfill the first job that does not fit blocks
