@@ -5,6 +5,7 @@
 //! wraps each of them with `#[from]`, so `?` works across modules while the
 //! typed witness (which job, which machine, which row) is never lost.
 
+pub use crate::algorithms::oasis::OasisError;
 pub use crate::certificate::CertificateViolation;
 pub use crate::lp::LpError;
 pub use crate::model::ModelError;
@@ -40,6 +41,10 @@ pub enum Error {
     /// or an oracle bug such as a plan over capacity).
     #[error("online primal–dual: {0}")]
     Online(#[from] OnlineError),
+    /// OASiS cannot run on the instance (cluster not split into worker and
+    /// PS servers, job outside its model).
+    #[error("OASiS: {0}")]
+    Oasis(#[from] OasisError),
     /// A timing model or configuration is invalid (non-finite, negative or
     /// zero bandwidth, inconsistent counts).
     #[error("timing model: {0}")]

@@ -89,6 +89,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod algorithms;
 pub mod baselines;
 pub mod certificate;
 pub mod error;

@@ -1,0 +1,38 @@
+//! Errors of OASiS.
+
+use crate::model::JobId;
+
+/// Why OASiS cannot run on an instance.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum OasisError {
+    /// The cluster does not have OASiS's shape (disjoint worker and PS
+    /// servers).
+    #[error("cluster not supported by OASiS: {reason}")]
+    UnsupportedCluster {
+        /// What is wrong.
+        reason: String,
+    },
+    /// A job is outside OASiS's model.
+    #[error("{job} not supported by OASiS: {reason}")]
+    UnsupportedJob {
+        /// The job.
+        job: JobId,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An option is invalid.
+    #[error("invalid OASiS option {name}: {reason}")]
+    InvalidOption {
+        /// The option.
+        name: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The simulator handed the policy a job it was not built for.
+    #[error("{job} is not in the instance the OASiS policy was built for")]
+    UnknownJob {
+        /// The job.
+        job: JobId,
+    },
+}

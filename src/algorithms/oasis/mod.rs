@@ -1,0 +1,394 @@
+//! OASiS: online admission and elastic scheduling of parameter-server
+//! training jobs (Bao, Peng, Wu, Li, INFOCOM 2018; `specs/oasis.md`).
+//!
+//! # The maths
+//!
+//! Workers run on worker servers `H` and PSs on PS servers `K` (disjoint
+//! pools). Job `i` arrives in slot `a_i`; it must train `D_i = E_i·N_i`
+//! chunk-trainings, a chunk taking `ρ_i = M_i·ω_i` worker-slots with
+//! `ω_i = τ_i + 2e_i/b_i` slots per mini-batch. Its utility `f_i(t̂ − a_i)`
+//! depends on its completion slot `t̂`.
+//!
+//! Algorithm 1 is the framework of [`crate::online`] with two pools
+//! ([`WORKER_POOL`], [`PS_POOL`]), five resources ([`RESOURCES`], in GPUs,
+//! vCPUs, GB, GB and Gbit/s) and prices
+//! `p_h^r(t) = L_1·(U_1^r/L_1)^(g/c)`, `q_k^r(t) = L_2·(U_2^r/L_2)^(v/c)`.
+//! Algorithm 2 ([`OasisOracle`]) returns, at those prices, the plan that
+//! maximises `f_i(t̂ − a_i) − Σ p·w·y − Σ q·s·z` under the residual
+//! capacities, the chunk model (`x_t` chunks in slot `t` need
+//! `⌈x_t·ρ_i⌉ ≤ N_i` workers), and `zreq(y) = ⌈y·b_i/B_i⌉` PSs per `y`
+//! workers (constraints (6), (7)). It runs the forward DP
+//!
+//! ```text
+//! G_t(d) = min_{(x,y) ∈ O_t} C_t(y) + G_{t−1}(max(0, d − x)),   C_t(y) = WC_t(y) + PC_t(zreq(y))
+//! ```
+//!
+//! over slots, keeps the deadline with the largest payoff `f(t − a) − G_t(D)`
+//! (strictly positive, earliest on ties) and places workers and PSs on the
+//! cheapest servers first. The job is admitted iff the payoff is `> 0`, and
+//! its plan is reserved irrevocably.
+//!
+//! Every decision the spec leaves open follows `specs/oasis.md` §9 and §17;
+//! `docs/algorithms.md` lists them.
+//!
+//! # Guarantee
+//!
+//! The paper's Theorem 4: `OPT ≤ 2α·ALG` with
+//! `α = max(1, max_r ln(U_1^r/L_1), max_r ln(U_2^r/L_2))`, under small demands.
+//! The certificate ([`crate::online::RunReport::certificate`]) carries
+//! `D_end`, the online dual at the final prices, as an always-valid upper
+//! bound on the chunk-model optimum; the crate's `OPT ≤ 2α_eff·ALG`; and the
+//! paper's `2α`, marked valid only when its assumptions hold for the run.
+//!
+//! # Complexity
+//!
+//! Per job `O(Σ_t [H log H + K log K + (H+K)·R + (D_i+1)·|O_t|])`, with
+//! `|O_t| ≤ N_i + 1` options and `t` from the arrival to the last deadline
+//! examined (early stop); the paper's DP is `O(T·D_i²)` `COST` calls.
+//!
+//! # Errors
+//!
+//! [`OasisError`] when the cluster is not split into worker-only and
+//! PS-only servers or a job is outside the model (not a parameter-server
+//! job, not elastic and preemptible, `b_i ≤ 0`, `B_i < b_i`); framework
+//! errors ([`crate::online::OnlineError`]) when no price bounds can be
+//! derived.
+//!
+//! # Example
+//!
+//! `specs/oasis.md` §14 Example A: one worker server `(4 vCPU, 4 Gbit/s)`,
+//! one PS server `(4 vCPU, 8 Gbit/s)`, two slots, five identical jobs with
+//! `f(0) = 10`, `f(δ ≥ 1) = 4`.
+//!
+//! ```
+//! use dmlsched::algorithms::oasis::{Oasis, OasisParams};
+//! use dmlsched::model::*;
+//! use dmlsched::model::units::gbps;
+//!
+//! let server = |id, cpu: f64, nic: f64, hosts| {
+//!     Machine::new(MachineId(id), Resources::new(0.0, cpu, 0.0, 0.0, gbps(nic)), gbps(nic)).hosting(hosts)
+//! };
+//! let cluster = Cluster::new(vec![
+//!     server(0, 4.0, 4.0, Hosting::Workers),
+//!     server(1, 4.0, 8.0, Hosting::ParameterServers),
+//! ]);
+//! let slot = 3600.0;
+//! let job = |id| {
+//!     Job::new(JobId(id), 0.0, Architecture::ParameterServer(PsJob {
+//!         epochs: 1, data_chunks: 2, minibatches_per_chunk: 1,
+//!         // ω = τ + 2e/b = 0.5 + 0.5 slot
+//!         minibatch_compute_s: 0.5 * slot,
+//!         gradient_bytes: 0.25 * slot * gbps(1.0),
+//!         worker: Resources::new(0.0, 1.0, 0.0, 0.0, gbps(1.0)),
+//!         ps: Resources::new(0.0, 1.0, 0.0, 0.0, gbps(2.0)),
+//!         max_workers: 2, max_ps: 2, ps_at_most_workers: true,
+//!         sync: SyncMode::Asynchronous, layers: None,
+//!     }))
+//!     .with_utility(Utility::Table { values: vec![10.0, 4.0] })
+//! };
+//! let instance = Instance::new(cluster, (0..5).map(job).collect(), slot, 2)?;
+//! let solved = Oasis::new(OasisParams::default()).solve(&instance)?;
+//! assert_eq!(solved.certificate.objective, 28.0);
+//! assert!((2.0 * solved.report.run.alpha - 10.961278).abs() < 1e-6);
+//! solved.certificate.check(1e-9)?;
+//! println!("{}", solved.certificate);
+//! # Ok::<(), dmlsched::Error>(())
+//! ```
+
+mod error;
+mod model;
+mod oracle;
+mod plan;
+mod policy;
+
+use std::time::Instant;
+
+use crate::model::Instance;
+use crate::online::{
+    BoundsRule, OnlinePrimalDual, PdOptions, PriceBounds, PricingOracle, RunReport,
+};
+use crate::schedule::{JobSchedule, Schedule, verify};
+
+use super::Solved;
+
+pub use error::OasisError;
+pub use model::{
+    OasisCluster, OasisJob, PS_POOL, RESOURCE_NAMES, RESOURCES, SpecVector, WORKER_POOL, spec_units,
+};
+pub use oracle::{OasisOracle, paper_best_response};
+pub use plan::{OasisPlan, SlotPlan};
+pub use policy::OasisPolicy;
+
+/// How the price bounds `U`, `L` are derived (`primal-dual.md` §3, §11.2;
+/// `oasis.md` §17.4).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum BoundsChoice {
+    /// The paper's η rule (clairvoyant, from every job).
+    #[default]
+    Eta,
+    /// The value floor `L_κ = v_floor/(4·P·T·C_κ)`; `None` takes
+    /// [`default_v_floor`].
+    ValueFloor {
+        /// `v_floor > 0`, or `None` for the default.
+        v_floor: Option<f64>,
+    },
+}
+
+impl BoundsChoice {
+    /// `"eta"` or `"value-floor"`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            BoundsChoice::Eta => "eta",
+            BoundsChoice::ValueFloor { .. } => "value-floor",
+        }
+    }
+}
+
+/// Parameters of OASiS.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OasisParams {
+    /// How `U` and `L` are derived (default: the η rule).
+    pub bounds: BoundsChoice,
+    /// Scale `φ` of every `U_κ^r` (Fig. 6, D16; default 1). Any `φ ≠ 1`
+    /// makes the bounds estimates and the `2α` guarantee not valid.
+    pub u_scale: f64,
+    /// Stop the deadline loop when no later deadline can win (default
+    /// `true`; never changes the result).
+    pub early_stop: bool,
+    /// Options of the online loop.
+    pub pd: PdOptions,
+}
+
+impl Default for OasisParams {
+    fn default() -> Self {
+        OasisParams {
+            bounds: BoundsChoice::Eta,
+            u_scale: 1.0,
+            early_stop: true,
+            pd: PdOptions::default(),
+        }
+    }
+}
+
+/// OASiS's diagnostics beside the certificate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OasisReport {
+    /// The framework's report: decisions and plans per job in arrival
+    /// order, α, α_eff, `D_0`, `D_end`, validity flags.
+    pub run: RunReport<OasisPlan>,
+    /// The jobs in arrival order (the order of `run.outcomes`).
+    pub jobs: Vec<OasisJob>,
+    /// The bounds rule used.
+    pub bounds: BoundsChoice,
+    /// `v_floor` actually used under the value floor.
+    pub v_floor: Option<f64>,
+    /// `ln(U_κ^r / L_κ)` per pool (`0` workers, `1` PSs) and resource
+    /// (`None` where `U` is undefined), D15.
+    pub ln_u_over_l: [[Option<f64>; RESOURCES]; 2],
+    /// Wall-clock seconds of every admission decision, arrival order.
+    pub decision_seconds: Vec<f64>,
+}
+
+impl OasisReport {
+    /// Admitted jobs.
+    pub fn admitted(&self) -> usize {
+        self.run.outcomes.iter().filter(|o| o.admitted()).count()
+    }
+
+    /// Admitted jobs / arrived jobs (§17.6); 0 without jobs.
+    pub fn admission_rate(&self) -> f64 {
+        if self.run.outcomes.is_empty() {
+            0.0
+        } else {
+            self.admitted() as f64 / self.run.outcomes.len() as f64
+        }
+    }
+}
+
+/// OASiS as an offline runner over an instance's arrival sequence.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Oasis {
+    /// Parameters.
+    pub params: OasisParams,
+}
+
+/// The jobs of `instance` in arrival order (ties by position), in OASiS's
+/// terms.
+///
+/// # Errors
+///
+/// [`OasisError::UnsupportedJob`] for a job outside the model.
+pub fn jobs_in_arrival_order(instance: &Instance) -> Result<Vec<OasisJob>, OasisError> {
+    let mut order: Vec<usize> = (0..instance.jobs().len()).collect();
+    order.sort_by(|&a, &b| {
+        instance.jobs()[a]
+            .arrival_s
+            .total_cmp(&instance.jobs()[b].arrival_s)
+            .then(a.cmp(&b))
+    });
+    order
+        .into_iter()
+        .map(|p| OasisJob::from_job(instance, &instance.jobs()[p]))
+        .collect()
+}
+
+/// The default value floor (`gadget.md` §5.1 carried to OASiS):
+/// `max(10⁻³·median_i f_i(δ_min,i), min_i f_i(T − 1 − a_i))` over the
+/// schedulable jobs; `None` when it is not positive.
+pub fn default_v_floor(cluster: &OasisCluster, jobs: &[OasisJob]) -> Option<f64> {
+    let oracle = OasisOracle::new(cluster.clone(), true);
+    let mut best = Vec::new();
+    let mut late = f64::INFINITY;
+    for j in jobs {
+        let Ok(b) = oracle.bound_inputs(j, cluster.horizon) else {
+            continue;
+        };
+        if b.schedulable {
+            best.push(b.ln_u_max.exp());
+            late = late.min(b.ln_u_min.exp());
+        }
+    }
+    if best.is_empty() {
+        return None;
+    }
+    best.sort_by(f64::total_cmp);
+    let median = best[best.len() / 2];
+    let v = (1e-3 * median).max(late);
+    (v > 0.0 && v.is_finite()).then_some(v)
+}
+
+/// The price bounds of a run: derived by `params.bounds` from every job's
+/// bound inputs, then `U` scaled by `params.u_scale`. Returns the bounds and
+/// the `v_floor` used.
+///
+/// # Errors
+///
+/// Framework errors when the bounds cannot be derived;
+/// [`OasisError::InvalidOption`] for an invalid `u_scale` or no positive
+/// default `v_floor`.
+pub fn price_bounds(
+    cluster: &OasisCluster,
+    jobs: &[OasisJob],
+    params: &OasisParams,
+) -> crate::Result<(PriceBounds, Option<f64>)> {
+    if !(params.u_scale.is_finite() && params.u_scale > 0.0) {
+        return Err(OasisError::InvalidOption {
+            name: "u_scale",
+            reason: format!("{} is not positive and finite", params.u_scale),
+        }
+        .into());
+    }
+    let ledger = cluster.ledger()?;
+    let oracle = OasisOracle::new(cluster.clone(), true);
+    let inputs = jobs
+        .iter()
+        .map(|j| oracle.bound_inputs(j, cluster.horizon))
+        .collect::<crate::Result<Vec<_>>>()?;
+    let (rule, v_floor) = match params.bounds {
+        BoundsChoice::Eta => (BoundsRule::Eta, None),
+        BoundsChoice::ValueFloor { v_floor } => {
+            let v = match v_floor {
+                Some(v) => v,
+                None => default_v_floor(cluster, jobs).ok_or(OasisError::InvalidOption {
+                    name: "bounds",
+                    reason: "no schedulable job with positive utility to set the value floor"
+                        .into(),
+                })?,
+            };
+            (BoundsRule::ValueFloor { v_floor: v }, Some(v))
+        }
+    };
+    let mut bounds = PriceBounds::derive(&ledger, &inputs, rule)?;
+    if params.u_scale != 1.0 {
+        bounds = bounds.with_u_scale(params.u_scale)?;
+    }
+    Ok((bounds, v_floor))
+}
+
+fn ln_u_over_l(bounds: &PriceBounds) -> [[Option<f64>; RESOURCES]; 2] {
+    let mut out = [[None; RESOURCES]; 2];
+    for (k, pool) in [WORKER_POOL, PS_POOL].into_iter().enumerate() {
+        for (r, cell) in out[k].iter_mut().enumerate() {
+            *cell = bounds
+                .ln_u(pool, crate::online::ResourceId(r as u8))
+                .map(|u| u - bounds.ln_l(pool));
+        }
+    }
+    out
+}
+
+impl Oasis {
+    /// OASiS with `params`.
+    pub fn new(params: OasisParams) -> Self {
+        Oasis { params }
+    }
+
+    /// Runs OASiS over the jobs of `instance` in arrival order (each job
+    /// usable from its arrival slot) and returns the verified schedule, the
+    /// certificate and the report.
+    ///
+    /// # Errors
+    ///
+    /// See the [module documentation](self#errors); a schedule that
+    /// [`verify`] rejects is reported as [`crate::Error::Schedule`] (a bug).
+    pub fn solve(&self, instance: &Instance) -> crate::Result<Solved<OasisReport>> {
+        let cluster = OasisCluster::from_instance(instance)?;
+        let jobs = jobs_in_arrival_order(instance)?;
+        let (bounds, v_floor) = price_bounds(&cluster, &jobs, &self.params)?;
+        let ledger = cluster.ledger()?;
+        let ratios = ln_u_over_l(&bounds);
+        let oracle = OasisOracle::new(cluster.clone(), self.params.early_stop);
+        let mut engine = OnlinePrimalDual::new(oracle, ledger, bounds, self.params.pd.clone())?;
+        let mut decision_seconds = Vec::with_capacity(jobs.len());
+        for j in &jobs {
+            let start = Instant::now();
+            engine.step(j)?;
+            decision_seconds.push(start.elapsed().as_secs_f64());
+        }
+        let run = engine.finish(&jobs)?;
+        let schedule = schedule_of(&cluster, instance, &jobs, &run);
+        verify(instance, &schedule)?;
+        let mut certificate = run.certificate.clone();
+        certificate.algorithm = "oasis".into();
+        Ok(Solved {
+            schedule,
+            certificate,
+            report: OasisReport {
+                run,
+                jobs,
+                bounds: self.params.bounds,
+                v_floor,
+                ln_u_over_l: ratios,
+                decision_seconds,
+            },
+        })
+    }
+}
+
+/// The crate schedule of a run: every job of `instance`, admitted ones with
+/// their plans' segments.
+fn schedule_of(
+    cluster: &OasisCluster,
+    instance: &Instance,
+    jobs: &[OasisJob],
+    run: &RunReport<OasisPlan>,
+) -> Schedule {
+    let mut out: Vec<JobSchedule> = instance
+        .jobs()
+        .iter()
+        .map(|j| JobSchedule::rejected(j.id))
+        .collect();
+    for (job, outcome) in jobs.iter().zip(&run.outcomes) {
+        if let crate::online::Decision::Admitted { plan, .. } = &outcome.decision
+            && let Some(p) = instance.job_position(job.id)
+        {
+            out[p] = JobSchedule {
+                job: job.id,
+                admitted: true,
+                segments: plan.segments(cluster),
+            };
+        }
+    }
+    Schedule { jobs: out }
+}

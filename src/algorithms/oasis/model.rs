@@ -1,0 +1,400 @@
+//! The OASiS model in the spec's units (`specs/oasis.md` §1–§2, §9 D4, D7,
+//! D23): the split cluster and every job's derived quantities.
+//!
+//! The crate's model stores SI units; OASiS states its constants in GPUs,
+//! vCPUs, GB, GB and Gbit/s, and its times in slots. [`spec_units`] is the
+//! one conversion; everything downstream (ledger, prices, `U`, `L`, the
+//! exact MIP) works in these units.
+
+use crate::model::units::{GB, ceil_tol, floor_tol, to_gbps};
+use crate::model::{
+    Architecture, Elasticity, Hosting, Instance, Job, JobId, MachineId, Resources, Utility,
+};
+use crate::online::{Ledger, PoolId};
+
+use super::error::OasisError;
+
+/// Resource types of the ledger, in order: GPU, vCPU, memory (GB), storage
+/// (GB), NIC (Gbit/s).
+pub const RESOURCES: usize = 5;
+/// Names of the [`RESOURCES`], for reports.
+pub const RESOURCE_NAMES: [&str; RESOURCES] =
+    ["gpu", "vcpu", "memory_gb", "storage_gb", "nic_gbps"];
+/// The pool of worker servers (`H`).
+pub const WORKER_POOL: PoolId = PoolId(0);
+/// The pool of PS servers (`K`).
+pub const PS_POOL: PoolId = PoolId(1);
+
+/// A resource vector in OASiS's units: `[GPU, vCPU, GB memory, GB storage,
+/// Gbit/s NIC]`.
+pub type SpecVector = [f64; RESOURCES];
+
+/// Converts SI [`Resources`] to OASiS's units (decimal GB, Gbit/s).
+///
+/// ```
+/// use dmlsched::algorithms::oasis::spec_units;
+/// use dmlsched::model::{Resources, units::{gb, gbps}};
+/// let r = Resources::new(2.0, 8.0, gb(61.0), gb(1000.0), gbps(25.0));
+/// assert_eq!(spec_units(&r), [2.0, 8.0, 61.0, 1000.0, 25.0]);
+/// ```
+pub fn spec_units(r: &Resources) -> SpecVector {
+    [
+        r.gpus,
+        r.cpu_cores,
+        r.memory_bytes / GB,
+        r.storage_bytes / GB,
+        to_gbps(r.nic_bps),
+    ]
+}
+
+/// The split cluster of OASiS: worker servers `H` and PS servers `K`
+/// (disjoint), with capacities in [`spec_units`].
+///
+/// Ledger machine `MachineId(p)` is the instance's machine at position `p`
+/// (worker servers in pool [`WORKER_POOL`], PS servers in [`PS_POOL`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OasisCluster {
+    /// Horizon `T`, slots.
+    pub horizon: u32,
+    /// Slot length `Δ`, seconds.
+    pub slot_length_s: f64,
+    /// Positions of the worker servers, ascending.
+    pub worker_servers: Vec<u32>,
+    /// Positions of the PS servers, ascending.
+    pub ps_servers: Vec<u32>,
+    /// The instance's machine id at every position.
+    pub machine_ids: Vec<MachineId>,
+    /// Capacity of every machine (by position), in [`spec_units`].
+    pub capacity: Vec<SpecVector>,
+}
+
+impl OasisCluster {
+    /// The split cluster of `instance`.
+    ///
+    /// # Errors
+    ///
+    /// [`OasisError::UnsupportedCluster`] when a machine may host both task
+    /// kinds (OASiS's pools are disjoint, §1.3), or when there is no worker
+    /// server or no PS server.
+    pub fn from_instance(instance: &Instance) -> Result<Self, OasisError> {
+        let machines = &instance.cluster().machines;
+        let mut worker_servers = Vec::new();
+        let mut ps_servers = Vec::new();
+        for (p, m) in machines.iter().enumerate() {
+            let p = u32::try_from(p).map_err(|_| OasisError::UnsupportedCluster {
+                reason: "more than 2^32 machines".into(),
+            })?;
+            match m.hosts {
+                Hosting::Workers => worker_servers.push(p),
+                Hosting::ParameterServers => ps_servers.push(p),
+                Hosting::Both => {
+                    return Err(OasisError::UnsupportedCluster {
+                        reason: format!(
+                            "{} may host workers and PSs; OASiS needs every server to be worker-only or PS-only (specs/oasis.md §1.3)",
+                            m.id
+                        ),
+                    });
+                }
+            }
+        }
+        if worker_servers.is_empty() || ps_servers.is_empty() {
+            return Err(OasisError::UnsupportedCluster {
+                reason: format!(
+                    "{} worker servers and {} PS servers; OASiS needs at least one of each",
+                    worker_servers.len(),
+                    ps_servers.len()
+                ),
+            });
+        }
+        Ok(OasisCluster {
+            horizon: instance.horizon_slots(),
+            slot_length_s: instance.slot_length_s(),
+            worker_servers,
+            ps_servers,
+            machine_ids: machines.iter().map(|m| m.id).collect(),
+            capacity: machines.iter().map(|m| spec_units(&m.capacity)).collect(),
+        })
+    }
+
+    /// An empty ledger over the cluster: worker servers in [`WORKER_POOL`],
+    /// PS servers in [`PS_POOL`].
+    ///
+    /// # Errors
+    ///
+    /// The ledger's validation errors (none for a cluster built by
+    /// [`from_instance`](Self::from_instance)).
+    pub fn ledger(&self) -> crate::Result<Ledger> {
+        let mut pools = vec![WORKER_POOL; self.capacity.len()];
+        for &k in &self.ps_servers {
+            pools[k as usize] = PS_POOL;
+        }
+        let machines = pools
+            .into_iter()
+            .zip(&self.capacity)
+            .map(|(pool, c)| (pool, c.to_vec()))
+            .collect();
+        Ok(Ledger::new(self.horizon, RESOURCES, machines)?)
+    }
+
+    /// The servers of a pool.
+    pub fn pool(&self, pool: PoolId) -> &[u32] {
+        if pool == WORKER_POOL {
+            &self.worker_servers
+        } else {
+            &self.ps_servers
+        }
+    }
+}
+
+/// One job in OASiS's terms, with the derived quantities of §2.
+///
+/// Slots are 0-based; `δ = t̂ − arrival` as everywhere in the crate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OasisJob {
+    /// The job's id.
+    pub id: JobId,
+    /// Arrival slot `a_i` (0-based); utility counts from here.
+    pub arrival: u32,
+    /// First slot the job may use (`≥ arrival`): the arrival slot offline,
+    /// the next slot boundary in the simulator.
+    pub earliest: u32,
+    /// Epochs `E_i`.
+    pub epochs: u32,
+    /// Data chunks `N_i`.
+    pub chunks: u32,
+    /// Mini-batches per chunk `M_i`.
+    pub minibatches_per_chunk: u32,
+    /// `ω_i = τ_i + 2e_i/b_i`, slots per mini-batch per worker.
+    pub omega: f64,
+    /// `ρ_i = M_i·ω_i`, worker-slots to train one chunk once.
+    pub rho: f64,
+    /// `D_i = E_i·N_i`, chunk-trainings.
+    pub total_chunks: u64,
+    /// Largest worker count per slot: `min(N_i, max_workers)`.
+    pub max_workers: u32,
+    /// Largest PS count per slot (the job's `max_ps`).
+    pub max_ps: u32,
+    /// `b_i`, NIC per worker, Gbit/s.
+    pub worker_gbps: f64,
+    /// `B_i`, NIC per PS, Gbit/s.
+    pub ps_gbps: f64,
+    /// Demand of one worker `w_i`, [`spec_units`].
+    pub worker_demand: SpecVector,
+    /// Demand of one PS `s_i`, [`spec_units`].
+    pub ps_demand: SpecVector,
+    /// `f_i(δ)`.
+    pub utility: Utility,
+    /// Machines (by position) the job may use; `None`: any.
+    pub allowed: Option<Vec<bool>>,
+}
+
+impl OasisJob {
+    /// The OASiS view of `job` (at position `position` of `instance`),
+    /// usable from its arrival slot.
+    ///
+    /// `ω_i` in slots is `(minibatch_compute_s + 2·gradient_bytes /
+    /// worker.nic_bps) / slot_length_s` (D5 in SI units).
+    ///
+    /// # Errors
+    ///
+    /// [`OasisError::UnsupportedJob`] when the job is not a parameter-server
+    /// job, is not elastic and preemptible (OASiS changes worker counts
+    /// between slots and may skip slots, §14 Example B1), has `b_i ≤ 0` or
+    /// `B_i < b_i` (D7), or `ω_i ≤ 0`.
+    pub fn from_job(instance: &Instance, job: &Job) -> Result<Self, OasisError> {
+        let bad = |reason: String| OasisError::UnsupportedJob {
+            job: job.id,
+            reason,
+        };
+        let Architecture::ParameterServer(p) = &job.architecture else {
+            return Err(bad("OASiS schedules parameter-server jobs only".into()));
+        };
+        if job.discipline.elasticity != Elasticity::Elastic || !job.discipline.preemptible {
+            return Err(bad(
+                "OASiS plans change worker counts between slots and may skip slots; the job must be elastic and preemptible".into(),
+            ));
+        }
+        let worker_demand = spec_units(&p.worker);
+        let ps_demand = spec_units(&p.ps);
+        let (b, big_b) = (worker_demand[4], ps_demand[4]);
+        if b.is_nan() || b <= 0.0 {
+            return Err(bad(format!(
+                "worker bandwidth b_i = {b} Gbit/s must be positive (specs/oasis.md D7)"
+            )));
+        }
+        if big_b.is_nan() || big_b < b {
+            return Err(bad(format!(
+                "PS bandwidth B_i = {big_b} Gbit/s must be ≥ worker bandwidth b_i = {b} Gbit/s (specs/oasis.md D7)"
+            )));
+        }
+        let slot = instance.slot_length_s();
+        let omega = (p.minibatch_compute_s + 2.0 * p.gradient_bytes / p.worker.nic_bps) / slot;
+        if !(omega > 0.0 && omega.is_finite()) {
+            return Err(bad(format!(
+                "ω_i = τ_i + 2e_i/b_i = {omega} slots must be positive and finite"
+            )));
+        }
+        let allowed = job.allowed_machines.as_ref().map(|list| {
+            instance
+                .cluster()
+                .machines
+                .iter()
+                .map(|m| list.contains(&m.id))
+                .collect()
+        });
+        let arrival = instance.arrival_slot(job);
+        Ok(OasisJob {
+            id: job.id,
+            arrival,
+            earliest: arrival,
+            epochs: p.epochs,
+            chunks: p.data_chunks,
+            minibatches_per_chunk: p.minibatches_per_chunk,
+            omega,
+            rho: f64::from(p.minibatches_per_chunk) * omega,
+            total_chunks: u64::from(p.epochs) * u64::from(p.data_chunks),
+            max_workers: p.data_chunks.min(p.max_workers),
+            max_ps: p.max_ps,
+            worker_gbps: b,
+            ps_gbps: big_b,
+            worker_demand,
+            ps_demand,
+            utility: job.utility.clone(),
+            allowed,
+        })
+    }
+
+    /// The same job usable from slot `earliest` on (clamped to `≥ arrival`).
+    pub fn starting_at(mut self, earliest: u32) -> Self {
+        self.earliest = earliest.max(self.arrival);
+        self
+    }
+
+    /// Whether the job may use the machine at `position`.
+    pub fn may_use(&self, position: u32) -> bool {
+        self.allowed
+            .as_ref()
+            .is_none_or(|a| a.get(position as usize).copied().unwrap_or(false))
+    }
+
+    /// `Wr_i = D_i·ρ_i`, real worker-slots needed (RHS of constraint (2)).
+    pub fn worker_slots(&self) -> f64 {
+        self.total_chunks as f64 * self.rho
+    }
+
+    /// `W_i = ⌈Wr_i⌉` (tolerant ceiling).
+    pub fn worker_slots_ceil(&self) -> f64 {
+        ceil_tol(self.worker_slots())
+    }
+
+    /// `d_min = ⌈E_i·M_i·ω_i⌉` (§2): fewest slots with `N_i` workers in
+    /// every slot, at least 1.
+    pub fn d_min(&self) -> u32 {
+        let v = ceil_tol(f64::from(self.epochs) * self.rho).max(1.0);
+        if v >= f64::from(u32::MAX) {
+            u32::MAX
+        } else {
+            v as u32
+        }
+    }
+
+    /// Workers needed to train `x` chunks in one slot: `⌈x·ρ_i⌉`
+    /// (tolerant, so `10·(0.1·3)` needs 3).
+    pub fn workers_for(&self, x: u64) -> u64 {
+        let v = ceil_tol(x as f64 * self.rho);
+        if v <= 0.0 { 0 } else { v as u64 }
+    }
+
+    /// Chunks `y` workers can train in one slot: `⌊y/ρ_i⌋` (tolerant).
+    pub fn chunks_for(&self, y: u64) -> u64 {
+        let v = floor_tol(y as f64 / self.rho);
+        if v <= 0.0 { 0 } else { v as u64 }
+    }
+
+    /// PSs for `y` workers: `zreq(y) = ⌈y·b_i/B_i⌉` (tolerant), the fewest
+    /// that satisfy (6); `≤ y` because `B_i ≥ b_i`, so (7) holds.
+    pub fn zreq(&self, y: u32) -> u32 {
+        let v = ceil_tol(f64::from(y) * self.worker_gbps / self.ps_gbps);
+        if v <= 0.0 { 0 } else { (v as u32).min(y) }
+    }
+
+    /// Largest worker count whose PSs fit `z` PS positions:
+    /// `max{y : zreq(y) ≤ z}` (capped at [`max_workers`](Self::max_workers)).
+    pub fn workers_for_ps(&self, z: u32) -> u32 {
+        let z = z.min(self.max_ps);
+        let guess = floor_tol(f64::from(z) * self.ps_gbps / self.worker_gbps);
+        let mut y = if guess >= f64::from(self.max_workers) {
+            self.max_workers
+        } else {
+            guess.max(0.0) as u32
+        };
+        while y > 0 && self.zreq(y) > z {
+            y -= 1;
+        }
+        while y < self.max_workers && self.zreq(y + 1) <= z {
+            y += 1;
+        }
+        y
+    }
+
+    /// `f_i(t − a_i)` for a completion in slot `t ≥ arrival`.
+    pub fn utility_at(&self, t: u32) -> f64 {
+        self.utility.value(t.saturating_sub(self.arrival))
+    }
+
+    /// `ln f_i(t − a_i)`.
+    pub fn ln_utility_at(&self, t: u32) -> f64 {
+        self.utility.ln_value(t.saturating_sub(self.arrival))
+    }
+
+    /// How many units of one task (demand `d`) fit a residual vector:
+    /// `min_{r: d^r > 0} ⌊res^r / d^r⌋`, at least 0 (D4: zero demands are
+    /// left out).
+    pub fn units_fitting(demand: &SpecVector, residual: impl Fn(usize) -> f64) -> u32 {
+        let mut cap = f64::INFINITY;
+        for (r, &d) in demand.iter().enumerate() {
+            if d > 0.0 {
+                cap = cap.min(floor_tol(residual(r) / d));
+            }
+        }
+        if cap <= 0.0 {
+            0
+        } else if cap >= f64::from(u32::MAX) {
+            u32::MAX
+        } else {
+            cap as u32
+        }
+    }
+
+    /// The largest worker count per slot on the empty cluster, and the
+    /// chunks it trains per slot: the chunk model's fastest pace.
+    pub fn empty_cluster_pace(&self, cluster: &OasisCluster) -> (u32, u64) {
+        let cap_sum = |servers: &[u32], demand: &SpecVector| -> u64 {
+            servers
+                .iter()
+                .filter(|&&m| self.may_use(m))
+                .map(|&m| {
+                    let c = &cluster.capacity[m as usize];
+                    u64::from(Self::units_fitting(demand, |r| c[r]))
+                })
+                .sum()
+        };
+        let ycap = cap_sum(&cluster.worker_servers, &self.worker_demand)
+            .min(u64::from(self.max_workers)) as u32;
+        let zcap = cap_sum(&cluster.ps_servers, &self.ps_demand).min(u64::from(u32::MAX)) as u32;
+        let y = ycap.min(self.workers_for_ps(zcap));
+        (y, self.chunks_for(u64::from(y)))
+    }
+
+    /// Whether a chunk-model plan exists on the empty cluster (§11.4): at
+    /// least one chunk per slot fits, and `⌈D_i / X⌉` slots from
+    /// [`earliest`](Self::earliest) end within the horizon.
+    pub fn schedulable(&self, cluster: &OasisCluster) -> bool {
+        let (_, x) = self.empty_cluster_pace(cluster);
+        if x == 0 {
+            return false;
+        }
+        let slots = self.total_chunks.div_ceil(x);
+        u64::from(self.earliest) + slots <= u64::from(cluster.horizon)
+    }
+}

@@ -1,0 +1,500 @@
+//! Algorithm 2: the per-job best response (`specs/oasis.md` §6–§7).
+//!
+//! The crate's forward dynamic program over per-slot option lists (§7),
+//! and the paper's memoised DP (§6.2), kept as a reference.
+
+use crate::model::MachineId;
+use crate::online::{
+    BoundInputs, OracleQuality, PoolId, PriceView, PricingOracle, ResourceId, Response, UnitDemand,
+};
+
+use super::model::{OasisCluster, OasisJob, PS_POOL, SpecVector, WORKER_POOL};
+use super::plan::{OasisPlan, SlotPlan};
+
+/// One server of a pool in a slot: its position, how many units of the job
+/// fit its residual, and the unit price `Σ_r p^r·d^r`.
+#[derive(Debug, Clone, Copy)]
+struct Server {
+    position: u32,
+    cap: u32,
+    unit_price: f64,
+}
+
+/// The servers of `pool` the job may use in slot `t`, with room for at
+/// least one unit, sorted by `(unit price, position)` (§7.1 steps 1–2,
+/// tie-break §7.4 rule 1).
+fn sorted_servers(
+    cluster: &OasisCluster,
+    job: &OasisJob,
+    pool: PoolId,
+    demand: &SpecVector,
+    view: &PriceView<'_>,
+    t: u32,
+    out: &mut Vec<Server>,
+) {
+    out.clear();
+    for &m in cluster.pool(pool) {
+        if !job.may_use(m) {
+            continue;
+        }
+        let id = MachineId(m);
+        let cap = OasisJob::units_fitting(demand, |r| view.residual(id, ResourceId(r as u8), t));
+        if cap == 0 {
+            continue;
+        }
+        let unit_price = demand
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| **d > 0.0)
+            .map(|(r, d)| view.price(id, ResourceId(r as u8), t) * d)
+            .sum();
+        out.push(Server {
+            position: m,
+            cap,
+            unit_price,
+        });
+    }
+    out.sort_by(|a, b| {
+        a.unit_price
+            .total_cmp(&b.unit_price)
+            .then(a.position.cmp(&b.position))
+    });
+}
+
+/// `prefix[n]` = cost of the `n` cheapest unit positions, `n = 0..=limit`
+/// (fewer if the servers run out) (§7.1 step 3).
+fn prefix_costs(servers: &[Server], limit: u32, prefix: &mut Vec<f64>) {
+    prefix.clear();
+    prefix.push(0.0);
+    let mut acc = 0.0;
+    'outer: for s in servers {
+        for _ in 0..s.cap {
+            if prefix.len() > limit as usize {
+                break 'outer;
+            }
+            acc += s.unit_price;
+            prefix.push(acc);
+        }
+    }
+}
+
+/// Fills `n` units on the sorted servers, cheapest first.
+fn fill(servers: &[Server], mut n: u32) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    for s in servers {
+        if n == 0 {
+            break;
+        }
+        let k = s.cap.min(n);
+        out.push((s.position, k));
+        n -= k;
+    }
+    out
+}
+
+/// The per-slot data of the forward DP.
+#[derive(Debug, Default)]
+struct Slot {
+    workers: Vec<Server>,
+    ps: Vec<Server>,
+    /// Options `(x chunks, y workers)`, ascending in `x` (and `y`).
+    options: Vec<(u64, u32)>,
+    /// `C_t(y)` of every option.
+    option_cost: Vec<f64>,
+}
+
+/// Scratch buffers reused across jobs.
+#[derive(Debug, Default)]
+struct Scratch {
+    slots: Vec<Slot>,
+    g_prev: Vec<f64>,
+    g_cur: Vec<f64>,
+    back: Vec<u32>,
+    wc: Vec<f64>,
+    pc: Vec<f64>,
+}
+
+/// Builds the option list of slot `t` into `slot` (§7.1 steps 1–7).
+fn build_slot(
+    cluster: &OasisCluster,
+    job: &OasisJob,
+    view: &PriceView<'_>,
+    t: u32,
+    slot: &mut Slot,
+    wc: &mut Vec<f64>,
+    pc: &mut Vec<f64>,
+) {
+    sorted_servers(
+        cluster,
+        job,
+        WORKER_POOL,
+        &job.worker_demand,
+        view,
+        t,
+        &mut slot.workers,
+    );
+    sorted_servers(cluster, job, PS_POOL, &job.ps_demand, view, t, &mut slot.ps);
+    let sum = |s: &[Server]| -> u64 { s.iter().map(|s| u64::from(s.cap)).sum() };
+    let ycap = sum(&slot.workers).min(u64::from(job.max_workers)) as u32;
+    let zcap = sum(&slot.ps).min(u64::from(u32::MAX)) as u32;
+    let y_t = ycap.min(job.workers_for_ps(zcap));
+    prefix_costs(&slot.workers, y_t, wc);
+    prefix_costs(&slot.ps, job.zreq(y_t), pc);
+    slot.options.clear();
+    slot.option_cost.clear();
+    slot.options.push((0, 0));
+    slot.option_cost.push(0.0);
+    let d = job.total_chunks;
+    let mut last_x = 0u64;
+    for y in 1..=y_t {
+        if last_x >= d {
+            break;
+        }
+        let x = job.chunks_for(u64::from(y));
+        if x > last_x {
+            let need = job.workers_for(x) as u32; // ≤ y
+            let z = job.zreq(need) as usize;
+            slot.options.push((x, need));
+            slot.option_cost.push(wc[need as usize] + pc[z]);
+            last_x = x;
+        }
+    }
+}
+
+/// OASiS's Algorithm 2 (§7): the exact best response of a job at the
+/// current prices, by the forward DP over slots with deadline enumeration.
+///
+/// # Complexity
+///
+/// Per job `O(Σ_t [H log H + K log K + (H+K)·R + (D_i+1)·|O_t|])` with
+/// `|O_t| ≤ N_i + 1`, `t` from the job's first slot to the last examined
+/// deadline (early stop, §7.3).
+#[derive(Debug)]
+pub struct OasisOracle {
+    cluster: OasisCluster,
+    early_stop: bool,
+    scratch: Scratch,
+    deadlines_examined: u64,
+}
+
+impl OasisOracle {
+    /// An oracle over `cluster`; `early_stop` (default `true` in
+    /// [`OasisParams`](super::OasisParams)) stops the deadline loop once no
+    /// later deadline can do better. It never changes the result.
+    pub fn new(cluster: OasisCluster, early_stop: bool) -> Self {
+        OasisOracle {
+            cluster,
+            early_stop,
+            scratch: Scratch::default(),
+            deadlines_examined: 0,
+        }
+    }
+
+    /// The cluster.
+    pub fn cluster(&self) -> &OasisCluster {
+        &self.cluster
+    }
+
+    /// Deadlines (slots) the DP has examined so far, over all calls.
+    pub fn deadlines_examined(&self) -> u64 {
+        self.deadlines_examined
+    }
+
+    /// The best plan of `job` at the prices and residuals of `view`, with
+    /// its utility and cost; `None` when no feasible plan has a positive
+    /// payoff (strict, D14).
+    pub fn best_plan(
+        &mut self,
+        job: &OasisJob,
+        view: &PriceView<'_>,
+    ) -> Option<(OasisPlan, f64, f64)> {
+        let horizon = view.horizon().min(self.cluster.horizon);
+        if job.earliest >= horizon || job.total_chunks == 0 {
+            return None;
+        }
+        let d_total = job.total_chunks as usize;
+        let width = d_total + 1;
+        let n_slots = (horizon - job.earliest) as usize;
+        let sc = &mut self.scratch;
+        if sc.slots.len() < n_slots {
+            sc.slots.resize_with(n_slots, Slot::default);
+        }
+        sc.g_prev.clear();
+        sc.g_prev.resize(width, f64::INFINITY);
+        sc.g_prev[0] = 0.0;
+        sc.g_cur.clear();
+        sc.g_cur.resize(width, f64::INFINITY);
+        sc.back.clear();
+        let mut best_payoff = 0.0_f64;
+        let mut best: Option<(usize, f64)> = None; // (slot index, G(D))
+        for k in 0..n_slots {
+            let t = job.earliest + k as u32;
+            self.deadlines_examined += 1;
+            let slot = &mut sc.slots[k];
+            build_slot(&self.cluster, job, view, t, slot, &mut sc.wc, &mut sc.pc);
+            sc.back.resize((k + 1) * width, 0);
+            let back = &mut sc.back[k * width..];
+            for (d, (g, bp)) in sc
+                .g_cur
+                .iter_mut()
+                .zip(back.iter_mut())
+                .enumerate()
+                .take(width)
+            {
+                let mut min = f64::INFINITY;
+                let mut arg = 0u32;
+                for (j, (&(x, _), &c)) in slot.options.iter().zip(&slot.option_cost).enumerate() {
+                    let rest = (d as u64).saturating_sub(x) as usize;
+                    let v = c + sc.g_prev[rest];
+                    if v < min {
+                        min = v;
+                        arg = j as u32;
+                    }
+                    if rest == 0 {
+                        // Later options cost at least as much and also finish d.
+                        break;
+                    }
+                }
+                *g = min;
+                *bp = arg;
+            }
+            std::mem::swap(&mut sc.g_prev, &mut sc.g_cur);
+            let g = sc.g_prev[d_total];
+            if g < f64::INFINITY {
+                let payoff = job.utility_at(t) - g;
+                if payoff > best_payoff {
+                    best_payoff = payoff;
+                    best = Some((k, g));
+                }
+            }
+            if self.early_stop && t + 1 < horizon && job.utility_at(t + 1) <= best_payoff {
+                break;
+            }
+        }
+        let (k_best, g_best) = best?;
+        // Reconstruction (§7.3).
+        let mut d = job.total_chunks;
+        let mut slots = Vec::new();
+        let mut cost = 0.0;
+        for k in (0..=k_best).rev() {
+            let slot = &sc.slots[k];
+            let j = sc.back[k * width + d as usize] as usize;
+            let (x, _) = slot.options[j];
+            let x_t = x.min(d);
+            d -= x_t;
+            if x_t == 0 {
+                continue;
+            }
+            let y = job.workers_for(x_t) as u32;
+            let z = job.zreq(y);
+            let workers = fill(&slot.workers, y);
+            let ps = fill(&slot.ps, z);
+            cost += workers
+                .iter()
+                .map(|&(m, n)| unit_price(&slot.workers, m) * f64::from(n))
+                .sum::<f64>();
+            cost += ps
+                .iter()
+                .map(|&(m, n)| unit_price(&slot.ps, m) * f64::from(n))
+                .sum::<f64>();
+            slots.push(SlotPlan {
+                slot: job.earliest + k as u32,
+                chunks: x_t,
+                workers,
+                ps,
+            });
+        }
+        slots.reverse();
+        debug_assert_eq!(d, 0, "reconstruction must train every chunk");
+        debug_assert!(
+            (cost - g_best).abs() <= 1e-9 * cost.abs().max(1.0),
+            "reconstructed cost {cost} differs from the DP's {g_best}"
+        );
+        debug_assert_eq!(
+            slots.last().map(|s| s.slot),
+            Some(job.earliest + k_best as u32),
+            "the winner has work in its deadline slot (§7.3)"
+        );
+        let t_hat = slots.last()?.slot;
+        let plan = OasisPlan {
+            job: job.id,
+            slots,
+            worker_demand: job.worker_demand,
+            ps_demand: job.ps_demand,
+        };
+        Some((plan, job.utility_at(t_hat), cost))
+    }
+}
+
+fn unit_price(servers: &[Server], position: u32) -> f64 {
+    servers
+        .iter()
+        .find(|s| s.position == position)
+        .map_or(0.0, |s| s.unit_price)
+}
+
+impl PricingOracle for OasisOracle {
+    type Job = OasisJob;
+    type Plan = OasisPlan;
+
+    /// §5: `schedulable` by the chunk model on the empty cluster (§11.4),
+    /// `ln f_i(δ_min)` with `δ_min = (earliest − a_i) + d_min − 1` (D1),
+    /// `ln f_i(T − 1 − a_i)` (D2, 0-based), one unit kind per pool and the
+    /// normalisers `m_iH = W_i·Σ_r w_i^r`, `m_iK = W_i·Σ_r s_i^r`.
+    fn bound_inputs(&self, job: &OasisJob, horizon: u32) -> crate::Result<BoundInputs> {
+        let delta_min = (job.earliest - job.arrival).saturating_add(job.d_min() - 1);
+        let w = job.worker_slots_ceil();
+        let mut normalisers = Vec::new();
+        let sw: f64 = job.worker_demand.iter().sum();
+        let ss: f64 = job.ps_demand.iter().sum();
+        if sw > 0.0 {
+            normalisers.push((WORKER_POOL, w * sw));
+        }
+        if ss > 0.0 {
+            normalisers.push((PS_POOL, w * ss));
+        }
+        Ok(BoundInputs {
+            arrival: job.arrival,
+            schedulable: job.schedulable(&self.cluster) && job.earliest < horizon,
+            ln_u_max: job.utility.ln_value(delta_min),
+            ln_u_min: job
+                .utility
+                .ln_value(horizon.saturating_sub(1).saturating_sub(job.arrival)),
+            unit_demands: vec![
+                UnitDemand {
+                    pool: WORKER_POOL,
+                    demand: job.worker_demand.to_vec(),
+                },
+                UnitDemand {
+                    pool: PS_POOL,
+                    demand: job.ps_demand.to_vec(),
+                },
+            ],
+            normalisers,
+        })
+    }
+
+    fn best_response(
+        &mut self,
+        _job_index: usize,
+        job: &OasisJob,
+        view: &PriceView<'_>,
+    ) -> crate::Result<Response<OasisPlan>> {
+        Ok(match self.best_plan(job, view) {
+            Some((plan, utility, cost)) => Response::exact(plan, utility, cost),
+            None => Response::none(),
+        }
+        .with_quality(OracleQuality::Exact))
+    }
+}
+
+/// The paper's Algorithm 2 as published (§6.2): for every deadline, the
+/// memoised `DP_COST` over exact chunk counts per slot with the greedy
+/// `COST_t`. `O(T·D_i²)` `COST_t` calls: a reference for tests on small
+/// instances, not for production.
+///
+/// Returns `(payoff, completion slot, cost)` of the best plan with a
+/// strictly positive payoff, or `None`. Ties as in §7.4 (earliest deadline).
+pub fn paper_best_response(
+    cluster: &OasisCluster,
+    job: &OasisJob,
+    view: &PriceView<'_>,
+) -> Option<(f64, u32, f64)> {
+    let horizon = view.horizon().min(cluster.horizon);
+    if job.earliest >= horizon {
+        return None;
+    }
+    let d_total = job.total_chunks as usize;
+    let n_slots = (horizon - job.earliest) as usize;
+    // cost_t[k][d]: COST_t of d chunks in slot earliest + k.
+    let mut cost_t = vec![vec![f64::INFINITY; d_total + 1]; n_slots];
+    let mut servers_w = Vec::new();
+    let mut servers_p = Vec::new();
+    for (k, row) in cost_t.iter_mut().enumerate() {
+        let t = job.earliest + k as u32;
+        sorted_servers(
+            cluster,
+            job,
+            WORKER_POOL,
+            &job.worker_demand,
+            view,
+            t,
+            &mut servers_w,
+        );
+        sorted_servers(
+            cluster,
+            job,
+            PS_POOL,
+            &job.ps_demand,
+            view,
+            t,
+            &mut servers_p,
+        );
+        for (d, c) in row.iter_mut().enumerate() {
+            *c = paper_cost_t(job, &servers_w, &servers_p, d as u64);
+        }
+    }
+    // dp[k][d]: DP_COST(earliest + k, d); exactly d chunks in slots ≤ k.
+    let mut dp = vec![vec![f64::INFINITY; d_total + 1]; n_slots];
+    for k in 0..n_slots {
+        for dcur in 0..=d_total {
+            let mut min = f64::INFINITY;
+            for d in 0..=dcur {
+                let prev = if k == 0 {
+                    if dcur - d == 0 { 0.0 } else { f64::INFINITY }
+                } else {
+                    dp[k - 1][dcur - d]
+                };
+                let v = cost_t[k][d] + prev;
+                if v < min {
+                    min = v;
+                }
+            }
+            dp[k][dcur] = min;
+        }
+    }
+    let mut best: Option<(f64, u32, f64)> = None;
+    let mut best_payoff = 0.0;
+    for (k, row) in dp.iter().enumerate() {
+        let t = job.earliest + k as u32;
+        let c = row[d_total];
+        if c < f64::INFINITY {
+            let payoff = job.utility_at(t) - c;
+            if payoff > best_payoff {
+                best_payoff = payoff;
+                best = Some((payoff, t, c));
+            }
+        }
+    }
+    best
+}
+
+/// `COST_t(t, d)` of §6.2 on sorted servers.
+fn paper_cost_t(job: &OasisJob, workers: &[Server], ps: &[Server], d: u64) -> f64 {
+    let mut need = job.workers_for(d);
+    let mut placed = 0u64;
+    let mut cost = 0.0;
+    for s in workers {
+        let y = u64::from(s.cap)
+            .min(u64::from(job.max_workers).saturating_sub(placed))
+            .min(need);
+        cost += s.unit_price * y as f64;
+        placed += y;
+        need -= y;
+    }
+    if need > 0 {
+        return f64::INFINITY;
+    }
+    let y_total = placed as u32;
+    let zmax = job.zreq(y_total).min(job.max_ps);
+    let mut z = 0u32;
+    for s in ps {
+        let k = s.cap.min(zmax - z).min(y_total - z);
+        cost += s.unit_price * f64::from(k);
+        z += k;
+    }
+    if z < job.zreq(y_total) {
+        return f64::INFINITY;
+    }
+    cost
+}
