@@ -359,7 +359,10 @@ fn example_c_tolerant_rounding() {
 // Example D (§14): the PS server limits the worker count
 // ---------------------------------------------------------------------------
 
-fn example_d(s: (f64, f64)) -> Result<Option<(Vec<u32>, Vec<u32>)>, dmlsched::Error> {
+/// Per-slot worker and PS counts of a plan.
+type Counts = (Vec<u32>, Vec<u32>);
+
+fn example_d(s: (f64, f64)) -> Result<Option<Counts>, dmlsched::Error> {
     let inst = Instance::new(
         cluster(&[(4.0, 4.0)], &[(4.0, 2.0)]),
         vec![job(

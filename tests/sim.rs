@@ -429,6 +429,39 @@ fn plans_run_by_slot_and_are_checked() {
 }
 
 #[test]
+fn plans_may_swap_machines_at_a_boundary() {
+    // Two 2-GPU machines, slot 10 s. Job 0 runs on machine 0 then machine 1,
+    // job 1 the other way round: every slot fits, but whichever plan is
+    // switched first meets the other's old load unless both are released
+    // first.
+    let jobs = vec![ps_job(0, 0.0, 40, 1.0, 2), ps_job(1, 0.0, 40, 1.0, 2)];
+    let inst = Instance::new(cluster(2, 2.0), jobs, 10.0, 5).unwrap();
+    let on = |m: u32, slots: std::ops::Range<u32>| {
+        Segment::new(slots, vec![(MachineId(m), Tasks::new(2, 1))])
+    };
+    let mut p = script(vec![(
+        0,
+        vec![
+            Action::Reserve {
+                job: JobId(0),
+                segments: vec![on(0, 0..1), on(1, 1..2)],
+            },
+            Action::Reserve {
+                job: JobId(1),
+                segments: vec![on(1, 0..1), on(0, 1..2)],
+            },
+        ],
+    )]);
+    let r = simulate(&inst, &mut p, &SimOptions::default()).unwrap();
+    for j in &r.jobs {
+        assert_eq!(j.finish_s, Some(20.0));
+        assert_eq!(j.preemptions, 0);
+        assert_eq!(j.reconfigurations, 1);
+    }
+    verify(&inst, &r.to_schedule(&inst)).unwrap();
+}
+
+#[test]
 fn plans_cannot_start_in_the_past_or_pass_the_horizon() {
     let jobs = vec![ps_job(0, 0.0, 40, 1.0, 2), ps_job(1, 15.0, 40, 1.0, 2)];
     let inst = Instance::new(cluster(1, 2.0), jobs, 10.0, 5).unwrap();

@@ -839,10 +839,47 @@ impl<'a> Engine<'a> {
         self.plan_jobs.retain(|&q| q != p);
     }
 
+    /// Switches every plan to its allocation for `slot`. The plans were
+    /// checked together for every slot when they were reserved, but not in
+    /// any order of transition: a job moving onto a server another job
+    /// leaves in the same boundary would see that job's old load. So every
+    /// running plan job whose placement changes is released first, and the
+    /// new placements are taken after (a job that keeps running keeps its
+    /// time since its last status change).
     fn apply_plans(&mut self, slot: u32) -> crate::Result<()> {
         let jobs = self.plan_jobs.clone();
-        for p in jobs {
+        let mut released = Vec::new();
+        for &p in &jobs {
+            let run = &self.runs[p];
+            let Some(plan) = &run.plan else { continue };
+            if run.status != JobStatus::Running {
+                continue;
+            }
+            let next = plan
+                .segments
+                .iter()
+                .find(|s| s.slots.contains(&slot))
+                .map(|s| {
+                    s.placement
+                        .iter()
+                        .filter(|(_, t)| t.workers > 0 || t.ps > 0)
+                        .copied()
+                        .collect::<Vec<_>>()
+                });
+            if next.is_none_or(|n| !same_placement(&run.placement, &n)) {
+                released.push((p, run.since_s, run.last_run_s));
+                self.set_allocation_unchecked_pause(p);
+            }
+        }
+        for &p in &jobs {
             self.apply_plan_of(p, slot)?;
+        }
+        for (p, since_s, last_run_s) in released {
+            let run = &mut self.runs[p];
+            if run.status == JobStatus::Running {
+                run.since_s = since_s;
+                run.last_run_s = last_run_s;
+            }
         }
         Ok(())
     }
