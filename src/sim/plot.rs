@@ -348,20 +348,40 @@ pub fn jct_cdf_svg(runs: &[(&str, &SimResult)], title: &str) -> Result<String, R
 /// [`ReportError::NoData`] when no point is finite; [`ReportError::Plot`] for
 /// a value beyond [`MAX_ABS`] or if drawing fails.
 pub fn jct_vs_load_svg(points: &[(&str, f64, f64)], title: &str) -> Result<String, ReportError> {
+    lines_svg(points, title, "load scale", "average JCT (s)")
+}
+
+/// A line per series through `(series, x, y)` points: lines follow the
+/// series' first appearance in `points`, each joins its points in
+/// increasing `x`, with markers. Points with a non-finite coordinate are
+/// left out. Both axes are linear; `y` starts at 0 unless a value is
+/// negative. (Reproduction figures: total utility against the number of
+/// jobs, one line per scheduler.)
+///
+/// # Errors
+///
+/// [`ReportError::NoData`] when no point is finite; [`ReportError::Plot`] for
+/// a value beyond [`MAX_ABS`] or if drawing fails.
+pub fn lines_svg(
+    points: &[(&str, f64, f64)],
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+) -> Result<String, ReportError> {
     let mut series: Vec<Series> = Vec::new();
-    for &(policy, load, jct) in points {
-        let k = match series.iter().position(|s| s.label == policy) {
+    for &(label, x, y) in points {
+        let k = match series.iter().position(|s| s.label == label) {
             Some(k) => k,
             None => {
                 series.push(Series {
-                    label: policy.to_string(),
+                    label: label.to_string(),
                     points: Vec::new(),
                 });
                 series.len() - 1
             }
         };
-        if load.is_finite() && jct.is_finite() {
-            series[k].points.push((load, jct));
+        if x.is_finite() && y.is_finite() {
+            series[k].points.push((x, y));
         }
     }
     for s in &mut series {
@@ -371,14 +391,14 @@ pub fn jct_vs_load_svg(points: &[(&str, f64, f64)], title: &str) -> Result<Strin
     let (Some((x_lo, x_hi)), Some((_, y_hi))) =
         (bounds(all().map(|p| p.0)), bounds(all().map(|p| p.1)))
     else {
-        return Err(no_data("finite (load, average JCT) points"));
+        return Err(no_data("finite (x, y) points"));
     };
     let y_top = if y_hi > 0.0 { 1.1 * y_hi } else { 1.0 };
     let y_bottom = bounds(all().map(|p| p.1)).map_or(0.0, |(lo, _)| lo.min(0.0));
     render(&Figure {
         title,
-        x_desc: "load scale",
-        y_desc: "average JCT (s)",
+        x_desc,
+        y_desc,
         series,
         x_log: false,
         x: padded(x_lo, x_hi),
