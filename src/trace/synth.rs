@@ -311,7 +311,14 @@ pub fn oasis_fastest_slots(ps: &PsJob, slot_length_s: f64) -> f64 {
     f64::from(ps.epochs) * f64::from(ps.minibatches_per_chunk) * per_minibatch_s / slot_length_s
 }
 
-fn oasis_job(rng: &mut impl Rng, p: &OasisParams) -> (PsJob, Utility) {
+/// The workload and demands of one OASiS job, drawn uniformly from the
+/// [`catalog::oasis`] ranges in this order: worker demand (GPUs, vCPUs,
+/// memory, storage, bandwidth `b`), PS demand (vCPUs, memory, storage,
+/// bandwidth `B`), chunks `N` from `chunks`, epochs `E`, mini-batches per
+/// chunk `M`, compute `τ` (slots, converted with `slot_length_s`) and
+/// gradient size `e`. `N` is also the worker and PS cap; asynchronous, no
+/// layer profile.
+pub(crate) fn oasis_ps_job(rng: &mut impl Rng, slot_length_s: f64, chunks: (u32, u32)) -> PsJob {
     use catalog::oasis as o;
     let worker = Resources::new(
         f64::from(uniform_u32(rng, o::WORKER_GPUS)),
@@ -327,12 +334,12 @@ fn oasis_job(rng: &mut impl Rng, p: &OasisParams) -> (PsJob, Utility) {
         uniform_f64(rng, o::STORAGE_GB) * GB,
         gbps(uniform_f64(rng, o::PS_GBPS)),
     );
-    let chunks = uniform_u32(rng, o::CHUNKS);
-    let job = PsJob {
+    let chunks = uniform_u32(rng, chunks);
+    PsJob {
         epochs: uniform_u32(rng, o::EPOCHS),
         data_chunks: chunks,
         minibatches_per_chunk: uniform_u32(rng, o::MINIBATCHES),
-        minibatch_compute_s: uniform_f64(rng, o::TAU_SLOTS) * p.slot_length_s,
+        minibatch_compute_s: uniform_f64(rng, o::TAU_SLOTS) * slot_length_s,
         gradient_bytes: uniform_f64(rng, o::GRADIENT_MB) * MB,
         worker,
         ps,
@@ -341,7 +348,12 @@ fn oasis_job(rng: &mut impl Rng, p: &OasisParams) -> (PsJob, Utility) {
         ps_at_most_workers: true,
         sync: SyncMode::Asynchronous,
         layers: None,
-    };
+    }
+}
+
+fn oasis_job(rng: &mut impl Rng, p: &OasisParams) -> (PsJob, Utility) {
+    use catalog::oasis as o;
+    let job = oasis_ps_job(rng, p.slot_length_s, o::CHUNKS);
     let (insensitive, sensitive, _) = o::CLASS_SHARES;
     let class: f64 = rng.random();
     let g2 = if class < insensitive {

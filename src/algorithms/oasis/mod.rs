@@ -100,6 +100,7 @@ mod model;
 mod oracle;
 mod plan;
 mod policy;
+pub mod repro;
 
 use std::time::Instant;
 
