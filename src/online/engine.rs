@@ -562,14 +562,15 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
         for r in &eff_reasons {
             g_eff = g_eff.invalid(r.clone());
         }
+        // Both are upper bounds on OPT; the certificate carries the
+        // tighter one (§11.3). `D_end` can be far above the trivial bound
+        // when full cells are priced at `U` (e.g. a GPU server filled by
+        // one job), and an invalid `D_end` proves nothing.
         let bound = match dual_end {
-            Some(d) => Bound::new(
-                d,
-                BoundKind::OnlineDual {
-                    valid: dual_end_valid,
-                },
-            ),
-            None => Bound::new(trivial_bound, BoundKind::Trivial),
+            Some(d) if dual_end_valid && d <= trivial_bound => {
+                Bound::new(d, BoundKind::OnlineDual { valid: true })
+            }
+            _ => Bound::new(trivial_bound, BoundKind::Trivial),
         };
         let certificate =
             Certificate::new("online::primal_dual", Sense::Maximise, total_utility, bound)

@@ -39,7 +39,10 @@
 //!   an upper bound on `OPT` of the model the oracle searches, with no
 //!   assumption, so it is marked valid for exact and payoff-approximate
 //!   oracles (`µ_i` scaled by `ρ`), and for cost-approximate oracles with the
-//!   prices scaled by the realised factor; not valid for heuristics.
+//!   prices scaled by the realised factor; not valid for heuristics. The
+//!   certificate carries `D_end` when it is valid and below the trivial
+//!   bound `Σ_i f_i(δ_min,i)` (`BoundKind::Trivial`), and the trivial bound
+//!   otherwise: with full cells priced at `U`, `D_end` can be far looser.
 //! * **`OPT ≤ 2α·ρ·ALG`** (the paper's Theorem 4, `ρ` from §6.4): valid only
 //!   when the bounds are clairvoyant (derived, `u_scale = 1`), every response
 //!   met its declared quality, `D_0 ≤ OPT/2` was shown, and the small-demand
