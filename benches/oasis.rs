@@ -1,0 +1,114 @@
+//! OASiS per-job decision time (`specs/oasis.md` §17.9): the default
+//! generator (T = 300, 50 worker + 50 PS servers, 300 jobs, seed
+//! `seed_for(17, 300, 0)`), the ledger state reached after admitting or
+//! rejecting the first 200 jobs, then Algorithm 2 on each of the remaining
+//! 100 jobs at that state (no commit), under both bound rules, early stop
+//! on. Targets: p50 ≤ 5 ms (η rule), ≤ 50 ms (value floor).
+//!
+//! Criterion measures the mean over the 100 jobs (one job per iteration,
+//! cycling); the bench also times every job alone (best of 5) and prints
+//! p50, p90 and the maximum, which `docs/benchmarks.md` records.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use dmlsched::algorithms::oasis::repro::{self, ReproParams};
+use dmlsched::algorithms::oasis::{
+    BoundsChoice, OasisCluster, OasisJob, OasisOracle, OasisParams, jobs_in_arrival_order,
+    price_bounds,
+};
+use dmlsched::online::{Ledger, OnlinePrimalDual, PriceBounds, PriceView};
+use rand::SeedableRng;
+use rand::rngs::ChaCha8Rng;
+
+struct State {
+    cluster: OasisCluster,
+    ledger: Ledger,
+    bounds: PriceBounds,
+    rest: Vec<OasisJob>,
+}
+
+fn state(bounds: BoundsChoice) -> State {
+    let mut rng = ChaCha8Rng::seed_from_u64(repro::seed_for(17, 300, 0));
+    let g = repro::generate(&mut rng, &ReproParams::figure3(300)).expect("generator");
+    let cluster = OasisCluster::from_instance(&g.instance).expect("split cluster");
+    let jobs = jobs_in_arrival_order(&g.instance).expect("PS jobs");
+    let params = OasisParams {
+        bounds,
+        ..OasisParams::default()
+    };
+    let (b, _) = price_bounds(&cluster, &jobs, &params).expect("bounds");
+    let mut engine = OnlinePrimalDual::new(
+        OasisOracle::new(cluster.clone(), true),
+        cluster.ledger().expect("ledger"),
+        b,
+        params.pd.clone(),
+    )
+    .expect("engine");
+    for j in &jobs[..200] {
+        engine.step(j).expect("step");
+    }
+    State {
+        cluster,
+        ledger: engine.ledger().clone(),
+        bounds: engine.bounds().clone(),
+        rest: jobs[200..].to_vec(),
+    }
+}
+
+fn quantiles(s: &State, name: &str) {
+    let view = PriceView::new(&s.ledger, &s.bounds);
+    let mut oracle = OasisOracle::new(s.cluster.clone(), true);
+    let mut times: Vec<f64> = s
+        .rest
+        .iter()
+        .map(|j| {
+            (0..5)
+                .map(|_| {
+                    let t = Instant::now();
+                    black_box(oracle.best_plan(j, &view));
+                    t.elapsed().as_secs_f64()
+                })
+                .fold(f64::INFINITY, f64::min)
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    let q = |p: f64| times[((p * times.len() as f64) as usize).min(times.len() - 1)] * 1e3;
+    println!(
+        "oasis_decision/{name}: {} jobs, p50 {:.3} ms, p90 {:.3} ms, max {:.3} ms",
+        times.len(),
+        q(0.5),
+        q(0.9),
+        times[times.len() - 1] * 1e3
+    );
+}
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("oasis_decision");
+    for (name, rule) in [
+        ("eta", BoundsChoice::Eta),
+        ("value_floor", BoundsChoice::ValueFloor { v_floor: None }),
+    ] {
+        let s = state(rule);
+        quantiles(&s, name);
+        let view = PriceView::new(&s.ledger, &s.bounds);
+        let mut oracle = OasisOracle::new(s.cluster.clone(), true);
+        let mut k = 0usize;
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let j = &s.rest[k % s.rest.len()];
+                k += 1;
+                black_box(oracle.best_plan(j, &view))
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(20);
+    targets = bench
+}
+criterion_main!(benches);
