@@ -66,6 +66,7 @@
 //! | [`trace`] | loaders for public cluster traces, windows, synthetic workload generators and recipes that turn trace rows into jobs |
 //! | [`sim`] | the discrete-event simulator and its [`sim::Policy`] interface; CSV tables ([`sim::report`]) and SVG plots ([`sim::plot`]) of runs |
 //! | [`online`] | the generic online primal–dual admission framework: exponential prices, strict admission, `2α` / `2α_eff` certificates |
+//! | [`algorithms`] | the published algorithms, one module per system, returning [`algorithms::Solved`] |
 //! | [`baselines`] | the policies the papers compare against (FIFO, SJF, DRF, Tetris, …) |
 //! | [`error`] | the crate's [`Error`] |
 //!
@@ -74,7 +75,7 @@
 //! | system | guarantee reported | status |
 //! |---|---|---|
 //! | mixed packing–covering rounding (`pcip`) | LP safe bound; per-instance Chernoff/FKG bounds; exact MIP on small instances | planned |
-//! | OASiS (online primal–dual) | `OPT ≤ 2α·ALG` with validity flags; online dual bound | planned |
+//! | OASiS (online primal–dual), [`algorithms::oasis`] | `OPT ≤ 2α·ALG` with validity flags; `OPT ≤ 2α_eff·ALG`; online dual bound | done |
 //! | locality-aware worker/PS placement | packing–covering rounding bounds | planned |
 //! | SJF-BCO (ring-all-reduce with contention) | LP lower bound (the paper's ratio is recorded as not valid) | planned |
 //! | GADGET-style online ring embedding | `2α` | planned |
