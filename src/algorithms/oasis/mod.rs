@@ -96,6 +96,8 @@
 //! ```
 
 mod error;
+#[cfg(feature = "highs")]
+mod exact;
 mod model;
 mod oracle;
 mod plan;
@@ -113,6 +115,8 @@ use crate::schedule::{JobSchedule, Schedule, verify};
 use super::Solved;
 
 pub use error::OasisError;
+#[cfg(feature = "highs")]
+pub use exact::{ExactOptions, OfflineSolution, WorkModel, offline_optimum};
 pub use model::{
     OasisCluster, OasisJob, PS_POOL, RESOURCE_NAMES, RESOURCES, SpecVector, WORKER_POOL, spec_units,
 };
