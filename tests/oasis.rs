@@ -883,3 +883,107 @@ proptest! {
         prop_assert!(sim_utility + 1e-9 >= run.total_utility, "{sim_utility} < {}", run.total_utility);
     }
 }
+
+// ---------------------------------------------------------------------------
+// Against the exact chunk-model optimum (§17.1, feature `highs`)
+// ---------------------------------------------------------------------------
+
+#[cfg(feature = "highs")]
+mod exact {
+    use super::*;
+    use dmlsched::algorithms::oasis::{ExactOptions, offline_optimum};
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 32,
+            failure_persistence: Some(Box::new(FileFailurePersistence::Direct("proptest-regressions/oasis.txt"))),
+            ..ProptestConfig::default()
+        })]
+
+        /// `ALG ≤ OPT ≤ D_end` (weak duality for the chunk model), and the
+        /// certificate with the optimum attached still checks: the crate's
+        /// `2α_eff` is checked against `OPT` whenever it is valid.
+        #[test]
+        fn online_exact_dual_sandwich(inst in random_instance(), floor in any::<bool>()) {
+            let params = OasisParams {
+                bounds: if floor { BoundsChoice::ValueFloor { v_floor: None } } else { BoundsChoice::Eta },
+                ..OasisParams::default()
+            };
+            let opt = offline_optimum(&inst, &ExactOptions::default()).unwrap();
+            prop_assert!(opt.optimal);
+            verify(&inst, &opt.schedule).unwrap();
+            let solved = match Oasis::new(params).solve(&inst) {
+                Ok(s) => s,
+                Err(dmlsched::Error::Online(_)) | Err(dmlsched::Error::Oasis(OasisError::InvalidOption { .. })) => {
+                    return Ok(());
+                }
+                Err(e) => return Err(TestCaseError::fail(format!("{e}"))),
+            };
+            let run = &solved.report.run;
+            prop_assert!(run.total_utility <= opt.objective + 1e-6, "ALG {} > OPT {}", run.total_utility, opt.objective);
+            prop_assert!(opt.objective <= run.dual_end.unwrap() + 1e-6, "OPT {} > D_end {:?}", opt.objective, run.dual_end);
+            prop_assert!(opt.objective <= run.trivial_bound + 1e-6);
+            let mut cert = solved.certificate.clone();
+            cert.exact = Some(opt.exact_info());
+            cert.check(1e-6).unwrap();
+        }
+    }
+
+    /// §11.3: the plain `2α` is claimed only under small demands. A
+    /// purpose-built family of many jobs, each tiny against the servers,
+    /// makes the assumption hold; the paper's `OPT ≤ 2α·ALG` is then valid,
+    /// and `check()` tests it against the exact optimum.
+    #[test]
+    fn small_demand_family_claims_and_meets_two_alpha() {
+        let mut checked = 0;
+        for seed in 0..6u32 {
+            let workers = [(64.0, 64.0), (64.0, 64.0)];
+            let ps = [(64.0, 128.0)];
+            let jobs: Vec<Job> = (0..6)
+                .map(|i| {
+                    let a = (i + seed) % 3;
+                    let g1 = 5.0 + f64::from((i * 7 + seed * 3) % 11);
+                    job(
+                        i,
+                        a,
+                        (1, 2, 1),
+                        1.0,
+                        (1.0, 1.0),
+                        (1.0, 2.0),
+                        Utility::Sigmoid {
+                            g1,
+                            g2: 0.5,
+                            g3: 1.0 + f64::from(i % 3),
+                        },
+                    )
+                })
+                .collect();
+            let inst = Instance::new(cluster(&workers, &ps), jobs, SLOT, 4).unwrap();
+            let solved = Oasis::default().solve(&inst).unwrap();
+            let run = &solved.report.run;
+            assert!(
+                run.assumption_small_demands,
+                "α_eff {} vs α {}",
+                run.alpha_eff, run.alpha
+            );
+            let two_alpha = solved
+                .certificate
+                .guarantees
+                .iter()
+                .find(|g| {
+                    g.ratio_bound
+                        .is_some_and(|r| close(r, 2.0 * run.alpha, 1e-12))
+                })
+                .unwrap();
+            assert!(two_alpha.valid, "{:?}", two_alpha.reasons);
+            let opt = offline_optimum(&inst, &ExactOptions::default()).unwrap();
+            assert!(opt.optimal);
+            assert!(opt.objective <= 2.0 * run.alpha * run.total_utility + 1e-9);
+            let mut cert = solved.certificate.clone();
+            cert.exact = Some(opt.exact_info());
+            cert.check(1e-9).unwrap();
+            checked += 1;
+        }
+        assert_eq!(checked, 6);
+    }
+}
