@@ -135,6 +135,19 @@ impl Instance {
         self.job_index.get(&id).copied()
     }
 
+    /// Job positions in arrival order (ties by position): the order in
+    /// which online algorithms and the simulator see the jobs.
+    pub fn arrival_order(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.jobs.len()).collect();
+        order.sort_by(|&a, &b| {
+            self.jobs[a]
+                .arrival_s
+                .total_cmp(&self.jobs[b].arrival_s)
+                .then(a.cmp(&b))
+        });
+        order
+    }
+
     /// The 0-based slot a job arrives in, `⌊arrival_s / slot_length_s⌋`
     /// (always `< horizon_slots` for a valid instance).
     pub fn arrival_slot(&self, job: &Job) -> u32 {

@@ -198,13 +198,7 @@ pub fn simulate<P: Policy + ?Sized>(
         .into());
     }
     let mut e = Engine::new(instance, options);
-    let mut order: Vec<usize> = (0..instance.jobs().len()).collect();
-    order.sort_by(|&a, &b| {
-        instance.jobs()[a]
-            .arrival_s
-            .total_cmp(&instance.jobs()[b].arrival_s)
-            .then(a.cmp(&b))
-    });
+    let order = instance.arrival_order();
     let start = order.first().map_or(0.0, |&p| instance.jobs()[p].arrival_s);
     e.now = start;
     let mut next_arrival = 0usize;

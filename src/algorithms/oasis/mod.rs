@@ -225,14 +225,8 @@ pub struct Oasis {
 ///
 /// [`OasisError::UnsupportedJob`] for a job outside the model.
 pub fn jobs_in_arrival_order(instance: &Instance) -> Result<Vec<OasisJob>, OasisError> {
-    let mut order: Vec<usize> = (0..instance.jobs().len()).collect();
-    order.sort_by(|&a, &b| {
-        instance.jobs()[a]
-            .arrival_s
-            .total_cmp(&instance.jobs()[b].arrival_s)
-            .then(a.cmp(&b))
-    });
-    order
+    instance
+        .arrival_order()
         .into_iter()
         .map(|p| OasisJob::from_job(instance, &instance.jobs()[p]))
         .collect()

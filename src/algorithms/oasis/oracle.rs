@@ -27,11 +27,15 @@ fn sorted_servers(
     cluster: &OasisCluster,
     job: &OasisJob,
     pool: PoolId,
-    demand: &SpecVector,
     view: &PriceView<'_>,
     t: u32,
     out: &mut Vec<Server>,
 ) {
+    let demand: &SpecVector = if pool == WORKER_POOL {
+        &job.worker_demand
+    } else {
+        &job.ps_demand
+    };
     out.clear();
     for &m in cluster.pool(pool) {
         if !job.may_use(m) {
@@ -124,16 +128,8 @@ fn build_slot(
     wc: &mut Vec<f64>,
     pc: &mut Vec<f64>,
 ) {
-    sorted_servers(
-        cluster,
-        job,
-        WORKER_POOL,
-        &job.worker_demand,
-        view,
-        t,
-        &mut slot.workers,
-    );
-    sorted_servers(cluster, job, PS_POOL, &job.ps_demand, view, t, &mut slot.ps);
+    sorted_servers(cluster, job, WORKER_POOL, view, t, &mut slot.workers);
+    sorted_servers(cluster, job, PS_POOL, view, t, &mut slot.ps);
     let sum = |s: &[Server]| -> u64 { s.iter().map(|s| u64::from(s.cap)).sum() };
     let ycap = sum(&slot.workers).min(u64::from(job.max_workers)) as u32;
     let zcap = sum(&slot.ps).min(u64::from(u32::MAX)) as u32;
@@ -412,24 +408,8 @@ pub fn paper_best_response(
     let mut servers_p = Vec::new();
     for (k, row) in cost_t.iter_mut().enumerate() {
         let t = job.earliest + k as u32;
-        sorted_servers(
-            cluster,
-            job,
-            WORKER_POOL,
-            &job.worker_demand,
-            view,
-            t,
-            &mut servers_w,
-        );
-        sorted_servers(
-            cluster,
-            job,
-            PS_POOL,
-            &job.ps_demand,
-            view,
-            t,
-            &mut servers_p,
-        );
+        sorted_servers(cluster, job, WORKER_POOL, view, t, &mut servers_w);
+        sorted_servers(cluster, job, PS_POOL, view, t, &mut servers_p);
         for (d, c) in row.iter_mut().enumerate() {
             *c = paper_cost_t(job, &servers_w, &servers_p, d as u64);
         }
