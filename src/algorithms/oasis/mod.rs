@@ -31,6 +31,12 @@
 //! Every decision the spec leaves open follows `specs/oasis.md` §9 and §17;
 //! `docs/algorithms.md` lists them.
 //!
+//! Beside the online algorithm ([`Oasis`], and [`OasisPolicy`] for the
+//! simulator): `offline_optimum` (feature `highs`) solves the exact
+//! chunk-model MIP of §17.1 for small instances, and [`repro`] generates the
+//! paper's evaluation instances (`examples/oasis.rs` reproduces Figures 3,
+//! 5 and 6; `docs/reproduction.md` has the numbers).
+//!
 //! # Guarantee
 //!
 //! The paper's Theorem 4: `OPT ≤ 2α·ALG` with
