@@ -472,6 +472,13 @@ fn clusters_and_jobs_outside_the_model_are_errors() {
         Oasis::default().solve(&inst),
         Err(dmlsched::Error::Oasis(OasisError::UnsupportedJob { .. }))
     ));
+    // A job whose DP would not fit in memory is refused up front.
+    let huge = job(0, 0, (1_000_000, 1_000, 1), 1.0, (1.0, 1.0), (1.0, 2.0), table(&[1.0]));
+    let inst = Instance::new(cluster(&[(4.0, 4.0)], &[(4.0, 8.0)]), vec![huge], SLOT, 2).unwrap();
+    assert!(matches!(
+        Oasis::default().solve(&inst),
+        Err(dmlsched::Error::Oasis(OasisError::UnsupportedJob { .. }))
+    ));
     // A bad u_scale.
     let params = OasisParams {
         u_scale: -1.0,

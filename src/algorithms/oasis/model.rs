@@ -20,6 +20,9 @@ pub const RESOURCES: usize = 5;
 /// Names of the [`RESOURCES`], for reports.
 pub const RESOURCE_NAMES: [&str; RESOURCES] =
     ["gpu", "vcpu", "memory_gb", "storage_gb", "nic_gbps"];
+/// Most DP cells `T·(D_i + 1)` a job may need (2²⁸: about 1 GB of
+/// back-pointers). The paper's largest jobs need 6·10⁶.
+pub const MAX_DP_CELLS: u64 = 1 << 28;
 /// The pool of worker servers (`H`).
 pub const WORKER_POOL: PoolId = PoolId(0);
 /// The pool of PS servers (`K`).
@@ -200,7 +203,8 @@ impl OasisJob {
     /// [`OasisError::UnsupportedJob`] when the job is not a parameter-server
     /// job, is not elastic and preemptible (OASiS changes worker counts
     /// between slots and may skip slots, §14 Example B1), has `b_i ≤ 0` or
-    /// `B_i < b_i` (D7), or `ω_i ≤ 0`.
+    /// `B_i < b_i` (D7), `ω_i ≤ 0`, or more than [`MAX_DP_CELLS`] DP cells
+    /// `T·(E_i·N_i + 1)`.
     pub fn from_job(instance: &Instance, job: &Job) -> Result<Self, OasisError> {
         let bad = |reason: String| OasisError::UnsupportedJob {
             job: job.id,
@@ -234,6 +238,14 @@ impl OasisJob {
                 "ω_i = τ_i + 2e_i/b_i = {omega} slots must be positive and finite"
             )));
         }
+        let total_chunks = u64::from(p.epochs) * u64::from(p.data_chunks);
+        let cells = u64::from(instance.horizon_slots()).saturating_mul(total_chunks + 1);
+        if cells > MAX_DP_CELLS {
+            return Err(bad(format!(
+                "D_i = E·N = {total_chunks} chunk-trainings over {} slots needs {cells} DP cells; at most {MAX_DP_CELLS} are supported",
+                instance.horizon_slots()
+            )));
+        }
         let allowed = job.allowed_machines.as_ref().map(|list| {
             instance
                 .cluster()
@@ -252,7 +264,7 @@ impl OasisJob {
             minibatches_per_chunk: p.minibatches_per_chunk,
             omega,
             rho: f64::from(p.minibatches_per_chunk) * omega,
-            total_chunks: u64::from(p.epochs) * u64::from(p.data_chunks),
+            total_chunks,
             max_workers: p.data_chunks.min(p.max_workers),
             max_ps: p.max_ps,
             worker_gbps: b,

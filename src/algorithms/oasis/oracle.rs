@@ -338,7 +338,10 @@ impl PricingOracle for OasisOracle {
     /// `ln f_i(T − 1 − a_i)` (D2, 0-based), one unit kind per pool and the
     /// normalisers `m_iH = W_i·Σ_r w_i^r`, `m_iK = W_i·Σ_r s_i^r`.
     fn bound_inputs(&self, job: &OasisJob, horizon: u32) -> crate::Result<BoundInputs> {
-        let delta_min = (job.earliest - job.arrival).saturating_add(job.d_min() - 1);
+        let delta_min = job
+            .earliest
+            .saturating_sub(job.arrival)
+            .saturating_add(job.d_min().saturating_sub(1));
         let w = job.worker_slots_ceil();
         let mut normalisers = Vec::new();
         let sw: f64 = job.worker_demand.iter().sum();
