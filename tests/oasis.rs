@@ -473,7 +473,15 @@ fn clusters_and_jobs_outside_the_model_are_errors() {
         Err(dmlsched::Error::Oasis(OasisError::UnsupportedJob { .. }))
     ));
     // A job whose DP would not fit in memory is refused up front.
-    let huge = job(0, 0, (1_000_000, 1_000, 1), 1.0, (1.0, 1.0), (1.0, 2.0), table(&[1.0]));
+    let huge = job(
+        0,
+        0,
+        (1_000_000, 1_000, 1),
+        1.0,
+        (1.0, 1.0),
+        (1.0, 2.0),
+        table(&[1.0]),
+    );
     let inst = Instance::new(cluster(&[(4.0, 4.0)], &[(4.0, 8.0)]), vec![huge], SLOT, 2).unwrap();
     assert!(matches!(
         Oasis::default().solve(&inst),
@@ -818,6 +826,35 @@ fn random_instance() -> impl Strategy<Value = Instance> {
         })
 }
 
+/// The default parameters under the η rule or the default value floor.
+fn params_for(floor: bool) -> OasisParams {
+    OasisParams {
+        bounds: if floor {
+            BoundsChoice::ValueFloor { v_floor: None }
+        } else {
+            BoundsChoice::Eta
+        },
+        ..OasisParams::default()
+    }
+}
+
+/// OASiS on a random instance; `None` when no bounds can be derived (no
+/// schedulable job with positive late utility).
+fn solve_or_skip(
+    inst: &Instance,
+    params: &OasisParams,
+) -> Result<
+    Option<dmlsched::algorithms::Solved<dmlsched::algorithms::oasis::OasisReport>>,
+    TestCaseError,
+> {
+    match Oasis::new(params.clone()).solve(inst) {
+        Ok(s) => Ok(Some(s)),
+        Err(dmlsched::Error::Online(_))
+        | Err(dmlsched::Error::Oasis(OasisError::InvalidOption { .. })) => Ok(None),
+        Err(e) => Err(TestCaseError::fail(format!("{e}"))),
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: 48,
@@ -830,16 +867,8 @@ proptest! {
     /// the run is deterministic, and the simulator replays it.
     #[test]
     fn oasis_runs_are_feasible_and_certified(inst in random_instance(), floor in any::<bool>()) {
-        let params = OasisParams {
-            bounds: if floor { BoundsChoice::ValueFloor { v_floor: None } } else { BoundsChoice::Eta },
-            ..OasisParams::default()
-        };
-        let solved = match Oasis::new(params.clone()).solve(&inst) {
-            Ok(s) => s,
-            // No schedulable job with positive late utility: no bounds.
-            Err(dmlsched::Error::Online(_)) | Err(dmlsched::Error::Oasis(OasisError::InvalidOption { .. })) => return Ok(()),
-            Err(e) => return Err(TestCaseError::fail(format!("{e}"))),
-        };
+        let params = params_for(floor);
+        let Some(solved) = solve_or_skip(&inst, &params)? else { return Ok(()) };
         verify(&inst, &solved.schedule).unwrap();
         let run = &solved.report.run;
         prop_assert!(run.total_utility + 1e-9 >= (run.dual_running - run.dual_initial) / run.alpha_eff);
@@ -912,20 +941,10 @@ mod exact {
         /// `2α_eff` is checked against `OPT` whenever it is valid.
         #[test]
         fn online_exact_dual_sandwich(inst in random_instance(), floor in any::<bool>()) {
-            let params = OasisParams {
-                bounds: if floor { BoundsChoice::ValueFloor { v_floor: None } } else { BoundsChoice::Eta },
-                ..OasisParams::default()
-            };
             let opt = offline_optimum(&inst, &ExactOptions::default()).unwrap();
             prop_assert!(opt.optimal);
             verify(&inst, &opt.schedule).unwrap();
-            let solved = match Oasis::new(params).solve(&inst) {
-                Ok(s) => s,
-                Err(dmlsched::Error::Online(_)) | Err(dmlsched::Error::Oasis(OasisError::InvalidOption { .. })) => {
-                    return Ok(());
-                }
-                Err(e) => return Err(TestCaseError::fail(format!("{e}"))),
-            };
+            let Some(solved) = solve_or_skip(&inst, &params_for(floor))? else { return Ok(()) };
             let run = &solved.report.run;
             prop_assert!(run.total_utility <= opt.objective + 1e-6, "ALG {} > OPT {}", run.total_utility, opt.objective);
             prop_assert!(opt.objective <= run.dual_end.unwrap() + 1e-6, "OPT {} > D_end {:?}", opt.objective, run.dual_end);
