@@ -124,7 +124,8 @@ pub use error::OasisError;
 #[cfg(feature = "highs")]
 pub use exact::{ExactOptions, OfflineSolution, WorkModel, offline_optimum};
 pub use model::{
-    OasisCluster, OasisJob, PS_POOL, RESOURCE_NAMES, RESOURCES, SpecVector, WORKER_POOL, spec_units,
+    MAX_DP_CELLS, OasisCluster, OasisJob, PS_POOL, RESOURCE_NAMES, RESOURCES, SpecVector,
+    WORKER_POOL, spec_units,
 };
 pub use oracle::{OasisOracle, paper_best_response};
 pub use plan::{OasisPlan, SlotPlan};

@@ -203,7 +203,8 @@ impl OasisJob {
     /// [`OasisError::UnsupportedJob`] when the job is not a parameter-server
     /// job, is not elastic and preemptible (OASiS changes worker counts
     /// between slots and may skip slots, §14 Example B1), has `b_i ≤ 0` or
-    /// `B_i < b_i` (D7), `ω_i ≤ 0`, or more than [`MAX_DP_CELLS`] DP cells
+    /// `B_i < b_i` (D7), `ω_i ≤ 0`, or more than
+    /// [`MAX_DP_CELLS`](crate::algorithms::oasis::MAX_DP_CELLS) DP cells
     /// `T·(E_i·N_i + 1)`.
     pub fn from_job(instance: &Instance, job: &Job) -> Result<Self, OasisError> {
         let bad = |reason: String| OasisError::UnsupportedJob {
