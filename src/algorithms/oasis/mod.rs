@@ -114,7 +114,8 @@ use std::time::Instant;
 
 use crate::model::Instance;
 use crate::online::{
-    BoundsRule, OnlinePrimalDual, PdOptions, PriceBounds, PricingOracle, RunReport,
+    BoundInputs, BoundsRule, Decision, OnlinePrimalDual, PdOptions, PriceBounds, PricingOracle,
+    RunReport,
 };
 use crate::schedule::{JobSchedule, Schedule, verify};
 
@@ -243,24 +244,29 @@ pub fn jobs_in_arrival_order(instance: &Instance) -> Result<Vec<OasisJob>, Oasis
 /// `max(10⁻³·median_i f_i(δ_min,i), min_i f_i(T − 1 − a_i))` over the
 /// schedulable jobs; `None` when it is not positive.
 pub fn default_v_floor(cluster: &OasisCluster, jobs: &[OasisJob]) -> Option<f64> {
+    v_floor_of(&bound_inputs(cluster, jobs).ok()?)
+}
+
+/// Every job's bound inputs (§5).
+fn bound_inputs(cluster: &OasisCluster, jobs: &[OasisJob]) -> crate::Result<Vec<BoundInputs>> {
     let oracle = OasisOracle::new(cluster.clone(), true);
-    let mut best = Vec::new();
-    let mut late = f64::INFINITY;
-    for j in jobs {
-        let Ok(b) = oracle.bound_inputs(j, cluster.horizon) else {
-            continue;
-        };
-        if b.schedulable {
-            best.push(b.ln_u_max.exp());
-            late = late.min(b.ln_u_min.exp());
-        }
-    }
+    jobs.iter()
+        .map(|j| oracle.bound_inputs(j, cluster.horizon))
+        .collect()
+}
+
+/// [`default_v_floor`] from the bound inputs.
+fn v_floor_of(inputs: &[BoundInputs]) -> Option<f64> {
+    let schedulable = || inputs.iter().filter(|b| b.schedulable);
+    let mut best: Vec<f64> = schedulable().map(|b| b.ln_u_max.exp()).collect();
     if best.is_empty() {
         return None;
     }
     best.sort_by(f64::total_cmp);
-    let median = best[best.len() / 2];
-    let v = (1e-3 * median).max(late);
+    let late = schedulable()
+        .map(|b| b.ln_u_min.exp())
+        .fold(f64::INFINITY, f64::min);
+    let v = (1e-3 * best[best.len() / 2]).max(late);
     (v > 0.0 && v.is_finite()).then_some(v)
 }
 
@@ -286,17 +292,13 @@ pub fn price_bounds(
         .into());
     }
     let ledger = cluster.ledger()?;
-    let oracle = OasisOracle::new(cluster.clone(), true);
-    let inputs = jobs
-        .iter()
-        .map(|j| oracle.bound_inputs(j, cluster.horizon))
-        .collect::<crate::Result<Vec<_>>>()?;
+    let inputs = bound_inputs(cluster, jobs)?;
     let (rule, v_floor) = match params.bounds {
         BoundsChoice::Eta => (BoundsRule::Eta, None),
         BoundsChoice::ValueFloor { v_floor } => {
             let v = match v_floor {
                 Some(v) => v,
-                None => default_v_floor(cluster, jobs).ok_or(OasisError::InvalidOption {
+                None => v_floor_of(&inputs).ok_or(OasisError::InvalidOption {
                     name: "bounds",
                     reason: "no schedulable job with positive utility to set the value floor"
                         .into(),
@@ -324,6 +326,73 @@ fn ln_u_over_l(bounds: &PriceBounds) -> [[Option<f64>; RESOURCES]; 2] {
     out
 }
 
+/// One OASiS run in progress: the framework over the instance's split
+/// cluster with its derived bounds, shared by [`Oasis::solve`] and
+/// [`OasisPolicy`].
+#[derive(Debug)]
+struct Run {
+    engine: OnlinePrimalDual<OasisOracle>,
+    cluster: OasisCluster,
+    bounds: BoundsChoice,
+    v_floor: Option<f64>,
+    /// The jobs stepped so far, in order.
+    stepped: Vec<OasisJob>,
+    decision_seconds: Vec<f64>,
+}
+
+impl Run {
+    /// The run over `instance` and its jobs in arrival order.
+    fn new(instance: &Instance, params: &OasisParams) -> crate::Result<(Self, Vec<OasisJob>)> {
+        let cluster = OasisCluster::from_instance(instance)?;
+        let jobs = jobs_in_arrival_order(instance)?;
+        let (bounds, v_floor) = price_bounds(&cluster, &jobs, params)?;
+        let oracle = OasisOracle::new(cluster.clone(), params.early_stop);
+        let engine = OnlinePrimalDual::new(oracle, cluster.ledger()?, bounds, params.pd.clone())?;
+        let run = Run {
+            engine,
+            cluster,
+            bounds: params.bounds,
+            v_floor,
+            stepped: Vec::with_capacity(jobs.len()),
+            decision_seconds: Vec::with_capacity(jobs.len()),
+        };
+        Ok((run, jobs))
+    }
+
+    /// Decides on `job` (timed).
+    fn step(&mut self, job: OasisJob) -> crate::Result<()> {
+        let start = Instant::now();
+        self.engine.step(&job)?;
+        self.decision_seconds.push(start.elapsed().as_secs_f64());
+        self.stepped.push(job);
+        Ok(())
+    }
+
+    /// The plan of the last job stepped, when it was admitted.
+    fn last_plan(&self) -> Option<&OasisPlan> {
+        match self.engine.outcomes().last().map(|o| &o.decision) {
+            Some(Decision::Admitted { plan, .. }) => Some(plan),
+            _ => None,
+        }
+    }
+
+    /// Finishes the framework (final dual, certificate) over the stepped
+    /// jobs.
+    fn finish(self) -> crate::Result<(OasisCluster, OasisReport)> {
+        let ratios = ln_u_over_l(self.engine.bounds());
+        let run = self.engine.finish(&self.stepped)?;
+        let report = OasisReport {
+            run,
+            jobs: self.stepped,
+            bounds: self.bounds,
+            v_floor: self.v_floor,
+            ln_u_over_l: ratios,
+            decision_seconds: self.decision_seconds,
+        };
+        Ok((self.cluster, report))
+    }
+}
+
 impl Oasis {
     /// OASiS with `params`.
     pub fn new(params: OasisParams) -> Self {
@@ -339,54 +408,33 @@ impl Oasis {
     /// See the [module documentation](self#errors); a schedule that
     /// [`verify`] rejects is reported as [`crate::Error::Schedule`] (a bug).
     pub fn solve(&self, instance: &Instance) -> crate::Result<Solved<OasisReport>> {
-        let cluster = OasisCluster::from_instance(instance)?;
-        let jobs = jobs_in_arrival_order(instance)?;
-        let (bounds, v_floor) = price_bounds(&cluster, &jobs, &self.params)?;
-        let ledger = cluster.ledger()?;
-        let ratios = ln_u_over_l(&bounds);
-        let oracle = OasisOracle::new(cluster.clone(), self.params.early_stop);
-        let mut engine = OnlinePrimalDual::new(oracle, ledger, bounds, self.params.pd.clone())?;
-        let mut decision_seconds = Vec::with_capacity(jobs.len());
-        for j in &jobs {
-            let start = Instant::now();
-            engine.step(j)?;
-            decision_seconds.push(start.elapsed().as_secs_f64());
+        let (mut run, jobs) = Run::new(instance, &self.params)?;
+        for j in jobs {
+            run.step(j)?;
         }
-        let run = engine.finish(&jobs)?;
-        let schedule = schedule_of(&cluster, instance, &jobs, &run);
+        let (cluster, report) = run.finish()?;
+        let schedule = schedule_of(&cluster, instance, &report);
         verify(instance, &schedule)?;
-        let mut certificate = run.certificate.clone();
+        let mut certificate = report.run.certificate.clone();
         certificate.algorithm = "oasis".into();
         Ok(Solved {
             schedule,
             certificate,
-            report: OasisReport {
-                run,
-                jobs,
-                bounds: self.params.bounds,
-                v_floor,
-                ln_u_over_l: ratios,
-                decision_seconds,
-            },
+            report,
         })
     }
 }
 
 /// The crate schedule of a run: every job of `instance`, admitted ones with
 /// their plans' segments.
-fn schedule_of(
-    cluster: &OasisCluster,
-    instance: &Instance,
-    jobs: &[OasisJob],
-    run: &RunReport<OasisPlan>,
-) -> Schedule {
+fn schedule_of(cluster: &OasisCluster, instance: &Instance, report: &OasisReport) -> Schedule {
     let mut out: Vec<JobSchedule> = instance
         .jobs()
         .iter()
         .map(|j| JobSchedule::rejected(j.id))
         .collect();
-    for (job, outcome) in jobs.iter().zip(&run.outcomes) {
-        if let crate::online::Decision::Admitted { plan, .. } = &outcome.decision
+    for (job, outcome) in report.jobs.iter().zip(&report.run.outcomes) {
+        if let Decision::Admitted { plan, .. } = &outcome.decision
             && let Some(p) = instance.job_position(job.id)
         {
             out[p] = JobSchedule {

@@ -382,21 +382,38 @@ impl OasisJob {
     /// The largest worker count per slot on the empty cluster, and the
     /// chunks it trains per slot: the chunk model's fastest pace.
     pub fn empty_cluster_pace(&self, cluster: &OasisCluster) -> (u32, u64) {
-        let cap_sum = |servers: &[u32], demand: &SpecVector| -> u64 {
-            servers
-                .iter()
-                .filter(|&&m| self.may_use(m))
-                .map(|&m| {
-                    let c = &cluster.capacity[m as usize];
-                    u64::from(Self::units_fitting(demand, |r| c[r]))
-                })
+        let cap_sum = |pool| -> u64 {
+            self.empty_server_caps(cluster, pool)
+                .map(|(_, c)| u64::from(c))
                 .sum()
         };
-        let ycap = cap_sum(&cluster.worker_servers, &self.worker_demand)
-            .min(u64::from(self.max_workers)) as u32;
-        let zcap = cap_sum(&cluster.ps_servers, &self.ps_demand).min(u64::from(u32::MAX)) as u32;
+        let ycap = cap_sum(WORKER_POOL).min(u64::from(self.max_workers)) as u32;
+        let zcap = cap_sum(PS_POOL).min(u64::from(u32::MAX)) as u32;
         let y = ycap.min(self.workers_for_ps(zcap));
         (y, self.chunks_for(u64::from(y)))
+    }
+
+    /// The servers of `pool` the job may use with room for at least one of
+    /// its tasks on the empty cluster: `(position, tasks fitting)`.
+    pub fn empty_server_caps<'a>(
+        &'a self,
+        cluster: &'a OasisCluster,
+        pool: PoolId,
+    ) -> impl Iterator<Item = (u32, u32)> + 'a {
+        let demand = if pool == WORKER_POOL {
+            &self.worker_demand
+        } else {
+            &self.ps_demand
+        };
+        cluster
+            .pool(pool)
+            .iter()
+            .filter(|&&m| self.may_use(m))
+            .filter_map(move |&m| {
+                let c = &cluster.capacity[m as usize];
+                let cap = Self::units_fitting(demand, |r| c[r]);
+                (cap > 0).then_some((m, cap))
+            })
     }
 
     /// Whether a chunk-model plan exists on the empty cluster (§11.4): at

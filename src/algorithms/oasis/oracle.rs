@@ -82,18 +82,21 @@ fn prefix_costs(servers: &[Server], limit: u32, prefix: &mut Vec<f64>) {
     }
 }
 
-/// Fills `n` units on the sorted servers, cheapest first.
-fn fill(servers: &[Server], mut n: u32) -> Vec<(u32, u32)> {
+/// Fills `n` units on the sorted servers, cheapest first: `(position,
+/// units)` per server used, and their cost.
+fn fill(servers: &[Server], mut n: u32) -> (Vec<(u32, u32)>, f64) {
     let mut out = Vec::new();
+    let mut cost = 0.0;
     for s in servers {
         if n == 0 {
             break;
         }
         let k = s.cap.min(n);
         out.push((s.position, k));
+        cost += s.unit_price * f64::from(k);
         n -= k;
     }
-    out
+    (out, cost)
 }
 
 /// The per-slot data of the forward DP.
@@ -283,16 +286,9 @@ impl OasisOracle {
             }
             let y = job.workers_for(x_t) as u32;
             let z = job.zreq(y);
-            let workers = fill(&slot.workers, y);
-            let ps = fill(&slot.ps, z);
-            cost += workers
-                .iter()
-                .map(|&(m, n)| unit_price(&slot.workers, m) * f64::from(n))
-                .sum::<f64>();
-            cost += ps
-                .iter()
-                .map(|&(m, n)| unit_price(&slot.ps, m) * f64::from(n))
-                .sum::<f64>();
+            let (workers, worker_cost) = fill(&slot.workers, y);
+            let (ps, ps_cost) = fill(&slot.ps, z);
+            cost += worker_cost + ps_cost;
             slots.push(SlotPlan {
                 slot: job.earliest + k as u32,
                 chunks: x_t,
@@ -320,13 +316,6 @@ impl OasisOracle {
         };
         Some((plan, job.utility_at(t_hat), cost))
     }
-}
-
-fn unit_price(servers: &[Server], position: u32) -> f64 {
-    servers
-        .iter()
-        .find(|s| s.position == position)
-        .map_or(0.0, |s| s.unit_price)
 }
 
 impl PricingOracle for OasisOracle {

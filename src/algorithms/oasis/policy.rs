@@ -1,16 +1,12 @@
 //! OASiS as a simulator [`Policy`]: every arrival is priced and either
 //! reserved for good ([`Action::Reserve`]) or rejected.
 
-use std::time::Instant;
-
 use crate::model::{Instance, JobId};
-use crate::online::{Decision, OnlinePrimalDual};
 use crate::sim::{Action, Event, Policy, SimView};
 
 use super::error::OasisError;
-use super::model::{OasisCluster, OasisJob};
-use super::oracle::OasisOracle;
-use super::{OasisParams, OasisReport, jobs_in_arrival_order, ln_u_over_l, price_bounds};
+use super::model::OasisJob;
+use super::{OasisParams, OasisReport, Run};
 
 /// OASiS in the simulator.
 ///
@@ -47,15 +43,9 @@ use super::{OasisParams, OasisReport, jobs_in_arrival_order, ln_u_over_l, price_
 /// ```
 #[derive(Debug)]
 pub struct OasisPolicy {
-    engine: OnlinePrimalDual<OasisOracle>,
-    cluster: OasisCluster,
+    run: Run,
     /// Every job of the instance by position.
-    by_position: Vec<OasisJob>,
-    /// The jobs stepped so far, in order.
-    stepped: Vec<OasisJob>,
-    params: OasisParams,
-    v_floor: Option<f64>,
-    decision_seconds: Vec<f64>,
+    by_position: Vec<Option<OasisJob>>,
 }
 
 impl OasisPolicy {
@@ -65,25 +55,14 @@ impl OasisPolicy {
     ///
     /// As [`Oasis::solve`](super::Oasis::solve).
     pub fn new(instance: &Instance, params: &OasisParams) -> crate::Result<Self> {
-        let cluster = OasisCluster::from_instance(instance)?;
-        let jobs = jobs_in_arrival_order(instance)?;
-        let (bounds, v_floor) = price_bounds(&cluster, &jobs, params)?;
-        let by_position = instance
-            .jobs()
-            .iter()
-            .map(|j| OasisJob::from_job(instance, j))
-            .collect::<Result<Vec<_>, _>>()?;
-        let oracle = OasisOracle::new(cluster.clone(), params.early_stop);
-        let engine = OnlinePrimalDual::new(oracle, cluster.ledger()?, bounds, params.pd.clone())?;
-        Ok(OasisPolicy {
-            engine,
-            cluster,
-            by_position,
-            stepped: Vec::new(),
-            params: params.clone(),
-            v_floor,
-            decision_seconds: Vec::new(),
-        })
+        let (run, jobs) = Run::new(instance, params)?;
+        let mut by_position = vec![None; instance.jobs().len()];
+        for j in jobs {
+            if let Some(p) = instance.job_position(j.id) {
+                by_position[p] = Some(j);
+            }
+        }
+        Ok(OasisPolicy { run, by_position })
     }
 
     /// Finishes the framework (final dual, certificate) over the jobs that
@@ -93,28 +72,16 @@ impl OasisPolicy {
     ///
     /// The framework's errors.
     pub fn report(self) -> crate::Result<OasisReport> {
-        let ratios = ln_u_over_l(self.engine.bounds());
-        let run = self.engine.finish(&self.stepped)?;
-        Ok(OasisReport {
-            run,
-            jobs: self.stepped,
-            bounds: self.params.bounds,
-            v_floor: self.v_floor,
-            ln_u_over_l: ratios,
-            decision_seconds: self.decision_seconds,
-        })
+        Ok(self.run.finish()?.1)
     }
 
     fn decide(&mut self, view: &SimView<'_>, id: JobId) -> crate::Result<Action> {
-        let position = view
+        let job = view
             .instance()
             .job_position(id)
+            .and_then(|p| self.by_position.get(p).cloned().flatten())
             .ok_or(OasisError::UnknownJob { job: id })?;
-        let job = self
-            .by_position
-            .get(position)
-            .ok_or(OasisError::UnknownJob { job: id })?;
-        let slot_len = self.cluster.slot_length_s;
+        let slot_len = self.run.cluster.slot_length_s;
         let boundary = f64::from(view.slot()) * slot_len;
         let on_boundary = (view.now_s() - boundary).abs() <= 1e-9 * slot_len.max(1.0);
         let earliest = if on_boundary {
@@ -122,19 +89,13 @@ impl OasisPolicy {
         } else {
             view.slot().saturating_add(1)
         };
-        let job = job.clone().starting_at(earliest);
-        let start = Instant::now();
-        let outcome = self.engine.step(&job)?;
-        let action = match &outcome.decision {
-            Decision::Admitted { plan, .. } => Action::Reserve {
-                job: id,
-                segments: plan.segments(&self.cluster),
+        self.run.step(job.starting_at(earliest))?;
+        Ok(
+            match self.run.last_plan().map(|p| p.segments(&self.run.cluster)) {
+                Some(segments) => Action::Reserve { job: id, segments },
+                None => Action::Reject { job: id },
             },
-            Decision::Rejected(_) => Action::Reject { job: id },
-        };
-        self.decision_seconds.push(start.elapsed().as_secs_f64());
-        self.stepped.push(job);
-        Ok(action)
+        )
     }
 }
 
