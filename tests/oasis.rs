@@ -82,6 +82,17 @@ fn job(
     .with_utility(utility)
 }
 
+/// `cases` proptest cases, failures kept in `proptest-regressions/oasis.txt`.
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "proptest-regressions/oasis.txt",
+        ))),
+        ..ProptestConfig::default()
+    }
+}
+
 fn table(v: &[f64]) -> Utility {
     Utility::Table { values: v.to_vec() }
 }
@@ -724,11 +735,7 @@ fn brute_force(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 64,
-        failure_persistence: Some(Box::new(FileFailurePersistence::Direct("proptest-regressions/oasis.txt"))),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(config(64))]
 
     /// §15 T1: the forward DP equals the paper's DP (payoff to 1e-12,
     /// same deadline), with and without early stop.
@@ -856,11 +863,7 @@ fn solve_or_skip(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 48,
-        failure_persistence: Some(Box::new(FileFailurePersistence::Direct("proptest-regressions/oasis.txt"))),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(config(48))]
 
     /// Reservations never exceed capacity (`verify` passes), prices never
     /// fall, `ALG ≥ (D − D_0)/α_eff`, `D_end ≥ ALG`, the certificate checks,
@@ -930,11 +933,7 @@ mod exact {
     use dmlsched::algorithms::oasis::{ExactOptions, offline_optimum};
 
     proptest! {
-        #![proptest_config(ProptestConfig {
-            cases: 32,
-            failure_persistence: Some(Box::new(FileFailurePersistence::Direct("proptest-regressions/oasis.txt"))),
-            ..ProptestConfig::default()
-        })]
+        #![proptest_config(config(32))]
 
         /// `ALG ≤ OPT ≤ D_end` (weak duality for the chunk model), and the
         /// certificate with the optimum attached still checks: the crate's
@@ -953,6 +952,52 @@ mod exact {
             cert.exact = Some(opt.exact_info());
             cert.check(1e-6).unwrap();
         }
+    }
+
+    /// HiGHS's MIP presolve once reported 0.859 as optimal (dual bound
+    /// 0.859) on this instance, whose optimum is `f_0(1) + 0.5 = 1.1409`
+    /// (job 0 on two workers in slots 0–1, job 1 on two in slot 2), the
+    /// schedule OASiS itself finds. A proptest found it; the exact solve now
+    /// runs without presolve.
+    #[test]
+    fn presolve_regression() {
+        let f0 = Utility::Sigmoid {
+            g1: 1.0,
+            g2: 0.5791307141043194,
+            g3: 2.0,
+        };
+        let inst = Instance::new(
+            cluster(&[(5.0, 2.0)], &[(2.0, 4.0), (2.0, 4.0)]),
+            vec![
+                job(0, 0, (2, 2, 1), 1.0, (1.0, 1.0), (1.0, 2.0), f0.clone()),
+                job(
+                    1,
+                    1,
+                    (1, 3, 1),
+                    0.5,
+                    (1.0, 1.0),
+                    (1.0, 2.0),
+                    Utility::Constant { value: 0.5 },
+                ),
+            ],
+            SLOT,
+            4,
+        )
+        .unwrap();
+        let expected = f0.value(1) + 0.5;
+        let opt = offline_optimum(&inst, &ExactOptions::default()).unwrap();
+        assert!(opt.optimal);
+        assert!(
+            close(opt.objective, expected, 1e-9),
+            "OPT {}",
+            opt.objective
+        );
+        assert_eq!(
+            opt.completion,
+            vec![(JobId(0), Some(1)), (JobId(1), Some(2))]
+        );
+        let alg = Oasis::default().solve(&inst).unwrap();
+        assert!(close(alg.report.run.total_utility, expected, 1e-9));
     }
 
     /// §11.3: the plain `2α` is claimed only under small demands. A

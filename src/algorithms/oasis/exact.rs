@@ -8,11 +8,12 @@ use std::time::Instant;
 use crate::certificate::{ExactInfo, ExactStatus, Sense};
 use crate::lp::{self, ColumnKind, LinearProgram, LpError, LpStatus, SolveOptions};
 use crate::model::{Instance, JobId};
+use crate::online::PoolId;
 use crate::schedule::{JobSchedule, Schedule, verify};
 
 use super::error::OasisError;
 use super::jobs_in_arrival_order;
-use super::model::{OasisCluster, OasisJob, RESOURCES};
+use super::model::{OasisCluster, OasisJob, PS_POOL, RESOURCES, WORKER_POOL};
 use super::plan::{OasisPlan, SlotPlan};
 
 /// How the MIP counts a job's training work.
@@ -190,21 +191,10 @@ struct Mip {
 
 /// Usable servers of a pool for a job: `(position, min(task cap, units
 /// fitting the empty server))`, servers with 0 left out.
-fn usable(
-    cluster: &OasisCluster,
-    job: &OasisJob,
-    servers: &[u32],
-    demand: &[f64; RESOURCES],
-    task_cap: u32,
-) -> Vec<(u32, u32)> {
-    servers
-        .iter()
-        .filter(|&&m| job.may_use(m))
-        .filter_map(|&m| {
-            let c = &cluster.capacity[m as usize];
-            let cap = OasisJob::units_fitting(demand, |r| c[r]).min(task_cap);
-            (cap > 0).then_some((m, cap))
-        })
+fn usable(cluster: &OasisCluster, job: &OasisJob, pool: PoolId, task_cap: u32) -> Vec<(u32, u32)> {
+    job.empty_server_caps(cluster, pool)
+        .map(|(m, cap)| (m, cap.min(task_cap)))
+        .filter(|&(_, cap)| cap > 0)
         .collect()
 }
 
@@ -223,20 +213,8 @@ fn build(cluster: &OasisCluster, jobs: &[OasisJob], model: WorkModel) -> Mip {
 
     for (index, job) in jobs.iter().enumerate() {
         let n_max = job.max_workers;
-        let workers = usable(
-            cluster,
-            job,
-            &cluster.worker_servers,
-            &job.worker_demand,
-            n_max,
-        );
-        let ps = usable(
-            cluster,
-            job,
-            &cluster.ps_servers,
-            &job.ps_demand,
-            job.max_ps,
-        );
+        let workers = usable(cluster, job, WORKER_POOL, n_max);
+        let ps = usable(cluster, job, PS_POOL, job.max_ps);
         let k_max = job.chunks_for(u64::from(n_max));
         if workers.is_empty() || ps.is_empty() || (model == WorkModel::Chunks && k_max == 0) {
             continue;
@@ -624,9 +602,16 @@ pub fn offline_optimum(instance: &Instance, opts: &ExactOptions) -> crate::Resul
     let (status, primal, dual_bound) = if columns == 0 {
         (LpStatus::Optimal, Vec::new(), 0.0)
     } else {
+        // HiGHS's MIP presolve can report a sub-optimal point as optimal
+        // on these programs (big-M completion links; ERGO-Code/HiGHS#3094
+        // and relatives): on the regression instance of
+        // `tests/oasis.rs::exact::presolve_regression` it returned 0.859
+        // with a dual bound of 0.859 for an optimum of 1.141. An exact
+        // optimum is only worth its proof, so presolve is off.
         let mut so = SolveOptions::default()
             .with_time_limit(opts.time_limit_s)
-            .with_mip_rel_gap(opts.mip_rel_gap);
+            .with_mip_rel_gap(opts.mip_rel_gap)
+            .with_presolve(false);
         if let Some(threads) = opts.threads {
             so = so.with_threads(threads);
         }
