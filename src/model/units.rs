@@ -111,3 +111,33 @@ mod tests {
         assert_eq!(floor_tol(2.5), 2.0);
     }
 }
+
+/// A number formatted for messages: plain decimal for magnitudes between
+/// 10⁻⁴ and 10¹⁵, scientific notation outside (so `1.797e308` prints in
+/// 9 characters instead of 309 digits). A precision (`{:.3}`) is honoured in
+/// both forms; non-finite values print as `inf`, `-inf` and `NaN`.
+///
+/// ```
+/// use dmlsched::model::units::Num;
+/// assert_eq!(Num(2.5).to_string(), "2.5");
+/// assert_eq!(Num(1e300).to_string(), "1e300");
+/// assert_eq!(Num(-5e-324).to_string(), "-5e-324");
+/// assert_eq!(format!("{:.2}", Num(123456.789)), "123456.79");
+/// assert_eq!(format!("{:.2}", Num(1.5e20)), "1.50e20");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Num(pub f64);
+
+impl std::fmt::Display for Num {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let x = self.0;
+        let a = x.abs();
+        let scientific = x.is_finite() && a != 0.0 && !(1e-4..1e15).contains(&a);
+        match (scientific, f.precision()) {
+            (true, Some(p)) => write!(f, "{x:.p$e}"),
+            (true, None) => write!(f, "{x:e}"),
+            (false, Some(p)) => write!(f, "{x:.p$}"),
+            (false, None) => write!(f, "{x}"),
+        }
+    }
+}
