@@ -6,7 +6,8 @@ use crate::error::Result;
 use super::bounds::{BoundsOrigin, BoundsRule, PriceBounds};
 use super::error::OnlineError;
 use super::ledger::{
-    CAPACITY_ABS_TOL, CAPACITY_REL_TOL, Ledger, PoolId, PriceView, ResourceId, ledger_ln_price,
+    CAPACITY_ABS_TOL, CAPACITY_REL_TOL, Cell, Ledger, PoolId, PriceView, ResourceId,
+    ledger_ln_price,
 };
 use super::oracle::{OracleQuality, PricingOracle, Reservation, Response, realised_factor};
 
@@ -153,7 +154,7 @@ pub struct RunReport<P> {
 
 /// Committed increment of one cell by one plan.
 struct CellIncrement {
-    index: usize,
+    index: Cell,
     pool: PoolId,
     resource: ResourceId,
     capacity: f64,
@@ -391,17 +392,7 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
                 (bounds.ln_l(pool) + (t * ledger.pool_capacity_sum(pool)).ln()).exp()
             })
             .sum();
-        let price_mass: f64 = ledger
-            .cells()
-            .map(|(m, r, s)| {
-                let c = ledger.capacity(m, r);
-                if c > 0.0 {
-                    c * ledger_ln_price(ledger, bounds, m, r, s).exp()
-                } else {
-                    0.0
-                }
-            })
-            .sum();
+        let price_mass = ledger.price_mass(bounds);
         let dual_running = self.mu_running + price_mass;
 
         // Qualities of the admission responses.
@@ -637,7 +628,7 @@ fn check_response<P: Reservation>(
             ledger.horizon()
         )));
     }
-    let mut entries: Vec<(usize, PoolId, ResourceId, u32, f64, crate::model::MachineId)> =
+    let mut entries: Vec<(Cell, PoolId, ResourceId, u32, f64, crate::model::MachineId)> =
         Vec::new();
     for c in plan.consumption() {
         let Some(i) = ledger.cell_index(c.machine, c.resource, c.slot) else {
@@ -664,7 +655,7 @@ fn check_response<P: Reservation>(
     entries.sort_by_key(|e| e.0);
     let mut cells: Vec<CellIncrement> = Vec::new();
     let mut cost = 0.0;
-    let mut last: Option<usize> = None;
+    let mut last: Option<Cell> = None;
     for (i, pool, r, slot, amount, m) in entries {
         cost += amount * ledger_ln_price(ledger, bounds, m, r, slot).exp();
         if last == Some(i) {
