@@ -2,6 +2,7 @@
 
 use crate::certificate::{Bound, BoundKind, Certificate, Guarantee, Sense};
 use crate::error::Result;
+use crate::model::units::Num;
 
 use super::bounds::{BoundsOrigin, BoundsRule, PriceBounds};
 use super::error::OnlineError;
@@ -414,8 +415,9 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
                 max_rho_hat = Some(max_rho_hat.map_or(rh, |m: f64| m.max(rh)));
                 if rh > bounds.l_allowance() * (1.0 + 1e-9) {
                     reasons.push(format!(
-                        "RealisedFactorExceedsAllowance {{ job: {}, rho_hat: {rh} }}",
-                        o.index
+                        "RealisedFactorExceedsAllowance {{ job: {}, rho_hat: {} }}",
+                        o.index,
+                        Num(rh)
                     ));
                 }
             }
@@ -505,12 +507,13 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
             reasons.push("EstimatedBounds: explicit price bounds".into());
         }
         if bounds.u_scale() != 1.0 {
-            reasons.push(format!("ScaledU: φ = {}", bounds.u_scale()));
+            reasons.push(format!("ScaledU: φ = {}", Num(bounds.u_scale())));
         }
         let assumption_small_demands = self.alpha_eff <= self.opts.small_demand_threshold * alpha;
         if !d0_condition_verified {
             reasons.push(format!(
-                "D0Condition: no witness that OPT ≥ 2·D_0 = {d0_needed}"
+                "D0Condition: no witness that OPT ≥ 2·D_0 = {}",
+                Num(d0_needed)
             ));
         }
         let mut eff_reasons: Vec<String> = reasons
@@ -521,9 +524,9 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
         if !assumption_small_demands {
             reasons.push(format!(
                 "SmallDemandAssumption: α_eff = {} > {}·α = {}",
-                self.alpha_eff,
-                self.opts.small_demand_threshold,
-                self.opts.small_demand_threshold * alpha
+                Num(self.alpha_eff),
+                Num(self.opts.small_demand_threshold),
+                Num(self.opts.small_demand_threshold * alpha)
             ));
         }
         match running_dual_feasible {
@@ -611,14 +614,15 @@ fn check_response<P: Reservation>(
     if !(resp.utility.is_finite() && resp.utility >= 0.0) {
         return Err(invalid(format!(
             "utility {} is not finite and ≥ 0",
-            resp.utility
+            Num(resp.utility)
         )));
     }
     if let OracleQuality::PayoffApprox { rho } = resp.quality
         && !(rho >= 1.0 && rho.is_finite())
     {
         return Err(invalid(format!(
-            "declared payoff factor ρ = {rho} is not a finite number ≥ 1"
+            "declared payoff factor ρ = {} is not a finite number ≥ 1",
+            Num(rho)
         )));
     }
     let done = plan.completion_slot();
@@ -646,7 +650,10 @@ fn check_response<P: Reservation>(
         if !(c.amount.is_finite() && c.amount >= 0.0) {
             return Err(invalid(format!(
                 "amount {} at ({}, {}, slot {}) is not finite and ≥ 0",
-                c.amount, c.machine, c.resource, c.slot
+                Num(c.amount),
+                c.machine,
+                c.resource,
+                c.slot
             )));
         }
         let pool = ledger.pool_of(c.machine).unwrap_or(PoolId(0));
