@@ -77,6 +77,7 @@ fn oasis_result_or_typed_error(instance: &Instance, bounds: BoundsChoice) -> Res
     }
 }
 
+#[cfg(feature = "serde")]
 const EXAMPLE: &str = include_str!("../docs/instance-example.json");
 
 // ---------------------------------------------------------------------------
@@ -411,4 +412,569 @@ fn oasis_refuses_demands_below_the_smallest_positive_demand() {
         let inst = Instance::new(oasis_cluster(), jobs, 3600.0, 10).unwrap();
         oasis_result_or_typed_error(&inst, BoundsChoice::Eta).unwrap();
     });
+}
+
+// ---------------------------------------------------------------------------
+// Fuzz-style properties
+// ---------------------------------------------------------------------------
+
+use proptest::prelude::*;
+use proptest::sample::Index;
+use proptest::test_runner::FileFailurePersistence;
+
+/// `cases` proptest cases, failures kept in
+/// `proptest-regressions/robust_model.txt`.
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "proptest-regressions/robust_model.txt",
+        ))),
+        ..ProptestConfig::default()
+    }
+}
+
+/// Raw tokens a mutated number or field may become (some are not valid
+/// JSON or CSV numbers on purpose).
+const TOKENS: &[&str] = &[
+    "0",
+    "-1",
+    "1e300",
+    "-1e300",
+    "5e-324",
+    "4294967295",
+    "4294967296",
+    "18446744073709551615",
+    "18446744073709551616",
+    "1e400",
+    "-0",
+    "1.5",
+    "NaN",
+    "inf",
+    "\"NaN\"",
+    "\"\"",
+    "null",
+    "true",
+    "[]",
+    "{}",
+    "-",
+    "99999999999999999999999999999999999999999999",
+];
+
+/// One mutation of a JSON document, applied to the `node`-th node (in a
+/// depth-first listing) or the `line`-th line of its pretty text.
+#[cfg(feature = "serde")]
+#[derive(Debug, Clone)]
+enum JsonMutation {
+    Replace(Index, Index),
+    Delete(Index),
+    Empty(Index),
+    Huge(Index),
+    Duplicate(Index),
+}
+
+#[cfg(feature = "serde")]
+fn json_mutation() -> impl Strategy<Value = JsonMutation> {
+    prop_oneof![
+        4 => (any::<Index>(), any::<Index>()).prop_map(|(n, t)| JsonMutation::Replace(n, t)),
+        2 => any::<Index>().prop_map(JsonMutation::Delete),
+        1 => any::<Index>().prop_map(JsonMutation::Empty),
+        1 => any::<Index>().prop_map(JsonMutation::Huge),
+        1 => any::<Index>().prop_map(JsonMutation::Duplicate),
+    ]
+}
+
+#[cfg(feature = "serde")]
+mod json_tree {
+    use serde_json::Value;
+
+    /// A step from a JSON node to a child.
+    #[derive(Debug, Clone)]
+    pub enum Seg {
+        Key(String),
+        At(usize),
+    }
+
+    /// Every node below the root, depth first.
+    pub fn paths(v: &Value) -> Vec<Vec<Seg>> {
+        fn walk(v: &Value, prefix: &mut Vec<Seg>, out: &mut Vec<Vec<Seg>>) {
+            match v {
+                Value::Object(map) => {
+                    for (k, child) in map {
+                        prefix.push(Seg::Key(k.clone()));
+                        out.push(prefix.clone());
+                        walk(child, prefix, out);
+                        prefix.pop();
+                    }
+                }
+                Value::Array(items) => {
+                    for (i, child) in items.iter().enumerate() {
+                        prefix.push(Seg::At(i));
+                        out.push(prefix.clone());
+                        walk(child, prefix, out);
+                        prefix.pop();
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        walk(v, &mut Vec::new(), &mut out);
+        out
+    }
+
+    /// The parent of the node at `path` and the node's last step.
+    pub fn parent_mut<'a>(v: &'a mut Value, path: &[Seg]) -> Option<(&'a mut Value, Seg)> {
+        let (last, init) = path.split_last()?;
+        let mut node = v;
+        for seg in init {
+            node = match seg {
+                Seg::Key(k) => node.get_mut(k.as_str())?,
+                Seg::At(i) => node.get_mut(*i)?,
+            };
+        }
+        Some((node, last.clone()))
+    }
+
+    pub fn child_mut<'a>(parent: &'a mut Value, seg: &Seg) -> Option<&'a mut Value> {
+        match seg {
+            Seg::Key(k) => parent.get_mut(k.as_str()),
+            Seg::At(i) => parent.get_mut(*i),
+        }
+    }
+}
+
+/// Applies `mutations` to the documented example and returns the text.
+#[cfg(feature = "serde")]
+fn mutated_example(mutations: &[JsonMutation]) -> String {
+    use json_tree::*;
+    use serde_json::Value;
+    let mut doc: Value = serde_json::from_str(EXAMPLE).unwrap();
+    let mut raw = Vec::new();
+    let mut duplicates = Vec::new();
+    for m in mutations {
+        let paths = paths(&doc);
+        let node = |i: &Index| paths[i.index(paths.len())].clone();
+        match m {
+            JsonMutation::Replace(n, t) => {
+                let p = node(n);
+                if let Some((parent, seg)) = parent_mut(&mut doc, &p)
+                    && let Some(child) = child_mut(parent, &seg)
+                {
+                    *child = Value::String(format!("@@{}@@", raw.len()));
+                    raw.push(TOKENS[t.index(TOKENS.len())]);
+                }
+            }
+            JsonMutation::Delete(n) => {
+                let p = node(n);
+                if let Some((parent, seg)) = parent_mut(&mut doc, &p) {
+                    match (parent, seg) {
+                        (Value::Object(map), Seg::Key(k)) => {
+                            map.remove(&k);
+                        }
+                        (Value::Array(items), Seg::At(i)) if i < items.len() => {
+                            items.remove(i);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            JsonMutation::Empty(n) | JsonMutation::Huge(n) => {
+                let p = node(n);
+                if let Some((parent, seg)) = parent_mut(&mut doc, &p)
+                    && let Some(Value::Array(items)) = child_mut(parent, &seg)
+                {
+                    if matches!(m, JsonMutation::Empty(_)) {
+                        items.clear();
+                    } else if let Some(first) = items.first().cloned() {
+                        items.resize(2000, first);
+                    }
+                }
+            }
+            JsonMutation::Duplicate(line) => duplicates.push(line.clone()),
+        }
+    }
+    let mut text = serde_json::to_string_pretty(&doc).unwrap();
+    for (i, token) in raw.iter().enumerate() {
+        text = text.replace(&format!("\"@@{i}@@\""), token);
+    }
+    for line in duplicates {
+        let lines: Vec<&str> = text.lines().collect();
+        let keyed: Vec<usize> = (0..lines.len())
+            .filter(|&i| lines[i].trim_start().starts_with('"') && lines[i].ends_with(','))
+            .collect();
+        if keyed.is_empty() {
+            continue;
+        }
+        let at = keyed[line.index(keyed.len())];
+        let mut out: Vec<&str> = lines.clone();
+        out.insert(at, lines[at]);
+        text = out.join("\n");
+    }
+    text
+}
+
+#[cfg(feature = "serde")]
+proptest! {
+    #![proptest_config(config(96))]
+
+    /// `Instance::from_json` on mutated valid instances: a result (which
+    /// round-trips) or a typed error, never a panic or a hang.
+    #[test]
+    fn from_json_on_mutated_instances(mutations in prop::collection::vec(json_mutation(), 1..4)) {
+        let text = mutated_example(&mutations);
+        within(WATCHDOG_S, "Instance::from_json on a mutated instance", move || {
+            match Instance::from_json(&text) {
+                Ok(inst) => {
+                    let back = Instance::from_json(&inst.to_json().unwrap()).unwrap();
+                    assert_eq!(back, inst);
+                }
+                Err(e) => {
+                    let msg = e.to_string();
+                    assert!(!msg.is_empty() && msg.len() < 2000, "{msg}");
+                }
+            }
+        });
+    }
+}
+
+/// A valid input of every trace format (header, if any, and three rows).
+fn trace_sample(format: TraceFormat) -> &'static str {
+    match format {
+        TraceFormat::Philly => {
+            "timestamp,duration,num_gpus,gpu_time,cluster\n\
+             2017-10-07 01:11:39,193256.0,8,1546048.0,ee9e8c\n\
+             2017-10-07 00:10:00,60.0,1,60.0,6214e9\n\
+             2017-10-08 10:00:00,3600,2,7200,vc\n"
+        }
+        TraceFormat::Itp => {
+            "job_id,submission_time,num_iteration,model_name,deadline,batch_size,num_gpu,duration\n\
+             a,5010,7628,bert,5985,64,1,1265\n\
+             b,5016,100,resnet50,9000,32,2,2066\n\
+             c,6000,10,vgg16,7000,16,4,30\n"
+        }
+        TraceFormat::Gavel => {
+            "Transformer (batch size 128)\tcd %s/translation && python3 train.py\t-step\t1\t20851471\t0.000000\t1\n\
+             A3C\tc\t-s\t0\t5\t10.5\t2\n\
+             ResNet-50 (batch size 64)\tpython3 main.py\t--num_steps\t1\t1000\t20\t4\n"
+        }
+        TraceFormat::Tiresias => {
+            "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n\
+             0,1,0,606,vgg19,164,30\n\
+             1,8,30,133,vgg11,147,23\n\
+             2,2,54,157,inception4,127,26\n"
+        }
+        TraceFormat::Alibaba => {
+            "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n\
+             openb-pod-0001,6000,12288,1,460,,LS,Running,427061,12902960,427061\n\
+             openb-pod-0002,8000,30000,2,1000,V100M16|V100M32,BE,Pending,500000,500100,\n\
+             openb-pod-0003,4000,1024,0,0,,Burstable,Succeeded,10,100,20\n"
+        }
+    }
+}
+
+/// Extra field contents for trace mutations (bytes, some not UTF-8).
+const TRACE_TOKENS: &[&[u8]] = &[
+    b"",
+    b"\xff\xfe",
+    b"\"",
+    b"\"a,b\"",
+    b"\xef\xbc\x91",
+    b"0x10",
+    b"2017-13-45 25:61:61",
+    b"9999-12-31 23:59:59",
+    b"0000-01-01 00:00:00",
+    b"Running",
+    b"A3C (batch size 0)",
+    b"A3C (batch size 4294967296)",
+    b"99999999999999999999999999999999999999999999999999999999999999",
+];
+
+/// One mutation of a delimited trace, on a line, a field or a byte.
+#[derive(Debug, Clone)]
+enum TraceMutation {
+    Replace(Index, Index, Index),
+    DeleteField(Index, Index),
+    DuplicateField(Index, Index),
+    DuplicateLine(Index),
+    DeleteLine(Index),
+    BlankLine(Index),
+    Crlf,
+    Bom,
+    Truncate(Index),
+    InsertByte(Index, u8),
+}
+
+fn trace_mutation() -> impl Strategy<Value = TraceMutation> {
+    let byte = prop_oneof![
+        Just(b'\xff'),
+        Just(b'"'),
+        Just(b'\t'),
+        Just(b','),
+        Just(b'\n'),
+        Just(b'\r'),
+        Just(b'-'),
+        Just(b'9'),
+        Just(0u8),
+    ];
+    prop_oneof![
+        6 => (any::<Index>(), any::<Index>(), any::<Index>())
+            .prop_map(|(l, f, t)| TraceMutation::Replace(l, f, t)),
+        1 => (any::<Index>(), any::<Index>()).prop_map(|(l, f)| TraceMutation::DeleteField(l, f)),
+        1 => (any::<Index>(), any::<Index>()).prop_map(|(l, f)| TraceMutation::DuplicateField(l, f)),
+        1 => any::<Index>().prop_map(TraceMutation::DuplicateLine),
+        1 => any::<Index>().prop_map(TraceMutation::DeleteLine),
+        1 => any::<Index>().prop_map(TraceMutation::BlankLine),
+        1 => Just(TraceMutation::Crlf),
+        1 => Just(TraceMutation::Bom),
+        1 => any::<Index>().prop_map(TraceMutation::Truncate),
+        2 => (any::<Index>(), byte).prop_map(|(i, b)| TraceMutation::InsertByte(i, b)),
+    ]
+}
+
+/// Applies `mutations` to `text` (fields split at `delimiter`).
+fn mutate_trace(text: &str, delimiter: u8, mutations: &[TraceMutation]) -> Vec<u8> {
+    let mut lines: Vec<Vec<Vec<u8>>> = text
+        .lines()
+        .map(|l| {
+            l.as_bytes()
+                .split(|b| *b == delimiter)
+                .map(<[u8]>::to_vec)
+                .collect()
+        })
+        .collect();
+    let mut eol: &[u8] = b"\n";
+    let mut bom = false;
+    let mut byte_edits = Vec::new();
+    for m in mutations {
+        let n = lines.len();
+        match m {
+            TraceMutation::Replace(l, f, t) if n > 0 => {
+                let line = &mut lines[l.index(n)];
+                if !line.is_empty() {
+                    let k = f.index(line.len());
+                    let all = TOKENS.len() + TRACE_TOKENS.len();
+                    let i = t.index(all);
+                    line[k] = if i < TOKENS.len() {
+                        TOKENS[i].as_bytes().to_vec()
+                    } else {
+                        TRACE_TOKENS[i - TOKENS.len()].to_vec()
+                    };
+                }
+            }
+            TraceMutation::DeleteField(l, f) if n > 0 => {
+                let line = &mut lines[l.index(n)];
+                if !line.is_empty() {
+                    line.remove(f.index(line.len()));
+                }
+            }
+            TraceMutation::DuplicateField(l, f) if n > 0 => {
+                let line = &mut lines[l.index(n)];
+                if !line.is_empty() {
+                    let k = f.index(line.len());
+                    let v = line[k].clone();
+                    line.insert(k, v);
+                }
+            }
+            TraceMutation::DuplicateLine(l) if n > 0 => {
+                let k = l.index(n);
+                lines.insert(k, lines[k].clone());
+            }
+            TraceMutation::DeleteLine(l) if n > 0 => {
+                lines.remove(l.index(n));
+            }
+            TraceMutation::BlankLine(l) => {
+                lines.insert(l.index(n + 1), vec![Vec::new()]);
+            }
+            TraceMutation::Crlf => eol = b"\r\n",
+            TraceMutation::Bom => bom = true,
+            TraceMutation::Truncate(_) | TraceMutation::InsertByte(..) => {
+                byte_edits.push(m.clone())
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if bom {
+        out.extend_from_slice("\u{feff}".as_bytes());
+    }
+    for line in &lines {
+        out.extend_from_slice(&line.join(&delimiter));
+        out.extend_from_slice(eol);
+    }
+    for m in byte_edits {
+        match m {
+            TraceMutation::Truncate(i) => out.truncate(i.index(out.len() + 1)),
+            TraceMutation::InsertByte(i, b) => out.insert(i.index(out.len() + 1), b),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A temp file holding `bytes`, removed on drop.
+struct TempFile(std::path::PathBuf);
+
+impl TempFile {
+    fn new(bytes: &[u8]) -> TempFile {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path =
+            std::env::temp_dir().join(format!("dmlsched-robust-{}-{n}.csv", std::process::id()));
+        std::fs::write(&path, bytes).unwrap();
+        TempFile(path)
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// A loader's answer is a result with jobs, or a typed error whose line
+/// (when it names one) is a line of the input.
+fn check_load(result: Result<Vec<TraceJob>, TraceError>, bytes: &[u8]) {
+    let lines = bytes.iter().filter(|b| **b == b'\n').count() as u64 + 1;
+    match result {
+        Ok(jobs) => assert!(!jobs.is_empty()),
+        Err(e) => {
+            if let TraceError::Format { line, .. } = &e {
+                assert!((1..=lines).contains(line), "line {line} of {lines}: {e}");
+            }
+            let msg = e.to_string();
+            assert!(
+                !msg.is_empty() && msg.matches(" line ").count() <= 1,
+                "{msg}"
+            );
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config(64))]
+
+    /// Every trace loader on mutated rows and headers: a result or a typed
+    /// error naming a line of the input, never a panic or a hang.
+    #[test]
+    fn trace_loaders_on_mutated_inputs(
+        f in 0..TraceFormat::ALL.len(),
+        mutations in prop::collection::vec(trace_mutation(), 1..5),
+    ) {
+        let format = TraceFormat::ALL[f];
+        let delimiter = if format == TraceFormat::Gavel { b'\t' } else { b',' };
+        let bytes = mutate_trace(trace_sample(format), delimiter, &mutations);
+        within(WATCHDOG_S, "trace::load on a mutated input", move || {
+            let file = TempFile::new(&bytes);
+            check_load(load(&file.0, Some(format)), &bytes);
+            check_load(load(&file.0, None), &bytes);
+            check_load(read_format(&bytes[..], format, None).map(|r| r.jobs), &bytes);
+        });
+    }
+
+    /// The cluster descriptions (Tiresias spec, Alibaba nodes) on mutated
+    /// inputs.
+    #[test]
+    fn cluster_loaders_on_mutated_inputs(mutations in prop::collection::vec(trace_mutation(), 1..4)) {
+        let spec = "num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,mem_p_node\n2,16,4,40,256\n";
+        let nodes = "sn,cpu_milli,memory_mib,gpu,model\nopenb-node-0001,64000,262144,2,G2\nopenb-node-0002,96000,786432,8,V100M32\n";
+        let spec = mutate_trace(spec, b',', &mutations);
+        let nodes = mutate_trace(nodes, b',', &mutations);
+        within(WATCHDOG_S, "cluster loaders on a mutated input", move || {
+            if let Ok(s) = read_tiresias_cluster_spec(&spec[..]) {
+                let cluster = s.to_cluster().unwrap();
+                assert_eq!(cluster.machines.len() as u64, s.machines());
+            }
+            if let Ok(n) = read_alibaba_nodes(&nodes[..]) {
+                assert!(!n.is_empty());
+            }
+        });
+    }
+}
+
+/// Extreme but valid instances for OASiS: long horizons, huge and tiny
+/// utilities, tiny demands, tiny and huge capacities.
+fn extreme_instance() -> impl Strategy<Value = (Cluster, Vec<Job>, f64, u32)> {
+    let horizon = prop::sample::select(vec![1u32, 2, 7, 300, 1 << 16, u32::MAX]);
+    let slot = prop::sample::select(vec![1e-3, 1.0, 3600.0, 1e12]);
+    let cpu = prop::sample::select(vec![1e-9, 64.0, 1e15, 1e300]);
+    let nic = prop::sample::select(vec![1.0, 100.0, 1e12]);
+    let utility = prop::sample::select(vec![
+        Utility::Constant { value: 0.0 },
+        Utility::Constant { value: 5e-324 },
+        Utility::Constant { value: 1.0 },
+        Utility::Constant { value: 1e19 },
+        Utility::Constant { value: 1e300 },
+        Utility::Sigmoid {
+            g1: 1e300,
+            g2: 50.0,
+            g3: 0.0,
+        },
+        Utility::Table {
+            values: vec![1e300, 0.0],
+        },
+        Utility::Linear {
+            g1: 1e20,
+            slope: 1e19,
+        },
+    ]);
+    let demand = prop::sample::select(vec![1e-12, 1e-6, 1.0, 64.0]);
+    let nic_demand = prop::sample::select(vec![1e-12, 1e-3, 1.0]);
+    let omega = prop::sample::select(vec![1e-9, 0.5, 3.0]);
+    let counts = (1u32..4, 1u32..4, 1u32..3);
+    let job = (utility, (demand, nic_demand), omega, counts, any::<bool>());
+    (horizon, slot, (cpu, nic), prop::collection::vec(job, 0..3)).prop_map(
+        |(horizon, slot, (cpu, nic), jobs)| {
+            let server = |id, hosts| {
+                Machine::new(
+                    MachineId(id),
+                    Resources::new(0.0, cpu, 0.0, 0.0, gbps(nic)),
+                    gbps(1.0),
+                )
+                .hosting(hosts)
+            };
+            let cluster = Cluster::new(vec![
+                server(0, Hosting::Workers),
+                server(1, Hosting::ParameterServers),
+            ]);
+            let jobs = jobs
+                .into_iter()
+                .enumerate()
+                .map(|(i, (u, (d, b), omega, (e, n, m), late))| {
+                    let mut job = oasis_job(i as u32, u, d);
+                    let Architecture::ParameterServer(p) = &mut job.architecture else {
+                        unreachable!()
+                    };
+                    (p.epochs, p.data_chunks, p.minibatches_per_chunk) = (e, n, m);
+                    (p.max_workers, p.max_ps) = (n, n);
+                    p.minibatch_compute_s = omega * slot;
+                    p.worker.nic_bps = gbps(b);
+                    p.ps.nic_bps = gbps(b);
+                    if late {
+                        job.arrival_s = slot * (f64::from(horizon) - 1.0);
+                    }
+                    job
+                })
+                .collect();
+            (cluster, jobs, slot, horizon)
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(config(48))]
+
+    /// OASiS (both bound rules) on valid but extreme instances: a result
+    /// whose certificate checks, or a typed error.
+    #[test]
+    fn oasis_on_extreme_instances((cluster, jobs, slot, horizon) in extreme_instance()) {
+        within(WATCHDOG_S, "OASiS on an extreme instance", move || {
+            let Ok(inst) = Instance::new(cluster, jobs, slot, horizon) else {
+                return;
+            };
+            for bounds in [BoundsChoice::Eta, BoundsChoice::ValueFloor { v_floor: None }] {
+                oasis_result_or_typed_error(&inst, bounds).unwrap();
+            }
+        });
+    }
 }
