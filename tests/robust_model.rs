@@ -204,7 +204,7 @@ fn utilities_whose_sum_is_not_finite() {
         );
         assert!(err.to_string().contains("1.797e308"), "{err}");
     });
-    for value in [1.797e308, 1e20, 1e300] {
+    for value in [f64::MAX, 1.797e308, 1e20, 1e300, 5e-324] {
         for bounds in [
             BoundsChoice::Eta,
             BoundsChoice::ValueFloor { v_floor: None },
@@ -591,7 +591,7 @@ fn mutated_example(mutations: &[JsonMutation]) -> String {
                     }
                 }
             }
-            JsonMutation::Duplicate(line) => duplicates.push(line.clone()),
+            JsonMutation::Duplicate(line) => duplicates.push(*line),
         }
     }
     let mut text = serde_json::to_string_pretty(&doc).unwrap();
