@@ -547,7 +547,8 @@ struct Qualities {
     reasons: Vec<String>,
 }
 
-/// The qualities of the admission responses (§6.3, §6.4).
+/// The qualities of the admission responses: the guarantee's factor ρ and
+/// the reasons it may not hold.
 fn qualities<P>(outcomes: &[JobOutcome<P>], bounds: &PriceBounds) -> Qualities {
     let mut rho_payoff = 1.0_f64;
     let (mut any_cost, mut any_heuristic, mut any_payoff_approx) = (false, false, false);
@@ -591,7 +592,7 @@ fn qualities<P>(outcomes: &[JobOutcome<P>], bounds: &PriceBounds) -> Qualities {
     }
 }
 
-/// `D_end` (§11.3): every job's best payoff at the final prices over all
+/// `D_end`: every job's best payoff at the final prices over all
 /// plans that fit the empty cluster, plus the price mass; with whether it is
 /// a valid bound and whether the running dual is feasible.
 fn final_dual<O: PricingOracle>(

@@ -202,12 +202,11 @@ impl OasisJob {
     ///
     /// [`OasisError::UnsupportedJob`] when the job is not a parameter-server
     /// job, is not elastic and preemptible (OASiS changes worker counts
-    /// between slots and may skip slots, §14 Example B1), has a demand entry
-    /// in `(0, 10⁻¹²)` in [`spec_units`] (the framework's
-    /// [`MIN_POSITIVE_DEMAND`]), `b_i ≤ 0` or `B_i < b_i` (D7), `ω_i ≤ 0`,
-    /// or more than
-    /// [`MAX_DP_CELLS`](crate::algorithms::oasis::MAX_DP_CELLS) DP cells
-    /// `T·(E_i·N_i + 1)`.
+    /// between slots and may skip slots), has a demand entry in
+    /// `(0, 10⁻¹²)` in [`spec_units`] (the framework's
+    /// [`MIN_POSITIVE_DEMAND`]), `b_i ≤ 0` or `B_i < b_i`, `ω_i ≤ 0`, or
+    /// more than [`MAX_DP_CELLS`](crate::algorithms::oasis::MAX_DP_CELLS) DP
+    /// cells `T·(E_i·N_i + 1)`.
     pub fn from_job(instance: &Instance, job: &Job) -> Result<Self, OasisError> {
         let bad = |reason: String| OasisError::UnsupportedJob {
             job: job.id,
