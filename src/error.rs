@@ -68,3 +68,30 @@ pub enum Error {
 
 /// `Result` with the crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Parses JSON text into `T` like `serde_json::from_str`, but an error in a
+/// value names the path of the field that holds it, e.g.
+/// `jobs[3].architecture.parameter_server.epochs: invalid type: string "x",
+/// expected u32 at line 1 column 287`.
+///
+/// Errors at the top level (syntax, a missing top-level field) are returned
+/// unchanged; a `?` in the path stands for a map key that could not be
+/// read. Inside internally tagged enums (`utility`, `degradation`) the
+/// path stops at the enum's field, as serde reads those through a buffer.
+#[cfg(feature = "serde")]
+pub(crate) fn json_from_str<T: serde::de::DeserializeOwned>(
+    text: &str,
+) -> Result<T, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if path.is_empty() || path == "." || path == "?" {
+            inner
+        } else {
+            <serde_json::Error as serde::de::Error>::custom(format!("{path}: {inner}"))
+        }
+    })?;
+    de.end()?;
+    Ok(value)
+}

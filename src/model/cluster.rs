@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use super::units::Num;
+
 /// Implements the shared shape of the id newtypes.
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
@@ -238,7 +240,11 @@ impl fmt::Display for Resources {
         write!(
             f,
             "{{gpus {}, cpu {}, mem {} B, storage {} B, nic {} B/s}}",
-            self.gpus, self.cpu_cores, self.memory_bytes, self.storage_bytes, self.nic_bps
+            Num(self.gpus),
+            Num(self.cpu_cores),
+            Num(self.memory_bytes),
+            Num(self.storage_bytes),
+            Num(self.nic_bps)
         )
     }
 }
@@ -371,16 +377,28 @@ pub enum Degradation {
     /// `f(α, k) = k + α(k − 1)`: fair sharing plus an extra loss α ≥ 0 per
     /// additional contender (the SJF-BCO paper's example; default α = 0.09).
     Linear {
-        /// Extra loss per additional contender, ≥ 0.
+        /// Extra loss per additional contender, ≥ 0 (0.09 when omitted in
+        /// JSON).
+        #[cfg_attr(feature = "serde", serde(default = "default_alpha"))]
         alpha: f64,
     },
     /// `f(k) = k`: ideal fair sharing.
     FairShare,
 }
 
+/// The default extra loss per contender of [`Degradation::Linear`].
+const DEFAULT_ALPHA: f64 = 0.09;
+
+#[cfg(feature = "serde")]
+fn default_alpha() -> f64 {
+    DEFAULT_ALPHA
+}
+
 impl Default for Degradation {
     fn default() -> Self {
-        Degradation::Linear { alpha: 0.09 }
+        Degradation::Linear {
+            alpha: DEFAULT_ALPHA,
+        }
     }
 }
 
@@ -396,9 +414,12 @@ impl Degradation {
 
 /// Cluster-level parameters of the ring-all-reduce timing model
 /// (`specs/ring-allreduce.md` §3–§4), in SI units.
+///
+/// In JSON every field may be left out and takes its value from
+/// [`RingParams::default`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
+#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
 pub struct RingParams {
     /// Inter-server link bandwidth `b^e`, bytes per second.
     pub external_bandwidth_bps: f64,

@@ -4,6 +4,7 @@ use std::fmt;
 
 use super::cluster::{MachineId, RackId, Resources, TaskKind};
 use super::job::JobId;
+use super::units::Num;
 
 /// The part of an instance an error is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -37,7 +38,7 @@ impl fmt::Display for Entity {
 #[non_exhaustive]
 pub enum ModelError {
     /// A number is NaN or infinite.
-    #[error("{entity}: field `{field}` is not finite ({value})")]
+    #[error("{entity}: field `{field}` is not finite ({})", Num(*value))]
     NonFinite {
         /// Where.
         entity: Entity,
@@ -47,7 +48,7 @@ pub enum ModelError {
         value: f64,
     },
     /// A number that must be ≥ 0 is negative.
-    #[error("{entity}: field `{field}` is negative ({value})")]
+    #[error("{entity}: field `{field}` is negative ({})", Num(*value))]
     Negative {
         /// Where.
         entity: Entity,
@@ -57,7 +58,7 @@ pub enum ModelError {
         value: f64,
     },
     /// A number that must be > 0 (a bandwidth, a speed) is zero.
-    #[error("{entity}: field `{field}` must be positive, got {value}")]
+    #[error("{entity}: field `{field}` must be positive, got {}", Num(*value))]
     NonPositive {
         /// Where.
         entity: Entity,
@@ -67,7 +68,10 @@ pub enum ModelError {
         value: f64,
     },
     /// The slot length is not a positive finite number of seconds.
-    #[error("slot length must be a positive finite number of seconds, got {value}")]
+    #[error(
+        "slot length must be a positive finite number of seconds, got {}",
+        Num(*value)
+    )]
     BadSlotLength {
         /// The offending value.
         value: f64,
@@ -146,7 +150,11 @@ pub enum ModelError {
         cluster: Resources,
     },
     /// A job arrives at or after the end of the horizon.
-    #[error("{job} arrives at {arrival_s} s, at or after the horizon end {horizon_s} s")]
+    #[error(
+        "{job} arrives at {} s, at or after the horizon end {} s",
+        Num(*arrival_s),
+        Num(*horizon_s)
+    )]
     ArrivalAfterHorizon {
         /// The job.
         job: JobId,
@@ -171,6 +179,36 @@ pub enum ModelError {
         job: JobId,
         /// The field.
         field: &'static str,
+    },
+    /// A parameter-server job's workload `E·N·M` is above
+    /// [`MAX_TOTAL_MINIBATCHES`](super::MAX_TOTAL_MINIBATCHES).
+    #[error(
+        "{job}: workload epochs × data_chunks × minibatches_per_chunk = {} mini-batches exceeds the limit of 2^53 ({})",
+        Num(*minibatches as f64),
+        Num(*limit as f64)
+    )]
+    WorkloadTooLarge {
+        /// The job.
+        job: JobId,
+        /// The product `E·N·M`.
+        minibatches: u128,
+        /// The largest product accepted.
+        limit: u64,
+    },
+    /// The utilities of the jobs (each at zero delay, its largest value)
+    /// sum to more than an `f64` holds, so no objective over the instance
+    /// would be finite. The job is the one where the running sum, in the
+    /// order given, stops being finite.
+    #[error(
+        "{job}: utility {} makes the sum of the jobs' best utilities not finite (the sum over all jobs must stay below {})",
+        Num(*utility),
+        Num(f64::MAX)
+    )]
+    UtilitySumNotFinite {
+        /// The job.
+        job: JobId,
+        /// Its utility at zero delay.
+        utility: f64,
     },
     /// A job's utility increases with delay.
     #[error("{job}: utility increases with delay (from δ = {at_delay} slots)")]

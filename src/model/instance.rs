@@ -4,8 +4,8 @@ use std::collections::{HashMap, HashSet};
 
 use super::cluster::{Cluster, FIT_TOL, Machine, MachineId, Resources, TaskKind};
 use super::error::{Entity, ModelError};
-use super::job::{Architecture, Job, JobId};
-use super::units;
+use super::job::{Architecture, Job, JobId, MAX_TOTAL_MINIBATCHES, PsJob, RarJob};
+use super::units::{self, Num};
 use super::utility::{Utility, UtilityDefect};
 
 /// The JSON format version this crate reads and writes.
@@ -52,9 +52,12 @@ impl Instance {
     /// The first [`ModelError`] found, checking the instance (slot length,
     /// horizon), then the cluster (machines, racks, ring parameters), then
     /// each job in order: non-finite and negative numbers, zero workloads and
-    /// counts, contradictory fields, utilities that increase with delay,
-    /// arrivals at or after the horizon, unknown machines, and whether one
-    /// task and the smallest allocation fit.
+    /// counts, a workload above
+    /// [`MAX_TOTAL_MINIBATCHES`](super::MAX_TOTAL_MINIBATCHES), contradictory
+    /// fields, utilities that increase with delay, arrivals at or after the
+    /// horizon, unknown machines, and whether one task and the smallest
+    /// allocation fit; last, whether the jobs' best utilities (at zero delay)
+    /// sum to a finite number.
     pub fn new(
         cluster: Cluster,
         jobs: Vec<Job>,
@@ -72,11 +75,20 @@ impl Instance {
         let machine_index = validate_cluster(&cluster)?;
         let horizon_s = slot_length_s * f64::from(horizon_slots);
         let mut job_index = HashMap::with_capacity(jobs.len());
+        let mut utility_sum = 0.0;
         for (i, job) in jobs.iter().enumerate() {
             if job_index.insert(job.id, i).is_some() {
                 return Err(ModelError::DuplicateJob { job: job.id });
             }
             validate_job(job, &cluster, &machine_index, horizon_s)?;
+            let best = job.utility.value(0);
+            utility_sum += best;
+            if !utility_sum.is_finite() {
+                return Err(ModelError::UtilitySumNotFinite {
+                    job: job.id,
+                    utility: best,
+                });
+            }
         }
         Ok(Instance {
             cluster,
@@ -159,11 +171,13 @@ impl Instance {
     /// # Errors
     ///
     /// [`crate::Error::Json`] for malformed JSON, unknown fields or wrong
-    /// types; [`crate::Error::Model`] for an unsupported `format_version` or
-    /// an invalid instance.
+    /// types, naming the path of the field (`jobs[3].architecture.
+    /// parameter_server.epochs: invalid type: …`) and the line and column;
+    /// [`crate::Error::Model`] for an unsupported `format_version` or an
+    /// invalid instance.
     #[cfg(feature = "serde")]
     pub fn from_json(text: &str) -> crate::Result<Instance> {
-        let file: serde_impl::InstanceFile = serde_json::from_str(text)?;
+        let file: serde_impl::InstanceFile = crate::error::json_from_str(text)?;
         Ok(Instance::try_from(file)?)
     }
 
@@ -298,7 +312,7 @@ fn validate_cluster(cluster: &Cluster) -> Result<HashMap<MachineId, usize>, Mode
         return Err(inconsistent(
             c,
             "ring.contender_ratio",
-            format!("must be in (0, 1], got {}", ring.contender_ratio),
+            format!("must be in (0, 1], got {}", Num(ring.contender_ratio)),
         ));
     }
     if let super::cluster::Degradation::Linear { alpha } = ring.degradation {
@@ -346,6 +360,158 @@ fn validate_utility(job: &Job) -> Result<(), ModelError> {
     }
 }
 
+/// The numbers and counts of a parameter-server job.
+fn validate_ps(job: &Job, p: &PsJob) -> Result<(), ModelError> {
+    let e = Entity::Job(job.id);
+    let zero_count = |field| ModelError::ZeroCount { job: job.id, field };
+    let zero_work = |field| ModelError::ZeroWorkload { job: job.id, field };
+    let pre = "architecture.parameter_server";
+    num(
+        e,
+        &format!("{pre}.minibatch_compute_s"),
+        p.minibatch_compute_s,
+        Rule::NonNegative,
+    )?;
+    num(
+        e,
+        &format!("{pre}.gradient_bytes"),
+        p.gradient_bytes,
+        Rule::NonNegative,
+    )?;
+    resources(e, &format!("{pre}.worker"), &p.worker)?;
+    resources(e, &format!("{pre}.ps"), &p.ps)?;
+    for (l, layer) in p.layers.iter().flatten().enumerate() {
+        let lp = format!("{pre}.layers[{l}]");
+        num(
+            e,
+            &format!("{lp}.forward_s"),
+            layer.forward_s,
+            Rule::NonNegative,
+        )?;
+        num(
+            e,
+            &format!("{lp}.backward_s"),
+            layer.backward_s,
+            Rule::NonNegative,
+        )?;
+        num(e, &format!("{lp}.bytes"), layer.bytes, Rule::NonNegative)?;
+        num(
+            e,
+            &format!("{lp}.update_s"),
+            layer.update_s,
+            Rule::NonNegative,
+        )?;
+    }
+    if p.epochs == 0 {
+        return Err(zero_work("epochs"));
+    }
+    if p.data_chunks == 0 {
+        return Err(zero_work("data_chunks"));
+    }
+    if p.minibatches_per_chunk == 0 {
+        return Err(zero_work("minibatches_per_chunk"));
+    }
+    let minibatches = p.total_minibatches_exact();
+    if minibatches > u128::from(MAX_TOTAL_MINIBATCHES) {
+        return Err(ModelError::WorkloadTooLarge {
+            job: job.id,
+            minibatches,
+            limit: MAX_TOTAL_MINIBATCHES,
+        });
+    }
+    if p.max_workers == 0 {
+        return Err(zero_count("max_workers"));
+    }
+    if p.max_ps == 0 {
+        return Err(zero_count("max_ps"));
+    }
+    if p.ps_at_most_workers && p.max_ps > p.max_workers {
+        return Err(inconsistent(
+            e,
+            &format!("{pre}.max_ps"),
+            format!(
+                "max_ps {} exceeds max_workers {} under the PS ≤ workers rule",
+                p.max_ps, p.max_workers
+            ),
+        ));
+    }
+    if p.layers.as_ref().is_some_and(Vec::is_empty) {
+        return Err(inconsistent(
+            e,
+            &format!("{pre}.layers"),
+            "a layer profile needs at least one layer",
+        ));
+    }
+    Ok(())
+}
+
+/// The numbers and counts of a ring-all-reduce job.
+fn validate_rar(job: &Job, r: &RarJob) -> Result<(), ModelError> {
+    let e = Entity::Job(job.id);
+    let zero_count = |field| ModelError::ZeroCount { job: job.id, field };
+    let zero_work = |field| ModelError::ZeroWorkload { job: job.id, field };
+    let pre = "architecture.ring_all_reduce";
+    num(
+        e,
+        &format!("{pre}.model_bytes"),
+        r.model_bytes,
+        Rule::NonNegative,
+    )?;
+    num(
+        e,
+        &format!("{pre}.forward_per_sample_s"),
+        r.forward_per_sample_s,
+        Rule::NonNegative,
+    )?;
+    num(
+        e,
+        &format!("{pre}.backward_per_iteration_s"),
+        r.backward_per_iteration_s,
+        Rule::NonNegative,
+    )?;
+    if let Some(b) = r.reserved_bandwidth_bps {
+        num(
+            e,
+            &format!("{pre}.reserved_bandwidth_bps"),
+            b,
+            Rule::Positive,
+        )?;
+    }
+    resources(e, &format!("{pre}.worker"), &r.worker)?;
+    if r.iterations == 0 {
+        return Err(zero_work("iterations"));
+    }
+    if r.convergence_iterations == Some(0) {
+        return Err(zero_work("convergence_iterations"));
+    }
+    if r.minibatch_size == 0 {
+        return Err(zero_count("minibatch_size"));
+    }
+    if r.workers.min() == 0 {
+        return Err(zero_count("workers"));
+    }
+    if let Some(c) = r.convergence_iterations
+        && c > r.iterations
+    {
+        return Err(inconsistent(
+            e,
+            &format!("{pre}.convergence_iterations"),
+            format!("{c} exceeds the requested {} iterations", r.iterations),
+        ));
+    }
+    if r.worker.gpus != 1.0 {
+        return Err(inconsistent(
+            e,
+            &format!("{pre}.worker.gpus"),
+            format!(
+                "a ring worker uses exactly one GPU, got {}",
+                Num(r.worker.gpus)
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn validate_job(
     job: &Job,
     cluster: &Cluster,
@@ -353,8 +519,6 @@ fn validate_job(
     horizon_s: f64,
 ) -> Result<(), ModelError> {
     let e = Entity::Job(job.id);
-    let zero_count = |field| ModelError::ZeroCount { job: job.id, field };
-    let zero_work = |field| ModelError::ZeroWorkload { job: job.id, field };
 
     // Plain numbers first.
     num(e, "arrival_s", job.arrival_s, Rule::NonNegative)?;
@@ -369,135 +533,8 @@ fn validate_job(
         Rule::NonNegative,
     )?;
     match &job.architecture {
-        Architecture::ParameterServer(p) => {
-            let pre = "architecture.parameter_server";
-            num(
-                e,
-                &format!("{pre}.minibatch_compute_s"),
-                p.minibatch_compute_s,
-                Rule::NonNegative,
-            )?;
-            num(
-                e,
-                &format!("{pre}.gradient_bytes"),
-                p.gradient_bytes,
-                Rule::NonNegative,
-            )?;
-            resources(e, &format!("{pre}.worker"), &p.worker)?;
-            resources(e, &format!("{pre}.ps"), &p.ps)?;
-            for (l, layer) in p.layers.iter().flatten().enumerate() {
-                let lp = format!("{pre}.layers[{l}]");
-                num(
-                    e,
-                    &format!("{lp}.forward_s"),
-                    layer.forward_s,
-                    Rule::NonNegative,
-                )?;
-                num(
-                    e,
-                    &format!("{lp}.backward_s"),
-                    layer.backward_s,
-                    Rule::NonNegative,
-                )?;
-                num(e, &format!("{lp}.bytes"), layer.bytes, Rule::NonNegative)?;
-                num(
-                    e,
-                    &format!("{lp}.update_s"),
-                    layer.update_s,
-                    Rule::NonNegative,
-                )?;
-            }
-            if p.epochs == 0 {
-                return Err(zero_work("epochs"));
-            }
-            if p.data_chunks == 0 {
-                return Err(zero_work("data_chunks"));
-            }
-            if p.minibatches_per_chunk == 0 {
-                return Err(zero_work("minibatches_per_chunk"));
-            }
-            if p.max_workers == 0 {
-                return Err(zero_count("max_workers"));
-            }
-            if p.max_ps == 0 {
-                return Err(zero_count("max_ps"));
-            }
-            if p.ps_at_most_workers && p.max_ps > p.max_workers {
-                return Err(inconsistent(
-                    e,
-                    &format!("{pre}.max_ps"),
-                    format!(
-                        "max_ps {} exceeds max_workers {} under the PS ≤ workers rule",
-                        p.max_ps, p.max_workers
-                    ),
-                ));
-            }
-            if p.layers.as_ref().is_some_and(Vec::is_empty) {
-                return Err(inconsistent(
-                    e,
-                    &format!("{pre}.layers"),
-                    "a layer profile needs at least one layer",
-                ));
-            }
-        }
-        Architecture::RingAllReduce(r) => {
-            let pre = "architecture.ring_all_reduce";
-            num(
-                e,
-                &format!("{pre}.model_bytes"),
-                r.model_bytes,
-                Rule::NonNegative,
-            )?;
-            num(
-                e,
-                &format!("{pre}.forward_per_sample_s"),
-                r.forward_per_sample_s,
-                Rule::NonNegative,
-            )?;
-            num(
-                e,
-                &format!("{pre}.backward_per_iteration_s"),
-                r.backward_per_iteration_s,
-                Rule::NonNegative,
-            )?;
-            if let Some(b) = r.reserved_bandwidth_bps {
-                num(
-                    e,
-                    &format!("{pre}.reserved_bandwidth_bps"),
-                    b,
-                    Rule::Positive,
-                )?;
-            }
-            resources(e, &format!("{pre}.worker"), &r.worker)?;
-            if r.iterations == 0 {
-                return Err(zero_work("iterations"));
-            }
-            if r.convergence_iterations == Some(0) {
-                return Err(zero_work("convergence_iterations"));
-            }
-            if r.minibatch_size == 0 {
-                return Err(zero_count("minibatch_size"));
-            }
-            if r.workers.min() == 0 {
-                return Err(zero_count("workers"));
-            }
-            if let Some(c) = r.convergence_iterations
-                && c > r.iterations
-            {
-                return Err(inconsistent(
-                    e,
-                    &format!("{pre}.convergence_iterations"),
-                    format!("{c} exceeds the requested {} iterations", r.iterations),
-                ));
-            }
-            if r.worker.gpus != 1.0 {
-                return Err(inconsistent(
-                    e,
-                    &format!("{pre}.worker.gpus"),
-                    format!("a ring worker uses exactly one GPU, got {}", r.worker.gpus),
-                ));
-            }
-        }
+        Architecture::ParameterServer(p) => validate_ps(job, p)?,
+        Architecture::RingAllReduce(r) => validate_rar(job, r)?,
     }
     validate_utility(job)?;
 

@@ -136,10 +136,24 @@ fn yes() -> bool {
     true
 }
 
+/// Most mini-batches `E·N·M` a parameter-server job may have (2⁵³ ≈ 9.0·10¹⁵,
+/// so that the count is exact both as a `u64` and as an `f64`);
+/// [`Instance::new`](super::Instance::new) refuses larger workloads.
+pub const MAX_TOTAL_MINIBATCHES: u64 = 1 << 53;
+
 impl PsJob {
-    /// Total mini-batches to process, `E·N·M`.
+    /// Total mini-batches to process, `E·N·M`, saturating at `u64::MAX`
+    /// (never reached in a valid instance: see [`MAX_TOTAL_MINIBATCHES`]).
     pub fn total_minibatches(&self) -> u64 {
-        u64::from(self.epochs) * u64::from(self.data_chunks) * u64::from(self.minibatches_per_chunk)
+        u64::try_from(self.total_minibatches_exact()).unwrap_or(u64::MAX)
+    }
+
+    /// `E·N·M` without overflow (each factor is a `u32`, so the product is
+    /// below 2⁹⁶).
+    pub fn total_minibatches_exact(&self) -> u128 {
+        u128::from(self.epochs)
+            * u128::from(self.data_chunks)
+            * u128::from(self.minibatches_per_chunk)
     }
 }
 

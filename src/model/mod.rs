@@ -19,6 +19,7 @@ pub use cluster::{
 pub use error::{Entity, ModelError};
 pub use instance::{FORMAT_VERSION, Instance};
 pub use job::{
-    Architecture, Discipline, Elasticity, Job, JobId, Layer, PsJob, RarJob, SyncMode, WorkerCounts,
+    Architecture, Discipline, Elasticity, Job, JobId, Layer, MAX_TOTAL_MINIBATCHES, PsJob, RarJob,
+    SyncMode, WorkerCounts,
 };
 pub use utility::{Utility, UtilityDefect};

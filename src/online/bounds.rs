@@ -3,6 +3,7 @@
 
 use super::error::OnlineError;
 use super::ledger::{Ledger, PoolId, ResourceId};
+use crate::model::units::Num;
 
 /// Smallest positive demand entry accepted (§7: keeps `U` finite).
 pub const MIN_POSITIVE_DEMAND: f64 = 1e-12;
@@ -62,14 +63,18 @@ impl BoundInputs {
             return Ok(());
         }
         if self.ln_u_max.is_nan() || self.ln_u_max == f64::INFINITY {
-            return bad(format!("ln_u_max = {} is not a number < +∞", self.ln_u_max));
+            return bad(format!(
+                "ln_u_max = {} is not a number < +∞",
+                Num(self.ln_u_max)
+            ));
         }
         if self.ln_u_min.is_nan()
             || self.ln_u_min > self.ln_u_max + 1e-9 * self.ln_u_max.abs().max(1.0)
         {
             return bad(format!(
                 "ln_u_min = {} exceeds ln_u_max = {} (utility increases)",
-                self.ln_u_min, self.ln_u_max
+                Num(self.ln_u_min),
+                Num(self.ln_u_max)
             ));
         }
         for (k, u) in self.unit_demands.iter().enumerate() {
@@ -89,7 +94,8 @@ impl BoundInputs {
                 .find(|d| !d.is_finite() || **d < 0.0 || (**d > 0.0 && **d < MIN_POSITIVE_DEMAND))
             {
                 return bad(format!(
-                    "unit kind {k}: demand entry {d} is negative, non-finite or in (0, 1e-12)"
+                    "unit kind {k}: demand entry {} is negative, non-finite or in (0, 1e-12)",
+                    Num(*d)
                 ));
             }
             if u.demand.iter().all(|d| *d == 0.0) {
@@ -102,7 +108,8 @@ impl BoundInputs {
             }
             if !m.is_finite() || *m <= 0.0 {
                 return bad(format!(
-                    "normaliser {m} for {pool} is not positive and finite"
+                    "normaliser {} for {pool} is not positive and finite",
+                    Num(*m)
                 ));
             }
         }
@@ -240,7 +247,7 @@ impl PriceBounds {
                     return Err(OnlineError::InvalidPriceBounds {
                         pool: PoolId(0),
                         resource: None,
-                        reason: format!("v_floor = {v_floor} is not positive and finite"),
+                        reason: format!("v_floor = {} is not positive and finite", Num(v_floor)),
                     });
                 }
                 let p = ledger.pools() as f64;
@@ -337,7 +344,7 @@ impl PriceBounds {
             return Err(OnlineError::InvalidPriceBounds {
                 pool: PoolId(0),
                 resource: None,
-                reason: format!("u_scale φ = {phi} is not positive and finite"),
+                reason: format!("u_scale φ = {} is not positive and finite", Num(phi)),
             });
         }
         let ln_phi = phi.ln();
@@ -359,7 +366,7 @@ impl PriceBounds {
             return Err(OnlineError::InvalidPriceBounds {
                 pool: PoolId(0),
                 resource: None,
-                reason: format!("L allowance ρ0 = {rho0} is not a finite number ≥ 1"),
+                reason: format!("L allowance ρ0 = {} is not a finite number ≥ 1", Num(rho0)),
             });
         }
         for l in &mut self.ln_l {
@@ -377,7 +384,7 @@ impl PriceBounds {
                 return Err(OnlineError::InvalidPriceBounds {
                     pool,
                     resource: None,
-                    reason: format!("ln L = {ln_l} is not finite"),
+                    reason: format!("ln L = {} is not finite", Num(*ln_l)),
                 });
             }
             for (r, u) in row.iter().enumerate() {
@@ -387,7 +394,11 @@ impl PriceBounds {
                     return Err(OnlineError::InvalidPriceBounds {
                         pool,
                         resource: Some(ResourceId(r as u8)),
-                        reason: format!("ln U = {u} is not finite and > ln L = {ln_l}"),
+                        reason: format!(
+                            "ln U = {} is not finite and > ln L = {}",
+                            Num(*u),
+                            Num(*ln_l)
+                        ),
                     });
                 }
             }

@@ -2,11 +2,13 @@
 
 use crate::certificate::{Bound, BoundKind, Certificate, Guarantee, Sense};
 use crate::error::Result;
+use crate::model::units::Num;
 
 use super::bounds::{BoundsOrigin, BoundsRule, PriceBounds};
 use super::error::OnlineError;
 use super::ledger::{
-    CAPACITY_ABS_TOL, CAPACITY_REL_TOL, Ledger, PoolId, PriceView, ResourceId, ledger_ln_price,
+    CAPACITY_ABS_TOL, CAPACITY_REL_TOL, Cell, Ledger, PoolId, PriceView, ResourceId,
+    ledger_ln_price,
 };
 use super::oracle::{OracleQuality, PricingOracle, Reservation, Response, realised_factor};
 
@@ -153,7 +155,7 @@ pub struct RunReport<P> {
 
 /// Committed increment of one cell by one plan.
 struct CellIncrement {
-    index: usize,
+    index: Cell,
     pool: PoolId,
     resource: ResourceId,
     capacity: f64,
@@ -384,107 +386,32 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
         let alpha = bounds.alpha();
         let total_utility: f64 = self.outcomes.iter().map(JobOutcome::utility).sum();
         let trivial_bound: f64 = self.outcomes.iter().map(|o| o.u_max).sum();
-        let t = f64::from(ledger.horizon());
-        let dual_initial: f64 = (0..ledger.pools())
-            .map(|k| {
-                let pool = PoolId(k as u16);
-                (bounds.ln_l(pool) + (t * ledger.pool_capacity_sum(pool)).ln()).exp()
-            })
-            .sum();
-        let price_mass: f64 = ledger
-            .cells()
-            .map(|(m, r, s)| {
-                let c = ledger.capacity(m, r);
-                if c > 0.0 {
-                    c * ledger_ln_price(ledger, bounds, m, r, s).exp()
-                } else {
-                    0.0
-                }
-            })
-            .sum();
+        let dual_initial = initial_dual(ledger, bounds);
+        let price_mass = ledger.price_mass(bounds);
         let dual_running = self.mu_running + price_mass;
 
         // Qualities of the admission responses.
-        let mut rho_payoff = 1.0_f64;
-        let (mut any_cost, mut any_heuristic, mut any_payoff_approx) = (false, false, false);
-        let mut max_rho_hat: Option<f64> = None;
-        let mut reasons = Vec::new();
-        for o in &self.outcomes {
-            match o.quality {
-                Some(OracleQuality::PayoffApprox { rho }) => {
-                    any_payoff_approx = true;
-                    rho_payoff = rho_payoff.max(if rho.is_nan() { f64::INFINITY } else { rho });
-                }
-                Some(OracleQuality::CostApprox) => any_cost = true,
-                Some(OracleQuality::Heuristic) => any_heuristic = true,
-                _ => {}
-            }
-            if let Some(rh) = o.rho_hat {
-                max_rho_hat = Some(max_rho_hat.map_or(rh, |m: f64| m.max(rh)));
-                if rh > bounds.l_allowance() * (1.0 + 1e-9) {
-                    reasons.push(format!(
-                        "RealisedFactorExceedsAllowance {{ job: {}, rho_hat: {rh} }}",
-                        o.index
-                    ));
-                }
-            }
-        }
-        if any_heuristic {
-            reasons.push("HeuristicOracle: a response had no quality guarantee".into());
-        }
-        if any_cost && any_payoff_approx {
-            reasons.push(
-                "MixedApproximations: payoff- and cost-approximate responses in one run".into(),
-            );
-        }
-        let rho = (!any_heuristic)
-            .then(|| rho_payoff * if any_cost { bounds.l_allowance() } else { 1.0 });
+        let Qualities {
+            rho,
+            max_rho_hat,
+            any_cost,
+            mut reasons,
+        } = qualities(&self.outcomes, bounds);
 
         // D_end at final prices over all plans that fit the empty cluster.
         let mut dual_end = None;
         let mut dual_end_valid = false;
         let mut running_dual_feasible = None;
         if self.opts.recompute_final_dual {
-            let view = PriceView::with_full_capacity(ledger, bounds);
-            let (mut mu_sum, mut price_scale, mut valid, mut feasible) = (0.0, 1.0_f64, true, true);
-            for (o, job) in self.outcomes.iter().zip(jobs) {
-                if o.quality.is_none() {
-                    continue; // unschedulable: no plan, µ = 0
-                }
-                let resp = self.oracle.best_response(o.index, job, &view)?;
-                let checked = check_response(ledger, bounds, o.index, o.arrival, &resp, true)?;
-                let mu_hat = checked.map_or(0.0, |(_, p)| p).max(0.0);
-                let mu = match resp.quality {
-                    OracleQuality::Exact => mu_hat,
-                    OracleQuality::PayoffApprox { rho } => rho.max(1.0) * mu_hat,
-                    OracleQuality::CostApprox => {
-                        price_scale =
-                            price_scale.max(realised_factor(&resp.deadline_bounds, mu_hat));
-                        mu_hat
-                    }
-                    OracleQuality::Heuristic => {
-                        valid = false;
-                        mu_hat
-                    }
-                };
-                let mu_run = match (&o.decision, o.quality) {
-                    (
-                        Decision::Admitted { payoff, .. },
-                        Some(OracleQuality::PayoffApprox { rho }),
-                    ) => rho.max(1.0) * payoff,
-                    (Decision::Admitted { payoff, .. }, _) => *payoff,
-                    _ => 0.0,
-                };
-                if mu > mu_run + 1e-9 * mu_run.abs().max(1.0) {
-                    feasible = false;
-                }
-                mu_sum += mu;
-            }
-            if !price_scale.is_finite() {
-                valid = false;
-                price_scale = 1.0;
-            }
-            dual_end = Some(mu_sum + price_scale * price_mass);
+            let (d, valid, feasible) = final_dual(
+                &mut self.oracle,
+                ledger,
+                bounds,
+                &self.outcomes,
+                jobs,
+                price_mass,
+            )?;
+            dual_end = Some(d);
             dual_end_valid = valid;
             running_dual_feasible = (!any_cost && valid).then_some(feasible);
         }
@@ -493,19 +420,14 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
         let d0_needed = 2.0 * dual_initial * bounds.l_allowance();
         let mut d0_condition_verified = total_utility >= d0_needed;
         if !d0_condition_verified && self.opts.verify_d0_condition {
-            let empty = ledger.emptied();
-            let view = PriceView::with_full_capacity(&empty, bounds);
-            for (o, job) in self.outcomes.iter().zip(jobs) {
-                if o.quality.is_none() {
-                    continue;
-                }
-                let resp = self.oracle.best_response(o.index, job, &view)?;
-                let checked = check_response(&empty, bounds, o.index, o.arrival, &resp, true)?;
-                if checked.is_some() && resp.utility >= d0_needed {
-                    d0_condition_verified = true;
-                    break;
-                }
-            }
+            d0_condition_verified = d0_witness(
+                &mut self.oracle,
+                ledger,
+                bounds,
+                &self.outcomes,
+                jobs,
+                d0_needed,
+            )?;
         }
 
         let clairvoyant =
@@ -514,12 +436,13 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
             reasons.push("EstimatedBounds: explicit price bounds".into());
         }
         if bounds.u_scale() != 1.0 {
-            reasons.push(format!("ScaledU: φ = {}", bounds.u_scale()));
+            reasons.push(format!("ScaledU: φ = {}", Num(bounds.u_scale())));
         }
         let assumption_small_demands = self.alpha_eff <= self.opts.small_demand_threshold * alpha;
         if !d0_condition_verified {
             reasons.push(format!(
-                "D0Condition: no witness that OPT ≥ 2·D_0 = {d0_needed}"
+                "D0Condition: no witness that OPT ≥ 2·D_0 = {}",
+                Num(d0_needed)
             ));
         }
         let mut eff_reasons: Vec<String> = reasons
@@ -530,9 +453,9 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
         if !assumption_small_demands {
             reasons.push(format!(
                 "SmallDemandAssumption: α_eff = {} > {}·α = {}",
-                self.alpha_eff,
-                self.opts.small_demand_threshold,
-                self.opts.small_demand_threshold * alpha
+                Num(self.alpha_eff),
+                Num(self.opts.small_demand_threshold),
+                Num(self.opts.small_demand_threshold * alpha)
             ));
         }
         match running_dual_feasible {
@@ -601,6 +524,150 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
     }
 }
 
+/// `D_0 = T·Σ_κ L_κ·C_κ`, computed in log space.
+fn initial_dual(ledger: &Ledger, bounds: &PriceBounds) -> f64 {
+    let t = f64::from(ledger.horizon());
+    (0..ledger.pools())
+        .map(|k| {
+            let pool = PoolId(k as u16);
+            (bounds.ln_l(pool) + (t * ledger.pool_capacity_sum(pool)).ln()).exp()
+        })
+        .sum()
+}
+
+/// What the admission responses' qualities imply for the guarantee.
+struct Qualities {
+    /// The approximation factor of the guarantee (`None` for heuristics).
+    rho: Option<f64>,
+    /// `max_i ρ̂_i` over cost-approximate responses.
+    max_rho_hat: Option<f64>,
+    /// Whether some response was cost-approximate.
+    any_cost: bool,
+    /// Why the `2αρ` guarantee is not valid, so far.
+    reasons: Vec<String>,
+}
+
+/// The qualities of the admission responses: the guarantee's factor ρ and
+/// the reasons it may not hold.
+fn qualities<P>(outcomes: &[JobOutcome<P>], bounds: &PriceBounds) -> Qualities {
+    let mut rho_payoff = 1.0_f64;
+    let (mut any_cost, mut any_heuristic, mut any_payoff_approx) = (false, false, false);
+    let mut max_rho_hat: Option<f64> = None;
+    let mut reasons = Vec::new();
+    for o in outcomes {
+        match o.quality {
+            Some(OracleQuality::PayoffApprox { rho }) => {
+                any_payoff_approx = true;
+                rho_payoff = rho_payoff.max(if rho.is_nan() { f64::INFINITY } else { rho });
+            }
+            Some(OracleQuality::CostApprox) => any_cost = true,
+            Some(OracleQuality::Heuristic) => any_heuristic = true,
+            _ => {}
+        }
+        if let Some(rh) = o.rho_hat {
+            max_rho_hat = Some(max_rho_hat.map_or(rh, |m: f64| m.max(rh)));
+            if rh > bounds.l_allowance() * (1.0 + 1e-9) {
+                reasons.push(format!(
+                    "RealisedFactorExceedsAllowance {{ job: {}, rho_hat: {} }}",
+                    o.index,
+                    Num(rh)
+                ));
+            }
+        }
+    }
+    if any_heuristic {
+        reasons.push("HeuristicOracle: a response had no quality guarantee".into());
+    }
+    if any_cost && any_payoff_approx {
+        reasons
+            .push("MixedApproximations: payoff- and cost-approximate responses in one run".into());
+    }
+    let rho =
+        (!any_heuristic).then(|| rho_payoff * if any_cost { bounds.l_allowance() } else { 1.0 });
+    Qualities {
+        rho,
+        max_rho_hat,
+        any_cost,
+        reasons,
+    }
+}
+
+/// `D_end`: every job's best payoff at the final prices over all
+/// plans that fit the empty cluster, plus the price mass; with whether it is
+/// a valid bound and whether the running dual is feasible.
+fn final_dual<O: PricingOracle>(
+    oracle: &mut O,
+    ledger: &Ledger,
+    bounds: &PriceBounds,
+    outcomes: &[JobOutcome<O::Plan>],
+    jobs: &[O::Job],
+    price_mass: f64,
+) -> Result<(f64, bool, bool)> {
+    let view = PriceView::with_full_capacity(ledger, bounds);
+    let (mut mu_sum, mut price_scale, mut valid, mut feasible) = (0.0, 1.0_f64, true, true);
+    for (o, job) in outcomes.iter().zip(jobs) {
+        if o.quality.is_none() {
+            continue; // unschedulable: no plan, µ = 0
+        }
+        let resp = oracle.best_response(o.index, job, &view)?;
+        let checked = check_response(ledger, bounds, o.index, o.arrival, &resp, true)?;
+        let mu_hat = checked.map_or(0.0, |(_, p)| p).max(0.0);
+        let mu = match resp.quality {
+            OracleQuality::Exact => mu_hat,
+            OracleQuality::PayoffApprox { rho } => rho.max(1.0) * mu_hat,
+            OracleQuality::CostApprox => {
+                price_scale = price_scale.max(realised_factor(&resp.deadline_bounds, mu_hat));
+                mu_hat
+            }
+            OracleQuality::Heuristic => {
+                valid = false;
+                mu_hat
+            }
+        };
+        let mu_run = match (&o.decision, o.quality) {
+            (Decision::Admitted { payoff, .. }, Some(OracleQuality::PayoffApprox { rho })) => {
+                rho.max(1.0) * payoff
+            }
+            (Decision::Admitted { payoff, .. }, _) => *payoff,
+            _ => 0.0,
+        };
+        if mu > mu_run + 1e-9 * mu_run.abs().max(1.0) {
+            feasible = false;
+        }
+        mu_sum += mu;
+    }
+    if !price_scale.is_finite() {
+        valid = false;
+        price_scale = 1.0;
+    }
+    Ok((mu_sum + price_scale * price_mass, valid, feasible))
+}
+
+/// Whether some job alone on the empty cluster reaches utility
+/// `≥ d0_needed` (a witness that `D_0 ≤ OPT/2`).
+fn d0_witness<O: PricingOracle>(
+    oracle: &mut O,
+    ledger: &Ledger,
+    bounds: &PriceBounds,
+    outcomes: &[JobOutcome<O::Plan>],
+    jobs: &[O::Job],
+    d0_needed: f64,
+) -> Result<bool> {
+    let empty = ledger.emptied();
+    let view = PriceView::with_full_capacity(&empty, bounds);
+    for (o, job) in outcomes.iter().zip(jobs) {
+        if o.quality.is_none() {
+            continue;
+        }
+        let resp = oracle.best_response(o.index, job, &view)?;
+        let checked = check_response(&empty, bounds, o.index, o.arrival, &resp, true)?;
+        if checked.is_some() && resp.utility >= d0_needed {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
 /// Checks a response's plan (§2.2, §4): cells inside the ledger, slots in
 /// `[arrival, T)`, amounts `≥ 0`, fit in the residual (or the capacity when
 /// `full_capacity`), the declared cost, and a finite non-negative utility.
@@ -620,14 +687,15 @@ fn check_response<P: Reservation>(
     if !(resp.utility.is_finite() && resp.utility >= 0.0) {
         return Err(invalid(format!(
             "utility {} is not finite and ≥ 0",
-            resp.utility
+            Num(resp.utility)
         )));
     }
     if let OracleQuality::PayoffApprox { rho } = resp.quality
         && !(rho >= 1.0 && rho.is_finite())
     {
         return Err(invalid(format!(
-            "declared payoff factor ρ = {rho} is not a finite number ≥ 1"
+            "declared payoff factor ρ = {} is not a finite number ≥ 1",
+            Num(rho)
         )));
     }
     let done = plan.completion_slot();
@@ -637,7 +705,7 @@ fn check_response<P: Reservation>(
             ledger.horizon()
         )));
     }
-    let mut entries: Vec<(usize, PoolId, ResourceId, u32, f64, crate::model::MachineId)> =
+    let mut entries: Vec<(Cell, PoolId, ResourceId, u32, f64, crate::model::MachineId)> =
         Vec::new();
     for c in plan.consumption() {
         let Some(i) = ledger.cell_index(c.machine, c.resource, c.slot) else {
@@ -655,7 +723,10 @@ fn check_response<P: Reservation>(
         if !(c.amount.is_finite() && c.amount >= 0.0) {
             return Err(invalid(format!(
                 "amount {} at ({}, {}, slot {}) is not finite and ≥ 0",
-                c.amount, c.machine, c.resource, c.slot
+                Num(c.amount),
+                c.machine,
+                c.resource,
+                c.slot
             )));
         }
         let pool = ledger.pool_of(c.machine).unwrap_or(PoolId(0));
@@ -664,7 +735,7 @@ fn check_response<P: Reservation>(
     entries.sort_by_key(|e| e.0);
     let mut cells: Vec<CellIncrement> = Vec::new();
     let mut cost = 0.0;
-    let mut last: Option<usize> = None;
+    let mut last: Option<Cell> = None;
     for (i, pool, r, slot, amount, m) in entries {
         cost += amount * ledger_ln_price(ledger, bounds, m, r, slot).exp();
         if last == Some(i) {

@@ -1,6 +1,7 @@
 //! Errors of the online primal–dual framework.
 
 use crate::model::MachineId;
+use crate::model::units::Num;
 
 use super::{PoolId, ResourceId};
 
@@ -42,7 +43,8 @@ pub enum OnlineError {
     /// The oracle returned a plan that exceeds the residual capacity of a
     /// cell (a bug in the oracle; the ledger is left unchanged).
     #[error(
-        "oracle plan of job {job} exceeds the residual capacity of {machine}, {resource}, slot {slot} by {excess}"
+        "oracle plan of job {job} exceeds the residual capacity of {machine}, {resource}, slot {slot} by {}",
+        Num(*excess)
     )]
     OracleViolatedCapacity {
         /// Index of the job in arrival order.
@@ -70,7 +72,9 @@ pub enum OnlineError {
     /// the plan's consumption at the view's prices by more than
     /// `1e-9·max(1, cost)` (stale prices).
     #[error(
-        "oracle cost of job {job} is {declared}, but the plan costs {recomputed} at the current prices"
+        "oracle cost of job {job} is {}, but the plan costs {} at the current prices",
+        Num(*declared),
+        Num(*recomputed)
     )]
     OracleCostMismatch {
         /// Index of the job in arrival order.

@@ -1,9 +1,11 @@
 //! The ledger of committed amounts per (machine, resource, slot) cell, and the
 //! read-only [`PriceView`] that oracles see.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::model::MachineId;
+use crate::model::units::Num;
 
 use super::bounds::PriceBounds;
 use super::error::OnlineError;
@@ -37,6 +39,72 @@ impl fmt::Display for ResourceId {
     }
 }
 
+/// Slots per page of the committed amounts: a machine's amounts are stored
+/// only for the pages of 64 slots where something was committed.
+const PAGE_SLOTS: u32 = 64;
+
+/// Pages `0..NEAR_PAGES` (the first 65 536 slots) of a machine are found by
+/// index; later pages, in a map.
+const NEAR_PAGES: u32 = 1024;
+
+/// The touched pages of one machine: page `p` holds slot `p·64 + s` at
+/// `[s·R + r]`.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct Pages {
+    /// Pages below [`NEAR_PAGES`], by index (grown to the last touched one).
+    near: Vec<Option<Box<[f64]>>>,
+    /// Pages from [`NEAR_PAGES`] on.
+    far: BTreeMap<u32, Box<[f64]>>,
+}
+
+impl Pages {
+    fn get(&self, page: u32) -> Option<&[f64]> {
+        if page < NEAR_PAGES {
+            self.near.get(page as usize).and_then(|p| p.as_deref())
+        } else {
+            self.far.get(&page).map(|p| &**p)
+        }
+    }
+
+    fn get_or_insert(&mut self, page: u32, len: usize) -> &mut [f64] {
+        let fresh = || vec![0.0; len].into_boxed_slice();
+        if page < NEAR_PAGES {
+            let i = page as usize;
+            if self.near.len() <= i {
+                self.near.resize(i + 1, None);
+            }
+            self.near[i].get_or_insert_with(fresh)
+        } else {
+            self.far.entry(page).or_insert_with(fresh)
+        }
+    }
+
+    /// The indices of the touched pages, ascending.
+    fn touched(&self) -> impl Iterator<Item = u32> + '_ {
+        let near = self
+            .near
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.is_some())
+            .map(|(i, _)| i as u32);
+        near.chain(self.far.keys().copied())
+    }
+}
+
+/// Up to this many cells (machines × slots × resources), the price mass of
+/// [`Ledger::price_mass`] is summed cell by cell in (machine, slot, resource)
+/// order; above, untouched cells are summed in closed form.
+const DENSE_SUM_CELLS: u128 = 1 << 22;
+
+/// One (machine, resource, slot) cell inside a ledger. Orders like the
+/// cells of a dense (machine, slot, resource) array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct Cell {
+    machine: u32,
+    slot: u32,
+    resource: u8,
+}
+
 /// Committed amounts `g_m^r(t)` of every cell, with capacities `c_m^r` and
 /// the pool `κ(m)` of every machine.
 ///
@@ -44,6 +112,11 @@ impl fmt::Display for ResourceId {
 /// machine given to [`Ledger::new`]); slots are 0-based, `0 ≤ t < T`.
 /// Amounts only grow: there is no release operation (§2.2), so prices never
 /// decrease.
+///
+/// Memory grows with what is committed, not with the horizon: amounts are
+/// kept per machine in pages of 64 slots, created when a plan first commits
+/// to one of their cells, so an empty ledger over `T = 2³² − 1` slots costs
+/// the capacities only.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ledger {
     horizon: u32,
@@ -52,8 +125,8 @@ pub struct Ledger {
     pool_of: Vec<PoolId>,
     /// `capacity[m·R + r]`.
     capacity: Vec<f64>,
-    /// `committed[(m·T + t)·R + r]`.
-    committed: Vec<f64>,
+    /// The touched pages of every machine.
+    pages: Vec<Pages>,
 }
 
 impl Ledger {
@@ -103,7 +176,8 @@ impl Ledger {
                 .find(|(_, c)| !c.is_finite() || **c < 0.0)
             {
                 return bad(format!(
-                    "machine {i}, resource {r}: capacity {c} is not ≥ 0 and finite"
+                    "machine {i}, resource {r}: capacity {} is not ≥ 0 and finite",
+                    Num(*c)
                 ));
             }
             seen[usize::from(pool.0)] = true;
@@ -115,22 +189,25 @@ impl Ledger {
                 "pool {p} has no machine (pools must be numbered 0..P)"
             ));
         }
-        let cells = pool_of.len() * horizon as usize * resources;
         Ok(Ledger {
             horizon,
             resources,
             pools,
+            pages: vec![Pages::default(); pool_of.len()],
             pool_of,
             capacity,
-            committed: vec![0.0; cells],
         })
     }
 
     /// The same machines and capacities with nothing committed.
     pub fn emptied(&self) -> Ledger {
         Ledger {
-            committed: vec![0.0; self.committed.len()],
-            ..self.clone()
+            horizon: self.horizon,
+            resources: self.resources,
+            pools: self.pools,
+            pool_of: self.pool_of.clone(),
+            capacity: self.capacity.clone(),
+            pages: vec![Pages::default(); self.pool_of.len()],
         }
     }
 
@@ -180,10 +257,28 @@ impl Ledger {
         (m < self.pool_of.len() && r < self.resources).then_some(m * self.resources + r)
     }
 
-    pub(crate) fn cell_index(&self, m: MachineId, r: ResourceId, t: u32) -> Option<usize> {
-        let (mi, ri) = (m.0 as usize, usize::from(r.0));
-        (mi < self.pool_of.len() && ri < self.resources && t < self.horizon)
-            .then_some((mi * self.horizon as usize + t as usize) * self.resources + ri)
+    /// The cell `(m, r, t)`, `None` outside the ledger.
+    pub(crate) fn cell_index(&self, m: MachineId, r: ResourceId, t: u32) -> Option<Cell> {
+        (usize::try_from(m.0).is_ok_and(|mi| mi < self.pool_of.len())
+            && usize::from(r.0) < self.resources
+            && t < self.horizon)
+            .then_some(Cell {
+                machine: m.0,
+                slot: t,
+                resource: r.0,
+            })
+    }
+
+    /// The stored amount of a cell (0 when its page was never touched).
+    fn amount(&self, c: Cell) -> f64 {
+        let page = c.slot / PAGE_SLOTS;
+        let offset = (c.slot % PAGE_SLOTS) as usize * self.resources + usize::from(c.resource);
+        self.pages
+            .get(c.machine as usize)
+            .and_then(|p| p.get(page))
+            .and_then(|v| v.get(offset))
+            .copied()
+            .unwrap_or(0.0)
     }
 
     /// Capacity `c_m^r` (0 for an unknown machine or resource).
@@ -193,14 +288,14 @@ impl Ledger {
 
     /// Committed amount `g_m^r(t)` (0 outside the ledger).
     pub fn committed(&self, m: MachineId, r: ResourceId, t: u32) -> f64 {
-        self.cell_index(m, r, t).map_or(0.0, |i| self.committed[i])
+        self.cell_index(m, r, t).map_or(0.0, |c| self.amount(c))
     }
 
     /// Residual capacity `c_m^r − g_m^r(t)`, never below 0 (0 outside the
     /// ledger).
     pub fn residual(&self, m: MachineId, r: ResourceId, t: u32) -> f64 {
         match self.cell_index(m, r, t) {
-            Some(i) => (self.capacity(m, r) - self.committed[i]).max(0.0),
+            Some(c) => (self.capacity(m, r) - self.amount(c)).max(0.0),
             None => 0.0,
         }
     }
@@ -215,18 +310,82 @@ impl Ledger {
         }
     }
 
-    /// Adds `amount` to the cell at raw index `i` (checked by the caller).
-    pub(crate) fn add(&mut self, i: usize, amount: f64) {
-        self.committed[i] += amount;
+    /// Adds `amount` to cell `c` (from [`Ledger::cell_index`]), creating
+    /// its page on the first non-zero amount.
+    pub(crate) fn add(&mut self, c: Cell, amount: f64) {
+        if amount == 0.0 {
+            return;
+        }
+        let resources = self.resources;
+        let Some(pages) = self.pages.get_mut(c.machine as usize) else {
+            return;
+        };
+        let page = pages.get_or_insert(c.slot / PAGE_SLOTS, PAGE_SLOTS as usize * resources);
+        let offset = (c.slot % PAGE_SLOTS) as usize * resources + usize::from(c.resource);
+        if let Some(v) = page.get_mut(offset) {
+            *v += amount;
+        }
     }
 
-    /// Every cell as `(machine, resource, slot)`.
+    /// Every cell as `(machine, resource, slot)`, in (machine, slot,
+    /// resource) order (`machines × T × R` items: for small ledgers).
     pub(crate) fn cells(&self) -> impl Iterator<Item = (MachineId, ResourceId, u32)> + '_ {
         (0..self.pool_of.len()).flat_map(move |m| {
             (0..self.horizon).flat_map(move |t| {
                 (0..self.resources).map(move |r| (MachineId(m as u32), ResourceId(r as u8), t))
             })
         })
+    }
+
+    /// `Σ_cells c·p`: capacity times price over every cell with `c > 0`, the
+    /// price part of the online dual.
+    ///
+    /// Cells never committed to are priced at `L_κ`, so their part is summed
+    /// in closed form per (machine, resource): the cost is in the cells
+    /// committed, not in the horizon. Ledgers of at most 2²² cells are summed
+    /// cell by cell instead, in (machine, slot, resource) order, so that
+    /// their results do not depend on the page layout.
+    pub(crate) fn price_mass(&self, bounds: &PriceBounds) -> f64 {
+        self.price_mass_with(bounds, DENSE_SUM_CELLS)
+    }
+
+    pub(crate) fn price_mass_with(&self, bounds: &PriceBounds, dense_limit: u128) -> f64 {
+        let cell_price = |m: MachineId, r: ResourceId, t: u32| {
+            let c = self.capacity(m, r);
+            if c > 0.0 {
+                c * ledger_ln_price(self, bounds, m, r, t).exp()
+            } else {
+                0.0
+            }
+        };
+        let cells = self.pool_of.len() as u128 * u128::from(self.horizon) * self.resources as u128;
+        if cells <= dense_limit {
+            return self.cells().map(|(m, r, t)| cell_price(m, r, t)).sum();
+        }
+        let mut total = 0.0;
+        for (mi, pages) in self.pages.iter().enumerate() {
+            let m = MachineId(mi as u32);
+            let ln_l = self.pool_of(m).map_or(f64::INFINITY, |p| bounds.ln_l(p));
+            for ri in 0..self.resources {
+                let r = ResourceId(ri as u8);
+                let c = self.capacity(m, r);
+                if c <= 0.0 {
+                    continue;
+                }
+                let mut touched = 0u64;
+                for page in pages.touched() {
+                    let first = page.saturating_mul(PAGE_SLOTS);
+                    let end = first.saturating_add(PAGE_SLOTS).min(self.horizon);
+                    for t in first..end {
+                        total += cell_price(m, r, t);
+                        touched += 1;
+                    }
+                }
+                let untouched = u64::from(self.horizon) - touched;
+                total += untouched as f64 * c * ln_l.exp();
+            }
+        }
+        total
     }
 }
 

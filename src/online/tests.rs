@@ -695,3 +695,69 @@ proptest! {
         rep.certificate.check(1e-9).unwrap();
     }
 }
+
+#[test]
+fn ledger_memory_follows_commitments_not_the_horizon() {
+    // 2³² − 1 slots, two machines: nothing is allocated per slot.
+    let mut l = Ledger::new(
+        u32::MAX,
+        2,
+        vec![(PoolId(0), vec![4.0, 2.0]), (PoolId(1), vec![1.0, 0.0])],
+    )
+    .unwrap();
+    let (m, r) = (MachineId(0), ResourceId(1));
+    assert_eq!(l.committed(m, r, u32::MAX - 1), 0.0);
+    assert_eq!(l.residual(m, r, u32::MAX - 1), 2.0);
+    assert_eq!(l.residual(m, r, u32::MAX), 0.0, "slot T is outside");
+    l.add(l.cell_index(m, r, u32::MAX - 1).unwrap(), 1.5);
+    l.add(l.cell_index(m, r, 7).unwrap(), 0.5);
+    assert_eq!(l.committed(m, r, u32::MAX - 1), 1.5);
+    assert_eq!(l.committed(m, ResourceId(0), u32::MAX - 1), 0.0);
+    assert_eq!(l.committed(m, r, 7), 0.5);
+    assert_eq!(l.emptied().committed(m, r, 7), 0.0);
+    // The price mass is finite and computed in closed form.
+    let b = PriceBounds::explicit(
+        vec![0.0, 0.0],
+        vec![vec![Some(1.0), Some(2.0)], vec![Some(1.0), None]],
+    )
+    .unwrap();
+    let mass = l.price_mass(&b);
+    assert!(
+        mass.is_finite() && mass > 7.0 * f64::from(u32::MAX - 2),
+        "{mass}"
+    );
+}
+
+#[test]
+fn price_mass_closed_form_matches_the_dense_sum() {
+    let mut l = Ledger::new(
+        200,
+        3,
+        vec![
+            (PoolId(0), vec![4.0, 0.0, 4.0]),
+            (PoolId(0), vec![2.0, 1.0, 8.0]),
+            (PoolId(1), vec![3.0, 3.0, 3.0]),
+        ],
+    )
+    .unwrap();
+    for (m, r, t, q) in [
+        (0, 0, 3, 2.0),
+        (1, 2, 150, 8.0),
+        (2, 1, 199, 1.0),
+        (2, 0, 64, 0.5),
+    ] {
+        l.add(l.cell_index(MachineId(m), ResourceId(r), t).unwrap(), q);
+    }
+    let b = PriceBounds::explicit(
+        vec![0.5f64.ln(), 0.1f64.ln()],
+        vec![
+            vec![Some(8f64.ln()), Some(3f64.ln()), None],
+            vec![Some(2f64.ln()), Some(9f64.ln()), Some(5f64.ln())],
+        ],
+    )
+    .unwrap();
+    let dense = l.price_mass_with(&b, u128::MAX);
+    let sparse = l.price_mass_with(&b, 0);
+    assert!(close(dense, sparse), "{dense} vs {sparse}");
+    assert_eq!(l.price_mass(&b), dense);
+}

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use super::fields::{Row, with_header};
 use super::{LoadReport, TraceError, TraceJob, with_file};
+use crate::model::units::Num;
 
 /// The header of `openb_pod_list_*.csv`.
 pub(crate) const COLUMNS: &[&str] = &[
@@ -88,7 +89,11 @@ fn pod(row: &Row<'_>) -> Result<TraceJob, TraceError> {
     if deleted < created {
         return Err(row.error(
             "deletion_time",
-            format!("{deleted} is before the creation_time {created}"),
+            format!(
+                "{} is before the creation_time {}",
+                Num(deleted),
+                Num(created)
+            ),
         ));
     }
     let duration = match scheduled {
@@ -96,13 +101,17 @@ fn pod(row: &Row<'_>) -> Result<TraceJob, TraceError> {
             if s < created {
                 return Err(row.error(
                     "scheduled_time",
-                    format!("{s} is before the creation_time {created}"),
+                    format!("{} is before the creation_time {}", Num(s), Num(created)),
                 ));
             }
             if deleted < s {
                 return Err(row.error(
                     "deletion_time",
-                    format!("{deleted} is before the scheduled_time {s}: negative duration"),
+                    format!(
+                        "{} is before the scheduled_time {}: negative duration",
+                        Num(deleted),
+                        Num(s)
+                    ),
                 ));
             }
             Some(deleted - s)

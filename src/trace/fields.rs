@@ -8,6 +8,7 @@ use std::rc::Rc;
 use csv::{ReaderBuilder, StringRecord, Trim};
 
 use super::{TraceError, TraceWarning};
+use crate::model::units::Num;
 
 /// A `Format` error without a path (the path wrappers add it).
 pub(crate) fn format_error(
@@ -33,6 +34,9 @@ pub(crate) struct Records {
     inner: csv::StringRecordsIntoIter<Cursor<Rc<[u8]>>>,
     data: Rc<[u8]>,
     newlines: Vec<usize>,
+    /// The column names, once the layout is known (to name the column of a
+    /// field that is not UTF-8).
+    columns: Option<&'static [&'static str]>,
 }
 
 impl Records {
@@ -49,12 +53,40 @@ impl Records {
         1 + self.newlines.partition_point(|&o| o < b) as u64
     }
 
+    /// Names the columns of the records that follow (and of the current
+    /// one, for an error).
+    pub(crate) fn set_columns(&mut self, columns: &'static [&'static str]) {
+        self.columns = Some(columns);
+    }
+
+    /// A reading error as a `Format` error on the file's line where the
+    /// record starts, naming the column when the layout is known. The csv
+    /// crate's own message is not used: it carries its own record and line
+    /// counts, which differ from the file's lines.
     fn error(&self, e: csv::Error) -> TraceError {
         let line = e.position().map_or(0, |p| self.line_at(p.byte()));
-        let reason = e.to_string();
         match e.into_kind() {
             csv::ErrorKind::Io(source) => TraceError::Io { path: None, source },
-            _ => format_error(line, None, reason),
+            csv::ErrorKind::Utf8 { err, .. } => {
+                let column = self.columns.and_then(|c| c.get(err.field())).copied();
+                format_error(
+                    line,
+                    column,
+                    format!(
+                        "field {} is not valid UTF-8 (after {} valid bytes)",
+                        err.field() + 1,
+                        err.valid_up_to()
+                    ),
+                )
+            }
+            csv::ErrorKind::UnequalLengths {
+                expected_len, len, ..
+            } => format_error(
+                line,
+                None,
+                format!("found {len} fields, expected {expected_len}"),
+            ),
+            _ => format_error(line, None, "the record cannot be read as CSV"),
         }
     }
 }
@@ -106,6 +138,7 @@ pub(crate) fn records<R: Read>(mut reader: R, delimiter: u8) -> Result<Records, 
         inner,
         data,
         newlines,
+        columns: None,
     })
 }
 
@@ -116,8 +149,12 @@ pub(crate) fn records<R: Read>(mut reader: R, delimiter: u8) -> Result<Records, 
 ///
 /// `Empty` for an input without records, `Format` on line 1 naming the first
 /// mismatching column.
-pub(crate) fn with_header<R: Read>(reader: R, expected: &[&str]) -> Result<Records, TraceError> {
+pub(crate) fn with_header<R: Read>(
+    reader: R,
+    expected: &'static [&'static str],
+) -> Result<Records, TraceError> {
     let mut it = records(reader, b',')?;
+    it.set_columns(expected);
     let (line, header) = it.next().ok_or(TraceError::Empty { path: None })??;
     let found: Vec<&str> = header_fields(&header);
     check_header(line, &found, expected)?;
@@ -268,7 +305,7 @@ impl<'a> Row<'a> {
     pub(crate) fn non_negative(&self, column: &str) -> Result<f64, TraceError> {
         let v = self.number(column)?;
         if v < 0.0 {
-            Err(self.error(column, format!("must be ≥ 0, found {v}")))
+            Err(self.error(column, format!("must be ≥ 0, found {}", Num(v))))
         } else {
             Ok(v)
         }
@@ -305,7 +342,7 @@ impl<'a> Row<'a> {
 pub(crate) fn parse_finite(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(v) if v.is_finite() => Ok(v),
-        Ok(v) => Err(format!("not a finite number: `{text}` ({v})")),
+        Ok(v) => Err(format!("not a finite number: `{text}` ({})", Num(v))),
         Err(_) => Err(format!("not a number: `{text}`")),
     }
 }

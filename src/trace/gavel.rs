@@ -128,7 +128,9 @@ pub fn load_gavel_trace(path: impl AsRef<Path>) -> Result<LoadReport, TraceError
 pub fn read_gavel_trace(reader: impl Read) -> Result<LoadReport, TraceError> {
     let mut report = LoadReport::default();
     let mut layout = None;
-    for (row_index, record) in records(reader, b'\t')?.enumerate() {
+    let mut rows = records(reader, b'\t')?;
+    let mut row_index = 0;
+    while let Some(record) = rows.next() {
         let (line, record) = record?;
         let n = record.len();
         let this = Layout::from_field_count(n).ok_or_else(|| {
@@ -138,7 +140,10 @@ pub fn read_gavel_trace(reader: impl Read) -> Result<LoadReport, TraceError> {
                 format!("expected 7, 10 or 12 tab-separated fields, found {n}"),
             )
         })?;
-        let layout = *layout.get_or_insert(this);
+        let layout = *layout.get_or_insert_with(|| {
+            rows.set_columns(this.columns());
+            this
+        });
         if this != layout {
             return Err(format_error(
                 line,
@@ -154,6 +159,7 @@ pub fn read_gavel_trace(reader: impl Read) -> Result<LoadReport, TraceError> {
             layout,
             row_index,
         )?);
+        row_index += 1;
     }
     if report.jobs.is_empty() {
         return Err(TraceError::Empty { path: None });

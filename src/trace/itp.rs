@@ -5,6 +5,7 @@ use std::path::Path;
 
 use super::fields::{Row, check_header, format_error, header_fields, records};
 use super::{LoadReport, TraceError, TraceJob, with_file};
+use crate::model::units::Num;
 
 const RAW: &[&str] = &["job_id", "submission_time", "duration", "num_gpu"];
 const ELASTICFLOW: &[&str] = &[
@@ -120,6 +121,7 @@ pub fn read_itp_csv(reader: impl Read, tenant: Option<&str>) -> Result<LoadRepor
         }
     };
     let columns = layout.columns();
+    it.set_columns(columns);
     let mut report = LoadReport::default();
     for record in it {
         let (line, record) = record?;
@@ -136,9 +138,10 @@ pub fn read_itp_csv(reader: impl Read, tenant: Option<&str>) -> Result<LoadRepor
                 ] {
                     let (a, b) = (row.number(real)?, row.number(plain)?);
                     if a != b {
-                        report.warnings.push(
-                            row.warning(real, format!("{real} = {a} differs from {plain} = {b}")),
-                        );
+                        report.warnings.push(row.warning(
+                            real,
+                            format!("{real} = {} differs from {plain} = {}", Num(a), Num(b)),
+                        ));
                     }
                 }
                 elasticflow_job(&row, "submit_time", "iteration", "ddl")?
@@ -185,7 +188,11 @@ fn elasticflow_job(
     if d < job.arrival_s {
         return Err(row.error(
             deadline,
-            format!("deadline {d} is before the submission at {}", job.arrival_s),
+            format!(
+                "deadline {} is before the submission at {}",
+                Num(d),
+                Num(job.arrival_s)
+            ),
         ));
     }
     job.deadline_s = Some(d);

@@ -100,6 +100,11 @@ pub use window::{
     sort_by_arrival, summary,
 };
 
+/// Most machines a cluster built from a trace description may have (2²⁰ =
+/// 1 048 576): [`read_tiresias_cluster_spec`], [`TiresiasClusterSpec::to_cluster`]
+/// and [`gpu_cluster`] refuse larger clusters instead of allocating them.
+pub const MAX_CLUSTER_MACHINES: u64 = 1 << 20;
+
 /// One job of a trace, normalised across formats (`workloads.md` §1.1).
 ///
 /// Times are seconds. After loading, [`arrival_s`](TraceJob::arrival_s) and

@@ -6,6 +6,7 @@ use std::path::Path;
 use super::date::parse_datetime;
 use super::fields::{Row, with_header};
 use super::{LoadReport, TraceError, TraceJob, with_file};
+use crate::model::units::Num;
 
 /// The header of the Pollux-style Philly CSV.
 pub(crate) const COLUMNS: &[&str] = &["timestamp", "duration", "num_gpus", "gpu_time", "cluster"];
@@ -58,7 +59,11 @@ pub fn read_philly_pollux_csv(reader: impl Read) -> Result<LoadReport, TraceErro
         if (gpu_time - expected).abs() > GPU_TIME_TOL * expected.max(1.0) {
             report.warnings.push(row.warning(
                 "gpu_time",
-                format!("{gpu_time} differs from duration × num_gpus = {expected}"),
+                format!(
+                    "{} differs from duration × num_gpus = {}",
+                    Num(gpu_time),
+                    Num(expected)
+                ),
             ));
         }
         let cluster = row.text("cluster")?;

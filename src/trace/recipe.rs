@@ -69,7 +69,7 @@ use super::TraceError;
 use super::TraceJob;
 use super::catalog::{self, MS160_MODELS};
 use super::synth::uniform_f64;
-use crate::model::units::{GB, MB, ceil_tol, gbps};
+use crate::model::units::{GB, MB, Num, ceil_tol, gbps};
 use crate::model::{
     Architecture, Cluster, Degradation, Discipline, Job, JobId, PsJob, RarJob, Resources,
     RingParams, SyncMode, Utility, WorkerCounts,
@@ -113,8 +113,9 @@ pub fn physical_ring_params() -> RingParams {
 ///
 /// # Errors
 ///
-/// [`TraceError::InvalidArgument`] unless both counts are ≥ 1 and
-/// `gpus_per_machine` divides `total_gpus`.
+/// [`TraceError::InvalidArgument`] unless both counts are ≥ 1,
+/// `gpus_per_machine` divides `total_gpus`, and the cluster has at most
+/// [`MAX_CLUSTER_MACHINES`](super::MAX_CLUSTER_MACHINES) machines.
 pub fn gpu_cluster(total_gpus: u32, gpus_per_machine: u32) -> Result<Cluster, TraceError> {
     if gpus_per_machine == 0 || total_gpus == 0 {
         return Err(TraceError::invalid(
@@ -130,6 +131,16 @@ pub fn gpu_cluster(total_gpus: u32, gpus_per_machine: u32) -> Result<Cluster, Tr
             format!("{total_gpus} GPUs is not a whole number of {gpus_per_machine}-GPU machines"),
         ));
     }
+    let machines = total_gpus / gpus_per_machine;
+    if u64::from(machines) > super::MAX_CLUSTER_MACHINES {
+        return Err(TraceError::invalid(
+            "cluster size",
+            format!(
+                "{machines} machines exceeds the limit of {}",
+                super::MAX_CLUSTER_MACHINES
+            ),
+        ));
+    }
     let g = f64::from(gpus_per_machine);
     let capacity = Resources::new(
         g,
@@ -138,7 +149,7 @@ pub fn gpu_cluster(total_gpus: u32, gpus_per_machine: u32) -> Result<Cluster, Tr
         STORAGE_PER_GPU_BYTES * g,
         NIC_BPS,
     );
-    let mut cluster = Cluster::homogeneous(total_gpus / gpus_per_machine, capacity, INTRA_BPS);
+    let mut cluster = Cluster::homogeneous(machines, capacity, INTRA_BPS);
     cluster.ring = physical_ring_params();
     Ok(cluster)
 }
@@ -262,7 +273,7 @@ pub fn to_jobs(trace: &[TraceJob], opts: &RecipeOptions) -> Result<RecipeOutput,
     if !(opts.slot_length_s.is_finite() && opts.slot_length_s > 0.0) {
         return Err(TraceError::invalid(
             "slot_length_s",
-            format!("must be finite and > 0, got {}", opts.slot_length_s),
+            format!("must be finite and > 0, got {}", Num(opts.slot_length_s)),
         ));
     }
     if opts.gpus_per_machine == 0 || opts.max_gpus_per_job == Some(0) {
@@ -283,7 +294,8 @@ pub fn to_jobs(trace: &[TraceJob], opts: &RecipeOptions) -> Result<RecipeOutput,
                 "trace arrival",
                 format!(
                     "job `{}` arrives at {} (re-base the trace first)",
-                    row.id, row.arrival_s
+                    row.id,
+                    Num(row.arrival_s)
                 ),
             ));
         }

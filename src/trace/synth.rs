@@ -23,7 +23,7 @@ use super::catalog::{
     PHILLY_DURATION_QUANTILES, PHILLY_GPU_COUNTS, RarModel,
 };
 use super::{TraceError, TraceJob};
-use crate::model::units::{GB, MB, ceil_tol, gbps};
+use crate::model::units::{GB, MB, Num, ceil_tol, gbps};
 use crate::model::{Architecture, Job, JobId, PsJob, Resources, SyncMode, Utility};
 
 /// Options of [`philly_gpu_count`].
@@ -102,7 +102,7 @@ fn check_rate(name: &str, rate: f64) -> Result<(), TraceError> {
     } else {
         Err(TraceError::invalid(
             name,
-            format!("must be finite and > 0, got {rate}"),
+            format!("must be finite and > 0, got {}", Num(rate)),
         ))
     }
 }
@@ -153,7 +153,7 @@ pub fn diurnal_arrivals(
     if !(0.0..=1.0).contains(&amplitude) {
         return Err(TraceError::invalid(
             "diurnal amplitude",
-            format!("must be in [0, 1], got {amplitude}"),
+            format!("must be in [0, 1], got {}", Num(amplitude)),
         ));
     }
     let peak = mean_rate_per_s * (1.0 + amplitude);
@@ -403,7 +403,7 @@ pub fn oasis_like_ps_jobs(rng: &mut impl Rng, p: &OasisParams) -> Result<Vec<Job
     if !(g_lo.is_finite() && g_hi.is_finite() && 0.0 <= g_lo && g_lo <= g_hi) {
         return Err(TraceError::invalid(
             "gamma1",
-            format!("need 0 ≤ low ≤ high, got [{g_lo}, {g_hi}]"),
+            format!("need 0 ≤ low ≤ high, got [{}, {}]", Num(g_lo), Num(g_hi)),
         ));
     }
     let rate = p.arrivals_per_slot / p.slot_length_s;

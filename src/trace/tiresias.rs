@@ -5,8 +5,8 @@ use std::path::Path;
 
 use super::fields::{Row, format_error, with_header};
 use super::recipe::{INTRA_BPS, NIC_BPS};
-use super::{LoadReport, TraceError, TraceJob, TraceWarning, with_file};
-use crate::model::units::GB;
+use super::{LoadReport, MAX_CLUSTER_MACHINES, TraceError, TraceJob, TraceWarning, with_file};
+use crate::model::units::{GB, Num};
 use crate::model::{Cluster, Machine, MachineId, Rack, RackId, Resources};
 
 /// The header of a Tiresias job CSV.
@@ -67,7 +67,9 @@ pub fn read_tiresias_csv(reader: impl Read) -> Result<LoadReport, TraceError> {
                     line: prev_line,
                     column: Some("interval".to_string()),
                     message: format!(
-                        "interval {prev_interval} differs from the next submit_time gap {gap}"
+                        "interval {} differs from the next submit_time gap {}",
+                        Num(prev_interval),
+                        Num(gap)
                     ),
                 });
             }
@@ -111,11 +113,41 @@ pub struct TiresiasClusterSpec {
 }
 
 impl TiresiasClusterSpec {
+    /// Machines of the spec, `switches × nodes_per_switch` (exact).
+    pub fn machines(&self) -> u64 {
+        u64::from(self.switches) * u64::from(self.nodes_per_switch)
+    }
+
     /// The cluster: one rack per switch, `nodes_per_switch` machines in each
     /// (ids `0..`), with the spec's GPUs, cores and memory, no storage, and
     /// the NIC, intra-machine bandwidth and ring parameters of
     /// [`gpu_cluster`](super::gpu_cluster) (the spec names no network).
-    pub fn to_cluster(&self) -> Cluster {
+    ///
+    /// # Errors
+    ///
+    /// [`TraceError::InvalidArgument`] when the spec has no machine, more
+    /// than [`MAX_CLUSTER_MACHINES`] machines, or a memory that is not
+    /// positive and finite.
+    pub fn to_cluster(&self) -> Result<Cluster, TraceError> {
+        let machines = self.machines();
+        if machines == 0 || machines > MAX_CLUSTER_MACHINES {
+            return Err(TraceError::invalid(
+                "Tiresias cluster spec",
+                format!(
+                    "{} switches × {} nodes = {machines} machines; a cluster has 1 to {MAX_CLUSTER_MACHINES}",
+                    self.switches, self.nodes_per_switch
+                ),
+            ));
+        }
+        if !(self.memory_per_node_gb.is_finite() && self.memory_per_node_gb > 0.0) {
+            return Err(TraceError::invalid(
+                "Tiresias cluster spec",
+                format!(
+                    "memory per node {} GB is not positive and finite",
+                    Num(self.memory_per_node_gb)
+                ),
+            ));
+        }
         let capacity = Resources::new(
             f64::from(self.gpus_per_node),
             f64::from(self.cpus_per_node),
@@ -123,6 +155,7 @@ impl TiresiasClusterSpec {
             0.0,
             NIC_BPS,
         );
+        // At most MAX_CLUSTER_MACHINES (< 2^32) ids: `s·n + k` fits a u32.
         let machines = (0..self.switches)
             .flat_map(|s| {
                 (0..self.nodes_per_switch).map(move |n| (s, s * self.nodes_per_switch + n))
@@ -137,7 +170,7 @@ impl TiresiasClusterSpec {
             })
             .collect();
         cluster.ring = super::recipe::physical_ring_params();
-        cluster
+        Ok(cluster)
     }
 }
 
@@ -148,8 +181,9 @@ impl TiresiasClusterSpec {
 /// # Errors
 ///
 /// [`TraceError::Io`], [`TraceError::Empty`], or [`TraceError::Format`] for
-/// a wrong header, a count below 1, a non-finite or non-positive memory, or
-/// more than one data row.
+/// a wrong header, a count below 1, more than [`MAX_CLUSTER_MACHINES`]
+/// machines (`num_switch × num_node_p_switch`), a non-finite or
+/// non-positive memory, or more than one data row.
 pub fn load_tiresias_cluster_spec(
     path: impl AsRef<Path>,
 ) -> Result<TiresiasClusterSpec, TraceError> {
@@ -176,6 +210,17 @@ pub fn read_tiresias_cluster_spec(reader: impl Read) -> Result<TiresiasClusterSp
         cpus_per_node: row.count_u32("num_cpu_p_node", 1)?,
         memory_per_node_gb: memory,
     };
+    if spec.machines() > MAX_CLUSTER_MACHINES {
+        return Err(row.error(
+            "num_node_p_switch",
+            format!(
+                "num_switch × num_node_p_switch = {} × {} = {} machines exceeds the limit of {MAX_CLUSTER_MACHINES}",
+                spec.switches,
+                spec.nodes_per_switch,
+                spec.machines()
+            ),
+        ));
+    }
     if let Some(extra) = records.next() {
         let (line, _) = extra?;
         return Err(format_error(line, None, "a cluster spec has one data row"));
@@ -215,7 +260,7 @@ mod tests {
             (spec.switches, spec.nodes_per_switch, spec.gpus_per_node),
             (2, 16, 4)
         );
-        let c = spec.to_cluster();
+        let c = spec.to_cluster().unwrap();
         assert_eq!(c.machines.len(), 32);
         assert_eq!(c.total_capacity().gpus, 128.0);
         assert_eq!(c.machines[31].rack, Some(RackId(1)));

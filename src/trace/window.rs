@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use super::date::parse_date;
 use super::{TraceError, TraceJob};
+use crate::model::units::Num;
 
 /// Where a window starts.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,7 +30,7 @@ impl WindowStart {
             WindowStart::Seconds(s) if s.is_finite() => Ok(*s),
             WindowStart::Seconds(s) => Err(TraceError::invalid(
                 "window start",
-                format!("{s} is not a finite number of seconds"),
+                format!("{} is not a finite number of seconds", Num(*s)),
             )),
             WindowStart::Date(d) => parse_date(d).map(|s| s as f64).ok_or_else(|| {
                 TraceError::invalid("window start", format!("`{d}` is not a date YYYY-MM-DD"))
@@ -139,7 +140,7 @@ pub fn scale_arrivals(jobs: &mut [TraceJob], factor: f64) -> Result<(), TraceErr
     if !(factor.is_finite() && factor > 0.0) {
         return Err(TraceError::invalid(
             "arrival scale factor",
-            format!("must be finite and > 0, got {factor}"),
+            format!("must be finite and > 0, got {}", Num(factor)),
         ));
     }
     let Some(first) = jobs.iter().map(|j| j.arrival_s).min_by(f64::total_cmp) else {

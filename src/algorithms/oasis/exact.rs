@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use crate::certificate::{ExactInfo, ExactStatus, Sense};
 use crate::lp::{self, ColumnKind, LinearProgram, LpError, LpStatus, SolveOptions};
+use crate::model::units::Num;
 use crate::model::{Instance, JobId};
 use crate::online::PoolId;
 use crate::schedule::{JobSchedule, Schedule, verify};
@@ -70,13 +71,13 @@ impl ExactOptions {
         if !(self.time_limit_s.is_finite() && self.time_limit_s > 0.0) {
             return Err(OasisError::InvalidOption {
                 name: "time_limit_s",
-                reason: format!("{} is not positive and finite", self.time_limit_s),
+                reason: format!("{} is not positive and finite", Num(self.time_limit_s)),
             });
         }
         if !(self.mip_rel_gap >= 0.0 && self.mip_rel_gap < 1.0) {
             return Err(OasisError::InvalidOption {
                 name: "mip_rel_gap",
-                reason: format!("{} is not in [0, 1)", self.mip_rel_gap),
+                reason: format!("{} is not in [0, 1)", Num(self.mip_rel_gap)),
             });
         }
         if self.threads == Some(0) {
@@ -442,13 +443,18 @@ fn check_work(job: &OasisJob, plan: &OasisPlan, model: WorkModel) -> Result<(), 
                 "the rounded MIP incumbent admits {} but its workers ({} worker-slots, ρ = {}) do not train its D = {} chunks under the {:?} work model (solver tolerance)",
                 job.id,
                 plan.worker_slots(),
-                job.rho,
+                Num(job.rho),
                 d,
                 model
             ),
         })
     }
 }
+
+/// Largest utility (exclusive) the exact MIP accepts: HiGHS reads numbers
+/// at or above 10²⁰ as infinite, so an objective coefficient there would
+/// solve a different program.
+pub const EXACT_MAX_UTILITY: f64 = 1e20;
 
 /// The exact offline optimum of OASiS's problem on `instance`
 /// (`specs/oasis.md` §10, §17.1–2) under `opts.work_model`.
@@ -544,6 +550,9 @@ fn check_work(job: &OasisJob, plan: &OasisPlan, model: WorkModel) -> Result<(), 
 ///   finite, a gap outside `[0, 1)` or zero threads;
 /// * the errors of [`OasisCluster::from_instance`] and
 ///   [`jobs_in_arrival_order`] (cluster or job outside OASiS's model);
+/// * [`OasisError::UnsupportedJob`] for a job whose utility at zero delay
+///   (its largest) is at or above [`EXACT_MAX_UTILITY`] = 10²⁰, the value
+///   from which HiGHS reads a number as infinite;
 /// * [`crate::Error::Lp`] when the solver fails or ends in a status other
 ///   than optimal or a limit, and [`LpError::Solver`] (stage `"check"`) when
 ///   a rounded incumbent does not complete an admitted job's work (a solver
@@ -595,6 +604,20 @@ pub fn offline_optimum(instance: &Instance, opts: &ExactOptions) -> crate::Resul
     opts.validate()?;
     let cluster = OasisCluster::from_instance(instance)?;
     let jobs = jobs_in_arrival_order(instance)?;
+    if let Some(job) = jobs
+        .iter()
+        .find(|j| j.utility.value(0) >= EXACT_MAX_UTILITY)
+    {
+        return Err(OasisError::UnsupportedJob {
+            job: job.id,
+            reason: format!(
+                "utility {} at zero delay is at or above {}, which the MIP solver reads as infinite",
+                Num(job.utility.value(0)),
+                Num(EXACT_MAX_UTILITY)
+            ),
+        }
+        .into());
+    }
     let mip = build(&cluster, &jobs, opts.work_model);
     let (columns, rows) = (mip.lp.n_cols(), mip.lp.n_rows());
 

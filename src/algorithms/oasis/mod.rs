@@ -56,9 +56,20 @@
 //!
 //! [`OasisError`] when the cluster is not split into worker-only and
 //! PS-only servers or a job is outside the model (not a parameter-server
-//! job, not elastic and preemptible, `b_i ≤ 0`, `B_i < b_i`); framework
-//! errors ([`crate::online::OnlineError`]) when no price bounds can be
-//! derived.
+//! job, not elastic and preemptible, a demand entry in `(0, 10⁻¹²)`,
+//! `b_i ≤ 0`, `B_i < b_i`); framework errors
+//! ([`crate::online::OnlineError`]) when no price bounds can be derived.
+//!
+//! # Limits
+//!
+//! The online algorithm works with prices in log space, so it accepts every
+//! utility a valid [`Instance`] holds (the jobs' best utilities must sum to
+//! a finite `f64`; [`crate::model::ModelError::UtilitySumNotFinite`]
+//! otherwise). The exact MIP (`offline_optimum`) refuses a utility at or
+//! above `EXACT_MAX_UTILITY` = 10²⁰, where HiGHS reads numbers as infinite.
+//! A job needs at most [`MAX_DP_CELLS`] cells `T·(E·N + 1)` of the dynamic
+//! program; the ledger's memory grows with the plans committed, not with
+//! `T`.
 //!
 //! # Example
 //!
@@ -113,6 +124,7 @@ pub mod repro;
 use std::time::Instant;
 
 use crate::model::Instance;
+use crate::model::units::Num;
 use crate::online::{
     BoundInputs, BoundsRule, Decision, OnlinePrimalDual, PdOptions, PriceBounds, PricingOracle,
     RunReport,
@@ -123,7 +135,7 @@ use super::Solved;
 
 pub use error::OasisError;
 #[cfg(feature = "highs")]
-pub use exact::{ExactOptions, OfflineSolution, WorkModel, offline_optimum};
+pub use exact::{EXACT_MAX_UTILITY, ExactOptions, OfflineSolution, WorkModel, offline_optimum};
 pub use model::{
     MAX_DP_CELLS, OasisCluster, OasisJob, PS_POOL, RESOURCE_NAMES, RESOURCES, SpecVector,
     WORKER_POOL, spec_units,
@@ -287,7 +299,7 @@ pub fn price_bounds(
     if !(params.u_scale.is_finite() && params.u_scale > 0.0) {
         return Err(OasisError::InvalidOption {
             name: "u_scale",
-            reason: format!("{} is not positive and finite", params.u_scale),
+            reason: format!("{} is not positive and finite", Num(params.u_scale)),
         }
         .into());
     }

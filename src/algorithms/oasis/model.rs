@@ -6,11 +6,11 @@
 //! one conversion; everything downstream (ledger, prices, `U`, `L`, the
 //! exact MIP) works in these units.
 
-use crate::model::units::{GB, ceil_tol, floor_tol, to_gbps};
+use crate::model::units::{GB, Num, ceil_tol, floor_tol, to_gbps};
 use crate::model::{
     Architecture, Elasticity, Hosting, Instance, Job, JobId, MachineId, Resources, Utility,
 };
-use crate::online::{Ledger, PoolId};
+use crate::online::{Ledger, MIN_POSITIVE_DEMAND, PoolId};
 
 use super::error::OasisError;
 
@@ -93,7 +93,7 @@ impl OasisCluster {
                 Hosting::Both => {
                     return Err(OasisError::UnsupportedCluster {
                         reason: format!(
-                            "{} may host workers and PSs; OASiS needs every server to be worker-only or PS-only (specs/oasis.md §1.3)",
+                            "{} may host workers and PSs; OASiS needs every server to be worker-only or PS-only",
                             m.id
                         ),
                     });
@@ -202,10 +202,11 @@ impl OasisJob {
     ///
     /// [`OasisError::UnsupportedJob`] when the job is not a parameter-server
     /// job, is not elastic and preemptible (OASiS changes worker counts
-    /// between slots and may skip slots, §14 Example B1), has `b_i ≤ 0` or
-    /// `B_i < b_i` (D7), `ω_i ≤ 0`, or more than
-    /// [`MAX_DP_CELLS`](crate::algorithms::oasis::MAX_DP_CELLS) DP cells
-    /// `T·(E_i·N_i + 1)`.
+    /// between slots and may skip slots), has a demand entry in
+    /// `(0, 10⁻¹²)` in [`spec_units`] (the framework's
+    /// [`MIN_POSITIVE_DEMAND`]), `b_i ≤ 0` or `B_i < b_i`, `ω_i ≤ 0`, or
+    /// more than [`MAX_DP_CELLS`](crate::algorithms::oasis::MAX_DP_CELLS) DP
+    /// cells `T·(E_i·N_i + 1)`.
     pub fn from_job(instance: &Instance, job: &Job) -> Result<Self, OasisError> {
         let bad = |reason: String| OasisError::UnsupportedJob {
             job: job.id,
@@ -221,22 +222,40 @@ impl OasisJob {
         }
         let worker_demand = spec_units(&p.worker);
         let ps_demand = spec_units(&p.ps);
+        for (task, demand) in [("worker", &worker_demand), ("PS", &ps_demand)] {
+            if let Some((r, d)) = demand
+                .iter()
+                .enumerate()
+                .find(|(_, d)| **d > 0.0 && **d < MIN_POSITIVE_DEMAND)
+            {
+                return Err(bad(format!(
+                    "{task} demand {} = {} is positive but below {}, the smallest the price bounds accept",
+                    RESOURCE_NAMES[r],
+                    Num(*d),
+                    Num(MIN_POSITIVE_DEMAND)
+                )));
+            }
+        }
         let (b, big_b) = (worker_demand[4], ps_demand[4]);
         if b.is_nan() || b <= 0.0 {
             return Err(bad(format!(
-                "worker bandwidth b_i = {b} Gbit/s must be positive (specs/oasis.md D7)"
+                "worker bandwidth b_i = {} Gbit/s must be positive",
+                Num(b)
             )));
         }
         if big_b.is_nan() || big_b < b {
             return Err(bad(format!(
-                "PS bandwidth B_i = {big_b} Gbit/s must be ≥ worker bandwidth b_i = {b} Gbit/s (specs/oasis.md D7)"
+                "PS bandwidth B_i = {} Gbit/s must be ≥ worker bandwidth b_i = {} Gbit/s",
+                Num(big_b),
+                Num(b)
             )));
         }
         let slot = instance.slot_length_s();
         let omega = (p.minibatch_compute_s + 2.0 * p.gradient_bytes / p.worker.nic_bps) / slot;
         if !(omega > 0.0 && omega.is_finite()) {
             return Err(bad(format!(
-                "ω_i = τ_i + 2e_i/b_i = {omega} slots must be positive and finite"
+                "ω_i = τ_i + 2e_i/b_i = {} slots must be positive and finite",
+                Num(omega)
             )));
         }
         let total_chunks = u64::from(p.epochs) * u64::from(p.data_chunks);

@@ -35,7 +35,7 @@
 
 use rand::{Rng, RngExt};
 
-use crate::model::units::{ceil_tol, gb, gbps};
+use crate::model::units::{Num, ceil_tol, gb, gbps};
 use crate::model::{
     Architecture, Cluster, Hosting, Instance, Job, JobId, Machine, MachineId, PsJob, Resources,
     TaskKind, Utility,
@@ -440,7 +440,7 @@ fn validate(p: &ReproParams) -> Result<(), TraceError> {
     if !(p.slot_length_s.is_finite() && p.slot_length_s > 0.0) {
         return Err(TraceError::invalid(
             "slot_length_s",
-            format!("must be finite and > 0, got {}", p.slot_length_s),
+            format!("must be finite and > 0, got {}", Num(p.slot_length_s)),
         ));
     }
     if p.horizon_slots == 0 {
@@ -474,7 +474,11 @@ fn validate(p: &ReproParams) -> Result<(), TraceError> {
     if !(g_lo.is_finite() && g_hi.is_finite() && 0.0 <= g_lo && g_lo <= g_hi) {
         return Err(TraceError::invalid(
             "gamma1",
-            format!("need finite 0 ≤ low ≤ high, got [{g_lo}, {g_hi}]"),
+            format!(
+                "need finite 0 ≤ low ≤ high, got [{}, {}]",
+                Num(g_lo),
+                Num(g_hi)
+            ),
         ));
     }
     let (s1, s2, s3) = p.class_shares;
@@ -482,7 +486,12 @@ fn validate(p: &ReproParams) -> Result<(), TraceError> {
     {
         return Err(TraceError::invalid(
             "class_shares",
-            format!("need non-negative shares summing to 1, got ({s1}, {s2}, {s3})"),
+            format!(
+                "need non-negative shares summing to 1, got ({}, {}, {})",
+                Num(s1),
+                Num(s2),
+                Num(s3)
+            ),
         ));
     }
     let (n_lo, n_hi) = p.chunks;
