@@ -77,6 +77,7 @@
 use std::fmt;
 
 use crate::certificate::Sense;
+use crate::model::units::Num;
 
 #[cfg(feature = "highs")]
 pub(crate) mod highs;
@@ -350,66 +351,30 @@ impl LinearProgram {
     /// and no `(row, column)` pair given twice. Returns the first problem
     /// found (columns first, then rows in order).
     ///
+    /// It also refuses finite values the solver cannot represent faithfully
+    /// (see [`SOLVER_INFINITY`], [`MAX_COEFFICIENT`], [`MIN_COEFFICIENT`]):
+    /// a cost or a finite bound of magnitude `≥ 1e20` (the solver would read
+    /// it as infinite), a coefficient of magnitude `≥ 1e15` (the solver
+    /// refuses the matrix) or a non-zero one of magnitude `≤ 1e-9` (the
+    /// solver would drop it). Such a program would be solved as a different
+    /// one, so its answer could not be trusted.
+    ///
     /// # Errors
     ///
     /// [`LpError::InvalidObjectiveOffset`], [`LpError::InvalidCost`],
     /// [`LpError::InvalidColumnBounds`], [`LpError::InvalidRowBounds`],
-    /// [`LpError::EntryColumnOutOfRange`], [`LpError::InvalidCoefficient`] or
-    /// [`LpError::DuplicateEntry`].
+    /// [`LpError::EntryColumnOutOfRange`], [`LpError::InvalidCoefficient`],
+    /// [`LpError::OutOfSolverRange`] or [`LpError::DuplicateEntry`].
     pub fn validate(&self) -> Result<(), LpError> {
         if !self.offset.is_finite() {
             return Err(LpError::InvalidObjectiveOffset { value: self.offset });
         }
         for col in 0..self.n_cols() {
-            let cost = self.costs[col];
-            if !cost.is_finite() {
-                return Err(LpError::InvalidCost {
-                    col,
-                    col_name: self.column_name(col).map(str::to_owned),
-                    value: cost,
-                });
-            }
-            let (lower, upper) = (self.col_lower[col], self.col_upper[col]);
-            if !bounds_ok(lower, upper) {
-                return Err(LpError::InvalidColumnBounds {
-                    col,
-                    col_name: self.column_name(col).map(str::to_owned),
-                    lower,
-                    upper,
-                });
-            }
+            self.validate_column(col)?;
         }
-        let n_cols = self.n_cols();
         let mut seen_in_row: Vec<usize> = Vec::new();
         for (row, entries) in self.rows() {
-            let (lower, upper) = (self.row_lower[row], self.row_upper[row]);
-            if !bounds_ok(lower, upper) {
-                return Err(LpError::InvalidRowBounds {
-                    row,
-                    row_name: self.row_name(row).map(str::to_owned),
-                    lower,
-                    upper,
-                });
-            }
-            for &(col, value) in entries {
-                if col >= n_cols {
-                    return Err(LpError::EntryColumnOutOfRange {
-                        row,
-                        row_name: self.row_name(row).map(str::to_owned),
-                        col,
-                        n_cols,
-                    });
-                }
-                if !value.is_finite() {
-                    return Err(LpError::InvalidCoefficient {
-                        row,
-                        row_name: self.row_name(row).map(str::to_owned),
-                        col,
-                        col_name: self.column_name(col).map(str::to_owned),
-                        value,
-                    });
-                }
-            }
+            self.validate_row(row, entries)?;
             seen_in_row.clear();
             seen_in_row.extend(entries.iter().map(|&(col, _)| col));
             seen_in_row.sort_unstable();
@@ -420,6 +385,99 @@ impl LinearProgram {
                     row_name: self.row_name(row).map(str::to_owned),
                     col,
                     col_name: self.column_name(col).map(str::to_owned),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The checks of [`validate`](Self::validate) on column `col`.
+    fn validate_column(&self, col: usize) -> Result<(), LpError> {
+        let col_name = || self.column_name(col).map(str::to_owned);
+        let cost = self.costs[col];
+        if !cost.is_finite() {
+            return Err(LpError::InvalidCost {
+                col,
+                col_name: col_name(),
+                value: cost,
+            });
+        }
+        let (lower, upper) = (self.col_lower[col], self.col_upper[col]);
+        if !bounds_ok(lower, upper) {
+            return Err(LpError::InvalidColumnBounds {
+                col,
+                col_name: col_name(),
+                lower,
+                upper,
+            });
+        }
+        let out = |quantity, value| LpError::OutOfSolverRange {
+            quantity,
+            row: None,
+            row_name: None,
+            col: Some(col),
+            col_name: col_name(),
+            value,
+        };
+        if cost.abs() >= SOLVER_INFINITY {
+            return Err(out(LpQuantity::Cost, cost));
+        }
+        if let Some(b) = [lower, upper].into_iter().find(|&b| beyond_infinity(b)) {
+            return Err(out(LpQuantity::ColumnBound, b));
+        }
+        Ok(())
+    }
+
+    /// The checks of [`validate`](Self::validate) on row `row` (bounds and
+    /// entries; duplicates are checked by the caller).
+    fn validate_row(&self, row: usize, entries: &[(usize, f64)]) -> Result<(), LpError> {
+        let row_name = || self.row_name(row).map(str::to_owned);
+        let (lower, upper) = (self.row_lower[row], self.row_upper[row]);
+        if !bounds_ok(lower, upper) {
+            return Err(LpError::InvalidRowBounds {
+                row,
+                row_name: row_name(),
+                lower,
+                upper,
+            });
+        }
+        if let Some(b) = [lower, upper].into_iter().find(|&b| beyond_infinity(b)) {
+            return Err(LpError::OutOfSolverRange {
+                quantity: LpQuantity::RowBound,
+                row: Some(row),
+                row_name: row_name(),
+                col: None,
+                col_name: None,
+                value: b,
+            });
+        }
+        let n_cols = self.n_cols();
+        for &(col, value) in entries {
+            if col >= n_cols {
+                return Err(LpError::EntryColumnOutOfRange {
+                    row,
+                    row_name: row_name(),
+                    col,
+                    n_cols,
+                });
+            }
+            if !value.is_finite() {
+                return Err(LpError::InvalidCoefficient {
+                    row,
+                    row_name: row_name(),
+                    col,
+                    col_name: self.column_name(col).map(str::to_owned),
+                    value,
+                });
+            }
+            if value != 0.0 && !coefficient_in_range(value) {
+                return Err(LpError::OutOfSolverRange {
+                    quantity: LpQuantity::Coefficient,
+                    row: Some(row),
+                    row_name: row_name(),
+                    col: Some(col),
+                    col_name: self.column_name(col).map(str::to_owned),
+                    value,
                 });
             }
         }
@@ -532,6 +590,32 @@ impl LinearProgram {
 /// `lower ≤ upper`, neither NaN, `lower < +∞`, `upper > −∞`.
 fn bounds_ok(lower: f64, upper: f64) -> bool {
     lower <= upper && lower < f64::INFINITY && upper > f64::NEG_INFINITY
+}
+
+/// Magnitude from which the solver reads a cost or a bound as infinite
+/// (HiGHS's `infinite_cost` and `infinite_bound`, `1e20`). Costs and finite
+/// bounds must stay below it; use `±f64::INFINITY` for a missing bound.
+pub const SOLVER_INFINITY: f64 = 1e20;
+
+/// Magnitude from which the solver refuses a constraint coefficient
+/// (HiGHS's `large_matrix_value`, `1e15`): coefficients must stay below it.
+pub const MAX_COEFFICIENT: f64 = 1e15;
+
+/// Magnitude up to which the solver drops a constraint coefficient as zero
+/// (HiGHS's `small_matrix_value`, `1e-9`): non-zero coefficients must exceed
+/// it.
+pub const MIN_COEFFICIENT: f64 = 1e-9;
+
+/// Whether a non-zero finite coefficient lies strictly between
+/// [`MIN_COEFFICIENT`] and [`MAX_COEFFICIENT`] in magnitude.
+pub fn coefficient_in_range(value: f64) -> bool {
+    let a = value.abs();
+    a > MIN_COEFFICIENT && a < MAX_COEFFICIENT
+}
+
+/// A finite bound the solver would read as infinite.
+fn beyond_infinity(b: f64) -> bool {
+    b.is_finite() && b.abs() >= SOLVER_INFINITY
 }
 
 /// How to solve: limits, tolerances, determinism and presolve.
@@ -823,13 +907,13 @@ impl LpSolution {
 #[non_exhaustive]
 pub enum LpError {
     /// The objective offset is NaN or infinite.
-    #[error("objective offset must be finite, got {value}")]
+    #[error("objective offset must be finite, got {}", Num(*.value))]
     InvalidObjectiveOffset {
         /// The offending value.
         value: f64,
     },
     /// A cost is NaN or infinite.
-    #[error("{} has cost {value}; costs must be finite", label("column", *.col, .col_name))]
+    #[error("{} has cost {}; costs must be finite", label("column", *.col, .col_name), Num(*.value))]
     InvalidCost {
         /// Column index.
         col: usize,
@@ -841,8 +925,8 @@ pub enum LpError {
     /// Column bounds are NaN, crossed (`lower > upper`), or empty at infinity
     /// (`lower = +∞` or `upper = −∞`).
     #[error(
-        "{} has invalid bounds [{lower}, {upper}] (need lower ≤ upper, no NaN, lower < +inf, upper > -inf)",
-        label("column", *.col, .col_name)
+        "{} has invalid bounds [{}, {}] (need lower ≤ upper, no NaN, lower < +inf, upper > -inf)",
+        label("column", *.col, .col_name), Num(*.lower), Num(*.upper)
     )]
     InvalidColumnBounds {
         /// Column index.
@@ -856,8 +940,8 @@ pub enum LpError {
     },
     /// Row bounds are NaN, crossed (`lower > upper`), or empty at infinity.
     #[error(
-        "{} has invalid bounds [{lower}, {upper}] (need lower ≤ upper, no NaN, lower < +inf, upper > -inf)",
-        label("row", *.row, .row_name)
+        "{} has invalid bounds [{}, {}] (need lower ≤ upper, no NaN, lower < +inf, upper > -inf)",
+        label("row", *.row, .row_name), Num(*.lower), Num(*.upper)
     )]
     InvalidRowBounds {
         /// Row index.
@@ -883,8 +967,9 @@ pub enum LpError {
     },
     /// A coefficient is NaN or infinite.
     #[error(
-        "{} has coefficient {value} on {}; coefficients must be finite",
+        "{} has coefficient {} on {}; coefficients must be finite",
         label("row", *.row, .row_name),
+        Num(*.value),
         label("column", *.col, .col_name)
     )]
     InvalidCoefficient {
@@ -897,6 +982,23 @@ pub enum LpError {
         /// Column name, if set.
         col_name: Option<String>,
         /// The offending coefficient.
+        value: f64,
+    },
+    /// A finite cost, bound or coefficient lies outside the range the
+    /// solver represents faithfully (see [`LinearProgram::validate`]).
+    #[error("{}", out_of_range_message(*.quantity, *.row, .row_name, *.col, .col_name, *.value))]
+    OutOfSolverRange {
+        /// Which kind of value.
+        quantity: LpQuantity,
+        /// Row index, for a row bound or a coefficient.
+        row: Option<usize>,
+        /// Row name, if set.
+        row_name: Option<String>,
+        /// Column index, for a cost, a column bound or a coefficient.
+        col: Option<usize>,
+        /// Column name, if set.
+        col_name: Option<String>,
+        /// The offending value.
         value: f64,
     },
     /// The same column appears twice in one row.
@@ -961,6 +1063,56 @@ pub enum LpError {
     /// The crate was built without a solver (the `highs` feature is off).
     #[error("no LP solver available: build dmlsched with the `highs` feature")]
     SolverUnavailable,
+}
+
+/// Which kind of value an [`LpError::OutOfSolverRange`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum LpQuantity {
+    /// An objective coefficient (cost) of a column.
+    Cost,
+    /// A finite lower or upper bound of a column.
+    ColumnBound,
+    /// A finite lower or upper bound of a row.
+    RowBound,
+    /// A constraint coefficient.
+    Coefficient,
+}
+
+/// The message of [`LpError::OutOfSolverRange`].
+fn out_of_range_message(
+    quantity: LpQuantity,
+    row: Option<usize>,
+    row_name: &Option<String>,
+    col: Option<usize>,
+    col_name: &Option<String>,
+    value: f64,
+) -> String {
+    let col = col
+        .map(|c| label("column", c, col_name))
+        .unwrap_or_default();
+    let row = row.map(|r| label("row", r, row_name)).unwrap_or_default();
+    let v = Num(value);
+    match quantity {
+        LpQuantity::Cost => format!(
+            "{col} has cost {v}, beyond the solver's range: costs must be below {} in magnitude (the solver reads larger ones as infinite)",
+            Num(SOLVER_INFINITY)
+        ),
+        LpQuantity::ColumnBound | LpQuantity::RowBound => format!(
+            "{}{} has bound {v}, beyond the solver's range: finite bounds must be below {} in magnitude (the solver reads larger ones as infinite; use an infinite bound for none)",
+            col,
+            row,
+            Num(SOLVER_INFINITY)
+        ),
+        LpQuantity::Coefficient if value.abs() >= MAX_COEFFICIENT => format!(
+            "{row} has coefficient {v} on {col}, beyond the solver's range: coefficients must be below {} in magnitude (the solver refuses larger ones)",
+            Num(MAX_COEFFICIENT)
+        ),
+        LpQuantity::Coefficient => format!(
+            "{row} has coefficient {v} on {col}, below the solver's range: non-zero coefficients must exceed {} in magnitude (the solver drops smaller ones as zero)",
+            Num(MIN_COEFFICIENT)
+        ),
+    }
 }
 
 /// `"column 3"` or `"column 3 (\"name\")"`.
