@@ -1,0 +1,374 @@
+//! Robustness of the packing–covering engine and of the LP layer: the
+//! reproducers of a fuzzing campaign (each a regression test), and a
+//! fuzz-style property test of the public entry points. Every case runs
+//! under the watchdog: a result or a typed error, never a panic, never a
+//! hang; and every `Ok` result passes its own certificate check.
+#![cfg(feature = "highs")]
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{WATCHDOG_S, within};
+use dmlsched::certificate::Sense;
+use dmlsched::lp::{self, ColumnKind, LinearProgram, LpError, LpQuantity, SolveOptions};
+use dmlsched::pcip::{
+    Field, MAX_EXACT_INTEGER, MAX_VARS, PcBuilder, PcError, PcProblem, PcSolution, RepairOptions,
+    RoundingSolver, evaluate, repair,
+};
+
+/// Solves with the default pipeline (16 trials, exact fallback) and checks
+/// the certificate of an `Ok` answer.
+fn solve_checked(p: &PcProblem, solver: &RoundingSolver) -> Result<PcSolution, PcError> {
+    let r = solver.solve(p);
+    if let Ok(sol) = &r {
+        sol.certificate
+            .check(1e-6)
+            .unwrap_or_else(|e| panic!("Ok result fails its certificate: {e}\n{sol:?}"));
+        assert!(evaluate(p, &sol.x, 1e-9).is_feasible(), "{:?}", sol.x);
+    }
+    r
+}
+
+// ---------------------------------------------------------------------------
+// 1. Sizes are checked before anything of that size is allocated.
+// ---------------------------------------------------------------------------
+
+#[cfg(feature = "serde")]
+#[test]
+fn huge_n_vars_in_json_is_a_typed_error() {
+    within(WATCHDOG_S, "huge n_vars", || {
+        for n in ["1000000000", "18446744073709551615", "67108865"] {
+            let text = format!(
+                r#"{{"format_version": 1, "sense": "minimise", "n_vars": {n},
+                    "objective": [1, 1], "covering": [{{"entries": [[0, 1]], "rhs": 1}}]}}"#
+            );
+            let err = PcProblem::from_json(&text).unwrap_err();
+            let msg = err.to_string();
+            assert!(msg.contains(n), "{n}: {msg}");
+            assert!(
+                matches!(
+                    err,
+                    dmlsched::Error::Pc(PcError::TooLarge { .. })
+                        | dmlsched::Error::Pc(PcError::DimensionMismatch { .. })
+                ),
+                "{err:?}"
+            );
+        }
+        // Within the limit but not what the file holds: the objective's length.
+        let text = r#"{"format_version": 1, "sense": "minimise", "n_vars": 1000000,
+            "objective": [1, 1], "covering": [{"entries": [[0, 1]], "rhs": 1}]}"#;
+        let err = PcProblem::from_json(text).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                dmlsched::Error::Pc(PcError::DimensionMismatch {
+                    expected: 1_000_000,
+                    got: 2,
+                    ..
+                })
+            ),
+            "{err:?}"
+        );
+        // A float is not a count: a JSON error, not a crash.
+        let text = r#"{"format_version": 1, "sense": "minimise", "n_vars": 1e9,
+            "objective": [1, 1]}"#;
+        assert!(matches!(
+            PcProblem::from_json(text),
+            Err(dmlsched::Error::Json(_))
+        ));
+    });
+}
+
+#[test]
+fn huge_n_vars_in_the_builder_is_a_typed_error() {
+    within(WATCHDOG_S, "huge n_vars (builder)", || {
+        for n in [usize::MAX, 1_000_000_000, MAX_VARS + 1] {
+            let err = PcBuilder::new(Sense::Minimise, n)
+                .upper(0, None)
+                .covering_row(&[(0, 1.0)], 1.0)
+                .build()
+                .unwrap_err();
+            assert_eq!(
+                err,
+                PcError::TooLarge {
+                    what: "n_vars (number of variables)",
+                    size: n,
+                    limit: MAX_VARS
+                }
+            );
+            assert!(err.to_string().contains(&n.to_string()));
+        }
+        // An out-of-range column given to a setter is reported, not grown.
+        let err = PcBuilder::new(Sense::Minimise, 2)
+            .upper(usize::MAX, Some(3))
+            .continuous(usize::MAX - 1, 2.0)
+            .build()
+            .unwrap_err();
+        assert_eq!(
+            err,
+            PcError::DimensionMismatch {
+                what: "column index of a bound",
+                expected: 2,
+                got: usize::MAX
+            }
+        );
+    });
+}
+
+// ---------------------------------------------------------------------------
+// 2. Repair's time is bounded by the program's size, not its magnitudes.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn far_covering_target_is_refused_or_reached_in_one_batch() {
+    within(WATCHDOG_S, "covering 1e18", || {
+        // The reproducer: an unbounded integer column and x ≥ 1e18. The row
+        // is integral and its right-hand side beyond 2^53: refused.
+        let err = PcBuilder::new(Sense::Minimise, 1)
+            .objective(vec![1.0])
+            .upper(0, None)
+            .covering_row(&[(0, 1.0)], 1e18)
+            .build()
+            .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                PcError::OutOfRange {
+                    what: Field::Rhs,
+                    limit: MAX_EXACT_INTEGER,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("2^53"), "{err}");
+
+        // The same far target on a row that is not integral: accepted, and
+        // repair takes the whole needed step at once.
+        let p = PcBuilder::new(Sense::Minimise, 2)
+            .objective(vec![1.0, 3.0])
+            .upper(0, None)
+            .upper(1, None)
+            .covering_row(&[(0, 0.5), (1, 1.0)], 1e18)
+            .build()
+            .unwrap();
+        let t = Instant::now();
+        let mut x = vec![0.0, 0.0];
+        let r = repair(&p, &mut x, &RepairOptions::default()).unwrap();
+        assert!(t.elapsed() < Duration::from_secs(1));
+        // The row is not integral: it holds within its relative tolerance.
+        assert!(0.5 * x[0] >= 1e18 * (1.0 - 1e-9) && x[1] == 0.0, "{x:?}");
+        // One batch of 2e18 increments, then the surplus the tolerance
+        // allows is pruned in one batch too.
+        assert_eq!(r.grow_moves, 2_000_000_000_000_000_000);
+        assert_eq!(r.grow_moves - r.prune_moves, x[0] as u64);
+        let sol = solve_checked(&p, &RoundingSolver::default()).unwrap();
+        assert!(0.5 * sol.x[0] + sol.x[1] >= 1e18 * (1.0 - 1e-9));
+    });
+}
+
+#[test]
+fn repair_shrinks_and_prunes_far_points_in_one_batch() {
+    within(WATCHDOG_S, "repair from far points", || {
+        // Shrink: x0 ≤ 3 from x0 = 1e15 (an unbounded column).
+        let p = PcBuilder::new(Sense::Minimise, 2)
+            .objective(vec![1.0, 1.0])
+            .upper(0, None)
+            .upper(1, None)
+            .packing_row(&[(0, 1.0)], 3.0)
+            .covering_row(&[(0, 1.0), (1, 1.0)], 2.0)
+            .build()
+            .unwrap();
+        let mut x = vec![1e15, 0.0];
+        let r = repair(&p, &mut x, &RepairOptions::default()).unwrap();
+        assert_eq!(x, vec![2.0, 0.0]);
+        assert_eq!(r.shrink_moves, 1e15 as u64 - 3);
+        // Prune: x1 = 1e15 is far above what the covering row needs.
+        let mut x = vec![0.0, 1e15];
+        let r = repair(&p, &mut x, &RepairOptions::default()).unwrap();
+        assert_eq!(x, vec![0.0, 2.0]);
+        assert_eq!(r.prune_moves, 1e15 as u64 - 2);
+        // Greedy fill of a valuable column up to a far capacity.
+        let p = PcBuilder::new(Sense::Maximise, 1)
+            .objective(vec![2.0])
+            .upper(0, None)
+            .packing_row(&[(0, 1.0)], 4e15)
+            .build()
+            .unwrap();
+        let mut x = vec![0.0];
+        repair(&p, &mut x, &RepairOptions::default()).unwrap();
+        assert_eq!(x, vec![4e15]);
+    });
+}
+
+// ---------------------------------------------------------------------------
+// 3. Tolerances never hide real violations of integral rows.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn integral_rows_are_checked_with_an_absolute_tolerance() {
+    within(WATCHDOG_S, "x ≥ 1e15", || {
+        let p = PcBuilder::new(Sense::Minimise, 1)
+            .objective(vec![1.0])
+            .upper(0, None)
+            .covering_row(&[(0, 1.0)], 1e15)
+            .build()
+            .unwrap();
+        // Short by a million units: a violation, whatever the relative tolerance.
+        let ev = evaluate(&p, &[999_999_999_000_000.0], 1e-9);
+        assert!(!ev.is_feasible());
+        assert_eq!(ev.max_violation(), 1e6);
+        let sol = solve_checked(&p, &RoundingSolver::default()).unwrap();
+        assert_eq!(sol.x, vec![1e15]);
+        assert_eq!(sol.objective, 1e15);
+        // A packing row with integer data: one unit over is a violation.
+        let p = PcBuilder::new(Sense::Maximise, 1)
+            .objective(vec![1.0])
+            .upper(0, None)
+            .packing_row(&[(0, 3.0)], 3e15)
+            .build()
+            .unwrap();
+        assert!(!evaluate(&p, &[1e15 + 1.0], 1e-9).is_feasible());
+        let sol = solve_checked(&p, &RoundingSolver::default()).unwrap();
+        assert_eq!(sol.x, vec![1e15]);
+        // Integer columns' bounds too: 4294967295 + 1 is out of the box.
+        let p = PcBuilder::new(Sense::Minimise, 1)
+            .objective(vec![1.0])
+            .upper(0, Some(u32::MAX))
+            .covering_row(&[(0, 1.0)], 1.0)
+            .build()
+            .unwrap();
+        assert!(!evaluate(&p, &[f64::from(u32::MAX) + 1.0], 1e-9).is_feasible());
+    });
+}
+
+// ---------------------------------------------------------------------------
+// 5. Magnitudes the solver cannot represent are refused, never mis-solved.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn objective_beyond_the_solver_infinity_is_refused() {
+    within(WATCHDOG_S, "objective 1e22", || {
+        // The reproducer: maximise 1e22·x0 + x1, x0 + x1 ≤ 1 came back Ok
+        // with the bound on the wrong side.
+        let err = PcBuilder::new(Sense::Maximise, 2)
+            .objective(vec![1e22, 1.0])
+            .packing_row(&[(0, 1.0), (1, 1.0)], 1.0)
+            .build()
+            .unwrap_err();
+        assert_eq!(
+            err,
+            PcError::OutOfRange {
+                what: Field::Objective,
+                row: None,
+                label: None,
+                col: Some(0),
+                value: 1e22,
+                limit: 1e20
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "objective coefficient 1e22 of column 0 is out of range: magnitudes must be below 1e20 (the LP solver reads larger values as infinite)"
+        );
+        // The same program straight to the LP layer.
+        let mut m = LinearProgram::new(Sense::Maximise);
+        let a = m.add_column(1e22, 0.0, 1.0, ColumnKind::Integer);
+        let b = m.add_column(1.0, 0.0, 1.0, ColumnKind::Integer);
+        m.add_row(f64::NEG_INFINITY, 1.0, &[(a, 1.0), (b, 1.0)]);
+        let err = lp::solve(&m, &SolveOptions::default()).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                LpError::OutOfSolverRange {
+                    quantity: LpQuantity::Cost,
+                    col: Some(0),
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("1e22"), "{err}");
+    });
+}
+
+#[test]
+fn coefficients_and_bounds_outside_the_solver_range_are_refused() {
+    within(WATCHDOG_S, "solver range", || {
+        let cover = |a: f64, rhs: f64| {
+            PcBuilder::new(Sense::Minimise, 1)
+                .objective(vec![1.0])
+                .upper(0, None)
+                .covering_row(&[(0, a)], rhs)
+                .build()
+        };
+        for (a, rhs, what, limit) in [
+            (1e16, 1.0, Field::Coefficient, lp::MAX_COEFFICIENT),
+            (1e-12, 1e-12, Field::Coefficient, lp::MIN_COEFFICIENT),
+            (5e-324, 1.0, Field::Coefficient, lp::MIN_COEFFICIENT),
+            (0.5, 1e25, Field::Rhs, lp::SOLVER_INFINITY),
+        ] {
+            match cover(a, rhs) {
+                Err(PcError::OutOfRange {
+                    what: w, limit: l, ..
+                }) => assert_eq!((w, l), (what, limit), "{a} {rhs}"),
+                other => panic!("{a} {rhs}: {other:?}"),
+            }
+        }
+        let err = PcBuilder::new(Sense::Minimise, 1)
+            .objective(vec![1.0])
+            .continuous(0, 1e300)
+            .covering_row(&[(0, 1.0)], 1.0)
+            .build()
+            .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                PcError::OutOfRange {
+                    what: Field::Upper,
+                    col: Some(0),
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("1e300"), "{err}");
+        // The LP layer names the row and column.
+        let mut m = LinearProgram::new(Sense::Minimise);
+        let x = m.add_column(1.0, 0.0, 1e21, ColumnKind::Continuous);
+        assert!(matches!(
+            m.validate(),
+            Err(LpError::OutOfSolverRange {
+                quantity: LpQuantity::ColumnBound,
+                col: Some(0),
+                ..
+            })
+        ));
+        m.set_col_bounds(x, 0.0, f64::INFINITY).unwrap();
+        let r = m.add_row(-1e20, f64::INFINITY, &[(x, 1.0)]);
+        m.set_row_name(r, "demand").unwrap();
+        let err = m.validate().unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("row 0 (\"demand\") has bound -1e20"),
+            "{err}"
+        );
+        m.set_row_bounds(r, 1.0, f64::INFINITY).unwrap();
+        m.add_row(1.0, f64::INFINITY, &[(x, 2e15)]);
+        let err = m.validate().unwrap_err();
+        assert!(
+            matches!(
+                err,
+                LpError::OutOfSolverRange {
+                    quantity: LpQuantity::Coefficient,
+                    row: Some(1),
+                    col: Some(0),
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("2e15"), "{err}");
+    });
+}
