@@ -11,10 +11,10 @@ use std::time::{Duration, Instant};
 
 use common::{WATCHDOG_S, within};
 use dmlsched::certificate::Sense;
-use dmlsched::lp::{self, ColumnKind, LinearProgram, LpError, LpQuantity, SolveOptions};
+use dmlsched::lp::{self, ColumnKind, LinearProgram, LpError, LpQuantity, LpStatus, SolveOptions};
 use dmlsched::pcip::{
-    Field, MAX_EXACT_INTEGER, MAX_VARS, PcBuilder, PcError, PcProblem, PcSolution, RepairOptions,
-    RoundingSolver, evaluate, repair,
+    ExactMode, Field, MAX_EXACT_INTEGER, MAX_VARS, Method, MipOptions, PcBuilder, PcError,
+    PcProblem, PcSolution, RepairOptions, RoundingSolver, evaluate, repair,
 };
 
 /// Solves with the default pipeline (16 trials, exact fallback) and checks
@@ -371,4 +371,125 @@ fn coefficients_and_bounds_outside_the_solver_range_are_refused() {
         );
         assert!(err.to_string().contains("2e15"), "{err}");
     });
+}
+
+// ---------------------------------------------------------------------------
+// 4. Every time limit the caller sets holds.
+// ---------------------------------------------------------------------------
+
+/// A random covering program: `n` integer columns in `[0, 3]`, `m` rows of
+/// about `k` columns with coefficients in 1..=5 and demands in 3..=12.
+fn covering_program(n: usize, m: usize, k: usize, seed: u64) -> PcProblem {
+    use rand::rngs::ChaCha8Rng;
+    use rand::{RngExt, SeedableRng};
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let cost: Vec<f64> = (0..n).map(|_| rng.random_range(1.0..10.0)).collect();
+    let mut b = PcBuilder::new(Sense::Minimise, n).objective(cost);
+    for j in 0..n {
+        b = b.upper(j, Some(3));
+    }
+    for _ in 0..m {
+        let mut cols: Vec<usize> = (0..k).map(|_| rng.random_range(0..n)).collect();
+        cols.sort_unstable();
+        cols.dedup();
+        let row: Vec<(usize, f64)> = cols
+            .iter()
+            .map(|&j| (j, f64::from(rng.random_range(1u32..=5))))
+            .collect();
+        b = b.covering_row(&row, f64::from(rng.random_range(3u32..=12)));
+    }
+    b.build().unwrap()
+}
+
+/// Runs `solver` on `p` and checks that it ends within `limit + 10 s`, with
+/// a checked result or a typed error that says a limit stopped it.
+fn within_budget(
+    p: PcProblem,
+    solver: RoundingSolver,
+    limit: f64,
+    what: &'static str,
+) -> Result<PcSolution, PcError> {
+    within(WATCHDOG_S, what, move || {
+        let t = Instant::now();
+        let r = solve_checked(&p, &solver);
+        let secs = t.elapsed().as_secs_f64();
+        assert!(
+            secs < limit + 10.0,
+            "{what}: {secs} s for a limit of {limit} s"
+        );
+        match &r {
+            Ok(_)
+            | Err(PcError::LpLimit { .. })
+            | Err(PcError::TimeLimit { .. })
+            | Err(PcError::MipNoIncumbent { .. }) => {}
+            Err(e) => panic!("{what}: {e}"),
+        }
+        r
+    })
+}
+
+#[test]
+fn the_time_limit_bounds_the_lp_relaxation() {
+    // The LP relaxation of this program takes about 30 s in a debug build;
+    // the MIP's own 10 s limit used not to bound it.
+    let p = covering_program(20_000, 10_000, 8, 1);
+    let solver = RoundingSolver {
+        exact: ExactMode::Always,
+        time_limit_s: Some(2.0),
+        mip: MipOptions {
+            time_limit_s: 10.0,
+            ..MipOptions::default()
+        },
+        ..RoundingSolver::default()
+    };
+    let r = within_budget(p, solver, 2.0, "time limit during the LP");
+    assert!(
+        matches!(
+            r,
+            Err(PcError::LpLimit {
+                status: LpStatus::TimeLimit
+            })
+        ) || r.is_ok(),
+        "{r:?}"
+    );
+}
+
+#[test]
+fn the_mip_gets_what_is_left_of_the_time_limit() {
+    // The LP is quick, the MIP is not: it must stop at the remaining budget,
+    // and its incumbent is an answer, not an error.
+    let p = covering_program(3_000, 1_500, 8, 2);
+    let solver = RoundingSolver {
+        exact: ExactMode::Always,
+        time_limit_s: Some(2.0),
+        ..RoundingSolver::default()
+    };
+    let sol = within_budget(p, solver, 2.0, "time limit during the MIP").unwrap();
+    // The MIP stopped at the limit with an incumbent (returned), or no
+    // incumbent and one rounding trial gave the answer.
+    let exact = sol.exact.as_ref().unwrap();
+    assert!(exact.seconds < 2.5, "{}", exact.seconds);
+    assert!(
+        matches!(sol.method, Method::Exact | Method::Rounding { .. }),
+        "{:?}",
+        sol.method
+    );
+}
+
+#[test]
+fn invalid_time_limits_are_refused() {
+    let p = covering_program(5, 3, 2, 3);
+    for t in [0.0, -1.0, f64::NAN] {
+        let solver = RoundingSolver {
+            time_limit_s: Some(t),
+            ..RoundingSolver::default()
+        };
+        assert!(matches!(
+            solver.solve(&p),
+            Err(PcError::InvalidOption {
+                option: "time_limit_s",
+                ..
+            })
+        ));
+    }
 }

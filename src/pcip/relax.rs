@@ -88,6 +88,9 @@ fn lp_error(status: &LpStatus) -> PcError {
         LpStatus::Infeasible => PcError::LpInfeasible,
         LpStatus::Unbounded => PcError::LpUnbounded,
         LpStatus::UnboundedOrInfeasible => PcError::LpUnboundedOrInfeasible,
+        LpStatus::Unknown(_) => PcError::LpFailed {
+            status: status.clone(),
+        },
         other => PcError::LpLimit {
             status: other.clone(),
         },
@@ -99,8 +102,9 @@ fn lp_error(status: &LpStatus) -> PcError {
 /// # Errors
 ///
 /// [`PcError::LpInfeasible`], [`PcError::LpUnbounded`],
-/// [`PcError::LpUnboundedOrInfeasible`] and [`PcError::LpLimit`] for the
-/// solver outcomes (kept distinct), [`PcError::Lp`] for solver failures —
+/// [`PcError::LpUnboundedOrInfeasible`], [`PcError::LpLimit`] and
+/// [`PcError::LpFailed`] for the solver outcomes (kept distinct),
+/// [`PcError::Lp`] for invalid programs and solver failures —
 /// including [`LpError::SolverUnavailable`](crate::lp::LpError::SolverUnavailable)
 /// without the `highs` feature.
 pub fn solve_lp(p: &PcProblem, opts: &SolveOptions) -> Result<LpRelaxation, PcError> {
@@ -225,7 +229,9 @@ fn class_index(c: RowClass) -> usize {
 /// Options of the exact MIP (spec §9).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MipOptions {
-    /// Time limit in seconds (default 30).
+    /// Time limit of the MIP solve in seconds (default 30). It bounds the
+    /// MIP alone; [`RoundingSolver::time_limit_s`](super::RoundingSolver::time_limit_s)
+    /// bounds a whole pipeline run, LP relaxation included.
     pub time_limit_s: f64,
     /// Relative gap at which HiGHS stops (default 1e-6).
     pub mip_rel_gap: f64,
@@ -261,12 +267,17 @@ pub struct ExactResult {
     pub rel_gap: f64,
     /// Solver seconds.
     pub seconds: f64,
+    /// The solver's own status (optimal, or which limit stopped it).
+    pub solver_status: LpStatus,
 }
 
 /// Solves the integer program exactly with the MIP solver (spec §9).
 ///
 /// The incumbent's integer columns are rounded to the nearest integer
-/// (HiGHS returns them within its integrality tolerance).
+/// (HiGHS returns them within its integrality tolerance). The solve runs
+/// without presolve: its optimum and dual bound are used as proofs, and
+/// HiGHS's MIP presolve has been seen to report a sub-optimal point as
+/// optimal.
 ///
 /// # Errors
 ///
@@ -281,7 +292,8 @@ pub fn solve_exact(p: &PcProblem, opts: &MipOptions) -> Result<ExactResult, PcEr
         .with_time_limit(opts.time_limit_s)
         .with_mip_rel_gap(opts.mip_rel_gap)
         .with_threads(opts.threads)
-        .with_seed(opts.seed);
+        .with_seed(opts.seed)
+        .with_presolve(false);
     let sol = lp::solve(&lp, &so)?;
     let to_user = |v: f64| match p.sense() {
         Sense::Minimise => v,
@@ -331,5 +343,35 @@ pub fn solve_exact(p: &PcProblem, opts: &MipOptions) -> Result<ExactResult, PcEr
             f64::INFINITY
         }),
         seconds: sol.seconds,
+        solver_status: sol.status,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn solver_outcomes_stay_distinct() {
+        assert_eq!(lp_error(&LpStatus::Infeasible), PcError::LpInfeasible);
+        assert_eq!(
+            lp_error(&LpStatus::TimeLimit),
+            PcError::LpLimit {
+                status: LpStatus::TimeLimit
+            }
+        );
+        // A status without a conclusion is not called a limit.
+        let unknown = LpStatus::Unknown("HiGHS stopped without a conclusion".into());
+        let e = lp_error(&unknown);
+        assert_eq!(
+            e,
+            PcError::LpFailed {
+                status: unknown.clone()
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "the LP relaxation ended without a conclusion: unknown solver status (HiGHS stopped without a conclusion)"
+        );
+    }
 }
