@@ -544,6 +544,59 @@ impl LinearProgram {
         Ok(worst)
     }
 
+    /// The extra check of a MIP solve: every finite bound of an integer
+    /// column within [`MAX_INTEGER_BOUND`] in magnitude, and with presolve
+    /// (which turns a one-entry row into a column bound) every bound implied
+    /// by a one-entry row on an integer column too.
+    fn validate_mip_domains(&self, presolve: bool) -> Result<(), LpError> {
+        let too_big = |b: f64| b.is_finite() && b.abs() > MAX_INTEGER_BOUND;
+        for col in 0..self.n_cols() {
+            if self.kinds[col] != ColumnKind::Integer {
+                continue;
+            }
+            if let Some(b) = [self.col_lower[col], self.col_upper[col]]
+                .into_iter()
+                .find(|&b| too_big(b))
+            {
+                return Err(LpError::OutOfSolverRange {
+                    quantity: LpQuantity::IntegerBound,
+                    row: None,
+                    row_name: None,
+                    col: Some(col),
+                    col_name: self.column_name(col).map(str::to_owned),
+                    value: b,
+                });
+            }
+        }
+        if !presolve {
+            return Ok(());
+        }
+        for (row, entries) in self.rows() {
+            let nonzero: Vec<&(usize, f64)> = entries.iter().filter(|e| e.1 != 0.0).collect();
+            let &[&(col, a)] = nonzero.as_slice() else {
+                continue;
+            };
+            if self.kinds.get(col) != Some(&ColumnKind::Integer) {
+                continue;
+            }
+            if let Some(b) = [self.row_lower[row], self.row_upper[row]]
+                .into_iter()
+                .map(|b| b / a)
+                .find(|&b| too_big(b))
+            {
+                return Err(LpError::OutOfSolverRange {
+                    quantity: LpQuantity::IntegerBound,
+                    row: Some(row),
+                    row_name: self.row_name(row).map(str::to_owned),
+                    col: Some(col),
+                    col_name: self.column_name(col).map(str::to_owned),
+                    value: b,
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Iterates over rows as `(index, entries)`.
     fn rows(&self) -> impl Iterator<Item = (usize, &[(usize, f64)])> {
         self.row_start
@@ -612,6 +665,16 @@ pub fn coefficient_in_range(value: f64) -> bool {
     let a = value.abs();
     a > MIN_COEFFICIENT && a < MAX_COEFFICIENT
 }
+
+/// Largest magnitude of a finite bound of an integer column in a MIP solve:
+/// `2^30`.
+///
+/// HiGHS walks integer domains with 32-bit integers during its root
+/// reduced-cost fixing; a finite integer bound near or beyond `2^31` (for
+/// instance `u32::MAX`) makes that loop overflow and spin forever, whatever
+/// the time limit. Such MIPs are refused (LPs and relaxations are not
+/// concerned); use an infinite bound instead.
+pub const MAX_INTEGER_BOUND: f64 = 1_073_741_824.0;
 
 /// A finite bound the solver would read as infinite.
 fn beyond_infinity(b: f64) -> bool {
@@ -1077,6 +1140,9 @@ pub enum LpQuantity {
     RowBound,
     /// A constraint coefficient.
     Coefficient,
+    /// A finite bound of an integer column in a MIP solve (given, or implied
+    /// by a one-entry row when presolve is on); see [`MAX_INTEGER_BOUND`].
+    IntegerBound,
 }
 
 /// The message of [`LpError::OutOfSolverRange`].
@@ -1103,6 +1169,15 @@ fn out_of_range_message(
             col,
             row,
             Num(SOLVER_INFINITY)
+        ),
+        LpQuantity::IntegerBound => format!(
+            "integer {col}{} has bound {v}, beyond what the MIP solver handles: finite bounds of integer columns (including those implied by a one-entry row under presolve) must be at most {} in magnitude (HiGHS can loop forever on larger integer domains); use an infinite bound",
+            if row.is_empty() {
+                String::new()
+            } else {
+                format!(" (from {row})")
+            },
+            Num(MAX_INTEGER_BOUND)
         ),
         LpQuantity::Coefficient if value.abs() >= MAX_COEFFICIENT => format!(
             "{row} has coefficient {v} on {col}, beyond the solver's range: coefficients must be below {} in magnitude (the solver refuses larger ones)",
@@ -1133,6 +1208,8 @@ fn label(kind: &str, index: usize, name: &Option<String>) -> String {
 ///
 /// * a validation error from [`LinearProgram::validate`] or
 ///   [`SolveOptions::validate`];
+/// * [`LpError::OutOfSolverRange`] with [`LpQuantity::IntegerBound`] for a
+///   MIP with an integer column bounded beyond [`MAX_INTEGER_BOUND`];
 /// * [`LpError::Solver`] if a solver call fails or the solver ends in an
 ///   error state;
 /// * [`LpError::SolverUnavailable`] without the `highs` feature.
@@ -1160,6 +1237,9 @@ fn label(kind: &str, index: usize, name: &Option<String>) -> String {
 pub fn solve(lp: &LinearProgram, opts: &SolveOptions) -> Result<LpSolution, LpError> {
     lp.validate()?;
     opts.validate()?;
+    if lp.has_integers() && !opts.relax_integrality {
+        lp.validate_mip_domains(opts.presolve)?;
+    }
     #[cfg(feature = "highs")]
     {
         highs::solve(lp, opts)

@@ -404,8 +404,10 @@ pub enum PcError {
     /// The exact MIP proved that no integer point is feasible.
     #[error("the integer program is infeasible (proved by the MIP solver)")]
     IntegerInfeasible,
-    /// The exact MIP stopped at a limit without any feasible point.
-    #[error("the MIP stopped at a limit ({status}) without a feasible point")]
+    /// The exact MIP ended without a usable feasible point: it stopped at a
+    /// limit without one, or its point broke a row once its integer columns
+    /// were rounded and repair could not fix it.
+    #[error("the MIP ended without a usable feasible point ({status})")]
     MipNoIncumbent {
         /// The solver status.
         status: LpStatus,

@@ -2,7 +2,8 @@
 //! safe relaxation bound (spec §3), plus the exact MIP (spec §9).
 
 use super::error::{PcError, RowClass, RowRef};
-use super::problem::{PcProblem, RowSense};
+use super::problem::{PcProblem, RowSense, evaluate};
+use super::repair::{RepairOptions, repair};
 use super::rounding::snap;
 use crate::certificate::{Bound, BoundKind, ExactStatus, Sense};
 use crate::lp::{self, ColumnKind, LinearProgram, LpSolution, LpStatus, SolveOptions};
@@ -267,14 +268,20 @@ pub struct ExactResult {
     pub rel_gap: f64,
     /// Solver seconds.
     pub seconds: f64,
-    /// The solver's own status (optimal, or which limit stopped it).
+    /// The solver's own status (optimal, or which limit stopped it); or
+    /// [`LpStatus::Unknown`] with the reason when its point was dropped
+    /// because it broke a row once its integer columns were rounded.
     pub solver_status: LpStatus,
 }
 
 /// Solves the integer program exactly with the MIP solver (spec §9).
 ///
 /// The incumbent's integer columns are rounded to the nearest integer
-/// (HiGHS returns them within its integrality tolerance). The solve runs
+/// (HiGHS returns them within its integrality tolerance) and the point is
+/// re-checked with [`evaluate`]: when rounding broke a row (a coefficient
+/// of `1e9` turns a tolerated `5e-9` into a violation of 5) the point is
+/// repaired and the status is no longer `Optimal`, or, if repair fails, no
+/// incumbent is returned. The solve runs
 /// without presolve: its optimum and dual bound are used as proofs, and
 /// HiGHS's MIP presolve has been seen to report a sub-optimal point as
 /// optimal.
@@ -315,14 +322,34 @@ pub fn solve_exact(p: &PcProblem, opts: &MipOptions) -> Result<ExactResult, PcEr
             })
             .collect::<Vec<f64>>()
     });
-    let incumbent = x.as_ref().map(|x| p.objective_value(x));
-    let status = if sol.status == LpStatus::Optimal {
+    let mut solver_status = sol.status.clone();
+    let mut status = if sol.status == LpStatus::Optimal {
         ExactStatus::Optimal
     } else {
         ExactStatus::Limit {
             status: sol.status.to_string(),
         }
     };
+    let x = match x {
+        Some(x) => match checked_incumbent(p, x) {
+            Incumbent::Feasible(x) => Some(x),
+            Incumbent::Repaired(x) => {
+                status = ExactStatus::Limit {
+                    status: format!("{REPAIRED} ({})", sol.status),
+                };
+                Some(x)
+            }
+            Incumbent::Unusable => {
+                status = ExactStatus::Limit {
+                    status: UNUSABLE.into(),
+                };
+                solver_status = LpStatus::Unknown(UNUSABLE.into());
+                None
+            }
+        },
+        None => None,
+    };
+    let incumbent = x.as_ref().map(|x| p.objective_value(x));
     let unknown_bound = match p.sense() {
         Sense::Minimise => f64::NEG_INFINITY,
         Sense::Maximise => f64::INFINITY,
@@ -343,8 +370,39 @@ pub fn solve_exact(p: &PcProblem, opts: &MipOptions) -> Result<ExactResult, PcEr
             f64::INFINITY
         }),
         seconds: sol.seconds,
-        solver_status: sol.status,
+        solver_status,
     })
+}
+
+/// Status text of an incumbent that needed repair after rounding.
+const REPAIRED: &str = "the solver's point broke a row once its integer columns were rounded; repaired, so not proven optimal";
+/// Status text of an incumbent that could not be used.
+const UNUSABLE: &str =
+    "the solver's point broke a row once its integer columns were rounded, and repair failed";
+
+/// What became of the solver's point after rounding its integer columns.
+enum Incumbent {
+    /// Feasible as it is.
+    Feasible(Vec<f64>),
+    /// Infeasible (the solver accepts integer values within a tolerance,
+    /// which a large coefficient turns into a real violation), then
+    /// repaired.
+    Repaired(Vec<f64>),
+    /// Infeasible, and repair failed.
+    Unusable,
+}
+
+/// Checks the rounded incumbent with the independent checker, and repairs
+/// it when a row broke: a point that fails the check is never returned.
+fn checked_incumbent(p: &PcProblem, mut x: Vec<f64>) -> Incumbent {
+    let opts = RepairOptions::default();
+    if evaluate(p, &x, opts.feas_tol).is_feasible() {
+        return Incumbent::Feasible(x);
+    }
+    match repair(p, &mut x, &opts) {
+        Ok(_) => Incumbent::Repaired(x),
+        Err(_) => Incumbent::Unusable,
+    }
 }
 
 #[cfg(test)]
