@@ -159,10 +159,10 @@ fn far_covering_target_is_refused_or_reached_in_one_batch() {
         assert!(t.elapsed() < Duration::from_secs(1));
         // The row is not integral: it holds within its relative tolerance.
         assert!(0.5 * x[0] >= 1e18 * (1.0 - 1e-9) && x[1] == 0.0, "{x:?}");
-        // One batch of 2e18 increments, then the surplus the tolerance
-        // allows is pruned in one batch too.
-        assert_eq!(r.grow_moves, 2_000_000_000_000_000_000);
-        assert_eq!(r.grow_moves - r.prune_moves, x[0] as u64);
+        // One batch, up to where the row holds within its tolerance.
+        // (At 2e18 one unit is below f64's resolution.)
+        assert!(r.grow_moves.abs_diff(x[0] as u64) <= 256, "{r:?} {x:?}");
+        assert!(r.shrink_moves == 0 && r.prune_moves <= 1, "{r:?}");
         let sol = solve_checked(&p, &RoundingSolver::default()).unwrap();
         assert!(0.5 * sol.x[0] + sol.x[1] >= 1e18 * (1.0 - 1e-9));
     });
@@ -844,7 +844,12 @@ mod fuzz {
 
     proptest! {
         #![proptest_config(ProptestConfig {
-            cases: 160,
+            // 160 cases keep the file within seconds; set
+            // ROBUST_PCIP_CASES for a longer campaign.
+            cases: std::env::var("ROBUST_PCIP_CASES")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(160),
             failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
                 "proptest-regressions/robust_pcip.txt"
             ))),

@@ -191,9 +191,10 @@ fn label_suffix(label: &Option<String>) -> String {
         .map_or_else(String::new, |l| format!(" ({l})"))
 }
 
-/// Errors of [`crate::pcip`]: invalid problems (V1–V10 of the spec, checked
-/// in that order), LP outcomes that stop the pipeline, integer
-/// infeasibility, repair failures and solver problems.
+/// Errors of [`crate::pcip`]: sizes beyond the limits, invalid problems
+/// (V1–V10 of the spec, checked in that order, then the magnitude rule
+/// V11), LP outcomes that stop the pipeline, integer infeasibility, repair
+/// failures, time limits and solver problems.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum PcError {

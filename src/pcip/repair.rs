@@ -13,8 +13,12 @@
 //!    `c_j > 0` (most expensive first), then one greedy fill pass over the
 //!    columns with `c_j < 0` (most valuable first).
 //!
-//! Row activities are kept incrementally: a unit step on column `j` touches
-//! only the rows of column `j`.
+//! Row activities are kept incrementally: a step on column `j` touches only
+//! the rows of column `j`. Consecutive unit moves of the same column are
+//! taken as one batch (as many as keep its greedy key unchanged, capped by
+//! its bound and the rows), so the number of steps depends on the program's
+//! size, not on its magnitudes: a covering row of right-hand side `1e18`
+//! costs one step, not `1e18`.
 
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
@@ -96,6 +100,17 @@ pub struct RepairReport {
 ///   and every Packing and Linking row still holds after the increment.
 ///   Since `c_j/gain_j` has the sign of `c_j`, moves that do not raise the
 ///   objective come first (§11.5).
+/// * **Batches.** In phases 1 and 2 the chosen column moves by as many units
+///   at once as keep its key unchanged: in phase 2, while each short
+///   covering row of `j` keeps a deficit of at least `C_kj` and stays
+///   short; in phase 1, while each violated row of `j` keeps an excess of at
+///   least one step's relief and stays violated, and each covering row of
+///   `j` stays satisfied with room or stays short; always capped by `[0, u_j]` and the rows that must keep holding,
+///   and at least one unit. With non-negative costs a phase-2 batch makes
+///   exactly the unit moves the one-at-a-time greedy would make. After
+///   `4·(nnz + rows + n) + 64` batches a phase gives up with
+///   [`PcError::RepairFailed`]. Phase 3 moves each column by its whole
+///   allowance at once, which is what its unit loop would reach.
 /// * **Phase 3 (improve, if `opts.improve`).** One pass over the integer
 ///   columns with `c_j > 0` in order of decreasing `c_j` (ties by index):
 ///   decrement while every row still holds. Then one pass over those with
@@ -607,7 +622,9 @@ impl<'a> State<'a> {
         let mut t = f64::INFINITY;
         for (&k, &a) in idx.iter().zip(val) {
             if !cov.holds(k) && a > 0.0 {
-                t = t.min((cov.excess(k, cov.act[k]) / a).floor());
+                // Until the deficit drops below C_kj, or the row holds.
+                let d = cov.excess(k, cov.act[k]);
+                t = t.min((d / a).floor()).min(((d - cov.slack[k]) / a).ceil());
             }
         }
         let cap = t.min(self.p.upper(j) - x[j]);
@@ -628,7 +645,9 @@ impl<'a> State<'a> {
                 // Decrease of the excess per decrement.
                 let g = if rows.le[i] { a } else { -a };
                 if !rows.holds(i) && g > 0.0 {
-                    t = t.min((rows.excess(i, rows.act[i]) / g).floor());
+                    // Until the excess drops below one step, or the row holds.
+                    let e = rows.excess(i, rows.act[i]);
+                    t = t.min((e / g).floor()).min(((e - rows.slack[i]) / g).ceil());
                 }
             }
         }
@@ -976,6 +995,31 @@ impl State<'_> {
             let t = self.grow_batch(x, j);
             self.step(x, j, t);
             moves += t as u64;
+        }
+        Ok(moves)
+    }
+}
+
+/// Phase 2 one unit at a time, the greedy before batches: with
+/// non-negative costs its choices are those of the batched phase.
+#[cfg(test)]
+impl State<'_> {
+    fn grow_unit(&mut self, x: &mut [f64]) -> Result<u64, PcError> {
+        let mut moves = 0;
+        while self.count_violated(&[RowClass::Covering]) > 0 {
+            let mut best: Option<(f64, usize)> = None;
+            for j in 0..x.len() {
+                if let Some(key) = self.grow_key(x, j)
+                    && best.is_none_or(|(b, _)| key.total_cmp(&b) == Ordering::Less)
+                {
+                    best = Some((key, j));
+                }
+            }
+            let Some((_, j)) = best else {
+                return Err(self.grow_failure(x));
+            };
+            self.step(x, j, 1.0);
+            moves += 1;
         }
         Ok(moves)
     }
@@ -1587,6 +1631,11 @@ mod tests {
                 let slow = repair_naive(&p, &mut r, &opts());
                 assert_eq!(fast, slow);
                 assert_eq!(a, r);
+                // Batches make the moves of the unit greedy (costs ≥ 0).
+                let mut u = start.clone();
+                let unit = run_phases(&p, &mut u, &opts(), State::shrink, State::grow_unit);
+                assert_eq!(fast, unit);
+                assert_eq!(a, u);
                 shrunk += u64::from(fast.is_ok_and(|f| f.shrink_moves > 0));
             }
             assert!(shrunk > 0, "case {case}: phase 1 never ran");
