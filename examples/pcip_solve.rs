@@ -11,7 +11,7 @@
 //! `{"error", "message"}` to stderr and exit code 2.
 //!
 //! `--exact` forces the exact MIP (its optimum is returned when proven);
-//! `--time-limit` applies to the LP and the MIP.
+//! `--time-limit` bounds the whole solve (LP, MIP and trials together).
 
 use std::process::ExitCode;
 
@@ -48,7 +48,7 @@ fn main() -> ExitCode {
             }
             "--time-limit" => value::<f64>(&mut args, "--time-limit").and_then(|s| {
                 if s.is_finite() && s > 0.0 {
-                    solver.lp = solver.lp.clone().with_time_limit(s);
+                    solver.time_limit_s = Some(s);
                     solver.mip.time_limit_s = s;
                     Ok(())
                 } else {

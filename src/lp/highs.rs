@@ -18,6 +18,7 @@ use highs::{ColProblem, HighsModelStatus, HighsOptionValue, Model, Row, SolvedMo
 
 use super::{ColumnKind, LinearProgram, LpError, LpSolution, LpStatus, SolveOptions};
 use crate::certificate::Sense;
+use crate::model::units::Num;
 
 /// HiGHS's `SolutionStatus::kSolutionStatusFeasible`.
 const SOLUTION_STATUS_FEASIBLE: i64 = 2;
@@ -43,14 +44,64 @@ pub(crate) fn solve(lp: &LinearProgram, opts: &SolveOptions) -> Result<LpSolutio
         .try_optimise(sense)
         .map_err(|status| LpError::Solver {
             stage: "load".into(),
-            message: format!("HiGHS rejected the model (status {status:?})"),
+            message: format!(
+                "HiGHS rejected the model (status {status:?}); {}",
+                describe(lp, opts)
+            ),
         })?;
     apply_options(&mut model, opts)?;
     let solved = model.try_solve().map_err(|status| LpError::Solver {
         stage: "solve".into(),
-        message: format!("HiGHS run failed (status {status:?})"),
+        message: format!(
+            "HiGHS could not run the solve (status {status:?}); {}",
+            describe(lp, opts)
+        ),
     })?;
-    read_solution(lp, &solved, is_mip, start)
+    read_solution(lp, opts, &solved, is_mip, start)
+}
+
+/// What the crate can say about a program HiGHS failed on: its size, the
+/// magnitudes of its numbers (the usual cause of numerical failures), and
+/// the time limit.
+pub(crate) fn describe(lp: &LinearProgram, opts: &SolveOptions) -> String {
+    let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
+    for i in 0..lp.n_rows() {
+        for &(_, a) in lp.row_entries(i).unwrap_or(&[]) {
+            if a != 0.0 {
+                lo = lo.min(a.abs());
+                hi = hi.max(a.abs());
+            }
+        }
+    }
+    let max_cost = lp.costs().iter().fold(0.0f64, |m, c| m.max(c.abs()));
+    let finite_bounds = (0..lp.n_cols())
+        .filter_map(|j| lp.col_bounds(j))
+        .chain((0..lp.n_rows()).filter_map(|i| lp.row_bounds(i)))
+        .flat_map(|(l, u)| [l, u])
+        .filter(|b| b.is_finite());
+    let max_bound = finite_bounds.fold(0.0f64, |m, b| m.max(b.abs()));
+    let mut text = format!(
+        "the model has {} rows, {} columns, {} non-zeros",
+        lp.n_rows(),
+        lp.n_cols(),
+        lp.nnz()
+    );
+    if hi > 0.0 {
+        text += &format!(", |coefficients| in [{}, {}]", Num(lo), Num(hi));
+        if hi / lo > 1e10 {
+            text += " (a ratio above 1e10: badly scaled, a common cause of numerical failure)";
+        }
+    }
+    text += &format!(
+        ", |costs| up to {}, finite |bounds| up to {}",
+        Num(max_cost),
+        Num(max_bound)
+    );
+    match opts.time_limit_s {
+        Some(t) => text += &format!(", time limit {} s", Num(t)),
+        None => text += ", no time limit",
+    }
+    text
 }
 
 /// Builds the column-wise problem: one HiGHS row per row, then one column per
@@ -177,7 +228,7 @@ enum Outcome {
     Failed(String),
 }
 
-fn map_status(status: HighsModelStatus) -> Outcome {
+fn map_status(status: HighsModelStatus, context: impl FnOnce() -> String) -> Outcome {
     use HighsModelStatus as H;
     let mapped = match status {
         H::Optimal => LpStatus::Optimal,
@@ -191,14 +242,27 @@ fn map_status(status: HighsModelStatus) -> Outcome {
         H::ReachedInterrupt => LpStatus::Interrupted,
         H::ObjectiveBound => LpStatus::ObjectiveBound,
         H::ObjectiveTarget => LpStatus::ObjectiveTarget,
-        H::Unknown => LpStatus::Unknown("HiGHS model status Unknown".into()),
+        H::Unknown => LpStatus::Unknown(format!(
+            "HiGHS stopped without a conclusion (model status Unknown), usually after numerical trouble; {}",
+            context()
+        )),
         H::ModelEmpty => return Outcome::Empty,
         H::NotSet
         | H::LoadError
         | H::ModelError
         | H::PresolveError
         | H::SolveError
-        | H::PostsolveError => return Outcome::Failed(format!("HiGHS model status {status:?}")),
+        | H::PostsolveError => {
+            let what = match status {
+                H::NotSet => "HiGHS returned without setting a model status",
+                H::LoadError => "HiGHS could not load the model",
+                H::ModelError => "HiGHS found the model invalid",
+                H::PresolveError => "HiGHS's presolve failed",
+                H::SolveError => "HiGHS's solver failed, usually after numerical trouble",
+                _ => "HiGHS's postsolve failed",
+            };
+            return Outcome::Failed(format!("{what} (model status {status:?}); {}", context()));
+        }
         // `HighsModelStatus` is non-exhaustive: keep anything new as data.
         other => LpStatus::Unknown(format!("HiGHS model status {other:?}")),
     };
@@ -207,6 +271,7 @@ fn map_status(status: HighsModelStatus) -> Outcome {
 
 fn read_solution(
     lp: &LinearProgram,
+    opts: &SolveOptions,
     solved: &SolvedModel,
     is_mip: bool,
     start: Instant,
@@ -215,7 +280,7 @@ fn read_solution(
     // `SolvedModel::status` panics on a status code the bindings do not know
     // (HiGHS 1.15 has one more, `kHighsInterrupt`); keep that as data.
     let status = match catch_unwind(AssertUnwindSafe(|| solved.status())) {
-        Ok(raw) => match map_status(raw) {
+        Ok(raw) => match map_status(raw, || describe(lp, opts)) {
             Outcome::Status(status) => status,
             Outcome::Empty => return Ok(empty_program(lp, start)),
             Outcome::Failed(message) => {
@@ -312,5 +377,41 @@ fn empty_program(lp: &LinearProgram, start: Instant) -> LpSolution {
         is_mip: false,
         seconds: start.elapsed().as_secs_f64(),
         simplex_iterations: Some(0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_name_what_the_crate_knows() {
+        let mut lp = LinearProgram::new(Sense::Minimise);
+        let x = lp.add_column(1e19, 0.0, 5.0, ColumnKind::Continuous);
+        let y = lp.add_column(1.0, 0.0, f64::INFINITY, ColumnKind::Continuous);
+        lp.add_row(1.0, f64::INFINITY, &[(x, 1e-8), (y, 1e14)]);
+        let text = describe(&lp, &SolveOptions::default());
+        assert_eq!(
+            text,
+            "the model has 1 rows, 2 columns, 2 non-zeros, |coefficients| in [1e-8, 100000000000000] \
+             (a ratio above 1e10: badly scaled, a common cause of numerical failure), \
+             |costs| up to 1e19, finite |bounds| up to 5, no time limit"
+        );
+        let text = describe(&lp, &SolveOptions::default().with_time_limit(2.5));
+        assert!(text.ends_with("time limit 2.5 s"), "{text}");
+        match map_status(HighsModelStatus::SolveError, || "context".into()) {
+            Outcome::Failed(m) => assert_eq!(
+                m,
+                "HiGHS's solver failed, usually after numerical trouble (model status SolveError); context"
+            ),
+            _ => panic!("a solver error is a failure"),
+        }
+        match map_status(HighsModelStatus::Unknown, || "context".into()) {
+            Outcome::Status(LpStatus::Unknown(m)) => {
+                assert!(m.starts_with("HiGHS stopped without a conclusion"), "{m}");
+                assert!(m.ends_with("; context"), "{m}");
+            }
+            _ => panic!("Unknown is a status"),
+        }
     }
 }

@@ -77,6 +77,7 @@
 use std::fmt;
 
 use crate::certificate::Sense;
+use crate::model::units::Num;
 
 #[cfg(feature = "highs")]
 pub(crate) mod highs;
@@ -350,66 +351,30 @@ impl LinearProgram {
     /// and no `(row, column)` pair given twice. Returns the first problem
     /// found (columns first, then rows in order).
     ///
+    /// It also refuses finite values the solver cannot represent faithfully
+    /// (see [`SOLVER_INFINITY`], [`MAX_COEFFICIENT`], [`MIN_COEFFICIENT`]):
+    /// a cost or a finite bound of magnitude `≥ 1e20` (the solver would read
+    /// it as infinite), a coefficient of magnitude `≥ 1e15` (the solver
+    /// refuses the matrix) or a non-zero one of magnitude `≤ 1e-9` (the
+    /// solver would drop it). Such a program would be solved as a different
+    /// one, so its answer could not be trusted.
+    ///
     /// # Errors
     ///
     /// [`LpError::InvalidObjectiveOffset`], [`LpError::InvalidCost`],
     /// [`LpError::InvalidColumnBounds`], [`LpError::InvalidRowBounds`],
-    /// [`LpError::EntryColumnOutOfRange`], [`LpError::InvalidCoefficient`] or
-    /// [`LpError::DuplicateEntry`].
+    /// [`LpError::EntryColumnOutOfRange`], [`LpError::InvalidCoefficient`],
+    /// [`LpError::OutOfSolverRange`] or [`LpError::DuplicateEntry`].
     pub fn validate(&self) -> Result<(), LpError> {
         if !self.offset.is_finite() {
             return Err(LpError::InvalidObjectiveOffset { value: self.offset });
         }
         for col in 0..self.n_cols() {
-            let cost = self.costs[col];
-            if !cost.is_finite() {
-                return Err(LpError::InvalidCost {
-                    col,
-                    col_name: self.column_name(col).map(str::to_owned),
-                    value: cost,
-                });
-            }
-            let (lower, upper) = (self.col_lower[col], self.col_upper[col]);
-            if !bounds_ok(lower, upper) {
-                return Err(LpError::InvalidColumnBounds {
-                    col,
-                    col_name: self.column_name(col).map(str::to_owned),
-                    lower,
-                    upper,
-                });
-            }
+            self.validate_column(col)?;
         }
-        let n_cols = self.n_cols();
         let mut seen_in_row: Vec<usize> = Vec::new();
         for (row, entries) in self.rows() {
-            let (lower, upper) = (self.row_lower[row], self.row_upper[row]);
-            if !bounds_ok(lower, upper) {
-                return Err(LpError::InvalidRowBounds {
-                    row,
-                    row_name: self.row_name(row).map(str::to_owned),
-                    lower,
-                    upper,
-                });
-            }
-            for &(col, value) in entries {
-                if col >= n_cols {
-                    return Err(LpError::EntryColumnOutOfRange {
-                        row,
-                        row_name: self.row_name(row).map(str::to_owned),
-                        col,
-                        n_cols,
-                    });
-                }
-                if !value.is_finite() {
-                    return Err(LpError::InvalidCoefficient {
-                        row,
-                        row_name: self.row_name(row).map(str::to_owned),
-                        col,
-                        col_name: self.column_name(col).map(str::to_owned),
-                        value,
-                    });
-                }
-            }
+            self.validate_row(row, entries)?;
             seen_in_row.clear();
             seen_in_row.extend(entries.iter().map(|&(col, _)| col));
             seen_in_row.sort_unstable();
@@ -420,6 +385,99 @@ impl LinearProgram {
                     row_name: self.row_name(row).map(str::to_owned),
                     col,
                     col_name: self.column_name(col).map(str::to_owned),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The checks of [`validate`](Self::validate) on column `col`.
+    fn validate_column(&self, col: usize) -> Result<(), LpError> {
+        let col_name = || self.column_name(col).map(str::to_owned);
+        let cost = self.costs[col];
+        if !cost.is_finite() {
+            return Err(LpError::InvalidCost {
+                col,
+                col_name: col_name(),
+                value: cost,
+            });
+        }
+        let (lower, upper) = (self.col_lower[col], self.col_upper[col]);
+        if !bounds_ok(lower, upper) {
+            return Err(LpError::InvalidColumnBounds {
+                col,
+                col_name: col_name(),
+                lower,
+                upper,
+            });
+        }
+        let out = |quantity, value| LpError::OutOfSolverRange {
+            quantity,
+            row: None,
+            row_name: None,
+            col: Some(col),
+            col_name: col_name(),
+            value,
+        };
+        if cost.abs() >= SOLVER_INFINITY {
+            return Err(out(LpQuantity::Cost, cost));
+        }
+        if let Some(b) = [lower, upper].into_iter().find(|&b| beyond_infinity(b)) {
+            return Err(out(LpQuantity::ColumnBound, b));
+        }
+        Ok(())
+    }
+
+    /// The checks of [`validate`](Self::validate) on row `row` (bounds and
+    /// entries; duplicates are checked by the caller).
+    fn validate_row(&self, row: usize, entries: &[(usize, f64)]) -> Result<(), LpError> {
+        let row_name = || self.row_name(row).map(str::to_owned);
+        let (lower, upper) = (self.row_lower[row], self.row_upper[row]);
+        if !bounds_ok(lower, upper) {
+            return Err(LpError::InvalidRowBounds {
+                row,
+                row_name: row_name(),
+                lower,
+                upper,
+            });
+        }
+        if let Some(b) = [lower, upper].into_iter().find(|&b| beyond_infinity(b)) {
+            return Err(LpError::OutOfSolverRange {
+                quantity: LpQuantity::RowBound,
+                row: Some(row),
+                row_name: row_name(),
+                col: None,
+                col_name: None,
+                value: b,
+            });
+        }
+        let n_cols = self.n_cols();
+        for &(col, value) in entries {
+            if col >= n_cols {
+                return Err(LpError::EntryColumnOutOfRange {
+                    row,
+                    row_name: row_name(),
+                    col,
+                    n_cols,
+                });
+            }
+            if !value.is_finite() {
+                return Err(LpError::InvalidCoefficient {
+                    row,
+                    row_name: row_name(),
+                    col,
+                    col_name: self.column_name(col).map(str::to_owned),
+                    value,
+                });
+            }
+            if value != 0.0 && !coefficient_in_range(value) {
+                return Err(LpError::OutOfSolverRange {
+                    quantity: LpQuantity::Coefficient,
+                    row: Some(row),
+                    row_name: row_name(),
+                    col: Some(col),
+                    col_name: self.column_name(col).map(str::to_owned),
+                    value,
                 });
             }
         }
@@ -486,6 +544,59 @@ impl LinearProgram {
         Ok(worst)
     }
 
+    /// The extra check of a MIP solve: every finite bound of an integer
+    /// column within [`MAX_INTEGER_BOUND`] in magnitude, and with presolve
+    /// (which turns a one-entry row into a column bound) every bound implied
+    /// by a one-entry row on an integer column too.
+    fn validate_mip_domains(&self, presolve: bool) -> Result<(), LpError> {
+        let too_big = |b: f64| b.is_finite() && b.abs() > MAX_INTEGER_BOUND;
+        for col in 0..self.n_cols() {
+            if self.kinds[col] != ColumnKind::Integer {
+                continue;
+            }
+            if let Some(b) = [self.col_lower[col], self.col_upper[col]]
+                .into_iter()
+                .find(|&b| too_big(b))
+            {
+                return Err(LpError::OutOfSolverRange {
+                    quantity: LpQuantity::IntegerBound,
+                    row: None,
+                    row_name: None,
+                    col: Some(col),
+                    col_name: self.column_name(col).map(str::to_owned),
+                    value: b,
+                });
+            }
+        }
+        if !presolve {
+            return Ok(());
+        }
+        for (row, entries) in self.rows() {
+            let nonzero: Vec<&(usize, f64)> = entries.iter().filter(|e| e.1 != 0.0).collect();
+            let &[&(col, a)] = nonzero.as_slice() else {
+                continue;
+            };
+            if self.kinds.get(col) != Some(&ColumnKind::Integer) {
+                continue;
+            }
+            if let Some(b) = [self.row_lower[row], self.row_upper[row]]
+                .into_iter()
+                .map(|b| b / a)
+                .find(|&b| too_big(b))
+            {
+                return Err(LpError::OutOfSolverRange {
+                    quantity: LpQuantity::IntegerBound,
+                    row: Some(row),
+                    row_name: self.row_name(row).map(str::to_owned),
+                    col: Some(col),
+                    col_name: self.column_name(col).map(str::to_owned),
+                    value: b,
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Iterates over rows as `(index, entries)`.
     fn rows(&self) -> impl Iterator<Item = (usize, &[(usize, f64)])> {
         self.row_start
@@ -532,6 +643,42 @@ impl LinearProgram {
 /// `lower ≤ upper`, neither NaN, `lower < +∞`, `upper > −∞`.
 fn bounds_ok(lower: f64, upper: f64) -> bool {
     lower <= upper && lower < f64::INFINITY && upper > f64::NEG_INFINITY
+}
+
+/// Magnitude from which the solver reads a cost or a bound as infinite
+/// (HiGHS's `infinite_cost` and `infinite_bound`, `1e20`). Costs and finite
+/// bounds must stay below it; use `±f64::INFINITY` for a missing bound.
+pub const SOLVER_INFINITY: f64 = 1e20;
+
+/// Magnitude from which the solver refuses a constraint coefficient
+/// (HiGHS's `large_matrix_value`, `1e15`): coefficients must stay below it.
+pub const MAX_COEFFICIENT: f64 = 1e15;
+
+/// Magnitude up to which the solver drops a constraint coefficient as zero
+/// (HiGHS's `small_matrix_value`, `1e-9`): non-zero coefficients must exceed
+/// it.
+pub const MIN_COEFFICIENT: f64 = 1e-9;
+
+/// Whether a non-zero finite coefficient lies strictly between
+/// [`MIN_COEFFICIENT`] and [`MAX_COEFFICIENT`] in magnitude.
+pub fn coefficient_in_range(value: f64) -> bool {
+    let a = value.abs();
+    a > MIN_COEFFICIENT && a < MAX_COEFFICIENT
+}
+
+/// Largest magnitude of a finite bound of an integer column in a MIP solve:
+/// `2^30`.
+///
+/// HiGHS walks integer domains with 32-bit integers during its root
+/// reduced-cost fixing; a finite integer bound near or beyond `2^31` (for
+/// instance `u32::MAX`) makes that loop overflow and spin forever, whatever
+/// the time limit. Such MIPs are refused (LPs and relaxations are not
+/// concerned); use an infinite bound instead.
+pub const MAX_INTEGER_BOUND: f64 = 1_073_741_824.0;
+
+/// A finite bound the solver would read as infinite.
+fn beyond_infinity(b: f64) -> bool {
+    b.is_finite() && b.abs() >= SOLVER_INFINITY
 }
 
 /// How to solve: limits, tolerances, determinism and presolve.
@@ -823,13 +970,13 @@ impl LpSolution {
 #[non_exhaustive]
 pub enum LpError {
     /// The objective offset is NaN or infinite.
-    #[error("objective offset must be finite, got {value}")]
+    #[error("objective offset must be finite, got {}", Num(*.value))]
     InvalidObjectiveOffset {
         /// The offending value.
         value: f64,
     },
     /// A cost is NaN or infinite.
-    #[error("{} has cost {value}; costs must be finite", label("column", *.col, .col_name))]
+    #[error("{} has cost {}; costs must be finite", label("column", *.col, .col_name), Num(*.value))]
     InvalidCost {
         /// Column index.
         col: usize,
@@ -841,8 +988,8 @@ pub enum LpError {
     /// Column bounds are NaN, crossed (`lower > upper`), or empty at infinity
     /// (`lower = +∞` or `upper = −∞`).
     #[error(
-        "{} has invalid bounds [{lower}, {upper}] (need lower ≤ upper, no NaN, lower < +inf, upper > -inf)",
-        label("column", *.col, .col_name)
+        "{} has invalid bounds [{}, {}] (need lower ≤ upper, no NaN, lower < +inf, upper > -inf)",
+        label("column", *.col, .col_name), Num(*.lower), Num(*.upper)
     )]
     InvalidColumnBounds {
         /// Column index.
@@ -856,8 +1003,8 @@ pub enum LpError {
     },
     /// Row bounds are NaN, crossed (`lower > upper`), or empty at infinity.
     #[error(
-        "{} has invalid bounds [{lower}, {upper}] (need lower ≤ upper, no NaN, lower < +inf, upper > -inf)",
-        label("row", *.row, .row_name)
+        "{} has invalid bounds [{}, {}] (need lower ≤ upper, no NaN, lower < +inf, upper > -inf)",
+        label("row", *.row, .row_name), Num(*.lower), Num(*.upper)
     )]
     InvalidRowBounds {
         /// Row index.
@@ -883,8 +1030,9 @@ pub enum LpError {
     },
     /// A coefficient is NaN or infinite.
     #[error(
-        "{} has coefficient {value} on {}; coefficients must be finite",
+        "{} has coefficient {} on {}; coefficients must be finite",
         label("row", *.row, .row_name),
+        Num(*.value),
         label("column", *.col, .col_name)
     )]
     InvalidCoefficient {
@@ -897,6 +1045,23 @@ pub enum LpError {
         /// Column name, if set.
         col_name: Option<String>,
         /// The offending coefficient.
+        value: f64,
+    },
+    /// A finite cost, bound or coefficient lies outside the range the
+    /// solver represents faithfully (see [`LinearProgram::validate`]).
+    #[error("{}", out_of_range_message(*.quantity, *.row, .row_name, *.col, .col_name, *.value))]
+    OutOfSolverRange {
+        /// Which kind of value.
+        quantity: LpQuantity,
+        /// Row index, for a row bound or a coefficient.
+        row: Option<usize>,
+        /// Row name, if set.
+        row_name: Option<String>,
+        /// Column index, for a cost, a column bound or a coefficient.
+        col: Option<usize>,
+        /// Column name, if set.
+        col_name: Option<String>,
+        /// The offending value.
         value: f64,
     },
     /// The same column appears twice in one row.
@@ -963,6 +1128,68 @@ pub enum LpError {
     SolverUnavailable,
 }
 
+/// Which kind of value an [`LpError::OutOfSolverRange`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum LpQuantity {
+    /// An objective coefficient (cost) of a column.
+    Cost,
+    /// A finite lower or upper bound of a column.
+    ColumnBound,
+    /// A finite lower or upper bound of a row.
+    RowBound,
+    /// A constraint coefficient.
+    Coefficient,
+    /// A finite bound of an integer column in a MIP solve (given, or implied
+    /// by a one-entry row when presolve is on); see [`MAX_INTEGER_BOUND`].
+    IntegerBound,
+}
+
+/// The message of [`LpError::OutOfSolverRange`].
+fn out_of_range_message(
+    quantity: LpQuantity,
+    row: Option<usize>,
+    row_name: &Option<String>,
+    col: Option<usize>,
+    col_name: &Option<String>,
+    value: f64,
+) -> String {
+    let col = col
+        .map(|c| label("column", c, col_name))
+        .unwrap_or_default();
+    let row = row.map(|r| label("row", r, row_name)).unwrap_or_default();
+    let v = Num(value);
+    match quantity {
+        LpQuantity::Cost => format!(
+            "{col} has cost {v}, beyond the solver's range: costs must be below {} in magnitude (the solver reads larger ones as infinite)",
+            Num(SOLVER_INFINITY)
+        ),
+        LpQuantity::ColumnBound | LpQuantity::RowBound => format!(
+            "{}{} has bound {v}, beyond the solver's range: finite bounds must be below {} in magnitude (the solver reads larger ones as infinite; use an infinite bound for none)",
+            col,
+            row,
+            Num(SOLVER_INFINITY)
+        ),
+        LpQuantity::IntegerBound => format!(
+            "integer {col}{} has bound {v}, beyond what the MIP solver handles: finite bounds of integer columns (including those implied by a one-entry row under presolve) must be at most {} in magnitude (HiGHS can loop forever on larger integer domains); use an infinite bound",
+            if row.is_empty() {
+                String::new()
+            } else {
+                format!(" (from {row})")
+            },
+            Num(MAX_INTEGER_BOUND)
+        ),
+        LpQuantity::Coefficient if value.abs() >= MAX_COEFFICIENT => format!(
+            "{row} has coefficient {v} on {col}, beyond the solver's range: coefficients must be below {} in magnitude (the solver refuses larger ones)",
+            Num(MAX_COEFFICIENT)
+        ),
+        LpQuantity::Coefficient => format!(
+            "{row} has coefficient {v} on {col}, below the solver's range: non-zero coefficients must exceed {} in magnitude (the solver drops smaller ones as zero)",
+            Num(MIN_COEFFICIENT)
+        ),
+    }
+}
+
 /// `"column 3"` or `"column 3 (\"name\")"`.
 fn label(kind: &str, index: usize, name: &Option<String>) -> String {
     match name {
@@ -981,6 +1208,8 @@ fn label(kind: &str, index: usize, name: &Option<String>) -> String {
 ///
 /// * a validation error from [`LinearProgram::validate`] or
 ///   [`SolveOptions::validate`];
+/// * [`LpError::OutOfSolverRange`] with [`LpQuantity::IntegerBound`] for a
+///   MIP with an integer column bounded beyond [`MAX_INTEGER_BOUND`];
 /// * [`LpError::Solver`] if a solver call fails or the solver ends in an
 ///   error state;
 /// * [`LpError::SolverUnavailable`] without the `highs` feature.
@@ -1008,6 +1237,9 @@ fn label(kind: &str, index: usize, name: &Option<String>) -> String {
 pub fn solve(lp: &LinearProgram, opts: &SolveOptions) -> Result<LpSolution, LpError> {
     lp.validate()?;
     opts.validate()?;
+    if lp.has_integers() && !opts.relax_integrality {
+        lp.validate_mip_domains(opts.presolve)?;
+    }
     #[cfg(feature = "highs")]
     {
         highs::solve(lp, opts)

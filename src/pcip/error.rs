@@ -3,6 +3,7 @@
 use std::fmt;
 
 use crate::lp::{LpError, LpStatus};
+use crate::model::units::Num;
 
 /// Which matrix (row class) an entry or row belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -91,9 +92,16 @@ impl fmt::Display for RepairFailure {
                 .map(|r| match &r.label {
                     Some(l) => format!(
                         "{} row {} ({l}) short by {}",
-                        r.row.class, r.row.row, r.deficit
+                        r.row.class,
+                        r.row.row,
+                        Num(r.deficit)
                     ),
-                    None => format!("{} row {} short by {}", r.row.class, r.row.row, r.deficit),
+                    None => format!(
+                        "{} row {} short by {}",
+                        r.row.class,
+                        r.row.row,
+                        Num(r.deficit)
+                    ),
                 })
                 .collect::<Vec<_>>()
                 .join(", ")
@@ -117,15 +125,76 @@ impl fmt::Display for RepairFailure {
     }
 }
 
+/// A [`Field`] in words.
+fn field_name(what: Field) -> &'static str {
+    match what {
+        Field::Objective => "objective coefficient",
+        Field::Coefficient => "coefficient",
+        Field::Rhs => "right-hand side",
+        Field::Upper => "upper bound",
+    }
+}
+
+/// `" of covering row 2 (label), column 3"`, `" of column 3"`, … or `""`.
+fn place(row: Option<RowRef>, label: &Option<String>, col: Option<usize>) -> String {
+    match (row, col) {
+        (Some(r), Some(j)) => format!(
+            " of {} row {}{}, column {j}",
+            r.class,
+            r.row,
+            label_suffix(label)
+        ),
+        (Some(r), None) => format!(" of {} row {}{}", r.class, r.row, label_suffix(label)),
+        (None, Some(j)) => format!(" of column {j}"),
+        (None, None) => String::new(),
+    }
+}
+
+/// The message of [`PcError::OutOfRange`].
+fn out_of_range_message(
+    what: Field,
+    row: Option<RowRef>,
+    label: &Option<String>,
+    col: Option<usize>,
+    value: f64,
+    limit: f64,
+) -> String {
+    let place = place(row, label, col);
+    let name = field_name(what);
+    let why = if what == Field::Rhs && limit == super::problem::MAX_EXACT_INTEGER {
+        format!(
+            "the row has integer coefficients over integer columns and is checked exactly, which f64 allows only up to 2^53 = {}",
+            Num(limit)
+        )
+    } else if limit < 1.0 {
+        format!(
+            "non-zero magnitudes must exceed {} (the LP solver drops smaller coefficients as zero)",
+            Num(limit)
+        )
+    } else if what == Field::Coefficient {
+        format!(
+            "magnitudes must be below {} (the LP solver refuses larger coefficients)",
+            Num(limit)
+        )
+    } else {
+        format!(
+            "magnitudes must be below {} (the LP solver reads larger values as infinite)",
+            Num(limit)
+        )
+    };
+    format!("{name} {}{place} is out of range: {why}", Num(value))
+}
+
 fn label_suffix(label: &Option<String>) -> String {
     label
         .as_ref()
         .map_or_else(String::new, |l| format!(" ({l})"))
 }
 
-/// Errors of [`crate::pcip`]: invalid problems (V1–V10 of the spec, checked
-/// in that order), LP outcomes that stop the pipeline, integer
-/// infeasibility, repair failures and solver problems.
+/// Errors of [`crate::pcip`]: sizes beyond the limits, invalid problems
+/// (V1–V10 of the spec, checked in that order, then the magnitude rule
+/// V11), LP outcomes that stop the pipeline, integer infeasibility, repair
+/// failures, time limits and solver problems.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum PcError {
@@ -141,7 +210,7 @@ pub enum PcError {
         got: usize,
     },
     /// V2: a cost, coefficient, right-hand side or bound is NaN or infinite.
-    #[error("non-finite {what:?} (row {row:?}, column {col:?})")]
+    #[error("non-finite {}{}", field_name(*.what), place(*.row, &None, *.col))]
     NonFinite {
         /// Which input.
         what: Field,
@@ -167,7 +236,8 @@ pub enum PcError {
     },
     /// V4: a packing or covering coefficient is negative.
     #[error(
-        "negative coefficient {value} in {matrix} row {row}{}, column {col}",
+        "negative coefficient {} in {matrix} row {row}{}, column {col}",
+        Num(*.value),
         label_suffix(label)
     )]
     NegativeCoefficient {
@@ -184,7 +254,8 @@ pub enum PcError {
     },
     /// V5: a packing capacity is negative.
     #[error(
-        "negative capacity {value} of packing row {row}{}",
+        "negative capacity {} of packing row {row}{}",
+        Num(*.value),
         label_suffix(label)
     )]
     NegativeCapacity {
@@ -197,7 +268,8 @@ pub enum PcError {
     },
     /// V6: a covering demand is ≤ 0 (a vacuous row).
     #[error(
-        "non-positive demand {value} of covering row {row}{}",
+        "non-positive demand {} of covering row {row}{}",
+        Num(*.value),
         label_suffix(label)
     )]
     NonPositiveDemand {
@@ -222,7 +294,7 @@ pub enum PcError {
         label: Option<String>,
     },
     /// V8: a cost (min) or value (max) is negative outside `PcBuilder::general`.
-    #[error("negative objective coefficient {value} of column {col}")]
+    #[error("negative objective coefficient {} of column {col}", Num(*.value))]
     NegativeObjective {
         /// Column.
         col: usize,
@@ -232,8 +304,10 @@ pub enum PcError {
     /// V9: a covering row cannot be met even with every column at its upper
     /// bound.
     #[error(
-        "covering row {row}{} unreachable: at most {max_lhs} < {rhs}",
-        label_suffix(label)
+        "covering row {row}{} unreachable: at most {} < {}",
+        label_suffix(label),
+        Num(*.max_lhs),
+        Num(*.rhs)
     )]
     CoveringUnreachable {
         /// Covering row.
@@ -254,12 +328,46 @@ pub enum PcError {
     },
     /// An integer column has a non-integral or negative upper bound, or a
     /// binary column an upper bound other than 1.
-    #[error("column {col}: invalid upper bound {value} for its kind")]
+    #[error("column {col}: invalid upper bound {} for its kind", Num(*.value))]
     InvalidUpper {
         /// Column.
         col: usize,
         /// The bound.
         value: f64,
+    },
+    /// A size exceeds what the engine accepts (checked before anything of
+    /// that size is allocated).
+    #[error("{what} is {size}, above the limit of {limit}")]
+    TooLarge {
+        /// What is too large.
+        what: &'static str,
+        /// The size given.
+        size: usize,
+        /// The largest accepted size.
+        limit: usize,
+    },
+    /// V11: a finite number the engine cannot solve or check faithfully: an
+    /// objective coefficient, upper bound or right-hand side at or beyond
+    /// the LP solver's infinity (`1e20`), a coefficient outside the solver's
+    /// range (`1e-9 < |a| < 1e15`), or the right-hand side of a row of
+    /// integer coefficients over integer columns beyond `2^53` (where
+    /// integers stop being exact in `f64`).
+    #[error("{}", out_of_range_message(*.what, *.row, .label, *.col, *.value, *.limit))]
+    OutOfRange {
+        /// Which input.
+        what: Field,
+        /// The row, for a coefficient or a right-hand side.
+        row: Option<RowRef>,
+        /// Its label, if the problem has labels.
+        label: Option<String>,
+        /// The column, for an objective coefficient, a bound or a
+        /// coefficient.
+        col: Option<usize>,
+        /// The value.
+        value: f64,
+        /// The limit it crosses (an upper limit on the magnitude, or for a
+        /// tiny coefficient the lower one).
+        limit: f64,
     },
     /// The LP relaxation is infeasible, so the integer program is too.
     #[error("the LP relaxation is infeasible (so is the integer program)")]
@@ -276,11 +384,31 @@ pub enum PcError {
         /// The solver status.
         status: LpStatus,
     },
+    /// The LP solver ended without a conclusion (neither an answer nor a
+    /// limit), for instance after numerical trouble; the status says what
+    /// it reported.
+    #[error("the LP relaxation ended without a conclusion: {status}")]
+    LpFailed {
+        /// The solver status.
+        status: LpStatus,
+    },
+    /// The whole solve reached its time limit
+    /// ([`RoundingSolver::time_limit_s`](super::RoundingSolver::time_limit_s))
+    /// before any feasible point was found.
+    #[error("time limit of {} s reached at the {stage} stage without a feasible point", Num(*.limit_s))]
+    TimeLimit {
+        /// The stage that was running or about to run.
+        stage: &'static str,
+        /// The limit, in seconds.
+        limit_s: f64,
+    },
     /// The exact MIP proved that no integer point is feasible.
     #[error("the integer program is infeasible (proved by the MIP solver)")]
     IntegerInfeasible,
-    /// The exact MIP stopped at a limit without any feasible point.
-    #[error("the MIP stopped at a limit ({status}) without a feasible point")]
+    /// The exact MIP ended without a usable feasible point: it stopped at a
+    /// limit without one, or its point broke a row once its integer columns
+    /// were rounded and repair could not fix it.
+    #[error("the MIP ended without a usable feasible point ({status})")]
     MipNoIncumbent {
         /// The solver status.
         status: LpStatus,

@@ -1,7 +1,7 @@
 //! JSON input of packing–covering programs (`docs/pcip-format.md`).
 
 use super::error::PcError;
-use super::problem::{PcBuilder, PcProblem, RowLabels, RowSense};
+use super::problem::{MAX_VARS, PcBuilder, PcProblem, RowLabels, RowSense};
 use crate::certificate::Sense;
 
 /// The JSON format version read by [`PcProblem::from_json`].
@@ -86,7 +86,11 @@ impl PcProblem {
     ///
     /// [`crate::Error::Json`] for malformed JSON or unknown fields;
     /// [`crate::Error::Pc`] for an unsupported `format_version`
-    /// ([`PcError::InvalidOption`]) or an invalid program (V1–V10).
+    /// ([`PcError::InvalidOption`]), an `n_vars` above
+    /// [`MAX_VARS`](super::MAX_VARS) ([`PcError::TooLarge`]) or different
+    /// from the objective's length ([`PcError::DimensionMismatch`], checked
+    /// before anything of size `n_vars` is allocated), or an invalid program
+    /// (V1–V11).
     pub fn from_json(text: &str) -> crate::Result<PcProblem> {
         let f: PcFile = serde_json::from_str(text)?;
         Ok(f.into_problem()?)
@@ -109,6 +113,22 @@ impl PcFile {
             FileSense::Maximise => Sense::Maximise,
         };
         let n = self.n_vars;
+        // Sizes first, against what the file holds: `n_vars` alone must not
+        // drive an allocation (a huge value would abort the process).
+        if n > MAX_VARS {
+            return Err(PcError::TooLarge {
+                what: "n_vars (number of variables)",
+                size: n,
+                limit: MAX_VARS,
+            });
+        }
+        if self.objective.len() != n {
+            return Err(PcError::DimensionMismatch {
+                what: "objective (one entry per variable, n_vars)",
+                expected: n,
+                got: self.objective.len(),
+            });
+        }
         let mut b = if self.general {
             PcBuilder::general(sense, n)
         } else {

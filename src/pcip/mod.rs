@@ -23,7 +23,10 @@ pub use bounds::{
 pub use error::{Field, PcError, RepairFailure, RowClass, RowRef, RowReport};
 #[cfg(feature = "serde")]
 pub use io::PC_FORMAT_VERSION;
-pub use problem::{ColKind, Evaluation, PcBuilder, PcProblem, RowLabels, RowSense, evaluate};
+pub use problem::{
+    ColKind, Evaluation, MAX_EXACT_INTEGER, MAX_VARS, PcBuilder, PcProblem, RowLabels, RowSense,
+    evaluate,
+};
 pub use relax::{ExactResult, LpRelaxation, MipOptions, solve_exact, solve_lp};
 pub use repair::{RepairOptions, RepairReport, repair};
 pub use rounding::{

@@ -7,6 +7,7 @@ use sprs::{CsMat, TriMat};
 
 use super::error::{Field, PcError, RowClass, RowRef, RowReport};
 use crate::certificate::Sense;
+use crate::lp;
 
 /// Sense of a linking row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -51,6 +52,8 @@ struct Block {
     csr: CsMat<f64>,
     csc: CsMat<f64>,
     rhs: Vec<f64>,
+    /// Per row: integer coefficients over integer columns only.
+    integral: Vec<bool>,
 }
 
 impl Block {
@@ -145,6 +148,33 @@ impl PcProblem {
     /// Right-hand side of a row (capacity, demand, or linking rhs).
     pub fn rhs(&self, row: RowRef) -> f64 {
         self.block(row.class).rhs[row.row]
+    }
+
+    /// Whether a row has integer coefficients over integer columns only.
+    ///
+    /// At an integer point such a row's activity is an exact integer (as
+    /// long as its partial sums stay within [`MAX_EXACT_INTEGER`], which
+    /// validation ensures for the right-hand side), so it is checked with an
+    /// absolute tolerance: a relative one would let a row of right-hand side
+    /// `1e15` be short by a million units.
+    pub fn row_is_integral(&self, row: RowRef) -> bool {
+        self.block(row.class)
+            .integral
+            .get(row.row)
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// How far row `row`'s activity may lie on the wrong side of `threshold`
+    /// for the row to hold, given the relative tolerance `tol`: `tol` itself
+    /// on an integral row ([`row_is_integral`](Self::row_is_integral)), far
+    /// below one unit; `tol·max(1, |threshold|)` otherwise.
+    pub fn row_slack(&self, row: RowRef, threshold: f64, tol: f64) -> f64 {
+        if self.row_is_integral(row) {
+            tol
+        } else {
+            tol * threshold.abs().max(1.0)
+        }
     }
 
     /// Right-hand sides of a class.
@@ -253,8 +283,27 @@ fn width(b: &Block, usable: impl Fn(usize) -> bool) -> f64 {
 /// A row as given to the builder: class, entries, right-hand side, sense.
 type PendingRow = (RowClass, Vec<(usize, f64)>, f64, RowSense);
 
+/// A pending row with its per-class reference.
+type IndexedRow<'a> = (RowRef, &'a [(usize, f64)], f64, RowSense);
+
+/// Most variables a [`PcProblem`] may have: `2^26 = 67,108,864`.
+///
+/// The problem, its LP copy and the solver's copy hold a few hundred bytes
+/// per column, so this keeps a problem within tens of gigabytes; a larger
+/// `n_vars` is refused by [`PcBuilder::build`] before anything of that size
+/// is allocated.
+pub const MAX_VARS: usize = 1 << 26;
+
+/// `2^53`: the largest magnitude up to which every integer is exact in
+/// `f64`.
+///
+/// A row whose coefficients are integers over integer columns is checked
+/// exactly (with an absolute tolerance), so its right-hand side must not
+/// exceed this value; see [`PcProblem::row_is_integral`].
+pub const MAX_EXACT_INTEGER: f64 = 9_007_199_254_740_992.0;
+
 /// Builder of a [`PcProblem`]; `build` validates (spec §2.2, rules V1–V10
-/// in order, returning the first violation).
+/// in order, returning the first violation, then the magnitude rule V11).
 ///
 /// ```
 /// use dmlsched::certificate::Sense;
@@ -275,8 +324,14 @@ pub struct PcBuilder {
     general: bool,
     n: usize,
     objective: Option<Vec<f64>>,
+    /// Upper bounds of the columns set so far, grown on demand (columns
+    /// beyond its length keep the default `Some(1)`), so that `new` never
+    /// allocates `n` entries before `build` has checked `n`.
     upper: Vec<Option<f64>>,
+    /// Kinds, grown with `upper`.
     kinds: Vec<ColKind>,
+    /// The largest column index `≥ n` given to a column setter.
+    bad_col: Option<usize>,
     rows: Vec<PendingRow>,
     row_labels: Option<RowLabels>,
     col_labels: Option<Vec<String>>,
@@ -285,14 +340,18 @@ pub struct PcBuilder {
 impl PcBuilder {
     /// A problem with `n_vars` integer columns, upper bound 1 each (0/1
     /// program) until set otherwise, and objective 0.
+    ///
+    /// Nothing of size `n_vars` is allocated here; [`build`](Self::build)
+    /// checks `n_vars` against [`MAX_VARS`] and the objective's length first.
     pub fn new(sense: Sense, n_vars: usize) -> Self {
         PcBuilder {
             sense,
             general: false,
             n: n_vars,
             objective: None,
-            upper: vec![Some(1.0); n_vars],
-            kinds: vec![ColKind::Integer; n_vars],
+            upper: Vec::new(),
+            kinds: Vec::new(),
+            bad_col: None,
             rows: Vec::new(),
             row_labels: None,
             col_labels: None,
@@ -317,35 +376,38 @@ impl PcBuilder {
     /// Upper bound of integer column `j` (`None`: unbounded). Default `Some(1)`.
     /// An out-of-range `j` is reported by `build`.
     pub fn upper(mut self, j: usize, u: Option<u32>) -> Self {
-        self.set_upper(j, u.map(f64::from));
+        self.set_column(j, u.map(f64::from), None);
         self
     }
 
     /// Makes column `j` continuous in `[0, u]` (`f64::INFINITY`: unbounded).
     pub fn continuous(mut self, j: usize, u: f64) -> Self {
-        self.set_upper(j, if u == f64::INFINITY { None } else { Some(u) });
-        if let Some(k) = self.kinds.get_mut(j) {
-            *k = ColKind::Continuous;
-        }
+        let u = if u == f64::INFINITY { None } else { Some(u) };
+        self.set_column(j, u, Some(ColKind::Continuous));
         self
     }
 
     /// Makes column `j` binary (integer with upper bound 1).
     pub fn binary(mut self, j: usize) -> Self {
-        self.set_upper(j, Some(1.0));
-        if let Some(k) = self.kinds.get_mut(j) {
-            *k = ColKind::Binary;
-        }
+        self.set_column(j, Some(1.0), Some(ColKind::Binary));
         self
     }
 
-    fn set_upper(&mut self, j: usize, u: Option<f64>) {
+    /// Sets column `j`'s upper bound (and kind, if given); remembers an
+    /// out-of-range `j` for `build` to report (V1).
+    fn set_column(&mut self, j: usize, u: Option<f64>, kind: Option<ColKind>) {
+        if j >= self.n {
+            self.bad_col = Some(self.bad_col.map_or(j, |b| b.max(j)));
+            return;
+        }
         if j >= self.upper.len() {
-            // Remember the bad index; `build` reports it (V1).
             self.upper.resize(j + 1, Some(1.0));
             self.kinds.resize(j + 1, ColKind::Integer);
         }
         self.upper[j] = u;
+        if let Some(k) = kind {
+            self.kinds[j] = k;
+        }
     }
 
     /// Adds a packing row `Σ entries ≤ rhs`.
@@ -380,34 +442,18 @@ impl PcBuilder {
     ///
     /// # Errors
     ///
-    /// The first violation of V1–V10 (spec §2.2), or
-    /// [`PcError::InvalidUpper`] for an integer column with a fractional
-    /// bound.
+    /// [`PcError::TooLarge`] when `n_vars` exceeds [`MAX_VARS`] (checked
+    /// before anything of that size is allocated); then the first violation
+    /// of V1–V10 (spec §2.2), or [`PcError::InvalidUpper`] for an integer
+    /// column with a fractional bound; then [`PcError::OutOfRange`] (V11)
+    /// for a finite number the LP solver cannot represent or, on a row of
+    /// integer coefficients over integer columns, a right-hand side beyond
+    /// [`MAX_EXACT_INTEGER`].
     pub fn build(self) -> Result<PcProblem, PcError> {
         let n = self.n;
+        self.check_sizes()?;
         let labels = self.row_labels.clone().unwrap_or_default();
-        let count = |c: RowClass| self.rows.iter().filter(|r| r.0 == c).count();
-        let (n_p, n_c, n_l) = (
-            count(RowClass::Packing),
-            count(RowClass::Covering),
-            count(RowClass::Linking),
-        );
-        // Per-class indices in insertion order.
-        let mut indexed = Vec::with_capacity(self.rows.len());
-        let mut next = [0usize; 3];
-        for (class, entries, rhs, sense) in &self.rows {
-            let slot = class_slot(*class);
-            indexed.push((
-                RowRef {
-                    class: *class,
-                    row: next[slot],
-                },
-                entries,
-                *rhs,
-                *sense,
-            ));
-            next[slot] += 1;
-        }
+        let indexed = index_rows(&self.rows);
         let label_of = |r: RowRef| -> Option<String> {
             let v = match r.class {
                 RowClass::Packing => &labels.packing,
@@ -416,27 +462,108 @@ impl PcBuilder {
             };
             v.get(r.row).cloned()
         };
-
-        // V1: dimensions.
+        self.check_labels(&labels, &indexed)?;
+        // Sizes are checked: materialise the columns.
         let objective = self.objective.clone().unwrap_or_else(|| vec![0.0; n]);
-        if objective.len() != n {
+        let mut upper = self.upper.clone();
+        upper.resize(n, Some(1.0));
+        let mut kinds = self.kinds.clone();
+        kinds.resize(n, ColKind::Integer);
+
+        check_finite(&objective, &upper, &indexed)?;
+        check_duplicates(&indexed, &label_of)?;
+        check_kinds(&upper, &kinds)?;
+        check_signs(&indexed, &label_of)?;
+        // V8: objective signs.
+        if !self.general
+            && let Some(j) = objective.iter().position(|v| *v < 0.0)
+        {
+            return Err(PcError::NegativeObjective {
+                col: j,
+                value: objective[j],
+            });
+        }
+        let upper: Vec<f64> = upper.iter().map(|u| u.unwrap_or(f64::INFINITY)).collect();
+        check_reachable(&indexed, &upper, &label_of)?;
+        if self.sense == Sense::Maximise {
+            check_bounded(&indexed, &objective, &upper)?;
+        }
+        check_magnitudes(&objective, &upper, &kinds, &indexed, &label_of)?;
+
+        let [packing, covering, linking] =
+            [RowClass::Packing, RowClass::Covering, RowClass::Linking]
+                .map(|class| make_block(class, n, &indexed, &kinds));
+        let linking_sense = indexed
+            .iter()
+            .filter(|x| x.0.class == RowClass::Linking)
+            .map(|x| x.3)
+            .collect();
+        Ok(PcProblem {
+            sense: self.sense,
+            general: self.general,
+            objective,
+            upper,
+            kinds,
+            packing,
+            covering,
+            linking,
+            linking_sense,
+            row_labels: labels,
+            col_labels: self.col_labels.unwrap_or_default(),
+        })
+    }
+
+    /// V1, the part that must come before any allocation of size `n`:
+    /// `n ≤ MAX_VARS`, the objective's length, and column indices given to
+    /// the column setters.
+    fn check_sizes(&self) -> Result<(), PcError> {
+        let n = self.n;
+        if n > MAX_VARS {
+            return Err(PcError::TooLarge {
+                what: "n_vars (number of variables)",
+                size: n,
+                limit: MAX_VARS,
+            });
+        }
+        if let Some(obj) = &self.objective
+            && obj.len() != n
+        {
             return Err(PcError::DimensionMismatch {
                 what: "objective",
                 expected: n,
-                got: objective.len(),
+                got: obj.len(),
             });
         }
-        if self.upper.len() != n {
+        if let Some(j) = self.bad_col {
             return Err(PcError::DimensionMismatch {
                 what: "column index of a bound",
                 expected: n,
-                got: self.upper.len() - 1,
+                got: j,
             });
         }
+        Ok(())
+    }
+
+    /// V1: label counts and entry column indices.
+    fn check_labels(&self, labels: &RowLabels, indexed: &[IndexedRow<'_>]) -> Result<(), PcError> {
+        let n = self.n;
+        let count = |c: RowClass| indexed.iter().filter(|r| r.0.class == c).count();
         for (what, given, expected) in [
-            ("packing labels", labels.packing.len(), n_p),
-            ("covering labels", labels.covering.len(), n_c),
-            ("linking labels", labels.linking.len(), n_l),
+            (
+                "packing labels",
+                labels.packing.len(),
+                count(RowClass::Packing),
+            ),
+            (
+                "covering labels",
+                labels.covering.len(),
+                count(RowClass::Covering),
+            ),
+            (
+                "linking labels",
+                labels.linking.len(),
+                count(RowClass::Linking),
+            ),
         ] {
             if self.row_labels.is_some() && given != 0 && given != expected {
                 return Err(PcError::DimensionMismatch {
@@ -456,7 +583,7 @@ impl PcBuilder {
                 got: cols.len(),
             });
         }
-        for (_, entries, _, _) in &indexed {
+        for (_, entries, _, _) in indexed {
             if let Some(&(j, _)) = entries.iter().find(|(j, _)| *j >= n) {
                 return Err(PcError::DimensionMismatch {
                     what: "column index of an entry",
@@ -465,206 +592,310 @@ impl PcBuilder {
                 });
             }
         }
+        Ok(())
+    }
+}
 
-        // V2: finiteness.
-        if let Some(j) = objective.iter().position(|v| !v.is_finite()) {
+/// The pending rows with their per-class indices, in insertion order.
+fn index_rows(rows: &[PendingRow]) -> Vec<IndexedRow<'_>> {
+    let mut next = [0usize; 3];
+    rows.iter()
+        .map(|(class, entries, rhs, sense)| {
+            let slot = class_slot(*class);
+            let r = RowRef {
+                class: *class,
+                row: next[slot],
+            };
+            next[slot] += 1;
+            (r, entries.as_slice(), *rhs, *sense)
+        })
+        .collect()
+}
+
+/// V2: finiteness of the objective, the bounds, the coefficients and the
+/// right-hand sides.
+fn check_finite(
+    objective: &[f64],
+    upper: &[Option<f64>],
+    indexed: &[IndexedRow<'_>],
+) -> Result<(), PcError> {
+    if let Some(j) = objective.iter().position(|v| !v.is_finite()) {
+        return Err(PcError::NonFinite {
+            what: Field::Objective,
+            row: None,
+            col: Some(j),
+        });
+    }
+    if let Some(j) = upper.iter().position(|u| u.is_some_and(|u| !u.is_finite())) {
+        return Err(PcError::NonFinite {
+            what: Field::Upper,
+            row: None,
+            col: Some(j),
+        });
+    }
+    for (r, entries, rhs, _) in indexed {
+        if let Some(&(j, _)) = entries.iter().find(|(_, a)| !a.is_finite()) {
             return Err(PcError::NonFinite {
-                what: Field::Objective,
-                row: None,
+                what: Field::Coefficient,
+                row: Some(*r),
                 col: Some(j),
             });
         }
-        for (j, u) in self.upper.iter().enumerate() {
-            if u.is_some_and(|u| !u.is_finite()) {
-                return Err(PcError::NonFinite {
-                    what: Field::Upper,
-                    row: None,
-                    col: Some(j),
-                });
-            }
+        if !rhs.is_finite() {
+            return Err(PcError::NonFinite {
+                what: Field::Rhs,
+                row: Some(*r),
+                col: None,
+            });
         }
-        for (r, entries, rhs, _) in &indexed {
-            if let Some(&(j, _)) = entries.iter().find(|(_, a)| !a.is_finite()) {
-                return Err(PcError::NonFinite {
-                    what: Field::Coefficient,
-                    row: Some(*r),
-                    col: Some(j),
-                });
-            }
-            if !rhs.is_finite() {
-                return Err(PcError::NonFinite {
-                    what: Field::Rhs,
-                    row: Some(*r),
-                    col: None,
-                });
-            }
-        }
+    }
+    Ok(())
+}
 
-        // V3: duplicates.
-        for (r, entries, _, _) in &indexed {
-            let mut seen = HashSet::with_capacity(entries.len());
-            for &(j, _) in entries.iter() {
-                if !seen.insert(j) {
-                    return Err(PcError::DuplicateEntry {
-                        matrix: r.class,
-                        row: r.row,
-                        label: label_of(*r),
-                        col: j,
-                    });
-                }
-            }
-        }
-
-        // Upper bounds must suit the column kind.
-        for (j, (u, k)) in self.upper.iter().zip(&self.kinds).enumerate() {
-            match (k, u) {
-                (_, Some(u)) if *u < 0.0 => {
-                    return Err(PcError::InvalidUpper { col: j, value: *u });
-                }
-                (ColKind::Integer, Some(u)) if u.fract() != 0.0 => {
-                    return Err(PcError::InvalidUpper { col: j, value: *u });
-                }
-                (ColKind::Binary, u) if *u != Some(1.0) => {
-                    return Err(PcError::InvalidUpper {
-                        col: j,
-                        value: u.unwrap_or(f64::INFINITY),
-                    });
-                }
-                _ => {}
-            }
-        }
-
-        // V4: negative packing/covering coefficients.
-        for (r, entries, _, _) in &indexed {
-            if r.class == RowClass::Linking {
-                continue;
-            }
-            if let Some(&(j, a)) = entries.iter().find(|(_, a)| *a < 0.0) {
-                return Err(PcError::NegativeCoefficient {
+/// V3: the same (row, column) given twice.
+fn check_duplicates(
+    indexed: &[IndexedRow<'_>],
+    label_of: &impl Fn(RowRef) -> Option<String>,
+) -> Result<(), PcError> {
+    for (r, entries, _, _) in indexed {
+        let mut seen = HashSet::with_capacity(entries.len());
+        for &(j, _) in entries.iter() {
+            if !seen.insert(j) {
+                return Err(PcError::DuplicateEntry {
                     matrix: r.class,
                     row: r.row,
                     label: label_of(*r),
                     col: j,
-                    value: a,
                 });
             }
         }
-        // V5, V6.
-        for (r, _, rhs, _) in &indexed {
-            match r.class {
-                RowClass::Packing if *rhs < 0.0 => {
-                    return Err(PcError::NegativeCapacity {
-                        row: r.row,
-                        label: label_of(*r),
-                        value: *rhs,
-                    });
-                }
-                RowClass::Covering if *rhs <= 0.0 => {
-                    return Err(PcError::NonPositiveDemand {
-                        row: r.row,
-                        label: label_of(*r),
-                        value: *rhs,
-                    });
-                }
-                _ => {}
+    }
+    Ok(())
+}
+
+/// Upper bounds must suit the column kind.
+fn check_kinds(upper: &[Option<f64>], kinds: &[ColKind]) -> Result<(), PcError> {
+    for (j, (u, k)) in upper.iter().zip(kinds).enumerate() {
+        match (k, u) {
+            (_, Some(u)) if *u < 0.0 => {
+                return Err(PcError::InvalidUpper { col: j, value: *u });
             }
-        }
-        // V7: empty rows (after dropping exact zeros).
-        for (r, entries, _, _) in &indexed {
-            if entries.iter().all(|(_, a)| *a == 0.0) {
-                return Err(PcError::EmptyRow {
-                    matrix: r.class,
-                    row: r.row,
-                    label: label_of(*r),
+            (ColKind::Integer, Some(u)) if u.fract() != 0.0 => {
+                return Err(PcError::InvalidUpper { col: j, value: *u });
+            }
+            (ColKind::Binary, u) if *u != Some(1.0) => {
+                return Err(PcError::InvalidUpper {
+                    col: j,
+                    value: u.unwrap_or(f64::INFINITY),
                 });
             }
+            _ => {}
         }
-        // V8: objective signs.
-        if !self.general
-            && let Some(j) = objective.iter().position(|v| *v < 0.0)
-        {
-            return Err(PcError::NegativeObjective {
+    }
+    Ok(())
+}
+
+/// V4 (negative packing/covering coefficients), V5 (negative capacities),
+/// V6 (non-positive demands) and V7 (empty rows), each over all rows in turn.
+fn check_signs(
+    indexed: &[IndexedRow<'_>],
+    label_of: &impl Fn(RowRef) -> Option<String>,
+) -> Result<(), PcError> {
+    for (r, entries, _, _) in indexed {
+        if r.class == RowClass::Linking {
+            continue;
+        }
+        if let Some(&(j, a)) = entries.iter().find(|(_, a)| *a < 0.0) {
+            return Err(PcError::NegativeCoefficient {
+                matrix: r.class,
+                row: r.row,
+                label: label_of(*r),
                 col: j,
-                value: objective[j],
+                value: a,
             });
         }
-        let upper: Vec<f64> = self
-            .upper
-            .iter()
-            .map(|u| u.unwrap_or(f64::INFINITY))
-            .collect();
-        // V9: covering reachable at the upper bounds.
-        for (r, entries, rhs, _) in &indexed {
-            if r.class != RowClass::Covering {
-                continue;
-            }
-            let max_lhs: f64 = entries
-                .iter()
-                .map(|&(j, a)| if a > 0.0 { a * upper[j] } else { 0.0 })
-                .sum();
-            if max_lhs < *rhs {
-                return Err(PcError::CoveringUnreachable {
+    }
+    for (r, _, rhs, _) in indexed {
+        match r.class {
+            RowClass::Packing if *rhs < 0.0 => {
+                return Err(PcError::NegativeCapacity {
                     row: r.row,
                     label: label_of(*r),
-                    max_lhs,
-                    rhs: *rhs,
+                    value: *rhs,
                 });
             }
-        }
-        // V10: unbounded columns in the max form.
-        if self.sense == Sense::Maximise {
-            let mut packed = vec![false; n];
-            for (r, entries, _, _) in &indexed {
-                if r.class == RowClass::Packing {
-                    for &(j, a) in entries.iter() {
-                        if a > 0.0 {
-                            packed[j] = true;
-                        }
-                    }
-                }
+            RowClass::Covering if *rhs <= 0.0 => {
+                return Err(PcError::NonPositiveDemand {
+                    row: r.row,
+                    label: label_of(*r),
+                    value: *rhs,
+                });
             }
-            if let Some(j) =
-                (0..n).find(|&j| objective[j] > 0.0 && upper[j].is_infinite() && !packed[j])
-            {
-                return Err(PcError::UnboundedColumn { col: j });
-            }
+            _ => {}
         }
+    }
+    // Exact zeros are dropped, so a row of zeros is empty.
+    for (r, entries, _, _) in indexed {
+        if entries.iter().all(|(_, a)| *a == 0.0) {
+            return Err(PcError::EmptyRow {
+                matrix: r.class,
+                row: r.row,
+                label: label_of(*r),
+            });
+        }
+    }
+    Ok(())
+}
 
-        let block = |class: RowClass, m: usize| {
-            let mut tri = TriMat::new((m, n));
-            let mut rhs = Vec::with_capacity(m);
-            for (r, entries, b, _) in indexed.iter().filter(|x| x.0.class == class) {
-                for &(j, a) in entries.iter() {
-                    if a != 0.0 {
-                        tri.add_triplet(r.row, j, a);
-                    }
-                }
-                rhs.push(*b);
-            }
-            Block {
-                csr: tri.to_csr(),
-                csc: tri.to_csc(),
-                rhs,
-            }
-        };
-        let linking_sense = indexed
+/// V9: every covering row is reachable with the columns at their upper
+/// bounds.
+fn check_reachable(
+    indexed: &[IndexedRow<'_>],
+    upper: &[f64],
+    label_of: &impl Fn(RowRef) -> Option<String>,
+) -> Result<(), PcError> {
+    for (r, entries, rhs, _) in indexed {
+        if r.class != RowClass::Covering {
+            continue;
+        }
+        let max_lhs: f64 = entries
             .iter()
-            .filter(|x| x.0.class == RowClass::Linking)
-            .map(|x| x.3)
-            .collect();
-        Ok(PcProblem {
-            sense: self.sense,
-            general: self.general,
-            objective,
-            upper,
-            kinds: self.kinds,
-            packing: block(RowClass::Packing, n_p),
-            covering: block(RowClass::Covering, n_c),
-            linking: block(RowClass::Linking, n_l),
-            linking_sense,
-            row_labels: labels,
-            col_labels: self.col_labels.unwrap_or_default(),
-        })
+            .map(|&(j, a)| if a > 0.0 { a * upper[j] } else { 0.0 })
+            .sum();
+        if max_lhs < *rhs {
+            return Err(PcError::CoveringUnreachable {
+                row: r.row,
+                label: label_of(*r),
+                max_lhs,
+                rhs: *rhs,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// V10 (max form): no column with positive value, no upper bound and no
+/// positive packing coefficient.
+fn check_bounded(
+    indexed: &[IndexedRow<'_>],
+    objective: &[f64],
+    upper: &[f64],
+) -> Result<(), PcError> {
+    let mut packed = vec![false; objective.len()];
+    for (r, entries, _, _) in indexed {
+        if r.class == RowClass::Packing {
+            for &(j, a) in entries.iter() {
+                if a > 0.0 {
+                    packed[j] = true;
+                }
+            }
+        }
+    }
+    match (0..objective.len()).find(|&j| objective[j] > 0.0 && upper[j].is_infinite() && !packed[j])
+    {
+        Some(j) => Err(PcError::UnboundedColumn { col: j }),
+        None => Ok(()),
+    }
+}
+
+/// Whether a row's coefficients are all integers over integer columns (its
+/// activity at an integer point is then an exact integer while it stays
+/// within [`MAX_EXACT_INTEGER`]).
+fn is_integral_row(entries: &[(usize, f64)], kinds: &[ColKind]) -> bool {
+    entries
+        .iter()
+        .all(|&(j, a)| a.fract() == 0.0 && kinds[j] != ColKind::Continuous)
+}
+
+/// V11: magnitudes the engine can solve and check faithfully. Objective
+/// coefficients and finite upper bounds below [`lp::SOLVER_INFINITY`],
+/// non-zero coefficients strictly between [`lp::MIN_COEFFICIENT`] and
+/// [`lp::MAX_COEFFICIENT`], right-hand sides below [`lp::SOLVER_INFINITY`]
+/// and, on integral rows, at most [`MAX_EXACT_INTEGER`].
+///
+/// With these limits no sum the engine forms can overflow: `|c_j| < 1e20`,
+/// `u_j < 1e20` and `n ≤ 2^26` keep `Σ|c_j|·u_j` below `1e48`.
+fn check_magnitudes(
+    objective: &[f64],
+    upper: &[f64],
+    kinds: &[ColKind],
+    indexed: &[IndexedRow<'_>],
+    label_of: &impl Fn(RowRef) -> Option<String>,
+) -> Result<(), PcError> {
+    let out = |what, row: Option<RowRef>, col, value, limit| PcError::OutOfRange {
+        what,
+        row,
+        label: row.and_then(label_of),
+        col,
+        value,
+        limit,
+    };
+    if let Some(j) = objective
+        .iter()
+        .position(|c| c.abs() >= lp::SOLVER_INFINITY)
+    {
+        return Err(out(
+            Field::Objective,
+            None,
+            Some(j),
+            objective[j],
+            lp::SOLVER_INFINITY,
+        ));
+    }
+    if let Some(j) = upper
+        .iter()
+        .position(|u| u.is_finite() && *u >= lp::SOLVER_INFINITY)
+    {
+        return Err(out(
+            Field::Upper,
+            None,
+            Some(j),
+            upper[j],
+            lp::SOLVER_INFINITY,
+        ));
+    }
+    for (r, entries, rhs, _) in indexed {
+        if let Some(&(j, a)) = entries
+            .iter()
+            .find(|(_, a)| *a != 0.0 && !lp::coefficient_in_range(*a))
+        {
+            let limit = if a.abs() >= lp::MAX_COEFFICIENT {
+                lp::MAX_COEFFICIENT
+            } else {
+                lp::MIN_COEFFICIENT
+            };
+            return Err(out(Field::Coefficient, Some(*r), Some(j), a, limit));
+        }
+        if rhs.abs() >= lp::SOLVER_INFINITY {
+            return Err(out(Field::Rhs, Some(*r), None, *rhs, lp::SOLVER_INFINITY));
+        }
+        if rhs.abs() > MAX_EXACT_INTEGER && is_integral_row(entries, kinds) {
+            return Err(out(Field::Rhs, Some(*r), None, *rhs, MAX_EXACT_INTEGER));
+        }
+    }
+    Ok(())
+}
+
+/// The rows of one class as a [`Block`] (exact zeros dropped).
+fn make_block(class: RowClass, n: usize, indexed: &[IndexedRow<'_>], kinds: &[ColKind]) -> Block {
+    let rows: Vec<&IndexedRow<'_>> = indexed.iter().filter(|x| x.0.class == class).collect();
+    let mut tri = TriMat::new((rows.len(), n));
+    let mut rhs = Vec::with_capacity(rows.len());
+    let mut integral = Vec::with_capacity(rows.len());
+    for (r, entries, b, _) in rows {
+        for &(j, a) in entries.iter() {
+            if a != 0.0 {
+                tri.add_triplet(r.row, j, a);
+            }
+        }
+        rhs.push(*b);
+        integral.push(is_integral_row(entries, kinds));
+    }
+    Block {
+        csr: tri.to_csr(),
+        csc: tri.to_csc(),
+        rhs,
+        integral,
     }
 }
 
@@ -688,7 +919,8 @@ pub struct Evaluation {
     pub covering: Vec<f64>,
     /// Linking activities.
     pub linking: Vec<f64>,
-    /// Violated rows (beyond `tol · max(1, |rhs|)`).
+    /// Violated rows (beyond `tol · max(1, |rhs|)`, or beyond `tol` on an
+    /// integral row, see [`PcProblem::row_slack`]).
     pub violated_rows: Vec<RowReport>,
     /// Columns outside `[0, u_j]` or not integral (integer columns), with
     /// their value.
@@ -711,7 +943,9 @@ impl Evaluation {
 }
 
 /// Independent checker (PC-7): evaluates `x` against every row and bound of
-/// `p`, with relative tolerance `tol` (`1e-9` is the engine's default).
+/// `p`, with relative tolerance `tol` (`1e-9` is the engine's default);
+/// rows of integer coefficients over integer columns get the absolute
+/// tolerance `tol` ([`PcProblem::row_slack`]).
 ///
 /// It recomputes everything from the problem's rows; it does not trust any
 /// load kept by rounding or repair.
@@ -727,7 +961,13 @@ pub fn evaluate(p: &PcProblem, x: &[f64], tol: f64) -> Evaluation {
     let mut violated_columns = Vec::new();
     for (j, &v) in full.iter().enumerate() {
         let u = p.upper(j);
-        let bad_bounds = !(v >= -tol && v <= u + tol * u.abs().max(1.0));
+        // Integer columns have integer bounds: an absolute tolerance.
+        let above = if p.is_integer(j) {
+            tol
+        } else {
+            tol * u.abs().max(1.0)
+        };
+        let bad_bounds = !(v >= -tol && v <= u + above);
         let bad_integrality = p.is_integer(j) && (v - v.round()).abs() > tol;
         if bad_bounds || bad_integrality || v.is_nan() {
             violated_columns.push((j, v));
@@ -740,7 +980,7 @@ pub fn evaluate(p: &PcProblem, x: &[f64], tol: f64) -> Evaluation {
         for (i, &lhs) in act.iter().enumerate() {
             let row = RowRef { class, row: i };
             let rhs = p.rhs(row);
-            let slack = tol * rhs.abs().max(1.0);
+            let slack = p.row_slack(row, rhs, tol);
             let deficit = match p.row_sense(row) {
                 RowSense::Le => lhs - rhs,
                 RowSense::Ge => rhs - lhs,

@@ -2,7 +2,8 @@
 //! safe relaxation bound (spec §3), plus the exact MIP (spec §9).
 
 use super::error::{PcError, RowClass, RowRef};
-use super::problem::{PcProblem, RowSense};
+use super::problem::{PcProblem, RowSense, evaluate};
+use super::repair::{RepairOptions, repair};
 use super::rounding::snap;
 use crate::certificate::{Bound, BoundKind, ExactStatus, Sense};
 use crate::lp::{self, ColumnKind, LinearProgram, LpSolution, LpStatus, SolveOptions};
@@ -88,6 +89,9 @@ fn lp_error(status: &LpStatus) -> PcError {
         LpStatus::Infeasible => PcError::LpInfeasible,
         LpStatus::Unbounded => PcError::LpUnbounded,
         LpStatus::UnboundedOrInfeasible => PcError::LpUnboundedOrInfeasible,
+        LpStatus::Unknown(_) => PcError::LpFailed {
+            status: status.clone(),
+        },
         other => PcError::LpLimit {
             status: other.clone(),
         },
@@ -99,8 +103,9 @@ fn lp_error(status: &LpStatus) -> PcError {
 /// # Errors
 ///
 /// [`PcError::LpInfeasible`], [`PcError::LpUnbounded`],
-/// [`PcError::LpUnboundedOrInfeasible`] and [`PcError::LpLimit`] for the
-/// solver outcomes (kept distinct), [`PcError::Lp`] for solver failures —
+/// [`PcError::LpUnboundedOrInfeasible`], [`PcError::LpLimit`] and
+/// [`PcError::LpFailed`] for the solver outcomes (kept distinct),
+/// [`PcError::Lp`] for invalid programs and solver failures —
 /// including [`LpError::SolverUnavailable`](crate::lp::LpError::SolverUnavailable)
 /// without the `highs` feature.
 pub fn solve_lp(p: &PcProblem, opts: &SolveOptions) -> Result<LpRelaxation, PcError> {
@@ -225,7 +230,9 @@ fn class_index(c: RowClass) -> usize {
 /// Options of the exact MIP (spec §9).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MipOptions {
-    /// Time limit in seconds (default 30).
+    /// Time limit of the MIP solve in seconds (default 30). It bounds the
+    /// MIP alone; [`RoundingSolver::time_limit_s`](super::RoundingSolver::time_limit_s)
+    /// bounds a whole pipeline run, LP relaxation included.
     pub time_limit_s: f64,
     /// Relative gap at which HiGHS stops (default 1e-6).
     pub mip_rel_gap: f64,
@@ -261,12 +268,23 @@ pub struct ExactResult {
     pub rel_gap: f64,
     /// Solver seconds.
     pub seconds: f64,
+    /// The solver's own status (optimal, or which limit stopped it); or
+    /// [`LpStatus::Unknown`] with the reason when its point was dropped
+    /// because it broke a row once its integer columns were rounded.
+    pub solver_status: LpStatus,
 }
 
 /// Solves the integer program exactly with the MIP solver (spec §9).
 ///
 /// The incumbent's integer columns are rounded to the nearest integer
-/// (HiGHS returns them within its integrality tolerance).
+/// (HiGHS returns them within its integrality tolerance) and the point is
+/// re-checked with [`evaluate`]: when rounding broke a row (a coefficient
+/// of `1e9` turns a tolerated `5e-9` into a violation of 5) the point is
+/// repaired and the status is no longer `Optimal`, or, if repair fails, no
+/// incumbent is returned. The solve runs
+/// without presolve: its optimum and dual bound are used as proofs, and
+/// HiGHS's MIP presolve has been seen to report a sub-optimal point as
+/// optimal.
 ///
 /// # Errors
 ///
@@ -281,7 +299,8 @@ pub fn solve_exact(p: &PcProblem, opts: &MipOptions) -> Result<ExactResult, PcEr
         .with_time_limit(opts.time_limit_s)
         .with_mip_rel_gap(opts.mip_rel_gap)
         .with_threads(opts.threads)
-        .with_seed(opts.seed);
+        .with_seed(opts.seed)
+        .with_presolve(false);
     let sol = lp::solve(&lp, &so)?;
     let to_user = |v: f64| match p.sense() {
         Sense::Minimise => v,
@@ -303,14 +322,34 @@ pub fn solve_exact(p: &PcProblem, opts: &MipOptions) -> Result<ExactResult, PcEr
             })
             .collect::<Vec<f64>>()
     });
-    let incumbent = x.as_ref().map(|x| p.objective_value(x));
-    let status = if sol.status == LpStatus::Optimal {
+    let mut solver_status = sol.status.clone();
+    let mut status = if sol.status == LpStatus::Optimal {
         ExactStatus::Optimal
     } else {
         ExactStatus::Limit {
             status: sol.status.to_string(),
         }
     };
+    let x = match x {
+        Some(x) => match checked_incumbent(p, x) {
+            Incumbent::Feasible(x) => Some(x),
+            Incumbent::Repaired(x) => {
+                status = ExactStatus::Limit {
+                    status: format!("{REPAIRED} ({})", sol.status),
+                };
+                Some(x)
+            }
+            Incumbent::Unusable => {
+                status = ExactStatus::Limit {
+                    status: UNUSABLE.into(),
+                };
+                solver_status = LpStatus::Unknown(UNUSABLE.into());
+                None
+            }
+        },
+        None => None,
+    };
+    let incumbent = x.as_ref().map(|x| p.objective_value(x));
     let unknown_bound = match p.sense() {
         Sense::Minimise => f64::NEG_INFINITY,
         Sense::Maximise => f64::INFINITY,
@@ -331,5 +370,66 @@ pub fn solve_exact(p: &PcProblem, opts: &MipOptions) -> Result<ExactResult, PcEr
             f64::INFINITY
         }),
         seconds: sol.seconds,
+        solver_status,
     })
+}
+
+/// Status text of an incumbent that needed repair after rounding.
+const REPAIRED: &str = "the solver's point broke a row once its integer columns were rounded; repaired, so not proven optimal";
+/// Status text of an incumbent that could not be used.
+const UNUSABLE: &str =
+    "the solver's point broke a row once its integer columns were rounded, and repair failed";
+
+/// What became of the solver's point after rounding its integer columns.
+enum Incumbent {
+    /// Feasible as it is.
+    Feasible(Vec<f64>),
+    /// Infeasible (the solver accepts integer values within a tolerance,
+    /// which a large coefficient turns into a real violation), then
+    /// repaired.
+    Repaired(Vec<f64>),
+    /// Infeasible, and repair failed.
+    Unusable,
+}
+
+/// Checks the rounded incumbent with the independent checker, and repairs
+/// it when a row broke: a point that fails the check is never returned.
+fn checked_incumbent(p: &PcProblem, mut x: Vec<f64>) -> Incumbent {
+    let opts = RepairOptions::default();
+    if evaluate(p, &x, opts.feas_tol).is_feasible() {
+        return Incumbent::Feasible(x);
+    }
+    match repair(p, &mut x, &opts) {
+        Ok(_) => Incumbent::Repaired(x),
+        Err(_) => Incumbent::Unusable,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn solver_outcomes_stay_distinct() {
+        assert_eq!(lp_error(&LpStatus::Infeasible), PcError::LpInfeasible);
+        assert_eq!(
+            lp_error(&LpStatus::TimeLimit),
+            PcError::LpLimit {
+                status: LpStatus::TimeLimit
+            }
+        );
+        // A status without a conclusion is not called a limit.
+        let unknown = LpStatus::Unknown("HiGHS stopped without a conclusion".into());
+        let e = lp_error(&unknown);
+        assert_eq!(
+            e,
+            PcError::LpFailed {
+                status: unknown.clone()
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "the LP relaxation ended without a conclusion: unknown solver status (HiGHS stopped without a conclusion)"
+        );
+    }
 }

@@ -13,8 +13,12 @@
 //!    `c_j > 0` (most expensive first), then one greedy fill pass over the
 //!    columns with `c_j < 0` (most valuable first).
 //!
-//! Row activities are kept incrementally: a unit step on column `j` touches
-//! only the rows of column `j`.
+//! Row activities are kept incrementally: a step on column `j` touches only
+//! the rows of column `j`. Consecutive unit moves of the same column are
+//! taken as one batch (as many as keep its greedy key unchanged, capped by
+//! its bound and the rows), so the number of steps depends on the program's
+//! size, not on its magnitudes: a covering row of right-hand side `1e18`
+//! costs one step, not `1e18`.
 
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
@@ -96,6 +100,17 @@ pub struct RepairReport {
 ///   and every Packing and Linking row still holds after the increment.
 ///   Since `c_j/gain_j` has the sign of `c_j`, moves that do not raise the
 ///   objective come first (§11.5).
+/// * **Batches.** In phases 1 and 2 the chosen column moves by as many units
+///   at once as keep its key unchanged: in phase 2, while each short
+///   covering row of `j` keeps a deficit of at least `C_kj` and stays
+///   short; in phase 1, while each violated row of `j` keeps an excess of at
+///   least one step's relief and stays violated, and each covering row of
+///   `j` stays satisfied with room or stays short; always capped by `[0, u_j]` and the rows that must keep holding,
+///   and at least one unit. With non-negative costs a phase-2 batch makes
+///   exactly the unit moves the one-at-a-time greedy would make. After
+///   `4·(nnz + rows + n) + 64` batches a phase gives up with
+///   [`PcError::RepairFailed`]. Phase 3 moves each column by its whole
+///   allowance at once, which is what its unit loop would reach.
 /// * **Phase 3 (improve, if `opts.improve`).** One pass over the integer
 ///   columns with `c_j > 0` in order of decreasing `c_j` (ties by index):
 ///   decrement while every row still holds. Then one pass over those with
@@ -401,7 +416,8 @@ impl<'a> State<'a> {
                 act: p.activities(class, x),
                 slack: thr
                     .iter()
-                    .map(|t| opts.feas_tol * t.abs().max(1.0))
+                    .enumerate()
+                    .map(|(i, &t)| p.row_slack(RowRef { class, row: i }, t, opts.feas_tol))
                     .collect(),
                 le: (0..m)
                     .map(|i| p.row_sense(RowRef { class, row: i }) == RowSense::Le)
@@ -477,24 +493,37 @@ impl<'a> State<'a> {
     /// gives the same choices as re-scoring every column (the reference
     /// implementation in the tests checks this).
     fn shrink(&mut self, x: &mut [f64]) -> Result<u64, PcError> {
-        self.greedy(x, &LIMITS, -1.0, Self::shrink_key, |st, _| {
-            let still_violated = st.violated(&LIMITS);
-            let uncovered = st.violated(&[RowClass::Covering]);
-            failure(uncovered, still_violated, Vec::new(), Vec::new())
-        })
+        self.greedy(
+            x,
+            &LIMITS,
+            -1.0,
+            Self::shrink_key,
+            Self::shrink_batch,
+            Self::shrink_failure,
+        )
+    }
+
+    /// The failure of phase 1: the rows still violated, and the short
+    /// covering rows.
+    fn shrink_failure(&self, _x: &[f64]) -> PcError {
+        let still_violated = self.violated(&LIMITS);
+        let uncovered = self.violated(&[RowClass::Covering]);
+        failure(uncovered, still_violated, Vec::new(), Vec::new())
     }
 
     /// The greedy loop shared by phases 1 and 2: while a row of `classes`
     /// does not hold, move the best-keyed column by `delta` (ties to the
     /// lower column), then re-score its neighbours; `stuck` builds the error
     /// when no candidate is left.
+    #[allow(clippy::too_many_arguments)]
     fn greedy<K: KeyOrd + Copy>(
         &mut self,
         x: &mut [f64],
         classes: &[RowClass],
         delta: f64,
         key: impl Fn(&Self, &[f64], usize) -> Option<K> + Copy,
-        stuck: impl FnOnce(&Self, &[f64]) -> PcError,
+        batch: impl Fn(&Self, &[f64], usize) -> f64,
+        stuck: impl Fn(&Self, &[f64]) -> PcError,
     ) -> Result<u64, PcError> {
         let mut violated = self.count_violated(classes);
         if violated == 0 {
@@ -502,16 +531,135 @@ impl<'a> State<'a> {
         }
         let mut queue = Candidates::new(x.len());
         queue.fill((0..x.len()).map(|j| key(self, x, j)));
-        let mut moves = 0;
+        let mut moves = 0u64;
+        let mut steps = 0usize;
+        let max_steps = self.max_steps();
         while violated > 0 {
             let Some(j) = queue.best() else {
                 return Err(stuck(self, x));
             };
-            violated = self.step_counting(x, j, delta, classes, violated);
-            moves += 1;
+            if steps >= max_steps {
+                return Err(stuck(self, x));
+            }
+            let t = batch(self, x, j);
+            violated = self.step_counting(x, j, delta * t, classes, violated);
+            moves = moves.saturating_add(t as u64);
+            steps += 1;
             self.rescore_neighbours(x, j, &mut queue, key, delta > 0.0);
         }
         Ok(moves)
+    }
+
+    /// The most batched steps a greedy phase takes before giving up: each
+    /// batch ends when a (row, column) pair changes regime, a column reaches
+    /// a bound or a row its limit, so a few per non-zero suffice.
+    fn max_steps(&self) -> usize {
+        let rows: usize = self.rows.iter().map(|r| r.act.len()).sum();
+        self.p
+            .nnz()
+            .saturating_add(rows)
+            .saturating_add(self.p.n_vars())
+            .saturating_mul(4)
+            .saturating_add(64)
+    }
+
+    /// The largest `t ≤ cap` (an integer, `0` when even one step breaks a
+    /// row) such that every row of `classes` in column `j` that holds now
+    /// still holds after `x_j += dir·t`. Rows are linear in `t`, so each
+    /// gives its limit in closed form; the result is then checked with the
+    /// same arithmetic as [`State::step`] and lowered if rounding misled it.
+    fn room(&self, classes: &[RowClass], j: usize, dir: f64, cap: f64) -> f64 {
+        let mut t = cap.floor();
+        for &class in classes {
+            let (idx, val) = self.p.column(class, j);
+            let rows = self.class(class);
+            for (&i, &a) in idx.iter().zip(val) {
+                if !rows.holds(i) {
+                    continue;
+                }
+                // Growth of the excess per step.
+                let g = if rows.le[i] { dir * a } else { -dir * a };
+                if g > 0.0 {
+                    let excess = rows.excess(i, rows.act[i]);
+                    t = t.min(((rows.slack[i] - excess) / g).floor().max(0.0));
+                }
+            }
+        }
+        let fits = |t: f64| {
+            classes.iter().all(|&class| {
+                let (idx, val) = self.p.column(class, j);
+                let rows = self.class(class);
+                idx.iter()
+                    .zip(val)
+                    .all(|(&i, &a)| !rows.holds(i) || rows.holds_at(i, rows.act[i] + (dir * t) * a))
+            })
+        };
+        let mut tries = 0;
+        while t > 0.0 && !fits(t) {
+            t = if t <= 16.0 || tries > 64 {
+                t - 1.0
+            } else {
+                (t * (1.0 - 1e-9)).floor()
+            };
+            tries += 1;
+            if tries > 256 {
+                t = 0.0;
+            }
+        }
+        if t == 0.0 && cap >= 1.0 && fits(1.0) {
+            t = 1.0;
+        }
+        t
+    }
+
+    /// Phase-2 batch of column `j` (a candidate): as many increments as
+    /// keep its key unchanged — every short covering row of `j` keeps a
+    /// deficit of at least `C_kj` before each of them — capped by `u_j` and
+    /// by the Packing and Linking rows; at least one.
+    fn grow_batch(&self, x: &[f64], j: usize) -> f64 {
+        let (idx, val) = self.p.column(RowClass::Covering, j);
+        let cov = self.class(RowClass::Covering);
+        let mut t = f64::INFINITY;
+        for (&k, &a) in idx.iter().zip(val) {
+            if !cov.holds(k) && a > 0.0 {
+                // Until the deficit drops below C_kj, or the row holds.
+                let d = cov.excess(k, cov.act[k]);
+                t = t.min((d / a).floor()).min(((d - cov.slack[k]) / a).ceil());
+            }
+        }
+        let cap = t.min(self.p.upper(j) - x[j]);
+        self.room(&LIMITS, j, 1.0, cap).max(1.0)
+    }
+
+    /// Phase-1 batch of column `j` (a candidate): as many decrements as
+    /// keep its key unchanged — each violated row of `j` keeps an excess of
+    /// at least one step's relief, each covering row of `j` stays in the
+    /// same regime (satisfied with room, or short) — capped by `x_j` and by
+    /// the Packing and Linking rows that hold; at least one.
+    fn shrink_batch(&self, x: &[f64], j: usize) -> f64 {
+        let mut t = x[j];
+        for class in LIMITS {
+            let (idx, val) = self.p.column(class, j);
+            let rows = self.class(class);
+            for (&i, &a) in idx.iter().zip(val) {
+                // Decrease of the excess per decrement.
+                let g = if rows.le[i] { a } else { -a };
+                if !rows.holds(i) && g > 0.0 {
+                    // Until the excess drops below one step, or the row holds.
+                    let e = rows.excess(i, rows.act[i]);
+                    t = t.min((e / g).floor()).min(((e - rows.slack[i]) / g).ceil());
+                }
+            }
+        }
+        let (idx, val) = self.p.column(RowClass::Covering, j);
+        let cov = self.class(RowClass::Covering);
+        for (&k, &a) in idx.iter().zip(val) {
+            let room = cov.act[k] - cov.thr[k];
+            if room > 0.0 && a > 0.0 {
+                t = t.min((room / a).floor());
+            }
+        }
+        self.room(&LIMITS, j, -1.0, t).max(1.0)
     }
 
     /// Phase-1 key of column `j`: `(damage/relief, −c_j/relief)`, or `None`
@@ -651,6 +799,7 @@ impl<'a> State<'a> {
             &[RowClass::Covering],
             1.0,
             Self::grow_key,
+            Self::grow_batch,
             Self::grow_failure,
         )
     }
@@ -716,7 +865,7 @@ impl<'a> State<'a> {
     /// Phase 3: reverse delete over `c_j > 0`, then greedy fill over
     /// `c_j < 0`, one ordered pass each.
     fn improve(&mut self, x: &mut [f64]) -> u64 {
-        let mut moves = 0;
+        let mut moves = 0u64;
         let ints: Vec<usize> = (0..x.len()).filter(|&j| self.p.is_integer(j)).collect();
         // Columns at 0 cannot be decremented: leave them out of the order.
         let mut order: Vec<usize> = ints
@@ -726,9 +875,11 @@ impl<'a> State<'a> {
             .collect();
         order.sort_unstable_by(|&a, &b| self.cost[b].total_cmp(&self.cost[a]).then(a.cmp(&b)));
         for &j in &order {
-            while x[j] >= 1.0 && self.keeps(&CLASSES, j, -1.0) {
-                self.step(x, j, -1.0);
-                moves += 1;
+            // All rows hold here, so this is the unit loop's stopping point.
+            let t = self.room(&CLASSES, j, -1.0, x[j]);
+            if t > 0.0 {
+                self.step(x, j, -t);
+                moves = moves.saturating_add(t as u64);
             }
         }
         let mut order: Vec<usize> = ints
@@ -737,9 +888,10 @@ impl<'a> State<'a> {
             .collect();
         order.sort_unstable_by(|&a, &b| self.cost[a].total_cmp(&self.cost[b]).then(a.cmp(&b)));
         for &j in &order {
-            while x[j] + 1.0 <= self.p.upper(j) && self.keeps(&CLASSES, j, 1.0) {
-                self.step(x, j, 1.0);
-                moves += 1;
+            let t = self.room(&CLASSES, j, 1.0, self.p.upper(j) - x[j]);
+            if t > 0.0 && t.is_finite() {
+                self.step(x, j, t);
+                moves = moves.saturating_add(t as u64);
             }
         }
         moves
@@ -817,17 +969,42 @@ impl State<'_> {
                 }
             }
             let Some((_, j)) = best else {
-                let still_violated = self.violated(&LIMITS);
-                let uncovered = self.violated(&[RowClass::Covering]);
-                return Err(failure(uncovered, still_violated, Vec::new(), Vec::new()));
+                return Err(self.shrink_failure(x));
             };
-            self.step(x, j, -1.0);
-            moves += 1;
+            let t = self.shrink_batch(x, j);
+            self.step(x, j, -t);
+            moves += t as u64;
         }
         Ok(moves)
     }
 
     fn grow_naive(&mut self, x: &mut [f64]) -> Result<u64, PcError> {
+        let mut moves = 0;
+        while self.count_violated(&[RowClass::Covering]) > 0 {
+            let mut best: Option<(f64, usize)> = None;
+            for j in 0..x.len() {
+                if let Some(key) = self.grow_key(x, j)
+                    && best.is_none_or(|(b, _)| key.total_cmp(&b) == Ordering::Less)
+                {
+                    best = Some((key, j));
+                }
+            }
+            let Some((_, j)) = best else {
+                return Err(self.grow_failure(x));
+            };
+            let t = self.grow_batch(x, j);
+            self.step(x, j, t);
+            moves += t as u64;
+        }
+        Ok(moves)
+    }
+}
+
+/// Phase 2 one unit at a time, the greedy before batches: with
+/// non-negative costs its choices are those of the batched phase.
+#[cfg(test)]
+impl State<'_> {
+    fn grow_unit(&mut self, x: &mut [f64]) -> Result<u64, PcError> {
         let mut moves = 0;
         while self.count_violated(&[RowClass::Covering]) > 0 {
             let mut best: Option<(f64, usize)> = None;
@@ -1454,6 +1631,11 @@ mod tests {
                 let slow = repair_naive(&p, &mut r, &opts());
                 assert_eq!(fast, slow);
                 assert_eq!(a, r);
+                // Batches make the moves of the unit greedy (costs ≥ 0).
+                let mut u = start.clone();
+                let unit = run_phases(&p, &mut u, &opts(), State::shrink, State::grow_unit);
+                assert_eq!(fast, unit);
+                assert_eq!(a, u);
                 shrunk += u64::from(fast.is_ok_and(|f| f.shrink_moves > 0));
             }
             assert!(shrunk > 0, "case {case}: phase 1 never ran");

@@ -14,6 +14,7 @@ use crate::certificate::{
     GuaranteeScope, RunInfo, Sense,
 };
 use crate::lp::SolveOptions;
+use crate::model::units::Num;
 
 /// When the exact MIP runs (spec §7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -51,6 +52,16 @@ pub struct RoundingSolver {
     pub lp: SolveOptions,
     /// Options of the exact MIP.
     pub mip: MipOptions,
+    /// Wall-clock limit of a whole [`solve`](Self::solve) call, in seconds
+    /// (default `None`: no limit beyond each solver's own). The LP
+    /// relaxation and the MIP each get at most what is left of it (and at
+    /// most their own limits); trials stop when it is spent. Reaching it
+    /// with a feasible point is not an error: the best point so far is
+    /// returned, with its certificate. Without any point, the LP's limit
+    /// status or [`PcError::TimeLimit`]. When the budget runs out before
+    /// the trials and no point is known, one trial still runs (one rounding
+    /// and one repair, far cheaper than the LP).
+    pub time_limit_s: Option<f64>,
 }
 
 impl Default for RoundingSolver {
@@ -63,6 +74,7 @@ impl Default for RoundingSolver {
             exact: ExactMode::Fallback,
             lp: SolveOptions::default(),
             mip: MipOptions::default(),
+            time_limit_s: None,
         }
     }
 }
@@ -147,6 +159,107 @@ impl PcSolution {
     }
 }
 
+/// The best point so far: point, objective, method.
+type Best = (Vec<f64>, f64, Method);
+
+/// What the rounding trials produced (besides the best point).
+struct Trials {
+    records: Vec<TrialRecord>,
+    least_bad: Option<RepairFailure>,
+    proven_by_bound: bool,
+    moves: u64,
+}
+
+/// The wall-clock budget of one [`RoundingSolver::solve`] call.
+struct Budget {
+    start: Instant,
+    limit_s: Option<f64>,
+}
+
+impl Budget {
+    fn start(limit_s: Option<f64>) -> Result<Self, PcError> {
+        if let Some(t) = limit_s
+            && (t.is_nan() || t <= 0.0)
+        {
+            return Err(PcError::InvalidOption {
+                option: "time_limit_s",
+                reason: format!("must be positive, got {}", Num(t)),
+            });
+        }
+        Ok(Budget {
+            start: Instant::now(),
+            limit_s,
+        })
+    }
+
+    /// Seconds left (`None` without a budget).
+    fn remaining(&self) -> Option<f64> {
+        self.limit_s.map(|t| t - self.start.elapsed().as_secs_f64())
+    }
+
+    fn expired(&self) -> bool {
+        self.remaining().is_some_and(|r| r <= 0.0)
+    }
+
+    /// A solver limit of `own` seconds cut to what is left; `None` when
+    /// nothing is left.
+    fn cap(&self, own: f64) -> Option<f64> {
+        match self.remaining() {
+            None => Some(own),
+            Some(r) if r > 0.0 => Some(own.min(r)),
+            Some(_) => None,
+        }
+    }
+
+    /// `opts` with its time limit cut to what is left of the budget.
+    fn lp_options(
+        &self,
+        opts: &SolveOptions,
+        stage: &'static str,
+    ) -> Result<SolveOptions, PcError> {
+        let own = opts.time_limit_s.unwrap_or(f64::INFINITY);
+        match (self.remaining(), self.cap(own)) {
+            (None, _) => Ok(opts.clone()),
+            (Some(_), Some(t)) => Ok(opts.clone().with_time_limit(t)),
+            (Some(_), None) => Err(self.error(stage)),
+        }
+    }
+
+    fn error(&self, stage: &'static str) -> PcError {
+        PcError::TimeLimit {
+            stage,
+            limit_s: self.limit_s.unwrap_or(f64::INFINITY),
+        }
+    }
+}
+
+/// The error when no point was found: the MIP's limit, the time budget, or
+/// the least bad repair failure.
+fn no_point(
+    exact: Option<&ExactResult>,
+    least_bad: Option<RepairFailure>,
+    clock: &Budget,
+) -> PcError {
+    if let Some(e) = exact
+        && e.x.is_none()
+        && let ExactStatus::Limit { .. } = e.status
+    {
+        return PcError::MipNoIncumbent {
+            status: e.solver_status.clone(),
+        };
+    }
+    if least_bad.is_none() && clock.expired() {
+        return clock.error("rounding");
+    }
+    PcError::RepairFailed(Box::new(least_bad.unwrap_or(RepairFailure {
+        uncovered: Vec::new(),
+        still_violated: Vec::new(),
+        blocking_rows: Vec::new(),
+        saturated_cols: Vec::new(),
+        total_deficit: f64::INFINITY,
+    })))
+}
+
 /// Whether `a` is strictly better than `b` in `sense`.
 fn better(sense: Sense, a: f64, b: f64) -> bool {
     match sense {
@@ -171,20 +284,26 @@ impl RoundingSolver {
     ///
     /// # Complexity
     ///
-    /// One LP, plus `k × (O(nnz) rounding + repair)`, plus the MIP when it runs.
+    /// One LP, plus `k × (O(nnz) rounding + repair)`, plus the MIP when it
+    /// runs. Repair's time depends on the program's size, not on its
+    /// magnitudes. With [`time_limit_s`](Self::time_limit_s) the wall time
+    /// stays within the limit plus at most one trial.
     ///
     /// # Errors
     ///
-    /// LP outcomes ([`PcError::LpInfeasible`] …), [`PcError::IntegerInfeasible`]
-    /// when the MIP proves infeasibility, [`PcError::RepairFailed`] (the trial
-    /// with the least remaining deficit) when no trial repairs and no exact
-    /// solve runs or finds a point, [`PcError::InvalidOption`] for bad
-    /// parameters.
+    /// LP outcomes ([`PcError::LpInfeasible`] …, [`PcError::LpLimit`] when
+    /// the LP stops at a limit), [`PcError::IntegerInfeasible`] when the MIP
+    /// proves infeasibility, [`PcError::RepairFailed`] (the trial with the
+    /// least remaining deficit) when no trial repairs and no exact solve runs
+    /// or finds a point, [`PcError::MipNoIncumbent`] when the MIP stops at a
+    /// limit without a point and nothing else found one,
+    /// [`PcError::TimeLimit`] when the time budget ran out without a point,
+    /// [`PcError::InvalidOption`] for bad parameters.
     pub fn solve(&self, p: &PcProblem) -> Result<PcSolution, PcError> {
-        let tol = self.repair.feas_tol;
+        let clock = Budget::start(self.time_limit_s)?;
         let mut run = RunInfo::new().with_seed(self.seed, "ChaCha8");
         let t_lp = Instant::now();
-        let lp = solve_lp(p, &self.lp)?;
+        let lp = solve_lp(p, &clock.lp_options(&self.lp, "lp")?)?;
         run.add_stage("lp", t_lp.elapsed().as_secs_f64());
         run.lp_solves = 1;
         run.lp_iterations = lp.simplex_iterations.unwrap_or(0).max(0) as u64;
@@ -203,108 +322,37 @@ impl RoundingSolver {
         };
         let may_fall_back = matches!(self.exact, ExactMode::Fallback | ExactMode::IfSmall { .. });
         let mut exact: Option<ExactResult> = None;
-        // (point, objective, method, repair moves)
-        let mut best: Option<(Vec<f64>, f64, Method, u64)> = None;
-        if small {
-            let e = self.run_exact(p, &mut run)?;
+        let mut best: Option<Best> = None;
+        if small && let Some(e) = self.run_exact(p, &clock, &mut run)? {
             best =
                 e.x.clone()
                     .zip(e.incumbent)
-                    .map(|(x, v)| (x, v, Method::Exact, 0));
+                    .map(|(x, v)| (x, v, Method::Exact));
             exact = Some(e);
         }
         let exact_optimal = exact
             .as_ref()
             .is_some_and(|e| e.status == ExactStatus::Optimal);
 
-        // Early-stop target: an integral objective meeting the bound is optimal.
-        let integral_costs = p.objective().iter().all(|c| c.fract() == 0.0);
-        let target = match p.sense() {
-            Sense::Minimise => (lp.safe_bound.value - 1e-9).ceil(),
-            Sense::Maximise => (lp.safe_bound.value + 1e-9).floor(),
-        };
-
         let t_round = Instant::now();
-        let mut trials = Vec::with_capacity(self.trials as usize);
-        let mut least_bad: Option<RepairFailure> = None;
-        let mut proven_by_bound = false;
-        let mut total_moves = 0u64;
-        for t in 0..self.trials {
-            let mut x = round_independent(p, &y, &mut trial_rng(self.seed, u64::from(t)));
-            let pre = evaluate(p, &x, tol);
-            let record_pre = (pre.objective, pre.is_feasible());
-            let outcome = match repair(p, &mut x, &self.repair) {
-                Ok(rep) => {
-                    total_moves += rep.moves;
-                    let v = p.objective_value(&x);
-                    // A proven MIP optimum is kept; otherwise strictly better wins.
-                    let improves = !exact_optimal
-                        && best
-                            .as_ref()
-                            .is_none_or(|(_, b, _, _)| better(p.sense(), v, *b));
-                    if improves {
-                        best = Some((x, v, Method::Rounding { trial: t }, rep.moves));
-                    }
-                    TrialOutcome::Repaired {
-                        objective: v,
-                        moves: rep.moves,
-                    }
-                }
-                Err(PcError::RepairFailed(f)) => {
-                    let d = f.total_deficit;
-                    if least_bad.as_ref().is_none_or(|l| d < l.total_deficit) {
-                        least_bad = Some(*f);
-                    }
-                    TrialOutcome::Failed { total_deficit: d }
-                }
-                Err(other) => return Err(other),
-            };
-            trials.push(TrialRecord {
-                trial: t,
-                pre_repair_objective: record_pre.0,
-                pre_repair_feasible: record_pre.1,
-                outcome,
-            });
-            if !exact_optimal
-                && integral_costs
-                && !p.is_general()
-                && let Some((_, v, Method::Rounding { .. }, _)) = &best
-                && (*v - target).abs() <= 1e-9
-            {
-                proven_by_bound = true;
-                break;
-            }
-        }
+        let trials = self.run_trials(p, &y, &lp, exact_optimal, &clock, &mut best)?;
         run.add_stage("rounding_repair", t_round.elapsed().as_secs_f64());
-        run.trials = trials.len() as u32;
-        run.repair_moves = total_moves;
+        run.trials = trials.records.len() as u32;
+        run.repair_moves = trials.moves;
 
-        if best.is_none() && may_fall_back && exact.is_none() {
-            let e = self.run_exact(p, &mut run)?;
+        if best.is_none()
+            && may_fall_back
+            && exact.is_none()
+            && let Some(e) = self.run_exact(p, &clock, &mut run)?
+        {
             best =
                 e.x.clone()
                     .zip(e.incumbent)
-                    .map(|(x, v)| (x, v, Method::ExactFallback, 0));
+                    .map(|(x, v)| (x, v, Method::ExactFallback));
             exact = Some(e);
         }
-        let Some((x, objective, method, _)) = best else {
-            if let Some(e) = &exact
-                && e.x.is_none()
-                && let ExactStatus::Limit { .. } = e.status
-            {
-                return Err(PcError::MipNoIncumbent {
-                    status: crate::lp::LpStatus::Unknown(e.status.to_string()),
-                });
-            }
-            return Err(PcError::RepairFailed(Box::new(least_bad.unwrap_or(
-                RepairFailure {
-                    uncovered: Vec::new(),
-                    still_violated: Vec::new(),
-                    blocking_rows: Vec::new(),
-                    saturated_cols: Vec::new(),
-                    total_deficit: f64::INFINITY,
-                },
-            ))));
+        let Some((x, objective, method)) = best else {
+            return Err(no_point(exact.as_ref(), trials.least_bad, &clock));
         };
         if let Method::Rounding { trial } = method {
             run.best_trial = Some(trial);
@@ -320,7 +368,7 @@ impl RoundingSolver {
             beta,
             &row_bounds,
             exact.as_ref(),
-            proven_by_bound,
+            trials.proven_by_bound,
             run,
         );
         Ok(PcSolution {
@@ -331,18 +379,110 @@ impl RoundingSolver {
             beta,
             row_bounds,
             exact,
-            trials,
+            trials: trials.records,
             certificate,
         })
     }
 
-    /// Runs the exact MIP and records it in `run`.
-    fn run_exact(&self, p: &PcProblem, run: &mut RunInfo) -> Result<ExactResult, PcError> {
+    /// The rounding trials: each rounds `y`, repairs, and replaces `best`
+    /// when strictly better (a proven MIP optimum is kept); stops early when
+    /// an integral objective meets the LP bound, or when the time budget is
+    /// spent.
+    fn run_trials(
+        &self,
+        p: &PcProblem,
+        y: &[f64],
+        lp: &LpRelaxation,
+        exact_optimal: bool,
+        clock: &Budget,
+        best: &mut Option<Best>,
+    ) -> Result<Trials, PcError> {
+        let tol = self.repair.feas_tol;
+        // Early-stop target: an integral objective meeting the bound is optimal.
+        let integral_costs = p.objective().iter().all(|c| c.fract() == 0.0);
+        let target = match p.sense() {
+            Sense::Minimise => (lp.safe_bound.value - 1e-9).ceil(),
+            Sense::Maximise => (lp.safe_bound.value + 1e-9).floor(),
+        };
+        let mut out = Trials {
+            records: Vec::with_capacity(self.trials as usize),
+            least_bad: None,
+            proven_by_bound: false,
+            moves: 0,
+        };
+        for t in 0..self.trials {
+            // Out of time, stop; but one trial (one rounding and one repair,
+            // cheap next to the LP) still runs when no point is known yet.
+            if clock.expired() && (t > 0 || best.is_some()) {
+                break;
+            }
+            let mut x = round_independent(p, y, &mut trial_rng(self.seed, u64::from(t)));
+            let pre = evaluate(p, &x, tol);
+            let outcome = match repair(p, &mut x, &self.repair) {
+                Ok(rep) => {
+                    out.moves = out.moves.saturating_add(rep.moves);
+                    let v = p.objective_value(&x);
+                    // A proven MIP optimum is kept; otherwise strictly better wins.
+                    let improves = !exact_optimal
+                        && best
+                            .as_ref()
+                            .is_none_or(|(_, b, _)| better(p.sense(), v, *b));
+                    if improves {
+                        *best = Some((x, v, Method::Rounding { trial: t }));
+                    }
+                    TrialOutcome::Repaired {
+                        objective: v,
+                        moves: rep.moves,
+                    }
+                }
+                Err(PcError::RepairFailed(f)) => {
+                    let d = f.total_deficit;
+                    if out.least_bad.as_ref().is_none_or(|l| d < l.total_deficit) {
+                        out.least_bad = Some(*f);
+                    }
+                    TrialOutcome::Failed { total_deficit: d }
+                }
+                Err(other) => return Err(other),
+            };
+            out.records.push(TrialRecord {
+                trial: t,
+                pre_repair_objective: pre.objective,
+                pre_repair_feasible: pre.is_feasible(),
+                outcome,
+            });
+            if !exact_optimal
+                && integral_costs
+                && !p.is_general()
+                && let Some((_, v, Method::Rounding { .. })) = best
+                && (*v - target).abs() <= 1e-9
+            {
+                out.proven_by_bound = true;
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Runs the exact MIP within what is left of the time budget and
+    /// records it in `run`; `None` when no time is left for it.
+    fn run_exact(
+        &self,
+        p: &PcProblem,
+        clock: &Budget,
+        run: &mut RunInfo,
+    ) -> Result<Option<ExactResult>, PcError> {
+        let Some(limit) = clock.cap(self.mip.time_limit_s) else {
+            return Ok(None);
+        };
+        let opts = MipOptions {
+            time_limit_s: limit,
+            ..self.mip.clone()
+        };
         let t = Instant::now();
-        let e = solve_exact(p, &self.mip)?;
+        let e = solve_exact(p, &opts)?;
         run.add_stage("mip", t.elapsed().as_secs_f64());
         run.lp_solves += 1;
-        Ok(e)
+        Ok(Some(e))
     }
 
     #[allow(clippy::too_many_arguments)]
