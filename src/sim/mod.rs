@@ -12,12 +12,19 @@
 //!   boundaries;
 //! * [`Action::Preempt`] and [`Action::Reject`].
 //!
-//! Every action is checked on the spot, by the same per-allocation rules as
-//! [`crate::schedule::verify`] ([`crate::schedule::check_allocation`] and,
-//! for plans, [`crate::schedule::check_job_schedule`]) plus capacities per
-//! machine and resource, GPU ids, rigidity and non-preemption. A broken rule
-//! ends the run with a [`SimError`] naming the job, and for capacities the
-//! machine, resource and slot — never a silent clip.
+//! The actions of one answer form one transaction: every changed job's old
+//! allocation is released, then all the new ones are checked together by
+//! the same per-allocation rules as [`crate::schedule::verify`]
+//! ([`crate::schedule::check_allocation`] and, for plans,
+//! [`crate::schedule::check_job_schedule`]) plus capacities per machine and
+//! resource (now, and in every future slot against the committed plans),
+//! GPU ids, rigidity and non-preemption. So jobs may swap machines, or move
+//! in a cycle, in one answer, in any order; a job moved in one answer
+//! counts one reconfiguration and no preemption. A broken rule ends the run
+//! with a [`SimError`] naming the job (the first, in action order, whose
+//! addition breaks it), and for capacities the machine, resource and slot —
+//! nothing of the answer is applied and nothing is clipped. The plans'
+//! switches at a slot boundary are one transaction of the same kind.
 //!
 //! # Progress
 //!
@@ -91,8 +98,10 @@
 //! assert_eq!(result.jobs[1].finish_s, Some(100.0));
 //! ```
 
+mod batch;
 mod engine;
 mod error;
+mod ledger;
 pub mod plot;
 mod policy;
 pub mod report;

@@ -29,9 +29,14 @@ pub enum PsTiming {
 }
 
 /// Total work of a job: mini-batches (PS) or iterations (ring-all-reduce).
+///
+/// The parameter-server product `E·N·M` is taken in floating point, so it
+/// never overflows (up to `(2³²−1)³ ≈ 7.9·10²⁸`; exact below `2⁵³`).
 pub fn total_work(job: &Job) -> f64 {
     match &job.architecture {
-        Architecture::ParameterServer(p) => p.total_minibatches() as f64,
+        Architecture::ParameterServer(p) => {
+            f64::from(p.epochs) * f64::from(p.data_chunks) * f64::from(p.minibatches_per_chunk)
+        }
         Architecture::RingAllReduce(r) => r.iterations as f64,
     }
 }
