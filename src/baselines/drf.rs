@@ -4,7 +4,9 @@ use crate::model::{Architecture, Elasticity, Job, MachineId, WorkerCounts};
 use crate::schedule::Tasks;
 use crate::sim::{Action, Event, JobView, Policy, SimView};
 
-use super::common::{dominant_share, keeps_allocation, merge_into, same_placement, sequence, trim};
+use super::common::{
+    dominant_share, keeps_allocation, merge_into, same_placement, to_actions, trim,
+};
 use super::{PlacementRule, Placer, ps_for, requested_tasks};
 
 /// Dominant-resource fairness (Ghodsi et al., "Dominant Resource Fairness",
@@ -45,12 +47,10 @@ use super::{PlacementRule, Placer, ps_for, requested_tasks};
 /// equal inputs give equal placements). If some job's new tasks do not
 /// place that way, the placements built during filling are used for every
 /// job instead. A `SetAllocation` is emitted for each job whose placement
-/// changed (an empty one pauses a running job that got nothing), in an
-/// order the simulator can apply one by one (see the
-/// [module docs](crate::baselines): shrinking jobs go first; a cycle, only
-/// possible after the fallback, is broken by pausing a job, which the
-/// simulator counts as a preemption). The simulator charges
-/// `reconfiguration_s` to every changed job.
+/// changed (an empty one pauses a running job that got nothing); the
+/// simulator applies them as one transaction, so jobs may trade machines
+/// without a pause. The simulator charges `reconfiguration_s` to every
+/// changed job.
 ///
 /// **Who is reallocated.** Waiting and paused jobs, and running jobs that
 /// are elastic and preemptible. A running job that is not preemptible
@@ -71,8 +71,7 @@ use super::{PlacementRule, Placer, ps_for, requested_tasks};
 ///
 /// `O(S·(J + P))` per event for `J` reallocated jobs and `S ≤ Σ_j
 /// ⌈W_j/step⌉ + J` filling steps, where `P` is one increment's placement
-/// (`O(step·H)` on `H` machines); plus `O(J·P)` for the final placement
-/// and `O(J²·H)` for sequencing the changes.
+/// (`O(step·H)` on `H` machines); plus `O(J·P)` for the final placement.
 ///
 /// # Example
 ///
@@ -234,7 +233,7 @@ impl Policy for Drf {
             .filter(|(j, p)| !same_placement(j.placement(), p))
             .map(|(j, p)| (*j, p))
             .collect();
-        Ok(sequence(view, changes))
+        Ok(to_actions(changes))
     }
 }
 

@@ -621,3 +621,114 @@ fn excess(used: &Resources, cap: &Resources) -> Option<(crate::model::ResourceKi
     used.first_excess(cap, FIT_TOL)
         .map(|k| (k, used.get(k), cap.get(k)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Architecture, Cluster, Instance, Job, PsJob, SyncMode};
+    use crate::sim::SimOptions;
+
+    fn job(id: u32) -> Job {
+        let ps = PsJob {
+            epochs: 1,
+            data_chunks: 1,
+            minibatches_per_chunk: 100,
+            minibatch_compute_s: 1.0,
+            gradient_bytes: 0.0,
+            worker: Resources::new(1.0, 1.0, 1e9, 0.0, 1e9),
+            ps: Resources::new(0.0, 1.0, 1e9, 0.0, 1e9),
+            max_workers: 1,
+            max_ps: 1,
+            ps_at_most_workers: true,
+            sync: SyncMode::Synchronous,
+            layers: None,
+        };
+        Job::new(JobId(id), 0.0, Architecture::ParameterServer(ps))
+    }
+
+    fn on(job: u32, m: u32) -> Action {
+        Action::run(JobId(job), vec![(MachineId(m), Tasks::new(1, 1))])
+    }
+
+    /// Everything a batch may change.
+    fn snapshot(e: &Engine<'_>) -> String {
+        format!(
+            "{:?}",
+            (
+                &e.runs,
+                &e.used,
+                &e.free,
+                &e.open_used,
+                &e.reserved,
+                &e.gpu_owner,
+                &e.running,
+                &e.active,
+                &e.plan_jobs,
+                &e.plan_slots,
+                &e.contention,
+            ),
+        ) + &format!("{:?}", (e.gpus_used, &e.log))
+    }
+
+    #[test]
+    fn a_refused_batch_changes_nothing() {
+        let cap = Resources::new(1.0, 8.0, 1e10, 0.0, 1e10);
+        let cluster = Cluster::homogeneous(2, cap, 1e10);
+        let inst = Instance::new(cluster, (0..3).map(job).collect(), 10.0, 100).unwrap();
+        let opts = SimOptions::default();
+        let mut e = Engine::new(&inst, &opts);
+        for p in 0..3 {
+            e.arrive(p);
+        }
+        e.now = 5.0;
+        // Job 0 runs on machine 0; job 2 plans machine 1 for slot 5.
+        let plan = vec![Segment::new(5..6, vec![(MachineId(1), Tasks::new(1, 1))])];
+        e.apply_decision(vec![
+            on(0, 0),
+            Action::Reserve {
+                job: JobId(2),
+                segments: plan,
+            },
+        ])
+        .unwrap();
+        let before = snapshot(&e);
+        // Job 1 on machine 1 from now on meets the plan in slot 5.
+        let err = e.apply_decision(vec![on(1, 1)]).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                crate::Error::Sim(SimError::OverAllocation {
+                    job: JobId(1),
+                    machine: MachineId(1),
+                    slot: 5,
+                    ..
+                })
+            ),
+            "{err}"
+        );
+        assert_eq!(snapshot(&e), before);
+        // A move, the plan given up for an allocation, and one job too many.
+        let err = e
+            .apply_decision(vec![on(2, 0), on(0, 1), on(1, 1)])
+            .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                crate::Error::Sim(SimError::OverAllocation {
+                    job: JobId(1),
+                    machine: MachineId(1),
+                    slot: 0,
+                    ..
+                })
+            ),
+            "{err}"
+        );
+        assert_eq!(snapshot(&e), before);
+        // Without the extra job the batch is applied and the plan released.
+        e.apply_decision(vec![on(2, 0), on(0, 1)]).unwrap();
+        assert!(e.reserved.iter().all(|s| s.is_empty()));
+        assert_eq!(e.runs[2].placement, vec![(MachineId(0), Tasks::new(1, 1))]);
+        assert_eq!(e.runs[0].placement, vec![(MachineId(1), Tasks::new(1, 1))]);
+        assert_eq!((e.runs[0].reconfigurations, e.runs[0].preemptions), (1, 0));
+    }
+}

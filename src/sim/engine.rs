@@ -254,7 +254,7 @@ struct Cursor {
 }
 
 impl<'a> Engine<'a> {
-    fn new(inst: &'a Instance, opts: &'a SimOptions) -> Self {
+    pub(super) fn new(inst: &'a Instance, opts: &'a SimOptions) -> Self {
         let machines = &inst.cluster().machines;
         Engine {
             inst,
@@ -412,7 +412,7 @@ impl<'a> Engine<'a> {
         self.on_boundary().or_else(|| self.next_boundary_slot())
     }
 
-    fn arrive(&mut self, p: usize) {
+    pub(super) fn arrive(&mut self, p: usize) {
         self.runs[p].status = JobStatus::Waiting;
         self.runs[p].since_s = self.now;
         self.active.push(p);
