@@ -381,7 +381,7 @@ impl<'a> Engine<'a> {
     pub(super) fn on_boundary(&self) -> Option<u32> {
         let x = self.now / self.slot_s;
         let r = x.round();
-        if !(r >= 0.0 && r <= f64::from(u32::MAX)) {
+        if r.is_nan() || r < 0.0 || r > f64::from(u32::MAX) {
             return None;
         }
         (r * self.slot_s == self.now || (x - r).abs() <= BOUNDARY_TOL_SLOTS).then_some(r as u32)
@@ -394,7 +394,7 @@ impl<'a> Engine<'a> {
             Some(r) => u64::from(r) + 1,
             None => {
                 let x = (self.now / self.slot_s).floor();
-                if !(x < f64::from(u32::MAX)) {
+                if x.is_nan() || x >= f64::from(u32::MAX) {
                     return None;
                 }
                 x.max(0.0) as u64 + 1
