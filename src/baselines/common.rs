@@ -133,10 +133,13 @@ pub(crate) fn workers_fitting(worker: &Resources, free: &Resources, cap: u32) ->
         let d = worker.get(kind);
         if d > 0.0 {
             let f = free.get(kind);
-            // As `Resources::fits_in`: `k·d ≤ f + tol·max(|f|, 1)`.
+            // As `Resources::fits_in`: `k·d ≤ f + tol·max(|f|, 1)`. The
+            // count starts at most `cap`, so it stays an exact integer
+            // (a tiny demand makes `f / d` huge or infinite) and each step
+            // down changes it: the loop ends, after a step or two.
             let ok = |k: f64| k * d <= f + FIT_TOL * f.abs().max(1.0);
-            let mut k = (f.max(0.0) / d).floor();
-            if ok(k + 1.0) {
+            let mut k = (f.max(0.0) / d).floor().min(n);
+            if k < n && ok(k + 1.0) {
                 k += 1.0;
             }
             while k > 0.0 && !ok(k) {
@@ -242,6 +245,13 @@ mod tests {
             workers_fitting(&w, &Resources::new(0.5, 8.0, 0.0, 0.0, 0.0), 3),
             0
         );
+        // A denormal demand: as many as the cap allows.
+        let tiny = Resources::new(5e-324, 0.0, 0.0, 0.0, 0.0);
+        assert_eq!(
+            workers_fitting(&tiny, &Resources::new(4.0, 0.0, 0.0, 0.0, 0.0), u32::MAX),
+            u32::MAX
+        );
+        assert!(workers_fitting(&tiny, &Resources::zero(), 7) <= 7);
         // 3 × 0.1 GPUs in 0.3 GPUs despite rounding.
         let tenth = Resources::new(0.1, 0.0, 0.0, 0.0, 0.0);
         assert_eq!(

@@ -153,14 +153,17 @@ impl Bidder<'_> {
 
 /// Splits `units` among `weights` in proportion, in whole units, by the
 /// largest remainder; `order` ranks equal remainders (smaller first).
+/// At most `2⁵³` units are split (counts stay exact; a machine with more
+/// GPUs than that hands them out over several rounds).
 fn largest_remainder<K: Ord>(units: u64, weights: &[f64], order: &[K]) -> Vec<u64> {
+    let units = units.min(1 << 53);
     let sum: f64 = weights.iter().sum();
     if units == 0 || sum <= 0.0 || !sum.is_finite() {
         return vec![0; weights.len()];
     }
     let exact: Vec<f64> = weights.iter().map(|w| units as f64 * w / sum).collect();
     let mut shares: Vec<u64> = exact.iter().map(|x| x.floor().max(0.0) as u64).collect();
-    let given: u64 = shares.iter().sum();
+    let given: u64 = shares.iter().fold(0, |a, &b| a.saturating_add(b));
     let mut left = units.saturating_sub(given);
     let mut rank: Vec<usize> = (0..weights.len()).collect();
     rank.sort_by(|&a, &b| {
