@@ -156,6 +156,45 @@ fn zero_iteration_time_finishes_at_once() {
 }
 
 #[test]
+fn zero_iteration_time_under_a_plan_and_at_boundaries() {
+    // A plan starts the job at a later boundary, where it finishes at once.
+    let r = within(WATCHDOG_S, "τ = 0 planned", || {
+        let inst = Instance::new(
+            cluster(1, 1.0),
+            vec![ps_job(0, 0.0, ps(1, 1, 10, 0.0, 1.0))],
+            10.0,
+            10,
+        )
+        .unwrap();
+        let plan = vec![Segment::new(2..3, vec![(MachineId(0), Tasks::new(1, 1))])];
+        let mut p = Once(Some(vec![Action::Reserve {
+            job: JobId(0),
+            segments: plan,
+        }]));
+        simulate(&inst, &mut p, &SimOptions::default())
+    })
+    .unwrap();
+    assert_eq!(r.jobs[0].finish_s, Some(20.0));
+    // Decisions at slot boundaries only: it starts and ends at the first.
+    let r = within(WATCHDOG_S, "τ = 0 at boundaries", || {
+        let inst = Instance::new(
+            cluster(1, 1.0),
+            vec![ps_job(0, 5.0, ps(1, 1, 10, 0.0, 1.0))],
+            10.0,
+            10,
+        )
+        .unwrap();
+        let opts = SimOptions {
+            decisions: Decisions::SlotBoundaries,
+            ..SimOptions::default()
+        };
+        simulate(&inst, &mut baselines::Fifo::default(), &opts)
+    })
+    .unwrap();
+    assert_eq!(r.jobs[0].finish_s, Some(10.0));
+}
+
+#[test]
 fn tiny_iteration_time_on_a_slot_boundary() {
     for arrival in [0.0, 60.0, 6000.0, 60.0 * 1e6] {
         let r = within(WATCHDOG_S, "τ = 1e-6 on a boundary", move || {
@@ -301,5 +340,169 @@ fn philly_durations_beyond_what_a_job_counts_are_refused() {
         };
         let (a, b) = (jct(1e12), jct(2e12));
         assert!(b > 1.5 * a, "{a} {b}");
+    }
+}
+
+// ------------------------------------------------------------ fuzz-style
+
+mod fuzz {
+    use super::*;
+    use dmlsched::timing::ProgressMode;
+    use proptest::prelude::*;
+    use proptest::test_runner::FileFailurePersistence;
+
+    /// One job of a fuzz case.
+    #[derive(Debug, Clone)]
+    struct JobSpec {
+        ring: bool,
+        arrival_frac: f64,
+        work: u32,
+        compute_s: f64,
+        gpus: f64,
+        workers: u32,
+    }
+
+    fn job_spec() -> impl Strategy<Value = JobSpec> {
+        (
+            any::<bool>(),
+            prop_oneof![Just(0.0), Just(0.5), 0.0f64..1.0],
+            prop_oneof![Just(1u32), Just(1000), Just(u32::MAX)],
+            prop_oneof![
+                Just(0.0),
+                Just(1e-12),
+                Just(1e-6),
+                Just(1.0),
+                Just(1e12),
+                Just(1e300)
+            ],
+            prop_oneof![Just(1.0), Just(1e-300), Just(5e-324)],
+            prop_oneof![Just(1u32), Just(4)],
+        )
+            .prop_map(
+                |(ring, arrival_frac, work, compute_s, gpus, workers)| JobSpec {
+                    ring,
+                    arrival_frac,
+                    work,
+                    compute_s,
+                    gpus,
+                    workers,
+                },
+            )
+    }
+
+    fn make_job(id: u32, s: &JobSpec, horizon_s: f64) -> Job {
+        // Arrivals inside the horizon, some exactly on slot boundaries.
+        let arrival = (s.arrival_frac * horizon_s).min(horizon_s * 0.999);
+        let arch = if s.ring {
+            // Ring workers hold exactly one GPU.
+            Architecture::RingAllReduce(RarJob {
+                workers: WorkerCounts::Allowed(vec![1, s.workers]),
+                iterations: u64::from(s.work),
+                convergence_iterations: None,
+                model_bytes: 0.0,
+                minibatch_size: 1,
+                forward_per_sample_s: 0.0,
+                backward_per_iteration_s: s.compute_s,
+                reserved_bandwidth_bps: None,
+                worker: Resources::new(1.0, 1.0, 1e9, 0.0, 0.0),
+            })
+        } else {
+            let mut p = ps(1, 1, s.work, s.compute_s, s.gpus);
+            p.max_workers = s.workers;
+            p.max_ps = s.workers;
+            Architecture::ParameterServer(p)
+        };
+        Job::new(JobId(id), arrival, arch).with_discipline(Discipline::ELASTIC)
+    }
+
+    /// Simulator options `k`; `max_events` keeps a debug build's case
+    /// short (the event limit is a typed error, a fine outcome).
+    fn options(k: u8, max_events: u64) -> SimOptions {
+        let base = SimOptions {
+            max_events,
+            ..SimOptions::default()
+        };
+        match k % 4 {
+            0 => base,
+            1 => SimOptions {
+                decisions: Decisions::EventDriven { ticks: true },
+                ..base
+            },
+            2 => SimOptions {
+                decisions: Decisions::SlotBoundaries,
+                ..base
+            },
+            _ => SimOptions {
+                decisions: Decisions::SlotBoundaries,
+                progress: ProgressMode::Floor,
+                ..base
+            },
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 40,
+            failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+                "proptest-regressions/robust_sim.txt",
+            ))),
+            ..ProptestConfig::default()
+        })]
+
+        /// Every baseline on extreme but valid instances: a result or a
+        /// typed error, never a panic, never a hang (each case under the
+        /// watchdog). `DormLike` may refuse; the loop guard never fires.
+        #[test]
+        fn every_baseline_on_extreme_instances(
+            machines in prop_oneof![2 => Just(0u32), 3 => Just(1), 3 => Just(3), 2 => Just(10_000)],
+            capacity in prop_oneof![Just(8.0), Just(1e300)],
+            slot_s in prop_oneof![Just(1e-3), Just(60.0), Just(1e6)],
+            horizon in prop_oneof![Just(1u32), Just(10), Just(1_000_000_000)],
+            specs in proptest::collection::vec(job_spec(), 1..5),
+            opts in 0u8..4,
+        ) {
+            let cap = Resources::new(capacity, capacity * 8.0, capacity * 1e9, 0.0, capacity * 1e9);
+            let cluster = Cluster::homogeneous(machines, cap, 1e10);
+            let horizon_s = slot_s * f64::from(horizon);
+            let jobs: Vec<Job> = specs
+                .iter()
+                .enumerate()
+                .map(|(i, s)| make_job(i as u32, s, horizon_s))
+                .collect();
+            let inst = match Instance::new(cluster, jobs, slot_s, horizon) {
+                Ok(inst) => inst,
+                // A typed refusal of the instance is a fine outcome.
+                Err(_) => return Ok(()),
+            };
+            let what = format!("{machines} machines, capacity {capacity:e}, slot {slot_s} s, {horizon} slots, {specs:?}, options {opts}");
+            let outcomes = within(WATCHDOG_S, &what.clone(), move || {
+                // Every event costs O(machines): fewer of them on 10⁴.
+                let opts = options(opts, if machines > 100 { 40 } else { 2_000 });
+                baselines::NAMES
+                    .iter()
+                    .filter_map(|name| {
+                        let mut p = baselines::by_name(name)?;
+                        Some((*name, simulate(&inst, &mut p, &opts)))
+                    })
+                    .collect::<Vec<_>>()
+            });
+            for (name, r) in outcomes {
+                match r {
+                    Ok(r) => {
+                        prop_assert!(r.end_s >= r.start_s, "{name}: {what}");
+                        for j in &r.jobs {
+                            if let Some(f) = j.finish_s {
+                                prop_assert!(f >= j.arrival_s && f.is_finite(), "{name}: {j:?}");
+                            }
+                            prop_assert!(j.remaining_work >= 0.0, "{name}: {j:?}");
+                        }
+                    }
+                    Err(e) => prop_assert!(
+                        !matches!(e, dmlsched::Error::Sim(SimError::Stalled { .. })),
+                        "{name}: {e} ({what})"
+                    ),
+                }
+            }
+        }
     }
 }

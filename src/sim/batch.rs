@@ -582,7 +582,8 @@ impl Engine<'_> {
     /// job that leaves a machine and one that takes its place at the same
     /// boundary never meet. A job whose placement stays keeps running
     /// untouched; a plan's gap or end pauses the job (not a preemption).
-    pub(super) fn apply_plans(&mut self, slot: u32) -> crate::Result<()> {
+    /// Returns whether some allocation changed.
+    pub(super) fn apply_plans(&mut self, slot: u32) -> crate::Result<bool> {
         let mut changes = Vec::new();
         let mut over = Vec::new();
         for &p in &self.plan_jobs {
@@ -608,12 +609,13 @@ impl Engine<'_> {
                 kind: Kind::Plan,
             });
         }
+        let changed = !changes.is_empty();
         self.commit(changes)?;
         for p in over {
             self.runs[p].plan = None;
             self.plan_jobs.retain(|&q| q != p);
         }
-        Ok(())
+        Ok(changed)
     }
 }
 

@@ -283,8 +283,10 @@ impl<'a> Engine<'a> {
 
     /// Handles everything that happens at `now`: completions, arrivals, the
     /// policy's wakeup, the plans' switch at a slot boundary, and the
-    /// decisions. Returns whether some event occurred (a completion, an
-    /// arrival or a wakeup).
+    /// decisions. Returns whether some event occurred or was delivered (a
+    /// completion, an arrival, a wakeup, or events buffered until this
+    /// boundary, or a plan switch that changed an allocation); ticks alone
+    /// do not count.
     fn step<P: Policy + ?Sized>(&mut self, policy: &mut P, c: &mut Cursor) -> crate::Result<bool> {
         let jobs = self.inst.jobs();
         let mut now_events: Vec<Event> = Vec::new();
@@ -306,10 +308,12 @@ impl<'a> Engine<'a> {
             c.wakeup = None;
             now_events.push(Event::Wakeup);
         }
-        let happened = !now_events.is_empty();
+        let mut happened = !now_events.is_empty();
         let boundary = self.on_boundary();
         if let Some(slot) = boundary {
-            self.apply_plans(slot)?;
+            // A plan that starts a job is progress too (the job may finish
+            // at once); switching the same slot again changes nothing.
+            happened |= self.apply_plans(slot)?;
         }
         match self.opts.decisions {
             Decisions::EventDriven { ticks } => {
@@ -327,6 +331,7 @@ impl<'a> Engine<'a> {
                 c.buffered.extend(now_events);
                 if let Some(slot) = boundary {
                     let batch = std::mem::take(&mut c.buffered);
+                    happened |= !batch.is_empty();
                     let tick = self.busy() || !batch.is_empty();
                     for ev in batch {
                         self.deliver(policy, &ev)?;

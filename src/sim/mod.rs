@@ -44,6 +44,25 @@
 //! boundaries (events inside a slot are delivered at the next boundary).
 //! A job completing in slot `t̂` earns `utility.value(t̂ − a)`.
 //!
+//! # Time
+//!
+//! Time stays exact at every magnitude: arrivals, wakeups and completions
+//! happen when `now` reaches them (no tolerance that grows with `now`), a
+//! time counts as a slot boundary when it is one up to `10⁻⁹` slot, and the
+//! next boundary is always strictly after `now`. A job finishes at the time
+//! its work runs out; when that time is not representably after `now` (an
+//! iteration time of 0, or one far below the resolution of `now`), it
+//! finishes at `now`. So every turn of the event loop either moves time
+//! forward or consumes an event (a completion, an arrival, a wakeup, a
+//! buffered batch, a plan switch), and delivered events are bounded by
+//! [`SimOptions::max_events`]: the loop always ends. Should no event
+//! follow and nothing happen, the run stops with [`SimError::Stalled`]
+//! instead of spinning. An iteration time that is NaN or infinite is a
+//! typed error. Sizes cost what is used, not what is declared: GPU owners
+//! are kept only for GPUs handed out, and the plans' ledger only where the
+//! reserved use changes, so a machine of `10³⁰⁰` GPUs or a horizon of
+//! `2³²−1` slots costs nothing up front.
+//!
 //! # Reports
 //!
 //! [`report`] writes a run's [`SimResult`] as CSV tables (one row per job,

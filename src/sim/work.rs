@@ -60,7 +60,28 @@ impl Speed {
 /// The speed of `job` with `placement` (machine positions and tasks, no
 /// zero entries), where `contenders` is the RAR contention count `p_j` of
 /// the job (ignored for PS jobs and single-server rings).
+///
+/// The iteration time is finite and `≥ 0`: zero (nothing to compute or
+/// send) is a job that finishes at once; an iteration time that is NaN or
+/// overflows to infinity is a [`TimingError::NonFinite`], never a rate that
+/// silently vanishes.
 pub(crate) fn speed(
+    instance: &Instance,
+    job: &Job,
+    placement: &[(usize, Tasks)],
+    contenders: u32,
+    ps_timing: PsTiming,
+) -> Result<Speed, TimingError> {
+    let s = raw_speed(instance, job, placement, contenders, ps_timing)?;
+    if !(s.tau_s.is_finite() && s.tau_s >= 0.0) {
+        return Err(TimingError::NonFinite {
+            field: "iteration time",
+        });
+    }
+    Ok(s)
+}
+
+fn raw_speed(
     instance: &Instance,
     job: &Job,
     placement: &[(usize, Tasks)],
