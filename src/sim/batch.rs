@@ -533,7 +533,7 @@ impl Engine<'_> {
             if run.placement.is_empty() {
                 if was_running {
                     if !matches!(c.kind, Kind::Plan) {
-                        run.preemptions += 1;
+                        run.preemptions = run.preemptions.saturating_add(1);
                     }
                     run.last_run_s = now - run.since_s;
                     run.since_s = now;
@@ -547,7 +547,7 @@ impl Engine<'_> {
                     if job.reconfiguration_s > 0.0 {
                         run.reconfig_left_s = job.reconfiguration_s;
                     }
-                    run.reconfigurations += 1;
+                    run.reconfigurations = run.reconfigurations.saturating_add(1);
                 }
                 if !was_running {
                     run.since_s = now;
