@@ -3,6 +3,11 @@
 //! 8) under FIFO, SJF and Tetris. Target: ≤ 2 s per policy run on a 2-core
 //! machine (`docs/benchmarks.md`).
 //!
+//! A second group, independent of the trace, measures DRF with a long
+//! queue: 10,000 parameter-server jobs arriving every 10 ms on 8 machines
+//! of 8 GPUs, stopped after 2,000 events (the queue grows to 2,000 jobs),
+//! so that a cost per event growing with the square of the queue shows.
+//!
 //! The trace is read from `$DMLSCHED_TRACES/philly.csv` (default
 //! `../shared/traces`); without it the bench prints why and measures
 //! nothing.
@@ -73,5 +78,51 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// The long-queue instance of the DRF group.
+fn queue_instance() -> Instance {
+    use dmlsched::model::*;
+    let cap = Resources::new(8.0, 64.0, 512e9, 0.0, 1e11);
+    let cluster = Cluster::homogeneous(8, cap, 1e10);
+    let jobs: Vec<Job> = (0..10_000u32)
+        .map(|i| {
+            let ps = PsJob {
+                epochs: 1,
+                data_chunks: 1,
+                minibatches_per_chunk: 1000 + (i % 7) * 100,
+                minibatch_compute_s: 1.0,
+                gradient_bytes: 0.0,
+                worker: Resources::new(1.0, 1.0, 1e9, 0.0, 1e9),
+                ps: Resources::new(0.0, 1.0, 1e9, 0.0, 1e9),
+                max_workers: 4,
+                max_ps: 4,
+                ps_at_most_workers: true,
+                sync: SyncMode::Synchronous,
+                layers: None,
+            };
+            let arrival = f64::from(i) * 0.01;
+            Job::new(JobId(i), arrival, Architecture::ParameterServer(ps))
+        })
+        .collect();
+    Instance::new(cluster, jobs, 60.0, 100_000).expect("queue instance")
+}
+
+fn bench_drf_queue(c: &mut Criterion) {
+    let inst = queue_instance();
+    let opts = SimOptions {
+        max_events: 2_000,
+        ..SimOptions::default()
+    };
+    let mut group = c.benchmark_group("drf_queue_10000_jobs_8_machines");
+    group.sample_size(10);
+    group.bench_function("drf_2000_events", |b| {
+        b.iter(|| {
+            let mut p = baselines::Drf::default();
+            // The event limit ends the run with a typed error, by design.
+            black_box(simulate(&inst, &mut p, &opts).is_err())
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_drf_queue);
 criterion_main!(benches);

@@ -701,7 +701,11 @@ fn rigid_job_resumes_only_where_it_ran() {
         ),
     ]);
     let r = simulate(&inst, &mut p, &SimOptions::default()).unwrap();
-    assert_eq!(r.jobs[0].preemptions, 1);
+    // A decision is a transaction and the last action for a job counts:
+    // pausing and resuming on the same placement in one answer changes
+    // nothing (no preemption, no reconfiguration).
+    assert_eq!(r.jobs[0].preemptions, 0);
+    assert_eq!(r.jobs[0].reconfigurations, 0);
     assert_eq!(r.jobs[0].finish_s, Some(100.0));
 }
 
@@ -722,4 +726,134 @@ fn zero_nic_is_fine_without_gradients_and_an_error_with_them() {
         simulate(&inst, &mut Fifo::default(), &SimOptions::default()),
         Err(Error::Timing(_))
     ));
+}
+
+// ------------------------------------------------ decisions as transactions
+
+/// Jobs `0..n` arrive at 0 with 100 mini-batches of 1 s on one GPU each;
+/// job `n` arrives at 10 s as the trigger of the decision under test.
+fn transaction_instance(n: u32) -> Instance {
+    let mut jobs: Vec<Job> = (0..n).map(|i| ps_job(i, 0.0, 100, 1.0, 1)).collect();
+    jobs.push(ps_job(n, 10.0, 100, 1.0, 1));
+    Instance::new(cluster(n, 1.0), jobs, 60.0, 10).unwrap()
+}
+
+fn on(job: u32, machine: u32) -> Action {
+    Action::run(JobId(job), vec![(MachineId(machine), Tasks::new(1, 1))])
+}
+
+#[test]
+fn two_jobs_swap_machines_in_one_decision() {
+    let inst = transaction_instance(2);
+    // Event 1 (job 1's arrival) starts both; event 2 (job 2's arrival)
+    // swaps them, job 0 first: one by one it would meet job 1's old load.
+    let mut p = script(vec![
+        (1, vec![on(0, 0), on(1, 1)]),
+        (
+            2,
+            vec![on(0, 1), on(1, 0), Action::Reject { job: JobId(2) }],
+        ),
+    ]);
+    let r = simulate(&inst, &mut p, &SimOptions::default()).unwrap();
+    for j in &r.jobs[..2] {
+        assert_eq!(j.finish_s, Some(100.0));
+        assert_eq!(j.preemptions, 0);
+        assert_eq!(j.reconfigurations, 1);
+    }
+    assert!(r.jobs[2].rejected);
+    assert!(max_overuse(&inst, &r) <= 1e-9);
+    let moves: Vec<(f64, f64, MachineId)> = r
+        .allocations
+        .iter()
+        .filter(|a| a.job == JobId(0))
+        .map(|a| (a.from_s, a.to_s, a.placement[0].0))
+        .collect();
+    assert_eq!(
+        moves,
+        vec![(0.0, 10.0, MachineId(0)), (10.0, 100.0, MachineId(1))]
+    );
+}
+
+#[test]
+fn three_jobs_rotate_in_one_decision() {
+    let inst = transaction_instance(3);
+    let mut p = script(vec![
+        (2, vec![on(0, 0), on(1, 1), on(2, 2)]),
+        (
+            3,
+            vec![
+                on(0, 1),
+                on(1, 2),
+                on(2, 0),
+                Action::Reject { job: JobId(3) },
+            ],
+        ),
+    ]);
+    let r = simulate(&inst, &mut p, &SimOptions::default()).unwrap();
+    for j in &r.jobs[..3] {
+        assert_eq!(j.finish_s, Some(100.0));
+        assert_eq!((j.preemptions, j.reconfigurations), (0, 1));
+    }
+    assert!(max_overuse(&inst, &r) <= 1e-9);
+}
+
+#[test]
+fn an_over_allocating_batch_is_refused_with_its_witness() {
+    let inst = transaction_instance(2);
+    // Job 0 moves onto job 1's machine, which job 1 keeps.
+    let mut p = script(vec![(1, vec![on(0, 0), on(1, 1)]), (2, vec![on(0, 1)])]);
+    match sim_err(simulate(&inst, &mut p, &SimOptions::default())) {
+        SimError::OverAllocation {
+            job,
+            machine,
+            resource,
+            used,
+            capacity,
+            time_s,
+            ..
+        } => {
+            assert_eq!(
+                (job, machine, resource),
+                (JobId(0), MachineId(1), ResourceKind::Gpu)
+            );
+            assert_eq!((used, capacity, time_s), (2.0, 1.0, 10.0));
+        }
+        e => panic!("{e:?}"),
+    }
+    // The swap itself fits; the third job, added last, does not: it is the
+    // witness, whatever the order of the moves before it.
+    let mut p = script(vec![
+        (1, vec![on(0, 0), on(1, 1)]),
+        (2, vec![on(1, 0), on(0, 1), on(2, 0)]),
+    ]);
+    match sim_err(simulate(&inst, &mut p, &SimOptions::default())) {
+        SimError::OverAllocation {
+            job,
+            machine,
+            resource,
+            ..
+        } => assert_eq!(
+            (job, machine, resource),
+            (JobId(2), MachineId(0), ResourceKind::Gpu)
+        ),
+        e => panic!("{e:?}"),
+    }
+}
+
+#[test]
+fn actions_after_a_reject_of_the_same_job_are_refused() {
+    let inst = transaction_instance(1);
+    let mut p = script(vec![(0, vec![Action::Reject { job: JobId(0) }, on(0, 0)])]);
+    assert!(matches!(
+        sim_err(simulate(&inst, &mut p, &SimOptions::default())),
+        SimError::JobClosed {
+            job: JobId(0),
+            state: "rejected",
+            ..
+        }
+    ));
+    // The last action counts: a run then a pause leaves the job waiting.
+    let mut p = script(vec![(0, vec![on(0, 0), Action::pause(JobId(0))])]);
+    let r = simulate(&inst, &mut p, &SimOptions::default()).unwrap();
+    assert_eq!(r.jobs[0].start_s, None);
 }

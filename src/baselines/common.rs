@@ -1,9 +1,9 @@
 //! Helpers shared by several baselines: the queue of jobs waiting for a
-//! start, dominant shares, placement bookkeeping, and the order in which a
-//! from-scratch reallocation is handed to the simulator.
+//! start, dominant shares, placement bookkeeping, and the actions of a
+//! from-scratch reallocation.
 
-use crate::model::{Elasticity, FIT_TOL, Instance, Job, MachineId, ResourceKind, Resources};
-use crate::schedule::{Tasks, check_allocation, normalised_placement};
+use crate::model::{Elasticity, FIT_TOL, MachineId, ResourceKind, Resources};
+use crate::schedule::{Tasks, normalised_placement};
 use crate::sim::{Action, JobStatus, JobView, SimView};
 
 use super::{PlacementRule, Placer};
@@ -108,151 +108,20 @@ pub(crate) fn trim(
     v
 }
 
-/// Per machine, the smaller of the two task counts of each kind.
-fn overlap(a: &[(MachineId, Tasks)], b: &[(MachineId, Tasks)]) -> Vec<(MachineId, Tasks)> {
-    normalised_placement(a)
+/// The actions that give each listed job its new placement (empty: a
+/// pause). The simulator applies one answer as a transaction, so the order
+/// does not matter and no cycle of moves needs breaking.
+pub(crate) fn to_actions<'a>(changes: Vec<(JobView<'a>, Vec<(MachineId, Tasks)>)>) -> Vec<Action> {
+    changes
         .into_iter()
-        .filter_map(|(m, t)| {
-            let u = Tasks::total_of(
-                &b.iter()
-                    .copied()
-                    .filter(|(n, _)| *n == m)
-                    .collect::<Vec<_>>(),
-            );
-            let x = Tasks::new(t.workers.min(u.workers), t.ps.min(u.ps));
-            (x.workers > 0 || x.ps > 0).then_some((m, x))
+        .map(|(j, new)| {
+            if new.is_empty() {
+                Action::pause(j.id())
+            } else {
+                Action::run(j.id(), new)
+            }
         })
         .collect()
-}
-
-/// Demand of a placement per machine position (unknown machines skipped).
-fn load(instance: &Instance, job: &Job, p: &[(MachineId, Tasks)]) -> Vec<(usize, Resources)> {
-    let mut out: Vec<(usize, Resources)> = Vec::with_capacity(p.len());
-    for &(m, t) in p {
-        let Some(pos) = instance.machine_position(m) else {
-            continue;
-        };
-        let d = job.demand_for(t.workers, t.ps);
-        match out.iter_mut().find(|(q, _)| *q == pos) {
-            Some((_, r)) => *r = r.plus(&d),
-            None => out.push((pos, d)),
-        }
-    }
-    out
-}
-
-/// One allocation change of a from-scratch reallocation.
-struct Change<'a> {
-    job: &'a Job,
-    /// What the job holds at this point of the sequence.
-    held: Vec<(MachineId, Tasks)>,
-    old: Vec<(usize, Resources)>,
-    new_load: Vec<(usize, Resources)>,
-    new: Vec<(MachineId, Tasks)>,
-    preemptible: bool,
-}
-
-/// Turns the new allocations of a reallocation into actions in an order
-/// the simulator accepts one by one.
-///
-/// The simulator applies actions in sequence and checks capacity after
-/// each one, so a job may only grow onto resources that the actions before
-/// it have freed. Changes are emitted greedily: the first pending change
-/// that fits the capacity left by the actions so far (plus what the job
-/// itself releases) goes next. When none fits — a cycle, such as two jobs
-/// swapping machines — the first pending job whose current and new
-/// allocations overlap in a valid allocation (per machine, the smaller of
-/// the two task counts) first shrinks to that overlap, freeing what it
-/// gives up (the simulator counts one more reconfiguration for it, at no
-/// extra time: the reconfiguration delay restarts at the same instant);
-/// failing that, the first pending job that holds resources and may be
-/// preempted is paused first (the simulator then counts a preemption for
-/// it). Either way the job gets its new allocation later in the same
-/// decision. If nothing breaks the cycle, the rest is emitted as is and
-/// the simulator reports the overflow (this cannot happen when the final
-/// allocation fits and every moved job is preemptible).
-///
-/// `changes` lists each job whose allocation changes with its new
-/// placement (empty to pause it), in the order ties should follow.
-pub(crate) fn sequence<'a>(
-    view: &SimView<'a>,
-    changes: Vec<(JobView<'a>, Vec<(MachineId, Tasks)>)>,
-) -> Vec<Action> {
-    let instance = view.instance();
-    let mut free: Vec<Resources> = view.free_all().to_vec();
-    let mut pending: Vec<Change<'a>> = changes
-        .into_iter()
-        .map(|(j, new)| Change {
-            job: j.job(),
-            held: j.placement().to_vec(),
-            old: load(instance, j.job(), j.placement()),
-            new_load: load(instance, j.job(), &new),
-            new,
-            preemptible: j.job().discipline.preemptible,
-        })
-        .collect();
-    let mut out = Vec::with_capacity(pending.len());
-    let fits = |c: &Change<'_>, free: &[Resources]| {
-        c.new_load.iter().all(|(p, need)| {
-            let mut room = free[*p];
-            for (q, o) in &c.old {
-                if q == p {
-                    room = room.plus(o);
-                }
-            }
-            need.fits_in(&room, FIT_TOL)
-        })
-    };
-    while !pending.is_empty() {
-        if let Some(i) = pending.iter().position(|c| fits(c, &free)) {
-            let c = pending.remove(i);
-            for (p, o) in &c.old {
-                free[*p] = free[*p].plus(o);
-            }
-            for (p, n) in &c.new_load {
-                free[*p] = free[*p].minus(n);
-            }
-            out.push(if c.new.is_empty() {
-                Action::pause(c.job.id)
-            } else {
-                Action::run(c.job.id, c.new)
-            });
-        } else if let Some((i, mid)) = pending.iter().enumerate().find_map(|(i, c)| {
-            let mid = overlap(&c.held, &c.new);
-            let smaller = !mid.is_empty() && !same_placement(&mid, &c.held);
-            (smaller && check_allocation(instance, c.job, &mid, None).is_ok()).then_some((i, mid))
-        }) {
-            let c = &mut pending[i];
-            for (p, o) in &c.old {
-                free[*p] = free[*p].plus(o);
-            }
-            c.old = load(instance, c.job, &mid);
-            for (p, o) in &c.old {
-                free[*p] = free[*p].minus(o);
-            }
-            c.held = mid.clone();
-            out.push(Action::run(c.job.id, mid));
-        } else if let Some(c) = pending
-            .iter_mut()
-            .find(|c| c.preemptible && !c.old.is_empty())
-        {
-            for (p, o) in &c.old {
-                free[*p] = free[*p].plus(o);
-            }
-            c.old.clear();
-            c.held.clear();
-            out.push(Action::pause(c.job.id));
-        } else {
-            out.extend(pending.drain(..).map(|c| {
-                if c.new.is_empty() {
-                    Action::pause(c.job.id)
-                } else {
-                    Action::run(c.job.id, c.new)
-                }
-            }));
-        }
-    }
-    out
 }
 
 /// The largest number of `job`'s workers that fit in `free` on a machine
@@ -264,10 +133,13 @@ pub(crate) fn workers_fitting(worker: &Resources, free: &Resources, cap: u32) ->
         let d = worker.get(kind);
         if d > 0.0 {
             let f = free.get(kind);
-            // As `Resources::fits_in`: `k·d ≤ f + tol·max(|f|, 1)`.
+            // As `Resources::fits_in`: `k·d ≤ f + tol·max(|f|, 1)`. The
+            // count starts at most `cap`, so it stays an exact integer
+            // (a tiny demand makes `f / d` huge or infinite) and each step
+            // down changes it: the loop ends, after a step or two.
             let ok = |k: f64| k * d <= f + FIT_TOL * f.abs().max(1.0);
-            let mut k = (f.max(0.0) / d).floor();
-            if ok(k + 1.0) {
+            let mut k = (f.max(0.0) / d).floor().min(n);
+            if k < n && ok(k + 1.0) {
                 k += 1.0;
             }
             while k > 0.0 && !ok(k) {
@@ -373,6 +245,13 @@ mod tests {
             workers_fitting(&w, &Resources::new(0.5, 8.0, 0.0, 0.0, 0.0), 3),
             0
         );
+        // A denormal demand: as many as the cap allows.
+        let tiny = Resources::new(5e-324, 0.0, 0.0, 0.0, 0.0);
+        assert_eq!(
+            workers_fitting(&tiny, &Resources::new(4.0, 0.0, 0.0, 0.0, 0.0), u32::MAX),
+            u32::MAX
+        );
+        assert!(workers_fitting(&tiny, &Resources::zero(), 7) <= 7);
         // 3 × 0.1 GPUs in 0.3 GPUs despite rounding.
         let tenth = Resources::new(0.1, 0.0, 0.0, 0.0, 0.0);
         assert_eq!(

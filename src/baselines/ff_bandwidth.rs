@@ -1,6 +1,8 @@
 //! FIFO with first-fit ring embedding and reserved ring bandwidth.
 
-use crate::model::{Architecture, FIT_TOL, GpuId, Instance, MachineId, Resources, TaskKind};
+use std::collections::BTreeSet;
+
+use crate::model::{Architecture, FIT_TOL, GpuId, MachineId, Resources, TaskKind};
 use crate::schedule::Tasks;
 use crate::sim::{Action, Event, Policy, SimView};
 
@@ -90,30 +92,40 @@ fn reservation(arch: &Architecture) -> f64 {
     }
 }
 
-/// The free GPU ids of each machine, in index order.
-fn free_gpu_ids(view: &SimView<'_>, instance: &Instance) -> Vec<Vec<u32>> {
-    instance
-        .cluster()
-        .machines
-        .iter()
-        .map(|m| {
-            let n = m.capacity.gpus.max(0.0).floor();
-            let n = if n >= f64::from(u32::MAX) {
-                u32::MAX
-            } else {
-                n as u32
-            };
-            (0..n)
-                .filter(|&i| {
-                    view.gpu_holder(GpuId {
-                        machine: m.id,
-                        index: i,
-                    })
-                    .is_none()
+/// GPU ids handed out during one decision, per machine position.
+struct GpuIds {
+    taken: Vec<BTreeSet<u32>>,
+}
+
+impl GpuIds {
+    /// The `y` lowest GPU indices of machine `p` that nobody holds and
+    /// this decision has not handed out, or `None` if there are fewer.
+    /// Scans only `y` plus the ids in use, never the machine's whole GPU
+    /// count (which may be huge).
+    fn first_free(&self, view: &SimView<'_>, p: usize, y: u32) -> Option<Vec<u32>> {
+        let m = &view.instance().cluster().machines[p];
+        let n = m.capacity.gpus.max(0.0).floor();
+        let n = if n >= f64::from(u32::MAX) {
+            u32::MAX
+        } else {
+            n as u32
+        };
+        let mut out = Vec::with_capacity(y.min(64) as usize);
+        let mut i = 0u32;
+        while (out.len() as u64) < u64::from(y) && i < n {
+            let held = view
+                .gpu_holder(GpuId {
+                    machine: m.id,
+                    index: i,
                 })
-                .collect()
-        })
-        .collect()
+                .is_some();
+            if !held && !self.taken[p].contains(&i) {
+                out.push(i);
+            }
+            i += 1;
+        }
+        (out.len() as u64 == u64::from(y)).then_some(out)
+    }
 }
 
 impl Policy for FifoFirstFitBandwidth {
@@ -145,7 +157,9 @@ impl Policy for FifoFirstFitBandwidth {
                 }
             }
         }
-        let mut gpu_ids: Option<Vec<Vec<u32>>> = None;
+        let mut gpu_ids = GpuIds {
+            taken: vec![BTreeSet::new(); machines.len()],
+        };
         let mut actions = Vec::new();
         for j in view.active().filter(is_queued) {
             let job = j.job();
@@ -190,22 +204,19 @@ impl Policy for FifoFirstFitBandwidth {
                         }
                     };
                     embedding.and_then(|parts| {
-                        let ids = gpu_ids.get_or_insert_with(|| free_gpu_ids(view, instance));
                         // Each worker holds one GPU (validated for ring jobs).
-                        if parts.iter().any(|&(p, y)| ids[p].len() < y as usize) {
-                            return None;
-                        }
+                        let chosen: Vec<Vec<u32>> = parts
+                            .iter()
+                            .map(|&(p, y)| gpu_ids.first_free(view, p, y))
+                            .collect::<Option<_>>()?;
                         let multi = parts.len() >= 2;
                         let mut placement: Vec<(MachineId, Tasks)> = Vec::new();
                         let mut gpus = Vec::new();
-                        for (p, y) in parts {
+                        for ((p, y), ids) in parts.into_iter().zip(chosen) {
                             let m = machines[p].id;
                             placement.push((m, Tasks::new(y, 0)));
-                            gpus.extend(
-                                ids[p]
-                                    .drain(..y as usize)
-                                    .map(|index| GpuId { machine: m, index }),
-                            );
+                            gpu_ids.taken[p].extend(&ids);
+                            gpus.extend(ids.into_iter().map(|index| GpuId { machine: m, index }));
                             free[p] = free[p].minus(&job.demand_for(y, 0));
                             if multi {
                                 free[p].nic_bps -= b;

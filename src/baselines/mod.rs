@@ -17,13 +17,12 @@
 //! otherwise, and places tasks with a [`Placer`]. Policies that recompute
 //! allocations from scratch ([`Drf`], [`ProportionalShare`], [`Tiresias`],
 //! [`Optimus`], [`Rrh`], the Dorm-like MILP)
-//! hand their changes to the simulator in an order it can apply one by one
-//! (the simulator checks capacity after every action): a change goes as
-//! soon as the capacity freed by the actions before it lets it fit. A
-//! cycle (two jobs swapping machines) is broken by first shrinking one of
-//! them to the overlap of its current and new allocations when that is a
-//! valid allocation (one more reconfiguration in the simulator's counts,
-//! no extra time), otherwise by pausing it (one more preemption).
+//! state the target allocation of every job whose allocation changes (a
+//! `SetAllocation`, empty to pause). The simulator applies one answer as a
+//! transaction — every changed job's old allocation released, then all new
+//! ones checked together — so no order is needed, and jobs that trade
+//! machines count one reconfiguration each and no preemption, the same for
+//! every baseline.
 //!
 //! [`Policy`]: crate::sim::Policy
 

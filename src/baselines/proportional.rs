@@ -6,7 +6,7 @@ use crate::model::{
 use crate::schedule::Tasks;
 use crate::sim::{Action, Event, JobView, Policy, SimView};
 
-use super::common::{keeps_allocation, merge_into, same_placement, sequence, workers_fitting};
+use super::common::{keeps_allocation, merge_into, same_placement, to_actions, workers_fitting};
 use super::{PlacementRule, Placer, ps_for, requested_tasks};
 
 /// Fixed-budget proportional share: each job spends a fixed budget on the
@@ -61,10 +61,9 @@ use super::{PlacementRule, Placer, ps_for, requested_tasks};
 /// its whole [`requested_tasks`] size (then it keeps that allocation
 /// until it completes). Jobs whose workers need no GPU are outside the
 /// market and start at their requested size, first fit, on what the
-/// market leaves, if it fits. Jobs holding a plan are left alone. Changed
-/// allocations are handed to the simulator in an order it can apply one
-/// by one (see the [module docs](crate::baselines) for how a cycle of
-/// moves is broken); a job whose placement is unchanged gets no action.
+/// market leaves, if it fits. Jobs holding a plan are left alone. Each
+/// changed allocation is stated directly (the simulator applies the answer
+/// as one transaction); a job whose placement is unchanged gets no action.
 ///
 /// # Parameters
 ///
@@ -79,7 +78,7 @@ use super::{PlacementRule, Placer, ps_for, requested_tasks};
 /// One clearing costs `O(K·H·J log J + J·H·p)` for `J` jobs on `H`
 /// machines, `K` rounds (at most the number of workers placed plus one,
 /// usually a handful) and `p` PSs per job; an event runs at most `J + 1`
-/// clearings (usually one) plus `O(J²·H)` for sequencing the changes.
+/// clearings (usually one).
 ///
 /// # Example
 ///
@@ -154,14 +153,17 @@ impl Bidder<'_> {
 
 /// Splits `units` among `weights` in proportion, in whole units, by the
 /// largest remainder; `order` ranks equal remainders (smaller first).
+/// At most `2⁵³` units are split (counts stay exact; a machine with more
+/// GPUs than that hands them out over several rounds).
 fn largest_remainder<K: Ord>(units: u64, weights: &[f64], order: &[K]) -> Vec<u64> {
+    let units = units.min(1 << 53);
     let sum: f64 = weights.iter().sum();
     if units == 0 || sum <= 0.0 || !sum.is_finite() {
         return vec![0; weights.len()];
     }
     let exact: Vec<f64> = weights.iter().map(|w| units as f64 * w / sum).collect();
     let mut shares: Vec<u64> = exact.iter().map(|x| x.floor().max(0.0) as u64).collect();
-    let given: u64 = shares.iter().sum();
+    let given: u64 = shares.iter().fold(0, |a, &b| a.saturating_add(b));
     let mut left = units.saturating_sub(given);
     let mut rank: Vec<usize> = (0..weights.len()).collect();
     rank.sort_by(|&a, &b| {
@@ -321,7 +323,7 @@ impl Policy for ProportionalShare {
             .into_iter()
             .filter(|(j, p)| !same_placement(j.placement(), p))
             .collect();
-        Ok(sequence(view, changes))
+        Ok(to_actions(changes))
     }
 }
 

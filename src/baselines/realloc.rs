@@ -1,7 +1,7 @@
 //! Reallocation shared by the policies that recompute every job's size at
 //! each event ([`Optimus`](super::Optimus), [`Rrh`](super::Rrh) and the
 //! Dorm-like MILP): *sticky* placement over a scratch copy of the cluster,
-//! and the order in which the new allocations are handed to the simulator.
+//! and the actions that state the new allocations.
 //!
 //! # Sticky placement
 //!
@@ -16,32 +16,19 @@
 //!    (held by nobody), and only if that fails on capacity that other
 //!    managed jobs give up in this decision.
 //!
-//! The preference for free capacity keeps the moves of a decision from
-//! depending on each other, which is what makes the simulator's one-by-one
-//! capacity check pass in almost every order.
+//! The preference for free capacity keeps jobs from moving onto what
+//! others give up when they need not, which limits churn.
 //!
-//! # Order of the actions
+//! # Actions
 //!
-//! The simulator applies the actions of a decision one at a time and checks
-//! capacity after each. [`Realloc::into_actions`] emits changes greedily:
-//! the first pending change (in the order the jobs were given) whose new
-//! allocation fits the capacity left so far goes next. When none fits (a
-//! cycle: two jobs each growing onto what the other gives up), the first
-//! pending job that runs and is preemptible is paused and gets its new
-//! allocation later in the same decision (one preemption and one
-//! reconfiguration in the simulator's counters); if every blocked job is
-//! non-preemptible, the first one whose *kept part* (its current tasks that
-//! it also holds afterwards) is a valid smaller allocation is shrunk to it
-//! first (one extra reconfiguration). Policies place the minimum of every
-//! running non-preemptible job on its own machines first, so that kept part
-//! always exists; were it not so, the blocked jobs would keep their current
-//! allocations, which is always accepted.
+//! [`Realloc::into_actions`] states the new allocation of every managed
+//! job whose allocation changes (an empty one pauses it). The simulator
+//! applies one answer as a transaction, so no order is needed and moves
+//! that form a cycle (two jobs swapping machines) cost no preemption.
 
 use std::collections::BTreeMap;
 
-use crate::model::{
-    Architecture, Elasticity, FIT_TOL, Instance, Job, MachineId, ResourceKind, Resources, TaskKind,
-};
+use crate::model::{FIT_TOL, Instance, Job, MachineId, ResourceKind, Resources, TaskKind};
 use crate::schedule::Tasks;
 use crate::sim::{Action, JobView, SimView};
 
@@ -158,9 +145,6 @@ pub(crate) struct Realloc<'a> {
     scratch: Vec<Resources>,
     /// Free now, minus the new allocations placed on it (≤ `scratch`).
     unclaimed: Vec<Resources>,
-    /// What the simulator holds as free before the decision's actions,
-    /// with the `gone` jobs released.
-    free_before: Vec<Resources>,
     entries: Vec<Entry<'a>>,
 }
 
@@ -224,7 +208,6 @@ impl<'a> Realloc<'a> {
             pointer: pointer % n,
             scratch,
             unclaimed,
-            free_before,
             entries,
         }
     }
@@ -358,216 +341,30 @@ impl<'a> Realloc<'a> {
     }
 
     /// The actions that take every managed job from its current allocation
-    /// to its new one, in an order the simulator accepts (see the [module
-    /// docs](self)). Jobs whose allocation does not change get no action.
+    /// to its new one (see the [module docs](self)), in the order the jobs
+    /// were given. Jobs whose allocation does not change get no action.
     pub fn into_actions(self) -> Vec<Action> {
-        let instance = self.instance;
-        let mut free = self.free_before;
-        let mut pending: Vec<Entry<'a>> = self
-            .entries
+        let machines = &self.instance.cluster().machines;
+        self.entries
             .into_iter()
             .filter(|e| e.old != e.new)
-            .collect();
-        let load = |job: &Job, p: &BTreeMap<usize, Tasks>| -> Vec<(usize, Resources)> {
-            p.iter()
-                .map(|(&pos, t)| (pos, job.demand_for(t.workers, t.ps)))
-                .collect()
-        };
-        let fits = |e: &Entry<'_>, target: &BTreeMap<usize, Tasks>, free: &[Resources]| {
-            let job = e.view.job();
-            target.iter().all(|(&pos, t)| {
-                let mut room = free[pos];
-                if let Some(o) = e.old.get(&pos) {
-                    room = room.plus(&job.demand_for(o.workers, o.ps));
+            .map(|e| {
+                let placement: Vec<(MachineId, Tasks)> =
+                    e.new.iter().map(|(&p, &t)| (machines[p].id, t)).collect();
+                if placement.is_empty() {
+                    Action::pause(e.view.id())
+                } else {
+                    Action::run(e.view.id(), placement)
                 }
-                job.demand_for(t.workers, t.ps).fits_in(&room, FIT_TOL)
             })
-        };
-        let mut out = Vec::with_capacity(pending.len());
-        let apply = |e: &mut Entry<'a>,
-                     target: BTreeMap<usize, Tasks>,
-                     free: &mut Vec<Resources>,
-                     out: &mut Vec<Action>| {
-            let job = e.view.job();
-            for (pos, d) in load(job, &e.old) {
-                free[pos] = free[pos].plus(&d);
-            }
-            for (pos, d) in load(job, &target) {
-                free[pos] = free[pos].minus(&d);
-            }
-            let machines = &instance.cluster().machines;
-            let placement: Vec<(MachineId, Tasks)> =
-                target.iter().map(|(&p, &t)| (machines[p].id, t)).collect();
-            out.push(if placement.is_empty() {
-                Action::pause(job.id)
-            } else {
-                Action::run(job.id, placement)
-            });
-            e.old = target;
-        };
-        while !pending.is_empty() {
-            if let Some(i) = pending.iter().position(|e| fits(e, &e.new, &free)) {
-                let mut e = pending.remove(i);
-                let target = e.new.clone();
-                apply(&mut e, target, &mut free, &mut out);
-                continue;
-            }
-            // A cycle: release something first.
-            if let Some(e) = pending
-                .iter_mut()
-                .find(|e| !e.old.is_empty() && e.view.job().discipline.preemptible)
-            {
-                apply(e, BTreeMap::new(), &mut free, &mut out);
-                continue;
-            }
-            let shrink = pending.iter().enumerate().find_map(|(i, e)| {
-                kept_part(e.view.job(), &e.old, &e.new)
-                    .filter(|k| *k != e.old)
-                    .map(|k| (i, k))
-            });
-            match shrink {
-                Some((i, kept)) => apply(&mut pending[i], kept, &mut free, &mut out),
-                // Cannot happen when non-preemptible jobs keep their
-                // minimum in place; the blocked jobs keep their allocation.
-                None => break,
-            }
-        }
-        out
+            .collect()
     }
-}
-
-/// The tasks a job holds both before and after (per machine, the smaller
-/// count), reduced to a valid allocation of the job: PSs cut to the worker
-/// count under the PS ≤ workers rule, ring workers cut to an allowed
-/// count. `None` if no valid allocation remains or the job is a rigid gang.
-fn kept_part(
-    job: &Job,
-    old: &BTreeMap<usize, Tasks>,
-    new: &BTreeMap<usize, Tasks>,
-) -> Option<BTreeMap<usize, Tasks>> {
-    if job.discipline.elasticity == Elasticity::Rigid {
-        return None;
-    }
-    let mut kept: BTreeMap<usize, Tasks> = BTreeMap::new();
-    for (&pos, o) in old {
-        let n = new.get(&pos).copied().unwrap_or_default();
-        let t = Tasks::new(o.workers.min(n.workers), o.ps.min(n.ps));
-        if t.workers > 0 || t.ps > 0 {
-            kept.insert(pos, t);
-        }
-    }
-    let total = kept.values().fold(Tasks::default(), |a, t| {
-        Tasks::new(a.workers + t.workers, a.ps + t.ps)
-    });
-    let target = match &job.architecture {
-        Architecture::ParameterServer(p) => {
-            let ps = if p.ps_at_most_workers {
-                total.ps.min(total.workers)
-            } else {
-                total.ps
-            };
-            Tasks::new(total.workers, ps)
-        }
-        Architecture::RingAllReduce(r) => {
-            let w = (1..=total.workers).rev().find(|&w| r.workers.allows(w))?;
-            Tasks::new(w, 0)
-        }
-    };
-    if target.workers == 0
-        || (matches!(job.architecture, Architecture::ParameterServer(_)) && target.ps == 0)
-    {
-        return None;
-    }
-    // Drop the surplus from the last machines.
-    let mut drop = Tasks::new(total.workers - target.workers, total.ps - target.ps);
-    for t in kept.values_mut().rev() {
-        let dw = drop.workers.min(t.workers);
-        t.workers -= dw;
-        drop.workers -= dw;
-        let dp = drop.ps.min(t.ps);
-        t.ps -= dp;
-        drop.ps -= dp;
-    }
-    kept.retain(|_, t| t.workers > 0 || t.ps > 0);
-    Some(kept)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::baselines::dominant_share;
-    use crate::model::{Discipline, JobId, PsJob, RarJob, SyncMode};
-
-    fn ps_job(rule: bool) -> Job {
-        let r = Resources::new(1.0, 1.0, 0.0, 0.0, 1.0);
-        Job::new(
-            JobId(0),
-            0.0,
-            Architecture::ParameterServer(PsJob {
-                epochs: 1,
-                data_chunks: 1,
-                minibatches_per_chunk: 1,
-                minibatch_compute_s: 1.0,
-                gradient_bytes: 0.0,
-                worker: r,
-                ps: r,
-                max_workers: 8,
-                max_ps: 8,
-                ps_at_most_workers: rule,
-                sync: SyncMode::Asynchronous,
-                layers: None,
-            }),
-        )
-    }
-
-    fn map(v: &[(usize, u32, u32)]) -> BTreeMap<usize, Tasks> {
-        v.iter().map(|&(m, w, p)| (m, Tasks::new(w, p))).collect()
-    }
-
-    #[test]
-    fn kept_part_is_a_valid_subset() {
-        let job = ps_job(true);
-        // In common: (1 worker, 3 PSs) on m0 and 1 worker on m1; the PSs
-        // are cut to the 2 workers, from the last machine holding PSs.
-        let old = map(&[(0, 2, 3), (1, 1, 1)]);
-        let new = map(&[(0, 1, 3), (1, 2, 0), (2, 0, 1)]);
-        assert_eq!(
-            kept_part(&job, &old, &new),
-            Some(map(&[(0, 1, 2), (1, 1, 0)]))
-        );
-        // Without the PS ≤ workers rule the PSs stay.
-        let free = ps_job(false);
-        assert_eq!(
-            kept_part(&free, &old, &new),
-            Some(map(&[(0, 1, 3), (1, 1, 0)]))
-        );
-        // Nothing in common: no valid kept part.
-        assert_eq!(kept_part(&job, &old, &map(&[(3, 3, 3)])), None);
-        // A rigid gang has none.
-        let gang = job.clone().with_discipline(Discipline::RIGID_GANG);
-        assert_eq!(kept_part(&gang, &old, &new), None);
-    }
-
-    #[test]
-    fn kept_part_of_a_ring_is_an_allowed_count() {
-        let rar = RarJob {
-            workers: crate::model::WorkerCounts::Allowed(vec![1, 2, 4]),
-            iterations: 1,
-            convergence_iterations: None,
-            model_bytes: 0.0,
-            minibatch_size: 1,
-            forward_per_sample_s: 0.0,
-            backward_per_iteration_s: 0.0,
-            reserved_bandwidth_bps: None,
-            worker: Resources::new(1.0, 0.0, 0.0, 0.0, 0.0),
-        };
-        let job = Job::new(JobId(1), 0.0, Architecture::RingAllReduce(rar))
-            .with_discipline(Discipline::ELASTIC);
-        let old = map(&[(0, 2, 0), (1, 2, 0)]);
-        let new = map(&[(0, 2, 0), (1, 1, 0), (2, 1, 0)]);
-        // 3 in common, cut to 2 (from the last machine).
-        assert_eq!(kept_part(&job, &old, &new), Some(map(&[(0, 2, 0)])));
-    }
 
     #[test]
     fn dominant_share_ignores_empty_resources() {

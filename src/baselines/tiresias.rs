@@ -6,7 +6,7 @@ use crate::model::{Elasticity, JobId, MachineId};
 use crate::schedule::Tasks;
 use crate::sim::{Action, Event, JobStatus, JobView, Policy, SimView};
 
-use super::common::{keeps_allocation, sequence};
+use super::common::{keeps_allocation, to_actions};
 use super::{PlacementRule, Placer, requested_tasks};
 
 /// Least attained service over a few priority queues, after Tiresias (Gu
@@ -61,8 +61,7 @@ use super::{PlacementRule, Placer, requested_tasks};
 ///
 /// `O(J log J + J·(R·P + P))` per event for `J` candidate jobs, `R ≤ J`
 /// running ones and `P` one placement or take (`O((w + p)·H)`): each start
-/// first tries the room that the running jobs behind it leave. Plus
-/// `O(J²·H)` for sequencing the changes.
+/// first tries the room that the running jobs behind it leave.
 ///
 /// # Example
 ///
@@ -227,6 +226,6 @@ impl Policy for Tiresias {
                 changes.push((j, placement));
             }
         }
-        Ok(sequence(view, changes))
+        Ok(to_actions(changes))
     }
 }

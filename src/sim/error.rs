@@ -1,5 +1,6 @@
 //! Simulator errors.
 
+use crate::model::units::Num;
 use crate::model::{JobId, MachineId, ResourceKind};
 use crate::schedule::Violation;
 
@@ -10,7 +11,7 @@ use crate::schedule::Violation;
 #[non_exhaustive]
 pub enum SimError {
     /// An action names a job the instance does not have.
-    #[error("t = {time_s} s: action for unknown {job}")]
+    #[error("t = {} s: action for unknown {job}", Num(*time_s))]
     UnknownJob {
         /// The job.
         job: JobId,
@@ -18,7 +19,7 @@ pub enum SimError {
         time_s: f64,
     },
     /// An action targets a job that has not arrived yet.
-    #[error("t = {time_s} s: {job} has not arrived (arrival {arrival_s} s)")]
+    #[error("t = {} s: {job} has not arrived (arrival {} s)", Num(*time_s), Num(*arrival_s))]
     NotArrived {
         /// The job.
         job: JobId,
@@ -28,7 +29,7 @@ pub enum SimError {
         arrival_s: f64,
     },
     /// An action targets a job that completed or was rejected.
-    #[error("t = {time_s} s: {job} is already {state}")]
+    #[error("t = {} s: {job} is already {state}", Num(*time_s))]
     JobClosed {
         /// The job.
         job: JobId,
@@ -39,7 +40,7 @@ pub enum SimError {
     },
     /// An allocation breaks a per-allocation rule of the instance (hosting,
     /// caps, gang size, worker counts, GPU ids, …).
-    #[error("t = {time_s} s: {violation}")]
+    #[error("t = {} s: {violation}", Num(*time_s))]
     InvalidAllocation {
         /// When.
         time_s: f64,
@@ -49,7 +50,10 @@ pub enum SimError {
     },
     /// An allocation or plan would exceed a machine's capacity.
     #[error(
-        "t = {time_s} s: {job} on {machine} needs {resource} {used} in total, capacity {capacity} (slot {slot})"
+        "t = {} s: {job} on {machine} needs {resource} {} in total, capacity {} (slot {slot})",
+        Num(*time_s),
+        Num(*used),
+        Num(*capacity)
     )]
     OverAllocation {
         /// The job whose action overflowed.
@@ -68,7 +72,7 @@ pub enum SimError {
         capacity: f64,
     },
     /// A GPU id is held by another job.
-    #[error("t = {time_s} s: {job} asks for GPU {index} of {machine}, held by {holder}")]
+    #[error("t = {} s: {job} asks for GPU {index} of {machine}, held by {holder}", Num(*time_s))]
     GpuBusy {
         /// The job.
         job: JobId,
@@ -82,7 +86,7 @@ pub enum SimError {
         time_s: f64,
     },
     /// A non-preemptible job would be stopped or paused before completing.
-    #[error("t = {time_s} s: {job} is not preemptible")]
+    #[error("t = {} s: {job} is not preemptible", Num(*time_s))]
     NotPreemptible {
         /// The job.
         job: JobId,
@@ -91,7 +95,7 @@ pub enum SimError {
     },
     /// A rigid job would run a placement other than the one it ran before
     /// (while running, or when resuming after a pause).
-    #[error("t = {time_s} s: {job} is rigid; it must keep the placement it ran on")]
+    #[error("t = {} s: {job} is rigid; it must keep the placement it ran on", Num(*time_s))]
     RigidResize {
         /// The job.
         job: JobId,
@@ -100,7 +104,7 @@ pub enum SimError {
     },
     /// A plan starts in a slot that has already begun, or ends past the
     /// horizon, or its segments overlap.
-    #[error("t = {time_s} s: {job}: bad plan: {reason}")]
+    #[error("t = {} s: {job}: bad plan: {reason}", Num(*time_s))]
     BadPlan {
         /// The job.
         job: JobId,
@@ -118,7 +122,8 @@ pub enum SimError {
     /// Running jobs exist but none can progress and no other event can
     /// occur (`ProgressMode::Floor` with τ longer than a slot).
     #[error(
-        "t = {time_s} s: no running job can progress ({job} needs more than a slot per iteration)"
+        "t = {} s: no running job can progress ({job} needs more than a slot per iteration)",
+        Num(*time_s)
     )]
     NoProgress {
         /// One of the stuck jobs.
@@ -127,10 +132,18 @@ pub enum SimError {
         time_s: f64,
     },
     /// The run exceeded [`SimOptions::max_events`](super::SimOptions::max_events).
-    #[error("event limit of {limit} reached at t = {time_s} s")]
+    #[error("event limit of {limit} reached at t = {} s", Num(*time_s))]
     EventLimit {
         /// The limit.
         limit: u64,
+        /// When.
+        time_s: f64,
+    },
+    /// The event loop found no event after the current time although
+    /// nothing happened at it (a guard: every event source yields a later
+    /// time or completes a job, so this names a bug rather than an input).
+    #[error("t = {} s: the simulation cannot advance time", Num(*time_s))]
+    Stalled {
         /// When.
         time_s: f64,
     },

@@ -12,12 +12,19 @@
 //!   boundaries;
 //! * [`Action::Preempt`] and [`Action::Reject`].
 //!
-//! Every action is checked on the spot, by the same per-allocation rules as
-//! [`crate::schedule::verify`] ([`crate::schedule::check_allocation`] and,
-//! for plans, [`crate::schedule::check_job_schedule`]) plus capacities per
-//! machine and resource, GPU ids, rigidity and non-preemption. A broken rule
-//! ends the run with a [`SimError`] naming the job, and for capacities the
-//! machine, resource and slot — never a silent clip.
+//! The actions of one answer form one transaction: every changed job's old
+//! allocation is released, then all the new ones are checked together by
+//! the same per-allocation rules as [`crate::schedule::verify`]
+//! ([`crate::schedule::check_allocation`] and, for plans,
+//! [`crate::schedule::check_job_schedule`]) plus capacities per machine and
+//! resource (now, and in every future slot against the committed plans),
+//! GPU ids, rigidity and non-preemption. So jobs may swap machines, or move
+//! in a cycle, in one answer, in any order; a job moved in one answer
+//! counts one reconfiguration and no preemption. A broken rule ends the run
+//! with a [`SimError`] naming the job (the first, in action order, whose
+//! addition breaks it), and for capacities the machine, resource and slot —
+//! nothing of the answer is applied and nothing is clipped. The plans'
+//! switches at a slot boundary are one transaction of the same kind.
 //!
 //! # Progress
 //!
@@ -36,6 +43,25 @@
 //! Decisions follow [`Decisions`]: at every event, or only at slot
 //! boundaries (events inside a slot are delivered at the next boundary).
 //! A job completing in slot `t̂` earns `utility.value(t̂ − a)`.
+//!
+//! # Time
+//!
+//! Time stays exact at every magnitude: arrivals, wakeups and completions
+//! happen when `now` reaches them (no tolerance that grows with `now`), a
+//! time counts as a slot boundary when it is one up to `10⁻⁹` slot, and the
+//! next boundary is always strictly after `now`. A job finishes at the time
+//! its work runs out; when that time is not representably after `now` (an
+//! iteration time of 0, or one far below the resolution of `now`), it
+//! finishes at `now`. So every turn of the event loop either moves time
+//! forward or consumes an event (a completion, an arrival, a wakeup, a
+//! buffered batch, a plan switch), and delivered events are bounded by
+//! [`SimOptions::max_events`]: the loop always ends. Should no event
+//! follow and nothing happen, the run stops with [`SimError::Stalled`]
+//! instead of spinning. An iteration time that is NaN or infinite is a
+//! typed error. Sizes cost what is used, not what is declared: GPU owners
+//! are kept only for GPUs handed out, and the plans' ledger only where the
+//! reserved use changes, so a machine of `10³⁰⁰` GPUs or a horizon of
+//! `2³²−1` slots costs nothing up front.
 //!
 //! # Reports
 //!
@@ -91,8 +117,10 @@
 //! assert_eq!(result.jobs[1].finish_s, Some(100.0));
 //! ```
 
+mod batch;
 mod engine;
 mod error;
+mod ledger;
 pub mod plot;
 mod policy;
 pub mod report;

@@ -41,15 +41,33 @@ impl Event {
     }
 }
 
-/// A decision of the policy, applied immediately and checked: an action
-/// that breaks a rule (capacity, caps, gang, non-preemption, arrival) ends
-/// the run with a [`SimError`](super::SimError) naming the job and, for
-/// capacities, the machine and resource. Nothing is clipped silently.
+/// A decision of the policy about one job.
+///
+/// All actions of one answer of [`Policy::on_event`] are applied as one
+/// transaction: the simulator releases the current allocation of every job
+/// an action names, then checks the new allocations together (capacity per
+/// machine and resource, reserved plan slots, GPU ids, caps, gang and
+/// non-preemption rules) and applies all of them or none. The order of the
+/// actions therefore does not matter for feasibility: a policy states the
+/// target allocation of each job whose allocation changes, and two jobs may
+/// swap machines in one answer. A job that runs before and after the answer
+/// on a different placement counts one reconfiguration and no preemption.
+///
+/// **Several actions for the same job** in one answer: the last one counts
+/// and the earlier ones are ignored (they are still checked to name a known,
+/// arrived and open job); nothing may follow a [`Action::Reject`] of the
+/// same job ([`SimError::JobClosed`](super::SimError::JobClosed)). So a
+/// pause followed by a run on the same placement changes nothing.
+///
+/// A broken rule ends the run with a [`SimError`](super::SimError) naming
+/// the job (for capacities, the first job in action order whose addition
+/// overflows, with the machine, resource and slot); nothing of the answer is
+/// applied and nothing is clipped silently.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
     /// Run the job with this placement from now until the next change. An
-    /// empty placement pauses it (a preemption if it was running). Replaces
-    /// any plan the job holds.
+    /// empty placement pauses it (a preemption if it was running; GPU ids are
+    /// then ignored). Replaces any plan the job holds.
     SetAllocation {
         /// The job.
         job: JobId,
@@ -62,8 +80,8 @@ pub enum Action {
     /// Slots must not start before the next slot boundary (the current slot
     /// when the decision falls on its boundary) and must end by the horizon.
     /// Capacity is checked for every slot of the plan against the other
-    /// plans and the open allocations. Replaces any plan or allocation the
-    /// job holds.
+    /// plans and the open allocations. The job must hold no allocation and
+    /// no plan.
     Reserve {
         /// The job.
         job: JobId,

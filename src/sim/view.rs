@@ -128,7 +128,7 @@ pub struct SimView<'a> {
     pub(crate) runs: &'a [JobRun],
     pub(crate) active: &'a [usize],
     pub(crate) free: &'a [Resources],
-    pub(crate) gpu_owner: &'a [Vec<Option<usize>>],
+    pub(crate) gpu_owner: &'a std::collections::BTreeMap<GpuId, usize>,
     pub(crate) ps_timing: PsTiming,
     pub(crate) contention: &'a [u32],
 }
@@ -186,11 +186,7 @@ impl<'a> SimView<'a> {
 
     /// The job holding a GPU id, for allocations made with GPU ids.
     pub fn gpu_holder(&self, gpu: GpuId) -> Option<JobId> {
-        let m = self.instance.machine_position(gpu.machine)?;
-        let owner = self.gpu_owner[m]
-            .get(gpu.index as usize)
-            .copied()
-            .flatten()?;
+        let owner = *self.gpu_owner.get(&gpu)?;
         Some(self.instance.jobs()[owner].id)
     }
 

@@ -29,9 +29,14 @@ pub enum PsTiming {
 }
 
 /// Total work of a job: mini-batches (PS) or iterations (ring-all-reduce).
+///
+/// The parameter-server product `E·N·M` is taken in floating point, so it
+/// never overflows (up to `(2³²−1)³ ≈ 7.9·10²⁸`; exact below `2⁵³`).
 pub fn total_work(job: &Job) -> f64 {
     match &job.architecture {
-        Architecture::ParameterServer(p) => p.total_minibatches() as f64,
+        Architecture::ParameterServer(p) => {
+            f64::from(p.epochs) * f64::from(p.data_chunks) * f64::from(p.minibatches_per_chunk)
+        }
         Architecture::RingAllReduce(r) => r.iterations as f64,
     }
 }
@@ -55,7 +60,28 @@ impl Speed {
 /// The speed of `job` with `placement` (machine positions and tasks, no
 /// zero entries), where `contenders` is the RAR contention count `p_j` of
 /// the job (ignored for PS jobs and single-server rings).
+///
+/// The iteration time is finite and `≥ 0`: zero (nothing to compute or
+/// send) is a job that finishes at once; an iteration time that is NaN or
+/// overflows to infinity is a [`TimingError::NonFinite`], never a rate that
+/// silently vanishes.
 pub(crate) fn speed(
+    instance: &Instance,
+    job: &Job,
+    placement: &[(usize, Tasks)],
+    contenders: u32,
+    ps_timing: PsTiming,
+) -> Result<Speed, TimingError> {
+    let s = raw_speed(instance, job, placement, contenders, ps_timing)?;
+    if !(s.tau_s.is_finite() && s.tau_s >= 0.0) {
+        return Err(TimingError::NonFinite {
+            field: "iteration time",
+        });
+    }
+    Ok(s)
+}
+
+fn raw_speed(
     instance: &Instance,
     job: &Job,
     placement: &[(usize, Tasks)],

@@ -323,15 +323,21 @@ pub fn to_jobs(trace: &[TraceJob], opts: &RecipeOptions) -> Result<RecipeOutput,
         let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
         rng.set_stream(index as u64);
         let (architecture, model) = match opts.arch {
-            Arch::RingAllReduce => {
-                let (job, model) = rar_job(&mut rng, gpus, duration);
-                (Architecture::RingAllReduce(job), Some(model))
-            }
-            Arch::ParameterServer => (
-                Architecture::ParameterServer(ps_job(&mut rng, gpus, duration, opts)),
-                None,
-            ),
-        };
+            Arch::RingAllReduce => rar_job(&mut rng, gpus, duration)
+                .map(|(job, model)| (Architecture::RingAllReduce(job), Some(model))),
+            Arch::ParameterServer => ps_job(&mut rng, gpus, duration, opts)
+                .map(|j| (Architecture::ParameterServer(j), None)),
+        }
+        .ok_or_else(|| {
+            TraceError::invalid(
+                "trace duration",
+                format!(
+                    "job `{}` lasts {} s: more work than the recipe's job can count",
+                    row.id,
+                    crate::model::units::Num(duration)
+                ),
+            )
+        })?;
         let id = u32::try_from(out.jobs.len())
             .map_err(|_| TraceError::invalid("trace", "more than u32::MAX jobs"))?;
         let mut job = Job::new(JobId(id), row.arrival_s, architecture)
@@ -368,10 +374,15 @@ fn round_count(v: f64) -> u32 {
     v.round().clamp(1.0, f64::from(u32::MAX)) as u32
 }
 
-fn rar_job(rng: &mut ChaCha8Rng, gpus: u32, duration_s: f64) -> (RarJob, &'static str) {
+/// `None` when the duration needs more iterations than a `u64` counts.
+fn rar_job(rng: &mut ChaCha8Rng, gpus: u32, duration_s: f64) -> Option<(RarJob, &'static str)> {
     let model = MS160_MODELS[rng.random_range(0..MS160_MODELS.len())];
     let tau0 = model.compute_per_iteration_s();
-    let iterations = (duration_s / tau0).round().clamp(1.0, u64::MAX as f64) as u64;
+    let n = (duration_s / tau0).round();
+    if n >= u64::MAX as f64 {
+        return None;
+    }
+    let iterations = n.max(1.0) as u64;
     let job = RarJob {
         workers: WorkerCounts::Fixed(gpus),
         iterations,
@@ -383,7 +394,7 @@ fn rar_job(rng: &mut ChaCha8Rng, gpus: u32, duration_s: f64) -> (RarJob, &'stati
         reserved_bandwidth_bps: None,
         worker: Resources::new(1.0, 4.0, 16.0 * GB, 0.0, 0.0),
     };
-    (job, model.name)
+    Some((job, model.name))
 }
 
 /// A uniform draw in `[lo, min(hi, cap)]` (just `cap` when `cap < lo`).
@@ -401,7 +412,9 @@ fn capped_cores(rng: &mut ChaCha8Rng, (lo, hi): (u32, u32), cap: f64) -> f64 {
     f64::from(rng.random_range(lo..=hi))
 }
 
-fn ps_job(rng: &mut ChaCha8Rng, gpus: u32, duration_s: f64, opts: &RecipeOptions) -> PsJob {
+/// `None` when the duration needs more mini-batches per chunk than a `u32`
+/// counts.
+fn ps_job(rng: &mut ChaCha8Rng, gpus: u32, duration_s: f64, opts: &RecipeOptions) -> Option<PsJob> {
     use catalog::oasis as o;
     let per_machine = f64::from(opts.gpus_per_machine);
     let worker = Resources::new(
@@ -436,10 +449,13 @@ fn ps_job(rng: &mut ChaCha8Rng, gpus: u32, duration_s: f64, opts: &RecipeOptions
         let epochs = (k / (f64::from(chunks) * f64::from(drawn_minibatches)))
             .round()
             .clamp(1.0, 200.0);
-        let minibatches = round_count(k / (epochs * f64::from(chunks)));
-        (epochs as u32, chunks, minibatches)
+        let per_chunk = k / (epochs * f64::from(chunks));
+        if per_chunk.round() > f64::from(u32::MAX) {
+            return None;
+        }
+        (epochs as u32, chunks, round_count(per_chunk))
     };
-    PsJob {
+    Some(PsJob {
         epochs,
         data_chunks: chunks,
         minibatches_per_chunk: minibatches,
@@ -452,7 +468,7 @@ fn ps_job(rng: &mut ChaCha8Rng, gpus: u32, duration_s: f64, opts: &RecipeOptions
         ps_at_most_workers: true,
         sync: SyncMode::Asynchronous,
         layers: None,
-    }
+    })
 }
 
 #[cfg(test)]

@@ -1,0 +1,508 @@
+//! Robustness of the simulator and the baselines: every reproducer of a
+//! former panic, abort or hang, each under the watchdog, and a fuzz-style
+//! property over extreme but valid instances ("a result or a typed error,
+//! never a panic, never a hang").
+
+mod common;
+
+use common::{WATCHDOG_S, within};
+use dmlsched::baselines;
+use dmlsched::model::*;
+use dmlsched::schedule::{Segment, Tasks};
+use dmlsched::sim::*;
+
+fn ps(epochs: u32, chunks: u32, per_chunk: u32, compute_s: f64, worker_gpus: f64) -> PsJob {
+    PsJob {
+        epochs,
+        data_chunks: chunks,
+        minibatches_per_chunk: per_chunk,
+        minibatch_compute_s: compute_s,
+        gradient_bytes: 0.0,
+        worker: Resources::new(worker_gpus, 1.0, 1e9, 0.0, 1e9),
+        ps: Resources::new(0.0, 1.0, 1e9, 0.0, 1e9),
+        max_workers: 1,
+        max_ps: 1,
+        ps_at_most_workers: true,
+        sync: SyncMode::Synchronous,
+        layers: None,
+    }
+}
+
+fn ps_job(id: u32, arrival_s: f64, p: PsJob) -> Job {
+    Job::new(JobId(id), arrival_s, Architecture::ParameterServer(p))
+}
+
+fn cluster(machines: u32, gpus: f64) -> Cluster {
+    Cluster::homogeneous(machines, Resources::new(gpus, 64.0, 1e12, 0.0, 1e11), 1e10)
+}
+
+/// Answers the first event with fixed actions, then nothing.
+struct Once(Option<Vec<Action>>);
+
+impl Policy for Once {
+    fn name(&self) -> String {
+        "once".into()
+    }
+    fn on_event(&mut self, _v: &SimView<'_>, _e: &Event) -> dmlsched::Result<Vec<Action>> {
+        Ok(self.0.take().unwrap_or_default())
+    }
+}
+
+fn run_fifo(inst: Instance) -> dmlsched::Result<SimResult> {
+    simulate(
+        &inst,
+        &mut baselines::Fifo::default(),
+        &SimOptions::default(),
+    )
+}
+
+fn rar(workers: u32, iterations: u64, backward_s: f64) -> Job {
+    let r = RarJob {
+        workers: WorkerCounts::Fixed(workers),
+        iterations,
+        convergence_iterations: None,
+        model_bytes: 0.0,
+        minibatch_size: 1,
+        forward_per_sample_s: 0.0,
+        backward_per_iteration_s: backward_s,
+        reserved_bandwidth_bps: None,
+        worker: Resources::new(1.0, 1.0, 1e9, 0.0, 0.0),
+    };
+    Job::new(JobId(1), 0.0, Architecture::RingAllReduce(r))
+}
+
+#[test]
+fn ten_billion_gpus_on_a_machine() {
+    // One entry per GPU used to be allocated up front (1e10 aborted, 1e300
+    // overflowed); GPU owners are now kept only for GPUs handed out.
+    for gpus in [1e10, 1e300] {
+        for name in baselines::NAMES {
+            let what = format!("{name} with {gpus:e} GPUs");
+            let r = within(WATCHDOG_S, &what.clone(), move || {
+                let jobs = vec![ps_job(0, 0.0, ps(1, 1, 10, 1.0, 1.0)), rar(4, 10, 1.0)];
+                let inst = Instance::new(cluster(2, gpus), jobs, 60.0, 10).unwrap();
+                let mut p = baselines::by_name(name)?;
+                Some(simulate(&inst, &mut p, &SimOptions::default()))
+            });
+            let Some(r) = r else { continue };
+            let r = r.unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert!(r.jobs.iter().all(|j| j.finish_s.is_some()), "{what}: {r:?}");
+        }
+    }
+}
+
+#[test]
+fn a_plan_on_a_huge_horizon() {
+    let r = within(WATCHDOG_S, "plan on 2^32-1 slots", || {
+        let inst = Instance::new(
+            cluster(64, 8.0),
+            vec![ps_job(0, 0.0, ps(1, 1, 10, 1.0, 1.0))],
+            1.0,
+            u32::MAX,
+        )
+        .unwrap();
+        let plan = vec![Segment::new(
+            0..u32::MAX,
+            vec![(MachineId(3), Tasks::new(1, 1))],
+        )];
+        let mut p = Once(Some(vec![Action::Reserve {
+            job: JobId(0),
+            segments: plan,
+        }]));
+        simulate(&inst, &mut p, &SimOptions::default())
+    });
+    assert_eq!(r.unwrap().jobs[0].finish_s, Some(10.0));
+}
+
+#[test]
+fn total_work_does_not_overflow() {
+    let m = u32::MAX;
+    let r = within(WATCHDOG_S, "E·N·M overflow", move || {
+        let inst = Instance::new(
+            cluster(1, 1.0),
+            vec![ps_job(0, 0.0, ps(m, m, m, 1.0, 1.0))],
+            60.0,
+            10,
+        )
+        .unwrap();
+        assert!(total_work(&inst.jobs()[0]) > 7.9e28);
+        run_fifo(inst)
+    });
+    // 7.9e28 s of work: a result (far in the future) or a typed error.
+    match r {
+        Ok(r) => assert!(r.jobs[0].finish_s.is_none_or(|f| f > 1e28)),
+        Err(e) => println!("{e}"),
+    }
+}
+
+#[test]
+fn zero_iteration_time_finishes_at_once() {
+    let r = within(WATCHDOG_S, "τ = 0", || {
+        let inst = Instance::new(
+            cluster(1, 1.0),
+            vec![
+                ps_job(0, 0.0, ps(1, 1, 10, 0.0, 1.0)),
+                ps_job(1, 5.0, ps(1, 1, 10, 0.0, 1.0)),
+            ],
+            60.0,
+            10,
+        )
+        .unwrap();
+        run_fifo(inst)
+    })
+    .unwrap();
+    assert_eq!(r.jobs[0].finish_s, Some(0.0));
+    assert_eq!(r.jobs[1].finish_s, Some(5.0));
+}
+
+#[test]
+fn zero_iteration_time_under_a_plan_and_at_boundaries() {
+    // A plan starts the job at a later boundary, where it finishes at once.
+    let r = within(WATCHDOG_S, "τ = 0 planned", || {
+        let inst = Instance::new(
+            cluster(1, 1.0),
+            vec![ps_job(0, 0.0, ps(1, 1, 10, 0.0, 1.0))],
+            10.0,
+            10,
+        )
+        .unwrap();
+        let plan = vec![Segment::new(2..3, vec![(MachineId(0), Tasks::new(1, 1))])];
+        let mut p = Once(Some(vec![Action::Reserve {
+            job: JobId(0),
+            segments: plan,
+        }]));
+        simulate(&inst, &mut p, &SimOptions::default())
+    })
+    .unwrap();
+    assert_eq!(r.jobs[0].finish_s, Some(20.0));
+    // Decisions at slot boundaries only: it starts and ends at the first.
+    let r = within(WATCHDOG_S, "τ = 0 at boundaries", || {
+        let inst = Instance::new(
+            cluster(1, 1.0),
+            vec![ps_job(0, 5.0, ps(1, 1, 10, 0.0, 1.0))],
+            10.0,
+            10,
+        )
+        .unwrap();
+        let opts = SimOptions {
+            decisions: Decisions::SlotBoundaries,
+            ..SimOptions::default()
+        };
+        simulate(&inst, &mut baselines::Fifo::default(), &opts)
+    })
+    .unwrap();
+    assert_eq!(r.jobs[0].finish_s, Some(10.0));
+}
+
+#[test]
+fn tiny_iteration_time_on_a_slot_boundary() {
+    for arrival in [0.0, 60.0, 6000.0, 60.0 * 1e6] {
+        let r = within(WATCHDOG_S, "τ = 1e-6 on a boundary", move || {
+            let inst = Instance::new(
+                cluster(1, 1.0),
+                vec![ps_job(0, arrival, ps(1, 1, 10, 1e-6, 1.0))],
+                60.0,
+                u32::MAX,
+            )
+            .unwrap();
+            run_fifo(inst)
+        })
+        .unwrap();
+        let f = r.jobs[0].finish_s.unwrap();
+        assert!(f >= arrival && f - arrival <= 1e-5 + 1e-15 * arrival, "{f}");
+    }
+}
+
+#[test]
+fn denormal_demands_under_every_baseline() {
+    for name in baselines::NAMES {
+        let r = within(WATCHDOG_S, name, move || {
+            let inst = Instance::new(
+                cluster(2, 4.0),
+                vec![
+                    ps_job(0, 0.0, ps(1, 1, 10, 1.0, 5e-324)),
+                    ps_job(1, 0.0, ps(1, 1, 10, 1.0, 1.0)),
+                ],
+                60.0,
+                10,
+            )
+            .unwrap();
+            let mut p = baselines::by_name(name)?;
+            Some(simulate(&inst, &mut p, &SimOptions::default()))
+        });
+        if let Some(r) = r {
+            let r = r.unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(r.jobs.iter().all(|j| j.finish_s.is_some()), "{name}: {r:?}");
+        }
+    }
+}
+
+/// Replays Philly CSV text under every cheap baseline for both recipes:
+/// per policy, a result or a typed error.
+fn replay_philly(csv: &'static str) -> Vec<(String, dmlsched::Result<SimResult>)> {
+    use dmlsched::trace::{
+        Arch, RecipeOptions, ReplayOptions, Window, read_philly_pollux_csv, replay_instance, select,
+    };
+    let rows = read_philly_pollux_csv(csv.as_bytes()).unwrap().jobs;
+    let rows = select(&rows, &Window::default()).unwrap();
+    let mut out = Vec::new();
+    for arch in [Arch::RingAllReduce, Arch::ParameterServer] {
+        let recipe = match arch {
+            Arch::RingAllReduce => RecipeOptions::rar(),
+            Arch::ParameterServer => RecipeOptions::ps(),
+        };
+        let opts = ReplayOptions {
+            recipe,
+            ..ReplayOptions::default()
+        };
+        let inst = match replay_instance(&rows, &opts) {
+            Ok((inst, _)) => inst,
+            Err(e) => {
+                out.push((format!("{arch:?}"), Err(e)));
+                continue;
+            }
+        };
+        for name in baselines::cheap_for(arch == Arch::RingAllReduce) {
+            let what = format!("{arch:?} {name}");
+            let inst = inst.clone();
+            let r = within(WATCHDOG_S, &what.clone(), move || {
+                let mut p = baselines::by_name(name).expect("a cheap baseline");
+                simulate(&inst, &mut p, &SimOptions::default())
+            });
+            out.push((what, r));
+        }
+    }
+    out
+}
+
+#[test]
+fn philly_job_of_1e10_seconds_then_a_minute() {
+    let csv = "timestamp,duration,num_gpus,gpu_time,cluster\n\
+               2017-11-21 03:15:57,10000000000.0,64,640000000000.0,a\n\
+               2017-11-21 03:20:00,60.0,1,60.0,b\n";
+    for (what, r) in replay_philly(csv) {
+        let r = r.unwrap_or_else(|e| panic!("{what}: {e}"));
+        // Every job finishes, or the run says it stalled (a policy that
+        // cannot place a job, such as FIFO behind a gang that never fits).
+        let done = r.jobs.iter().all(|j| j.finish_s.is_some() || j.rejected);
+        assert!(done || r.stalled, "{what}: {:?}", r.jobs);
+        assert!(done || !what.starts_with("RingAllReduce"), "{what}");
+    }
+}
+
+#[test]
+fn philly_rows_seventeen_years_apart() {
+    let csv = "timestamp,duration,num_gpus,gpu_time,cluster\n\
+               2017-11-21 03:15:57,23.0,1,23.0,a\n\
+               2000-02-29 00:00:00,2435.0,1,2435.0,b\n";
+    for (what, r) in replay_philly(csv) {
+        let r = r.unwrap_or_else(|e| panic!("{what}: {e}"));
+        // Every job finishes, or the run says it stalled (a policy that
+        // cannot place a job, such as FIFO behind a gang that never fits).
+        let done = r.jobs.iter().all(|j| j.finish_s.is_some() || j.rejected);
+        assert!(done || r.stalled, "{what}: {:?}", r.jobs);
+        assert!(done || !what.starts_with("RingAllReduce"), "{what}");
+    }
+}
+
+#[test]
+fn philly_durations_beyond_what_a_job_counts_are_refused() {
+    use dmlsched::trace::{
+        RecipeOptions, ReplayOptions, Window, read_philly_pollux_csv, replay_instance, select,
+    };
+    let instance = |d: f64, recipe: RecipeOptions| {
+        let csv = format!(
+            "timestamp,duration,num_gpus,gpu_time,cluster\n2017-11-21 03:15:57,{d:.1},1,{d:.1},a\n"
+        );
+        let rows = read_philly_pollux_csv(csv.as_bytes()).unwrap().jobs;
+        let rows = select(&rows, &Window::default()).unwrap();
+        let opts = ReplayOptions {
+            recipe,
+            ..ReplayOptions::default()
+        };
+        replay_instance(&rows, &opts).map(|(inst, _)| inst)
+    };
+    for recipe in [RecipeOptions::rar(), RecipeOptions::ps()] {
+        for d in [1e21, 1e25, 1e300] {
+            match instance(d, recipe) {
+                Err(e) => assert!(e.to_string().contains("trace duration"), "{e}"),
+                Ok(_) => panic!("{d} s accepted"),
+            }
+        }
+        // Below the limit, a longer job takes longer: no saturation.
+        let jct = |d: f64| {
+            let inst = instance(d, recipe).unwrap();
+            within(WATCHDOG_S, "long job", move || run_fifo(inst))
+                .unwrap()
+                .jobs[0]
+                .jct_s
+                .unwrap()
+        };
+        let (a, b) = (jct(1e12), jct(2e12));
+        assert!(b > 1.5 * a, "{a} {b}");
+    }
+}
+
+// ------------------------------------------------------------ fuzz-style
+
+mod fuzz {
+    use super::*;
+    use dmlsched::timing::ProgressMode;
+    use proptest::prelude::*;
+    use proptest::test_runner::FileFailurePersistence;
+
+    /// One job of a fuzz case.
+    #[derive(Debug, Clone)]
+    struct JobSpec {
+        ring: bool,
+        arrival_frac: f64,
+        work: u32,
+        compute_s: f64,
+        gpus: f64,
+        workers: u32,
+    }
+
+    fn job_spec() -> impl Strategy<Value = JobSpec> {
+        (
+            any::<bool>(),
+            prop_oneof![Just(0.0), Just(0.5), 0.0f64..1.0],
+            prop_oneof![Just(1u32), Just(1000), Just(u32::MAX)],
+            prop_oneof![
+                Just(0.0),
+                Just(1e-12),
+                Just(1e-6),
+                Just(1.0),
+                Just(1e12),
+                Just(1e300)
+            ],
+            prop_oneof![Just(1.0), Just(1e-300), Just(5e-324)],
+            prop_oneof![Just(1u32), Just(4)],
+        )
+            .prop_map(
+                |(ring, arrival_frac, work, compute_s, gpus, workers)| JobSpec {
+                    ring,
+                    arrival_frac,
+                    work,
+                    compute_s,
+                    gpus,
+                    workers,
+                },
+            )
+    }
+
+    fn make_job(id: u32, s: &JobSpec, horizon_s: f64) -> Job {
+        // Arrivals inside the horizon, some exactly on slot boundaries.
+        let arrival = (s.arrival_frac * horizon_s).min(horizon_s * 0.999);
+        let arch = if s.ring {
+            // Ring workers hold exactly one GPU.
+            Architecture::RingAllReduce(RarJob {
+                workers: WorkerCounts::Allowed(vec![1, s.workers]),
+                iterations: u64::from(s.work),
+                convergence_iterations: None,
+                model_bytes: 0.0,
+                minibatch_size: 1,
+                forward_per_sample_s: 0.0,
+                backward_per_iteration_s: s.compute_s,
+                reserved_bandwidth_bps: None,
+                worker: Resources::new(1.0, 1.0, 1e9, 0.0, 0.0),
+            })
+        } else {
+            let mut p = ps(1, 1, s.work, s.compute_s, s.gpus);
+            p.max_workers = s.workers;
+            p.max_ps = s.workers;
+            Architecture::ParameterServer(p)
+        };
+        Job::new(JobId(id), arrival, arch).with_discipline(Discipline::ELASTIC)
+    }
+
+    /// Simulator options `k`; `max_events` keeps a debug build's case
+    /// short (the event limit is a typed error, a fine outcome).
+    fn options(k: u8, max_events: u64) -> SimOptions {
+        let base = SimOptions {
+            max_events,
+            ..SimOptions::default()
+        };
+        match k % 4 {
+            0 => base,
+            1 => SimOptions {
+                decisions: Decisions::EventDriven { ticks: true },
+                ..base
+            },
+            2 => SimOptions {
+                decisions: Decisions::SlotBoundaries,
+                ..base
+            },
+            _ => SimOptions {
+                decisions: Decisions::SlotBoundaries,
+                progress: ProgressMode::Floor,
+                ..base
+            },
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 40,
+            failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+                "proptest-regressions/robust_sim.txt",
+            ))),
+            ..ProptestConfig::default()
+        })]
+
+        /// Every baseline on extreme but valid instances: a result or a
+        /// typed error, never a panic, never a hang (each case under the
+        /// watchdog). `DormLike` may refuse; the loop guard never fires.
+        #[test]
+        fn every_baseline_on_extreme_instances(
+            machines in prop_oneof![2 => Just(0u32), 3 => Just(1), 3 => Just(3), 2 => Just(10_000)],
+            capacity in prop_oneof![Just(8.0), Just(1e300)],
+            slot_s in prop_oneof![Just(1e-3), Just(60.0), Just(1e6)],
+            horizon in prop_oneof![Just(1u32), Just(10), Just(1_000_000_000)],
+            specs in proptest::collection::vec(job_spec(), 1..5),
+            opts in 0u8..4,
+        ) {
+            let cap = Resources::new(capacity, capacity * 8.0, capacity * 1e9, 0.0, capacity * 1e9);
+            let cluster = Cluster::homogeneous(machines, cap, 1e10);
+            let horizon_s = slot_s * f64::from(horizon);
+            let jobs: Vec<Job> = specs
+                .iter()
+                .enumerate()
+                .map(|(i, s)| make_job(i as u32, s, horizon_s))
+                .collect();
+            let inst = match Instance::new(cluster, jobs, slot_s, horizon) {
+                Ok(inst) => inst,
+                // A typed refusal of the instance is a fine outcome.
+                Err(_) => return Ok(()),
+            };
+            let what = format!("{machines} machines, capacity {capacity:e}, slot {slot_s} s, {horizon} slots, {specs:?}, options {opts}");
+            let outcomes = within(WATCHDOG_S, &what.clone(), move || {
+                // Every event costs O(machines): fewer of them on 10⁴.
+                let opts = options(opts, if machines > 100 { 40 } else { 2_000 });
+                baselines::NAMES
+                    .iter()
+                    .filter_map(|name| {
+                        let mut p = baselines::by_name(name)?;
+                        Some((*name, simulate(&inst, &mut p, &opts)))
+                    })
+                    .collect::<Vec<_>>()
+            });
+            for (name, r) in outcomes {
+                match r {
+                    Ok(r) => {
+                        prop_assert!(r.end_s >= r.start_s, "{name}: {what}");
+                        for j in &r.jobs {
+                            if let Some(f) = j.finish_s {
+                                prop_assert!(f >= j.arrival_s && f.is_finite(), "{name}: {j:?}");
+                            }
+                            prop_assert!(j.remaining_work >= 0.0, "{name}: {j:?}");
+                        }
+                    }
+                    Err(e) => prop_assert!(
+                        !matches!(e, dmlsched::Error::Sim(SimError::Stalled { .. })),
+                        "{name}: {e} ({what})"
+                    ),
+                }
+            }
+        }
+    }
+}
