@@ -48,9 +48,12 @@ pub struct RoundingSolver {
     pub repair: RepairOptions,
     /// When the exact MIP runs.
     pub exact: ExactMode,
-    /// Options of the LP relaxation.
+    /// Options of the LP relaxation. Its time limit bounds the LP solve
+    /// only.
     pub lp: SolveOptions,
-    /// Options of the exact MIP.
+    /// Options of the exact MIP. Its time limit bounds the MIP solve only:
+    /// the LP relaxation runs before it, so to bound the whole call set
+    /// [`time_limit_s`](Self::time_limit_s).
     pub mip: MipOptions,
     /// Wall-clock limit of a whole [`solve`](Self::solve) call, in seconds
     /// (default `None`: no limit beyond each solver's own). The LP
