@@ -444,7 +444,7 @@ impl PcBuilder {
     ///
     /// [`PcError::TooLarge`] when `n_vars` exceeds [`MAX_VARS`] (checked
     /// before anything of that size is allocated); then the first violation
-    /// of V1–V10 (spec §2.2), or [`PcError::InvalidUpper`] for an integer
+    /// of the validation rules V1–V10, or [`PcError::InvalidUpper`] for an integer
     /// column with a fractional bound; then [`PcError::OutOfRange`] (V11)
     /// for a finite number the LP solver cannot represent or, on a row of
     /// integer coefficients over integer columns, a right-hand side beyond
