@@ -365,8 +365,7 @@ pub struct Rack {
 }
 
 /// How shared inter-server bandwidth degrades with `k` effective contenders:
-/// a ring's bottleneck bandwidth is `b_ext / f(k)` (`specs/ring-allreduce.md`
-/// §4.3). Every variant has `f(1) = 1` and is increasing in `k`.
+/// a ring's bottleneck bandwidth is `b_ext / f(k)`. Every variant has `f(1) = 1` and is increasing in `k`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(
@@ -412,8 +411,8 @@ impl Degradation {
     }
 }
 
-/// Cluster-level parameters of the ring-all-reduce timing model
-/// (`specs/ring-allreduce.md` §3–§4), in SI units.
+/// Cluster-level parameters of the ring-all-reduce timing model (contention
+/// and per-server overhead), in SI units.
 ///
 /// In JSON every field may be left out and takes its value from
 /// [`RingParams::default`].

@@ -76,8 +76,8 @@ pub enum SyncMode {
     Asynchronous,
 }
 
-/// Per-layer profile of a model for the layered PS timing model
-/// (`specs/timing-and-calibration.md` §5), per worker and per mini-batch.
+/// Per-layer profile of a model for the layered PS timing model, per worker
+/// and per mini-batch.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(deny_unknown_fields))]

@@ -1,6 +1,5 @@
-//! Generic mixed packing–covering integer programs
-//! (`specs/packing-covering.md`): validation, LP relaxation with a safe dual
-//! bound, independent randomized rounding, per-instance a-priori guarantees,
+//! Generic mixed packing–covering integer programs: validation, LP
+//! relaxation with a safe dual bound, independent randomized rounding, per-instance a-priori guarantees,
 //! repair to exact feasibility, best-of-k trials with an exact-MIP fallback,
 //! and a [`Certificate`](crate::Certificate) for every result.
 

@@ -1,5 +1,5 @@
 //! Public cluster traces, synthetic workloads, and recipes that turn them
-//! into [`Job`](crate::model::Job)s (`specs/workloads.md`).
+//! into [`Job`](crate::model::Job)s.
 //!
 //! The module has four layers:
 //!
