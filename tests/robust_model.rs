@@ -240,6 +240,35 @@ fn exact_oasis_refuses_utilities_at_the_solver_infinity() {
     });
 }
 
+/// The exact MIP allocated one capacity cell per (machine, slot, resource)
+/// and a utility column per slot to the horizon: 2²⁵ slots (a horizon the
+/// online DP still accepts for this job) needed gigabytes per machine. It
+/// now estimates its size first and refuses with a typed error.
+#[cfg(feature = "highs")]
+#[test]
+fn exact_oasis_on_a_huge_horizon() {
+    use dmlsched::algorithms::oasis::{
+        EXACT_MAX_COLUMNS, ExactOptions, OasisError, offline_optimum,
+    };
+    within(WATCHDOG_S, "exact OASiS over 2^25 slots", || {
+        let u = Utility::Constant { value: 1.0 };
+        let inst =
+            Instance::new(oasis_cluster(), vec![oasis_job(0, u, 1.0)], 1.0, 1 << 25).unwrap();
+        let err = offline_optimum(&inst, &ExactOptions::default()).unwrap_err();
+        match err {
+            dmlsched::Error::Oasis(OasisError::ExactTooLarge { columns, limit }) => {
+                assert_eq!(limit, EXACT_MAX_COLUMNS);
+                assert!(columns >= 1 << 25, "{columns}");
+            }
+            e => panic!("{e:?}"),
+        }
+        // Without jobs the program is empty, whatever the horizon.
+        let empty = Instance::new(oasis_cluster(), vec![], 1.0, u32::MAX).unwrap();
+        let opt = offline_optimum(&empty, &ExactOptions::default()).unwrap();
+        assert!(opt.schedule.jobs.is_empty());
+    });
+}
+
 /// A JSON type error named the line and column but not the field.
 #[cfg(feature = "serde")]
 #[test]

@@ -29,6 +29,18 @@ pub enum OasisError {
         /// What is wrong.
         reason: String,
     },
+    /// The exact MIP would need more columns than
+    /// [`EXACT_MAX_COLUMNS`](super::EXACT_MAX_COLUMNS) (an upper estimate:
+    /// slots from each job's arrival to the horizon × (machines + 2)).
+    #[error(
+        "the exact MIP would need up to {columns} columns, more than its limit of {limit} (shorten the horizon or use fewer jobs)"
+    )]
+    ExactTooLarge {
+        /// The estimate.
+        columns: u128,
+        /// The limit.
+        limit: u64,
+    },
     /// The simulator handed the policy a job it was not built for.
     #[error("{job} is not in the instance the OASiS policy was built for")]
     UnknownJob {

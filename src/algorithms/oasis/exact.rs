@@ -3,6 +3,7 @@
 //! solved with HiGHS through [`crate::lp`]. See [`offline_optimum`] for the
 //! formulation, its size, the limits and the errors.
 
+use std::collections::BTreeMap;
 use std::time::Instant;
 
 use crate::certificate::{ExactInfo, ExactStatus, Sense};
@@ -14,7 +15,7 @@ use crate::schedule::{JobSchedule, Schedule, verify};
 
 use super::error::OasisError;
 use super::jobs_in_arrival_order;
-use super::model::{OasisCluster, OasisJob, PS_POOL, RESOURCES, WORKER_POOL};
+use super::model::{OasisCluster, OasisJob, PS_POOL, WORKER_POOL};
 use super::plan::{OasisPlan, SlotPlan};
 
 /// How the MIP counts a job's training work.
@@ -202,15 +203,12 @@ fn usable(cluster: &OasisCluster, job: &OasisJob, pool: PoolId, task_cap: u32) -
 /// Builds the time-indexed MIP documented on [`offline_optimum`].
 fn build(cluster: &OasisCluster, jobs: &[OasisJob], model: WorkModel) -> Mip {
     let horizon = cluster.horizon;
-    let n_machines = cluster.capacity.len();
     let mut lp = LinearProgram::new(Sense::Maximise);
     let mut out = Vec::new();
     let mut trivial_bound = 0.0;
-    // Capacity entries per (machine, slot, resource).
-    let cell =
-        |m: u32, t: u32, r: usize| (m as usize * horizon as usize + t as usize) * RESOURCES + r;
-    let mut cap_entries: Vec<Vec<(usize, f64)>> =
-        vec![Vec::new(); n_machines * horizon as usize * RESOURCES];
+    // Capacity entries per (machine, slot, resource) cell that some column
+    // uses: memory follows the columns, not machines × horizon.
+    let mut cap_entries: CapEntries = BTreeMap::new();
 
     for (index, job) in jobs.iter().enumerate() {
         let n_max = job.max_workers;
@@ -287,48 +285,7 @@ fn build(cluster: &OasisCluster, jobs: &[OasisJob], model: WorkModel) -> Mip {
         }
 
         for s in &slots {
-            let y_sum: Vec<(usize, f64)> = s.y.iter().map(|&(_, c)| (c, 1.0)).collect();
-            // Σ_{t' ≥ t} u_it'.
-            let later: Vec<usize> = u
-                .iter()
-                .filter(|&&(t, _)| t >= s.t)
-                .map(|&(_, c)| c)
-                .collect();
-            if let Some(k) = s.k {
-                let mut row = y_sum.clone();
-                row.push((k, -job.rho));
-                lp.add_row(0.0, f64::INFINITY, &row);
-            }
-            let mut row = y_sum.clone();
-            row.extend(later.iter().map(|&c| (c, -f64::from(n_max))));
-            lp.add_row(f64::NEG_INFINITY, 0.0, &row);
-            for (&(_, col), &(_, cap)) in s.y.iter().zip(&workers) {
-                let mut row = vec![(col, 1.0)];
-                row.extend(later.iter().map(|&c| (c, -f64::from(cap))));
-                lp.add_row(f64::NEG_INFINITY, 0.0, &row);
-            }
-            // (6) b·Σy − B·Σz ≤ 0.
-            let mut row: Vec<(usize, f64)> =
-                s.y.iter().map(|&(_, c)| (c, job.worker_gbps)).collect();
-            row.extend(s.z.iter().map(|&(_, c)| (c, -job.ps_gbps)));
-            lp.add_row(f64::NEG_INFINITY, 0.0, &row);
-            // (7) Σz − Σy ≤ 0.
-            let mut row: Vec<(usize, f64)> = s.z.iter().map(|&(_, c)| (c, 1.0)).collect();
-            row.extend(s.y.iter().map(|&(_, c)| (c, -1.0)));
-            lp.add_row(f64::NEG_INFINITY, 0.0, &row);
-            // Σz ≤ max_ps.
-            let row: Vec<(usize, f64)> = s.z.iter().map(|&(_, c)| (c, 1.0)).collect();
-            lp.add_row(f64::NEG_INFINITY, f64::from(job.max_ps), &row);
-            // Capacity entries, (4) and (5).
-            for (tasks, demand) in [(&s.y, &job.worker_demand), (&s.z, &job.ps_demand)] {
-                for &(m, col) in tasks {
-                    for (r, &dr) in demand.iter().enumerate() {
-                        if dr > 0.0 {
-                            cap_entries[cell(m, s.t, r)].push((col, dr));
-                        }
-                    }
-                }
-            }
+            add_slot_rows(&mut lp, job, s, &workers, &u, &mut cap_entries);
         }
         out.push(JobCols {
             job: index,
@@ -337,20 +294,77 @@ fn build(cluster: &OasisCluster, jobs: &[OasisJob], model: WorkModel) -> Mip {
         });
     }
 
-    for m in 0..n_machines as u32 {
-        for t in 0..horizon {
-            for r in 0..RESOURCES {
-                let entries = &cap_entries[cell(m, t, r)];
-                if !entries.is_empty() {
-                    lp.add_row(f64::NEG_INFINITY, cluster.capacity[m as usize][r], entries);
-                }
-            }
-        }
+    // In (machine, slot, resource) order, as a dense sweep would add them.
+    for ((m, _, r), entries) in &cap_entries {
+        lp.add_row(
+            f64::NEG_INFINITY,
+            cluster.capacity[*m as usize][*r],
+            entries,
+        );
     }
     Mip {
         lp,
         jobs: out,
         trivial_bound,
+    }
+}
+
+/// Capacity-row entries per (machine, slot, resource) cell.
+type CapEntries = BTreeMap<(u32, u32, usize), Vec<(usize, f64)>>;
+
+/// The rows of one slot of one job: chunks ≤ ρ·workers, the worker cap and
+/// per-machine caps while the job is unfinished, (6) bandwidth balance,
+/// (7) at most as many PSs as workers, the PS cap; and its capacity entries
+/// (4) and (5).
+fn add_slot_rows(
+    lp: &mut LinearProgram,
+    job: &OasisJob,
+    s: &SlotCols,
+    workers: &[(u32, u32)],
+    u: &[(u32, usize)],
+    cap_entries: &mut CapEntries,
+) {
+    let n_max = job.max_workers;
+    let y_sum: Vec<(usize, f64)> = s.y.iter().map(|&(_, c)| (c, 1.0)).collect();
+    // Σ_{t' ≥ t} u_it'.
+    let later: Vec<usize> = u
+        .iter()
+        .filter(|&&(t, _)| t >= s.t)
+        .map(|&(_, c)| c)
+        .collect();
+    if let Some(k) = s.k {
+        let mut row = y_sum.clone();
+        row.push((k, -job.rho));
+        lp.add_row(0.0, f64::INFINITY, &row);
+    }
+    let mut row = y_sum.clone();
+    row.extend(later.iter().map(|&c| (c, -f64::from(n_max))));
+    lp.add_row(f64::NEG_INFINITY, 0.0, &row);
+    for (&(_, col), &(_, cap)) in s.y.iter().zip(workers) {
+        let mut row = vec![(col, 1.0)];
+        row.extend(later.iter().map(|&c| (c, -f64::from(cap))));
+        lp.add_row(f64::NEG_INFINITY, 0.0, &row);
+    }
+    // (6) b·Σy − B·Σz ≤ 0.
+    let mut row: Vec<(usize, f64)> = s.y.iter().map(|&(_, c)| (c, job.worker_gbps)).collect();
+    row.extend(s.z.iter().map(|&(_, c)| (c, -job.ps_gbps)));
+    lp.add_row(f64::NEG_INFINITY, 0.0, &row);
+    // (7) Σz − Σy ≤ 0.
+    let mut row: Vec<(usize, f64)> = s.z.iter().map(|&(_, c)| (c, 1.0)).collect();
+    row.extend(s.y.iter().map(|&(_, c)| (c, -1.0)));
+    lp.add_row(f64::NEG_INFINITY, 0.0, &row);
+    // Σz ≤ max_ps.
+    let row: Vec<(usize, f64)> = s.z.iter().map(|&(_, c)| (c, 1.0)).collect();
+    lp.add_row(f64::NEG_INFINITY, f64::from(job.max_ps), &row);
+    // Capacity entries, (4) and (5).
+    for (tasks, demand) in [(&s.y, &job.worker_demand), (&s.z, &job.ps_demand)] {
+        for &(m, col) in tasks {
+            for (r, &dr) in demand.iter().enumerate() {
+                if dr > 0.0 {
+                    cap_entries.entry((m, s.t, r)).or_default().push((col, dr));
+                }
+            }
+        }
     }
 }
 
@@ -456,6 +470,27 @@ fn check_work(job: &OasisJob, plan: &OasisPlan, model: WorkModel) -> Result<(), 
 /// solve a different program.
 pub const EXACT_MAX_UTILITY: f64 = 1e20;
 
+/// The most columns [`offline_optimum`] builds (2²⁴, far beyond what the
+/// MIP solver proves optimal in practice), estimated before anything is
+/// allocated as Σ over jobs of (horizon − arrival slot) × (machines + 2).
+pub const EXACT_MAX_COLUMNS: u64 = 1 << 24;
+
+/// Refuses programs whose column estimate exceeds [`EXACT_MAX_COLUMNS`].
+fn check_size(cluster: &OasisCluster, jobs: &[OasisJob]) -> Result<(), OasisError> {
+    let per_slot = cluster.capacity.len() as u128 + 2;
+    let columns: u128 = jobs
+        .iter()
+        .map(|j| u128::from(cluster.horizon.saturating_sub(j.earliest)) * per_slot)
+        .sum();
+    if columns > u128::from(EXACT_MAX_COLUMNS) {
+        return Err(OasisError::ExactTooLarge {
+            columns,
+            limit: EXACT_MAX_COLUMNS,
+        });
+    }
+    Ok(())
+}
+
 /// The exact offline optimum of OASiS's problem on `instance`
 /// (`specs/oasis.md` §10, §17.1–2) under `opts.work_model`.
 ///
@@ -553,6 +588,8 @@ pub const EXACT_MAX_UTILITY: f64 = 1e20;
 /// * [`OasisError::UnsupportedJob`] for a job whose utility at zero delay
 ///   (its largest) is at or above [`EXACT_MAX_UTILITY`] = 10²⁰, the value
 ///   from which HiGHS reads a number as infinite;
+/// * [`OasisError::ExactTooLarge`] when the program would need more than
+///   [`EXACT_MAX_COLUMNS`] columns (checked before anything is allocated);
 /// * [`crate::Error::Lp`] when the solver fails or ends in a status other
 ///   than optimal or a limit, and [`LpError::Solver`] (stage `"check"`) when
 ///   a rounded incumbent does not complete an admitted job's work (a solver
@@ -618,6 +655,7 @@ pub fn offline_optimum(instance: &Instance, opts: &ExactOptions) -> crate::Resul
         }
         .into());
     }
+    check_size(&cluster, &jobs)?;
     let mip = build(&cluster, &jobs, opts.work_model);
     let (columns, rows) = (mip.lp.n_cols(), mip.lp.n_rows());
 

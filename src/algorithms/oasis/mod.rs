@@ -135,7 +135,9 @@ use super::Solved;
 
 pub use error::OasisError;
 #[cfg(feature = "highs")]
-pub use exact::{EXACT_MAX_UTILITY, ExactOptions, OfflineSolution, WorkModel, offline_optimum};
+pub use exact::{
+    EXACT_MAX_COLUMNS, EXACT_MAX_UTILITY, ExactOptions, OfflineSolution, WorkModel, offline_optimum,
+};
 pub use model::{
     MAX_DP_CELLS, OasisCluster, OasisJob, PS_POOL, RESOURCE_NAMES, RESOURCES, SpecVector,
     WORKER_POOL, spec_units,
