@@ -979,6 +979,12 @@ impl State<'_> {
     }
 
     fn grow_naive(&mut self, x: &mut [f64]) -> Result<u64, PcError> {
+        self.grow_scan(x, true)
+    }
+
+    /// Phase 2 by a full scan per move: the cheapest column grows by its
+    /// batch (`batched`) or by one unit.
+    fn grow_scan(&mut self, x: &mut [f64], batched: bool) -> Result<u64, PcError> {
         let mut moves = 0;
         while self.count_violated(&[RowClass::Covering]) > 0 {
             let mut best: Option<(f64, usize)> = None;
@@ -992,7 +998,7 @@ impl State<'_> {
             let Some((_, j)) = best else {
                 return Err(self.grow_failure(x));
             };
-            let t = self.grow_batch(x, j);
+            let t = if batched { self.grow_batch(x, j) } else { 1.0 };
             self.step(x, j, t);
             moves += t as u64;
         }
@@ -1005,23 +1011,7 @@ impl State<'_> {
 #[cfg(test)]
 impl State<'_> {
     fn grow_unit(&mut self, x: &mut [f64]) -> Result<u64, PcError> {
-        let mut moves = 0;
-        while self.count_violated(&[RowClass::Covering]) > 0 {
-            let mut best: Option<(f64, usize)> = None;
-            for j in 0..x.len() {
-                if let Some(key) = self.grow_key(x, j)
-                    && best.is_none_or(|(b, _)| key.total_cmp(&b) == Ordering::Less)
-                {
-                    best = Some((key, j));
-                }
-            }
-            let Some((_, j)) = best else {
-                return Err(self.grow_failure(x));
-            };
-            self.step(x, j, 1.0);
-            moves += 1;
-        }
-        Ok(moves)
+        self.grow_scan(x, false)
     }
 }
 
