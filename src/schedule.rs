@@ -378,7 +378,11 @@ pub enum Violation {
         gap: Range<u32>,
     },
     /// A machine's capacity is exceeded in a slot.
-    #[error("{machine}, slot {slot}: {resource} used {used} exceeds capacity {capacity}")]
+    #[error(
+        "{machine}, slot {slot}: {resource} used {} exceeds capacity {}",
+        resource.amount(*used),
+        resource.amount(*capacity)
+    )]
     CapacityExceeded {
         /// The machine.
         machine: MachineId,

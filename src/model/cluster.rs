@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::units::Num;
+use super::units::{BitRate, Bytes, Num};
 
 /// Implements the shared shape of the id newtypes.
 macro_rules! id_type {
@@ -88,6 +88,42 @@ impl ResourceKind {
     }
 }
 
+impl ResourceKind {
+    /// An amount of this resource formatted for messages with its unit:
+    /// GPUs and cores as plain numbers, memory and storage in bytes with a
+    /// decimal prefix (`256 GB`), NIC bandwidth in bits per second
+    /// (`25 Gbit/s`).
+    ///
+    /// ```
+    /// use dmlsched::model::{ResourceKind, units::gbps};
+    /// assert_eq!(ResourceKind::Nic.amount(gbps(25.0)).to_string(), "25 Gbit/s");
+    /// assert_eq!(ResourceKind::Gpu.amount(4.0).to_string(), "4");
+    /// ```
+    pub fn amount(self, value: f64) -> Amount {
+        Amount { kind: self, value }
+    }
+}
+
+/// An amount of one resource, displayed with its unit
+/// (see [`ResourceKind::amount`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Amount {
+    kind: ResourceKind,
+    value: f64,
+}
+
+impl fmt::Display for Amount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            ResourceKind::Gpu | ResourceKind::Cpu => fmt::Display::fmt(&Num(self.value), f),
+            ResourceKind::Memory | ResourceKind::Storage => {
+                fmt::Display::fmt(&Bytes(self.value), f)
+            }
+            ResourceKind::Nic => fmt::Display::fmt(&BitRate(self.value), f),
+        }
+    }
+}
+
 impl fmt::Display for ResourceKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -139,9 +175,53 @@ impl Resources {
         }
     }
 
-    /// The zero vector.
+    /// The zero vector; the start of a named construction:
+    ///
+    /// ```
+    /// use dmlsched::model::{Resources, units::{gb, gbps}};
+    /// let machine = Resources::zero().gpus(4.0).cpu_cores(32.0).memory(gb(256.0)).nic(gbps(25.0));
+    /// assert_eq!(machine.memory_bytes, 256e9);
+    /// assert_eq!(machine.storage_bytes, 0.0);
+    /// assert_eq!(machine.to_string(), "{gpus 4, cpu 32, mem 256 GB, storage 0 B, nic 25 Gbit/s}");
+    /// ```
     pub fn zero() -> Self {
         Resources::default()
+    }
+
+    /// The same vector with `gpus` GPUs.
+    #[must_use]
+    pub fn gpus(mut self, gpus: f64) -> Self {
+        self.gpus = gpus;
+        self
+    }
+
+    /// The same vector with `cores` CPU cores.
+    #[must_use]
+    pub fn cpu_cores(mut self, cores: f64) -> Self {
+        self.cpu_cores = cores;
+        self
+    }
+
+    /// The same vector with `bytes` of memory (see [`units::gb`](super::units::gb)).
+    #[must_use]
+    pub fn memory(mut self, bytes: f64) -> Self {
+        self.memory_bytes = bytes;
+        self
+    }
+
+    /// The same vector with `bytes` of storage.
+    #[must_use]
+    pub fn storage(mut self, bytes: f64) -> Self {
+        self.storage_bytes = bytes;
+        self
+    }
+
+    /// The same vector with `bytes_per_s` of NIC bandwidth (see
+    /// [`units::gbps`](super::units::gbps)).
+    #[must_use]
+    pub fn nic(mut self, bytes_per_s: f64) -> Self {
+        self.nic_bps = bytes_per_s;
+        self
     }
 
     /// One component.
@@ -239,12 +319,12 @@ impl fmt::Display for Resources {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{{gpus {}, cpu {}, mem {} B, storage {} B, nic {} B/s}}",
+            "{{gpus {}, cpu {}, mem {}, storage {}, nic {}}}",
             Num(self.gpus),
             Num(self.cpu_cores),
-            Num(self.memory_bytes),
-            Num(self.storage_bytes),
-            Num(self.nic_bps)
+            Bytes(self.memory_bytes),
+            Bytes(self.storage_bytes),
+            BitRate(self.nic_bps)
         )
     }
 }

@@ -141,7 +141,103 @@ fn yes() -> bool {
 /// [`Instance::new`](super::Instance::new) refuses larger workloads.
 pub const MAX_TOTAL_MINIBATCHES: u64 = 1 << 53;
 
+impl Default for PsJob {
+    /// A valid one-mini-batch job to start a struct literal from: one epoch
+    /// of one chunk of one mini-batch taking 1 s of compute, no gradient
+    /// traffic, at most one worker (1 GPU, 1 CPU core) and one PS (1 CPU
+    /// core), PSs at most workers, asynchronous, no layer profile.
+    ///
+    /// ```
+    /// use dmlsched::model::{Job, JobId, PsJob, Resources, units::{gb, gbps, mb}};
+    /// let ps = PsJob {
+    ///     epochs: 3, data_chunks: 4, minibatches_per_chunk: 100,
+    ///     minibatch_compute_s: 0.2, gradient_bytes: mb(40.0),
+    ///     worker: Resources::zero().gpus(1.0).cpu_cores(4.0).memory(gb(16.0)).nic(gbps(2.0)),
+    ///     ps: Resources::zero().cpu_cores(2.0).memory(gb(8.0)).nic(gbps(4.0)),
+    ///     max_workers: 4, max_ps: 2,
+    ///     ..PsJob::default()
+    /// };
+    /// assert_eq!(ps.total_minibatches(), 1200);
+    /// let job = Job::new(JobId(0), 0.0, ps);
+    /// assert_eq!(job.max_workers(), 4);
+    /// ```
+    fn default() -> Self {
+        PsJob {
+            epochs: 1,
+            data_chunks: 1,
+            minibatches_per_chunk: 1,
+            minibatch_compute_s: 1.0,
+            gradient_bytes: 0.0,
+            worker: Resources::zero().gpus(1.0).cpu_cores(1.0),
+            ps: Resources::zero().cpu_cores(1.0),
+            max_workers: 1,
+            max_ps: 1,
+            ps_at_most_workers: true,
+            sync: SyncMode::Asynchronous,
+            layers: None,
+        }
+    }
+}
+
 impl PsJob {
+    /// PSs whose reserved NIC bandwidth carries the traffic of `workers`
+    /// workers: `⌈w·b/B⌉` with `b` the worker's and `B` the PS's NIC demand
+    /// (rounded up with a relative tolerance of 10⁻⁹, so `3·(0.1/0.1)` needs 3;
+    /// saturating at `u32::MAX`). 0 when the PS reserves no bandwidth (no
+    /// ratio to keep) or there are no workers; callers apply their own floor
+    /// (at least one PS) and caps (`max_ps`, at most `w` under the
+    /// PS ≤ workers rule).
+    ///
+    /// ```
+    /// use dmlsched::model::{PsJob, Resources, units::gbps};
+    /// let job = PsJob {
+    ///     worker: Resources::zero().gpus(1.0).nic(gbps(1.0)),
+    ///     ps: Resources::zero().cpu_cores(1.0).nic(gbps(4.0)),
+    ///     ..PsJob::default()
+    /// };
+    /// assert_eq!(job.ps_needed(4), 1);
+    /// assert_eq!(job.ps_needed(5), 2);
+    /// assert_eq!(job.ps_needed(0), 0);
+    /// ```
+    pub fn ps_needed(&self, workers: u32) -> u32 {
+        let ratio = if self.ps.nic_bps > 0.0 {
+            self.worker.nic_bps / self.ps.nic_bps
+        } else {
+            0.0
+        };
+        let v = f64::from(workers) * ratio;
+        if v.is_nan() || v <= 0.0 {
+            0
+        } else if v >= f64::from(u32::MAX) {
+            u32::MAX
+        } else {
+            super::units::ceil_tol(v) as u32
+        }
+    }
+
+    /// Seconds one worker spends on one mini-batch when it exchanges the
+    /// gradient with its PSs over its own NIC reservation: `ω = τ + 2e/b`
+    /// (compute `τ`, then push and pull of the `e` gradient bytes at the
+    /// worker's NIC demand `b`). Exactly `τ` when there is no gradient
+    /// traffic; infinite when there is traffic but no bandwidth.
+    ///
+    /// ```
+    /// use dmlsched::model::{PsJob, Resources, units::{gbps, mb}};
+    /// let job = PsJob {
+    ///     minibatch_compute_s: 0.2, gradient_bytes: mb(25.0),
+    ///     worker: Resources::zero().gpus(1.0).nic(gbps(1.0)),
+    ///     ..PsJob::default()
+    /// };
+    /// assert!((job.minibatch_time_s() - 0.6).abs() < 1e-12);
+    /// ```
+    pub fn minibatch_time_s(&self) -> f64 {
+        if self.gradient_bytes == 0.0 {
+            self.minibatch_compute_s
+        } else {
+            self.minibatch_compute_s + 2.0 * self.gradient_bytes / self.worker.nic_bps
+        }
+    }
+
     /// Total mini-batches to process, `E·N·M`, saturating at `u64::MAX`
     /// (never reached in a valid instance: see [`MAX_TOTAL_MINIBATCHES`]).
     pub fn total_minibatches(&self) -> u64 {
@@ -221,6 +317,36 @@ pub struct RarJob {
     pub worker: Resources,
 }
 
+impl Default for RarJob {
+    /// A valid one-iteration job to start a struct literal from: exactly one
+    /// worker (1 GPU, 1 CPU core), one iteration of one sample, no forward
+    /// time, 1 s of backward pass, no model bytes, no reserved bandwidth.
+    ///
+    /// ```
+    /// use dmlsched::model::{Job, JobId, RarJob, WorkerCounts, units::mb};
+    /// let ring = RarJob {
+    ///     workers: WorkerCounts::Fixed(8), iterations: 1000, model_bytes: mb(100.0),
+    ///     minibatch_size: 32, forward_per_sample_s: 0.001, backward_per_iteration_s: 0.05,
+    ///     ..RarJob::default()
+    /// };
+    /// let job = Job::new(JobId(1), 0.0, ring);
+    /// assert_eq!(job.max_workers(), 8);
+    /// ```
+    fn default() -> Self {
+        RarJob {
+            workers: WorkerCounts::Fixed(1),
+            iterations: 1,
+            convergence_iterations: None,
+            model_bytes: 0.0,
+            minibatch_size: 1,
+            forward_per_sample_s: 0.0,
+            backward_per_iteration_s: 1.0,
+            reserved_bandwidth_bps: None,
+            worker: Resources::zero().gpus(1.0).cpu_cores(1.0),
+        }
+    }
+}
+
 /// What a job trains and how its tasks communicate.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -230,6 +356,18 @@ pub enum Architecture {
     ParameterServer(PsJob),
     /// Workers in a ring, no parameter servers.
     RingAllReduce(RarJob),
+}
+
+impl From<PsJob> for Architecture {
+    fn from(job: PsJob) -> Self {
+        Architecture::ParameterServer(job)
+    }
+}
+
+impl From<RarJob> for Architecture {
+    fn from(job: RarJob) -> Self {
+        Architecture::RingAllReduce(job)
+    }
 }
 
 /// One training job.
@@ -276,7 +414,11 @@ impl Job {
     /// free reconfiguration, the default discipline of its architecture
     /// (parameter server: elastic; ring-all-reduce: rigid gang) and no
     /// placement constraint.
-    pub fn new(id: JobId, arrival_s: f64, architecture: Architecture) -> Self {
+    ///
+    /// `architecture` is an [`Architecture`], or a [`PsJob`] or [`RarJob`]
+    /// directly.
+    pub fn new(id: JobId, arrival_s: f64, architecture: impl Into<Architecture>) -> Self {
+        let architecture = architecture.into();
         let discipline = match architecture {
             Architecture::ParameterServer(_) => Discipline::ELASTIC,
             Architecture::RingAllReduce(_) => Discipline::RIGID_GANG,
@@ -375,5 +517,45 @@ impl Job {
         self.allowed_machines
             .as_ref()
             .is_none_or(|v| v.contains(&machine))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::units::{gbps, mb};
+    use crate::model::{Cluster, Instance};
+
+    #[test]
+    fn default_jobs_are_valid() {
+        let cluster = Cluster::homogeneous(1, Resources::zero().gpus(8.0).cpu_cores(8.0), 1e9);
+        let jobs = vec![
+            Job::new(JobId(0), 0.0, PsJob::default()),
+            Job::new(JobId(1), 0.0, RarJob::default()),
+        ];
+        Instance::new(cluster, jobs, 10.0, 4).unwrap();
+    }
+
+    #[test]
+    fn ps_needed_and_minibatch_time() {
+        let mut p = PsJob {
+            minibatch_compute_s: 0.5,
+            gradient_bytes: mb(10.0),
+            worker: Resources::zero().gpus(1.0).nic(gbps(0.1 * 3.0)),
+            ps: Resources::zero().cpu_cores(1.0).nic(gbps(0.1)),
+            ..PsJob::default()
+        };
+        // 10·(0.3/0.1) is 30 despite 0.1·3 ≠ 0.3 in binary.
+        assert_eq!(p.ps_needed(10), 30);
+        assert_eq!(p.ps_needed(0), 0);
+        assert!((p.minibatch_time_s() - (0.5 + 2.0 * 1e7 / (0.3 * 1.25e8))).abs() < 1e-12);
+        p.ps.nic_bps = 0.0;
+        assert_eq!(p.ps_needed(10), 0);
+        p.ps.nic_bps = 1e-300;
+        assert_eq!(p.ps_needed(u32::MAX), u32::MAX);
+        p.worker.nic_bps = 0.0;
+        assert_eq!(p.minibatch_time_s(), f64::INFINITY);
+        p.gradient_bytes = 0.0;
+        assert_eq!(p.minibatch_time_s(), 0.5);
     }
 }

@@ -13,8 +13,8 @@ pub mod units;
 mod utility;
 
 pub use cluster::{
-    Cluster, Degradation, FIT_TOL, GpuId, Hosting, Machine, MachineId, Rack, RackId, ResourceKind,
-    Resources, RingParams, TaskKind,
+    Amount, Cluster, Degradation, FIT_TOL, GpuId, Hosting, Machine, MachineId, Rack, RackId,
+    ResourceKind, Resources, RingParams, TaskKind,
 };
 pub use error::{Entity, ModelError};
 pub use instance::{FORMAT_VERSION, Instance};

@@ -141,3 +141,66 @@ impl std::fmt::Display for Num {
         }
     }
 }
+
+/// A size in bytes formatted for messages with a decimal unit (`B`, `kB`,
+/// `MB`, `GB`, `TB`), the largest whose value is at least 1; the number
+/// itself prints as [`Num`] does.
+///
+/// ```
+/// use dmlsched::model::units::{Bytes, gb};
+/// assert_eq!(Bytes(gb(256.0)).to_string(), "256 GB");
+/// assert_eq!(Bytes(1.5e6).to_string(), "1.5 MB");
+/// assert_eq!(Bytes(0.0).to_string(), "0 B");
+/// assert_eq!(Bytes(f64::NAN).to_string(), "NaN B");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bytes(pub f64);
+
+/// A bandwidth in bytes per second formatted for messages in bits per second
+/// with a decimal unit (`bit/s`, `kbit/s`, `Mbit/s`, `Gbit/s`, `Tbit/s`), the
+/// largest whose value is at least 1.
+///
+/// ```
+/// use dmlsched::model::units::{BitRate, gbps};
+/// assert_eq!(BitRate(gbps(25.0)).to_string(), "25 Gbit/s");
+/// assert_eq!(BitRate(125.0).to_string(), "1 kbit/s");
+/// assert_eq!(BitRate(0.0).to_string(), "0 bit/s");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BitRate(pub f64);
+
+/// `value` in the largest of `units` (ascending powers of 1000) whose value
+/// is at least 1, formatted as [`Num`] with `f`'s precision.
+fn with_unit(f: &mut std::fmt::Formatter<'_>, value: f64, units: [&str; 5]) -> std::fmt::Result {
+    let mut scaled = value;
+    let mut unit = units[0];
+    if value.is_finite() {
+        for (i, u) in units.iter().enumerate().skip(1) {
+            let s = value / 1000f64.powi(i as i32);
+            if s.abs() < 1.0 {
+                break;
+            }
+            (scaled, unit) = (s, u);
+        }
+    }
+    match f.precision() {
+        Some(p) => write!(f, "{:.p$} {unit}", Num(scaled)),
+        None => write!(f, "{} {unit}", Num(scaled)),
+    }
+}
+
+impl std::fmt::Display for Bytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        with_unit(f, self.0, ["B", "kB", "MB", "GB", "TB"])
+    }
+}
+
+impl std::fmt::Display for BitRate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        with_unit(
+            f,
+            self.0 * 8.0,
+            ["bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s"],
+        )
+    }
+}
