@@ -19,11 +19,10 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use dmlsched::algorithms::oasis::repro::{self, ReproParams};
-use dmlsched::algorithms::oasis::{
-    BoundsChoice, ExactOptions, Oasis, OasisParams, WorkModel, offline_optimum,
-};
+use dmlsched::algorithms::oasis::{ExactOptions, Oasis, OasisParams, WorkModel, offline_optimum};
 use dmlsched::baselines::{DormLike, Drf, Fifo, PlacementRule, Rrh};
 use dmlsched::model::Instance;
+use dmlsched::online::BoundsChoice;
 use dmlsched::online::PdOptions;
 use dmlsched::sim::plot::lines_svg;
 use dmlsched::sim::{Policy, PsTiming, SimOptions, StopAt, simulate};

@@ -110,7 +110,8 @@ mod oracle;
 mod tests;
 
 pub use bounds::{
-    BoundInputs, BoundsOrigin, BoundsRule, MIN_POSITIVE_DEMAND, PriceBounds, UnitDemand,
+    BoundInputs, BoundsChoice, BoundsOrigin, BoundsRule, MIN_POSITIVE_DEMAND, PriceBounds,
+    UnitDemand, default_v_floor,
 };
 pub use engine::{Decision, JobOutcome, OnlinePrimalDual, PdOptions, RejectReason, RunReport};
 pub use error::OnlineError;
