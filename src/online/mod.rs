@@ -106,6 +106,7 @@ mod engine;
 mod error;
 mod ledger;
 mod oracle;
+mod prices;
 #[cfg(test)]
 mod tests;
 
@@ -115,8 +116,9 @@ pub use bounds::{
 };
 pub use engine::{Decision, JobOutcome, OnlinePrimalDual, PdOptions, RejectReason, RunReport};
 pub use error::OnlineError;
-pub use ledger::{CAPACITY_ABS_TOL, CAPACITY_REL_TOL, Ledger, PoolId, PriceView, ResourceId};
+pub use ledger::{CAPACITY_ABS_TOL, CAPACITY_REL_TOL, Ledger, PoolId, ResourceId};
 pub use oracle::{
     Consumption, DeadlineBound, OracleQuality, PricingOracle, Reservation, Response,
     realised_factor,
 };
+pub use prices::PriceView;
