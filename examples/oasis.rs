@@ -20,7 +20,7 @@ use std::time::Instant;
 
 use dmlsched::algorithms::oasis::repro::{self, ReproParams};
 use dmlsched::algorithms::oasis::{ExactOptions, Oasis, OasisParams, WorkModel, offline_optimum};
-use dmlsched::baselines::{DormLike, Drf, Fifo, PlacementRule, Rrh};
+use dmlsched::baselines::{DormLike, DormParams, Drf, Fifo, PlacementRule, Rrh};
 use dmlsched::model::Instance;
 use dmlsched::online::BoundsChoice;
 use dmlsched::online::PdOptions;
@@ -324,11 +324,11 @@ fn figure3(
                 (
                     "dorm",
                     inst,
-                    Box::new(DormLike {
+                    Box::new(DormLike::new(DormParams {
                         time_limit_s: dorm_limits.0,
                         total_budget_s: dorm_limits.1,
-                        ..DormLike::default()
-                    }),
+                        ..DormParams::default()
+                    })),
                 ),
             ];
             for (name, instance, policy) in &mut runs {
