@@ -15,7 +15,7 @@ pub(crate) fn snap(v: f64) -> f64 {
 }
 
 /// The scaled point `y_j = min(β·x*_j, u_j)`, clamped below at 0 and snapped
-/// to integers within [`INT_TOL`] (continuous columns are not snapped).
+/// to integers within `INT_TOL` = 10⁻⁹ (continuous columns are not snapped).
 ///
 /// ```
 /// use dmlsched::certificate::Sense;
