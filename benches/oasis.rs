@@ -14,11 +14,8 @@ use std::time::Instant;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use dmlsched::algorithms::oasis::repro::{self, ReproParams};
-use dmlsched::algorithms::oasis::{
-    BoundsChoice, OasisCluster, OasisJob, OasisOracle, OasisParams, jobs_in_arrival_order,
-    price_bounds,
-};
-use dmlsched::online::{Ledger, OnlinePrimalDual, PriceBounds, PriceView};
+use dmlsched::algorithms::oasis::{Oasis, OasisCluster, OasisJob, OasisOracle, OasisParams};
+use dmlsched::online::{BoundsChoice, Ledger, PriceBounds, PriceView};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 
@@ -33,19 +30,11 @@ fn state(bounds: BoundsChoice) -> State {
     let mut rng = ChaCha8Rng::seed_from_u64(repro::seed_for(17, 300, 0));
     let g = repro::generate(&mut rng, &ReproParams::figure3(300)).expect("generator");
     let cluster = OasisCluster::from_instance(&g.instance).expect("split cluster");
-    let jobs = jobs_in_arrival_order(&g.instance).expect("PS jobs");
     let params = OasisParams {
         bounds,
         ..OasisParams::default()
     };
-    let (b, _) = price_bounds(&cluster, &jobs, &params).expect("bounds");
-    let mut engine = OnlinePrimalDual::new(
-        OasisOracle::new(cluster.clone(), true),
-        cluster.ledger().expect("ledger"),
-        b,
-        params.pd.clone(),
-    )
-    .expect("engine");
+    let (mut engine, jobs) = Oasis::new(params).engine(&g.instance).expect("engine");
     for j in &jobs[..200] {
         engine.step(j).expect("step");
     }

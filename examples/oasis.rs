@@ -19,11 +19,10 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use dmlsched::algorithms::oasis::repro::{self, ReproParams};
-use dmlsched::algorithms::oasis::{
-    BoundsChoice, ExactOptions, Oasis, OasisParams, WorkModel, offline_optimum,
-};
-use dmlsched::baselines::{DormLike, Drf, Fifo, PlacementRule, Rrh};
+use dmlsched::algorithms::oasis::{ExactOptions, Oasis, OasisParams, WorkModel, offline_optimum};
+use dmlsched::baselines::{DormLike, DormParams, Drf, Fifo, PlacementRule, Rrh};
 use dmlsched::model::Instance;
+use dmlsched::online::BoundsChoice;
 use dmlsched::online::PdOptions;
 use dmlsched::sim::plot::lines_svg;
 use dmlsched::sim::{Policy, PsTiming, SimOptions, StopAt, simulate};
@@ -325,11 +324,11 @@ fn figure3(
                 (
                     "dorm",
                     inst,
-                    Box::new(DormLike {
+                    Box::new(DormLike::new(DormParams {
                         time_limit_s: dorm_limits.0,
                         total_budget_s: dorm_limits.1,
-                        ..DormLike::default()
-                    }),
+                        ..DormParams::default()
+                    })),
                 ),
             ];
             for (name, instance, policy) in &mut runs {

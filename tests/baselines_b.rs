@@ -2,7 +2,7 @@
 //! cases, and seeded random runs (every job completes or is rejected, no
 //! machine is ever over-allocated, same seed ⇒ same result).
 
-use dmlsched::baselines::{Optimus, Rrh};
+use dmlsched::baselines::{Optimus, Rrh, RrhParams};
 use dmlsched::model::*;
 use dmlsched::schedule::Tasks;
 use dmlsched::sim::{Decisions, Policy, SimOptions, SimResult, simulate};
@@ -216,10 +216,10 @@ fn rrh_rejects_risky_and_admits_fitting_jobs() {
     assert_no_overallocation(&inst, &r);
 
     // A threshold above every reward turns everything away.
-    let mut strict = Rrh {
+    let mut strict = Rrh::new(RrhParams {
         theta: 1000.0,
-        ..Rrh::default()
-    };
+        ..RrhParams::default()
+    });
     let r = simulate(&inst, &mut strict, &SimOptions::default()).unwrap();
     assert!(r.jobs.iter().all(|j| j.rejected));
 }
@@ -250,10 +250,10 @@ fn rrh_urgency_preempts_a_patient_job() {
 fn rrh_rejects_what_can_never_fit() {
     let big = job(0, 0.0, ps_job(100, 0.1, 3, 1));
     let inst = Instance::new(one_machine(2.0), vec![big], 10.0, 100).unwrap();
-    let mut p = Rrh {
+    let mut p = Rrh::new(RrhParams {
         theta: -1.0,
-        ..Rrh::default()
-    };
+        ..RrhParams::default()
+    });
     let r = simulate(&inst, &mut p, &SimOptions::default()).unwrap();
     assert!(r.jobs[0].rejected && !r.stalled);
 }
@@ -472,7 +472,7 @@ fn optimus_completes_everything() {
 #[cfg(feature = "highs")]
 mod dorm {
     use super::*;
-    use dmlsched::baselines::DormLike;
+    use dmlsched::baselines::{DormLike, DormParams};
     use dmlsched::sim::{Action, Event, JobStatus, SimView};
     use std::collections::BTreeMap;
 
@@ -573,10 +573,10 @@ mod dorm {
         let inst =
             Instance::new(inst.cluster().clone(), inst.jobs()[..2].to_vec(), 10.0, 3).unwrap();
         let mut spy = Spy {
-            inner: DormLike {
+            inner: DormLike::new(DormParams {
                 fairness_fraction: 1.0,
-                ..DormLike::default()
-            },
+                ..DormParams::default()
+            }),
             log: Vec::new(),
         };
         let opts = SimOptions {
@@ -603,10 +603,10 @@ mod dorm {
         let inst = two_jobs(10.0);
         let inst =
             Instance::new(inst.cluster().clone(), inst.jobs()[..2].to_vec(), 10.0, 3).unwrap();
-        let mut p = DormLike {
+        let mut p = DormLike::new(DormParams {
             total_budget_s: Some(0.0),
-            ..DormLike::default()
-        };
+            ..DormParams::default()
+        });
         let opts = SimOptions {
             stop: dmlsched::sim::StopAt::Horizon,
             ..SimOptions::default()
@@ -623,15 +623,15 @@ mod dorm {
     #[test]
     fn dorm_rejects_bad_parameters() {
         let inst = two_jobs(10.0);
-        let mut p = DormLike {
+        let mut p = DormLike::new(DormParams {
             fairness_fraction: f64::NAN,
-            ..DormLike::default()
-        };
+            ..DormParams::default()
+        });
         assert!(simulate(&inst, &mut p, &SimOptions::default()).is_err());
-        let mut p = DormLike {
+        let mut p = DormLike::new(DormParams {
             time_limit_s: 0.0,
-            ..DormLike::default()
-        };
+            ..DormParams::default()
+        });
         assert!(simulate(&inst, &mut p, &SimOptions::default()).is_err());
     }
 
@@ -650,14 +650,14 @@ mod dorm {
     fn dorm_time_limits_stay_valid() {
         let inst = random_instance(3);
         for p in [
-            DormLike {
+            DormLike::new(DormParams {
                 time_limit_s: 1e-6,
-                ..DormLike::default()
-            },
-            DormLike {
+                ..DormParams::default()
+            }),
+            DormLike::new(DormParams {
                 total_budget_s: Some(0.01),
-                ..DormLike::default()
-            },
+                ..DormParams::default()
+            }),
         ] {
             let mut p = p;
             let r = simulate(&inst, &mut p, &SimOptions::default()).unwrap();

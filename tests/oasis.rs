@@ -3,12 +3,12 @@
 //! framework invariants on random instances.
 
 use dmlsched::algorithms::oasis::{
-    BoundsChoice, Oasis, OasisCluster, OasisError, OasisJob, OasisOracle, OasisParams, OasisPolicy,
+    Oasis, OasisCluster, OasisError, OasisJob, OasisOracle, OasisParams, OasisPolicy,
     paper_best_response,
 };
 use dmlsched::model::units::gbps;
 use dmlsched::model::*;
-use dmlsched::online::{Decision, PriceView, RejectReason, ResourceId};
+use dmlsched::online::{BoundsChoice, Decision, PriceView, RejectReason, ResourceId};
 use dmlsched::schedule::verify;
 use dmlsched::sim::{PsTiming, SimOptions, simulate};
 use proptest::prelude::*;
@@ -205,17 +205,7 @@ fn example_a_decisions_constants_and_certificate() {
 fn example_a_slot_prices_after_job_one() {
     // Re-run job 1 alone through the framework and read the slot-0 prices.
     let inst = example_a(vec![]);
-    let cl = OasisCluster::from_instance(&inst).unwrap();
-    let jobs = dmlsched::algorithms::oasis::jobs_in_arrival_order(&inst).unwrap();
-    let (bounds, _) =
-        dmlsched::algorithms::oasis::price_bounds(&cl, &jobs, &OasisParams::default()).unwrap();
-    let mut engine = dmlsched::online::OnlinePrimalDual::new(
-        OasisOracle::new(cl.clone(), true),
-        cl.ledger().unwrap(),
-        bounds,
-        Default::default(),
-    )
-    .unwrap();
+    let (mut engine, jobs) = Oasis::new(OasisParams::default()).engine(&inst).unwrap();
     engine.step(&jobs[0]).unwrap();
     let v = engine.view();
     let p = |m: u32, r: usize| v.price(MachineId(m), ResourceId(r as u8), 0);
@@ -883,10 +873,7 @@ proptest! {
 
         // Prices never fall: step through and compare every cell.
         let cl = OasisCluster::from_instance(&inst).unwrap();
-        let jobs = dmlsched::algorithms::oasis::jobs_in_arrival_order(&inst).unwrap();
-        let (bounds, _) = dmlsched::algorithms::oasis::price_bounds(&cl, &jobs, &params).unwrap();
-        let mut engine = dmlsched::online::OnlinePrimalDual::new(
-            OasisOracle::new(cl.clone(), true), cl.ledger().unwrap(), bounds, Default::default()).unwrap();
+        let (mut engine, jobs) = Oasis::new(params.clone()).engine(&inst).unwrap();
         let cells = |e: &dmlsched::online::OnlinePrimalDual<OasisOracle>| -> Vec<f64> {
             let v = e.view();
             let mut out = Vec::new();

@@ -6,9 +6,10 @@
 mod common;
 
 use common::{WATCHDOG_S, within};
-use dmlsched::algorithms::oasis::{BoundsChoice, Oasis, OasisParams};
+use dmlsched::algorithms::oasis::{Oasis, OasisParams};
 use dmlsched::model::units::gbps;
 use dmlsched::model::*;
+use dmlsched::online::BoundsChoice;
 use dmlsched::online::{Ledger, PoolId};
 use dmlsched::trace::*;
 

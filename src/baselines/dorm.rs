@@ -31,14 +31,14 @@ use super::realloc::Realloc;
 ///   machines that host workers, the PSs fit the machines that host PSs,
 ///   and both together fit the whole cluster (capacities net of the jobs
 ///   that keep their allocation);
-/// * fairness `n_j ≥ ⌊φ·n_j^DRF⌋` with `φ` = [`DormLike::fairness_fraction`]
+/// * fairness `n_j ≥ ⌊φ·n_j^DRF⌋` with `φ` = [`DormParams::fairness_fraction`]
 ///   (0.5), where `n^DRF` is the progressive-filling DRF allocation on the
 ///   pooled capacity at this event (one worker at a time to the job with
 ///   the smallest dominant share, plus PSs as the linking row needs; ties
 ///   to the earlier arrival). If these rows make the program infeasible
 ///   they are dropped and it is solved again;
 /// * adjustment overhead `Σ_j |n_j − n_j^prev| ≤ max(1, ⌈ψ·Σ_j n_j^prev⌉)`
-///   with `ψ` = [`DormLike::adjustment_fraction`] (0.2), linearised with
+///   with `ψ` = [`DormParams::adjustment_fraction`] (0.2), linearised with
 ///   split variables `n_j − u_j + v_j = n_j^prev`, `u, v ≥ 0`. Jobs that
 ///   have never run are new and exempt; `n^prev` is the job's current
 ///   worker count (0 when paused), and the sum on the right counts every
@@ -51,15 +51,15 @@ use super::realloc::Realloc;
 /// ring-all-reduce job picks one allowed worker count or none (one binary
 /// per count) and has no PSs.
 ///
-/// **Limits.** Each solve gets [`DormLike::time_limit_s`] (5 s) and
-/// relative gap [`DormLike::mip_rel_gap`] (10⁻³); on a time limit the
-/// incumbent is used. With [`DormLike::total_budget_s`], once the solver
+/// **Limits.** Each solve gets [`DormParams::time_limit_s`] (5 s) and
+/// relative gap [`DormParams::mip_rel_gap`] (10⁻³); on a time limit the
+/// incumbent is used. With [`DormParams::total_budget_s`], once the solver
 /// time of the run reaches the budget every later decision falls back to
 /// the DRF allocation, as does a solve that ends without a feasible point.
 /// [`DormLike::report`] counts decisions, solver time, incumbents used,
 /// fallbacks, dropped fairness rows and placement decrements.
 ///
-/// **Placement.** The counts are then placed ([`DormLike::placement`],
+/// **Placement.** The counts are then placed ([`DormParams::placement`],
 /// round robin by default, pointer kept between decisions), tasks first on
 /// the machines the job already uses. If a job cannot be placed
 /// (fragmentation), the largest `n_j` is decremented by one worker (its
@@ -86,7 +86,7 @@ use super::realloc::Realloc;
 /// newcomer (DRF would split 4/4): the allocation becomes 6 + 2.
 ///
 /// ```
-/// use dmlsched::baselines::DormLike;
+/// use dmlsched::baselines::{DormLike, DormParams};
 /// use dmlsched::model::*;
 /// use dmlsched::schedule::Tasks;
 /// use dmlsched::sim::{simulate, SimOptions, StopAt};
@@ -104,7 +104,7 @@ use super::realloc::Realloc;
 /// };
 /// let cluster = Cluster::homogeneous(1, Resources::new(8.0, 64.0, 64e9, 0.0, 1e12), 1e11);
 /// let inst = Instance::new(cluster, vec![job(0, 0.0), job(1, 10.0)], 10.0, 3)?;
-/// let mut dorm = DormLike { time_limit_s: 1.0, ..DormLike::default() };
+/// let mut dorm = DormLike::new(DormParams { time_limit_s: 1.0, ..DormParams::default() });
 /// let opts = SimOptions { stop: StopAt::Horizon, ..SimOptions::default() };
 /// let r = simulate(&inst, &mut dorm, &opts)?;
 /// let size = |job: u32| r.allocations.iter().rev()
@@ -113,8 +113,19 @@ use super::realloc::Realloc;
 /// assert_eq!((dorm.report().decisions, dorm.report().fallbacks), (2, 0));
 /// # Ok::<(), dmlsched::Error>(())
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct DormLike {
+    /// The settings.
+    params: DormParams,
+    /// What the policy carries between decisions (round-robin pointer,
+    /// counters).
+    state: DormState,
+}
+
+/// The settings of [`DormLike`].
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct DormParams {
     /// Solver time limit per solve, seconds (default 5).
     pub time_limit_s: f64,
     /// Relative MIP gap (default 10⁻³).
@@ -128,9 +139,6 @@ pub struct DormLike {
     pub adjustment_fraction: f64,
     /// How tasks are spread over machines (default round robin).
     pub placement: PlacementRule,
-    /// What the policy carries between decisions (round-robin pointer,
-    /// counters). Leave it at its default.
-    pub state: DormState,
 }
 
 /// Counters of a [`DormLike`] policy, accumulated over its decisions.
@@ -157,22 +165,36 @@ pub struct DormReport {
 
 /// The state [`DormLike`] carries between decisions.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct DormState {
+struct DormState {
     pointer: usize,
     report: DormReport,
 }
 
-impl Default for DormLike {
+impl Default for DormParams {
     fn default() -> Self {
-        DormLike {
+        DormParams {
             time_limit_s: 5.0,
             mip_rel_gap: 1e-3,
             total_budget_s: None,
             fairness_fraction: 0.5,
             adjustment_fraction: 0.2,
             placement: PlacementRule::RoundRobin,
+        }
+    }
+}
+
+impl DormLike {
+    /// The Dorm-like policy with `params` and an empty run state.
+    pub fn new(params: DormParams) -> Self {
+        DormLike {
+            params,
             state: DormState::default(),
         }
+    }
+
+    /// The settings.
+    pub fn params(&self) -> &DormParams {
+        &self.params
     }
 }
 
@@ -632,14 +654,14 @@ impl DormLike {
 
     fn check(&self) -> crate::Result<()> {
         for (name, v) in [
-            ("fairness_fraction", self.fairness_fraction),
-            ("adjustment_fraction", self.adjustment_fraction),
+            ("fairness_fraction", self.params.fairness_fraction),
+            ("adjustment_fraction", self.params.adjustment_fraction),
         ] {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(bad(name, v));
             }
         }
-        if let Some(b) = self.total_budget_s
+        if let Some(b) = self.params.total_budget_s
             && (b.is_nan() || b < 0.0)
         {
             return Err(bad("total_budget_s", b));
@@ -649,8 +671,8 @@ impl DormLike {
 
     /// Solves the model within the limits, counting time and incumbents.
     fn solve(&mut self, model: &Model) -> crate::Result<Outcome> {
-        let mut limit = self.time_limit_s;
-        if let Some(budget) = self.total_budget_s {
+        let mut limit = self.params.time_limit_s;
+        if let Some(budget) = self.params.total_budget_s {
             let left = budget - self.state.report.mip_time_s;
             if left <= 0.0 {
                 return Ok(Outcome::NoPoint);
@@ -659,7 +681,7 @@ impl DormLike {
         }
         let opts = SolveOptions::default()
             .with_time_limit(limit)
-            .with_mip_rel_gap(self.mip_rel_gap);
+            .with_mip_rel_gap(self.params.mip_rel_gap);
         let sol = lp::solve(&model.lp, &opts)?;
         let report = &mut self.state.report;
         report.milp_solves += 1;
@@ -745,9 +767,9 @@ impl Policy for DormLike {
         let drf = pooled_drf(&jobs, &pools, &total);
         let floors: Vec<u32> = drf
             .iter()
-            .map(|t| units::floor_tol(self.fairness_fraction * f64::from(t.workers)) as u32)
+            .map(|t| units::floor_tol(self.params.fairness_fraction * f64::from(t.workers)) as u32)
             .collect();
-        let bound = units::ceil_tol(self.adjustment_fraction * prev_sum as f64).max(1.0);
+        let bound = units::ceil_tol(self.params.adjustment_fraction * prev_sum as f64).max(1.0);
 
         let mut model = build(&jobs, &pools, &total, Some(&floors), Some(bound));
         let mut outcome = self.solve(&model)?;
@@ -774,7 +796,13 @@ impl Policy for DormLike {
         // Placement, decrementing on failure.
         let managed: Vec<JobView<'_>> = jobs.iter().map(|j| j.view).collect();
         loop {
-            let mut r = Realloc::new(view, self.placement, self.state.pointer, &managed, &[]);
+            let mut r = Realloc::new(
+                view,
+                self.params.placement,
+                self.state.pointer,
+                &managed,
+                &[],
+            );
             for (e, j) in jobs.iter().enumerate() {
                 if j.lower.workers > 0 {
                     r.add(e, j.lower.workers, j.lower.ps);

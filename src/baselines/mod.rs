@@ -43,14 +43,14 @@ mod tiresias;
 
 pub use common::dominant_share;
 #[cfg(feature = "highs")]
-pub use dorm::{DormLike, DormReport, DormState};
+pub use dorm::{DormLike, DormParams, DormReport};
 pub use drf::Drf;
 pub use ff_bandwidth::FifoFirstFitBandwidth;
 pub use fifo::Fifo;
 pub use optimus::Optimus;
 pub use placement::{PlacementRule, Placer};
 pub use proportional::ProportionalShare;
-pub use rrh::{Rrh, RrhState};
+pub use rrh::{Rrh, RrhParams};
 pub use sjf::Sjf;
 pub use tetris::Tetris;
 pub use tiresias::Tiresias;

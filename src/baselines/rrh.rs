@@ -22,7 +22,7 @@ use super::{PlacementRule, Placer, requested_tasks};
 /// `Δ`. A job's duration at its fixed size, `⌈Wr_i/n_i⌉` slots, is
 /// `⌈ρ_i/Δ⌉` where `ρ_i` is the simulator's timing oracle
 /// [`SimView::remaining_time_s`] on the job's current placement (running
-/// jobs) or on its canonical placement — the placement [`Rrh::placement`]
+/// jobs) or on its canonical placement — the placement rule [`RrhParams::placement`]
 /// gives it alone on the empty cluster (other jobs). A job started at time
 /// `s` completes in slot `c(s) = ⌈(s + ρ_i)/Δ⌉ − 1` (the slot in which its
 /// work runs out, as the simulator counts it); with decisions on slot
@@ -37,7 +37,7 @@ use super::{PlacementRule, Placer, requested_tasks};
 /// * reward `R_i = f_i(c_i(start) − a_i)`;
 /// * risk `C_i = Σ_j [f_j(δ_j^run) − f_j(δ_j^run + ⌈ρ_i/Δ⌉)]` over the
 ///   admitted jobs that are not running;
-/// * admit if `R_i − C_i > θ` ([`Rrh::theta`], 0 by default), otherwise
+/// * admit if `R_i − C_i > θ` ([`RrhParams::theta`], 0 by default), otherwise
 ///   reject for good ([`Action::Reject`]). A job whose fixed size does not
 ///   fit the empty cluster is always rejected.
 ///
@@ -53,8 +53,8 @@ use super::{PlacementRule, Placer, requested_tasks};
 ///
 /// New allocations go on free capacity before capacity that paused jobs
 /// give up; the round-robin pointer of [`PlacementRule::RoundRobin`] (the
-/// default, as in `oasis.md` §12) is kept between decisions in
-/// [`Rrh::state`].
+/// default, as in `oasis.md` §12) is kept between decisions in the
+/// policy's private run state.
 ///
 /// # Complexity
 ///
@@ -89,40 +89,62 @@ use super::{PlacementRule, Placer, requested_tasks};
 /// let cluster = Cluster::homogeneous(1, Resources::new(1.0, 64.0, 64e9, 0.0, 1e12), 1e11);
 /// let inst = Instance::new(cluster, vec![job(0, 0.0, 1000), b], 10.0, 100)?;
 /// let mut rrh = Rrh::default();
-/// assert_eq!((rrh.theta, rrh.placement), (0.0, PlacementRule::RoundRobin));
+/// assert_eq!((rrh.params().theta, rrh.params().placement), (0.0, PlacementRule::RoundRobin));
 /// let r = simulate(&inst, &mut rrh, &SimOptions::default())?;
 /// assert_eq!(r.jobs[0].preemptions, 1);
 /// assert!((r.jobs[1].finish_s.unwrap() - 51.0).abs() < 1e-9);
 /// assert!((r.jobs[0].finish_s.unwrap() - 150.0).abs() < 1e-9);
 /// # Ok::<(), dmlsched::Error>(())
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Rrh {
+    /// The settings.
+    params: RrhParams,
+    /// What the policy remembers between the events of a run.
+    state: RrhState,
+}
+
+/// The settings of [`Rrh`].
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct RrhParams {
     /// Admission threshold `θ` on reward minus risk (default 0).
     pub theta: f64,
     /// How tasks are spread over machines (default round robin).
     pub placement: PlacementRule,
-    /// What the policy remembers between the events of a run (admission
-    /// tests done, round-robin pointer). Leave it at its default; use a
-    /// fresh policy value for each run.
-    pub state: RrhState,
 }
 
-/// The state [`Rrh`] carries between events.
+impl Default for RrhParams {
+    fn default() -> Self {
+        RrhParams {
+            theta: 0.0,
+            placement: PlacementRule::RoundRobin,
+        }
+    }
+}
+
+/// The state [`Rrh`] carries between events (admission tests done,
+/// round-robin pointer); a new run with the same policy value starts
+/// afresh.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct RrhState {
+struct RrhState {
     tested: BTreeSet<JobId>,
     pointer: usize,
     last_now_s: Option<f64>,
 }
 
-impl Default for Rrh {
-    fn default() -> Self {
+impl Rrh {
+    /// RRH with `params` and an empty run state.
+    pub fn new(params: RrhParams) -> Self {
         Rrh {
-            theta: 0.0,
-            placement: PlacementRule::RoundRobin,
+            params,
             state: RrhState::default(),
         }
+    }
+
+    /// The settings.
+    pub fn params(&self) -> &RrhParams {
+        &self.params
     }
 }
 
@@ -146,7 +168,7 @@ impl Rrh {
             Some(j.placement().to_vec())
         } else {
             let (w, p) = requested_tasks(job);
-            standalone(view.instance(), job, w, p, self.placement)
+            standalone(view.instance(), job, w, p, self.params.placement)
         };
         let rho_s = match placement {
             Some(p) => Some(view.remaining_time_s(job, &p)?),
@@ -179,7 +201,7 @@ impl Rrh {
             return Ok(false);
         };
         let (w, p) = requested_tasks(job);
-        let fits_now = Placer::new(view.instance(), view.free_all(), self.placement)
+        let fits_now = Placer::new(view.instance(), view.free_all(), self.params.placement)
             .place(job, w, p)
             .is_some();
         let start_s = if fits_now {
@@ -208,7 +230,7 @@ impl Rrh {
                 risk += f.value(delta) - f.value(delta.saturating_add(d));
             }
         }
-        Ok(reward - risk > self.theta)
+        Ok(reward - risk > self.params.theta)
     }
 }
 
@@ -287,7 +309,13 @@ impl Policy for Rrh {
                 .then(a.0.cmp(&b.0))
         });
         let managed: Vec<JobView<'_>> = ranked.iter().map(|&(k, _)| est[k].0).collect();
-        let mut r = Realloc::new(view, self.placement, self.state.pointer, &managed, &gone);
+        let mut r = Realloc::new(
+            view,
+            self.params.placement,
+            self.state.pointer,
+            &managed,
+            &gone,
+        );
         for (e, j) in managed.iter().enumerate() {
             if j.is_running() && r.keep(e) {
                 continue;

@@ -50,8 +50,7 @@
 //! # Example
 //!
 //! ```
-//! use dmlsched::certificate::Sense;
-//! use dmlsched::lp::{ColumnKind, LinearProgram, SolveOptions};
+//! use dmlsched::lp::{ColumnKind, LinearProgram, Sense, SolveOptions};
 //!
 //! // minimise 2x + 3y  s.t.  x + y ≥ 4,  x + 3y ≥ 3,  0 ≤ x ≤ 3,  y ≥ 0
 //! let mut lp = LinearProgram::new(Sense::Minimise);
@@ -76,7 +75,7 @@
 
 use std::fmt;
 
-use crate::certificate::Sense;
+pub use crate::certificate::Sense;
 use crate::model::units::Num;
 
 #[cfg(feature = "highs")]
@@ -1217,8 +1216,7 @@ fn label(kind: &str, index: usize, name: &Option<String>) -> String {
 /// # Example
 ///
 /// ```
-/// use dmlsched::certificate::Sense;
-/// use dmlsched::lp::{solve, ColumnKind, LinearProgram, LpStatus, SolveOptions};
+/// use dmlsched::lp::{solve, ColumnKind, LinearProgram, LpStatus, Sense, SolveOptions};
 ///
 /// // maximise x + y  s.t.  x + y ≤ 1, x, y ≥ 0 and x + y ≥ 2: infeasible.
 /// let mut lp = LinearProgram::new(Sense::Maximise);

@@ -133,6 +133,50 @@ pub enum BoundsRule {
     },
 }
 
+/// How the price bounds `U`, `L` are derived (`primal-dual.md` §3, §11.2;
+/// `oasis.md` §17.4).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum BoundsChoice {
+    /// The paper's η rule (clairvoyant, from every job).
+    #[default]
+    Eta,
+    /// The value floor `L_κ = v_floor/(4·P·T·C_κ)`; `None` takes
+    /// [`default_v_floor`].
+    ValueFloor {
+        /// `v_floor > 0`, or `None` for the default.
+        v_floor: Option<f64>,
+    },
+}
+
+impl BoundsChoice {
+    /// `"eta"` or `"value-floor"`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            BoundsChoice::Eta => "eta",
+            BoundsChoice::ValueFloor { .. } => "value-floor",
+        }
+    }
+}
+
+/// The default value floor (`gadget.md` §5.1), from every job's bound
+/// inputs: `max(10⁻³·median_i f_i(δ_min,i), min_i f_i(T − 1 − a_i))` over
+/// the schedulable jobs (`f_i(δ_min,i) = exp(ln_u_max)`,
+/// `f_i(T − 1 − a_i) = exp(ln_u_min)`); `None` when it is not positive.
+pub fn default_v_floor(inputs: &[BoundInputs]) -> Option<f64> {
+    let schedulable = || inputs.iter().filter(|b| b.schedulable);
+    let mut best: Vec<f64> = schedulable().map(|b| b.ln_u_max.exp()).collect();
+    if best.is_empty() {
+        return None;
+    }
+    best.sort_by(f64::total_cmp);
+    let late = schedulable()
+        .map(|b| b.ln_u_min.exp())
+        .fold(f64::INFINITY, f64::min);
+    let v = (1e-3 * best[best.len() / 2]).max(late);
+    (v > 0.0 && v.is_finite()).then_some(v)
+}
+
 /// Where the bounds of a run come from (decides the certificate's validity).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]

@@ -6,11 +6,9 @@ use crate::model::units::Num;
 
 use super::bounds::{BoundsOrigin, BoundsRule, PriceBounds};
 use super::error::OnlineError;
-use super::ledger::{
-    CAPACITY_ABS_TOL, CAPACITY_REL_TOL, Cell, Ledger, PoolId, PriceView, ResourceId,
-    ledger_ln_price,
-};
+use super::ledger::{CAPACITY_ABS_TOL, CAPACITY_REL_TOL, Cell, Ledger, PoolId, ResourceId};
 use super::oracle::{OracleQuality, PricingOracle, Reservation, Response, realised_factor};
+use super::prices::{PriceView, ledger_ln_price};
 
 /// Options of the online loop.
 #[derive(Debug, Clone, PartialEq)]

@@ -106,16 +106,19 @@ mod engine;
 mod error;
 mod ledger;
 mod oracle;
+mod prices;
 #[cfg(test)]
 mod tests;
 
 pub use bounds::{
-    BoundInputs, BoundsOrigin, BoundsRule, MIN_POSITIVE_DEMAND, PriceBounds, UnitDemand,
+    BoundInputs, BoundsChoice, BoundsOrigin, BoundsRule, MIN_POSITIVE_DEMAND, PriceBounds,
+    UnitDemand, default_v_floor,
 };
 pub use engine::{Decision, JobOutcome, OnlinePrimalDual, PdOptions, RejectReason, RunReport};
 pub use error::OnlineError;
-pub use ledger::{CAPACITY_ABS_TOL, CAPACITY_REL_TOL, Ledger, PoolId, PriceView, ResourceId};
+pub use ledger::{CAPACITY_ABS_TOL, CAPACITY_REL_TOL, Ledger, PoolId, ResourceId};
 pub use oracle::{
     Consumption, DeadlineBound, OracleQuality, PricingOracle, Reservation, Response,
     realised_factor,
 };
+pub use prices::PriceView;

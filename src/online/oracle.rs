@@ -4,7 +4,8 @@ use crate::error::Result;
 use crate::model::MachineId;
 
 use super::bounds::BoundInputs;
-use super::ledger::{PriceView, ResourceId};
+use super::ledger::ResourceId;
+use super::prices::PriceView;
 
 /// One consumption entry `q_m^r(t)` of a plan (slot 0-based).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -21,13 +21,7 @@ use super::rounding::scaled_point;
 /// `Σ_{n≥2} (−1)ⁿ tⁿ / (n(n − 1))` avoids cancellation. Outside the domain,
 /// `t < −1` gives `+∞` (the corresponding event is impossible, so
 /// `exp(−μ·h) = 0`); NaN gives NaN.
-///
-/// ```
-/// use dmlsched::pcip::h;
-/// assert!((h(1.0) - (2.0 * 2f64.ln() - 1.0)).abs() < 1e-15);
-/// assert_eq!(h(-1.0), 1.0);
-/// ```
-pub fn h(t: f64) -> f64 {
+pub(crate) fn h(t: f64) -> f64 {
     if t.is_nan() {
         return f64::NAN;
     }
@@ -69,7 +63,7 @@ fn chernoff(mu: f64, x: f64) -> f64 {
 /// * `μ = 0` and `x > 0`: 0 (then `Z = 0` almost surely).
 /// * otherwise `exp(−μ·h((x − μ)/μ))`, which tends to 0 as `x → ∞`.
 /// * NaN arguments or `μ < 0`: 1 (no information).
-pub fn upper_tail(mu: f64, x: f64) -> f64 {
+pub(crate) fn upper_tail(mu: f64, x: f64) -> f64 {
     if !tail_args_ok(mu, x) || x <= mu {
         return 1.0;
     }
@@ -86,7 +80,7 @@ pub fn upper_tail(mu: f64, x: f64) -> f64 {
 /// * `x ≥ μ` (no downward deviation, including `μ = 0`): 1.
 /// * otherwise `exp(−μ·h((x − μ)/μ))`; at `x = 0` this is `e^{−μ}`.
 /// * NaN arguments or `μ < 0`: 1 (no information).
-pub fn lower_tail(mu: f64, x: f64) -> f64 {
+pub(crate) fn lower_tail(mu: f64, x: f64) -> f64 {
     if !tail_args_ok(mu, x) {
         return 1.0;
     }
@@ -119,14 +113,9 @@ pub fn lower_tail(mu: f64, x: f64) -> f64 {
 /// sign of `x − μ` picks the direction); callers that want one specific
 /// direction use [`upper_tail`] or [`lower_tail`], which return 1 when the
 /// deviation points the other way. The §5.2 evaluator does so.
-///
-/// ```
-/// use dmlsched::pcip::tail;
-/// assert!((tail(4.0, 0.0) - (-4f64).exp()).abs() < 1e-15);
-/// assert_eq!(tail(2.0, 2.0), 1.0);
-/// assert_eq!(tail(2.0, -1.0), 0.0);
-/// ```
-pub fn tail(mu: f64, x: f64) -> f64 {
+// Closed forms the tests check the evaluator against; not called by the engine.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) fn tail(mu: f64, x: f64) -> f64 {
     if !tail_args_ok(mu, x) {
         1.0
     } else if x > mu {
@@ -155,13 +144,9 @@ fn log_budget(m: usize, eps: f64) -> f64 {
 /// `e^{−L} = ε/m` (G2).
 ///
 /// `L ≤ 0` gives 0 (no deviation needed); `βW ≤ 0` with `L > 0` gives `+∞`.
-///
-/// ```
-/// use dmlsched::pcip::packing_delta;
-/// let d = packing_delta(20.0, (10.0f64 / 0.1).ln());
-/// assert!((d - 0.8034400593556906).abs() < 1e-12);
-/// ```
-pub fn packing_delta(beta_w: f64, l: f64) -> f64 {
+// Closed forms the tests check the evaluator against; not called by the engine.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) fn packing_delta(beta_w: f64, l: f64) -> f64 {
     if l <= 0.0 {
         return 0.0;
     }
@@ -179,12 +164,7 @@ pub fn packing_delta(beta_w: f64, l: f64) -> f64 {
 ///
 /// `m = 0` or `ε ≥ m` (`L ≤ 0`) gives 1; `W_C ≤ 0` gives `+∞`;
 /// `W_C = +∞` gives 1. For a mixed program G5 passes `ε/2`.
-///
-/// ```
-/// use dmlsched::pcip::beta_covering;
-/// assert!((beta_covering(10, 0.1, 20.0) - 1.946872770742472).abs() < 1e-12);
-/// ```
-pub fn beta_covering(m: usize, eps: f64, w_c: f64) -> f64 {
+pub(crate) fn beta_covering(m: usize, eps: f64, w_c: f64) -> f64 {
     let l = log_budget(m, eps);
     if l == 0.0 {
         return 1.0;
@@ -206,13 +186,7 @@ pub fn beta_covering(m: usize, eps: f64, w_c: f64) -> f64 {
 /// roots is `1 − κ`). `κ ≥ 1` gives 0 (no positive β works; repair is
 /// needed), as do `W_P ≤ 0` and `ε ≤ 0`. `m = 0`, `ε ≥ m` or `W_P = +∞`
 /// give 1.
-///
-/// ```
-/// use dmlsched::pcip::beta_packing;
-/// assert!((beta_packing(10, 0.1, 50.0) - 0.6143949323268236).abs() < 1e-12);
-/// assert_eq!(beta_packing(10, 0.1, 4.0), 0.0);
-/// ```
-pub fn beta_packing(m: usize, eps: f64, w_p: f64) -> f64 {
+pub(crate) fn beta_packing(m: usize, eps: f64, w_p: f64) -> f64 {
     let l = log_budget(m, eps);
     if l == 0.0 {
         return 1.0;
@@ -232,7 +206,7 @@ pub fn beta_packing(m: usize, eps: f64, w_p: f64) -> f64 {
 }
 
 /// The rule that chooses the scaling factor β (spec §5.4), resolved by
-/// [`beta_for`].
+/// `beta_for`.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
@@ -242,13 +216,13 @@ pub enum Beta {
     One,
     /// A given β (finite, ≥ 0).
     Fixed(f64),
-    /// `β_cov(m_C, eps, W_C)` of [`beta_covering`] (1 without covering
+    /// `β_cov(m_C, eps, W_C)` of `beta_covering` (1 without covering
     /// rows).
     AutoCovering {
         /// Failure budget of the covering rows, in (0, 1).
         eps: f64,
     },
-    /// `β_pack(m_P, eps, W_P)` of [`beta_packing`] (1 without packing
+    /// `β_pack(m_P, eps, W_P)` of `beta_packing` (1 without packing
     /// rows; 0 when `κ ≥ 1`).
     AutoPacking {
         /// Failure budget of the packing rows, in (0, 1).
@@ -256,7 +230,7 @@ pub enum Beta {
     },
     /// Search of β ∈ [0, 8] on the §5.2 evaluator for `p_succ ≥ 1 − eps`:
     /// the smallest such β when the program has covering rows, the largest
-    /// for a pure packing program (see [`beta_for`]).
+    /// for a pure packing program (see `beta_for`).
     AutoBisect {
         /// Target failure probability of one trial, in (0, 1).
         eps: f64,
@@ -367,7 +341,7 @@ fn split_row(p: &PcProblem, row: RowRef, parts: &[(f64, f64)]) -> RowSplit {
 /// # Errors
 ///
 /// [`PcError::DimensionMismatch`] if `y.len() != p.n_vars()`.
-pub fn row_failure_bounds(
+pub(crate) fn row_failure_bounds(
     p: &PcProblem,
     y: &[f64],
     packing_slack: f64,
@@ -495,7 +469,7 @@ const BISECT_EVALS: usize = 60;
 /// [`PcError::InvalidOption`] for a `Fixed` β that is negative or not
 /// finite, or an `eps` outside (0, 1); [`PcError::DimensionMismatch`] when
 /// `AutoBisect` gets an `lp_x` of the wrong length.
-pub fn beta_for(p: &PcProblem, lp_x: &[f64], rule: Beta) -> Result<f64, PcError> {
+pub(crate) fn beta_for(p: &PcProblem, lp_x: &[f64], rule: Beta) -> Result<f64, PcError> {
     match rule {
         Beta::One => Ok(1.0),
         Beta::Fixed(b) => {
@@ -629,7 +603,9 @@ fn bisect_beta(p: &PcProblem, lp_x: &[f64], eps: f64) -> f64 {
 /// # Panics
 ///
 /// If `y.len() != p.n_vars()`.
-pub fn g1_expected_objective(p: &PcProblem, y: &[f64]) -> f64 {
+// Closed forms the tests check the evaluator against; not called by the engine.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) fn g1_expected_objective(p: &PcProblem, y: &[f64]) -> f64 {
     assert_eq!(y.len(), p.n_vars(), "g1_expected_objective: wrong length");
     p.objective_value(y)
 }
@@ -641,7 +617,9 @@ pub fn g1_expected_objective(p: &PcProblem, y: &[f64]) -> f64 {
 /// For `0 < δ ≤ 1` this is at least as strong as the simplified
 /// `exp(−δ² β p_i/(3 a_i))`, since `2 + δ ≤ 3`. `δ ≤ 0` (or NaN) gives 1;
 /// `a_i ≤ 0` (no positive coefficient, the load is 0) gives 0.
-pub fn g2_packing_tail(beta: f64, p_i: f64, a_i: f64, delta: f64) -> f64 {
+// Closed forms the tests check the evaluator against; not called by the engine.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) fn g2_packing_tail(beta: f64, p_i: f64, a_i: f64, delta: f64) -> f64 {
     if delta.is_nan() || delta <= 0.0 || beta.is_nan() || p_i.is_nan() || a_i.is_nan() {
         return 1.0;
     }
@@ -662,7 +640,9 @@ pub fn g2_packing_tail(beta: f64, p_i: f64, a_i: f64, delta: f64) -> f64 {
 /// `β ≤ 1` (or NaN inputs) gives 1; `b_k ≤ 0` gives 1 (the row cannot be
 /// covered). The §5.2 evaluator stays valid with clamping, this closed form
 /// does not.
-pub fn g3_covering_tail(beta: f64, q_k: f64, b_k: f64) -> f64 {
+// Closed forms the tests check the evaluator against; not called by the engine.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) fn g3_covering_tail(beta: f64, q_k: f64, b_k: f64) -> f64 {
     if beta.is_nan() || q_k.is_nan() || b_k.is_nan() || beta <= 1.0 || b_k <= 0.0 {
         return 1.0;
     }
@@ -676,7 +656,9 @@ pub fn g3_covering_tail(beta: f64, q_k: f64, b_k: f64) -> f64 {
 ///
 /// `δ ≤ 0` (or NaN inputs) gives 1; `δ ≥ 1` gives 0 (coverage is never
 /// negative); `b_k ≤ 0` gives 1.
-pub fn g3_covering_deviation(beta: f64, q_k: f64, b_k: f64, delta: f64) -> f64 {
+// Closed forms the tests check the evaluator against; not called by the engine.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) fn g3_covering_deviation(beta: f64, q_k: f64, b_k: f64, delta: f64) -> f64 {
     if [beta, q_k, b_k, delta].iter().any(|v| v.is_nan()) || delta <= 0.0 || b_k <= 0.0 {
         return 1.0;
     }
@@ -691,8 +673,24 @@ mod tests {
     use super::*;
     use crate::certificate::Sense;
     use crate::pcip::known_answers::{ka1, ka3, ka4};
-    use crate::pcip::{PcBuilder, RowSense, round_with_uniforms};
+    use crate::pcip::rounding::round_with_uniforms;
+    use crate::pcip::{PcBuilder, RowSense};
     use proptest::prelude::*;
+
+    /// The worked values of the bound functions (formerly doc examples).
+    #[test]
+    fn documented_values() {
+        assert!((h(1.0) - (2.0 * 2f64.ln() - 1.0)).abs() < 1e-15);
+        assert_eq!(h(-1.0), 1.0);
+        assert!((tail(4.0, 0.0) - (-4f64).exp()).abs() < 1e-15);
+        assert_eq!(tail(2.0, 2.0), 1.0);
+        assert_eq!(tail(2.0, -1.0), 0.0);
+        let d = packing_delta(20.0, (10.0f64 / 0.1).ln());
+        assert!((d - 0.8034400593556906).abs() < 1e-12);
+        assert!((beta_covering(10, 0.1, 20.0) - 1.946872770742472).abs() < 1e-12);
+        assert!((beta_packing(10, 0.1, 50.0) - 0.6143949323268236).abs() < 1e-12);
+        assert_eq!(beta_packing(10, 0.1, 4.0), 0.0);
+    }
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
         (a - b).abs() <= tol

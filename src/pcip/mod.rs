@@ -14,11 +14,7 @@ mod repair;
 mod rounding;
 mod solver;
 
-pub use bounds::{
-    Beta, RowBounds, beta_covering, beta_for, beta_packing, g1_expected_objective, g2_packing_tail,
-    g3_covering_deviation, g3_covering_tail, h, lower_tail, packing_delta, row_failure_bounds,
-    tail, upper_tail,
-};
+pub use bounds::{Beta, RowBounds};
 pub use error::{Field, PcError, RepairFailure, RowClass, RowRef, RowReport};
 #[cfg(feature = "serde")]
 pub use io::PC_FORMAT_VERSION;
@@ -28,8 +24,5 @@ pub use problem::{
 };
 pub use relax::{ExactResult, LpRelaxation, MipOptions, solve_exact, solve_lp};
 pub use repair::{RepairOptions, RepairReport, repair};
-pub use rounding::{
-    INT_TOL, draw_uniforms, round_independent, round_with_uniforms, scaled_point, snap, trial_rng,
-    uniform,
-};
+pub use rounding::{round_independent, scaled_point, trial_rng};
 pub use solver::{ExactMode, Method, PcSolution, RoundingSolver, TrialOutcome, TrialRecord};

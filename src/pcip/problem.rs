@@ -169,7 +169,7 @@ impl PcProblem {
     /// for the row to hold, given the relative tolerance `tol`: `tol` itself
     /// on an integral row ([`row_is_integral`](Self::row_is_integral)), far
     /// below one unit; `tol·max(1, |threshold|)` otherwise.
-    pub fn row_slack(&self, row: RowRef, threshold: f64, tol: f64) -> f64 {
+    pub(crate) fn row_slack(&self, row: RowRef, threshold: f64, tol: f64) -> f64 {
         if self.row_is_integral(row) {
             tol
         } else {
@@ -920,7 +920,7 @@ pub struct Evaluation {
     /// Linking activities.
     pub linking: Vec<f64>,
     /// Violated rows (beyond `tol · max(1, |rhs|)`, or beyond `tol` on an
-    /// integral row, see [`PcProblem::row_slack`]).
+    /// integral row, see [`PcProblem::row_is_integral`]).
     pub violated_rows: Vec<RowReport>,
     /// Columns outside `[0, u_j]` or not integral (integer columns), with
     /// their value.
@@ -945,7 +945,7 @@ impl Evaluation {
 /// Independent checker (PC-7): evaluates `x` against every row and bound of
 /// `p`, with relative tolerance `tol` (`1e-9` is the engine's default);
 /// rows of integer coefficients over integer columns get the absolute
-/// tolerance `tol` ([`PcProblem::row_slack`]).
+/// tolerance `tol` ([`PcProblem::row_is_integral`]).
 ///
 /// It recomputes everything from the problem's rows; it does not trust any
 /// load kept by rounding or repair.

@@ -12,7 +12,7 @@ use crate::lp::{self, ColumnKind, LinearProgram, LpSolution, LpStatus, SolveOpti
 #[derive(Debug, Clone, PartialEq)]
 pub struct LpRelaxation {
     /// The LP point, clamped to `[0, u_j]` and snapped to integers within
-    /// [`INT_TOL`](super::INT_TOL) on integer columns.
+    /// `INT_TOL` = 10⁻⁹ on integer columns.
     pub x: Vec<f64>,
     /// LP optimum in the user's sense.
     pub objective: f64,

@@ -6,16 +6,16 @@ use rand::{Rng, SeedableRng};
 use super::problem::PcProblem;
 
 /// Values within this distance of an integer snap to it (spec §3.4, §4.1).
-pub const INT_TOL: f64 = 1e-9;
+pub(crate) const INT_TOL: f64 = 1e-9;
 
 /// Snaps `v` to the nearest integer when within [`INT_TOL`].
-pub fn snap(v: f64) -> f64 {
+pub(crate) fn snap(v: f64) -> f64 {
     let r = v.round();
     if (v - r).abs() <= INT_TOL { r } else { v }
 }
 
 /// The scaled point `y_j = min(β·x*_j, u_j)`, clamped below at 0 and snapped
-/// to integers within [`INT_TOL`] (continuous columns are not snapped).
+/// to integers within `INT_TOL` = 10⁻⁹ (continuous columns are not snapped).
 ///
 /// ```
 /// use dmlsched::certificate::Sense;
@@ -35,14 +35,14 @@ pub fn scaled_point(p: &PcProblem, lp_x: &[f64], beta: f64) -> Vec<f64> {
 }
 
 /// The portable uniform of spec §4.2: `(next_u64 >> 11) · 2⁻⁵³` in `[0, 1)`.
-pub fn uniform<R: Rng + ?Sized>(rng: &mut R) -> f64 {
+pub(crate) fn uniform<R: Rng + ?Sized>(rng: &mut R) -> f64 {
     (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
 /// Draws one uniform per column, in column order (spec §4.2: exactly one
 /// draw per column, even when its fractional part is 0, so that columns
 /// never shift each other's draws).
-pub fn draw_uniforms<R: Rng + ?Sized>(n: usize, rng: &mut R) -> Vec<f64> {
+pub(crate) fn draw_uniforms<R: Rng + ?Sized>(n: usize, rng: &mut R) -> Vec<f64> {
     (0..n).map(|_| uniform(rng)).collect()
 }
 
@@ -52,7 +52,7 @@ pub fn draw_uniforms<R: Rng + ?Sized>(n: usize, rng: &mut R) -> Vec<f64> {
 ///
 /// `uniforms` must have one entry per column; missing entries count as 1
 /// (round down).
-pub fn round_with_uniforms(p: &PcProblem, y: &[f64], uniforms: &[f64]) -> Vec<f64> {
+pub(crate) fn round_with_uniforms(p: &PcProblem, y: &[f64], uniforms: &[f64]) -> Vec<f64> {
     y.iter()
         .enumerate()
         .map(|(j, &v)| {

@@ -501,7 +501,7 @@ fn check_size(cluster: &OasisCluster, jobs: &[OasisJob]) -> Result<(), OasisErro
 ///
 /// # The formulation
 ///
-/// Jobs `i` are taken in arrival order ([`jobs_in_arrival_order`]); slots are
+/// Jobs `i` are taken in arrival order (ties by position); slots are
 /// 0-based, and job `i` may use slots `t ∈ [e_i, T)` from its first usable
 /// slot `e_i` (its arrival slot `a_i` offline). `H_i` and `K_i` are the worker
 /// and PS servers the job may use on which at least one of its workers (PSs)
@@ -584,7 +584,7 @@ fn check_size(cluster: &OasisCluster, jobs: &[OasisJob]) -> Result<(), OasisErro
 /// * [`OasisError::InvalidOption`] for a time limit that is not positive and
 ///   finite, a gap outside `[0, 1)` or zero threads;
 /// * the errors of [`OasisCluster::from_instance`] and
-///   [`jobs_in_arrival_order`] (cluster or job outside OASiS's model);
+///   [`OasisJob::from_job`] (cluster or job outside OASiS's model);
 /// * [`OasisError::UnsupportedJob`] for a job whose utility at zero delay
 ///   (its largest) is at or above [`EXACT_MAX_UTILITY`] = 10²⁰, the value
 ///   from which HiGHS reads a number as infinite;

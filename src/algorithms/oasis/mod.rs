@@ -67,7 +67,7 @@
 //! a finite `f64`; [`crate::model::ModelError::UtilitySumNotFinite`]
 //! otherwise). The exact MIP (`offline_optimum`) refuses a utility at or
 //! above `EXACT_MAX_UTILITY` = 10²⁰, where HiGHS reads numbers as infinite.
-//! A job needs at most [`MAX_DP_CELLS`] cells `T·(E·N + 1)` of the dynamic
+//! A job needs at most `MAX_DP_CELLS` = 2²⁸ cells `T·(E·N + 1)` of the dynamic
 //! program; the ledger's memory grows with the plans committed, not with
 //! `T`.
 //!
@@ -126,8 +126,8 @@ use std::time::Instant;
 use crate::model::Instance;
 use crate::model::units::Num;
 use crate::online::{
-    BoundInputs, BoundsRule, Decision, OnlinePrimalDual, PdOptions, PriceBounds, PricingOracle,
-    RunReport,
+    BoundInputs, BoundsChoice, BoundsRule, Decision, OnlinePrimalDual, PdOptions, PriceBounds,
+    PricingOracle, RunReport,
 };
 use crate::schedule::{JobSchedule, Schedule, verify};
 
@@ -139,38 +139,11 @@ pub use exact::{
     EXACT_MAX_COLUMNS, EXACT_MAX_UTILITY, ExactOptions, OfflineSolution, WorkModel, offline_optimum,
 };
 pub use model::{
-    MAX_DP_CELLS, OasisCluster, OasisJob, PS_POOL, RESOURCE_NAMES, RESOURCES, SpecVector,
-    WORKER_POOL, spec_units,
+    OasisCluster, OasisJob, PS_POOL, RESOURCE_NAMES, RESOURCES, WORKER_POOL, spec_units,
 };
 pub use oracle::{OasisOracle, paper_best_response};
 pub use plan::{OasisPlan, SlotPlan};
 pub use policy::OasisPolicy;
-
-/// How the price bounds `U`, `L` are derived (`primal-dual.md` §3, §11.2;
-/// `oasis.md` §17.4).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub enum BoundsChoice {
-    /// The paper's η rule (clairvoyant, from every job).
-    #[default]
-    Eta,
-    /// The value floor `L_κ = v_floor/(4·P·T·C_κ)`; `None` takes
-    /// [`default_v_floor`].
-    ValueFloor {
-        /// `v_floor > 0`, or `None` for the default.
-        v_floor: Option<f64>,
-    },
-}
-
-impl BoundsChoice {
-    /// `"eta"` or `"value-floor"`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            BoundsChoice::Eta => "eta",
-            BoundsChoice::ValueFloor { .. } => "value-floor",
-        }
-    }
-}
 
 /// Parameters of OASiS.
 #[derive(Debug, Clone, PartialEq)]
@@ -246,7 +219,7 @@ pub struct Oasis {
 /// # Errors
 ///
 /// [`OasisError::UnsupportedJob`] for a job outside the model.
-pub fn jobs_in_arrival_order(instance: &Instance) -> Result<Vec<OasisJob>, OasisError> {
+pub(crate) fn jobs_in_arrival_order(instance: &Instance) -> Result<Vec<OasisJob>, OasisError> {
     instance
         .arrival_order()
         .into_iter()
@@ -255,10 +228,10 @@ pub fn jobs_in_arrival_order(instance: &Instance) -> Result<Vec<OasisJob>, Oasis
 }
 
 /// The default value floor (`gadget.md` §5.1 carried to OASiS):
-/// `max(10⁻³·median_i f_i(δ_min,i), min_i f_i(T − 1 − a_i))` over the
-/// schedulable jobs; `None` when it is not positive.
+/// [`crate::online::default_v_floor`] over the bound inputs of `jobs` on
+/// `cluster`; `None` when it is not positive.
 pub fn default_v_floor(cluster: &OasisCluster, jobs: &[OasisJob]) -> Option<f64> {
-    v_floor_of(&bound_inputs(cluster, jobs).ok()?)
+    crate::online::default_v_floor(&bound_inputs(cluster, jobs).ok()?)
 }
 
 /// Every job's bound inputs (§5).
@@ -267,21 +240,6 @@ fn bound_inputs(cluster: &OasisCluster, jobs: &[OasisJob]) -> crate::Result<Vec<
     jobs.iter()
         .map(|j| oracle.bound_inputs(j, cluster.horizon))
         .collect()
-}
-
-/// [`default_v_floor`] from the bound inputs.
-fn v_floor_of(inputs: &[BoundInputs]) -> Option<f64> {
-    let schedulable = || inputs.iter().filter(|b| b.schedulable);
-    let mut best: Vec<f64> = schedulable().map(|b| b.ln_u_max.exp()).collect();
-    if best.is_empty() {
-        return None;
-    }
-    best.sort_by(f64::total_cmp);
-    let late = schedulable()
-        .map(|b| b.ln_u_min.exp())
-        .fold(f64::INFINITY, f64::min);
-    let v = (1e-3 * best[best.len() / 2]).max(late);
-    (v > 0.0 && v.is_finite()).then_some(v)
 }
 
 /// The price bounds of a run: derived by `params.bounds` from every job's
@@ -293,7 +251,7 @@ fn v_floor_of(inputs: &[BoundInputs]) -> Option<f64> {
 /// Framework errors when the bounds cannot be derived;
 /// [`OasisError::InvalidOption`] for an invalid `u_scale` or no positive
 /// default `v_floor`.
-pub fn price_bounds(
+pub(crate) fn price_bounds(
     cluster: &OasisCluster,
     jobs: &[OasisJob],
     params: &OasisParams,
@@ -312,11 +270,13 @@ pub fn price_bounds(
         BoundsChoice::ValueFloor { v_floor } => {
             let v = match v_floor {
                 Some(v) => v,
-                None => v_floor_of(&inputs).ok_or(OasisError::InvalidOption {
-                    name: "bounds",
-                    reason: "no schedulable job with positive utility to set the value floor"
-                        .into(),
-                })?,
+                None => {
+                    crate::online::default_v_floor(&inputs).ok_or(OasisError::InvalidOption {
+                        name: "bounds",
+                        reason: "no schedulable job with positive utility to set the value floor"
+                            .into(),
+                    })?
+                }
             };
             (BoundsRule::ValueFloor { v_floor: v }, Some(v))
         }
@@ -411,6 +371,25 @@ impl Oasis {
     /// OASiS with `params`.
     pub fn new(params: OasisParams) -> Self {
         Oasis { params }
+    }
+
+    /// The framework engine OASiS runs over `instance` (its split cluster's
+    /// ledger, the price bounds derived by `params.bounds` and scaled by
+    /// `params.u_scale`, the oracle with `params.early_stop`, `params.pd`),
+    /// before any job, with the jobs in arrival order (ties by position):
+    /// for driving the online loop job by job, e.g. to read the prices
+    /// between decisions. [`Oasis::solve`] steps the same engine over
+    /// every job.
+    ///
+    /// # Errors
+    ///
+    /// As [`Oasis::solve`], before any decision.
+    pub fn engine(
+        &self,
+        instance: &Instance,
+    ) -> crate::Result<(OnlinePrimalDual<OasisOracle>, Vec<OasisJob>)> {
+        let (run, jobs) = Run::new(instance, &self.params)?;
+        Ok((run.engine, jobs))
     }
 
     /// Runs OASiS over the jobs of `instance` in arrival order (each job

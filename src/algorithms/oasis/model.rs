@@ -22,7 +22,7 @@ pub const RESOURCE_NAMES: [&str; RESOURCES] =
     ["gpu", "vcpu", "memory_gb", "storage_gb", "nic_gbps"];
 /// Most DP cells `T·(D_i + 1)` a job may need (2²⁸: about 1 GB of
 /// back-pointers). The paper's largest jobs need 6·10⁶.
-pub const MAX_DP_CELLS: u64 = 1 << 28;
+pub(crate) const MAX_DP_CELLS: u64 = 1 << 28;
 /// The pool of worker servers (`H`).
 pub const WORKER_POOL: PoolId = PoolId(0);
 /// The pool of PS servers (`K`).
@@ -30,7 +30,7 @@ pub const PS_POOL: PoolId = PoolId(1);
 
 /// A resource vector in OASiS's units: `[GPU, vCPU, GB memory, GB storage,
 /// Gbit/s NIC]`.
-pub type SpecVector = [f64; RESOURCES];
+pub(crate) type SpecVector = [f64; RESOURCES];
 
 /// Converts SI [`Resources`] to OASiS's units (decimal GB, Gbit/s).
 ///
@@ -140,7 +140,7 @@ impl OasisCluster {
     }
 
     /// The servers of a pool.
-    pub fn pool(&self, pool: PoolId) -> &[u32] {
+    pub(crate) fn pool(&self, pool: PoolId) -> &[u32] {
         if pool == WORKER_POOL {
             &self.worker_servers
         } else {
@@ -205,7 +205,7 @@ impl OasisJob {
     /// between slots and may skip slots), has a demand entry in
     /// `(0, 10⁻¹²)` in [`spec_units`] (the framework's
     /// [`MIN_POSITIVE_DEMAND`]), `b_i ≤ 0` or `B_i < b_i`, `ω_i ≤ 0`, or
-    /// more than [`MAX_DP_CELLS`](crate::algorithms::oasis::MAX_DP_CELLS) DP
+    /// more than `MAX_DP_CELLS` = 2²⁸ DP
     /// cells `T·(E_i·N_i + 1)`.
     pub fn from_job(instance: &Instance, job: &Job) -> Result<Self, OasisError> {
         let bad = |reason: String| OasisError::UnsupportedJob {
@@ -297,13 +297,13 @@ impl OasisJob {
     }
 
     /// The same job usable from slot `earliest` on (clamped to `≥ arrival`).
-    pub fn starting_at(mut self, earliest: u32) -> Self {
+    pub(crate) fn starting_at(mut self, earliest: u32) -> Self {
         self.earliest = earliest.max(self.arrival);
         self
     }
 
     /// Whether the job may use the machine at `position`.
-    pub fn may_use(&self, position: u32) -> bool {
+    pub(crate) fn may_use(&self, position: u32) -> bool {
         self.allowed
             .as_ref()
             .is_none_or(|a| a.get(position as usize).copied().unwrap_or(false))
@@ -315,7 +315,7 @@ impl OasisJob {
     }
 
     /// `W_i = ⌈Wr_i⌉` (tolerant ceiling).
-    pub fn worker_slots_ceil(&self) -> f64 {
+    pub(crate) fn worker_slots_ceil(&self) -> f64 {
         ceil_tol(self.worker_slots())
     }
 
@@ -345,14 +345,14 @@ impl OasisJob {
 
     /// PSs for `y` workers: `zreq(y) = ⌈y·b_i/B_i⌉` (tolerant), the fewest
     /// that satisfy (6); `≤ y` because `B_i ≥ b_i`, so (7) holds.
-    pub fn zreq(&self, y: u32) -> u32 {
+    pub(crate) fn zreq(&self, y: u32) -> u32 {
         let v = ceil_tol(f64::from(y) * self.worker_gbps / self.ps_gbps);
         if v <= 0.0 { 0 } else { (v as u32).min(y) }
     }
 
     /// Largest worker count whose PSs fit `z` PS positions:
     /// `max{y : zreq(y) ≤ z}` (capped at [`max_workers`](Self::max_workers)).
-    pub fn workers_for_ps(&self, z: u32) -> u32 {
+    pub(crate) fn workers_for_ps(&self, z: u32) -> u32 {
         let z = z.min(self.max_ps);
         let guess = floor_tol(f64::from(z) * self.ps_gbps / self.worker_gbps);
         let mut y = if guess >= f64::from(self.max_workers) {
@@ -400,7 +400,7 @@ impl OasisJob {
 
     /// The largest worker count per slot on the empty cluster, and the
     /// chunks it trains per slot: the chunk model's fastest pace.
-    pub fn empty_cluster_pace(&self, cluster: &OasisCluster) -> (u32, u64) {
+    pub(crate) fn empty_cluster_pace(&self, cluster: &OasisCluster) -> (u32, u64) {
         let cap_sum = |pool| -> u64 {
             self.empty_server_caps(cluster, pool)
                 .map(|(_, c)| u64::from(c))
@@ -414,7 +414,7 @@ impl OasisJob {
 
     /// The servers of `pool` the job may use with room for at least one of
     /// its tasks on the empty cluster: `(position, tasks fitting)`.
-    pub fn empty_server_caps<'a>(
+    pub(crate) fn empty_server_caps<'a>(
         &'a self,
         cluster: &'a OasisCluster,
         pool: PoolId,
