@@ -2,6 +2,8 @@
 //! proportional share: hand-checked runs through the simulator, and
 //! random-instance runs (completion, capacity, `verify`, determinism).
 
+mod common;
+
 use dmlsched::baselines::{
     Drf, Fifo, FifoFirstFitBandwidth, ProportionalShare, Sjf, Tetris, Tiresias,
 };
@@ -32,23 +34,15 @@ fn ps_job(
 ) -> Job {
     worker.nic_bps = 1e-3;
     ps.nic_bps = 1.0;
-    Job::new(
-        JobId(id),
+    common::job(
+        id,
         arrival_s,
-        Architecture::ParameterServer(PsJob {
-            epochs: 1,
-            data_chunks: 1,
-            minibatches_per_chunk: work,
-            minibatch_compute_s: tc,
-            gradient_bytes: 0.0,
+        PsJob {
             worker,
             ps,
             max_workers,
-            max_ps: 1,
-            ps_at_most_workers: true,
-            sync: SyncMode::Synchronous,
-            layers: None,
-        }),
+            ..common::ps_job(work, tc)
+        },
     )
 }
 

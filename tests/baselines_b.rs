@@ -2,6 +2,8 @@
 //! cases, and seeded random runs (every job completes or is rejected, no
 //! machine is ever over-allocated, same seed ⇒ same result).
 
+mod common;
+
 use dmlsched::baselines::{Optimus, Rrh, RrhParams};
 use dmlsched::model::*;
 use dmlsched::schedule::Tasks;
@@ -16,20 +18,13 @@ fn close(a: f64, b: f64) -> bool {
 /// A PS job with `minibatches` of work, `tc` seconds per mini-batch and no
 /// gradient traffic, so that `τ = tc` and `w` workers do `w/tc`
 /// mini-batches per second. Worker: 1 GPU, 1 CPU; PS: 1 CPU.
-fn ps_job(minibatches: u32, tc: f64, max_workers: u32, max_ps: u32) -> PsJob {
+/// [`common::ps_job`], asynchronous, with up to `max_workers` workers and `max_ps` PSs.
+fn async_ps(minibatches: u32, tc: f64, max_workers: u32, max_ps: u32) -> PsJob {
     PsJob {
-        epochs: 1,
-        data_chunks: 1,
-        minibatches_per_chunk: minibatches,
-        minibatch_compute_s: tc,
-        gradient_bytes: 0.0,
-        worker: Resources::new(1.0, 1.0, 1e9, 0.0, 1e9),
-        ps: Resources::new(0.0, 1.0, 1e9, 0.0, 1e9),
         max_workers,
         max_ps,
-        ps_at_most_workers: true,
         sync: SyncMode::Asynchronous,
-        layers: None,
+        ..common::ps_job(minibatches, tc)
     }
 }
 
@@ -151,8 +146,8 @@ fn optimus_reproduces_the_spec_table() {
 #[test]
 fn optimus_two_jobs_by_hand() {
     let jobs = vec![
-        job(0, 0.0, ps_job(2400, 0.1, 4, 2)),
-        job(1, 0.0, ps_job(1200, 0.1, 4, 2)),
+        job(0, 0.0, async_ps(2400, 0.1, 4, 2)),
+        job(1, 0.0, async_ps(1200, 0.1, 4, 2)),
     ];
     let inst = Instance::new(one_machine(4.0), jobs, 10.0, 100).unwrap();
     let r = simulate(&inst, &mut Optimus::default(), &SimOptions::default()).unwrap();
@@ -188,19 +183,19 @@ fn optimus_two_jobs_by_hand() {
 /// * E (t = 300, 20 s): the cluster is idle, it fits, admitted, 300–320 s.
 #[test]
 fn rrh_rejects_risky_and_admits_fitting_jobs() {
-    let a = job(0, 0.0, ps_job(1000, 0.1, 1, 1)).with_discipline(Discipline {
+    let a = job(0, 0.0, async_ps(1000, 0.1, 1, 1)).with_discipline(Discipline {
         elasticity: Elasticity::Elastic,
         preemptible: false,
     });
-    let b = job(1, 1.0, ps_job(500, 0.1, 1, 1)).with_utility(Utility::Linear {
+    let b = job(1, 1.0, async_ps(500, 0.1, 1, 1)).with_utility(Utility::Linear {
         g1: 100.0,
         slope: 1.0,
     });
-    let c = job(2, 2.0, ps_job(300, 0.1, 1, 1)).with_utility(Utility::Linear {
+    let c = job(2, 2.0, async_ps(300, 0.1, 1, 1)).with_utility(Utility::Linear {
         g1: 14.0,
         slope: 1.0,
     });
-    let e = job(3, 300.0, ps_job(200, 0.1, 1, 1));
+    let e = job(3, 300.0, async_ps(200, 0.1, 1, 1));
     let inst = Instance::new(one_machine(1.0), vec![a, b, c, e], 10.0, 1000).unwrap();
     let r = simulate(&inst, &mut Rrh::default(), &SimOptions::default()).unwrap();
     let j = &r.jobs;
@@ -230,8 +225,8 @@ fn rrh_rejects_risky_and_admits_fitting_jobs() {
 /// 1–51 s; A resumes and ends at 150 s (1 s done, 99 s left).
 #[test]
 fn rrh_urgency_preempts_a_patient_job() {
-    let a = job(0, 0.0, ps_job(1000, 0.1, 1, 1));
-    let b = job(1, 1.0, ps_job(500, 0.1, 1, 1)).with_utility(Utility::Linear {
+    let a = job(0, 0.0, async_ps(1000, 0.1, 1, 1));
+    let b = job(1, 1.0, async_ps(500, 0.1, 1, 1)).with_utility(Utility::Linear {
         g1: 100.0,
         slope: 1.0,
     });
@@ -248,7 +243,7 @@ fn rrh_urgency_preempts_a_patient_job() {
 /// with a negative threshold.
 #[test]
 fn rrh_rejects_what_can_never_fit() {
-    let big = job(0, 0.0, ps_job(100, 0.1, 3, 1));
+    let big = job(0, 0.0, async_ps(100, 0.1, 3, 1));
     let inst = Instance::new(one_machine(2.0), vec![big], 10.0, 100).unwrap();
     let mut p = Rrh::new(RrhParams {
         theta: -1.0,
@@ -521,7 +516,7 @@ mod dorm {
     /// (B = 8b, so one PS serves 8 workers), long enough not to finish.
     fn two_jobs(second_at: f64) -> Instance {
         let mk = |id, t| {
-            let mut p = ps_job(1_000_000, 0.1, 8, 1);
+            let mut p = async_ps(1_000_000, 0.1, 8, 1);
             p.ps.nic_bps = 8e9;
             job(id, t, p)
         };

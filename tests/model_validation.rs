@@ -25,11 +25,9 @@ fn ps_job(id: u32) -> Job {
         ps: Resources::new(0.0, 4.0, gb(16.0), 0.0, gbps(5.0)),
         max_workers: 4,
         max_ps: 2,
-        ps_at_most_workers: true,
-        sync: SyncMode::Asynchronous,
-        layers: None,
+        ..PsJob::default()
     };
-    Job::new(JobId(id), 10.0, Architecture::ParameterServer(ps))
+    Job::new(JobId(id), 10.0, ps)
 }
 
 fn rar_job(id: u32, gpus: u32) -> Job {

@@ -1,5 +1,8 @@
 //! Run reports end to end: CSV tables and SVG plots of real simulator runs.
 
+mod common;
+
+use common::{job, ps_job};
 use dmlsched::baselines::Fifo;
 use dmlsched::model::*;
 use dmlsched::sim::plot::{MAX_ABS, PALETTE, jct_cdf_svg, jct_vs_load_svg, utilization_svg};
@@ -8,34 +11,14 @@ use dmlsched::sim::report::{
 };
 use dmlsched::sim::{SimOptions, SimResult, StopAt, simulate};
 
-/// A PS job whose iteration takes exactly `compute_s` (no gradient bytes):
-/// `minibatches` mini-batches, one worker GPU.
-fn ps_job(id: u32, arrival_s: f64, minibatches: u32, compute_s: f64) -> Job {
-    let ps = PsJob {
-        epochs: 1,
-        data_chunks: 1,
-        minibatches_per_chunk: minibatches,
-        minibatch_compute_s: compute_s,
-        gradient_bytes: 0.0,
-        worker: Resources::new(1.0, 1.0, 1e9, 0.0, 1e9),
-        ps: Resources::new(0.0, 1.0, 1e9, 0.0, 1e9),
-        max_workers: 1,
-        max_ps: 1,
-        ps_at_most_workers: true,
-        sync: SyncMode::Synchronous,
-        layers: None,
-    };
-    Job::new(JobId(id), arrival_s, Architecture::ParameterServer(ps))
-}
-
 /// Three jobs (50 s, 50 s, 10 s of work arriving at 0, 10, 20 s) under FIFO
 /// on `gpus` single-GPU machines.
 fn run(gpus: u32) -> (Instance, SimResult) {
     let cluster = Cluster::homogeneous(gpus, Resources::new(1.0, 64.0, 1e12, 0.0, 1e11), 1e10);
     let jobs = vec![
-        ps_job(0, 0.0, 100, 0.5),
-        ps_job(1, 10.0, 100, 0.5),
-        ps_job(2, 20.0, 20, 0.5),
+        job(0, 0.0, ps_job(100, 0.5)),
+        job(1, 10.0, ps_job(100, 0.5)),
+        job(2, 20.0, ps_job(20, 0.5)),
     ];
     let inst = Instance::new(cluster, jobs, 60.0, 10).unwrap();
     let r = simulate(&inst, &mut Fifo::default(), &SimOptions::default()).unwrap();
@@ -85,7 +68,7 @@ fn jobs_csv_header_and_rows_are_exact() {
 /// One job of 100 s on one GPU, stopped at the 50 s horizon.
 fn unfinished() -> (Instance, SimResult) {
     let cluster = Cluster::homogeneous(1, Resources::new(1.0, 64.0, 1e12, 0.0, 1e11), 1e10);
-    let inst = Instance::new(cluster, vec![ps_job(0, 0.0, 100, 1.0)], 10.0, 5).unwrap();
+    let inst = Instance::new(cluster, vec![job(0, 0.0, ps_job(100, 1.0))], 10.0, 5).unwrap();
     let opts = SimOptions {
         stop: StopAt::Horizon,
         ..SimOptions::default()
@@ -246,7 +229,7 @@ fn jct_cdf_plot_has_legend_axes_and_one_line_per_run() {
 fn jct_cdf_uses_a_log_axis_over_more_than_two_decades() {
     // JCTs 1 s and 1000 s on two GPUs.
     let cluster = Cluster::homogeneous(2, Resources::new(1.0, 64.0, 1e12, 0.0, 1e11), 1e10);
-    let jobs = vec![ps_job(0, 0.0, 2, 0.5), ps_job(1, 0.0, 2000, 0.5)];
+    let jobs = vec![job(0, 0.0, ps_job(2, 0.5)), job(1, 0.0, ps_job(2000, 0.5))];
     let inst = Instance::new(cluster, jobs, 60.0, 100).unwrap();
     let r = simulate(&inst, &mut Fifo::default(), &SimOptions::default()).unwrap();
     assert_eq!(r.sorted_jcts(), [1.0, 1000.0]);

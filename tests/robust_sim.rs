@@ -28,10 +28,6 @@ fn ps(epochs: u32, chunks: u32, per_chunk: u32, compute_s: f64, worker_gpus: f64
     }
 }
 
-fn ps_job(id: u32, arrival_s: f64, p: PsJob) -> Job {
-    Job::new(JobId(id), arrival_s, Architecture::ParameterServer(p))
-}
-
 fn cluster(machines: u32, gpus: f64) -> Cluster {
     Cluster::homogeneous(machines, Resources::new(gpus, 64.0, 1e12, 0.0, 1e11), 1e10)
 }
@@ -93,7 +89,7 @@ fn ten_billion_gpus_on_a_machine() {
         for name in baselines::NAMES {
             let what = format!("{name} with {gpus:e} GPUs");
             let r = within(WATCHDOG_S, &what.clone(), move || {
-                let jobs = vec![ps_job(0, 0.0, ps(1, 1, 10, 1.0, 1.0)), rar(4, 10, 1.0)];
+                let jobs = vec![common::job(0, 0.0, ps(1, 1, 10, 1.0, 1.0)), rar(4, 10, 1.0)];
                 let inst = Instance::new(cluster(2, gpus), jobs, 60.0, 10).unwrap();
                 let mut p = baselines::by_name(name)?;
                 Some(simulate(&inst, &mut p, &SimOptions::default()))
@@ -112,7 +108,7 @@ fn a_plan_on_a_huge_horizon() {
     let r = within(WATCHDOG_S, "plan on 2^32-1 slots", || {
         let inst = Instance::new(
             cluster(64, 8.0),
-            vec![ps_job(0, 0.0, ps(1, 1, 10, 1.0, 1.0))],
+            vec![common::job(0, 0.0, ps(1, 1, 10, 1.0, 1.0))],
             1.0,
             u32::MAX,
         )
@@ -136,7 +132,7 @@ fn total_work_does_not_overflow() {
     // does not overflow, and `Instance::new` refuses a workload beyond 2⁵³
     // (where the count stops being exact) with a typed error.
     let m = u32::MAX;
-    let job = ps_job(0, 0.0, ps(m, m, m, 1.0, 1.0));
+    let job = common::job(0, 0.0, ps(m, m, m, 1.0, 1.0));
     assert!(total_work(&job) > 7.9e28 && total_work(&job).is_finite());
     let r = within(WATCHDOG_S, "E·N·M overflow", move || {
         Instance::new(cluster(1, 1.0), vec![job], 60.0, 10)
@@ -147,7 +143,7 @@ fn total_work_does_not_overflow() {
     );
     // The largest accepted workload runs (its finish lies far in the future).
     let r = within(WATCHDOG_S, "E·N·M = 2^53", move || {
-        let big = ps_job(0, 0.0, ps(1 << 21, 1 << 16, 1 << 16, 1.0, 1.0));
+        let big = common::job(0, 0.0, ps(1 << 21, 1 << 16, 1 << 16, 1.0, 1.0));
         assert_eq!(total_work(&big), 2f64.powi(53));
         run_fifo(Instance::new(cluster(1, 1.0), vec![big], 60.0, 10).unwrap())
     });
@@ -163,8 +159,8 @@ fn zero_iteration_time_finishes_at_once() {
         let inst = Instance::new(
             cluster(1, 1.0),
             vec![
-                ps_job(0, 0.0, ps(1, 1, 10, 0.0, 1.0)),
-                ps_job(1, 5.0, ps(1, 1, 10, 0.0, 1.0)),
+                common::job(0, 0.0, ps(1, 1, 10, 0.0, 1.0)),
+                common::job(1, 5.0, ps(1, 1, 10, 0.0, 1.0)),
             ],
             60.0,
             10,
@@ -183,7 +179,7 @@ fn zero_iteration_time_under_a_plan_and_at_boundaries() {
     let r = within(WATCHDOG_S, "τ = 0 planned", || {
         let inst = Instance::new(
             cluster(1, 1.0),
-            vec![ps_job(0, 0.0, ps(1, 1, 10, 0.0, 1.0))],
+            vec![common::job(0, 0.0, ps(1, 1, 10, 0.0, 1.0))],
             10.0,
             10,
         )
@@ -201,7 +197,7 @@ fn zero_iteration_time_under_a_plan_and_at_boundaries() {
     let r = within(WATCHDOG_S, "τ = 0 at boundaries", || {
         let inst = Instance::new(
             cluster(1, 1.0),
-            vec![ps_job(0, 5.0, ps(1, 1, 10, 0.0, 1.0))],
+            vec![common::job(0, 5.0, ps(1, 1, 10, 0.0, 1.0))],
             10.0,
             10,
         )
@@ -222,7 +218,7 @@ fn tiny_iteration_time_on_a_slot_boundary() {
         let r = within(WATCHDOG_S, "τ = 1e-6 on a boundary", move || {
             let inst = Instance::new(
                 cluster(1, 1.0),
-                vec![ps_job(0, arrival, ps(1, 1, 10, 1e-6, 1.0))],
+                vec![common::job(0, arrival, ps(1, 1, 10, 1e-6, 1.0))],
                 60.0,
                 u32::MAX,
             )
@@ -242,8 +238,8 @@ fn denormal_demands_under_every_baseline() {
             let inst = Instance::new(
                 cluster(2, 4.0),
                 vec![
-                    ps_job(0, 0.0, ps(1, 1, 10, 1.0, 5e-324)),
-                    ps_job(1, 0.0, ps(1, 1, 10, 1.0, 1.0)),
+                    common::job(0, 0.0, ps(1, 1, 10, 1.0, 5e-324)),
+                    common::job(1, 0.0, ps(1, 1, 10, 1.0, 1.0)),
                 ],
                 60.0,
                 10,

@@ -1,6 +1,8 @@
 //! Simulator tests: hand-checked timelines, every kind of rejected action,
 //! plans, progress modes, and invariants as properties.
 
+mod common;
+
 use dmlsched::Error;
 use dmlsched::baselines::Fifo;
 use dmlsched::model::*;
@@ -12,22 +14,17 @@ use proptest::test_runner::FileFailurePersistence;
 
 /// A PS job whose iteration takes exactly `compute_s` (no gradient bytes):
 /// `minibatches` mini-batches, one worker GPU.
-fn ps_job(id: u32, arrival_s: f64, minibatches: u32, compute_s: f64, max_workers: u32) -> Job {
-    let ps = PsJob {
-        epochs: 1,
-        data_chunks: 1,
-        minibatches_per_chunk: minibatches,
-        minibatch_compute_s: compute_s,
-        gradient_bytes: 0.0,
-        worker: Resources::new(1.0, 1.0, 1e9, 0.0, 1e9),
-        ps: Resources::new(0.0, 1.0, 1e9, 0.0, 1e9),
-        max_workers,
-        max_ps: max_workers,
-        ps_at_most_workers: true,
-        sync: SyncMode::Synchronous,
-        layers: None,
-    };
-    Job::new(JobId(id), arrival_s, Architecture::ParameterServer(ps))
+/// Job `id`: [`common::ps_job`] with up to `max_workers` workers and as many PSs.
+fn elastic(id: u32, arrival_s: f64, minibatches: u32, compute_s: f64, max_workers: u32) -> Job {
+    common::job(
+        id,
+        arrival_s,
+        PsJob {
+            max_workers,
+            max_ps: max_workers,
+            ..common::ps_job(minibatches, compute_s)
+        },
+    )
 }
 
 fn cluster(machines: u32, gpus: f64) -> Cluster {
@@ -71,7 +68,7 @@ fn sim_err(r: dmlsched::Result<SimResult>) -> SimError {
 fn fifo_two_jobs_hand_timeline() {
     // One GPU. Job 0: 100 × 0.5 s = 50 s from t = 0; job 1 arrives at 10 s,
     // waits until 50, finishes at 100. Utilization 100% over [0, 100].
-    let jobs = vec![ps_job(0, 0.0, 100, 0.5, 1), ps_job(1, 10.0, 100, 0.5, 1)];
+    let jobs = vec![elastic(0, 0.0, 100, 0.5, 1), elastic(1, 10.0, 100, 0.5, 1)];
     let inst = Instance::new(cluster(1, 1.0), jobs, 60.0, 10).unwrap();
     let r = simulate(&inst, &mut Fifo::default(), &SimOptions::default()).unwrap();
     assert_eq!(r.jobs[0].start_s, Some(0.0));
@@ -96,7 +93,7 @@ fn fifo_two_jobs_hand_timeline() {
 #[test]
 fn more_workers_run_faster_and_utility_uses_slots() {
     // Two workers: 100 mini-batches at 2 per 0.5 s = 25 s.
-    let mut j = ps_job(0, 0.0, 100, 0.5, 2);
+    let mut j = elastic(0, 0.0, 100, 0.5, 2);
     j.utility = Utility::DeadlineStep {
         value: 5.0,
         deadline_slots: 0,
@@ -116,7 +113,7 @@ fn more_workers_run_faster_and_utility_uses_slots() {
 
 #[test]
 fn over_allocation_names_job_machine_and_resource() {
-    let inst = Instance::new(cluster(1, 1.0), vec![ps_job(3, 0.0, 10, 1.0, 2)], 60.0, 10).unwrap();
+    let inst = Instance::new(cluster(1, 1.0), vec![elastic(3, 0.0, 10, 1.0, 2)], 60.0, 10).unwrap();
     let mut p = script(vec![(
         0,
         vec![Action::run(
@@ -144,7 +141,7 @@ fn over_allocation_names_job_machine_and_resource() {
 
 #[test]
 fn invalid_allocations_are_typed_errors() {
-    let inst = Instance::new(cluster(1, 4.0), vec![ps_job(0, 0.0, 10, 1.0, 2)], 60.0, 10).unwrap();
+    let inst = Instance::new(cluster(1, 4.0), vec![elastic(0, 0.0, 10, 1.0, 2)], 60.0, 10).unwrap();
     // Workers without a PS.
     let mut p = script(vec![(
         0,
@@ -167,7 +164,7 @@ fn invalid_allocations_are_typed_errors() {
 
 #[test]
 fn action_before_arrival_is_rejected() {
-    let jobs = vec![ps_job(0, 0.0, 10, 1.0, 1), ps_job(1, 100.0, 10, 1.0, 1)];
+    let jobs = vec![elastic(0, 0.0, 10, 1.0, 1), elastic(1, 100.0, 10, 1.0, 1)];
     let inst = Instance::new(cluster(1, 4.0), jobs, 60.0, 10).unwrap();
     let mut p = script(vec![(
         0,
@@ -184,9 +181,9 @@ fn action_before_arrival_is_rejected() {
 
 #[test]
 fn non_preemptible_and_rigid_rules() {
-    let mut j = ps_job(0, 0.0, 100, 1.0, 2);
+    let mut j = elastic(0, 0.0, 100, 1.0, 2);
     j.discipline = Discipline::RIGID_GANG;
-    let j2 = ps_job(1, 5.0, 10, 1.0, 1);
+    let j2 = elastic(1, 5.0, 10, 1.0, 1);
     let inst = Instance::new(cluster(2, 4.0), vec![j, j2], 60.0, 10).unwrap();
     let start = Action::run(JobId(0), vec![(MachineId(0), Tasks::new(2, 2))]);
     // Preempting a non-preemptible job at the next event.
@@ -220,9 +217,9 @@ fn preemption_and_reconfiguration_are_charged() {
     // Elastic job: 2 workers from 0 to 10 s (20 mini-batches at 1 s each per
     // worker → 20 done), then shrunk to 1 worker at 10 s with a 5 s
     // reconfiguration: 80 left at 1 per second after 15 s → finishes at 95.
-    let mut j = ps_job(0, 0.0, 100, 1.0, 2);
+    let mut j = elastic(0, 0.0, 100, 1.0, 2);
     j.reconfiguration_s = 5.0;
-    let other = ps_job(1, 10.0, 1, 1.0, 1);
+    let other = elastic(1, 10.0, 1, 1.0, 1);
     let inst = Instance::new(cluster(1, 2.0), vec![j, other], 60.0, 10).unwrap();
     let mut p = script(vec![
         (
@@ -252,8 +249,8 @@ fn preemption_and_reconfiguration_are_charged() {
 
 #[test]
 fn pause_counts_a_preemption() {
-    let j = ps_job(0, 0.0, 100, 1.0, 1);
-    let other = ps_job(1, 10.0, 10, 1.0, 1);
+    let j = elastic(0, 0.0, 100, 1.0, 1);
+    let other = elastic(1, 10.0, 10, 1.0, 1);
     let inst = Instance::new(cluster(1, 1.0), vec![j, other], 60.0, 10).unwrap();
     // At job 1's arrival, pause job 0 and run job 1 (10 s); job 0 never
     // resumes in this script.
@@ -377,7 +374,7 @@ fn contention_changes_when_a_ring_finishes() {
 fn plans_run_by_slot_and_are_checked() {
     // Slot 10 s. Job 0 needs 40 mini-batches at 1 s: plan 2 workers in
     // slot 0 (20 done), nothing in slot 1, 2 workers in slot 2 → done at 30 s.
-    let inst = Instance::new(cluster(1, 2.0), vec![ps_job(0, 0.0, 40, 1.0, 2)], 10.0, 5).unwrap();
+    let inst = Instance::new(cluster(1, 2.0), vec![elastic(0, 0.0, 40, 1.0, 2)], 10.0, 5).unwrap();
     let plan = vec![
         Segment::new(0..1, vec![(MachineId(0), Tasks::new(2, 1))]),
         Segment::new(2..3, vec![(MachineId(0), Tasks::new(2, 1))]),
@@ -398,7 +395,7 @@ fn plans_run_by_slot_and_are_checked() {
     verify(&inst, &sched).unwrap();
 
     // Two plans that overlap on the GPU: the second is refused with its slot.
-    let jobs = vec![ps_job(0, 0.0, 40, 1.0, 2), ps_job(1, 0.0, 40, 1.0, 2)];
+    let jobs = vec![elastic(0, 0.0, 40, 1.0, 2), elastic(1, 0.0, 40, 1.0, 2)];
     let inst = Instance::new(cluster(1, 2.0), jobs, 10.0, 5).unwrap();
     let a = vec![Segment::new(0..2, vec![(MachineId(0), Tasks::new(2, 1))])];
     let b = vec![Segment::new(1..3, vec![(MachineId(0), Tasks::new(1, 1))])];
@@ -434,7 +431,7 @@ fn plans_may_swap_machines_at_a_boundary() {
     // job 1 the other way round: every slot fits, but whichever plan is
     // switched first meets the other's old load unless both are released
     // first.
-    let jobs = vec![ps_job(0, 0.0, 40, 1.0, 2), ps_job(1, 0.0, 40, 1.0, 2)];
+    let jobs = vec![elastic(0, 0.0, 40, 1.0, 2), elastic(1, 0.0, 40, 1.0, 2)];
     let inst = Instance::new(cluster(2, 2.0), jobs, 10.0, 5).unwrap();
     let on = |m: u32, slots: std::ops::Range<u32>| {
         Segment::new(slots, vec![(MachineId(m), Tasks::new(2, 1))])
@@ -463,7 +460,7 @@ fn plans_may_swap_machines_at_a_boundary() {
 
 #[test]
 fn plans_cannot_start_in_the_past_or_pass_the_horizon() {
-    let jobs = vec![ps_job(0, 0.0, 40, 1.0, 2), ps_job(1, 15.0, 40, 1.0, 2)];
+    let jobs = vec![elastic(0, 0.0, 40, 1.0, 2), elastic(1, 15.0, 40, 1.0, 2)];
     let inst = Instance::new(cluster(1, 2.0), jobs, 10.0, 5).unwrap();
     // Job 1 arrives at 15 s (inside slot 1): slot 1 has begun.
     let late = vec![Segment::new(1..2, vec![(MachineId(0), Tasks::new(1, 1))])];
@@ -496,7 +493,7 @@ fn plans_cannot_start_in_the_past_or_pass_the_horizon() {
 fn floor_mode_counts_whole_iterations_per_slot() {
     // τ = 3 s, slot 10 s: 3 iterations per slot (not 3.33). 10 mini-batches
     // with one worker → 4 slots (3+3+3+1), finishing at the end of slot 3.
-    let inst = Instance::new(cluster(1, 1.0), vec![ps_job(0, 0.0, 10, 3.0, 1)], 10.0, 10).unwrap();
+    let inst = Instance::new(cluster(1, 1.0), vec![elastic(0, 0.0, 10, 3.0, 1)], 10.0, 10).unwrap();
     let opts = SimOptions {
         progress: ProgressMode::Floor,
         decisions: Decisions::SlotBoundaries,
@@ -508,7 +505,13 @@ fn floor_mode_counts_whole_iterations_per_slot() {
     let r = simulate(&inst, &mut Fifo::default(), &SimOptions::default()).unwrap();
     assert_eq!(r.jobs[0].finish_s, Some(30.0));
     // τ longer than a slot: no progress is an error, not an endless loop.
-    let inst = Instance::new(cluster(1, 1.0), vec![ps_job(0, 0.0, 10, 30.0, 1)], 10.0, 10).unwrap();
+    let inst = Instance::new(
+        cluster(1, 1.0),
+        vec![elastic(0, 0.0, 10, 30.0, 1)],
+        10.0,
+        10,
+    )
+    .unwrap();
     assert!(matches!(
         sim_err(simulate(&inst, &mut Fifo::default(), &opts)),
         SimError::NoProgress { job: JobId(0), .. }
@@ -527,7 +530,7 @@ fn floor_mode_counts_whole_iterations_per_slot() {
 #[test]
 fn slot_decisions_wait_for_the_boundary() {
     // Job arrives at 5 s; decisions only at boundaries of 10 s: starts at 10.
-    let inst = Instance::new(cluster(1, 1.0), vec![ps_job(0, 5.0, 10, 1.0, 1)], 10.0, 10).unwrap();
+    let inst = Instance::new(cluster(1, 1.0), vec![elastic(0, 5.0, 10, 1.0, 1)], 10.0, 10).unwrap();
     let opts = SimOptions {
         decisions: Decisions::SlotBoundaries,
         ..SimOptions::default()
@@ -539,7 +542,7 @@ fn slot_decisions_wait_for_the_boundary() {
 
 #[test]
 fn horizon_stop_leaves_jobs_unfinished() {
-    let inst = Instance::new(cluster(1, 1.0), vec![ps_job(0, 0.0, 100, 1.0, 1)], 10.0, 5).unwrap();
+    let inst = Instance::new(cluster(1, 1.0), vec![elastic(0, 0.0, 100, 1.0, 1)], 10.0, 5).unwrap();
     let opts = SimOptions {
         stop: StopAt::Horizon,
         ..SimOptions::default()
@@ -562,7 +565,7 @@ fn random_instance(seed: u64, n: usize, machines: u32, slot_s: f64) -> Instance 
         // Arrivals and iteration times on slot-friendly values.
         let arrival = f64::from(rng.random_range(0u32..20)) * slot_s;
         let w: u32 = rng.random_range(1..=4);
-        let mut j = ps_job(i as u32, arrival, rng.random_range(1..40) * w, 1.0, w);
+        let mut j = elastic(i as u32, arrival, rng.random_range(1..40) * w, 1.0, w);
         if rng.random_range(0..2) == 0 {
             j.discipline = Discipline::RIGID_GANG;
         }
@@ -656,12 +659,12 @@ proptest! {
 #[test]
 fn rigid_job_resumes_only_where_it_ran() {
     // A rigid preemptible job paused on machine 0 may not resume on machine 1.
-    let mut j = ps_job(0, 0.0, 100, 1.0, 1);
+    let mut j = elastic(0, 0.0, 100, 1.0, 1);
     j.discipline = Discipline {
         elasticity: Elasticity::Rigid,
         preemptible: true,
     };
-    let other = ps_job(1, 5.0, 10, 1.0, 1);
+    let other = elastic(1, 5.0, 10, 1.0, 1);
     let inst = Instance::new(cluster(2, 1.0), vec![j, other], 60.0, 10).unwrap();
     let mut p = script(vec![
         (
@@ -711,7 +714,7 @@ fn rigid_job_resumes_only_where_it_ran() {
 
 #[test]
 fn zero_nic_is_fine_without_gradients_and_an_error_with_them() {
-    let mut j = ps_job(0, 0.0, 10, 1.0, 1);
+    let mut j = elastic(0, 0.0, 10, 1.0, 1);
     if let Architecture::ParameterServer(p) = &mut j.architecture {
         p.worker.nic_bps = 0.0;
     }
@@ -733,8 +736,8 @@ fn zero_nic_is_fine_without_gradients_and_an_error_with_them() {
 /// Jobs `0..n` arrive at 0 with 100 mini-batches of 1 s on one GPU each;
 /// job `n` arrives at 10 s as the trigger of the decision under test.
 fn transaction_instance(n: u32) -> Instance {
-    let mut jobs: Vec<Job> = (0..n).map(|i| ps_job(i, 0.0, 100, 1.0, 1)).collect();
-    jobs.push(ps_job(n, 10.0, 100, 1.0, 1));
+    let mut jobs: Vec<Job> = (0..n).map(|i| elastic(i, 0.0, 100, 1.0, 1)).collect();
+    jobs.push(elastic(n, 10.0, 100, 1.0, 1));
     Instance::new(cluster(n, 1.0), jobs, 60.0, 10).unwrap()
 }
 
