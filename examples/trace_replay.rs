@@ -2,9 +2,12 @@
 //! writes per-job and per-run CSVs and SVG plots.
 //!
 //! ```text
-//! cargo run --release --example trace_replay -- ../shared/traces/philly.csv --out /tmp/replay \
+//! cargo run --release --example trace_replay -- "$DMLSCHED_TRACES/philly.csv" --out /tmp/replay \
 //!     --start 2017-11-01 --jobs 500 --gpus 64 --policies fifo,sjf,drf,tetris
 //! ```
+//!
+//! `DMLSCHED_TRACES` names the folder holding the public traces (the
+//! README's "Traces" section says where each comes from).
 //!
 //! Run with `--help` for every option.
 

@@ -65,6 +65,7 @@
 //! | [`timing`] | per-iteration time models (PS with locality, ring all-reduce with contention, layered PS) and progress accounting |
 //! | [`trace`] | loaders for public cluster traces, windows, synthetic workload generators and recipes that turn trace rows into jobs |
 //! | [`sim`] | the discrete-event simulator and its [`sim::Policy`] interface; CSV tables ([`sim::report`]) and SVG plots ([`sim::plot`]) of runs |
+//! | [`pcip`] | mixed packing–covering integer programs: LP relaxation with a safe dual bound, randomized rounding with per-instance Chernoff/Harris–FKG bounds, repair, exact MIP fallback |
 //! | [`online`] | the generic online primal–dual admission framework: exponential prices, strict admission, `2α` / `2α_eff` certificates |
 //! | [`algorithms`] | the published algorithms, one module per system, returning [`algorithms::Solved`] |
 //! | [`baselines`] | the policies the papers compare against (FIFO, SJF, DRF, Tetris, …) |
@@ -74,12 +75,16 @@
 //!
 //! | system | guarantee reported | status |
 //! |---|---|---|
-//! | mixed packing–covering rounding (`pcip`) | LP safe bound; per-instance Chernoff/FKG bounds; exact MIP on small instances | planned |
+//! | mixed packing–covering rounding, [`pcip`] | LP safe bound; per-instance Chernoff/FKG bounds; exact MIP on small instances | done |
 //! | OASiS (online primal–dual), [`algorithms::oasis`] | `OPT ≤ 2α·ALG` with validity flags; `OPT ≤ 2α_eff·ALG`; online dual bound | done |
 //! | locality-aware worker/PS placement | packing–covering rounding bounds | planned |
 //! | SJF-BCO (ring-all-reduce with contention) | LP lower bound (the paper's ratio is recorded as not valid) | planned |
 //! | GADGET-style online ring embedding | `2α` | planned |
 //! | SMD-style sum-of-ratios scheduling | knapsack-decomposition LP bound | planned |
+//!
+//! The mathematics of every algorithm, and every decision taken where a paper
+//! is ambiguous, are in the
+//! [algorithms guide](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md).
 //!
 //! ## Features
 //!

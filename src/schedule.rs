@@ -50,7 +50,9 @@ impl Tasks {
 }
 
 /// The communication configuration a segment runs in, where the algorithm
-/// chose one (`specs/locality.md` §1.3).
+/// chose one: LOCAL (all workers and one PS on one machine) or DISTRIBUTED
+/// (all gradient traffic charged to the NICs), as in a locality-aware
+/// planner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]

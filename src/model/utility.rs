@@ -2,8 +2,8 @@
 //!
 //! The delay is counted in elapsed slots `δ = t̂ − a`, where `a` is the
 //! arrival slot and `t̂` the completion slot (the last slot the job runs in):
-//! a job that completes in its arrival slot has `δ = 0`. Specs that count
-//! `δ` from 1 (`gadget.md` §2.5) convert when they build their formulation.
+//! a job that completes in its arrival slot has `δ = 0`. Formulations
+//! that count `δ` from 1 (as some papers do) convert when they are built.
 
 /// A non-negative, non-increasing utility of the elapsed slots `δ`.
 ///

@@ -19,7 +19,8 @@ use crate::timing::{
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum PsTiming {
-    /// PS-L's placement-level form (`timing-and-calibration.md` §3.3):
+    /// PS-L's placement-level form ([algorithms guide, section
+    /// 3.1](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#timing-ps-locality)):
     /// co-located workers and PSs talk at the machine's internal bandwidth.
     #[default]
     Locality,

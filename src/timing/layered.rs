@@ -1,12 +1,12 @@
 //! Model PS-W: a parameter-server job with per-layer timing and wait-free
-//! back-propagation (`specs/timing-and-calibration.md` §5, canonical;
-//! derivation and worked example in `specs/sum-of-ratios.md` §2).
+//! back-propagation ([algorithms guide, section
+//! 3.3](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#timing-layered-ps)).
 //!
 //! **Provenance.** The crate's own design, after the abstract of Yu, Wu, Ji,
-//! Liu (INFOCOM 2021), which says the model uses DNN layer structure. The
+//! Liu (IEEE INFOCOM 2021), which says the model uses DNN layer structure. The
 //! overlap of each layer's gradient transfer with the backward pass of the
 //! layers below it is the standard wait-free back-propagation idea (Poseidon,
-//! Zhang et al. 2017); the recursion below and its test values are the
+//! Zhang et al., USENIX ATC 2017); the recursion below and its test values are the
 //! project's, not the paper's.
 //!
 //! Layers `l = 1..L` (1 = input side) are stored in order in
@@ -23,14 +23,15 @@
 //! τ = Q_1
 //! ```
 //!
-//! Asynchronous training (§5.3): every worker runs the recursion without PS
+//! Asynchronous training: every worker runs the recursion without PS
 //! contention (`π_l = m_l/B_w + λ`, giving `τ_local`), and the PSs' aggregate
 //! capacity caps the speed:
 //! `τ_async = max(τ_local, w·Σm_l/(p·B_s), w·Σu_l/p)`.
 //!
 //! Weak scaling only: the per-worker batch `M` is fixed and the per-layer
-//! times are given for it; samples per iteration are `w·M`. (Strong scaling,
-//! spec §5.1, is not implemented.)
+//! times are given for it; samples per iteration are `w·M`. (Strong
+//! scaling, a fixed global batch `B_g` split as `M = B_g/w` with per-layer
+//! times affine in `M`, is not implemented.)
 
 use super::{IterationTime, TimingError, bad, check_count, check_non_negative, check_positive};
 use crate::model::{Layer, PsJob, SyncMode};
@@ -42,7 +43,7 @@ use crate::model::{Layer, PsJob, SyncMode};
 /// ```
 /// use dmlsched::model::{Layer, SyncMode};
 /// use dmlsched::timing::{IterationTime, PsLayered};
-/// // sum-of-ratios.md §2.4: three layers, 1 GB/s NICs, 32 samples per worker.
+/// // A hand-computed job: three layers, 1 GB/s NICs, 32 samples per worker.
 /// let layer = |f: f64, g: f64, mb: f64| Layer {
 ///     forward_s: f * 1e-3, backward_s: g * 1e-3, bytes: mb * 1e6, update_s: 0.0,
 /// };
@@ -65,11 +66,11 @@ pub struct PsLayered {
     pub latency_s: f64,
     /// `M`: samples per mini-batch per worker, ≥ 1.
     pub batch_per_worker: u32,
-    /// Synchronous (§5.2) or asynchronous (§5.3) training.
+    /// Synchronous or asynchronous training.
     pub sync: SyncMode,
 }
 
-/// The event times of one iteration of the §5.2 recursion, per layer, index
+/// The event times of one iteration of the recursion, per layer, index
 /// 0 being layer 1 (the input side). Times in seconds from the start of the
 /// iteration.
 #[derive(Debug, Clone, PartialEq)]
@@ -156,7 +157,7 @@ impl PsLayered {
             .transpose()
     }
 
-    /// The §5.2 recursion for `w` workers and `p` PSs: with PS contention
+    /// The recursion for `w` workers and `p` PSs: with PS contention
     /// (`π_l = m_l·max(1/B_w, w/(p·B_s)) + λ`) for synchronous training, and
     /// without it (`π_l = m_l/B_w + λ`, the per-worker `τ_local`) for
     /// asynchronous training.
@@ -180,7 +181,7 @@ impl PsLayered {
         }
     }
 
-    /// The one implementation of the §5.2 recursion.
+    /// The one implementation of the recursion.
     fn recursion(&self, per_byte_s: f64, p: f64) -> LayeredTrace {
         let n = self.layers.len();
         let transfer_s: Vec<f64> = self
@@ -257,7 +258,7 @@ mod tests {
         }
     }
 
-    /// The job of `sum-of-ratios.md` §2.4 with NICs of `bps` bytes/s.
+    /// The hand-computed three-layer job with NICs of `bps` bytes/s.
     fn example(bps: f64, sync: SyncMode) -> PsLayered {
         let layers = vec![
             layer(3.0, 6.0, 2.0),

@@ -2,22 +2,23 @@
 //! given configuration, and how progress accumulates over time.
 //!
 //! Every scheduler, simulator and baseline uses these models, so that all of
-//! them agree on units and formulas (`specs/timing-and-calibration.md`, the
-//! canonical statement). Units are SI throughout: seconds (`f64`), bytes,
-//! bytes per second, plain counts.
+//! them agree on units and formulas (the full statement is in the
+//! [algorithms guide, section 3](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#timing)). Units are SI throughout:
+//! seconds (`f64`), bytes, bytes per second, plain counts.
 //!
 //! | model | module | config | source |
 //! |---|---|---|---|
-//! | **PS-L**, parameter server with worker–PS locality: a two-configuration form (LOCAL / DISTRIBUTED) and a placement-level form | [`ps_locality`] | [`PsConfig`] / [`PsPlacement`] | the crate's own design (spec §3; `locality.md` §1.3), after the OASiS PS time `compute + 2·gradient/bandwidth` and the abstract of Yu–Liu–Wu–Ji–Bentley (TNSE) |
-//! | **RAR-C**, ring all-reduce with inter-server contention and per-server overhead | [`rar`] | [`RarConfig`] | restated from Yu, Ji, Rajan, Liu (MobiHoc 2022), eqs. (6)–(8); `ring-allreduce.md` §4 is canonical, spec §4 adds the calibration parametrisation |
-//! | **PS-W**, layered parameter server with wait-free back-propagation | [`layered`] | `(w, p)` | the crate's own design (spec §5, `sum-of-ratios.md` §2), after the abstract of Yu, Wu, Ji, Liu (INFOCOM 2021); the recursion is not the paper's |
-//! | progress accounting: [`ProgressMode`], [`iterations_in`], [`advance`] | [`progress`] | — | spec §1.2, §7; `ring-allreduce.md` §4.6 |
+//! | **PS-L**, parameter server with worker–PS locality: a two-configuration form (LOCAL / DISTRIBUTED) and a placement-level form | [`ps_locality`] | [`PsConfig`] / [`PsPlacement`] | the crate's own design ([algorithms guide, section 3.1](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#timing-ps-locality)), after the OASiS PS time `compute + 2·gradient/bandwidth` (Bao, Peng, Wu, Li, IEEE INFOCOM 2018) and the abstract of Yu, Liu, Wu, Ji, Bentley (IEEE TNSE) |
+//! | **RAR-C**, ring all-reduce with inter-server contention and per-server overhead | [`rar`] | [`RarConfig`] | restated from Yu, Ji, Rajan, Liu (ACM MobiHoc 2022), eqs. (6)–(8), with the crate's clamp `k ≥ 1` and a calibration parametrisation ([algorithms guide, section 3.2](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#timing-ring-allreduce)) |
+//! | **PS-W**, layered parameter server with wait-free back-propagation | [`layered`] | `(w, p)` | the crate's own design ([algorithms guide, section 3.3](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#timing-layered-ps)), after the abstract of Yu, Wu, Ji, Liu (IEEE INFOCOM 2021); the recursion is not the paper's |
+//! | progress accounting: [`ProgressMode`], [`iterations_in`], [`advance`] | [`progress`] | — | fractional progress `Δ/τ` by default, or whole iterations `⌊Δ/τ⌋` per slot as in Yu, Ji, Rajan, Liu (ACM MobiHoc 2022) ([algorithms guide, section 3.4](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#timing-progress)) |
 //!
-//! The fourth model of the spec, **OPT-S** (an Optimus-style empirical speed
-//! function, §6), is used only by the calibration module and the Optimus
-//! baseline; it is not implemented here.
+//! A fourth model, **OPT-S** (the empirical speed function of Optimus, Peng
+//! et al., EuroSys 2018: an iteration time linear in five non-negative
+//! coefficients of `B_g/w, 1, w/p, w, p`), would serve calibration and the
+//! Optimus baseline; it is not implemented here.
 //!
-//! Each model is validated once, by its `new` (spec §1.3): every parameter
+//! Each model is validated once, by its `new`: every parameter
 //! finite, every time and size ≥ 0, every bandwidth and speed > 0. Invalid
 //! configurations (no worker, no PS, a placement that does not add up) are
 //! rejected by [`IterationTime::iteration_time_s`]. Failures are
@@ -50,7 +51,8 @@ pub use progress::{Advance, ProgressMode, advance, iterations_in, remaining_time
 pub use ps_locality::{PsConfig, PsLocality, PsLocalityPlacement, PsPlacement};
 pub use rar::{RarConfig, RarTiming, contention_counts, effective_contenders};
 
-/// Why a timing model or a configuration is invalid (spec §1.3).
+/// Why a timing model or a configuration is invalid: a non-finite or
+/// negative parameter, a zero bandwidth, or a bad configuration.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum TimingError {
@@ -83,7 +85,7 @@ pub enum TimingError {
     },
 }
 
-/// A per-iteration timing model for one job type (spec §2).
+/// A per-iteration timing model for one job type.
 pub trait IterationTime {
     /// What the time depends on, e.g. `(w, p)` or a placement.
     type Config;
@@ -118,8 +120,8 @@ pub enum Sign {
     Free,
 }
 
-/// A model whose iteration time is `θ·φ(cfg)`: linear in its parameters θ
-/// (spec §2). Invariant: `iteration_time_s(cfg) == params()·features(cfg)`
+/// A model whose iteration time is `θ·φ(cfg)`: linear in its parameters θ,
+/// so that it can be calibrated by least squares. Invariant: `iteration_time_s(cfg) == params()·features(cfg)`
 /// to 1e-12 relative for every valid `cfg`.
 pub trait LinearInParameters: IterationTime + Sized {
     /// Names of the parameters θ, in order.
@@ -144,7 +146,8 @@ pub trait LinearInParameters: IterationTime + Sized {
 }
 
 /// A model whose iteration time is the maximum of terms that are each linear
-/// in the parameters θ (spec §2). Invariant:
+/// in the parameters θ (such as PS-L's placement-level form: the binding
+/// term depends on θ). Invariant:
 /// `iteration_time_s(cfg) == params()·features_at(cfg, &params())`.
 pub trait MaxOfLinear: IterationTime + Sized {
     /// Names of the parameters θ, in order.
@@ -236,7 +239,7 @@ pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    //! The validation errors of spec §1.3, one test each.
+    //! The validation errors of every model's `new`, one test each.
 
     use super::*;
     use crate::model::{Degradation, Layer, RingParams, SyncMode};

@@ -1,5 +1,7 @@
 //! Progress accounting shared by every timing model and simulator
-//! (`specs/timing-and-calibration.md` §1.2 and §7, `ring-allreduce.md` §4.6).
+//! ([algorithms guide, section 3.4](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#timing-progress)): fractional
+//! iterations `Δ/τ` per `Δ` seconds by default, or whole iterations `⌊Δ/τ⌋`
+//! per slot, the rule of Yu, Ji, Rajan, Liu (ACM MobiHoc 2022).
 //!
 //! Work is in the model's unit ([`super::IterationTime::samples_per_iteration`]),
 //! throughput in that unit per second, times in seconds. Slotted simulators
@@ -124,7 +126,7 @@ mod tests {
 
     #[test]
     fn fractional_versus_floor() {
-        // Spec §4.4: a slot of 60 s at τ = 0.42975 s.
+        // A slot of 60 s at τ = 0.42975 s (the contended ring of `rar`'s example).
         let f = iterations_in(60.0, 0.42975, ProgressMode::Fractional);
         assert!((f - 139.616).abs() < 5e-4);
         assert_eq!(iterations_in(60.0, 0.42975, ProgressMode::Floor), 139.0);

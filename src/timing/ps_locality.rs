@@ -1,14 +1,16 @@
 //! Model PS-L: a synchronous parameter-server job whose communication time
-//! depends on worker–PS co-location (`specs/timing-and-calibration.md` §3).
+//! depends on worker–PS co-location ([algorithms guide, section
+//! 3.1](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#timing-ps-locality)).
 //!
-//! **Provenance.** The crate's own design. The two-configuration form is
-//! `specs/locality.md` §1.3 (canonical for planning); the placement-level form
-//! is the timing spec's own generalisation. Sources: the OASiS PS time
-//! `compute + 2·gradient/bandwidth` (Bao et al., INFOCOM 2018) and the
-//! abstract of Yu–Liu–Wu–Ji–Bentley (IEEE TNSE), whose model body the project
-//! has not seen.
+//! **Provenance.** The crate's own design. The two-configuration form
+//! (LOCAL / DISTRIBUTED) is the one a locality-aware planner optimises over;
+//! the placement-level form is the crate's generalisation of it to any
+//! placement, used by simulators and what-if evaluation. Sources: the OASiS
+//! PS time `compute + 2·gradient/bandwidth` (Bao, Peng, Wu, Li, IEEE INFOCOM
+//! 2018) and the abstract of Yu, Liu, Wu, Ji, Bentley (IEEE TNSE), whose model
+//! body the project has not seen.
 //!
-//! Assumptions (§3.1): every worker computes one mini-batch in `t_c` seconds
+//! Assumptions: every worker computes one mini-batch in `t_c` seconds
 //! per iteration; the `S`-byte gradient is sharded evenly over the `p` PSs;
 //! every worker pushes `S/p` bytes to every PS and pulls as many back (the
 //! factor 2); bandwidth is reserved per task: `b_w` per worker NIC, `B_s` per
@@ -20,8 +22,8 @@
 //!
 //! | form | type | config | time |
 //! |---|---|---|---|
-//! | two-configuration (§3.2) | [`PsLocality`] | [`PsConfig`] | `τ^L = t_c + 2S/b_int`, `τ^D = t_c + 2S/b_w` |
-//! | placement-level (§3.3) | [`PsLocalityPlacement`] | [`PsPlacement`] | `t_c + 2·max(max_h T^W_h, max_h T^S_h) + ξ₂·machines` |
+//! | two-configuration | [`PsLocality`] | [`PsConfig`] | `τ^L = t_c + 2S/b_int`, `τ^D = t_c + 2S/b_w` |
+//! | placement-level | [`PsLocalityPlacement`] | [`PsPlacement`] | `t_c + 2·max(max_h T^W_h, max_h T^S_h) + ξ₂·machines` |
 
 use super::{
     IterationTime, LinearInParameters, MaxOfLinear, Sign, TimingError, bad, bandwidth_from_inverse,
@@ -32,8 +34,8 @@ use crate::model::PsJob;
 /// Parameters of model PS-L, in SI units. Build with [`PsLocality::new`] or
 /// [`PsLocality::from_job`], which validate them.
 ///
-/// As an [`IterationTime`] it is the two-configuration form (§3.2); wrap it
-/// in [`PsLocalityPlacement`] for the placement-level form (§3.3).
+/// As an [`IterationTime`] it is the two-configuration form; wrap it in
+/// [`PsLocalityPlacement`] for the placement-level form.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PsLocality {
     /// `t_c`: compute time of one mini-batch on one worker, seconds.
@@ -122,7 +124,8 @@ impl PsLocality {
     }
 }
 
-/// A configuration of the two-configuration form (`locality.md` §1.3).
+/// A configuration of the two-configuration form: LOCAL (all workers and
+/// one PS on one machine) or DISTRIBUTED (all traffic charged to NICs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PsConfig {
     /// All workers and exactly one PS on one machine.
@@ -165,10 +168,10 @@ impl IterationTime for PsLocality {
     }
 }
 
-/// Parameter names of the two-configuration form (§3.2).
+/// Parameter names of the two-configuration form.
 const TWO_CONFIG_PARAMS: [&str; 3] = ["t_c", "inv_b_int", "inv_b_w"];
 
-/// Calibration form of §3.2: `θ = (t_c, 1/b_int, 1/b_w)`, features
+/// Calibration form of the two-configuration model: `θ = (t_c, 1/b_int, 1/b_w)`, features
 /// `(1, 2S·[LOCAL], 2S·[DISTRIBUTED])`, all `NonNeg`.
 impl LinearInParameters for PsLocality {
     fn param_names(&self) -> &'static [&'static str] {
@@ -232,7 +235,7 @@ impl PsPlacement {
     }
 }
 
-/// Model PS-L in its placement-level form (§3.3), configured by a
+/// Model PS-L in its placement-level form, configured by a
 /// [`PsPlacement`]:
 ///
 /// ```text
@@ -243,12 +246,14 @@ impl PsPlacement {
 ///
 /// It is a maximum of terms linear in `θ = (t_c, 1/b_int, 1/b_w, 1/B_s, ξ₂)`
 /// ([`MaxOfLinear`], all `NonNeg`); ties between terms go to the worker side,
-/// then to the lower machine index (§3.6).
+/// then to the lower machine index (the order a calibration that alternates
+/// between choosing the binding terms and fitting θ needs to be
+/// deterministic).
 ///
 /// ```
 /// use dmlsched::timing::{IterationTime, PsLocality, PsPlacement};
 /// let m = PsLocality::new(0.1, 1e8, 1.6e10, 1.25e9, 2.5e9, 0.004)?.placement_level();
-/// // Two machines, each with two workers and one PS (spec §3.5, row 3).
+/// // Two machines, each with two workers and one PS: τ = t_c + S/b_int + S/b_w + 2ξ₂.
 /// let tau = m.iteration_time_s(&PsPlacement { machines: vec![(2, 1), (2, 1)] })?;
 /// assert!((tau - 0.19425).abs() < 1e-12);
 /// # Ok::<(), dmlsched::timing::TimingError>(())
@@ -256,7 +261,7 @@ impl PsPlacement {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PsLocalityPlacement(pub PsLocality);
 
-/// Parameter names of the placement-level form (§3.6).
+/// Parameter names of the placement-level form.
 const PLACEMENT_PARAMS: [&str; 5] = ["t_c", "inv_b_int", "inv_b_w", "inv_B_s", "xi2"];
 
 impl PsLocalityPlacement {
@@ -272,7 +277,7 @@ impl PsLocalityPlacement {
         ]
     }
 
-    /// The one implementation of the §3.3 formula: the feature vector of the
+    /// The one implementation of the placement-level formula: the feature vector of the
     /// binding term under `theta`, and its value `θ·φ` (seconds for the
     /// model's own θ).
     fn binding(&self, cfg: &PsPlacement, theta: &[f64]) -> Result<([f64; 5], f64), TimingError> {
@@ -366,7 +371,8 @@ mod tests {
         (a - b).abs() <= 1e-12 * b.abs().max(1e-300)
     }
 
-    /// The parameters of §3.5.
+    /// The parameters of the hand-computed worked example: S = 10⁸ B, t_c = 0.1 s,
+    /// b_int = 1.6·10¹⁰ B/s, b_w = 1.25·10⁹ B/s, B_s = 2.5·10⁹ B/s, ξ₂ = 0.004 s.
     fn example() -> PsLocality {
         PsLocality::new(0.1, 1e8, 1.6e10, 1.25e9, 2.5e9, 0.004).unwrap()
     }

@@ -1,12 +1,13 @@
 //! Model RAR-C: ring all-reduce with inter-server contention and per-server
-//! overhead (`specs/ring-allreduce.md` §4, canonical; restated in seconds in
-//! `specs/timing-and-calibration.md` §4).
+//! overhead, in seconds ([algorithms guide, section
+//! 3.2](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#timing-ring-allreduce)).
 //!
 //! **Provenance.** Restates the per-iteration model of Yu, Ji, Rajan, Liu
-//! (MobiHoc 2022), eqs. (6)–(8). Crate decisions: the clamp `k = max(1, ξ₁p)`
+//! (ACM MobiHoc 2022), eqs. (6)–(8). Crate decisions: the clamp `k = max(1, ξ₁p)`
 //! (the paper has `k = ξ₁p`), the pluggable [`Degradation`] (the paper's
 //! example is `Linear`), the option to drop the overhead of single-GPU jobs,
-//! and the calibration parametrisation of timing spec §4.6.
+//! and a calibration parametrisation that is linear in its parameters
+//! ([`RarTiming`]'s [`LinearInParameters`] implementation).
 //!
 //! ```text
 //! B   = b_i                  one server
@@ -140,7 +141,7 @@ impl RarTiming {
     /// implementation of the RAR-C formula.
     ///
     /// Unchecked: the caller ensures `1 ≤ servers ≤ workers`; `k` below 1 is
-    /// read as 1 (the clamp of `ring-allreduce.md` §4.2). The checked form is
+    /// read as 1 (the crate's clamp `k = max(1, ξ₁p)`). The checked form is
     /// [`IterationTime::iteration_time_s`] with a [`RarConfig`].
     ///
     /// ```
@@ -151,7 +152,8 @@ impl RarTiming {
     ///     overhead_per_server_s: 0.005, contender_ratio: 1.0,
     ///     degradation: Degradation::Linear { alpha: 0.1 },
     /// };
-    /// // Spec §4.4: 4 workers on 2 servers, 2 contenders.
+    /// // 4 workers on 2 servers, 2 contenders: B = b_e/(2 + 0.1), exchange 0.252 s,
+    /// // reduction 0.00375 s, overhead 2·0.005 s, compute 0.164 s.
     /// let m = RarTiming::new(1e8, 4, 32, 0.164, 1e10, &ring)?;
     /// assert!((m.iteration_time_s(2, 2.0) - 0.42975).abs() < 1e-12);
     /// # Ok::<(), dmlsched::timing::TimingError>(())
@@ -181,7 +183,8 @@ impl RarTiming {
         }
     }
 
-    /// Checks every field (spec §1.3).
+    /// Checks every field: finite, times and sizes ≥ 0, bandwidths and speeds
+    /// > 0, counts ≥ 1.
     fn validated(self) -> Result<Self, TimingError> {
         check_non_negative("model_bytes", self.model_bytes)?;
         check_count("workers", self.workers)?;
@@ -253,10 +256,11 @@ impl IterationTime for RarTiming {
     }
 }
 
-/// Parameter names of the §4.6 parametrisation.
+/// Parameter names of the linear calibration parametrisation.
 const RAR_PARAMS: [&str; 5] = ["theta_A", "theta_B", "theta_C", "xi2", "t_c"];
 
-/// Calibration form of timing spec §4.6, with `D = 2m(w−1)/w`:
+/// Calibration form, linear in a re-parametrisation, with `D = 2m(w−1)/w`
+/// (`multi`, `single`: the job spans more than one server, exactly one):
 ///
 /// | feature | parameter (all `NonNeg`) |
 /// |---|---|
@@ -335,14 +339,13 @@ impl LinearInParameters for RarTiming {
 
 /// Effective contenders `k = max(1, ξ₁·p)` for a contention count `p` and
 /// contender ratio `ξ₁` ([`RingParams::contender_ratio`]). The clamp is a
-/// crate decision (`ring-allreduce.md` §4.2): it keeps a ring's bandwidth at
+/// crate decision (the paper has `k = ξ₁p`): it keeps a ring's bandwidth at
 /// most `b_e`.
 pub fn effective_contenders(p: u32, contender_ratio: f64) -> f64 {
     (contender_ratio * f64::from(p)).max(1.0)
 }
 
-/// Contention counts `p_j` of a snapshot of active jobs
-/// (`ring-allreduce.md` §4.1): `jobs[j]` lists the servers on which job `j`
+/// Contention counts `p_j` of a snapshot of active jobs: `jobs[j]` lists the servers on which job `j`
 /// has at least one worker (duplicates allowed).
 ///
 /// A job is multi-server if it uses two or more distinct servers. For each
@@ -409,7 +412,7 @@ mod tests {
         (a - b).abs() <= 1e-12 * b.abs()
     }
 
-    /// The parameters of spec §4.4.
+    /// The parameters of the hand-computed worked example.
     fn ring() -> RingParams {
         RingParams {
             external_bandwidth_bps: 1.25e9,
@@ -562,7 +565,7 @@ mod tests {
     #[test]
     fn linear_parametrisation() {
         let m = RarTiming::from_job(&job(), 4, 1e10, &ring()).unwrap();
-        // θ of §4.6 with α = 0.1.
+        // θ of the linear parametrisation with α = 0.1.
         let theta = m.params();
         assert!(close(theta[0], 8.25e-10));
         assert!(close(theta[1], 1.1 / 1.25e9));

@@ -1,4 +1,6 @@
-//! Alibaba PAI 2023 "openb" pod list (`workloads.md` §6.4).
+//! Alibaba PAI 2023 "openb" pod list (`openb_pod_list_default.csv` of
+//! `alibaba/clusterdata`, `cluster-trace-gpu-v2023`; Weng et al., USENIX ATC
+//! 2023).
 
 use std::io::Read;
 use std::path::Path;
@@ -28,7 +30,7 @@ const PHASES: [&str; 4] = ["Running", "Failed", "Pending", "Succeeded"];
 /// its resamples). The file has no license: load it from the user's copy,
 /// never ship it.
 ///
-/// Mapping (`workloads.md` §6.4): `id = name`, `arrival_s = creation_time`,
+/// Mapping: `id = name`, `arrival_s = creation_time`,
 /// `num_gpus = num_gpu` (0 for CPU-only pods), `gpu_fraction = gpu_milli /
 /// 1000` when `num_gpu = 1` and `0 < gpu_milli < 1000` (GPU sharing),
 /// `tenant = qos`, `duration_s = deletion_time − scheduled_time`, and

@@ -1,10 +1,16 @@
-//! Workload facts the generators and recipes use (`workloads.md` §2, §4, §5,
-//! §6.2, §7.2). Aggregate numbers only: no third-party data is reproduced.
+//! Workload facts the generators and recipes use: the 160-job ring-all-reduce
+//! workload of Wang, Shi, Wang, Chu ("Communication Contention Aware
+//! Scheduling of Multiple Deep Learning Training Jobs", arXiv 2002.10105;
+//! the workload used by Yu, Ji, Rajan, Liu, ACM MobiHoc 2022), the OASiS
+//! simulation ranges (Bao, Peng, Wu, Li, IEEE INFOCOM 2018), the Philly
+//! distributions (measured on the Pollux artifact's `philly.csv`) and
+//! Gavel's job table and scale factors (Narayanan et al., OSDI 2020).
+//! Aggregate numbers only: no third-party data is reproduced.
 
 use crate::model::units::MB;
 
 /// One model of the 160-job ring-all-reduce workload's catalogue
-/// (`workloads.md` §2; the units of the source simulator).
+/// (in the units of the source simulator: ms per mini-batch and MB).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RarModel {
     /// Model name.
@@ -42,7 +48,7 @@ impl RarModel {
     }
 }
 
-/// The three ImageNet models of the 160-job workload (`workloads.md` §2).
+/// The three ImageNet models of the 160-job workload.
 pub const MS160_MODELS: [RarModel; 3] = [
     RarModel {
         name: "resnet50",
@@ -67,13 +73,13 @@ pub const MS160_MODELS: [RarModel; 3] = [
     },
 ];
 
-/// The exact GPU multiset of the 160-job workload as `(GPUs per job, jobs)`
-/// (`workloads.md` §2): 160 jobs, 644 GPUs.
+/// The exact GPU multiset of the 160-job workload as `(GPUs per job, jobs)`:
+/// 160 jobs, 644 GPUs.
 pub const MS160_GPU_COUNTS: [(u32, usize); 6] =
     [(1, 80), (2, 14), (4, 26), (8, 30), (16, 8), (32, 2)];
 
 /// Philly job counts by GPUs per job, `(GPUs, jobs)`, measured on the
-/// Pollux artifact's `philly.csv` (`workloads.md` §5; 82,247 jobs).
+/// Pollux artifact's `philly.csv` (82,247 jobs).
 pub const PHILLY_GPU_COUNTS: [(u32, u64); 10] = [
     (1, 76_627),
     (2, 1_818),
@@ -88,7 +94,8 @@ pub const PHILLY_GPU_COUNTS: [(u32, u64); 10] = [
 ];
 
 /// Philly duration quantiles `(probability, seconds)` from p0 to p100
-/// (`workloads.md` §5, §7.1).
+/// (measured on the Pollux artifact's `philly.csv`; generators interpolate
+/// log-linearly between them).
 pub const PHILLY_DURATION_QUANTILES: [(f64, f64); 6] = [
     (0.0, 1.0),
     (0.1, 61.0),
@@ -99,7 +106,7 @@ pub const PHILLY_DURATION_QUANTILES: [(f64, f64); 6] = [
 ];
 
 /// Gavel's scale-factor (GPU count) distribution of its generated traces,
-/// `(GPUs, probability)` (`workloads.md` §7.2).
+/// `(GPUs, probability)` (from Gavel's `generate_job`).
 pub const GAVEL_SCALE_FACTORS: [(u32, f64); 4] = [(1, 0.70), (2, 0.10), (4, 0.15), (8, 0.05)];
 
 /// One entry of Gavel's 26-entry job table: a model and its batch size
@@ -166,8 +173,9 @@ pub const GAVEL_JOB_TABLE: [GavelJobType; 26] = [
     },
 ];
 
-/// Uniform draws within the OASiS simulation ranges (`workloads.md` §4),
-/// in the paper's units. Integer ranges are inclusive.
+/// Uniform draws within the OASiS simulation ranges (Bao, Peng, Wu, Li,
+/// IEEE INFOCOM 2018; the paper does not say how values are drawn within a
+/// range, the crate draws uniformly), in the paper's units. Integer ranges are inclusive.
 pub mod oasis {
     /// Worker GPUs, 0–4.
     pub const WORKER_GPUS: (u32, u32) = (0, 4);

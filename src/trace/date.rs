@@ -1,4 +1,5 @@
-//! Civil dates to Unix seconds, without a date crate (`workloads.md` §1.1).
+//! Civil dates to Unix seconds, without a date crate (for the Philly
+//! trace's wall-clock timestamps and for window starts given as dates).
 //!
 //! Times are *naive*: no time zone, no leap seconds. The proleptic Gregorian
 //! calendar is used for every year (Howard Hinnant's `days_from_civil`).

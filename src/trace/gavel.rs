@@ -1,5 +1,5 @@
-//! Gavel TSV traces: 7, 10 or 12 tab-separated fields, no header
-//! (`workloads.md` §6.2).
+//! Gavel TSV traces (Narayanan et al., OSDI 2020; `stanford-futuredata/gavel`):
+//! 7, 10 or 12 tab-separated fields, no header.
 
 use std::io::Read;
 use std::path::Path;

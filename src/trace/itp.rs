@@ -1,4 +1,5 @@
-//! Microsoft ITP and ElasticFlow CSVs (`workloads.md` §6.5).
+//! Microsoft ITP and ElasticFlow CSVs (the traces of the ElasticFlow
+//! artifact, Gu et al., ASPLOS 2023).
 
 use std::io::Read;
 use std::path::Path;
@@ -83,7 +84,7 @@ pub(crate) fn tenant_from_path(path: &Path) -> Option<String> {
 /// Philly-derived file (10 columns). The tenant of every job is the file
 /// stem (the cluster or VC name).
 ///
-/// Mapping (`workloads.md` §6.5): `id = job_id`, `arrival_s` =
+/// Mapping: `id = job_id`, `arrival_s` =
 /// `submission_time` / `submit_time` (raw seconds), `duration_s = duration`,
 /// `num_gpus = num_gpu`. The ElasticFlow layouts add `iterations`
 /// (`num_iteration` / `iteration`), `model` (`model_is_synthetic = true`),

@@ -105,7 +105,7 @@ pub use window::{
 /// and [`gpu_cluster`] refuse larger clusters instead of allocating them.
 pub const MAX_CLUSTER_MACHINES: u64 = 1 << 20;
 
-/// One job of a trace, normalised across formats (`workloads.md` §1.1).
+/// One job of a trace, normalised across formats.
 ///
 /// Times are seconds. After loading, [`arrival_s`](TraceJob::arrival_s) and
 /// [`deadline_s`](TraceJob::deadline_s) are on the file's raw clock; after
@@ -124,8 +124,10 @@ pub struct TraceJob {
     /// Fraction of one GPU for GPU-sharing pods (Alibaba `gpu_milli / 1000`
     /// when `num_gpu = 1` and `gpu_milli < 1000`).
     pub gpu_fraction: Option<f64>,
-    /// Observed run time, seconds; its meaning depends on the source
-    /// (`workloads.md` §6). `None` when the job never ran (Alibaba Pending).
+    /// Observed run time, seconds; its meaning depends on the source (see
+    /// each loader's mapping: Philly's is the summed run time of the job's
+    /// attempts, queueing excluded). `None` when the job never ran (Alibaba
+    /// Pending).
     pub duration_s: Option<f64>,
     /// Iterations (steps) when the source gives them.
     pub iterations: Option<u64>,
@@ -181,7 +183,7 @@ impl TraceJob {
     }
 }
 
-/// The trace formats the crate reads (`workloads.md` §6).
+/// The trace formats the crate reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]

@@ -1,4 +1,6 @@
-//! Pollux-style Philly CSV (`workloads.md` §6.1).
+//! Pollux-style Philly CSV: the Microsoft Philly trace (Jeon et al., USENIX
+//! ATC 2019) as reduced by the Pollux artifact (Qiao et al., OSDI 2021;
+//! `petuum/adaptdl`).
 
 use std::io::Read;
 use std::path::Path;
@@ -16,7 +18,7 @@ const GPU_TIME_TOL: f64 = 1e-6;
 
 /// Loads a Pollux-style Philly CSV (`timestamp,duration,num_gpus,gpu_time,cluster`).
 ///
-/// Mapping (`workloads.md` §6.1): `id = "philly-<row>"` (0-based data row),
+/// Mapping: `id = "philly-<row>"` (0-based data row),
 /// `arrival_s` = the naive `timestamp` as Unix seconds (re-base with
 /// [`select`](super::select) or [`rebase`](super::rebase)), `raw_arrival` =
 /// the timestamp text, `duration_s = duration` (the summed run time of all
@@ -79,8 +81,8 @@ pub fn read_philly_pollux_csv(reader: impl Read) -> Result<LoadReport, TraceErro
     Ok(report)
 }
 
-/// The Pollux authors' filters on the Philly trace (`workloads.md` §6.1,
-/// pitfall 6), each optional; [`Default`] filters nothing.
+/// The Pollux authors' filters on the Philly trace, each optional;
+/// [`Default`] filters nothing.
 ///
 /// The Pollux artifact used `min_duration_s = 60` and `max_gpu_hours =
 /// 1000`.

@@ -1,4 +1,4 @@
-//! Recipes: trace rows → [`Job`]s (`workloads.md` §8), seeded and
+//! Recipes: trace rows → [`Job`]s, seeded and
 //! documented, plus a matching homogeneous GPU cluster.
 //!
 //! A trace gives each job an arrival, a GPU count and a run time, but no
@@ -6,12 +6,12 @@
 //! those in and chooses the amount of work so that the job, run alone at its
 //! full (possibly capped) size, takes about as long as the trace says.
 //!
-//! # Ring-all-reduce ([`Arch::RingAllReduce`], `workloads.md` §8.1/§8.2)
+//! # Ring-all-reduce ([`Arch::RingAllReduce`])
 //!
 //! - model: uniform from the 160-job catalogue ([`MS160_MODELS`]: resnet50,
 //!   googlenet, alexnet), whatever the trace says about models;
-//! - workers: exactly `G` (the rigid worker option `{G_j}` that
-//!   `workloads.md` §8.2 makes the default: a ring's work is a number of
+//! - workers: exactly `G` (the rigid worker option `{G_j}`, the crate's
+//!   default: a ring's work is a number of
 //!   iterations, so under weak scaling fewer workers would not slow it and
 //!   more would only add communication), with `G = num_gpus` capped at
 //!   [`RecipeOptions::max_gpus_per_job`];
@@ -21,14 +21,16 @@
 //! - per-iteration compute `τ⁰ = (forward + backward) ms per mini-batch /
 //!   1000` seconds, and `F = max(1, round(duration_s / τ⁰))` iterations.
 //!   `τ⁰` is the **compute time only**: the single-server exchange and
-//!   overhead of `ring-allreduce.md` §13.2 (about 0.017 s + 2 ms for resnet50
+//!   overhead of the physical ring calibration ([`physical_ring_params`]:
+//!   about 0.017 s + 2 ms for resnet50
 //!   on 8 GPUs, next to 0.105 s of compute) are left out, so the recipe's
 //!   jobs run a little longer than the trace on one server and much longer
 //!   when their ring crosses servers.
 //!
-//! # Parameter server ([`Arch::ParameterServer`], `workloads.md` §8.3)
+//! # Parameter server ([`Arch::ParameterServer`])
 //!
-//! Draws, uniformly within the OASiS ranges of `workloads.md` §4 (upper ends
+//! Draws, uniformly within the OASiS simulation ranges (Bao, Peng, Wu, Li,
+//! IEEE INFOCOM 2018; upper ends
 //! capped where a [`gpu_cluster`] machine of `gpus_per_machine` GPUs could
 //! not host the task; see [`catalog::oasis`]):
 //!
@@ -42,7 +44,7 @@
 //! With `G` workers a mini-batch takes `τ_d = τ + 2S/b_w` seconds (compute,
 //! push, pull), so the trace duration `d` asks for `K = G·d/τ_d`
 //! mini-batches. Then `N ← max(N, G)` (each worker needs a chunk: OASiS caps
-//! workers at `N`), `E = clamp(round(K/(N·M)), 1, 200)` (§8.3) and `M ←
+//! workers at `N`), `E = clamp(round(K/(N·M)), 1, 200)` (200: the top of OASiS's epoch range) and `M ←
 //! max(1, round(K/(E·N)))` so that `E·N·M ≈ K` (M leaves its range when
 //! `E` hits a clamp). For `K < N`: `E = M = 1` and `N = max(G, round(K))`.
 //! A job shorter than one mini-batch per worker cannot be matched and runs
@@ -56,7 +58,8 @@
 //! discipline is [`Discipline::ELASTIC`] so that every scheduler, rigid or
 //! elastic, may run the job; the utility is `Constant { value: 1 }`, or, with
 //! a deadline, `DeadlineStep { value: 1, deadline_slots: max(1, ⌈(deadline −
-//! arrival)/slot⌉) − 1 }` (the `gadget.md` mapping with δ counted from 0).
+//! arrival)/slot⌉) − 1 }` (a deadline of `n` slots counted from 1, read
+//! with δ counted from 0).
 //! Jobs without a duration (Alibaba Pending) or without a whole GPU are
 //! skipped and listed. Each trace row draws from its own ChaCha8 stream
 //! (`seed`, stream = row index), so skipping or capping one row never
@@ -86,9 +89,12 @@ pub const NIC_BPS: f64 = 1.25e9;
 /// Intra-machine bandwidth of a [`gpu_cluster`] machine: 10⁴ MB/s.
 pub const INTRA_BPS: f64 = 1e10;
 
-/// The physical ring calibration of `ring-allreduce.md` §13.2: `b^e` =
-/// 1,250 MB/s, `C` = 100,000 MB/s, `ξ2` = 2 ms per server, `ξ1` = 1 and
-/// linear degradation with `α = 0.0896`.
+/// The physical ring calibration (the crate's): `b^e` = 1,250 MB/s (10 Gbit/s
+/// Ethernet), `C` = 100,000 MB/s (the reduction term is negligible), `ξ2` =
+/// 2 ms per server, `ξ1` = 1 and linear degradation with `α = 0.0896` (the
+/// contention constants of the public simulator of Wang, Shi, Wang, Chu,
+/// arXiv 2002.10105: `k·7.8125 + (k−1)·0.7` ms per MB for `k` concurrent
+/// transfers, so `α = 0.7/7.8125`).
 pub fn physical_ring_params() -> RingParams {
     RingParams {
         external_bandwidth_bps: NIC_BPS,
@@ -168,8 +174,8 @@ pub enum Arch {
 pub struct RecipeOptions {
     /// Ring-all-reduce or parameter server.
     pub arch: Arch,
-    /// Slot length, seconds: converts deadlines to slots and (PS) the §4
-    /// compute range to seconds.
+    /// Slot length, seconds: converts deadlines to slots and (PS) the OASiS
+    /// compute range (in slots) to seconds.
     pub slot_length_s: f64,
     /// Seed of the recipe's random draws.
     pub seed: u64,
@@ -182,8 +188,9 @@ pub struct RecipeOptions {
 }
 
 impl RecipeOptions {
-    /// Ring-all-reduce with 10 s slots (`ring-allreduce.md` §13.2), seed 0,
-    /// no cap, 8 GPUs per machine.
+    /// Ring-all-reduce with 10 s slots (so that the catalogue models' `τ`
+    /// falls in the 0.01–0.05-slot range of Yu, Ji, Rajan, Liu, ACM MobiHoc
+    /// 2022), seed 0, no cap, 8 GPUs per machine.
     pub fn rar() -> RecipeOptions {
         RecipeOptions {
             arch: Arch::RingAllReduce,

@@ -1,4 +1,4 @@
-//! Tiresias simulator CSV (`workloads.md` §6.3).
+//! Tiresias simulator CSV (Gu et al., NSDI 2019; `SymbioticLab/Tiresias`).
 
 use std::io::Read;
 use std::path::Path;

@@ -44,7 +44,7 @@ impl WindowStart {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Origin {
-    /// The first selected job's arrival (`workloads.md` §1).
+    /// The first selected job's arrival (the default origin).
     #[default]
     FirstArrival,
     /// The window's start (raw 0 when the window has no start).
@@ -186,8 +186,8 @@ pub struct TraceSummary {
 }
 
 /// The `q`-quantile of ascending values: the value at 0-based index
-/// `⌊q·n⌋` (clamped to the last). This is the rule behind the figures of
-/// `workloads.md`: it gives Philly's p10/p50/p90/p99 = 61 / 1,144 / 11,266 /
+/// `⌊q·n⌋` (clamped to the last). This is the rule behind the crate's
+/// quoted trace figures: it gives Philly's p10/p50/p90/p99 = 61 / 1,144 / 11,266 /
 /// 254,884 s and ITP cluster02's p50 = 6,185 s exactly.
 pub fn quantile_of_sorted(sorted: &[f64], q: f64) -> Option<f64> {
     if sorted.is_empty() {
