@@ -13,11 +13,11 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use dmlsched::algorithms::oasis::repro::{self, ReproParams};
 use dmlsched::algorithms::oasis::{
     BoundsChoice, OasisCluster, OasisJob, OasisOracle, OasisParams, jobs_in_arrival_order,
     price_bounds,
 };
+use dmlsched::experiments::oasis::repro::{self, ReproParams};
 use dmlsched::online::{Ledger, OnlinePrimalDual, PriceBounds, PriceView};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;

@@ -18,11 +18,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use dmlsched::algorithms::oasis::repro::{self, ReproParams};
 use dmlsched::algorithms::oasis::{
     BoundsChoice, ExactOptions, Oasis, OasisParams, WorkModel, offline_optimum,
 };
 use dmlsched::baselines::{DormLike, Drf, Fifo, PlacementRule, Rrh};
+use dmlsched::experiments::oasis::repro::{self, ReproParams};
 use dmlsched::model::Instance;
 use dmlsched::online::PdOptions;
 use dmlsched::sim::plot::lines_svg;
