@@ -9,7 +9,8 @@ use super::work::{self, Speed};
 /// Where a job stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JobStatus {
-    /// Not arrived yet (policies never see such jobs in [`SimView::active`](super::SimView::active)).
+    /// Not arrived yet (policies never see such jobs in
+    /// [`SimView::active`](super::SimView::active)).
     NotArrived,
     /// Arrived and has never held resources.
     Waiting,

@@ -130,8 +130,8 @@ pub const FIXED_SIZE_CAP: u32 = 30;
 ///
 /// With `d_min = ⌈E·M·ω⌉` the fewest slots in which the job can finish
 /// (`ω = (τ·Δ + 2e/b)/Δ` slots per mini-batch per worker: compute, then
-/// push and pull of the gradient; rounded with `ceil_tol`) and `a` the 1-based arrival slot, a sample is
-/// kept when:
+/// push and pull of the gradient; rounded with `ceil_tol`) and `a` the
+/// 1-based arrival slot, a sample is kept when:
 ///
 /// | filter | condition |
 /// |---|---|
@@ -301,8 +301,8 @@ pub struct Generated {
 }
 
 impl Generated {
-    /// The redraw rate `discarded / drawn` (0 when nothing was drawn). It is not the acceptance rate of a scheduler (admitted /
-    /// arrived jobs).
+    /// The redraw rate `discarded / drawn` (0 when nothing was drawn). It is
+    /// not the acceptance rate of a scheduler (admitted / arrived jobs).
     pub fn redraw_rate(&self) -> f64 {
         if self.drawn == 0 {
             0.0
@@ -343,9 +343,11 @@ fn splitmix64(x: u64) -> u64 {
 /// 3. **Jobs**, in arrival order (ids `0..n`). Each sample draws the class
 ///    by [`ReproParams::class_shares`], `γ1 ~ U[gamma1]`, `γ3 ~ U[1, 15]`,
 ///    `γ2` by class (0, `U[0.01, 1]`, `U[4, 6]`), then the workload and
-///    demands (in `trace::synth`'s order): worker demand `[U{0..4} GPUs,
-///    U{1..10} vCPUs, U[2, 32] GB, U[5, 10] GB, b ~ U[0.1, 5] Gbit/s]`, PS
-///    demand `[0, U{1..10}, U[2, 32] GB, U[5, 10] GB, B ~ U[5, 20] Gbit/s]`,
+///    demands (in the order of
+///    [`oasis_like_ps_jobs`](super::oasis_like_ps_jobs)): worker demand
+///    `[U{0..4} GPUs, U{1..10} vCPUs, U[2, 32] GB, U[5, 10] GB, b ~ U[0.1,
+///    5] Gbit/s]`, PS demand `[0, U{1..10}, U[2, 32] GB, U[5, 10] GB, B ~
+///    U[5, 20] Gbit/s]`,
 ///    `N ~ U{chunks}`, `E ~ U{50..200}`, `M ~ U{10..100}`, `τ ~ U[0.001,
 ///    0.1]` slots, `e ~ U[30, 575]` MB. `B ≥ b` always holds.
 ///
