@@ -13,8 +13,8 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use dmlsched::algorithms::oasis::repro::{self, ReproParams};
 use dmlsched::algorithms::oasis::{Oasis, OasisCluster, OasisJob, OasisOracle, OasisParams};
+use dmlsched::experiments::oasis::repro::{self, ReproParams};
 use dmlsched::online::{BoundsChoice, Ledger, PriceBounds, PriceView};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;

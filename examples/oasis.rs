@@ -18,9 +18,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use dmlsched::algorithms::oasis::repro::{self, ReproParams};
 use dmlsched::algorithms::oasis::{ExactOptions, Oasis, OasisParams, WorkModel, offline_optimum};
 use dmlsched::baselines::{DormLike, DormParams, Drf, Fifo, PlacementRule, Rrh};
+use dmlsched::experiments::oasis::repro::{self, ReproParams};
 use dmlsched::model::Instance;
 use dmlsched::online::BoundsChoice;
 use dmlsched::online::PdOptions;

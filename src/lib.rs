@@ -69,6 +69,7 @@
 //! | [`online`] | the generic online primal–dual admission framework: exponential prices, strict admission, `2α` / `2α_eff` certificates |
 //! | [`algorithms`] | the published algorithms, one module per system, returning [`algorithms::Solved`] |
 //! | [`baselines`] | the policies the papers compare against (FIFO, SJF, DRF, Tetris, …) |
+//! | [`experiments`] | the set-ups of the papers' experiments, one module per algorithm: generators with the papers' parameter ranges, reproductions of their figures |
 //! | [`error`] | the crate's [`Error`] |
 //!
 //! ## Algorithm catalogue
@@ -99,6 +100,7 @@ pub mod algorithms;
 pub mod baselines;
 pub mod certificate;
 pub mod error;
+pub mod experiments;
 pub mod lp;
 pub mod model;
 pub mod online;

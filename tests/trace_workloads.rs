@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use dmlsched::experiments::oasis::{OasisWorkload, oasis_like_ps_jobs};
 use dmlsched::model::units::{gb, gbps};
 use dmlsched::model::{Architecture, Cluster, Instance, Resources};
 use dmlsched::trace::catalog::{MS160_GPU_COUNTS, MS160_MODELS};
@@ -145,10 +146,10 @@ fn gavel_like_scale_factors_and_determinism() {
 
 #[test]
 fn oasis_jobs_validate_in_an_instance() {
-    let p = OasisParams {
+    let p = OasisWorkload {
         jobs: 80,
         horizon_slots: 200,
-        ..OasisParams::default()
+        ..OasisWorkload::default()
     };
     let jobs = oasis_like_ps_jobs(&mut rng(17), &p).unwrap();
     assert_eq!(jobs.len(), 80);
@@ -157,7 +158,7 @@ fn oasis_jobs_validate_in_an_instance() {
     let cluster = Cluster::homogeneous(10, machine, gbps(100.0));
     Instance::new(cluster, jobs, p.slot_length_s, p.horizon_slots).unwrap();
 
-    let diurnal = OasisParams {
+    let diurnal = OasisWorkload {
         diurnal_amplitude: 0.8,
         ..p.clone()
     };
@@ -166,7 +167,7 @@ fn oasis_jobs_validate_in_an_instance() {
             .unwrap()
             .is_empty()
     );
-    let bad = OasisParams {
+    let bad = OasisWorkload {
         horizon_slots: 0,
         ..p
     };

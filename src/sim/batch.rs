@@ -14,9 +14,9 @@ use std::collections::{BTreeMap, HashMap};
 use crate::model::{Elasticity, FIT_TOL, GpuId, JobId, MachineId, Resources, units};
 use crate::schedule::{self, JobSchedule, Segment, Tasks};
 
-use super::engine::{Engine, Plan};
+use super::engine::Engine;
 use super::ledger::{self, Steps};
-use super::view::JobStatus;
+use super::state::{JobStatus, Plan};
 use super::{Action, SimError};
 
 /// What a change does besides replacing the job's allocation.

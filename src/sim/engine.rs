@@ -3,14 +3,15 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
-use crate::model::{GpuId, Instance, Job, MachineId, Resources, units};
-use crate::schedule::{Segment, Tasks};
+use crate::model::{GpuId, Instance, Resources, units};
+use crate::schedule::Tasks;
 use crate::timing::{ProgressMode, iterations_in};
 
 use super::ledger::Steps;
 use super::result::{AllocationRecord, JobRecord, SimResult, UtilizationPoint};
-use super::view::{JobStatus, SimView};
-use super::work::{self, PsTiming, Speed};
+use super::state::{JobRun, JobStatus};
+use super::view::SimView;
+use super::work::{self, PsTiming};
 use super::{Event, Policy, SimError};
 
 /// When the policy is asked to decide.
@@ -73,81 +74,6 @@ impl Default for SimOptions {
             stop: StopAt::default(),
             max_events: 50_000_000,
         }
-    }
-}
-
-/// A job's plan, in machine positions.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Plan {
-    pub segments: Vec<Segment>,
-}
-
-/// The simulator's per-job state.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct JobRun {
-    pub status: JobStatus,
-    pub placement: Vec<(MachineId, Tasks)>,
-    /// Machine positions and demand of the current allocation.
-    pub load: Vec<(usize, Tasks, Resources)>,
-    pub gpus: Option<Vec<GpuId>>,
-    pub plan: Option<Plan>,
-    /// Whether the current allocation came from the plan.
-    pub from_plan: bool,
-    pub total: f64,
-    pub remaining: f64,
-    pub speed: Option<Speed>,
-    pub multi_server: bool,
-    pub reconfig_left_s: f64,
-    pub start_s: Option<f64>,
-    pub finish_s: Option<f64>,
-    pub since_s: f64,
-    pub last_run_s: f64,
-    pub gpu_seconds: f64,
-    pub gpus_held: f64,
-    pub preemptions: u32,
-    pub reconfigurations: u32,
-    pub admitted: bool,
-    /// Start of the current allocation.
-    pub alloc_since_s: f64,
-    /// The last non-empty allocation (a rigid job may only resume on it).
-    pub last_placement: Vec<(MachineId, Tasks)>,
-    /// GPU ids of the last non-empty allocation.
-    pub last_gpus: Option<Vec<GpuId>>,
-}
-
-impl JobRun {
-    fn new(job: &Job) -> Self {
-        let total = work::total_work(job);
-        JobRun {
-            status: JobStatus::NotArrived,
-            placement: Vec::new(),
-            load: Vec::new(),
-            gpus: None,
-            plan: None,
-            from_plan: false,
-            total,
-            remaining: total,
-            speed: None,
-            multi_server: false,
-            reconfig_left_s: 0.0,
-            start_s: None,
-            finish_s: None,
-            since_s: job.arrival_s,
-            last_run_s: 0.0,
-            gpu_seconds: 0.0,
-            gpus_held: 0.0,
-            preemptions: 0,
-            reconfigurations: 0,
-            admitted: false,
-            alloc_since_s: 0.0,
-            last_placement: Vec::new(),
-            last_gpus: None,
-        }
-    }
-
-    /// Whether the job runs a worker on machine `m` as a multi-server ring.
-    pub fn multi_server_on(&self, m: usize) -> bool {
-        self.multi_server && self.load.iter().any(|&(p, t, _)| p == m && t.workers > 0)
     }
 }
 

@@ -125,6 +125,7 @@ pub mod plot;
 mod policy;
 pub mod report;
 mod result;
+mod state;
 mod view;
 mod work;
 
@@ -134,5 +135,6 @@ pub use policy::{Action, Event, Policy};
 pub use result::{
     AllocationRecord, JobRecord, RunSummary, SimResult, UtilizationPoint, percentile,
 };
-pub use view::{JobStatus, JobView, SimView};
+pub use state::JobStatus;
+pub use view::{JobView, SimView};
 pub use work::{PsTiming, total_work};

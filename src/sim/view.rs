@@ -3,25 +3,8 @@
 use crate::model::{GpuId, Instance, Job, JobId, MachineId, Resources, units};
 use crate::schedule::Tasks;
 
-use super::engine::JobRun;
+use super::state::{JobRun, JobStatus};
 use super::work::{self, PsTiming};
-
-/// Where a job stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum JobStatus {
-    /// Not arrived yet (policies never see such jobs in [`SimView::active`]).
-    NotArrived,
-    /// Arrived and has never held resources.
-    Waiting,
-    /// Holds a non-empty allocation (possibly still reconfiguring).
-    Running,
-    /// Ran before, holds nothing now.
-    Paused,
-    /// Finished its workload.
-    Completed,
-    /// Rejected by the policy.
-    Rejected,
-}
 
 /// One job as the policy sees it.
 #[derive(Debug, Clone, Copy)]

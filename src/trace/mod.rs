@@ -29,8 +29,10 @@
 //!    [`summary`]): sort, cut a window of jobs, re-base arrivals, scale the
 //!    load, and describe a trace.
 //! 3. **Generators** ([`synth`]): Philly-like GPU counts and durations,
-//!    Gavel-like jobs, Poisson arrivals, the 160-job ring-all-reduce mix and
-//!    OASiS-like parameter-server jobs, all driven by a caller's RNG.
+//!    Gavel-like jobs, Poisson and diurnal arrivals and the 160-job
+//!    ring-all-reduce mix, all driven by a caller's RNG. Generators with one
+//!    paper's parameter ranges (e.g. OASiS-like parameter-server jobs) live
+//!    in [`crate::experiments`].
 //! 4. **Recipes** ([`recipe`]): documented, seeded conversions of trace rows
 //!    into ring-all-reduce or parameter-server [`Job`](crate::model::Job)s,
 //!    plus a matching homogeneous GPU cluster.

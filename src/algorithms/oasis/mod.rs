@@ -33,9 +33,10 @@
 //!
 //! Beside the online algorithm ([`Oasis`], and [`OasisPolicy`] for the
 //! simulator): `offline_optimum` (feature `highs`) solves the exact
-//! chunk-model MIP of §17.1 for small instances, and [`repro`] generates the
-//! paper's evaluation instances (`examples/oasis.rs` reproduces Figures 3,
-//! 5 and 6; `docs/reproduction.md` has the numbers).
+//! chunk-model MIP of §17.1 for small instances, and
+//! [`crate::experiments::oasis`] generates the paper's evaluation instances
+//! (`examples/oasis.rs` reproduces Figures 3, 5 and 6;
+//! `docs/reproduction.md` has the numbers).
 //!
 //! # Guarantee
 //!
@@ -119,7 +120,6 @@ mod model;
 mod oracle;
 mod plan;
 mod policy;
-pub mod repro;
 
 use std::time::Instant;
 

@@ -1,12 +1,14 @@
-//! The seeded reproduction generator of the OASiS evaluation (`oasis.md`
-//! §11.2, decisions D5, D11, D18–D21, D24, D25, D28 and §17.3, §17.6–§17.8).
+//! The seeded reproduction generator of the OASiS evaluation (the
+//! simulations of Bao, Peng, Wu, Li, "Online Job Scheduling in Distributed
+//! Machine Learning Clusters", IEEE INFOCOM 2018). Where the paper leaves a
+//! choice open, the item's documentation states the crate's reading.
 //!
 //! [`generate`] draws a whole [`Instance`] — cluster, arrivals and jobs —
 //! from one caller-seeded RNG; [`ReproParams`] holds the knobs, with presets
 //! for the paper's figures ([`ReproParams::figure3`],
 //! [`ReproParams::figure5`], [`ReproParams::figure6`]). [`fixed_sizes`]
 //! turns a generated instance into the fixed-size variant the FIFO and RRH
-//! baselines run (§12 item 1). [`seed_for`] derives the seed of one
+//! baselines run. [`seed_for`] derives the seed of one
 //! (experiment, point, repetition).
 //!
 //! # Units
@@ -15,13 +17,13 @@
 //! (`crate::model::units`): memory and storage in bytes (`gb`), bandwidths
 //! in bytes per second (`gbps`), the mini-batch compute time `τ` in seconds
 //! (`τ[slots] · Δ`), the gradient size `e` in bytes (decimal MB), arrivals in
-//! seconds on slot boundaries. The spec's 1-based slot `s` is the model's
+//! seconds on slot boundaries. The paper's 1-based slot `s` is the model's
 //! 0-based slot `s − 1`.
 //!
 //! # Example
 //!
 //! ```
-//! use dmlsched::algorithms::oasis::repro::{ReproParams, generate, seed_for};
+//! use dmlsched::experiments::oasis::repro::{ReproParams, generate, seed_for};
 //! use rand::SeedableRng;
 //! use rand::rngs::ChaCha8Rng;
 //!
@@ -42,9 +44,12 @@ use crate::model::{
 };
 use crate::trace::TraceError;
 use crate::trace::catalog::oasis as ranges;
-use crate::trace::synth::{oasis_fastest_slots, oasis_ps_job, uniform_f64};
+use crate::trace::synth::uniform_f64;
 
-/// One server type of the reproduction cluster (`oasis.md` §11.2).
+use super::{oasis_fastest_slots, oasis_ps_job};
+
+/// One server type of the reproduction cluster (an Amazon EC2 instance type,
+/// as in the paper's simulations).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ServerType {
     /// EC2 instance type.
@@ -57,10 +62,10 @@ pub struct ServerType {
     pub memory_gb: f64,
 }
 
-/// The GPU instance types worker servers draw from, uniformly (decision
-/// D11: the paper's printed assignment — C4 worker servers without GPUs —
-/// cannot host workers that need GPUs, so the crate gives the worker
-/// servers the P2/G3 types; §17.8 makes this the only mode).
+/// The GPU instance types worker servers draw from, uniformly. The paper's
+/// printed assignment — C4 worker servers without GPUs — cannot host
+/// workers that need GPUs, so the crate always gives the worker servers the
+/// P2/G3 types.
 pub const WORKER_SERVER_TYPES: [ServerType; 6] = [
     ServerType {
         name: "p2.xlarge",
@@ -100,8 +105,8 @@ pub const WORKER_SERVER_TYPES: [ServerType; 6] = [
     },
 ];
 
-/// The type of every PS server: `c4.8xlarge` (decision D25: smaller C4
-/// types cannot host a PS that needs up to 32 GB).
+/// The type of every PS server: `c4.8xlarge` (smaller C4 types cannot host
+/// a PS that needs up to 32 GB).
 pub const PS_SERVER_TYPE: ServerType = ServerType {
     name: "c4.8xlarge",
     gpus: 0,
@@ -109,7 +114,8 @@ pub const PS_SERVER_TYPE: ServerType = ServerType {
     memory_gb: 60.0,
 };
 
-/// Storage of every server, GB (decision D24: effectively non-binding).
+/// Storage of every server, GB (large enough to be effectively
+/// non-binding).
 pub const SERVER_STORAGE_GB: f64 = 1000.0;
 
 /// Server NIC bandwidth range, Gbit/s, drawn uniformly (continuous).
@@ -118,12 +124,14 @@ pub const SERVER_NIC_GBPS: (f64, f64) = (20.0, 50.0);
 /// Cap on the fixed size of [`fixed_sizes`]: `n_i ~ U{1..min(30, N_i)}`.
 pub const FIXED_SIZE_CAP: u32 = 30;
 
-/// Which sampled jobs [`generate`] keeps (decision D20).
+/// Which sampled jobs [`generate`] keeps. Drawn literally from the paper's
+/// ranges, most jobs cannot finish within their target or the horizon, so
+/// by default only the jobs that can are kept.
 ///
 /// With `d_min = ⌈E·M·ω⌉` the fewest slots in which the job can finish
-/// (`ω = (τ·Δ + 2e/b)/Δ` slots per mini-batch per worker, `oasis.md` §2,
-/// rounded with `ceil_tol`) and `a` the 1-based arrival slot, a sample is
-/// kept when:
+/// (`ω = (τ·Δ + 2e/b)/Δ` slots per mini-batch per worker: compute, then
+/// push and pull of the gradient; rounded with `ceil_tol`) and `a` the
+/// 1-based arrival slot, a sample is kept when:
 ///
 /// | filter | condition |
 /// |---|---|
@@ -132,7 +140,7 @@ pub const FIXED_SIZE_CAP: u32 = 30;
 /// | `None` | always (paper-literal: most jobs then cannot finish) |
 ///
 /// The horizon part (`a + d_min − 1 ≤ T`: the job can finish within the
-/// horizon, §17.3) applies under both filtering modes. Independently of the
+/// horizon) applies under both filtering modes. Independently of the
 /// filter, a sample whose single worker or single PS fits no server of the
 /// drawn cluster is always redrawn, because the model rejects such an
 /// instance (`ModelError::TaskCannotFit`); with 50 worker servers this
@@ -140,7 +148,7 @@ pub const FIXED_SIZE_CAP: u32 = 30;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DurationFilter {
     /// Keep jobs that can meet their target: `d_min ≤ min(γ3, T − a + 1)`
-    /// (the default, D20 and §17.3).
+    /// (the default).
     WithinTarget,
     /// Keep jobs with `d_min ≤ min(k, T − a + 1)` (`k ≥ 1`).
     MaxSlots(u32),
@@ -149,11 +157,11 @@ pub enum DurationFilter {
 }
 
 /// How [`generate`] draws arrival slots. Slots here are 1-based, as in the
-/// spec; 1-based slot `s` becomes the model's 0-based slot `s − 1`, and the
+/// paper; 1-based slot `s` becomes the model's 0-based slot `s − 1`, and the
 /// job arrives at `(s − 1)·Δ` seconds, exactly on the slot boundary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Arrivals {
-    /// Decision D21: a Poisson process of rate `n/(T − L)` over slots
+    /// A Poisson process of rate `n/(T − L)` over slots
     /// `1..=T − L` (`L = last_slot_before_end`, 15 in the paper's set-up)
     /// conditioned on its count `n`, i.e. `n` i.i.d. uniform arrival times
     /// over those slots' span, floored to their slot and sorted. Flooring a
@@ -163,7 +171,7 @@ pub enum Arrivals {
         /// Slots at the end of the horizon without arrivals (`L`).
         last_slot_before_end: u32,
     },
-    /// i.i.d. uniform integer slots in `first..=last`, sorted (§17.3, Fig. 5:
+    /// i.i.d. uniform integer slots in `first..=last`, sorted (Fig. 5:
     /// `1..=5`). Needs `1 ≤ first ≤ last ≤ T`.
     UniformSlots {
         /// First possible arrival slot (1-based).
@@ -173,11 +181,11 @@ pub enum Arrivals {
     },
 }
 
-/// The utility class of a job (`oasis.md` §11.1), which sets the sigmoid's
-/// decay `γ2`.
+/// The utility class of a job (the paper's time-insensitive, time-sensitive
+/// and time-critical jobs), which sets the sigmoid's decay `γ2`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum JobClass {
-    /// `γ2 = 0`: constant utility `γ1/2` (decision D17).
+    /// `γ2 = 0`: constant utility `γ1/2`.
     TimeInsensitive,
     /// `γ2 ~ U[0.01, 1]`.
     TimeSensitive,
@@ -186,7 +194,7 @@ pub enum JobClass {
 }
 
 /// Parameters of [`generate`]. `Default` is the paper's main simulation
-/// (`oasis.md` §11.2, Fig. 3 with 100 jobs).
+/// (Fig. 3 with 100 jobs).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReproParams {
     /// Horizon `T`, slots (default 300).
@@ -197,7 +205,7 @@ pub struct ReproParams {
     pub worker_servers: usize,
     /// PS servers `K` (default 50); machine ids `H..H + K`.
     pub ps_servers: usize,
-    /// Slot length `Δ`, seconds (default 3600, decisions D5 and §17.7).
+    /// Slot length `Δ`, seconds (default 3600: one-hour slots).
     pub slot_length_s: f64,
     /// Range of the priority `γ1`, drawn uniformly (default `[1, 100]`).
     pub gamma1: (f64, f64),
@@ -207,14 +215,13 @@ pub struct ReproParams {
     pub class_shares: (f64, f64, f64),
     /// Which sampled jobs are kept (default [`DurationFilter::WithinTarget`]).
     pub filter: DurationFilter,
-    /// Arrival process (default `PoissonUntil { last_slot_before_end: 15 }`,
-    /// D21).
+    /// Arrival process (default `PoissonUntil { last_slot_before_end: 15 }`).
     pub arrivals: Arrivals,
     /// Range of the chunk count `N` (also the job's worker and PS cap),
     /// drawn uniformly over the integers (default `(5, 100)`).
     pub chunks: (u32, u32),
     /// Most jobs sampled per arrival before [`generate`] gives up (default
-    /// 10^6, D20). The first sample counts.
+    /// 10^6). The first sample counts.
     pub max_redraws: u64,
 }
 
@@ -248,12 +255,13 @@ impl ReproParams {
         }
     }
 
-    /// Fig. 5 (`OPT/ALG` on small instances, §17.3): 10 jobs, `T = 10`,
+    /// Fig. 5 (`OPT/ALG` on small instances): 10 jobs, `T = 10`,
     /// arrivals uniform in slots `1..=5`, the `WithinTarget` filter (so
     /// `d_min ≤ min(γ3, T − a + 1)`), `servers` split into `H = ⌈n/2⌉`
-    /// worker and `K = ⌊n/2⌋` PS servers (D28), and `γ1` uniform on `gamma1`.
+    /// worker and `K = ⌊n/2⌋` PS servers, and `γ1` uniform on `gamma1`.
     ///
-    /// The worker cap `N ≤ 10` of §17.3 is read as the chunk range: `N`
+    /// The worker cap `N ≤ 10` of the small instances is read as the chunk
+    /// range: `N`
     /// (which is also the worker and PS cap) is drawn from `U{5..10}`
     /// instead of `U{5..100}`, so the jobs keep `N` chunks = `N` workers as
     /// in the rest of the model.
@@ -293,9 +301,8 @@ pub struct Generated {
 }
 
 impl Generated {
-    /// The redraw rate `discarded / drawn` (§17.6; 0 when nothing was
-    /// drawn). It is not the acceptance rate of a scheduler (admitted /
-    /// arrived jobs).
+    /// The redraw rate `discarded / drawn` (0 when nothing was drawn). It is
+    /// not the acceptance rate of a scheduler (admitted / arrived jobs).
     pub fn redraw_rate(&self) -> f64 {
         if self.drawn == 0 {
             0.0
@@ -323,7 +330,7 @@ fn splitmix64(x: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Draws one reproduction instance (`oasis.md` §11.2).
+/// Draws one reproduction instance, as in the paper's simulations.
 ///
 /// Everything comes from `rng`, in this order:
 /// 1. **Cluster.** For each of the `H` worker servers: its type, uniform
@@ -336,9 +343,11 @@ fn splitmix64(x: u64) -> u64 {
 /// 3. **Jobs**, in arrival order (ids `0..n`). Each sample draws the class
 ///    by [`ReproParams::class_shares`], `γ1 ~ U[gamma1]`, `γ3 ~ U[1, 15]`,
 ///    `γ2` by class (0, `U[0.01, 1]`, `U[4, 6]`), then the workload and
-///    demands (in `trace::synth`'s order): worker demand `[U{0..4} GPUs,
-///    U{1..10} vCPUs, U[2, 32] GB, U[5, 10] GB, b ~ U[0.1, 5] Gbit/s]`, PS
-///    demand `[0, U{1..10}, U[2, 32] GB, U[5, 10] GB, B ~ U[5, 20] Gbit/s]`,
+///    demands (in the order of
+///    [`oasis_like_ps_jobs`](super::oasis_like_ps_jobs)): worker demand
+///    `[U{0..4} GPUs, U{1..10} vCPUs, U[2, 32] GB, U[5, 10] GB, b ~ U[0.1,
+///    5] Gbit/s]`, PS demand `[0, U{1..10}, U[2, 32] GB, U[5, 10] GB, B ~
+///    U[5, 20] Gbit/s]`,
 ///    `N ~ U{chunks}`, `E ~ U{50..200}`, `M ~ U{10..100}`, `τ ~ U[0.001,
 ///    0.1]` slots, `e ~ U[30, 575]` MB. `B ≥ b` always holds.
 ///
@@ -347,7 +356,7 @@ fn splitmix64(x: u64) -> u64 {
 /// utility included. The filter does not look at the class, `γ1` or `γ2`,
 /// so their distributions are exactly as stated; `γ3` and the workload are
 /// conditioned on the filter (accepted jobs lean towards larger targets
-/// `γ3` and smaller `E·M·τ`, the bias D20 warns about). Keeping `γ3` fixed
+/// `γ3` and smaller `E·M·τ`, the bias of the filter). Keeping `γ3` fixed
 /// while redrawing only the workload would preserve `γ3 ~ U[1, 15]`, but
 /// then a job with `γ3 < 2` needs `d_min = 1`, whose acceptance probability
 /// is about 8·10⁻⁶ per sample, and the 10⁶ cap would fail on a noticeable
@@ -597,8 +606,8 @@ fn accepts(p: &ReproParams, ps: &PsJob, g3: f64, slots_left: f64) -> bool {
     }
 }
 
-/// The fixed-size variant of an instance for the FIFO and RRH baselines
-/// (`oasis.md` §12 item 1).
+/// The fixed-size variant of an instance for the FIFO and RRH baselines,
+/// which run every job at one size.
 ///
 /// Each parameter-server job, in instance order, draws a fixed worker count
 /// `n_i ~ U{1..min(30, N_i)}` (one draw from `rng` per PS job; `N_i` is the
@@ -764,7 +773,10 @@ mod tests {
             assert!(in_range(s.memory_bytes / GB, ranges::MEMORY_GB));
             assert!(in_range(s.storage_bytes / GB, ranges::STORAGE_GB));
             assert!(in_range(to_gbps(s.nic_bps), ranges::PS_GBPS));
-            assert!(s.nic_bps >= w.nic_bps, "D7: B ≥ b");
+            assert!(
+                s.nic_bps >= w.nic_bps,
+                "PS bandwidth B ≥ worker bandwidth b"
+            );
             // Utility.
             let (g1, g2, g3) = sigmoid(job);
             assert!(in_range(g1, p.gamma1));
@@ -876,7 +888,8 @@ mod tests {
         check_instance(&g, &none);
         assert_eq!((g.drawn, g.discarded), (200, 0));
         assert_eq!(g.redraw_rate(), 0.0);
-        // Most paper-literal jobs cannot finish within the horizon (D20).
+        // Most paper-literal jobs cannot finish within the horizon (hence the
+        // default filter).
         let late = g
             .instance
             .jobs()

@@ -1,0 +1,13 @@
+//! The set-ups of the papers' experiments, one module per algorithm:
+//! generators with the papers' parameter ranges, reproductions of their
+//! figures.
+//!
+//! The generic pieces (trace loaders, windows, Philly-, Gavel- and
+//! ms160-like generators, arrival processes, recipes) live in
+//! [`crate::trace`]; what is specific to one paper's evaluation lives here.
+//!
+//! | module | paper | contents |
+//! |---|---|---|
+//! | [`oasis`] | Bao, Peng, Wu, Li, "Online Job Scheduling in Distributed Machine Learning Clusters", IEEE INFOCOM 2018 | OASiS-like parameter-server workloads ([`oasis::oasis_like_ps_jobs`]) and the seeded generator of the paper's Figures 3, 5 and 6 ([`oasis::repro`]) |
+
+pub mod oasis;

@@ -1,0 +1,100 @@
+//! The simulator's per-job state, shared by the engine that updates it and
+//! the view a policy reads it through.
+
+use crate::model::{GpuId, Job, MachineId, Resources};
+use crate::schedule::{Segment, Tasks};
+
+use super::work::{self, Speed};
+
+/// Where a job stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobStatus {
+    /// Not arrived yet (policies never see such jobs in
+    /// [`SimView::active`](super::SimView::active)).
+    NotArrived,
+    /// Arrived and has never held resources.
+    Waiting,
+    /// Holds a non-empty allocation (possibly still reconfiguring).
+    Running,
+    /// Ran before, holds nothing now.
+    Paused,
+    /// Finished its workload.
+    Completed,
+    /// Rejected by the policy.
+    Rejected,
+}
+
+/// A job's plan, in machine positions.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Plan {
+    pub segments: Vec<Segment>,
+}
+
+/// The simulator's per-job state.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct JobRun {
+    pub status: JobStatus,
+    pub placement: Vec<(MachineId, Tasks)>,
+    /// Machine positions and demand of the current allocation.
+    pub load: Vec<(usize, Tasks, Resources)>,
+    pub gpus: Option<Vec<GpuId>>,
+    pub plan: Option<Plan>,
+    /// Whether the current allocation came from the plan.
+    pub from_plan: bool,
+    pub total: f64,
+    pub remaining: f64,
+    pub speed: Option<Speed>,
+    pub multi_server: bool,
+    pub reconfig_left_s: f64,
+    pub start_s: Option<f64>,
+    pub finish_s: Option<f64>,
+    pub since_s: f64,
+    pub last_run_s: f64,
+    pub gpu_seconds: f64,
+    pub gpus_held: f64,
+    pub preemptions: u32,
+    pub reconfigurations: u32,
+    pub admitted: bool,
+    /// Start of the current allocation.
+    pub alloc_since_s: f64,
+    /// The last non-empty allocation (a rigid job may only resume on it).
+    pub last_placement: Vec<(MachineId, Tasks)>,
+    /// GPU ids of the last non-empty allocation.
+    pub last_gpus: Option<Vec<GpuId>>,
+}
+
+impl JobRun {
+    pub(super) fn new(job: &Job) -> Self {
+        let total = work::total_work(job);
+        JobRun {
+            status: JobStatus::NotArrived,
+            placement: Vec::new(),
+            load: Vec::new(),
+            gpus: None,
+            plan: None,
+            from_plan: false,
+            total,
+            remaining: total,
+            speed: None,
+            multi_server: false,
+            reconfig_left_s: 0.0,
+            start_s: None,
+            finish_s: None,
+            since_s: job.arrival_s,
+            last_run_s: 0.0,
+            gpu_seconds: 0.0,
+            gpus_held: 0.0,
+            preemptions: 0,
+            reconfigurations: 0,
+            admitted: false,
+            alloc_since_s: 0.0,
+            last_placement: Vec::new(),
+            last_gpus: None,
+        }
+    }
+
+    /// Whether the job runs a worker on machine `m` as a multi-server ring.
+    pub fn multi_server_on(&self, m: usize) -> bool {
+        self.multi_server && self.load.iter().any(|&(p, t, _)| p == m && t.workers > 0)
+    }
+}
