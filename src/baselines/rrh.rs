@@ -11,8 +11,8 @@ use super::{PlacementRule, Placer, requested_tasks};
 
 /// The risk–reward heuristic (Irwin, Grit, Chase, "Balancing Risk and
 /// Reward in a Market-Based Task Service", HPDC 2004), in the crate's
-/// interpretation of `oasis.md` §12 item 3 (the OASiS paper describes it in
-/// one sentence).
+/// interpretation (the OASiS paper, Bao, Peng, Wu, Li, IEEE INFOCOM 2018,
+/// compares with it and describes it in one sentence).
 ///
 /// Every job runs at a fixed size `n_i`, its [`requested_tasks`] (all its
 /// workers, with [`ps_for`](super::ps_for) PSs; the OASiS reproduction
@@ -53,7 +53,7 @@ use super::{PlacementRule, Placer, requested_tasks};
 ///
 /// New allocations go on free capacity before capacity that paused jobs
 /// give up; the round-robin pointer of [`PlacementRule::RoundRobin`] (the
-/// default, as in `oasis.md` §12) is kept between decisions in the
+/// default, as for the crate's other OASiS baselines) is kept between decisions in the
 /// policy's private run state.
 ///
 /// # Complexity
