@@ -568,7 +568,7 @@ impl RoundingSolver {
             };
             let mut g1 = Guarantee::in_expectation(
                 format!("{expr}, {name} = {cy}, β = {beta}"),
-                "crate (Raghavan–Thompson 1987)",
+                "crate (Raghavan and Thompson, Combinatorica 1987)",
                 cy,
                 GuaranteeScope::RoundedBeforeRepair,
             );
@@ -582,7 +582,7 @@ impl RoundingSolver {
                     "P[all rows hold before repair in ≥ 1 of {k} trials] ≥ 1 − (1 − p_succ)^k, p_succ = {} (per-row Chernoff tail bounds on the instance, combined by Harris–FKG within packing and within covering rows and a union bound across the two)",
                     bounds.p_succ
                 ),
-                "crate (Srinivasan 1995)",
+                "crate (Srinivasan, SIAM J. Computing 1999)",
                 bounds.success_after(k),
                 GuaranteeScope::RoundedBeforeRepair,
             ).with_value(bounds.success_after(k)));
