@@ -632,7 +632,7 @@ fn real_itp_cluster02() {
     assert!(report.warnings.is_empty());
     let jobs = report.jobs;
     let s = summary(&jobs);
-    // The file has 5,778 data rows (the spec's count; the traces README says 5,777).
+    // The file has 5,778 data rows (the count the loader was specified with; the traces README says 5,777).
     assert_eq!(s.jobs, 5778);
     let expected = BTreeMap::from([
         (1, 4937),

@@ -40,7 +40,7 @@ use super::realloc::{Realloc, oracle_placement};
 ///    be placed.
 ///
 /// **Remaining time.** `ρ(w, p)` is the simulator's timing oracle,
-/// [`SimView::remaining_time_s`] (the "oracle" speed source of the spec, and
+/// [`SimView::remaining_time_s`] (the "oracle" speed source, and
 /// the only one here: fitting Optimus's OPT-S speed function online,
 /// from observed (workers, PSs, speed) points, is out of scope). Because `ρ` may depend
 /// on where tasks run, it is evaluated on a *canonical placement* of

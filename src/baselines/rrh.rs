@@ -26,7 +26,7 @@ use super::{PlacementRule, Placer, requested_tasks};
 /// gives it alone on the empty cluster (other jobs). A job started at time
 /// `s` completes in slot `c(s) = ⌈(s + ρ_i)/Δ⌉ − 1` (the slot in which its
 /// work runs out, as the simulator counts it); with decisions on slot
-/// boundaries this is the spec's `s + ⌈Wr_i/n_i⌉ − 1`. `δ_j^run = c(now) −
+/// boundaries this is the slot formula `s + ⌈Wr_i/n_i⌉ − 1`. `δ_j^run = c(now) −
 /// a_j` is the elapsed time of job `j` if it ran from now at its size.
 ///
 /// **Admission,** at the job's arrival event only:
