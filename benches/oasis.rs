@@ -1,5 +1,5 @@
-//! OASiS per-job decision time (`specs/oasis.md` §17.9): the default
-//! generator (T = 300, 50 worker + 50 PS servers, 300 jobs, seed
+//! OASiS per-job decision time (the paper reports under 1 s per job): the
+//! default generator (T = 300, 50 worker + 50 PS servers, 300 jobs, seed
 //! `seed_for(17, 300, 0)`), the ledger state reached after admitting or
 //! rejecting the first 200 jobs, then Algorithm 2 on each of the remaining
 //! 100 jobs at that state (no commit), under both bound rules, early stop

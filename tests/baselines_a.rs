@@ -232,7 +232,7 @@ fn tetris_starts_the_aligned_job() {
 // DRF
 // ---------------------------------------------------------------------------
 
-/// `sum-of-ratios.md` §7.3: two identical jobs on 4 GPUs end with 2
+/// DRF's hand example: two identical jobs on 4 GPUs end with 2
 /// workers each. Jobs of up to 4 workers, W = 100, τ = 1 s.
 ///
 /// J0 alone 0–10 with 4 workers: 40 done. From 10 both have 2 workers: J0's

@@ -77,10 +77,11 @@ fn zeroed(mut r: SimResult) -> SimResult {
 
 // ---------------------------------------------------------------- Optimus
 
-/// `sum-of-ratios.md` §2.4/§7.2: a three-layer synchronous job, 2·10⁶
+/// Optimus's marginal-gain rule on a hand-computed instance: a three-layer
+/// synchronous PS-W job, 2·10⁶
 /// samples in mini-batches of 32 (62,500 mini-batches), B_w = B_s = 1 GB/s;
 /// worker 1 GPU + 2 CPU, PS 4 CPU, cluster (4 GPU, 16 CPU). Both shares are
-/// 0.25. Gains per 0.25 share (ρ from the table of §2.4):
+/// 0.25. Gains per 0.25 share (ρ hand-computed with PS-W):
 ///
 /// | step | (w,p) | ρ      | +worker | +PS                 | applied |
 /// |------|-------|--------|---------|---------------------|---------|

@@ -1,5 +1,5 @@
-//! OASiS (`specs/oasis.md`): the hand-computed examples of §14, the
-//! forward DP against the paper's DP and brute force (§15), and the
+//! OASiS: the hand-computed examples A–E, the forward DP against the
+//! paper's DP and brute force (property tests), and the
 //! framework invariants on random instances.
 
 use dmlsched::algorithms::oasis::{
@@ -121,7 +121,7 @@ fn close(a: f64, b: f64, tol: f64) -> bool {
 }
 
 // ---------------------------------------------------------------------------
-// Example A (§14): the end-to-end known answer
+// Example A (hand-computed): the end-to-end known answer
 // ---------------------------------------------------------------------------
 
 fn run_a(
@@ -194,7 +194,7 @@ fn example_a_decisions_constants_and_certificate() {
     assert!(!paper.valid);
     solved.certificate.check(1e-9).unwrap();
     verify(&example_a(vec![]), &solved.schedule).unwrap();
-    // U and L (§14 "Constants"): ln(U/L) for the PS CPU is ln 240.
+    // U and L (hand-computed for Example A): ln(U/L) for the PS CPU is ln 240.
     let ln = solved.report.ln_u_over_l;
     assert!(close(ln[1][CPU].unwrap(), 240f64.ln(), 1e-12));
     assert!(close(ln[0][CPU].unwrap(), 160f64.ln(), 1e-12));
@@ -246,7 +246,7 @@ fn example_a_in_the_simulator_completes_the_admitted_jobs() {
 }
 
 // ---------------------------------------------------------------------------
-// Example B (§14): Algorithm 2 alone with injected prices
+// Example B (hand-computed): Algorithm 2 alone with injected prices
 // ---------------------------------------------------------------------------
 
 /// Per-worker prices π = (1, 3, 0.5), per-PS σ = 1, full residuals.
@@ -325,7 +325,7 @@ fn example_b3_zero_payoff_is_no_plan() {
 }
 
 // ---------------------------------------------------------------------------
-// Example C (§14): tolerant rounding
+// Example C (hand-computed): tolerant rounding
 // ---------------------------------------------------------------------------
 
 #[test]
@@ -357,7 +357,7 @@ fn example_c_tolerant_rounding() {
 }
 
 // ---------------------------------------------------------------------------
-// Example D (§14): the PS server limits the worker count
+// Example D (hand-computed): the PS server limits the worker count
 // ---------------------------------------------------------------------------
 
 /// Per-slot worker and PS counts of a plan.
@@ -396,7 +396,8 @@ fn example_d_ps_bandwidth_limits_workers() {
         example_d((1.0, 1.0)).unwrap(),
         Some((vec![2, 2], vec![2, 2]))
     );
-    // B < b: rejected as outside the model (D7).
+    // B < b: rejected as outside the model (the paper's constraints (6) and
+    // (7) are infeasible together when the PS bandwidth is below the worker's).
     let err = example_d((1.0, 0.5)).unwrap_err();
     assert!(
         matches!(
@@ -408,7 +409,7 @@ fn example_d_ps_bandwidth_limits_workers() {
 }
 
 // ---------------------------------------------------------------------------
-// Example E (§14): an unschedulable job
+// Example E (hand-computed): an unschedulable job
 // ---------------------------------------------------------------------------
 
 #[test]
@@ -511,7 +512,7 @@ fn value_floor_bounds_run_and_certify() {
 }
 
 // ---------------------------------------------------------------------------
-// §15 T1: forward DP = paper DP = brute force
+// Forward DP = paper DP = brute force
 // ---------------------------------------------------------------------------
 
 /// A random single-job oracle input: cluster, job and explicit prices and
@@ -727,7 +728,7 @@ fn brute_force(
 proptest! {
     #![proptest_config(config(64))]
 
-    /// §15 T1: the forward DP equals the paper's DP (payoff to 1e-12,
+    /// The forward DP equals the paper's DP (payoff to 1e-12,
     /// same deadline), with and without early stop.
     #[test]
     fn forward_dp_equals_paper_dp(case in oracle_case(5, 3)) {
@@ -752,7 +753,7 @@ proptest! {
         }
     }
 
-    /// §15 T1: both equal exhaustive search on the smallest instances.
+    /// Both equal exhaustive search on the smallest instances.
     #[test]
     fn forward_dp_equals_brute_force(case in oracle_case(3, 2)) {
         let (cl, j, rc, rn) = case.build();
@@ -768,7 +769,7 @@ proptest! {
 }
 
 // ---------------------------------------------------------------------------
-// Framework invariants on random instances (§15)
+// Framework invariants on random instances (property tests)
 // ---------------------------------------------------------------------------
 
 fn random_instance() -> impl Strategy<Value = Instance> {
@@ -887,7 +888,8 @@ proptest! {
             let admitted = engine.step(j).unwrap().admitted();
             let after = cells(&engine);
             prop_assert!(before.iter().zip(&after).all(|(a, b)| b >= a));
-            // §11.4: a schedulable job with positive late utility is admitted
+            // First-job admission: a schedulable job (a chunk-model plan exists)
+            // with positive late utility is admitted
             // on the empty cluster (η rule).
             if k == 0 && !floor {
                 let inputs = dmlsched::online::PricingOracle::bound_inputs(engine.oracle(), j, inst.horizon_slots()).unwrap();
@@ -911,7 +913,8 @@ proptest! {
 }
 
 // ---------------------------------------------------------------------------
-// Against the exact chunk-model optimum (§17.1, feature `highs`)
+// Against the exact chunk-model optimum (the model Algorithm 2 searches;
+// feature `highs`)
 // ---------------------------------------------------------------------------
 
 #[cfg(feature = "highs")]
@@ -987,7 +990,7 @@ mod exact {
         assert!(close(alg.report.run.total_utility, expected, 1e-9));
     }
 
-    /// §11.3: the plain `2α` is claimed only under small demands. A
+    /// The plain `2α` is claimed only under small demands (`α_eff ≤ 1.5·α`). A
     /// purpose-built family of many jobs, each tiny against the servers,
     /// makes the assumption hold; the paper's `OPT ≤ 2α·ALG` is then valid,
     /// and `check()` tests it against the exact optimum.

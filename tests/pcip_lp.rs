@@ -1,5 +1,5 @@
 //! LP relaxation, duals, safe bound and exact MIP on the known-answer
-//! instances of `specs/packing-covering.md` §14.
+//! hand-computed known-answer instances KA1–KA6.
 #![cfg(feature = "highs")]
 
 mod common;

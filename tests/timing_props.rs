@@ -1,4 +1,4 @@
-//! Properties of the timing models (`specs/timing-and-calibration.md` §10):
+//! Properties of the timing models:
 //! linearity invariants of PS-L and RAR-C, the max-of-linear invariant of the
 //! PS-L placement-level form, and the bounds and monotonicity of PS-W.
 
@@ -155,7 +155,9 @@ proptest! {
         prop_assert!(close(pl.iteration_time_s(&local).unwrap(), m.tau_local() + m.overhead_per_machine_s));
     }
 
-    /// RAR-C: `τ = θ·φ(cfg)` in the §4.6 parametrisation, for both
+    /// RAR-C: `τ = θ·φ(cfg)` in the linear calibration parametrisation
+    /// (features: multi-server exchange, extra contenders, single-server
+    /// exchange, servers, 1), for both
     /// degradations and both single-GPU rules; τ is non-decreasing in k.
     #[test]
     fn rar_is_linear((m, cfg) in rar()) {
@@ -168,7 +170,9 @@ proptest! {
         prop_assert_eq!(m.samples_per_iteration(&cfg), f64::from(m.workers) * f64::from(m.minibatch_size));
     }
 
-    /// PS-W (synchronous): the lower and upper bounds of spec §5.2.
+    /// PS-W (synchronous): the lower bounds (layer 1's gradient is produced
+    /// last; the push channel carries every layer) and the no-overlap upper
+    /// bound `Σ f + Σ g + Σ (2π_l + u_l/p)`.
     #[test]
     fn layered_bounds(m in layered(true, SyncMode::Synchronous), w in 1u32..16, p in 1u32..8) {
         let t = m.trace(w, p).unwrap();

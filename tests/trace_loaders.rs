@@ -1,4 +1,4 @@
-//! Trace loaders: the hand-checkable lines of `workloads.md` §10, malformed
+//! Trace loaders: one hand-checkable line per format, malformed
 //! inputs for every format (with the error's line and column), and the real
 //! files in the folder named by `DMLSCHED_TRACES`.
 
@@ -53,7 +53,7 @@ fn assert_format_error(result: Result<LoadReport, TraceError>, line: u64, column
     }
 }
 
-// ---------------------------------------------------------------- §10 lines
+// ------------------------------------------------- hand-checkable lines
 
 #[test]
 fn philly_spec_line() {
@@ -632,7 +632,7 @@ fn real_itp_cluster02() {
     assert!(report.warnings.is_empty());
     let jobs = report.jobs;
     let s = summary(&jobs);
-    // The file has 5,778 data rows (the spec's count; the traces README says 5,777).
+    // The file has 5,778 data rows (the count the loader was specified with; the traces README says 5,777).
     assert_eq!(s.jobs, 5778);
     let expected = BTreeMap::from([
         (1, 4937),
@@ -671,7 +671,7 @@ fn real_gavel() {
         jobs.iter()
             .all(|j| j.model_is_synthetic && j.iterations.is_some())
     );
-    // The file's first line is the §10 line.
+    // The file's first line is the hand-checkable line above.
     assert_eq!(jobs[0].model.as_deref(), Some("Transformer"));
     assert_eq!(
         (jobs[0].batch_size, jobs[0].iterations),

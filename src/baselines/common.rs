@@ -40,7 +40,7 @@ pub(crate) fn normalised(demand: &Resources, total: &Resources) -> [f64; 5] {
 
 /// The dominant share of `demand` against `total`: `max_r demand_r /
 /// total_r` over the resource kinds with positive total capacity (DRF,
-/// Ghodsi et al., NSDI 2011; `oasis.md` §12 item 2). 0 for a zero demand.
+/// Ghodsi et al., NSDI 2011). 0 for a zero demand.
 ///
 /// ```
 /// use dmlsched::baselines::dominant_share;

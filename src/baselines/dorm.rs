@@ -17,7 +17,8 @@ use super::realloc::Realloc;
 /// A Dorm-like scheduler (Sun, Chen, Ho, Wang, Chu, "Dorm: Dynamically
 /// Partitioning Cluster Resources for Distributed Machine Learning
 /// Applications", SmartComp 2017), in the crate's interpretation of
-/// `oasis.md` §12 item 4: a mixed-integer program solved with HiGHS at
+/// the OASiS paper's one-sentence description (Bao, Peng, Wu, Li, IEEE
+/// INFOCOM 2018): a mixed-integer program solved with HiGHS at
 /// every event. Every job is admitted.
 ///
 /// **Program.** For every active job `j` the integers `n_j` (workers,

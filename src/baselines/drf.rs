@@ -14,8 +14,9 @@ use super::{PlacementRule, Placer, ps_for, requested_tasks};
 
 /// Dominant-resource fairness (Ghodsi et al., "Dominant Resource Fairness",
 /// NSDI 2011) by progressive filling, recomputed from scratch at every
-/// event: the YARN/Mesos default of `oasis.md` §12 item 2 and
-/// `sum-of-ratios.md` §7.3.
+/// event: the YARN/Mesos default, a baseline of the OASiS (Bao, Peng, Wu,
+/// Li, IEEE INFOCOM 2018) and Optimus (Peng et al., EuroSys 2018)
+/// evaluations.
 ///
 /// # Rule
 ///
@@ -67,8 +68,8 @@ use super::{PlacementRule, Placer, ps_for, requested_tasks};
 /// # Parameters
 ///
 /// * `step` (default 1): workers added per step (0 is read as 1);
-/// * `placement` (default [`PlacementRule::RoundRobin`], as in `oasis.md`
-///   §12).
+/// * `placement` (default [`PlacementRule::RoundRobin`], the placement of
+///   the crate's OASiS baselines).
 ///
 /// # Complexity
 ///

@@ -9,8 +9,10 @@ use crate::sim::{Action, Event, Policy, SimView};
 use super::common::{is_queued, workers_fitting};
 use super::{PlacementRule, Placer, requested_tasks};
 
-/// FIFO-FF, the first-fit baseline of GADGET (`gadget.md` §7) for
-/// ring-all-reduce jobs with reserved ring bandwidth (§2.3).
+/// FIFO-FF: FIFO with first-fit ring placement, the crate's baseline for
+/// online ring embedding (after GADGET, Yu, Tian, Ji, Wu, Rajan, Liu, IEEE INFOCOM 2022, whose
+/// scheduler reserves each job's ring bandwidth), for ring-all-reduce jobs
+/// with reserved ring bandwidth.
 ///
 /// # Rule
 ///
@@ -34,7 +36,7 @@ use super::{PlacementRule, Placer, requested_tasks};
 /// may start. Non-preemptive: a started job runs to completion.
 ///
 /// **Bandwidth ledger.** A multi-server ring reserves `b` in each direction
-/// on every server it uses (`gadget.md` §2.3: `2b` of the server's
+/// on every server it uses (`2b` of the server's
 /// both-directions NIC pool, the pool being `2 × nic_bps` since
 /// [`Resources::nic_bps`] is per direction). A single-server ring reserves
 /// nothing. The simulator does not know about these reservations (it only

@@ -5,8 +5,8 @@ use crate::sim::{Action, Event, Policy, SimView};
 use super::PlacementRule;
 use super::common::{is_queued, start_in_order};
 
-/// First in, first out (the Hadoop/Spark default; `oasis.md` §12 item 1,
-/// `sum-of-ratios.md` §7.1).
+/// First in, first out (the Hadoop/Spark default; the FIFO baseline of the
+/// OASiS and Optimus evaluations).
 ///
 /// Every job runs at its [`requested_tasks`](super::requested_tasks) size until it completes
 /// (non-preemptive). At each event, waiting jobs are considered in arrival

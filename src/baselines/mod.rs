@@ -2,16 +2,16 @@
 //!
 //! | policy | source | kind |
 //! |---|---|---|
-//! | `DormLike` | Sun et al., SmartComp 2017; `oasis.md` §12 item 4 (crate's interpretation) | utilisation-maximising MILP at every event, fairness and adjustment rows; only with the `highs` feature |
-//! | [`Drf`] | Ghodsi et al., NSDI 2011; `oasis.md` §12, `sum-of-ratios.md` §7.3 | elastic, progressive filling from scratch at every event |
-//! | [`Fifo`] | Hadoop/Spark default; `oasis.md` §12, `sum-of-ratios.md` §7.1 | fixed size, non-preemptive, optional backfill |
-//! | [`FifoFirstFitBandwidth`] | `gadget.md` §7 (FIFO-FF) | fixed size, first-fit ring embedding with reserved NIC bandwidth, GPU ids |
-//! | [`Optimus`] | Peng et al., EuroSys 2018; `sum-of-ratios.md` §7.2 | elastic, marginal gain of remaining time per dominant share, timing oracle |
+//! | `DormLike` | Sun et al., SmartComp 2017 (the crate's reconstruction as a MILP, from the OASiS paper's description) | utilisation-maximising MILP at every event, fairness and adjustment rows; only with the `highs` feature |
+//! | [`Drf`] | Ghodsi et al., NSDI 2011 (the YARN/Mesos default in the OASiS and Optimus evaluations) | elastic, progressive filling from scratch at every event |
+//! | [`Fifo`] | Hadoop/Spark default; the FIFO baseline of the OASiS and Optimus evaluations | fixed size, non-preemptive, optional backfill |
+//! | [`FifoFirstFitBandwidth`] | FIFO-FF, the crate's baseline for online ring embedding (after GADGET, Yu, Tian, Ji, Wu, Rajan, Liu, IEEE INFOCOM 2022) | fixed size, first-fit ring embedding with reserved NIC bandwidth, GPU ids |
+//! | [`Optimus`] | Peng et al., EuroSys 2018 (and its public code) | elastic, marginal gain of remaining time per dominant share, timing oracle |
 //! | [`ProportionalShare`] | budget proportional share (crate rules) | elastic, GPUs split by fixed budgets at every event |
-//! | [`Rrh`] | Irwin et al., HPDC 2004; `oasis.md` §12 item 3 (crate's interpretation) | fixed size, admission by reward − risk, urgency ranking, preemptive |
+//! | [`Rrh`] | Irwin et al., HPDC 2004 (the crate's reading of the risk–reward heuristic the OASiS paper compares with) | fixed size, admission by reward − risk, urgency ranking, preemptive |
 //! | [`Sjf`] | shortest job first with an oracle (crate rules) | fixed size, non-preemptive, backfill by default |
 //! | [`Tetris`] | Grandl et al., SIGCOMM 2014 (alignment score only) | fixed size, non-preemptive, packs by alignment |
-//! | [`Tiresias`] | Gu et al., NSDI 2019; `sum-of-ratios.md` §7.4 | fixed size, preemptive, discretised 2D-LAS, wakes itself at threshold crossings |
+//! | [`Tiresias`] | Gu et al., NSDI 2019 | fixed size, preemptive, discretised 2D-LAS, wakes itself at threshold crossings |
 //!
 //! Every policy sizes jobs with [`requested_tasks`] unless it says
 //! otherwise, and places tasks with a [`Placer`]. Policies that recompute
@@ -59,7 +59,7 @@ use crate::model::{Architecture, Job};
 
 /// PSs for `workers` workers of a parameter-server job:
 /// `z = ⌈w·b/B⌉` (worker over PS bandwidth, so the PSs' NICs carry the
-/// workers' traffic; `oasis.md` §12), at least 1, at most the job's PS cap
+/// workers' traffic, as in the OASiS paper's constraints), at least 1, at most the job's PS cap
 /// and, under the PS ≤ workers rule, at most `w`. 0 for ring-all-reduce
 /// jobs.
 pub fn ps_for(job: &Job, workers: u32) -> u32 {

@@ -10,8 +10,8 @@ use super::dominant_share;
 use super::realloc::{Realloc, oracle_placement};
 
 /// Optimus-style marginal gain (Peng et al., "Optimus: An Efficient Dynamic
-/// Resource Scheduler for Deep Learning Clusters", EuroSys 2018; the rule
-/// of `sum-of-ratios.md` §7.2).
+/// Resource Scheduler for Deep Learning Clusters", EuroSys 2018, and its
+/// public code).
 ///
 /// At every event the sizes of all active jobs are recomputed from
 /// scratch:
@@ -40,9 +40,9 @@ use super::realloc::{Realloc, oracle_placement};
 ///    be placed.
 ///
 /// **Remaining time.** `ρ(w, p)` is the simulator's timing oracle,
-/// [`SimView::remaining_time_s`] (the "oracle" speed source of the spec, and
+/// [`SimView::remaining_time_s`] (the "oracle" speed source, and
 /// the only one here: fitting Optimus's OPT-S speed function online,
-/// `timing-and-calibration.md` §6, is out of scope). Because `ρ` may depend
+/// from observed (workers, PSs, speed) points, is out of scope). Because `ρ` may depend
 /// on where tasks run, it is evaluated on a *canonical placement* of
 /// `(w, p)`: the placement [`Optimus::placement`] gives the job alone on the
 /// empty cluster (or, for a size that does not fit even there, all workers

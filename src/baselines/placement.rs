@@ -13,11 +13,12 @@ pub enum PlacementRule {
     /// then PSs).
     FirstFit,
     /// The lowest-index single machine that fits the whole job; otherwise
-    /// first fit (the "first-fit" of `gadget.md` §7).
+    /// first fit (the "first-fit" of FIFO-FF ring embedding).
     #[default]
     Consolidate,
     /// One task at a time on the next machine, in cyclic order from a
-    /// rotating pointer, that fits it (`oasis.md` §12).
+    /// rotating pointer, that fits it (the placement of the crate's OASiS
+    /// baselines).
     RoundRobin,
 }
 

@@ -11,10 +11,9 @@ use super::{PlacementRule, Placer, ps_for, requested_tasks};
 
 /// Fixed-budget proportional share: each job spends a fixed budget on the
 /// GPUs of the machines it may use, and each machine's GPUs are split in
-/// proportion to the bids (the "budget proportional share" of the crate's
-/// baseline list, `DESIGN.md`, in the style of proportional-share markets
-/// such as Tycoon, Lai et al. 2005; no spec section fixes it, so the rules
-/// are the crate's, stated here). Recomputed at every event; jobs are elastic.
+/// proportion to the bids (a budget proportional share in the style of
+/// proportional-share markets such as Tycoon, Lai et al. 2005; no paper
+/// fixes it here, so the rules are the crate's, stated below). Recomputed at every event; jobs are elastic.
 ///
 /// # Rule
 ///

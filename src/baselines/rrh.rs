@@ -11,8 +11,8 @@ use super::{PlacementRule, Placer, requested_tasks};
 
 /// The risk–reward heuristic (Irwin, Grit, Chase, "Balancing Risk and
 /// Reward in a Market-Based Task Service", HPDC 2004), in the crate's
-/// interpretation of `oasis.md` §12 item 3 (the OASiS paper describes it in
-/// one sentence).
+/// interpretation (the OASiS paper, Bao, Peng, Wu, Li, IEEE INFOCOM 2018,
+/// compares with it and describes it in one sentence).
 ///
 /// Every job runs at a fixed size `n_i`, its [`requested_tasks`] (all its
 /// workers, with [`ps_for`](super::ps_for) PSs; the OASiS reproduction
@@ -26,7 +26,7 @@ use super::{PlacementRule, Placer, requested_tasks};
 /// gives it alone on the empty cluster (other jobs). A job started at time
 /// `s` completes in slot `c(s) = ⌈(s + ρ_i)/Δ⌉ − 1` (the slot in which its
 /// work runs out, as the simulator counts it); with decisions on slot
-/// boundaries this is the spec's `s + ⌈Wr_i/n_i⌉ − 1`. `δ_j^run = c(now) −
+/// boundaries this is the slot formula `s + ⌈Wr_i/n_i⌉ − 1`. `δ_j^run = c(now) −
 /// a_j` is the elapsed time of job `j` if it ran from now at its size.
 ///
 /// **Admission,** at the job's arrival event only:
@@ -53,7 +53,7 @@ use super::{PlacementRule, Placer, requested_tasks};
 ///
 /// New allocations go on free capacity before capacity that paused jobs
 /// give up; the round-robin pointer of [`PlacementRule::RoundRobin`] (the
-/// default, as in `oasis.md` §12) is kept between decisions in the
+/// default, as for the crate's other OASiS baselines) is kept between decisions in the
 /// policy's private run state.
 ///
 /// # Complexity

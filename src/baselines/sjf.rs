@@ -7,8 +7,8 @@ use super::common::{is_queued, start_in_order};
 use super::{PlacementRule, Placer, requested_tasks};
 
 /// Shortest job first with an oracle of the remaining duration: the
-/// classic size-based baseline of the crate's baseline list (`DESIGN.md`);
-/// no spec section fixes its rules, so they are the crate's, stated here.
+/// classic size-based baseline; no paper fixes its rules here, so they are
+/// the crate's, stated below.
 ///
 /// # Rule
 ///

@@ -8,8 +8,8 @@ use super::{PlacementRule, Placer, requested_tasks};
 
 /// Multi-resource packing in the style of Tetris (Grandl et al., "Multi-
 /// resource packing for cluster schedulers", SIGCOMM 2014), reduced to its
-/// alignment heuristic at the cluster level; no spec section fixes it, so
-/// the rules are the crate's, stated here.
+/// alignment heuristic at the cluster level (without the paper's
+/// remaining-time term), so the rules are the crate's, stated here.
 ///
 /// # Rule
 ///

@@ -11,8 +11,8 @@ use super::{PlacementRule, Placer, requested_tasks};
 
 /// Least attained service over a few priority queues, after Tiresias (Gu
 /// et al., "Tiresias: A GPU Cluster Manager for Distributed Deep
-/// Learning", NSDI 2019): the discretised 2D-LAS of `sum-of-ratios.md`
-/// §7.4. It needs no knowledge of remaining work — its main practical
+/// Learning", NSDI 2019): discretised two-dimensional least attained
+/// service (attained GPU-seconds). It needs no knowledge of remaining work — its main practical
 /// advantage, to be stated in any comparison with oracle policies.
 ///
 /// # Rule

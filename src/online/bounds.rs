@@ -1,11 +1,12 @@
-//! The price constants `U_κ^r`, `L_κ`, `η_κ` and `α` (`specs/primal-dual.md`
-//! §3, §11).
+//! The price constants `U_κ^r`, `L_κ`, `η_κ` and `α` ([algorithms guide,
+//! section 6.2](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#online-price-bounds)).
 
 use super::error::OnlineError;
 use super::ledger::{Ledger, PoolId, ResourceId};
 use crate::model::units::Num;
 
-/// Smallest positive demand entry accepted (§7: keeps `U` finite).
+/// Smallest positive demand entry accepted (keeps `U = max f/d` finite, so
+/// no price can overflow).
 pub const MIN_POSITIVE_DEMAND: f64 = 1e-12;
 
 /// One unit kind a job may place: its pool and per-unit demand vector
@@ -18,7 +19,8 @@ pub struct UnitDemand {
     pub demand: Vec<f64>,
 }
 
-/// What a job model tells the framework about one job (§3.1).
+/// What a job model tells the framework about one job: schedulability, the
+/// utility bounds, unit demands per pool and the normalisers `m_iκ`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BoundInputs {
     /// Arrival slot `a_i`, 0-based (`0 ≤ a_i < T`).
@@ -41,7 +43,8 @@ pub struct BoundInputs {
 
 impl BoundInputs {
     /// Checks the inputs of job `job` against a ledger of `pools` pools,
-    /// `resources` resources and horizon `horizon` (§8).
+    /// `resources` resources and horizon `horizon` (arrival inside the horizon;
+    /// every unit demand with a positive entry and no entry in `(0, 1e-12)`).
     ///
     /// # Errors
     ///
@@ -121,11 +124,15 @@ impl BoundInputs {
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum BoundsRule {
-    /// The clairvoyant `η` rule of §3.2 with the divisor of §11.1:
-    /// `L_κ = min_i (u_min_i / m_{iκ}) / (max(4, 2P)·η_κ)`.
+    /// The clairvoyant `η` rule, `η_κ = max(1, max_i T·C_κ/m_iκ)` (the
+    /// smallest value with `η_κ ≥ 1` and `1/η_κ ≤ m_iκ/(T·C_κ)`) and
+    /// `L_κ = min_i (u_min_i / m_{iκ}) / (max(4, 2P)·η_κ)`: the divisor
+    /// `max(4, 2P)` keeps `D_0 ≤ OPT/2` for any number `P` of pools (the
+    /// OASiS paper's 4 is enough for at most two pools).
     Eta,
-    /// The value floor of §11.2 (`gadget.md` §5.1):
-    /// `L_κ = v_floor / (4·P·T·C_κ)`, valid when some job alone on the empty
+    /// The value floor (the crate's alternative to the η rule, which can make
+    /// α huge with sigmoid utilities): `L_κ = v_floor / (4·P·T·C_κ)`, so
+    /// `D_0 = v_floor/4`, valid when some job alone on the empty
     /// cluster reaches utility `≥ 2·D_0` (checked at the end of the run).
     ValueFloor {
         /// `v_floor > 0`, at most the utility of a job feasible alone.
@@ -133,8 +140,9 @@ pub enum BoundsRule {
     },
 }
 
-/// How the price bounds `U`, `L` are derived (`primal-dual.md` §3, §11.2;
-/// `oasis.md` §17.4).
+/// How the price bounds `U`, `L` are derived: the η rule or the value floor
+/// ([algorithms guide, section 6.2](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#online-price-bounds); OASiS runs
+/// under both, [section 7.3](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#oasis-bounds)).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum BoundsChoice {
@@ -159,7 +167,8 @@ impl BoundsChoice {
     }
 }
 
-/// The default value floor (`gadget.md` §5.1), from every job's bound
+/// The default value floor (the rule of the GADGET-style ring-embedding
+/// scheduler, with `ε_v = 10⁻³`), from every job's bound
 /// inputs: `max(10⁻³·median_i f_i(δ_min,i), min_i f_i(T − 1 − a_i))` over
 /// the schedulable jobs (`f_i(δ_min,i) = exp(ln_u_max)`,
 /// `f_i(T − 1 − a_i) = exp(ln_u_min)`); `None` when it is not positive.
@@ -203,7 +212,9 @@ pub struct PriceBounds {
     alpha_eta_rule: Option<f64>,
 }
 
-/// `ln U_κ^r` from the schedulable jobs (§3.2, corrections 3 and 5).
+/// `ln U_κ^r = max_i max_{d^r > 0} (ln f_i(δ_min,i) − ln d^r)` from the
+/// schedulable jobs (unschedulable jobs and zero demands are left out; with
+/// no positive demand `U_κ^r` is undefined).
 fn derive_ln_u(ledger: &Ledger, inputs: &[BoundInputs]) -> Vec<Vec<Option<f64>>> {
     let mut ln_u = vec![vec![None::<f64>; ledger.resources()]; ledger.pools()];
     for job in inputs
@@ -223,7 +234,8 @@ fn derive_ln_u(ledger: &Ledger, inputs: &[BoundInputs]) -> Vec<Vec<Option<f64>>>
     ln_u
 }
 
-/// `(ln η_κ, ln L_κ)` of the η rule (§3.2, §11.1).
+/// `(ln η_κ, ln L_κ)` of the η rule, with the divisor `max(4, 2P)` for `P`
+/// pools.
 fn derive_eta(
     ledger: &Ledger,
     inputs: &[BoundInputs],
@@ -400,7 +412,10 @@ impl PriceBounds {
         Ok(self)
     }
 
-    /// Divides every `L_κ` by `ρ0 ≥ 1` (§6.4), for cost-approximate oracles.
+    /// Divides every `L_κ` by `ρ0 ≥ 1`, for cost-approximate oracles: if every
+    /// job's realised factor is at most `ρ0`, the prices `ρ0·p_final` give a
+    /// feasible dual and `OPT ≤ 2α'ρ0·ALG` with `α'` the `α` of the shrunk
+    /// `L`.
     ///
     /// # Errors
     ///
@@ -495,13 +510,16 @@ impl PriceBounds {
     }
 
     /// `α = max(1, max_{κ,r} ln(U_κ^r/L_κ))` over defined `U` (with every
-    /// override applied; with an `L` allowance this is the `α'` of §6.4).
+    /// override applied; with an `L` allowance `ρ0` this is the `α'` of the
+    /// shrunk `L`, which enters `OPT ≤ 2α'ρ0·ALG`).
     pub fn alpha(&self) -> f64 {
         alpha_of(&self.ln_l, &self.ln_u)
     }
 
     /// α the η rule would give on the same job list (`None` when it cannot
-    /// be derived or the bounds are explicit); §11.2 asks to report both.
+    /// be derived or the bounds are explicit), reported beside the α in use:
+    /// with sigmoid utilities it runs into the thousands, against tens under
+    /// the value floor.
     pub fn alpha_eta_rule(&self) -> Option<f64> {
         self.alpha_eta_rule
     }

@@ -1,4 +1,5 @@
-//! The online loop (§5) and its report and certificate (§6.3, §11).
+//! The online loop and its report and certificate ([algorithms guide,
+//! section 6.3](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#online-loop-certificate)).
 
 use crate::certificate::{Bound, BoundKind, Certificate, Guarantee, Sense};
 use crate::error::Result;
@@ -24,7 +25,8 @@ pub struct PdOptions {
     /// job; default `true`).
     pub verify_d0_condition: bool,
     /// `assumption_small_demands` holds iff `α_eff ≤ threshold·α` (default
-    /// 1.5, a reporting choice of §6.3).
+    /// 1.5, a reporting choice: far above `α`, the run is outside the regime
+    /// where the `2α` theorem applies).
     pub small_demand_threshold: f64,
 }
 
@@ -103,16 +105,19 @@ impl<P> JobOutcome<P> {
     }
 }
 
-/// The report of a run (§6.3, §11) and its [`Certificate`].
+/// The report of a run ([algorithms guide, section
+/// 6.3](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#online-loop-certificate)) and its [`Certificate`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunReport<P> {
     /// Per-job outcomes in arrival order.
     pub outcomes: Vec<JobOutcome<P>>,
     /// `P = Σ` admitted utility (`ALG`).
     pub total_utility: f64,
-    /// `α` of the bounds actually used (the `α'` of §6.4 under an allowance).
+    /// `α` of the bounds actually used (under an `L` allowance `ρ0`, the `α'`
+    /// of the shrunk `L`).
     pub alpha: f64,
-    /// α of the η rule on the same job list, when derivable (§11.2).
+    /// α of the η rule on the same job list, when derivable (reported beside
+    /// the value floor's).
     pub alpha_eta_rule: Option<f64>,
     /// `α_eff = max(α, max (e^{α_cell·x} − 1)/x)` over committed increments.
     pub alpha_eff: f64,
@@ -160,7 +165,8 @@ struct CellIncrement {
     amount: f64,
 }
 
-/// The generic online primal–dual admission loop (`specs/primal-dual.md`).
+/// The generic online primal–dual admission loop ([algorithms guide,
+/// section 6](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#online)).
 ///
 /// See the [module documentation](super) for the maths and an example.
 #[derive(Debug)]
@@ -469,7 +475,7 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
         let rho_val = rho.unwrap_or(1.0);
         let mut g_alpha = Guarantee::ratio_bound(
             "OPT ≤ 2α·ρ·ALG",
-            "Bao et al., INFOCOM 2018, Thm. 4 (OASiS); ρ: crate (primal-dual.md §6.4)",
+            "Bao, Peng, Wu, Li, IEEE INFOCOM 2018, Thm. 4 (OASiS); ρ: crate (a payoff-approximate oracle's factor, or the L allowance ρ0 that bounds a cost-approximate oracle's realised factors)",
             2.0 * alpha * rho_val,
         );
         for r in &reasons {
@@ -477,14 +483,14 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
         }
         let mut g_eff = Guarantee::ratio_bound(
             "OPT ≤ 2α_eff·ρ·ALG",
-            "crate (primal-dual.md §6.3, §11.3)",
+            "crate (α_eff makes the discrete allocation–cost relation hold for every committed increment, so the ratio holds whenever the running dual is feasible and D_0 ≤ OPT/2)",
             2.0 * self.alpha_eff * rho_val,
         );
         for r in &eff_reasons {
             g_eff = g_eff.invalid(r.clone());
         }
         // Both are upper bounds on OPT; the certificate carries the
-        // tighter one (§11.3). `D_end` can be far above the trivial bound
+        // tighter one. `D_end` can be far above the trivial bound
         // when full cells are priced at `U` (e.g. a GPU server filled by
         // one job), and an invalid `D_end` proves nothing.
         let bound = match dual_end {
@@ -666,7 +672,8 @@ fn d0_witness<O: PricingOracle>(
     Ok(false)
 }
 
-/// Checks a response's plan (§2.2, §4): cells inside the ledger, slots in
+/// Checks a response's plan against the ledger and the oracle contract:
+/// cells inside the ledger, slots in
 /// `[arrival, T)`, amounts `≥ 0`, fit in the residual (or the capacity when
 /// `full_capacity`), the declared cost, and a finite non-negative utility.
 /// Returns the aggregated increments and the payoff, `None` without a plan.

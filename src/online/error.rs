@@ -5,7 +5,7 @@ use crate::model::units::Num;
 
 use super::{PoolId, ResourceId};
 
-/// Why the online primal–dual framework stopped (`specs/primal-dual.md` §8).
+/// Why the online primal–dual framework stopped.
 ///
 /// Every variant names its witness: the job (by its index in arrival order),
 /// the pool, or the (machine, resource, slot) cell.

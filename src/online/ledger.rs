@@ -8,9 +8,9 @@ use crate::model::units::Num;
 
 use super::error::OnlineError;
 
-/// Relative tolerance of the capacity check (`specs/primal-dual.md` §2.2).
+/// Relative tolerance of the capacity check `g + q ≤ c·(1 + 1e-9) + 1e-12`.
 pub const CAPACITY_REL_TOL: f64 = 1e-9;
-/// Absolute tolerance of the capacity check (`specs/primal-dual.md` §2.2).
+/// Absolute tolerance of the capacity check `g + q ≤ c·(1 + 1e-9) + 1e-12`.
 pub const CAPACITY_ABS_TOL: f64 = 1e-12;
 
 /// Identifier of a pool of machines that share `L_κ` and `U_κ^r`
@@ -103,7 +103,7 @@ pub(crate) struct Cell {
 ///
 /// Machines are identified by their index (`MachineId(i)` is the `i`-th
 /// machine given to [`Ledger::new`]); slots are 0-based, `0 ≤ t < T`.
-/// Amounts only grow: there is no release operation (§2.2), so prices never
+/// Amounts only grow: there is no release operation, so prices never
 /// decrease.
 ///
 /// Memory grows with what is committed, not with the horizon: amounts are
@@ -230,7 +230,7 @@ impl Ledger {
     }
 
     /// `C_κ = Σ_{m∈κ} Σ_r c_m^r`: the resource sum over the pool. It mixes
-    /// units exactly as the paper does (§7), so it depends on the units the
+    /// units exactly as the OASiS paper does, so it depends on the units the
     /// job model chose.
     pub fn pool_capacity_sum(&self, pool: PoolId) -> f64 {
         self.pool_of

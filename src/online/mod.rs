@@ -1,5 +1,6 @@
 //! The generic online primal–dual admission framework
-//! (`specs/primal-dual.md`), shared by OASiS and the other pricing schedulers.
+//! ([algorithms guide, section 6](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#online)), shared by OASiS and the other
+//! pricing schedulers.
 //!
 //! # The maths
 //!
@@ -13,7 +14,9 @@
 //! ```
 //!
 //! with `p = L_κ` when `c = 0` or `U_κ^r` is undefined. [`PriceBounds`] derive
-//! the constants from every job's [`BoundInputs`] (§3, corrections §3.3):
+//! the constants from every job's [`BoundInputs`] (with the crate's
+//! corrections to the OASiS paper's formulas: `U` at the smallest achievable
+//! elapsed time, positive demands only, unschedulable jobs left out):
 //!
 //! ```text
 //! U_κ^r = max_i max_{d^r > 0} f_i(δ_min,i) / d^r
@@ -31,7 +34,7 @@
 //! # What the certificate claims
 //!
 //! [`RunReport::certificate`] (a maximisation, objective `ALG = Σ` admitted
-//! utility) states, following §11.3:
+//! utility) states:
 //!
 //! * **Bound** (`BoundKind::OnlineDual`): `D_end = Σ_i µ_i + Σ_cells c·p_final`,
 //!   where every job's `µ_i` is recomputed as its best payoff at the final
@@ -43,7 +46,9 @@
 //!   certificate carries `D_end` when it is valid and below the trivial
 //!   bound `Σ_i f_i(δ_min,i)` (`BoundKind::Trivial`), and the trivial bound
 //!   otherwise: with full cells priced at `U`, `D_end` can be far looser.
-//! * **`OPT ≤ 2α·ρ·ALG`** (the paper's Theorem 4, `ρ` from §6.4): valid only
+//! * **`OPT ≤ 2α·ρ·ALG`** (Thm. 4 of the OASiS paper; `ρ = 1` for
+//!   an exact oracle, its factor for a payoff-approximate one, the `L`
+//!   allowance `ρ0` for a cost-approximate one): valid only
 //!   when the bounds are clairvoyant (derived, `u_scale = 1`), every response
 //!   met its declared quality, `D_0 ≤ OPT/2` was shown, and the small-demand
 //!   assumption holds (`α_eff ≤ 1.5·α`). Otherwise kept with its reasons.

@@ -1,4 +1,5 @@
-//! The pricing-oracle plug-in point (`specs/primal-dual.md` §4, §6.4).
+//! The pricing-oracle plug-in point: the job-model-specific best response
+//! at the current prices, and the realised factor of cost-approximate oracles.
 
 use crate::error::Result;
 use crate::model::MachineId;
@@ -31,7 +32,8 @@ pub trait Reservation {
     fn completion_slot(&self) -> u32;
 }
 
-/// The quality an oracle claims for one response (§4, §6.4).
+/// The quality an oracle claims for one response; it decides the `ρ` of the
+/// ratio `OPT ≤ 2α·ρ·ALG` (1 for `Exact`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum OracleQuality {
@@ -50,7 +52,8 @@ pub enum OracleQuality {
 }
 
 /// For one examined deadline (completion slot): the utility of finishing
-/// there and a lower bound on the cost of any plan that does (§6.4).
+/// there and a lower bound on the cost of any plan that does (for
+/// [`realised_factor`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct DeadlineBound {
@@ -110,7 +113,7 @@ impl<P> Response<P> {
     }
 }
 
-/// The job-model-specific best-response oracle (§4).
+/// The job-model-specific best-response oracle.
 ///
 /// Requirements: maximise `utility − cost` over plans that fit the view's
 /// residual capacity and the job model (slots in `[a_i, T)`), evaluate
@@ -123,7 +126,7 @@ pub trait PricingOracle {
     /// The plan type.
     type Plan: Reservation;
 
-    /// Bound inputs of `job` (§3.1) for a horizon of `horizon` slots; called
+    /// Bound inputs of `job` (see [`BoundInputs`]) for a horizon of `horizon` slots; called
     /// for every job when bounds are derived and again when it arrives.
     ///
     /// # Errors
@@ -145,7 +148,7 @@ pub trait PricingOracle {
     ) -> Result<Response<Self::Plan>>;
 }
 
-/// The realised cost-approximation factor `ρ̂_i` of §6.4: the smallest
+/// The realised cost-approximation factor `ρ̂_i`: the smallest
 /// `ρ ≥ 1` with `µ̂⁺ ≥ f(t̂) − ρ·LB(t̂)` for every examined deadline, where
 /// `µ̂⁺ = max(0, best_payoff)`.
 ///

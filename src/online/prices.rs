@@ -135,7 +135,7 @@ impl<'a> PriceView<'a> {
     }
 
     /// A view with arbitrary per-cell prices and residuals, bypassing ledger
-    /// and bounds: for oracle unit tests (`specs/primal-dual.md` §4). The
+    /// and bounds: for oracle unit tests. The
     /// capacity of `(m, r)` is the largest residual over the slots. Negative
     /// or NaN values are read as 0.
     #[doc(hidden)]
@@ -253,7 +253,8 @@ impl<'a> PriceView<'a> {
 }
 
 /// `ln p = ln L_κ + (g/c)·(ln U_κ^r − ln L_κ)`, with `p = L_κ` for `c = 0`
-/// or undefined `U_κ^r` (§2.1).
+/// or undefined `U_κ^r` (no job demands `r` in the pool; the cell is never
+/// consumed).
 pub(crate) fn ledger_ln_price(
     ledger: &Ledger,
     bounds: &PriceBounds,

@@ -1,4 +1,4 @@
-//! Unit and property tests of the framework (`specs/primal-dual.md` §9).
+//! Unit and property tests of the framework.
 
 use super::*;
 use crate::certificate::BoundKind;
@@ -105,7 +105,7 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * b.abs().max(1.0)
 }
 
-// ----- Example A (oasis.md §14): worker server (4,4), PS server (4,8), T = 2.
+// ----- OASiS hand-computed Example A: worker server (4,4), PS server (4,8), T = 2.
 
 fn example_a_ledger() -> Ledger {
     Ledger::new(
@@ -215,7 +215,7 @@ fn example_a_end_to_end() {
         rep.alpha_eff
     );
     assert!(close(rep.x_max, 0.5));
-    // P ≥ (D − D0)/α_eff holds, with plain α it fails.
+    // P ≥ (D − D_0)/α_eff holds, with plain α it fails.
     assert!(rep.total_utility >= (rep.dual_running - rep.dual_initial) / rep.alpha_eff);
     assert!(rep.total_utility < (rep.dual_running - rep.dual_initial) / rep.alpha);
     assert!(!rep.assumption_small_demands);
@@ -318,12 +318,12 @@ fn zero_demand_and_zero_utility() {
 
 #[test]
 fn eta_divisor_for_one_and_three_pools() {
-    // One pool: divisor max(4, 2) = 4 (§3.2); η = max(1, T·C/m) = 2·4/2 = 4.
+    // One pool: divisor max(4, 2) = 4 (the paper's 4); η = max(1, T·C/m) = 2·4/2 = 4.
     let one = Ledger::new(2, 1, vec![(PoolId(0), vec![4.0])]).unwrap();
     let j = inputs(0, 8.0, 4.0, vec![(0, vec![1.0])], vec![(0, 2.0)]);
     let b = PriceBounds::from_jobs(&one, std::slice::from_ref(&j)).unwrap();
     assert!(close(b.ln_l(PoolId(0)).exp(), 4.0 / 2.0 / (4.0 * 4.0)));
-    // Three pools: divisor 2·3 = 6 (§11.1).
+    // Three pools: divisor 2P = 2·3 = 6.
     let three = Ledger::new(2, 1, (0..3).map(|p| (PoolId(p), vec![4.0])).collect()).unwrap();
     let j3 = inputs(
         0,
@@ -334,7 +334,7 @@ fn eta_divisor_for_one_and_three_pools() {
     );
     let b3 = PriceBounds::from_jobs(&three, &[j3]).unwrap();
     assert!(close(b3.ln_l(PoolId(2)).exp(), 2.0 / (6.0 * 4.0)));
-    // D0 ≤ f(δ_max)/2 in both cases.
+    // D_0 ≤ f(δ_max)/2 in both cases.
     for (l, b) in [(&one, &b), (&three, &b3)] {
         let d0: f64 = (0..l.pools())
             .map(|k| 2.0 * b.ln_l(PoolId(k as u16)).exp() * l.pool_capacity_sum(PoolId(k as u16)))
@@ -359,7 +359,7 @@ fn log_space_sigmoid() {
 fn value_floor_bounds() {
     let ledger = example_a_ledger();
     let b = PriceBounds::value_floor(&ledger, &[example_a_inputs()], 10.0).unwrap();
-    // L_κ = v / (4·P·T·C_κ) → D0 = v/4 = 2.5.
+    // L_κ = v / (4·P·T·C_κ) → D_0 = v/4 = 2.5.
     assert!(close(
         b.ln_l(PoolId(0)).exp(),
         10.0 / (4.0 * 2.0 * 2.0 * 8.0)

@@ -1,11 +1,13 @@
-//! A-priori guarantees of independent rounding (spec §5): Chernoff tail
+//! A-priori guarantees of independent rounding ([algorithms guide, section
+//! 1.4](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#pcip-guarantees)): Chernoff tail
 //! bounds, the per-instance per-row failure bounds combined with
 //! Harris–FKG, the clean statements G1–G3, and the rules that choose β and
 //! δ.
 //!
 //! Everything here is a pure function of the problem and the scaled point.
 //! A returned failure bound is always a valid upper bound on the failure
-//! probability of one rounding trial (spec §4.2) of that point; when an
+//! probability of one rounding trial (one independent rounding with one
+//! uniform per column) of that point; when an
 //! input makes a bound meaningless the functions return the trivial bound 1
 //! (documented per function), never a value that claims more than is true.
 
@@ -14,7 +16,7 @@ use super::problem::PcProblem;
 use super::rounding::scaled_point;
 
 /// `h(t) = (1 + t)·ln(1 + t) − t` for `t > −1`, with `h(−1) = 1`
-/// (spec §5.1), the rate function of the Chernoff bounds.
+/// — the rate function of the Chernoff–Hoeffding bounds.
 ///
 /// `h ≥ 0`, `h(0) = 0`, decreasing on `[−1, 0]` and increasing on
 /// `[0, ∞)`. For `|t| < 10⁻³` a Taylor series
@@ -56,7 +58,7 @@ fn chernoff(mu: f64, x: f64) -> f64 {
     (-mu * h((x - mu) / mu)).exp()
 }
 
-/// Upper-tail bound `P[Z ≥ x] ≤ exp(−μ·h(x/μ − 1))` (spec §5.1) for a sum
+/// Upper-tail (Chernoff) bound `P[Z ≥ x] ≤ exp(−μ·h(x/μ − 1))` for a sum
 /// `Z` of independent summands in `[0, 1]` with `E[Z] ≤ μ`.
 ///
 /// * `x ≤ μ` (no upward deviation): 1.
@@ -73,7 +75,7 @@ pub(crate) fn upper_tail(mu: f64, x: f64) -> f64 {
     chernoff(mu, x)
 }
 
-/// Lower-tail bound `P[Z ≤ x] ≤ exp(−μ·h(x/μ − 1))` (spec §5.1) for a sum
+/// Lower-tail (Chernoff) bound `P[Z ≤ x] ≤ exp(−μ·h(x/μ − 1))` for a sum
 /// `Z` of independent summands in `[0, 1]` with `E[Z] ≥ μ`.
 ///
 /// * `x < 0`: 0 (`Z ≥ 0`, so the event is impossible).
@@ -93,7 +95,7 @@ pub(crate) fn lower_tail(mu: f64, x: f64) -> f64 {
     chernoff(mu, x)
 }
 
-/// The unified evaluator of spec §5.1,
+/// The unified Chernoff tail evaluator,
 /// `tail(μ, x) = exp(−μ·h(x/μ − 1))` for `x ≠ μ`, `μ > 0`: for `x > μ` it
 /// bounds `P[Z ≥ x]` ([`upper_tail`]), for `x < μ` it bounds `P[Z ≤ x]`
 /// ([`lower_tail`]), where `Z` is a sum of independent summands in `[0, 1]`
@@ -112,7 +114,8 @@ pub(crate) fn lower_tail(mu: f64, x: f64) -> f64 {
 /// "Wrong-direction" deviations cannot be expressed with `tail` alone (the
 /// sign of `x − μ` picks the direction); callers that want one specific
 /// direction use [`upper_tail`] or [`lower_tail`], which return 1 when the
-/// deviation points the other way. The §5.2 evaluator does so.
+/// deviation points the other way. The per-row evaluator
+/// [`row_failure_bounds`] does so.
 // Closed forms the tests check the evaluator against; not called by the engine.
 #[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn tail(mu: f64, x: f64) -> f64 {
@@ -137,7 +140,8 @@ fn log_budget(m: usize, eps: f64) -> f64 {
     if l.is_nan() { l } else { l.max(0.0) }
 }
 
-/// Packing violation factor for a target failure budget (spec §5.4):
+/// Packing violation factor for a target failure budget (a closed form of
+/// [algorithms guide, section 1.4](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#pcip-guarantees)):
 /// `δ(βW, L) = (L + sqrt(L² + 8·βW·L)) / (2·βW)`, the positive root of
 /// `δ²·βW/(2 + δ) = L`. With mean load `≤ β p_i`, width `W` and
 /// `L = ln(m/ε)`, each row exceeds `(1 + δ)·β·p_i` with probability at most
@@ -156,14 +160,17 @@ pub(crate) fn packing_delta(beta_w: f64, l: f64) -> f64 {
     (l + (l * l + 8.0 * beta_w * l).sqrt()) / (2.0 * beta_w)
 }
 
-/// Covering scale for exact feasibility with target ε (spec §5.4):
+/// Covering scale for exact feasibility with target ε (a closed form of
+/// [algorithms guide, section 1.4](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#pcip-guarantees)):
 /// `L = ln(m/ε)`, `λ = 2L/W_C`, `β_cov = 1 + λ/2 + sqrt(λ + λ²/4)`, the
 /// larger root of `β² − (2 + λ)β + 1 = 0`, i.e. `(β − 1)²/β = λ`. Then G3
 /// bounds each of the m covering rows' failure by `e^{−L} = ε/m` when
 /// nothing is clamped.
 ///
 /// `m = 0` or `ε ≥ m` (`L ≤ 0`) gives 1; `W_C ≤ 0` gives `+∞`;
-/// `W_C = +∞` gives 1. For a mixed program G5 passes `ε/2`.
+/// `W_C = +∞` gives 1. For a mixed program (the bicriteria statement:
+/// covering rows exact, packing rows within a violation factor, each class
+/// with half the budget) it is called with `ε/2`.
 pub(crate) fn beta_covering(m: usize, eps: f64, w_c: f64) -> f64 {
     let l = log_budget(m, eps);
     if l == 0.0 {
@@ -176,8 +183,11 @@ pub(crate) fn beta_covering(m: usize, eps: f64, w_c: f64) -> f64 {
     1.0 + lambda / 2.0 + (lambda + lambda * lambda / 4.0).sqrt()
 }
 
-/// Packing scale for exact feasibility with target ε, no repair (spec §5.4,
-/// G6): `L = ln(m/ε)`, `κ = L/W_P`,
+/// Packing scale for exact feasibility with target ε, no repair (a closed
+/// form of [algorithms guide, section 1.4](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#pcip-guarantees); the
+/// Raghavan–Thompson packing statement for the max form, which then takes
+/// `δ = 1/β − 1` so that each row fails with probability at most `ε/m`):
+/// `L = ln(m/ε)`, `κ = L/W_P`,
 /// `β_pack = max(0, ((2 + κ) − sqrt(κ² + 8κ))/2)`, the smaller root of
 /// `β² − (2 + κ)β + (1 − κ) = 0`, i.e. `(1 − β)²/(1 + β) = κ`.
 ///
@@ -205,13 +215,17 @@ pub(crate) fn beta_packing(m: usize, eps: f64, w_p: f64) -> f64 {
     b.max(0.0)
 }
 
-/// The rule that chooses the scaling factor β (spec §5.4), resolved by
+/// The rule that chooses the scaling factor β of the rounding
+/// `y = min(β·x*, u)` ([algorithms guide, section
+/// 1.4](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#pcip-guarantees)), resolved by
 /// `beta_for`.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Beta {
-    /// β = 1: round the LP point itself (the default, spec §15 item 1).
+    /// β = 1: round the LP point itself (the default, with repair: the
+    /// closed-form rules assume widths large relative to `ln m`, while
+    /// scheduling instances often have widths of 1–8).
     #[default]
     One,
     /// A given β (finite, ≥ 0).
@@ -228,7 +242,8 @@ pub enum Beta {
         /// Failure budget of the packing rows, in (0, 1).
         eps: f64,
     },
-    /// Search of β ∈ [0, 8] on the §5.2 evaluator for `p_succ ≥ 1 − eps`:
+    /// Search of β ∈ [0, 8] on the per-row evaluator ([`RowBounds`]) for
+    /// `p_succ ≥ 1 − eps`:
     /// the smallest such β when the program has covering rows, the largest
     /// for a pure packing program (see `beta_for`).
     AutoBisect {
@@ -238,7 +253,9 @@ pub enum Beta {
 }
 
 /// Per-row a-priori failure bounds of one rounding trial of a scaled point
-/// (spec §5.2), and their combinations.
+/// (Chernoff tails per row; Harris–FKG within a class, a union bound across
+/// the two classes; [algorithms guide, section 1.4](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#pcip-guarantees)),
+/// and their combinations.
 ///
 /// "Success" means that every packing and covering row holds before repair
 /// (linking rows are not part of the rounding theory).
@@ -265,7 +282,7 @@ pub struct RowBounds {
 impl RowBounds {
     /// Lower bound on the probability that at least one of `trials`
     /// independent trials meets every row: `1 − (1 − p_succ)^k`
-    /// (spec §5.2), evaluated as `−expm1(k·ln1p(−p_succ))`; 0 for `k = 0`.
+    /// (the trials are independent), evaluated as `−expm1(k·ln1p(−p_succ))`; 0 for `k = 0`.
     pub fn success_after(&self, trials: u32) -> f64 {
         if trials == 0 {
             return 0.0;
@@ -310,7 +327,8 @@ fn split_row(p: &PcProblem, row: RowRef, parts: &[(f64, f64)]) -> RowSplit {
 }
 
 /// Per-row failure bounds of one independent rounding of the scaled point
-/// `y` (spec §5.2), valid for any β and with clamping.
+/// `y` ([algorithms guide, section 1.4](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#pcip-guarantees)), valid for any
+/// β and with clamping.
 ///
 /// For each integer column `⌊y_j⌋` is deterministic and `f_j = y_j − ⌊y_j⌋`
 /// is the probability of rounding up (exactly as
@@ -432,11 +450,11 @@ fn invalid_eps(eps: f64) -> Result<(), PcError> {
 const BISECT_HI: f64 = 8.0;
 /// Grid step of the [`Beta::AutoBisect`] scan (16 intervals of [0, 8]).
 const BISECT_STEP: f64 = 0.5;
-/// Most evaluations of the §5.2 evaluator by [`Beta::AutoBisect`].
+/// Most evaluations of the per-row evaluator by [`Beta::AutoBisect`].
 const BISECT_EVALS: usize = 60;
 
 /// Resolves a [`Beta`] rule to the scaling factor for the problem `p` and
-/// its LP point `lp_x` (spec §5.4).
+/// its LP point `lp_x`.
 ///
 /// * `One` → 1.
 /// * `Fixed(b)` → b, which must be finite and ≥ 0.
@@ -444,7 +462,7 @@ const BISECT_EVALS: usize = 60;
 ///   the program has no covering rows.
 /// * `AutoPacking { eps }` → [`beta_packing`]`(m_P, eps, W_P)`, 1 when the
 ///   program has no packing rows.
-/// * `AutoBisect { eps }` → a search over β ∈ [0, 8] with the §5.2
+/// * `AutoBisect { eps }` → a search over β ∈ [0, 8] with the per-row
 ///   evaluator ([`row_failure_bounds`] of
 ///   [`scaled_point`](super::scaled_point)`(p, lp_x, β)`, δ_P = 0) for
 ///   `p_succ(β) ≥ 1 − eps`, using at most 60 evaluations, each O(nnz):
@@ -595,7 +613,7 @@ fn bisect_beta(p: &PcProblem, lp_x: &[f64], eps: f64) -> f64 {
 }
 
 /// G1 (cost): the exact expected objective of one rounding of `y`,
-/// `E[c·X] = c·y` (spec §5.3; `E[X_j] = y_j` for every column), in the
+/// `E[c·X] = c·y` (since `E[X_j] = y_j` for every column), in the
 /// user's sense. For `y = min(β x*, u)` it is `≤ β·LP` in the min form, with
 /// equality when nothing is clamped; deterministically
 /// `c·⌊y⌋ ≤ c·X ≤ c·⌈y⌉`.
@@ -610,7 +628,7 @@ pub(crate) fn g1_expected_objective(p: &PcProblem, y: &[f64]) -> f64 {
     p.objective_value(y)
 }
 
-/// G2 (packing row, spec §5.3): with mean load `≤ β p_i` and summands in
+/// G2 (packing row, a clean Chernoff statement): with mean load `≤ β p_i` and summands in
 /// `[0, a_i]`, for every `δ > 0`
 /// `P[P_i X > (1 + δ)·β·p_i] ≤ exp(−δ²·β·p_i / ((2 + δ)·a_i))`.
 ///
@@ -632,13 +650,15 @@ pub(crate) fn g2_packing_tail(beta: f64, p_i: f64, a_i: f64, delta: f64) -> f64 
     (-(delta * delta * beta * p_i) / ((2.0 + delta) * a_i)).exp()
 }
 
-/// G3 (covering row, exact feasibility, spec §5.3): with no column of row k
+/// G3 (covering row, exact feasibility, a clean Chernoff statement): with
+/// no column of row k
 /// clamped (so the mean coverage is `≥ β q_k`), summands in `[0, b_k]` and
 /// `β > 1`, taking `δ = 1 − 1/β`:
 /// `P[C_k X < q_k] ≤ exp(−(β − 1)²·q_k / (2·β·b_k))`.
 ///
 /// `β ≤ 1` (or NaN inputs) gives 1; `b_k ≤ 0` gives 1 (the row cannot be
-/// covered). The §5.2 evaluator stays valid with clamping, this closed form
+/// covered). The per-row evaluator [`row_failure_bounds`] stays valid with
+/// clamping, this closed form
 /// does not.
 // Closed forms the tests check the evaluator against; not called by the engine.
 #[cfg_attr(not(test), allow(dead_code))]
@@ -650,7 +670,8 @@ pub(crate) fn g3_covering_tail(beta: f64, q_k: f64, b_k: f64) -> f64 {
     (-((beta - 1.0) * (1.0 - 1.0 / beta) * q_k) / (2.0 * b_k)).exp()
 }
 
-/// G3 (covering row, deviation form, spec §5.3): with mean coverage
+/// G3 (covering row, deviation form, a clean Chernoff statement): with mean
+/// coverage
 /// `≥ β q_k` (no clamping) and summands in `[0, b_k]`, for `0 < δ < 1`
 /// `P[C_k X < (1 − δ)·β·q_k] ≤ exp(−δ²·β·q_k / (2·b_k))`.
 ///
@@ -760,7 +781,7 @@ mod tests {
         (fp, fc, succ)
     }
 
-    // ---- §5.4 test vectors -------------------------------------------
+    // ---- closed-form test vectors (hand-computed, to 1e-12) -----------
 
     #[test]
     fn closed_form_vectors() {
@@ -773,7 +794,7 @@ mod tests {
         assert_close!(beta_covering(100, 0.01, 50.0), 1.8185141168614702, 1e-12);
         assert_close!(beta_packing(10, 0.1, 50.0), 0.6143949323268236, 1e-12);
         assert_eq!(beta_packing(10, 0.1, 4.0), 0.0);
-        // The simplified sqrt(3L/W) of the spec's remark.
+        // The simplified δ = sqrt(3L/W), valid only when ≤ 1.
         assert_close!((3.0 * (100f64).ln() / 20.0).sqrt(), 0.831129, 1e-6);
     }
 
@@ -867,7 +888,8 @@ mod tests {
         assert_eq!(tail(f64::NAN, 1.0), 1.0);
         assert_eq!(tail(1.0, f64::NAN), 1.0);
         assert_eq!(tail(-1.0, 0.5), 1.0);
-        // The simplified forms of §5.1 are weaker.
+        // The simplified forms exp(−μδ²/(2+δ)) and, for δ ≤ 1, exp(−μδ²/3)
+        // (upper) and exp(−μδ²/2) (lower) are weaker.
         for (mu, d) in [(3.0, 0.5), (10.0, 1.0), (2.0, 4.0)] {
             let up = tail(mu, (1.0 + d) * mu);
             assert!(up <= (-(d * d * mu) / (2.0 + d)).exp() + 1e-15);
@@ -916,7 +938,7 @@ mod tests {
         assert_close!(g1_expected_objective(&p, &y), 1.5 * 1.5, 1e-15);
     }
 
-    // ---- §5.2 on instances ---------------------------------------------
+    // ---- the per-row evaluator on instances ----------------------------
 
     #[test]
     fn ka1_beta_three_halves_matches_spec() {
@@ -1121,7 +1143,9 @@ mod tests {
 
     #[test]
     fn monotonicity_counterexamples_outside_the_proved_case() {
-        // Spec §13.2 item 7 does not hold for the §5.2 evaluator when a
+        // Monotonicity in β (raising β never lowers a covering row's success
+        // bound, lowering β never lowers a packing row's) does not hold
+        // for the per-row evaluator when a
         // column leaves an integer value. Covering: raising β makes a
         // column with a large coefficient random, b̂ jumps from 1 to 10.
         let mut b = PcBuilder::new(Sense::Minimise, 5).objective(vec![1.0; 5]);
@@ -1318,7 +1342,8 @@ mod tests {
 
     // ---- properties ----------------------------------------------------
 
-    /// A small instance in the spirit of spec §13.2's `small_pc()`:
+    /// A small random instance, small enough for brute force (at most
+    /// 3⁶ = 729 points):
     /// n ∈ 1..=6, u ∈ {1, 2}, some continuous columns, m_P, m_C ∈ 0..=3
     /// (at least one row), coefficients in {0..3} with every row non-empty,
     /// capacities 0..=6, demands 1..=6; V9 failures are rejected.
@@ -1441,8 +1466,8 @@ mod tests {
             prop_assert!(b.success_after(4) <= 1.0 - (1.0 - succ).powi(4) + 1e-12);
         }
 
-        /// Spec §13.2 item 7, in the case where it holds for the §5.2
-        /// evaluator (see `monotonicity_counterexamples_outside_the_proved_case`):
+        /// Monotonicity of the row bounds in β, in the case where it holds for
+        /// the per-row evaluator (see `monotonicity_counterexamples_outside_the_proved_case`):
         /// raising β never raises a covering row's ε as long as the largest
         /// random coefficient of the row does not grow; lowering β never
         /// raises a packing row's ε as long as every column that is random

@@ -69,7 +69,8 @@ pub struct RowReport {
     pub deficit: f64,
 }
 
-/// Why repair could not make a point feasible (spec §6).
+/// Why repair could not make a point feasible (no grow move keeps every
+/// packing and linking row satisfied, or a violated row cannot be relieved).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct RepairFailure {
@@ -192,8 +193,8 @@ fn label_suffix(label: &Option<String>) -> String {
 }
 
 /// Errors of [`crate::pcip`]: sizes beyond the limits, invalid problems
-/// (V1–V10 of the spec, checked in that order, then the magnitude rule
-/// V11), LP outcomes that stop the pipeline, integer infeasibility, repair
+/// (V1–V10 of [algorithms guide, section 1.1](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#pcip-program), checked in
+/// that order, then the magnitude rule V11), LP outcomes that stop the pipeline, integer infeasibility, repair
 /// failures, time limits and solver problems.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]

@@ -1,7 +1,8 @@
-//! The known-answer programs of `specs/packing-covering.md` §14, as
+//! The hand-computed known-answer programs KA1–KA6 (the instances of
+//! `examples/pcip/`), as
 //! reference instances for tests of this engine and of other solvers.
 //!
-//! Every value below was computed exactly by the spec's authors (LP optima
+//! Every value below was computed exactly by hand (LP optima
 //! certified by rational primal–dual pairs, integer optima by enumeration)
 //! and is asserted by this crate's tests. Column indices are 0-based.
 //!

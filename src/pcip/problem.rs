@@ -62,7 +62,8 @@ impl Block {
     }
 }
 
-/// A validated mixed packing–covering integer program (spec §1–§2).
+/// A validated mixed packing–covering integer program ([algorithms guide,
+/// section 1.1](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#pcip-program)).
 ///
 /// ```text
 /// minimise c·x  (or maximise v·x)
@@ -243,7 +244,8 @@ impl PcProblem {
             .collect()
     }
 
-    /// Packing width `W_P = min_i p_i / max_j P_ij` (spec §1); `+∞` without
+    /// Packing width `W_P = min_i p_i / max_j P_ij` (the smallest right-hand
+    /// side relative to its row's largest coefficient); `+∞` without
     /// packing rows.
     pub fn packing_width(&self) -> f64 {
         width(&self.packing, |_| true)
@@ -302,8 +304,8 @@ pub const MAX_VARS: usize = 1 << 26;
 /// exceed this value; see [`PcProblem::row_is_integral`].
 pub const MAX_EXACT_INTEGER: f64 = 9_007_199_254_740_992.0;
 
-/// Builder of a [`PcProblem`]; `build` validates (spec §2.2, rules V1–V10
-/// in order, returning the first violation, then the magnitude rule V11).
+/// Builder of a [`PcProblem`]; `build` validates (rules V1–V10 of
+/// [algorithms guide, section 1.1](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#pcip-program), in order, returning the first violation, then the magnitude rule V11).
 ///
 /// ```
 /// use dmlsched::certificate::Sense;

@@ -1,5 +1,6 @@
 //! The LP relaxation through the [`lp`](crate::lp) layer, its duals, and the
-//! safe relaxation bound (spec §3), plus the exact MIP (spec §9).
+//! safe relaxation bound ([algorithms guide, section
+//! 1.2](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#pcip-lp-bound)), plus the exact MIP.
 
 use super::error::{PcError, RowClass, RowRef};
 use super::problem::{PcProblem, RowSense, evaluate};
@@ -8,7 +9,9 @@ use super::rounding::snap;
 use crate::certificate::{Bound, BoundKind, ExactStatus, Sense};
 use crate::lp::{self, ColumnKind, LinearProgram, LpSolution, LpStatus, SolveOptions};
 
-/// The LP relaxation of a [`PcProblem`] (spec §3.4).
+/// The LP relaxation of a [`PcProblem`]: the cleaned LP point (clamped to
+/// `[0, u]`, integer columns snapped within 1e-9), the normalised duals and
+/// the safe bound.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LpRelaxation {
     /// The LP point, clamped to `[0, u_j]` and snapped to integers within
@@ -27,7 +30,9 @@ pub struct LpRelaxation {
     /// Reduced costs of the canonical minimisation,
     /// `d_j = c_j − (Cᵀσ)_j + (Pᵀπ)_j` (linking rows included).
     pub reduced_costs: Vec<f64>,
-    /// The bound the certificate reports: the safe dual bound (§3.5), or the
+    /// The bound the certificate reports: the safe dual bound
+    /// `LB_safe = q·σ − p·π − Σ_j u_j ρ_j` (valid whatever the solver's
+    /// tolerances), or the
     /// LP objective when the dual certificate is unusable.
     pub safe_bound: Bound,
     /// Simplex iterations, when reported.
@@ -98,7 +103,8 @@ fn lp_error(status: &LpStatus) -> PcError {
     }
 }
 
-/// Solves the LP relaxation (spec §3) and computes the safe bound (§3.5).
+/// Solves the LP relaxation and computes the safe bound ([algorithms guide,
+/// section 1.2](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#pcip-lp-bound)).
 ///
 /// # Errors
 ///
@@ -227,7 +233,8 @@ fn class_index(c: RowClass) -> usize {
     }
 }
 
-/// Options of the exact MIP (spec §9).
+/// Options of the exact MIP (the same model with integer columns, solved by
+/// the [`lp`](crate::lp) layer's MIP solver).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MipOptions {
     /// Time limit of the MIP solve in seconds (default 30). It bounds the
@@ -274,7 +281,9 @@ pub struct ExactResult {
     pub solver_status: LpStatus,
 }
 
-/// Solves the integer program exactly with the MIP solver (spec §9).
+/// Solves the integer program exactly with the MIP solver (an `Infeasible`
+/// status is a proof that no feasible integer point exists; at a limit the
+/// incumbent, if any, and the MIP dual bound are reported).
 ///
 /// The incumbent's integer columns are rounded to the nearest integer
 /// (HiGHS returns them within its integrality tolerance) and the point is

@@ -1,5 +1,6 @@
 //! Repair (alteration) of a rounded point to exact feasibility with unit
-//! moves (spec §6, and §11.5 restricted to `±1` steps on one integer column).
+//! moves (`±1` steps on one integer column; [algorithms guide, section
+//! 1.5](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#pcip-repair)).
 //!
 //! Three phases, all in the canonical minimisation (`c = −v` for the max
 //! form):
@@ -27,7 +28,7 @@ use super::error::{PcError, RepairFailure, RowClass, RowRef, RowReport};
 use super::problem::{PcProblem, RowSense, evaluate};
 use crate::certificate::Sense;
 
-/// Options of [`repair`] (spec §6).
+/// Options of [`repair`] (its three phases: shrink, grow, improve).
 ///
 /// ```
 /// use dmlsched::pcip::RepairOptions;
@@ -77,7 +78,7 @@ pub struct RepairReport {
 }
 
 /// Repairs `x` in place into a point that satisfies every Packing, Covering
-/// and Linking row of `p` (spec §6 with the Linking-row rules of §11.5),
+/// and Linking row of `p` (Linking rows are held as strictly as Packing rows),
 /// using unit moves on integer columns only.
 ///
 /// * **Start point.** Every entry is first clamped into `[0, u_j]`, and
@@ -99,7 +100,7 @@ pub struct RepairReport {
 ///   minimises `(c_j/gain_j, j)`, where `gain_j = Σ_{k∈D} min(C_kj, d_k) > 0`
 ///   and every Packing and Linking row still holds after the increment.
 ///   Since `c_j/gain_j` has the sign of `c_j`, moves that do not raise the
-///   objective come first (§11.5).
+///   objective come first.
 /// * **Batches.** In phases 1 and 2 the chosen column moves by as many units
 ///   at once as keep its key unchanged: in phase 2, while each short
 ///   covering row of `j` keeps a deficit of at least `C_kj` and stays
@@ -953,7 +954,7 @@ fn failure(
     }))
 }
 
-/// The straightforward O(steps × nnz) phases of spec §6, re-scoring every
+/// The straightforward O(steps × nnz) repair phases, re-scoring every
 /// column at every step: the reference the incremental phases must match.
 #[cfg(test)]
 impl State<'_> {

@@ -1,11 +1,15 @@
-//! Scaling and independent randomized rounding (spec §4).
+//! Scaling and independent randomized rounding ([algorithms guide, section
+//! 1.3](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#pcip-rounding)).
 
 use rand::rngs::ChaCha8Rng;
 use rand::{Rng, SeedableRng};
 
 use super::problem::PcProblem;
 
-/// Values within this distance of an integer snap to it (spec §3.4, §4.1).
+/// Values within this distance of an integer snap to it, both in the cleaned
+/// LP point and in the scaled point `y = min(β·x*, u)` (so that values like
+/// 0.999999999 trigger no spurious draw, and an integral LP point rounds
+/// deterministically).
 pub(crate) const INT_TOL: f64 = 1e-9;
 
 /// Snaps `v` to the nearest integer when within [`INT_TOL`].
@@ -34,21 +38,22 @@ pub fn scaled_point(p: &PcProblem, lp_x: &[f64], beta: f64) -> Vec<f64> {
         .collect()
 }
 
-/// The portable uniform of spec §4.2: `(next_u64 >> 11) · 2⁻⁵³` in `[0, 1)`.
+/// The portable uniform `(next_u64 >> 11) · 2⁻⁵³` in `[0, 1)` (not
+/// `random_bool`, whose values `rand` does not promise to keep stable).
 pub(crate) fn uniform<R: Rng + ?Sized>(rng: &mut R) -> f64 {
     (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
-/// Draws one uniform per column, in column order (spec §4.2: exactly one
-/// draw per column, even when its fractional part is 0, so that columns
+/// Draws one uniform per column, in column order (exactly one draw per
+/// column, even when its fractional part is 0, so that columns
 /// never shift each other's draws).
 pub(crate) fn draw_uniforms<R: Rng + ?Sized>(n: usize, rng: &mut R) -> Vec<f64> {
     (0..n).map(|_| uniform(rng)).collect()
 }
 
 /// Rounds `y` with given uniforms: integer column j becomes
-/// `⌊y_j⌋ + 1[U_j < f_j]`; continuous columns keep `y_j`. The test hook of
-/// spec §4.2.
+/// `⌊y_j⌋ + 1[U_j < f_j]`; continuous columns keep `y_j`. The test hook that
+/// forces a chosen rounding outcome.
 ///
 /// `uniforms` must have one entry per column; missing entries count as 1
 /// (round down).
@@ -67,14 +72,17 @@ pub(crate) fn round_with_uniforms(p: &PcProblem, y: &[f64], uniforms: &[f64]) ->
         .collect()
 }
 
-/// Rounds `y` independently with uniforms drawn from `rng` (spec §4.2).
+/// Rounds `y` independently with uniforms drawn from `rng`: integer column j
+/// becomes `⌊y_j⌋ + 1[U_j < f_j]` with `f_j` its fractional part, so
+/// `E[X_j] = y_j`.
 pub fn round_independent<R: Rng + ?Sized>(p: &PcProblem, y: &[f64], rng: &mut R) -> Vec<f64> {
     let u = draw_uniforms(y.len(), rng);
     round_with_uniforms(p, y, &u)
 }
 
 /// The random stream of trial `t`: `ChaCha8Rng::seed_from_u64(seed)` with
-/// `set_stream(t)` (spec §4.2), independent of thread scheduling.
+/// `set_stream(t)`: streams are independent, reproducible and independent of
+/// thread scheduling.
 pub fn trial_rng(seed: u64, trial: u64) -> ChaCha8Rng {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     rng.set_stream(trial);

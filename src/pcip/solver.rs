@@ -1,5 +1,6 @@
 //! Best-of-k rounding trials with repair and an exact-MIP fallback, and the
-//! certificate of the result (spec §7, §9, §10).
+//! certificate of the result ([algorithms guide, sections
+//! 1.6](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#pcip-pipeline) and [1.7](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#pcip-certificate)).
 
 use std::time::Instant;
 
@@ -16,7 +17,7 @@ use crate::certificate::{
 use crate::lp::SolveOptions;
 use crate::model::units::Num;
 
-/// When the exact MIP runs (spec §7).
+/// When the exact MIP runs in the pipeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ExactMode {
     /// Never: a repair failure in every trial is an error.
@@ -35,7 +36,8 @@ pub enum ExactMode {
     },
 }
 
-/// The rounding pipeline's parameters (spec §7).
+/// The rounding pipeline's parameters ([algorithms guide, section
+/// 1.6](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#pcip-pipeline)).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RoundingSolver {
     /// Scaling rule (default β = 1).
@@ -142,13 +144,16 @@ pub struct PcSolution {
     pub lp: LpRelaxation,
     /// The β used.
     pub beta: f64,
-    /// The a-priori per-row failure bounds of one trial (§5.2).
+    /// The a-priori per-row failure bounds of one trial (Chernoff tails per
+    /// row, combined by Harris–FKG within a class and a union bound across
+    /// classes).
     pub row_bounds: RowBounds,
     /// The exact MIP result, if it ran.
     pub exact: Option<ExactResult>,
     /// Per-trial statistics.
     pub trials: Vec<TrialRecord>,
-    /// The certificate (spec §10).
+    /// The certificate: bounds, guarantees, feasibility (rechecked by
+    /// [`evaluate`](crate::pcip::evaluate)) and run record.
     pub certificate: Certificate,
 }
 
@@ -272,7 +277,7 @@ fn better(sense: Sense, a: f64, b: f64) -> bool {
 }
 
 impl RoundingSolver {
-    /// Runs the pipeline of spec §7: LP relaxation; the exact MIP first when
+    /// Runs the pipeline: LP relaxation; the exact MIP first when
     /// [`ExactMode`] says so; k rounding trials, each repaired, keeping the
     /// strictly best (ties to the lower trial); the MIP as a fallback when no
     /// trial repairs; an early stop when an integral objective meets the LP
@@ -563,7 +568,7 @@ impl RoundingSolver {
             };
             let mut g1 = Guarantee::in_expectation(
                 format!("{expr}, {name} = {cy}, β = {beta}"),
-                "crate (Raghavan–Thompson 1987)",
+                "crate (Raghavan and Thompson, Combinatorica 1987)",
                 cy,
                 GuaranteeScope::RoundedBeforeRepair,
             );
@@ -574,10 +579,10 @@ impl RoundingSolver {
             let k = self.trials;
             cert = cert.with_guarantee(Guarantee::probabilistic(
                 format!(
-                    "P[all rows hold before repair in ≥ 1 of {k} trials] ≥ 1 − (1 − p_succ)^k, p_succ = {} (Chernoff + Harris–FKG, §5.2)",
+                    "P[all rows hold before repair in ≥ 1 of {k} trials] ≥ 1 − (1 − p_succ)^k, p_succ = {} (per-row Chernoff tail bounds on the instance, combined by Harris–FKG within packing and within covering rows and a union bound across the two)",
                     bounds.p_succ
                 ),
-                "crate (Srinivasan 1995)",
+                "crate (Srinivasan, SIAM J. Computing 1999)",
                 bounds.success_after(k),
                 GuaranteeScope::RoundedBeforeRepair,
             ).with_value(bounds.success_after(k)));

@@ -1,6 +1,8 @@
-//! The exact offline optimum of OASiS's problem (`specs/oasis.md` §10 with
-//! the overrides of §17 items 1 and 2): a time-indexed mixed-integer program
-//! solved with HiGHS through [`crate::lp`]. See [`offline_optimum`] for the
+//! The exact offline optimum of OASiS's problem ([algorithms guide, section
+//! 7.5](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#oasis-exact-mip)): a time-indexed mixed-integer program over the
+//! chunk model Algorithm 2 searches (the paper's looser constraint (2) is an
+//! option), solved with HiGHS through [`crate::lp`] within a time limit
+//! (120 s by default). See [`offline_optimum`] for the
 //! formulation, its size, the limits and the errors.
 
 use std::collections::BTreeMap;
@@ -22,12 +24,12 @@ use super::plan::{OasisPlan, SlotPlan};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum WorkModel {
-    /// Whole chunks per slot (§17.1, the model of Algorithm 2): integer
+    /// Whole chunks per slot (the model Algorithm 2 searches): integer
     /// `k_it` chunks in slot `t` need `Σ_h y_iht ≥ ρ_i·k_it` workers and
     /// `Σ_t k_it = D_i`. The default; the optimum OASiS is compared with.
     #[default]
     Chunks,
-    /// The paper's constraint (2) (§10): `Σ_t Σ_h y_iht ≥ D_i·ρ_i` real
+    /// The paper's constraint (2): `Σ_t Σ_h y_iht ≥ D_i·ρ_i` real
     /// worker-slots. Looser than [`Chunks`](Self::Chunks); for Figure 5
     /// comparisons with the paper.
     WorkerSlots,
@@ -37,7 +39,8 @@ pub enum WorkModel {
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ExactOptions {
-    /// Wall-clock limit of the MIP solve, seconds (default 120, §17.2);
+    /// Wall-clock limit of the MIP solve, seconds (default 120; at the limit
+    /// the MIP's dual bound is the `OPT` used in ratios);
     /// positive and finite.
     pub time_limit_s: f64,
     /// Relative MIP gap at which the solve counts as optimal (default
@@ -492,7 +495,8 @@ fn check_size(cluster: &OasisCluster, jobs: &[OasisJob]) -> Result<(), OasisErro
 }
 
 /// The exact offline optimum of OASiS's problem on `instance`
-/// (`specs/oasis.md` §10, §17.1–2) under `opts.work_model`.
+/// ([algorithms guide, section 7.5](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#oasis-exact-mip)) under
+/// `opts.work_model`.
 ///
 /// Every job is usable from its arrival slot. The returned schedule passes
 /// [`verify`]; [`OfflineSolution::upper_bound`] is a proven bound on the
@@ -525,9 +529,10 @@ fn check_size(cluster: &OasisCluster, jobs: &[OasisJob]) -> Result<(), OasisErro
 /// ```
 ///
 /// With integer `y`, `Σ_h y_iht ≥ ρ_i·k_it` is `Σ_h y_iht ≥ ⌈ρ_i·k_it⌉`: the
-/// chunk model of Algorithm 2 (§17.1, the default [`WorkModel::Chunks`]),
+/// chunk model of Algorithm 2 (the default [`WorkModel::Chunks`], so OPT
+/// and ALG are over the same model),
 /// in which training `d` chunks in a slot needs `⌈d·ρ_i⌉` workers. The
-/// paper's constraint (2) ([`WorkModel::WorkerSlots`], §10, for Figure 5
+/// paper's constraint (2) ([`WorkModel::WorkerSlots`], for Figure 5
 /// comparisons) counts real worker-slots and is looser, so its optimum is
 /// never smaller.
 ///
@@ -561,7 +566,7 @@ fn check_size(cluster: &OasisCluster, jobs: &[OasisJob]) -> Result<(), OasisErro
 /// `f_i(t̂_i − a_i)` over the admitted jobs (never below the MIP's incumbent
 /// value, since `t̂_i` is at most the slot of `u`).
 ///
-/// **Limits (§17.2).** The default time limit is 120 s. A solve that stops
+/// **Limits.** The default time limit is 120 s. A solve that stops
 /// at a limit is not an error: with an incumbent it is returned with
 /// `optimal = false`; without one the empty schedule (objective 0) is
 /// returned. In both cases [`OfflineSolution::upper_bound`] is the smaller
@@ -598,7 +603,7 @@ fn check_size(cluster: &OasisCluster, jobs: &[OasisJob]) -> Result<(), OasisErro
 ///
 /// # Example
 ///
-/// `specs/oasis.md` §14 Example A: eight worker-slots for five identical
+/// A hand-computed instance (Example A): eight worker-slots for five identical
 /// jobs, so at most four finish and at most two in slot 0: `OPT = 2·10 + 2·4`.
 ///
 /// ```
@@ -828,7 +833,7 @@ mod tests {
         })
     }
 
-    /// Example A's job (§14): `E = 1`, `N = 2`, `ω = 1`, `w = (1, 1)`,
+    /// Example A's job (hand-computed): `E = 1`, `N = 2`, `ω = 1`, `w = (1, 1)`,
     /// `s = (1, 2)`.
     fn example_a_spec(arrival: u32, epochs: u32, utility: Vec<f64>) -> Spec {
         Spec {

@@ -1,5 +1,6 @@
 //! OASiS: online admission and elastic scheduling of parameter-server
-//! training jobs (Bao, Peng, Wu, Li, INFOCOM 2018; `specs/oasis.md`).
+//! training jobs (Bao, Peng, Wu, Li, IEEE INFOCOM 2018; [algorithms guide,
+//! section 7](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#oasis)).
 //!
 //! # The maths
 //!
@@ -28,8 +29,8 @@
 //! cheapest servers first. The job is admitted iff the payoff is `> 0`, and
 //! its plan is reserved irrevocably.
 //!
-//! Every decision the spec leaves open follows `specs/oasis.md` §9 and §17;
-//! `docs/algorithms.md` lists them.
+//! Where the paper is ambiguous or inconsistent the crate's decisions are
+//! listed in [algorithms guide, section 7](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#oasis).
 //!
 //! Beside the online algorithm ([`Oasis`], and [`OasisPolicy`] for the
 //! simulator): `offline_optimum` (feature `highs`) solves the exact
@@ -74,7 +75,7 @@
 //!
 //! # Example
 //!
-//! `specs/oasis.md` §14 Example A: one worker server `(4 vCPU, 4 Gbit/s)`,
+//! A hand-computed instance (Example A): one worker server `(4 vCPU, 4 Gbit/s)`,
 //! one PS server `(4 vCPU, 8 Gbit/s)`, two slots, five identical jobs with
 //! `f(0) = 10`, `f(δ ≥ 1) = 4`.
 //!
@@ -150,7 +151,9 @@ pub use policy::OasisPolicy;
 pub struct OasisParams {
     /// How `U` and `L` are derived (default: the η rule).
     pub bounds: BoundsChoice,
-    /// Scale `φ` of every `U_κ^r` (Fig. 6, D16; default 1). Any `φ ≠ 1`
+    /// Scale `φ` of every `U_κ^r`, keeping `L` (the misestimated `U/L` of
+    /// the paper's Fig. 6, which does not say which of the two changes;
+    /// default 1). Any `φ ≠ 1`
     /// makes the bounds estimates and the `2α` guarantee not valid.
     pub u_scale: f64,
     /// Stop the deadline loop when no later deadline can win (default
@@ -184,7 +187,8 @@ pub struct OasisReport {
     /// `v_floor` actually used under the value floor.
     pub v_floor: Option<f64>,
     /// `ln(U_κ^r / L_κ)` per pool (`0` workers, `1` PSs) and resource
-    /// (`None` where `U` is undefined), D15.
+    /// (`None` where `U` is undefined): with sigmoid utilities `L` can be
+    /// effectively 0 and α run into the thousands, so the report shows it.
     pub ln_u_over_l: [[Option<f64>; RESOURCES]; 2],
     /// Wall-clock seconds of every admission decision, arrival order.
     pub decision_seconds: Vec<f64>,
@@ -196,7 +200,7 @@ impl OasisReport {
         self.run.outcomes.iter().filter(|o| o.admitted()).count()
     }
 
-    /// Admitted jobs / arrived jobs (§17.6); 0 without jobs.
+    /// Admitted jobs / arrived jobs; 0 without jobs.
     pub fn admission_rate(&self) -> f64 {
         if self.run.outcomes.is_empty() {
             0.0
@@ -227,14 +231,15 @@ pub(crate) fn jobs_in_arrival_order(instance: &Instance) -> Result<Vec<OasisJob>
         .collect()
 }
 
-/// The default value floor (`gadget.md` §5.1 carried to OASiS):
+/// The default value floor (the GADGET-style ring-embedding scheduler's
+/// rule carried over to OASiS):
 /// [`crate::online::default_v_floor`] over the bound inputs of `jobs` on
 /// `cluster`; `None` when it is not positive.
 pub fn default_v_floor(cluster: &OasisCluster, jobs: &[OasisJob]) -> Option<f64> {
     crate::online::default_v_floor(&bound_inputs(cluster, jobs).ok()?)
 }
 
-/// Every job's bound inputs (§5).
+/// Every job's bound inputs for the price bounds `U`, `L`.
 fn bound_inputs(cluster: &OasisCluster, jobs: &[OasisJob]) -> crate::Result<Vec<BoundInputs>> {
     let oracle = OasisOracle::new(cluster.clone(), true);
     jobs.iter()

@@ -1,5 +1,7 @@
-//! The OASiS model in the spec's units (`specs/oasis.md` §1–§2, §9 D4, D7,
-//! D23): the split cluster and every job's derived quantities.
+//! The OASiS model in the paper's units ([algorithms guide, section
+//! 7.1](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#oasis-model-units)): the split cluster and every job's derived
+//! quantities. Zero demands never limit a cap, a job needs `b_i > 0` and
+//! `B_i ≥ b_i`, and unschedulable jobs are rejected without pricing.
 //!
 //! The crate's model stores SI units; OASiS states its constants in GPUs,
 //! vCPUs, GB, GB and Gbit/s, and its times in slots. [`spec_units`] is the
@@ -77,7 +79,8 @@ impl OasisCluster {
     /// # Errors
     ///
     /// [`OasisError::UnsupportedCluster`] when a machine may host both task
-    /// kinds (OASiS's pools are disjoint, §1.3), or when there is no worker
+    /// kinds (OASiS's pools, worker servers `H` and PS servers `K`, are
+    /// disjoint), or when there is no worker
     /// server or no PS server.
     pub fn from_instance(instance: &Instance) -> Result<Self, OasisError> {
         let machines = &instance.cluster().machines;
@@ -149,7 +152,8 @@ impl OasisCluster {
     }
 }
 
-/// One job in OASiS's terms, with the derived quantities of §2.
+/// One job in OASiS's terms, with its derived quantities (`ω_i`,
+/// `ρ_i = M_i·ω_i`, `D_i = E_i·N_i` chunks, caps).
 ///
 /// Slots are 0-based; `δ = t̂ − arrival` as everywhere in the crate.
 #[derive(Debug, Clone, PartialEq)]
@@ -196,7 +200,9 @@ impl OasisJob {
     /// usable from its arrival slot.
     ///
     /// `ω_i` in slots is `(minibatch_compute_s + 2·gradient_bytes /
-    /// worker.nic_bps) / slot_length_s` (D5 in SI units).
+    /// worker.nic_bps) / slot_length_s`: the paper gives `τ_i` in slots without
+    /// the slot length needed to convert `e_i/b_i`, so the crate works in SI
+    /// units and divides by the instance's slot length.
     ///
     /// # Errors
     ///
@@ -319,7 +325,7 @@ impl OasisJob {
         ceil_tol(self.worker_slots())
     }
 
-    /// `d_min = ⌈E_i·M_i·ω_i⌉` (§2): fewest slots with `N_i` workers in
+    /// `d_min = ⌈E_i·M_i·ω_i⌉`: fewest slots with `N_i` workers in
     /// every slot, at least 1.
     pub fn d_min(&self) -> u32 {
         let v = ceil_tol(f64::from(self.epochs) * self.rho).max(1.0);
@@ -380,8 +386,8 @@ impl OasisJob {
     }
 
     /// How many units of one task (demand `d`) fit a residual vector:
-    /// `min_{r: d^r > 0} ⌊res^r / d^r⌋`, at least 0 (D4: zero demands are
-    /// left out).
+    /// `min_{r: d^r > 0} ⌊res^r / d^r⌋`, at least 0 (zero demands are
+    /// left out: a resource the task does not demand does not limit it).
     pub fn units_fitting(demand: &SpecVector, residual: impl Fn(usize) -> f64) -> u32 {
         let mut cap = f64::INFINITY;
         for (r, &d) in demand.iter().enumerate() {
@@ -435,7 +441,10 @@ impl OasisJob {
             })
     }
 
-    /// Whether a chunk-model plan exists on the empty cluster (§11.4): at
+    /// Whether a chunk-model plan exists on the empty cluster ([algorithms
+    /// guide, section 7.3](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#oasis-bounds); the paper's
+    /// `a + d_min − 1 ≤ T` does not guarantee a plan when the cluster cannot
+    /// host `N_i` workers): at
     /// least one chunk per slot fits, and `⌈D_i / X⌉` slots from
     /// [`earliest`](Self::earliest) end within the horizon.
     pub fn schedulable(&self, cluster: &OasisCluster) -> bool {

@@ -1,7 +1,9 @@
-//! Algorithm 2: the per-job best response (`specs/oasis.md` §6–§7).
+//! Algorithm 2 of the OASiS paper: the per-job best response.
 //!
-//! The crate's forward dynamic program over per-slot option lists (§7),
-//! and the paper's memoised DP (§6.2), kept as a reference.
+//! The crate's forward dynamic program over per-slot option lists
+//! ([algorithms guide, section 7.2](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#oasis-forward-dp); same optimum,
+//! much faster), and the paper's memoised DP as published, kept as a
+//! reference.
 
 use crate::model::MachineId;
 use crate::online::{
@@ -21,8 +23,9 @@ struct Server {
 }
 
 /// The servers of `pool` the job may use in slot `t`, with room for at
-/// least one unit, sorted by `(unit price, position)` (§7.1 steps 1–2,
-/// tie-break §7.4 rule 1).
+/// least one unit, sorted by `(unit price, position)` (per-server
+/// caps over positive demands, unit prices `Σ_r p·w^r`; equal prices: lower
+/// position first).
 fn sorted_servers(
     cluster: &OasisCluster,
     job: &OasisJob,
@@ -66,7 +69,8 @@ fn sorted_servers(
 }
 
 /// `prefix[n]` = cost of the `n` cheapest unit positions, `n = 0..=limit`
-/// (fewer if the servers run out) (§7.1 step 3).
+/// (fewer if the servers run out), filling the sorted servers up to their
+/// caps.
 fn prefix_costs(servers: &[Server], limit: u32, prefix: &mut Vec<f64>) {
     prefix.clear();
     prefix.push(0.0);
@@ -121,7 +125,10 @@ struct Scratch {
     pc: Vec<f64>,
 }
 
-/// Builds the option list of slot `t` into `slot` (§7.1 steps 1–7).
+/// Builds the option list of slot `t` into `slot`: caps, unit prices,
+/// sorted servers, prefix costs, the PS count `zreq(y) = ⌈y·b/B⌉`, the
+/// largest usable worker count and the options `(x, ⌈x·ρ⌉)` keeping the
+/// largest `x` per worker count.
 fn build_slot(
     cluster: &OasisCluster,
     job: &OasisJob,
@@ -160,14 +167,16 @@ fn build_slot(
     }
 }
 
-/// OASiS's Algorithm 2 (§7): the exact best response of a job at the
+/// OASiS's Algorithm 2 ([algorithms guide, section
+/// 7.2](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#oasis-forward-dp)): the exact best response of a job at the
 /// current prices, by the forward DP over slots with deadline enumeration.
 ///
 /// # Complexity
 ///
 /// Per job `O(Σ_t [H log H + K log K + (H+K)·R + (D_i+1)·|O_t|])` with
 /// `|O_t| ≤ N_i + 1`, `t` from the job's first slot to the last examined
-/// deadline (early stop, §7.3).
+/// deadline (the loop stops when `f(t + 1 − a) ≤` the best payoff: no
+/// later deadline can do better).
 #[derive(Debug)]
 pub struct OasisOracle {
     cluster: OasisCluster,
@@ -201,7 +210,7 @@ impl OasisOracle {
 
     /// The best plan of `job` at the prices and residuals of `view`, with
     /// its utility and cost; `None` when no feasible plan has a positive
-    /// payoff (strict, D14).
+    /// payoff (strict: a payoff of exactly 0 is rejected).
     pub fn best_plan(
         &mut self,
         job: &OasisJob,
@@ -271,7 +280,9 @@ impl OasisOracle {
             }
         }
         let (k_best, g_best) = best?;
-        // Reconstruction (§7.3).
+        // Reconstruction: walk the back-pointers, trim the last option to the
+        // chunks still needed, place ⌈x·ρ⌉ workers then zreq PSs on the
+        // cheapest servers.
         let mut d = job.total_chunks;
         let mut slots = Vec::new();
         let mut cost = 0.0;
@@ -305,7 +316,7 @@ impl OasisOracle {
         debug_assert_eq!(
             slots.last().map(|s| s.slot),
             Some(job.earliest + k_best as u32),
-            "the winner has work in its deadline slot (§7.3)"
+            "the winner has work in its deadline slot (an earlier last slot would have won the strict, earliest-first comparison)"
         );
         let t_hat = slots.last()?.slot;
         let plan = OasisPlan {
@@ -322,9 +333,12 @@ impl PricingOracle for OasisOracle {
     type Job = OasisJob;
     type Plan = OasisPlan;
 
-    /// §5: `schedulable` by the chunk model on the empty cluster (§11.4),
-    /// `ln f_i(δ_min)` with `δ_min = (earliest − a_i) + d_min − 1` (D1),
-    /// `ln f_i(T − 1 − a_i)` (D2, 0-based), one unit kind per pool and the
+    /// The OASiS bound inputs ([algorithms guide, section
+    /// 7.3](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#oasis-bounds)): `schedulable` by the chunk model on the empty
+    /// cluster, `ln f_i(δ_min)` with `δ_min = (earliest − a_i) + d_min − 1`
+    /// (the elapsed-time convention `δ = t̂ − a`, where the paper evaluates
+    /// `f` at a duration minus an arrival slot), `ln f_i(T − 1 − a_i)` (the
+    /// paper's `f(T − a)` without its stray ceiling, 0-based), one unit kind per pool and the
     /// normalisers `m_iH = W_i·Σ_r w_i^r`, `m_iK = W_i·Σ_r s_i^r`.
     fn bound_inputs(&self, job: &OasisJob, horizon: u32) -> crate::Result<BoundInputs> {
         let delta_min = job
@@ -376,13 +390,13 @@ impl PricingOracle for OasisOracle {
     }
 }
 
-/// The paper's Algorithm 2 as published (§6.2): for every deadline, the
+/// The paper's Algorithm 2 as published: for every deadline, the
 /// memoised `DP_COST` over exact chunk counts per slot with the greedy
 /// `COST_t`. `O(T·D_i²)` `COST_t` calls: a reference for tests on small
 /// instances, not for production.
 ///
 /// Returns `(payoff, completion slot, cost)` of the best plan with a
-/// strictly positive payoff, or `None`. Ties as in §7.4 (earliest deadline).
+/// strictly positive payoff, or `None`. Ties as in the forward DP (earliest deadline).
 pub fn paper_best_response(
     cluster: &OasisCluster,
     job: &OasisJob,
@@ -441,7 +455,8 @@ pub fn paper_best_response(
     best
 }
 
-/// `COST_t(t, d)` of §6.2 on sorted servers.
+/// The paper's `COST_t(t, d)` (the greedy cheapest cost of training `d`
+/// chunks in slot `t`) on sorted servers.
 fn paper_cost_t(job: &OasisJob, workers: &[Server], ps: &[Server], d: u64) -> f64 {
     let mut need = job.workers_for(d);
     let mut placed = 0u64;

@@ -33,7 +33,8 @@ impl SlotPlan {
     }
 }
 
-/// A job's complete schedule `l` (§4): every slot with work, in ascending
+/// A job's complete schedule `l` (one column of the paper's reformulation
+/// over whole schedules): every slot with work, in ascending
 /// slot order.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]

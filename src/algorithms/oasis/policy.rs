@@ -11,7 +11,8 @@ use super::{OasisParams, OasisReport, Run};
 /// OASiS in the simulator.
 ///
 /// The price bounds are derived from the whole instance when the policy is
-/// built (clairvoyant, as the theory requires, D30). A job arriving inside
+/// built (clairvoyant, as the theory requires; estimated bounds would mark the
+/// certificate not valid). A job arriving inside
 /// a slot may use slots from the next boundary on (the simulator does not
 /// let a plan start in a slot that has begun); its utility still counts
 /// from its arrival slot. After the run, [`report`](Self::report) finishes
