@@ -1,4 +1,8 @@
-//! Synthetic workload generators (`workloads.md` §7).
+//! Synthetic workload generators: job sizes and durations drawn from the
+//! Microsoft Philly trace's published distributions (Jeon et al., USENIX ATC
+//! 2019), Poisson and diurnal arrivals, Gavel-style jobs (Narayanan et al.,
+//! OSDI 2020) and the 160-job ring-all-reduce workload of Yu et al. (ACM
+//! MobiHoc 2022).
 //!
 //! Every generator takes the caller's RNG (`&mut impl Rng`), so the same
 //! seeded generator gives the same workload on every machine:
@@ -28,14 +32,14 @@ use crate::model::units::Num;
 /// Options of [`philly_gpu_count`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct PhillyGpuOptions {
-    /// Restrict to powers of two at most this cap, renormalising the §5
+    /// Restrict to powers of two at most this cap, renormalising the Philly
     /// job counts (a cap below 1 acts as 1). `None`: every observed size,
     /// including 12 and 24.
     pub power_of_two_cap: Option<u32>,
 }
 
 /// The distribution [`philly_gpu_count`] samples from: `(GPUs,
-/// probability)`, the §5 job counts (restricted and renormalised as the
+/// probability)`, the Philly job counts per GPU count (restricted and renormalised as the
 /// options say).
 pub fn philly_gpu_distribution(opts: &PhillyGpuOptions) -> Vec<(u32, f64)> {
     let sizes = philly_sizes(opts);
@@ -58,7 +62,7 @@ fn philly_sizes(opts: &PhillyGpuOptions) -> Vec<(u32, u64)> {
 }
 
 /// A GPU count drawn from the Philly job-count distribution
-/// (`workloads.md` §5: 93.2% one GPU), optionally restricted to powers of
+/// (93.2% of the jobs use one GPU), optionally restricted to powers of
 /// two up to a cap.
 pub fn philly_gpu_count(rng: &mut impl Rng, opts: &PhillyGpuOptions) -> u32 {
     let sizes = philly_sizes(opts);
@@ -75,7 +79,7 @@ pub fn philly_gpu_count(rng: &mut impl Rng, opts: &PhillyGpuOptions) -> u32 {
 
 /// A duration in seconds drawn from the Philly quantiles by log-linear
 /// interpolation between p0 = 1 s, p10 = 61 s, p50 = 1,144 s, p90 =
-/// 11,266 s, p99 = 254,884 s and p100 = 4,628,226 s (`workloads.md` §7.1):
+/// 11,266 s, p99 = 254,884 s and p100 = 4,628,226 s:
 /// for `u ~ U[0, 1)` in `[q_a, q_b)`, `ln d = ln d_a + (u − q_a)/(q_b − q_a)
 /// · (ln d_b − ln d_a)`.
 pub fn philly_duration(rng: &mut impl Rng) -> f64 {
@@ -133,8 +137,8 @@ pub fn poisson_arrivals(
 }
 
 /// `n` arrival times of a Poisson process whose rate follows a day cycle,
-/// `λ(t) = λ̄·(1 + A·sin(2πt / P))`, drawn by thinning (`workloads.md` §7.4's
-/// diurnal option). The first job arrives at 0.
+/// `λ(t) = λ̄·(1 + A·sin(2πt / P))`, drawn by thinning (a day-cycle variant of
+/// the Poisson arrivals). The first job arrives at 0.
 ///
 /// # Errors
 ///
@@ -173,7 +177,7 @@ pub fn diurnal_arrivals(
     Ok(out)
 }
 
-/// `n` jobs in the manner of Gavel's `generate_job` (`workloads.md` §7.2):
+/// `n` jobs in the manner of Gavel's `generate_job` (Narayanan et al., OSDI 2020):
 /// Poisson arrivals at `rate_per_hour` (first at 0), a job type uniform
 /// over Gavel's 26-entry job table, 1/2/4/8 GPUs with probability
 /// 0.70/0.10/0.15/0.05, and a duration of `60·10^U(1.5, 3)` s with
@@ -227,8 +231,8 @@ pub struct Ms160Job {
     pub model: RarModel,
 }
 
-/// The 160-job ring-all-reduce workload as a distribution (`workloads.md`
-/// §2): exactly the GPU multiset 80×1, 14×2, 26×4, 30×8, 8×16, 2×32 (644
+/// The 160-job ring-all-reduce workload of Yu et al. (ACM MobiHoc 2022) as a
+/// distribution: exactly the GPU multiset 80×1, 14×2, 26×4, 30×8, 8×16, 2×32 (644
 /// GPUs), in that order, each job's model drawn uniformly and independently
 /// from resnet50, googlenet and alexnet.
 pub fn ms160_like(rng: &mut impl Rng) -> Vec<Ms160Job> {

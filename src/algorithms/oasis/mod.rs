@@ -34,7 +34,8 @@
 //!
 //! Beside the online algorithm ([`Oasis`], and [`OasisPolicy`] for the
 //! simulator): `offline_optimum` (feature `highs`) solves the exact
-//! chunk-model MIP of §17.1 for small instances, and
+//! MIP over the chunk model (the model Algorithm 2 searches) for small
+//! instances, and
 //! [`crate::experiments::oasis`] generates the paper's evaluation instances
 //! (`examples/oasis.rs` reproduces Figures 3, 5 and 6;
 //! `docs/reproduction.md` has the numbers).
