@@ -81,7 +81,11 @@ fn bench(c: &mut Criterion) {
 /// The long-queue instance of the DRF group.
 fn queue_instance() -> Instance {
     use dmlsched::model::*;
-    let cap = Resources::new(8.0, 64.0, 512e9, 0.0, 1e11);
+    let cap = Resources::zero()
+        .gpus(8.0)
+        .cpu_cores(64.0)
+        .memory(512e9)
+        .nic(1e11);
     let cluster = Cluster::homogeneous(8, cap, 1e10);
     let jobs: Vec<Job> = (0..10_000u32)
         .map(|i| {
@@ -91,8 +95,12 @@ fn queue_instance() -> Instance {
                 minibatches_per_chunk: 1000 + (i % 7) * 100,
                 minibatch_compute_s: 1.0,
                 gradient_bytes: 0.0,
-                worker: Resources::new(1.0, 1.0, 1e9, 0.0, 1e9),
-                ps: Resources::new(0.0, 1.0, 1e9, 0.0, 1e9),
+                worker: Resources::zero()
+                    .gpus(1.0)
+                    .cpu_cores(1.0)
+                    .memory(1e9)
+                    .nic(1e9),
+                ps: Resources::zero().cpu_cores(1.0).memory(1e9).nic(1e9),
                 max_workers: 4,
                 max_ps: 4,
                 ps_at_most_workers: true,

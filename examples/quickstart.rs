@@ -31,13 +31,21 @@ fn main() -> Result<(), dmlsched::Error> {
     let gpu_box = |id, gpus| {
         Machine::new(
             MachineId(id),
-            Resources::new(gpus, 32.0, gb(256.0), gb(2000.0), gbps(25.0)),
+            Resources::zero()
+                .gpus(gpus)
+                .cpu_cores(32.0)
+                .memory(gb(256.0))
+                .storage(gb(2000.0))
+                .nic(gbps(25.0)),
             gbps(200.0),
         )
     };
     let ps_box = Machine::new(
         MachineId(3),
-        Resources::new(0.0, 32.0, gb(128.0), 0.0, gbps(40.0)),
+        Resources::zero()
+            .cpu_cores(32.0)
+            .memory(gb(128.0))
+            .nic(gbps(40.0)),
         gbps(100.0),
     )
     .hosting(Hosting::ParameterServers);
@@ -57,8 +65,15 @@ fn main() -> Result<(), dmlsched::Error> {
             minibatches_per_chunk: 200,
             minibatch_compute_s: 0.3,
             gradient_bytes: mb(100.0),
-            worker: Resources::new(1.0, cpu, gb(24.0), 0.0, gbps(2.5)),
-            ps: Resources::new(0.0, 4.0, gb(16.0), 0.0, gbps(5.0)),
+            worker: Resources::zero()
+                .gpus(1.0)
+                .cpu_cores(cpu)
+                .memory(gb(24.0))
+                .nic(gbps(2.5)),
+            ps: Resources::zero()
+                .cpu_cores(4.0)
+                .memory(gb(16.0))
+                .nic(gbps(5.0)),
             max_workers,
             max_ps: max_workers.div_ceil(2),
             ps_at_most_workers: true,

@@ -21,15 +21,15 @@
 //! // A cluster of two 4-GPU machines (SI units: bytes, bytes/s, seconds).
 //! let cluster = Cluster::homogeneous(
 //!     2,
-//!     Resources::new(4.0, 32.0, gb(256.0), 0.0, gbps(25.0)),
+//!     Resources::zero().gpus(4.0).cpu_cores(32.0).memory(gb(256.0)).nic(gbps(25.0)),
 //!     gbps(200.0),
 //! );
 //! // One elastic parameter-server job: 3 epochs over 4 chunks of 100 mini-batches.
 //! let job = Job::new(JobId(0), 0.0, Architecture::ParameterServer(PsJob {
 //!     epochs: 3, data_chunks: 4, minibatches_per_chunk: 100,
 //!     minibatch_compute_s: 0.2, gradient_bytes: mb(40.0),
-//!     worker: Resources::new(1.0, 4.0, gb(16.0), 0.0, gbps(2.0)),
-//!     ps: Resources::new(0.0, 2.0, gb(8.0), 0.0, gbps(4.0)),
+//!     worker: Resources::zero().gpus(1.0).cpu_cores(4.0).memory(gb(16.0)).nic(gbps(2.0)),
+//!     ps: Resources::zero().cpu_cores(2.0).memory(gb(8.0)).nic(gbps(4.0)),
 //!     max_workers: 4, max_ps: 2, ps_at_most_workers: true,
 //!     sync: SyncMode::Asynchronous, layers: None,
 //! }));

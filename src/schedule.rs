@@ -476,13 +476,13 @@ pub enum Violation {
 /// use dmlsched::model::units::{gb, gbps};
 /// use dmlsched::schedule::*;
 ///
-/// let cap = Resources::new(2.0, 16.0, gb(64.0), 0.0, gbps(10.0));
+/// let cap = Resources::zero().gpus(2.0).cpu_cores(16.0).memory(gb(64.0)).nic(gbps(10.0));
 /// let cluster = Cluster::homogeneous(1, cap, gbps(100.0));
 /// let rar = RarJob {
 ///     workers: WorkerCounts::Fixed(2), iterations: 100, convergence_iterations: None,
 ///     model_bytes: 1e8, minibatch_size: 32, forward_per_sample_s: 1e-3,
 ///     backward_per_iteration_s: 0.05, reserved_bandwidth_bps: None,
-///     worker: Resources::new(1.0, 4.0, gb(8.0), 0.0, 0.0),
+///     worker: Resources::zero().gpus(1.0).cpu_cores(4.0).memory(gb(8.0)),
 /// };
 /// let job = Job::new(JobId(7), 0.0, Architecture::RingAllReduce(rar));
 /// let inst = Instance::new(cluster, vec![job], 60.0, 10).unwrap();

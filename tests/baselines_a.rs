@@ -48,11 +48,11 @@ fn ps_job(
 
 /// One GPU and one CPU per worker, one CPU per PS.
 fn gpu_worker() -> Resources {
-    Resources::new(1.0, 1.0, 0.0, 0.0, 0.0)
+    Resources::zero().gpus(1.0).cpu_cores(1.0)
 }
 
 fn small_ps() -> Resources {
-    Resources::new(0.0, 1.0, 0.0, 0.0, 0.0)
+    Resources::zero().cpu_cores(1.0)
 }
 
 /// A simple PS job: `max_workers` one-GPU workers, `tc` = 1 s.
@@ -70,7 +70,15 @@ fn simple(id: u32, arrival_s: f64, work: u32, max_workers: u32) -> Job {
 
 /// One machine with `gpus` GPUs and `cpus` CPUs.
 fn one_machine(gpus: f64, cpus: f64) -> Cluster {
-    Cluster::homogeneous(1, Resources::new(gpus, cpus, 64e9, 0.0, 1e10), 1e10)
+    Cluster::homogeneous(
+        1,
+        Resources::zero()
+            .gpus(gpus)
+            .cpu_cores(cpus)
+            .memory(64e9)
+            .nic(1e10),
+        1e10,
+    )
 }
 
 fn instance(cluster: Cluster, jobs: Vec<Job>) -> Instance {
@@ -210,7 +218,7 @@ fn sjf_backfill_starts_what_fits() {
 /// free and waits until 11 (11–21). FIFO starts J1 at 1 (1–11) and J2 at 11.
 #[test]
 fn tetris_starts_the_aligned_job() {
-    let cpu_worker = Resources::new(1.0, 10.0, 0.0, 0.0, 0.0);
+    let cpu_worker = Resources::zero().gpus(1.0).cpu_cores(10.0);
     let inst = instance(
         one_machine(4.0, 16.0),
         vec![
@@ -270,9 +278,17 @@ fn drf_splits_evenly_between_identical_jobs() {
 /// With W = 40 and 120 (τ = 1 s) both finish at 20.
 #[test]
 fn drf_equalises_dominant_shares() {
-    let free_ps = Resources::new(0.0, 0.0, 0.0, 0.0, 0.0);
+    let free_ps = Resources::zero();
     let inst = instance(
-        Cluster::homogeneous(1, Resources::new(8.0, 4.0, 64e9, 0.0, 1e10), 1e10),
+        Cluster::homogeneous(
+            1,
+            Resources::zero()
+                .gpus(8.0)
+                .cpu_cores(4.0)
+                .memory(64e9)
+                .nic(1e10),
+            1e10,
+        ),
         vec![
             ps_job(
                 0,
@@ -280,18 +296,10 @@ fn drf_equalises_dominant_shares() {
                 40,
                 1.0,
                 8,
-                Resources::new(1.0, 2.0, 0.0, 0.0, 0.0),
+                Resources::zero().gpus(1.0).cpu_cores(2.0),
                 free_ps,
             ),
-            ps_job(
-                1,
-                0.0,
-                120,
-                1.0,
-                8,
-                Resources::new(1.0, 0.0, 0.0, 0.0, 0.0),
-                free_ps,
-            ),
+            ps_job(1, 0.0, 120, 1.0, 8, Resources::zero().gpus(1.0), free_ps),
         ],
     );
     let r = run(&inst, &mut Drf::default(), events());
@@ -415,7 +423,15 @@ fn tiresias_starvation_guard_promotes_a_waiting_job() {
 /// finishes at 210.
 #[test]
 fn tiresias_resumes_a_rigid_gang_where_it_ran() {
-    let two = Cluster::homogeneous(2, Resources::new(2.0, 16.0, 64e9, 0.0, 1e10), 1e10);
+    let two = Cluster::homogeneous(
+        2,
+        Resources::zero()
+            .gpus(2.0)
+            .cpu_cores(16.0)
+            .memory(64e9)
+            .nic(1e10),
+        1e10,
+    );
     let jobs = |d: Discipline| {
         vec![
             simple(0, 0.0, 400, 2).with_discipline(d),
@@ -464,14 +480,22 @@ fn ring_job(id: u32, arrival_s: f64, gpus: u32, iterations: u64, b: Option<f64>)
             forward_per_sample_s: 0.0,
             backward_per_iteration_s: 1.0,
             reserved_bandwidth_bps: b,
-            worker: Resources::new(1.0, 1.0, 0.0, 0.0, 0.0),
+            worker: Resources::zero().gpus(1.0).cpu_cores(1.0),
         }),
     )
 }
 
 /// `n` servers with 2 GPUs and a 10 GB/s NIC (per direction) each.
 fn ring_cluster(n: u32) -> Cluster {
-    let mut c = Cluster::homogeneous(n, Resources::new(2.0, 16.0, 64e9, 0.0, 10e9), 1e10);
+    let mut c = Cluster::homogeneous(
+        n,
+        Resources::zero()
+            .gpus(2.0)
+            .cpu_cores(16.0)
+            .memory(64e9)
+            .nic(10e9),
+        1e10,
+    );
     c.ring.overhead_per_server_s = 0.0;
     c
 }
@@ -638,7 +662,15 @@ fn proportional_share_reoffers_unused_gpus() {
 /// (some with reserved bandwidth, some elastic with allowed counts).
 fn random_instance(seed: u64, jobs: u32) -> Instance {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let cluster = Cluster::homogeneous(4, Resources::new(4.0, 16.0, 128e9, 0.0, 10e9), 1e11);
+    let cluster = Cluster::homogeneous(
+        4,
+        Resources::zero()
+            .gpus(4.0)
+            .cpu_cores(16.0)
+            .memory(128e9)
+            .nic(10e9),
+        1e11,
+    );
     let disciplines = [
         Discipline::ELASTIC,
         Discipline::RIGID_GANG,
@@ -665,8 +697,12 @@ fn random_instance(seed: u64, jobs: u32) -> Instance {
                     minibatches_per_chunk: rng.random_range(20..200u32),
                     minibatch_compute_s: f64::from(rng.random_range(1..=5u32)),
                     gradient_bytes: 1e7,
-                    worker: Resources::new(1.0, 2.0, 8e9, 0.0, 1e8),
-                    ps: Resources::new(0.0, 2.0, 8e9, 0.0, 2e8),
+                    worker: Resources::zero()
+                        .gpus(1.0)
+                        .cpu_cores(2.0)
+                        .memory(8e9)
+                        .nic(1e8),
+                    ps: Resources::zero().cpu_cores(2.0).memory(8e9).nic(2e8),
                     max_workers,
                     max_ps: max_workers.div_ceil(2),
                     ps_at_most_workers: true,
@@ -698,7 +734,7 @@ fn random_instance(seed: u64, jobs: u32) -> Instance {
                     forward_per_sample_s: 0.01,
                     backward_per_iteration_s: 0.5,
                     reserved_bandwidth_bps: b,
-                    worker: Resources::new(1.0, 2.0, 8e9, 0.0, 0.0),
+                    worker: Resources::zero().gpus(1.0).cpu_cores(2.0).memory(8e9),
                 }),
             );
             if elastic {

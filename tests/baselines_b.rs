@@ -33,7 +33,15 @@ fn job(id: u32, arrival_s: f64, p: PsJob) -> Job {
 }
 
 fn one_machine(gpus: f64) -> Cluster {
-    Cluster::homogeneous(1, Resources::new(gpus, 64.0, 64e9, 0.0, 1e12), 1e11)
+    Cluster::homogeneous(
+        1,
+        Resources::zero()
+            .gpus(gpus)
+            .cpu_cores(64.0)
+            .memory(64e9)
+            .nic(1e12),
+        1e11,
+    )
 }
 
 /// Total tasks of each allocation of `job`, in the order they ended.
@@ -103,8 +111,8 @@ fn spec_example() -> Instance {
         minibatches_per_chunk: 62_500,
         minibatch_compute_s: 0.03,
         gradient_bytes: 14e6,
-        worker: Resources::new(1.0, 2.0, 0.0, 0.0, 1e9),
-        ps: Resources::new(0.0, 4.0, 0.0, 0.0, 1e9),
+        worker: Resources::zero().gpus(1.0).cpu_cores(2.0).nic(1e9),
+        ps: Resources::zero().cpu_cores(4.0).nic(1e9),
         max_workers: 8,
         max_ps: 8,
         ps_at_most_workers: true,
@@ -116,7 +124,15 @@ fn spec_example() -> Instance {
         ]),
     };
     // The NIC is large enough never to bind nor count in the shares.
-    let cluster = Cluster::homogeneous(1, Resources::new(4.0, 16.0, 1e12, 0.0, 1e15), 1e11);
+    let cluster = Cluster::homogeneous(
+        1,
+        Resources::zero()
+            .gpus(4.0)
+            .cpu_cores(16.0)
+            .memory(1e12)
+            .nic(1e15),
+        1e11,
+    );
     Instance::new(cluster, vec![job(0, 0.0, p)], 60.0, 1000).unwrap()
 }
 
@@ -267,7 +283,11 @@ fn random_instance(seed: u64) -> Instance {
 /// [`random_instance`], with every job non-preemptible when `sticky` is set.
 fn random_instance_with(seed: u64, sticky: bool) -> Instance {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let cap = Resources::new(4.0, 32.0, 256e9, 0.0, 10e9);
+    let cap = Resources::zero()
+        .gpus(4.0)
+        .cpu_cores(32.0)
+        .memory(256e9)
+        .nic(10e9);
     let cluster = Cluster::homogeneous(3, cap, 1e11);
     let mut jobs = Vec::new();
     for id in 0..20u32 {
@@ -280,20 +300,15 @@ fn random_instance_with(seed: u64, sticky: bool) -> Instance {
             minibatches_per_chunk: rng.random_range(50..300),
             minibatch_compute_s: rng.random_range(0.05..0.5),
             gradient_bytes: rng.random_range(0.0..50e6),
-            worker: Resources::new(
-                1.0,
-                f64::from(rng.random_range(1..=4u32)),
-                8e9,
-                0.0,
-                rng.random_range(0.5e9..2e9),
-            ),
-            ps: Resources::new(
-                0.0,
-                f64::from(rng.random_range(1..=4u32)),
-                8e9,
-                0.0,
-                rng.random_range(1e9..4e9),
-            ),
+            worker: Resources::zero()
+                .gpus(1.0)
+                .cpu_cores(f64::from(rng.random_range(1..=4u32)))
+                .memory(8e9)
+                .nic(rng.random_range(0.5e9..2e9)),
+            ps: Resources::zero()
+                .cpu_cores(f64::from(rng.random_range(1..=4u32)))
+                .memory(8e9)
+                .nic(rng.random_range(1e9..4e9)),
             max_workers: max_w,
             max_ps: rng.random_range(1..=max_w),
             ps_at_most_workers: true,
@@ -337,7 +352,7 @@ fn random_instance_with(seed: u64, sticky: bool) -> Instance {
                     forward_per_sample_s: 1e-3,
                     backward_per_iteration_s: rng.random_range(0.01..0.1),
                     reserved_bandwidth_bps: None,
-                    worker: Resources::new(1.0, 2.0, 8e9, 0.0, 0.0),
+                    worker: Resources::zero().gpus(1.0).cpu_cores(2.0).memory(8e9),
                 })
             }
             18 | 19 => {

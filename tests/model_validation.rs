@@ -9,7 +9,12 @@ use proptest::test_runner::FileFailurePersistence;
 fn machine(id: u32, gpus: f64) -> Machine {
     Machine::new(
         MachineId(id),
-        Resources::new(gpus, 32.0, gb(256.0), gb(1000.0), gbps(25.0)),
+        Resources::zero()
+            .gpus(gpus)
+            .cpu_cores(32.0)
+            .memory(gb(256.0))
+            .storage(gb(1000.0))
+            .nic(gbps(25.0)),
         gbps(200.0),
     )
 }
@@ -21,8 +26,15 @@ fn ps_job(id: u32) -> Job {
         minibatches_per_chunk: 50,
         minibatch_compute_s: 0.1,
         gradient_bytes: mb(50.0),
-        worker: Resources::new(1.0, 4.0, gb(16.0), 0.0, gbps(5.0)),
-        ps: Resources::new(0.0, 4.0, gb(16.0), 0.0, gbps(5.0)),
+        worker: Resources::zero()
+            .gpus(1.0)
+            .cpu_cores(4.0)
+            .memory(gb(16.0))
+            .nic(gbps(5.0)),
+        ps: Resources::zero()
+            .cpu_cores(4.0)
+            .memory(gb(16.0))
+            .nic(gbps(5.0)),
         max_workers: 4,
         max_ps: 2,
         ..PsJob::default()
@@ -40,7 +52,7 @@ fn rar_job(id: u32, gpus: u32) -> Job {
         forward_per_sample_s: 1e-3,
         backward_per_iteration_s: 0.05,
         reserved_bandwidth_bps: Some(gbps(5.0)),
-        worker: Resources::new(1.0, 2.0, gb(8.0), 0.0, 0.0),
+        worker: Resources::zero().gpus(1.0).cpu_cores(2.0).memory(gb(8.0)),
     };
     Job::new(JobId(id), 0.0, Architecture::RingAllReduce(rar))
 }
@@ -173,7 +185,10 @@ fn empty_machine_rejected_but_a_single_zero_resource_is_fine() {
     c.machines.push(
         Machine::new(
             MachineId(2),
-            Resources::new(0.0, 16.0, gb(64.0), 0.0, gbps(25.0)),
+            Resources::zero()
+                .cpu_cores(16.0)
+                .memory(gb(64.0))
+                .nic(gbps(25.0)),
             gbps(100.0),
         )
         .hosting(Hosting::ParameterServers),
@@ -489,7 +504,7 @@ proptest! {
         horizon in 0u32..50,
     ) {
         let (mut c, mut j) = parts();
-        c.machines[0].capacity = Resources::new(v[0], v[1], v[2], v[3], v[4]);
+        c.machines[0].capacity = Resources::zero().gpus(v[0]).cpu_cores(v[1]).memory(v[2]).storage(v[3]).nic(v[4]);
         c.machines[1].intra_bandwidth_bps = v[5];
         c.ring.degradation = Degradation::Linear { alpha: v[6] };
         c.ring.contender_ratio = v[7];
@@ -497,7 +512,7 @@ proptest! {
         j[0].utility = Utility::Sigmoid { g1: v[9], g2: v[10], g3: v[11] };
         {
             let p = ps(&mut j[0]);
-            p.worker = Resources::new(v[12], v[13], v[14], v[15], v[16]);
+            p.worker = Resources::zero().gpus(v[12]).cpu_cores(v[13]).memory(v[14]).storage(v[15]).nic(v[16]);
             p.ps.nic_bps = v[17];
             p.minibatch_compute_s = v[18];
             p.epochs = counts[0];

@@ -25,7 +25,7 @@ const NIC: usize = 4;
 fn server(id: u32, cpu: f64, nic_gbps: f64, hosts: Hosting) -> Machine {
     Machine::new(
         MachineId(id),
-        Resources::new(0.0, cpu, 0.0, 0.0, gbps(nic_gbps)),
+        Resources::zero().cpu_cores(cpu).nic(gbps(nic_gbps)),
         gbps(nic_gbps),
     )
     .hosting(hosts)
@@ -70,8 +70,8 @@ fn job(
             minibatches_per_chunk: m,
             minibatch_compute_s: omega * SLOT,
             gradient_bytes: 0.0,
-            worker: Resources::new(0.0, w.0, 0.0, 0.0, gbps(w.1)),
-            ps: Resources::new(0.0, s.0, 0.0, 0.0, gbps(s.1)),
+            worker: Resources::zero().cpu_cores(w.0).nic(gbps(w.1)),
+            ps: Resources::zero().cpu_cores(s.0).nic(gbps(s.1)),
             max_workers: n,
             max_ps: n,
             ps_at_most_workers: true,

@@ -14,7 +14,15 @@ use dmlsched::sim::{SimOptions, SimResult, StopAt, simulate};
 /// Three jobs (50 s, 50 s, 10 s of work arriving at 0, 10, 20 s) under FIFO
 /// on `gpus` single-GPU machines.
 fn run(gpus: u32) -> (Instance, SimResult) {
-    let cluster = Cluster::homogeneous(gpus, Resources::new(1.0, 64.0, 1e12, 0.0, 1e11), 1e10);
+    let cluster = Cluster::homogeneous(
+        gpus,
+        Resources::zero()
+            .gpus(1.0)
+            .cpu_cores(64.0)
+            .memory(1e12)
+            .nic(1e11),
+        1e10,
+    );
     let jobs = vec![
         job(0, 0.0, ps_job(100, 0.5)),
         job(1, 10.0, ps_job(100, 0.5)),
@@ -67,7 +75,15 @@ fn jobs_csv_header_and_rows_are_exact() {
 
 /// One job of 100 s on one GPU, stopped at the 50 s horizon.
 fn unfinished() -> (Instance, SimResult) {
-    let cluster = Cluster::homogeneous(1, Resources::new(1.0, 64.0, 1e12, 0.0, 1e11), 1e10);
+    let cluster = Cluster::homogeneous(
+        1,
+        Resources::zero()
+            .gpus(1.0)
+            .cpu_cores(64.0)
+            .memory(1e12)
+            .nic(1e11),
+        1e10,
+    );
     let inst = Instance::new(cluster, vec![job(0, 0.0, ps_job(100, 1.0))], 10.0, 5).unwrap();
     let opts = SimOptions {
         stop: StopAt::Horizon,
@@ -228,7 +244,15 @@ fn jct_cdf_plot_has_legend_axes_and_one_line_per_run() {
 #[test]
 fn jct_cdf_uses_a_log_axis_over_more_than_two_decades() {
     // JCTs 1 s and 1000 s on two GPUs.
-    let cluster = Cluster::homogeneous(2, Resources::new(1.0, 64.0, 1e12, 0.0, 1e11), 1e10);
+    let cluster = Cluster::homogeneous(
+        2,
+        Resources::zero()
+            .gpus(1.0)
+            .cpu_cores(64.0)
+            .memory(1e12)
+            .nic(1e11),
+        1e10,
+    );
     let jobs = vec![job(0, 0.0, ps_job(2, 0.5)), job(1, 0.0, ps_job(2000, 0.5))];
     let inst = Instance::new(cluster, jobs, 60.0, 100).unwrap();
     let r = simulate(&inst, &mut Fifo::default(), &SimOptions::default()).unwrap();

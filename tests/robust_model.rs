@@ -22,7 +22,7 @@ fn oasis_cluster() -> Cluster {
     let server = |id, hosts| {
         Machine::new(
             MachineId(id),
-            Resources::new(0.0, 16.0, 0.0, 0.0, gbps(10.0)),
+            Resources::zero().cpu_cores(16.0).nic(gbps(10.0)),
             gbps(10.0),
         )
         .hosting(hosts)
@@ -44,8 +44,8 @@ fn oasis_job(id: u32, utility: Utility, demand: f64) -> Job {
             minibatches_per_chunk: 1,
             minibatch_compute_s: 1800.0,
             gradient_bytes: 0.0,
-            worker: Resources::new(0.0, demand, 0.0, 0.0, gbps(1.0)),
-            ps: Resources::new(0.0, demand, 0.0, 0.0, gbps(1.0)),
+            worker: Resources::zero().cpu_cores(demand).nic(gbps(1.0)),
+            ps: Resources::zero().cpu_cores(demand).nic(gbps(1.0)),
             max_workers: 2,
             max_ps: 2,
             ps_at_most_workers: true,
@@ -958,7 +958,7 @@ fn extreme_instance() -> impl Strategy<Value = (Cluster, Vec<Job>, f64, u32)> {
             let server = |id, hosts| {
                 Machine::new(
                     MachineId(id),
-                    Resources::new(0.0, cpu, 0.0, 0.0, gbps(nic)),
+                    Resources::zero().cpu_cores(cpu).nic(gbps(nic)),
                     gbps(1.0),
                 )
                 .hosting(hosts)

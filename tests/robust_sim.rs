@@ -18,8 +18,12 @@ fn ps(epochs: u32, chunks: u32, per_chunk: u32, compute_s: f64, worker_gpus: f64
         minibatches_per_chunk: per_chunk,
         minibatch_compute_s: compute_s,
         gradient_bytes: 0.0,
-        worker: Resources::new(worker_gpus, 1.0, 1e9, 0.0, 1e9),
-        ps: Resources::new(0.0, 1.0, 1e9, 0.0, 1e9),
+        worker: Resources::zero()
+            .gpus(worker_gpus)
+            .cpu_cores(1.0)
+            .memory(1e9)
+            .nic(1e9),
+        ps: Resources::zero().cpu_cores(1.0).memory(1e9).nic(1e9),
         max_workers: 1,
         max_ps: 1,
         ps_at_most_workers: true,
@@ -29,7 +33,15 @@ fn ps(epochs: u32, chunks: u32, per_chunk: u32, compute_s: f64, worker_gpus: f64
 }
 
 fn cluster(machines: u32, gpus: f64) -> Cluster {
-    Cluster::homogeneous(machines, Resources::new(gpus, 64.0, 1e12, 0.0, 1e11), 1e10)
+    Cluster::homogeneous(
+        machines,
+        Resources::zero()
+            .gpus(gpus)
+            .cpu_cores(64.0)
+            .memory(1e12)
+            .nic(1e11),
+        1e10,
+    )
 }
 
 /// Answers the first event with fixed actions, then nothing.
@@ -76,7 +88,7 @@ fn rar(workers: u32, iterations: u64, backward_s: f64) -> Job {
         forward_per_sample_s: 0.0,
         backward_per_iteration_s: backward_s,
         reserved_bandwidth_bps: None,
-        worker: Resources::new(1.0, 1.0, 1e9, 0.0, 0.0),
+        worker: Resources::zero().gpus(1.0).cpu_cores(1.0).memory(1e9),
     };
     Job::new(JobId(1), 0.0, Architecture::RingAllReduce(r))
 }
@@ -419,7 +431,7 @@ mod fuzz {
                 forward_per_sample_s: 0.0,
                 backward_per_iteration_s: s.compute_s,
                 reserved_bandwidth_bps: None,
-                worker: Resources::new(1.0, 1.0, 1e9, 0.0, 0.0),
+                worker: Resources::zero().gpus(1.0).cpu_cores(1.0).memory(1e9),
             })
         } else {
             let mut p = ps(1, 1, s.work, s.compute_s, s.gpus);
@@ -476,7 +488,7 @@ mod fuzz {
             specs in proptest::collection::vec(job_spec(), 1..5),
             opts in 0u8..4,
         ) {
-            let cap = Resources::new(capacity, capacity * 8.0, capacity * 1e9, 0.0, capacity * 1e9);
+            let cap = Resources::zero().gpus(capacity).cpu_cores(capacity * 8.0).memory(capacity * 1e9).nic(capacity * 1e9);
             let cluster = Cluster::homogeneous(machines, cap, 1e10);
             let horizon_s = slot_s * f64::from(horizon);
             let jobs: Vec<Job> = specs

@@ -26,7 +26,14 @@ fn nonneg() -> BoxedStrategy<f64> {
 
 fn resources() -> BoxedStrategy<Resources> {
     (nonneg(), nonneg(), nonneg(), nonneg(), nonneg())
-        .prop_map(|(a, b, c, d, e)| Resources::new(a, b, c, d, e))
+        .prop_map(|(a, b, c, d, e)| {
+            Resources::zero()
+                .gpus(a)
+                .cpu_cores(b)
+                .memory(c)
+                .storage(d)
+                .nic(e)
+        })
         .boxed()
 }
 
@@ -168,8 +175,16 @@ fn instance() -> impl Strategy<Value = Instance> {
             let big = 1e307;
             let machines = (0..n_m as u32)
                 .map(|i| {
-                    let m =
-                        Machine::new(MachineId(i), Resources::new(big, big, big, big, big), intra);
+                    let m = Machine::new(
+                        MachineId(i),
+                        Resources::zero()
+                            .gpus(big)
+                            .cpu_cores(big)
+                            .memory(big)
+                            .storage(big)
+                            .nic(big),
+                        intra,
+                    );
                     if racked { m.in_rack(RackId(0)) } else { m }
                 })
                 .collect();

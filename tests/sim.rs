@@ -28,7 +28,15 @@ fn elastic(id: u32, arrival_s: f64, minibatches: u32, compute_s: f64, max_worker
 }
 
 fn cluster(machines: u32, gpus: f64) -> Cluster {
-    Cluster::homogeneous(machines, Resources::new(gpus, 64.0, 1e12, 0.0, 1e11), 1e10)
+    Cluster::homogeneous(
+        machines,
+        Resources::zero()
+            .gpus(gpus)
+            .cpu_cores(64.0)
+            .memory(1e12)
+            .nic(1e11),
+        1e10,
+    )
 }
 
 /// Applies fixed actions at given event counts (a scripted policy).
@@ -286,7 +294,7 @@ fn rar_job(id: u32, workers: u32, iterations: u64) -> Job {
         forward_per_sample_s: 0.002,
         backward_per_iteration_s: 0.1,
         reserved_bandwidth_bps: None,
-        worker: Resources::new(1.0, 1.0, 1e9, 0.0, 0.0),
+        worker: Resources::zero().gpus(1.0).cpu_cores(1.0).memory(1e9),
     };
     Job::new(JobId(id), 0.0, Architecture::RingAllReduce(rar))
 }

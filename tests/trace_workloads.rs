@@ -154,7 +154,12 @@ fn oasis_jobs_validate_in_an_instance() {
     let jobs = oasis_like_ps_jobs(&mut rng(17), &p).unwrap();
     assert_eq!(jobs.len(), 80);
     assert_eq!(oasis_like_ps_jobs(&mut rng(17), &p).unwrap(), jobs);
-    let machine = Resources::new(8.0, 64.0, gb(256.0), gb(1000.0), gbps(50.0));
+    let machine = Resources::zero()
+        .gpus(8.0)
+        .cpu_cores(64.0)
+        .memory(gb(256.0))
+        .storage(gb(1000.0))
+        .nic(gbps(50.0));
     let cluster = Cluster::homogeneous(10, machine, gbps(100.0));
     Instance::new(cluster, jobs, p.slot_length_s, p.horizon_slots).unwrap();
 

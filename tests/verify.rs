@@ -14,7 +14,13 @@ const M2: MachineId = MachineId(2);
 /// job with 2 or 4 workers. j2: rigid non-preemptible PS job (2 workers,
 /// 1 PS) arriving in slot 2.
 fn instance() -> Instance {
-    let cap = |g| Resources::new(g, 16.0, gb(128.0), 0.0, gbps(10.0));
+    let cap = |g| {
+        Resources::zero()
+            .gpus(g)
+            .cpu_cores(16.0)
+            .memory(gb(128.0))
+            .nic(gbps(10.0))
+    };
     let cluster = Cluster::new(vec![
         Machine::new(M0, cap(4.0), gbps(100.0)),
         Machine::new(M1, cap(4.0), gbps(100.0)).hosting(Hosting::Workers),
@@ -26,8 +32,15 @@ fn instance() -> Instance {
         minibatches_per_chunk: 10,
         minibatch_compute_s: 0.1,
         gradient_bytes: mb(10.0),
-        worker: Resources::new(1.0, 2.0, gb(8.0), 0.0, gbps(2.0)),
-        ps: Resources::new(0.0, 2.0, gb(8.0), 0.0, gbps(4.0)),
+        worker: Resources::zero()
+            .gpus(1.0)
+            .cpu_cores(2.0)
+            .memory(gb(8.0))
+            .nic(gbps(2.0)),
+        ps: Resources::zero()
+            .cpu_cores(2.0)
+            .memory(gb(8.0))
+            .nic(gbps(4.0)),
         max_workers,
         max_ps,
         ps_at_most_workers: true,
@@ -43,7 +56,7 @@ fn instance() -> Instance {
         forward_per_sample_s: 1e-3,
         backward_per_iteration_s: 0.05,
         reserved_bandwidth_bps: None,
-        worker: Resources::new(1.0, 2.0, gb(8.0), 0.0, 0.0),
+        worker: Resources::zero().gpus(1.0).cpu_cores(2.0).memory(gb(8.0)),
     };
     let jobs = vec![
         Job::new(JobId(0), 0.0, Architecture::ParameterServer(ps_job(4, 2))),

@@ -19,7 +19,7 @@ fn instance(caps: &[Pair], demands: &[(Pair, Pair)]) -> Instance {
         .map(|(i, &(g, c))| {
             Machine::new(
                 MachineId(i as u32),
-                Resources::new(g, c, 0.0, 0.0, 1.0),
+                Resources::zero().gpus(g).cpu_cores(c).nic(1.0),
                 1.0,
             )
         })
@@ -34,8 +34,8 @@ fn instance(caps: &[Pair], demands: &[(Pair, Pair)]) -> Instance {
                 minibatches_per_chunk: 1,
                 minibatch_compute_s: 1.0,
                 gradient_bytes: 1.0,
-                worker: Resources::new(wg, wc, 0.0, 0.0, 0.0),
-                ps: Resources::new(pg, pc, 0.0, 0.0, 0.0),
+                worker: Resources::zero().gpus(wg).cpu_cores(wc),
+                ps: Resources::zero().gpus(pg).cpu_cores(pc),
                 max_workers: 16,
                 max_ps: 16,
                 ps_at_most_workers: false,

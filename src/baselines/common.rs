@@ -45,8 +45,8 @@ pub(crate) fn normalised(demand: &Resources, total: &Resources) -> [f64; 5] {
 /// ```
 /// use dmlsched::baselines::dominant_share;
 /// use dmlsched::model::Resources;
-/// let total = Resources::new(4.0, 16.0, 64e9, 0.0, 1e10);
-/// let two_workers = Resources::new(2.0, 2.0, 8e9, 0.0, 0.0);
+/// let total = Resources::zero().gpus(4.0).cpu_cores(16.0).memory(64e9).nic(1e10);
+/// let two_workers = Resources::zero().gpus(2.0).cpu_cores(2.0).memory(8e9);
 /// assert_eq!(dominant_share(&two_workers, &total), 0.5);
 /// ```
 pub fn dominant_share(demand: &Resources, total: &Resources) -> f64 {
@@ -179,8 +179,8 @@ mod tests {
 
     #[test]
     fn shares_and_merges() {
-        let total = Resources::new(4.0, 0.0, 10.0, 0.0, 0.0);
-        let d = Resources::new(1.0, 5.0, 5.0, 0.0, 0.0);
+        let total = Resources::zero().gpus(4.0).memory(10.0);
+        let d = Resources::zero().gpus(1.0).cpu_cores(5.0).memory(5.0);
         // CPU has no capacity and is ignored; memory dominates.
         assert_eq!(dominant_share(&d, &total), 0.5);
         let mut p = vec![(MachineId(1), Tasks::new(1, 0))];
@@ -232,31 +232,28 @@ mod tests {
 
     #[test]
     fn workers_fitting_counts_every_resource() {
-        let w = Resources::new(1.0, 2.0, 0.0, 0.0, 0.0);
+        let w = Resources::zero().gpus(1.0).cpu_cores(2.0);
         assert_eq!(
-            workers_fitting(&w, &Resources::new(4.0, 5.0, 0.0, 0.0, 0.0), 10),
+            workers_fitting(&w, &Resources::zero().gpus(4.0).cpu_cores(5.0), 10),
             2
         );
         assert_eq!(
-            workers_fitting(&w, &Resources::new(4.0, 8.0, 0.0, 0.0, 0.0), 3),
+            workers_fitting(&w, &Resources::zero().gpus(4.0).cpu_cores(8.0), 3),
             3
         );
         assert_eq!(
-            workers_fitting(&w, &Resources::new(0.5, 8.0, 0.0, 0.0, 0.0), 3),
+            workers_fitting(&w, &Resources::zero().gpus(0.5).cpu_cores(8.0), 3),
             0
         );
         // A denormal demand: as many as the cap allows.
-        let tiny = Resources::new(5e-324, 0.0, 0.0, 0.0, 0.0);
+        let tiny = Resources::zero().gpus(5e-324);
         assert_eq!(
-            workers_fitting(&tiny, &Resources::new(4.0, 0.0, 0.0, 0.0, 0.0), u32::MAX),
+            workers_fitting(&tiny, &Resources::zero().gpus(4.0), u32::MAX),
             u32::MAX
         );
         assert!(workers_fitting(&tiny, &Resources::zero(), 7) <= 7);
         // 3 × 0.1 GPUs in 0.3 GPUs despite rounding.
-        let tenth = Resources::new(0.1, 0.0, 0.0, 0.0, 0.0);
-        assert_eq!(
-            workers_fitting(&tenth, &Resources::new(0.3, 0.0, 0.0, 0.0, 0.0), 10),
-            3
-        );
+        let tenth = Resources::zero().gpus(0.1);
+        assert_eq!(workers_fitting(&tenth, &Resources::zero().gpus(0.3), 10), 3);
     }
 }

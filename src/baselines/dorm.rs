@@ -96,14 +96,14 @@ use super::realloc::Realloc;
 ///     let ps = PsJob {
 ///         epochs: 1, data_chunks: 1, minibatches_per_chunk: 1_000_000,
 ///         minibatch_compute_s: 0.1, gradient_bytes: 0.0,
-///         worker: Resources::new(1.0, 1.0, 1e9, 0.0, 1e9),
-///         ps: Resources::new(0.0, 1.0, 1e9, 0.0, 8e9),
+///         worker: Resources::zero().gpus(1.0).cpu_cores(1.0).memory(1e9).nic(1e9),
+///         ps: Resources::zero().cpu_cores(1.0).memory(1e9).nic(8e9),
 ///         max_workers: 8, max_ps: 1, ps_at_most_workers: true,
 ///         sync: SyncMode::Asynchronous, layers: None,
 ///     };
 ///     Job::new(JobId(id), t, Architecture::ParameterServer(ps))
 /// };
-/// let cluster = Cluster::homogeneous(1, Resources::new(8.0, 64.0, 64e9, 0.0, 1e12), 1e11);
+/// let cluster = Cluster::homogeneous(1, Resources::zero().gpus(8.0).cpu_cores(64.0).memory(64e9).nic(1e12), 1e11);
 /// let inst = Instance::new(cluster, vec![job(0, 0.0), job(1, 10.0)], 10.0, 3)?;
 /// let mut dorm = DormLike::new(DormParams { time_limit_s: 1.0, ..DormParams::default() });
 /// let opts = SimOptions { stop: StopAt::Horizon, ..SimOptions::default() };

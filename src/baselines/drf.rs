@@ -274,7 +274,7 @@ mod tests {
                 forward_per_sample_s: 0.0,
                 backward_per_iteration_s: 1.0,
                 reserved_bandwidth_bps: None,
-                worker: Resources::new(1.0, 0.0, 0.0, 0.0, 0.0),
+                worker: Resources::zero().gpus(1.0),
             }),
         )
         .with_discipline(discipline)

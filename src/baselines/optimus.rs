@@ -87,14 +87,14 @@ use super::realloc::{Realloc, oracle_placement};
 ///     let ps = PsJob {
 ///         epochs: 1, data_chunks: 1, minibatches_per_chunk: minibatches,
 ///         minibatch_compute_s: 0.1, gradient_bytes: 0.0,
-///         worker: Resources::new(1.0, 1.0, 1e9, 0.0, 1e9),
-///         ps: Resources::new(0.0, 1.0, 1e9, 0.0, 1e9),
+///         worker: Resources::zero().gpus(1.0).cpu_cores(1.0).memory(1e9).nic(1e9),
+///         ps: Resources::zero().cpu_cores(1.0).memory(1e9).nic(1e9),
 ///         max_workers: 4, max_ps: 2, ps_at_most_workers: true,
 ///         sync: SyncMode::Asynchronous, layers: None,
 ///     };
 ///     Job::new(JobId(id), 0.0, Architecture::ParameterServer(ps))
 /// };
-/// let cluster = Cluster::homogeneous(1, Resources::new(4.0, 64.0, 64e9, 0.0, 1e12), 1e11);
+/// let cluster = Cluster::homogeneous(1, Resources::zero().gpus(4.0).cpu_cores(64.0).memory(64e9).nic(1e12), 1e11);
 /// let inst = Instance::new(cluster, vec![job(0, 2400), job(1, 1200)], 10.0, 100)?;
 /// let r = simulate(&inst, &mut Optimus::default(), &SimOptions::default())?;
 /// assert!((r.jobs[1].finish_s.unwrap() - 60.0).abs() < 1e-9);

@@ -185,7 +185,11 @@ mod tests {
             .map(|(i, &g)| {
                 crate::model::Machine::new(
                     MachineId(i as u32),
-                    Resources::new(g, 64.0, 1e12, 0.0, 1e10),
+                    Resources::zero()
+                        .gpus(g)
+                        .cpu_cores(64.0)
+                        .memory(1e12)
+                        .nic(1e10),
                     1e10,
                 )
             })
@@ -199,7 +203,7 @@ mod tests {
             forward_per_sample_s: 0.01,
             backward_per_iteration_s: 0.01,
             reserved_bandwidth_bps: None,
-            worker: Resources::new(1.0, 1.0, 1e9, 0.0, 0.0),
+            worker: Resources::zero().gpus(1.0).cpu_cores(1.0).memory(1e9),
         };
         let job = crate::model::Job::new(JobId(0), 0.0, Architecture::RingAllReduce(rar));
         Instance::new(Cluster::new(machines), vec![job], 60.0, 10).unwrap()

@@ -368,9 +368,12 @@ mod tests {
 
     #[test]
     fn dominant_share_ignores_empty_resources() {
-        let total = Resources::new(4.0, 0.0, 16.0, 0.0, 0.0);
+        let total = Resources::zero().gpus(4.0).memory(16.0);
         assert_eq!(
-            dominant_share(&Resources::new(1.0, 5.0, 8.0, 0.0, 0.0), &total),
+            dominant_share(
+                &Resources::zero().gpus(1.0).cpu_cores(5.0).memory(8.0),
+                &total
+            ),
             0.5
         );
         assert_eq!(dominant_share(&Resources::zero(), &total), 0.0);

@@ -78,15 +78,15 @@ use super::{PlacementRule, Placer, requested_tasks};
 ///     let ps = PsJob {
 ///         epochs: 1, data_chunks: 1, minibatches_per_chunk: minibatches,
 ///         minibatch_compute_s: 0.1, gradient_bytes: 0.0,
-///         worker: Resources::new(1.0, 1.0, 1e9, 0.0, 1e9),
-///         ps: Resources::new(0.0, 1.0, 1e9, 0.0, 1e9),
+///         worker: Resources::zero().gpus(1.0).cpu_cores(1.0).memory(1e9).nic(1e9),
+///         ps: Resources::zero().cpu_cores(1.0).memory(1e9).nic(1e9),
 ///         max_workers: 1, max_ps: 1, ps_at_most_workers: true,
 ///         sync: SyncMode::Asynchronous, layers: None,
 ///     };
 ///     Job::new(JobId(id), t, Architecture::ParameterServer(ps))
 /// };
 /// let b = job(1, 1.0, 500).with_utility(Utility::Linear { g1: 100.0, slope: 1.0 });
-/// let cluster = Cluster::homogeneous(1, Resources::new(1.0, 64.0, 64e9, 0.0, 1e12), 1e11);
+/// let cluster = Cluster::homogeneous(1, Resources::zero().gpus(1.0).cpu_cores(64.0).memory(64e9).nic(1e12), 1e11);
 /// let inst = Instance::new(cluster, vec![job(0, 0.0, 1000), b], 10.0, 100)?;
 /// let mut rrh = Rrh::default();
 /// assert_eq!((rrh.params().theta, rrh.params().placement), (0.0, PlacementRule::RoundRobin));

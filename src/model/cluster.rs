@@ -131,12 +131,14 @@ impl fmt::Display for ResourceKind {
 }
 
 /// A vector of resources: a machine's capacity or a task's demand, in SI
-/// units.
+/// units. Build it by name, from [`Resources::zero`] and one setter per
+/// component (components not named are 0), or as a struct literal
+/// (`Resources { gpus: 1.0, nic_bps: gbps(10.0), ..Resources::default() }`).
 ///
 /// ```
 /// use dmlsched::model::{Resources, units::{gb, gbps}};
-/// let machine = Resources::new(8.0, 64.0, gb(512.0), gb(2000.0), gbps(100.0));
-/// let worker = Resources::new(1.0, 4.0, gb(32.0), 0.0, gbps(10.0));
+/// let machine = Resources::zero().gpus(8.0).cpu_cores(64.0).memory(gb(512.0)).storage(gb(2000.0)).nic(gbps(100.0));
+/// let worker = Resources::zero().gpus(1.0).cpu_cores(4.0).memory(gb(32.0)).nic(gbps(10.0));
 /// assert!(worker.scaled(8.0).fits_in(&machine, 1e-9));
 /// assert!(!worker.scaled(9.0).fits_in(&machine, 1e-9));
 /// ```
@@ -158,23 +160,6 @@ pub struct Resources {
 }
 
 impl Resources {
-    /// A resource vector from its five components.
-    pub fn new(
-        gpus: f64,
-        cpu_cores: f64,
-        memory_bytes: f64,
-        storage_bytes: f64,
-        nic_bps: f64,
-    ) -> Self {
-        Resources {
-            gpus,
-            cpu_cores,
-            memory_bytes,
-            storage_bytes,
-            nic_bps,
-        }
-    }
-
     /// The zero vector; the start of a named construction:
     ///
     /// ```
@@ -295,23 +280,21 @@ impl Resources {
     }
 
     fn map(&self, f: impl Fn(f64) -> f64) -> Resources {
-        Resources::new(
-            f(self.gpus),
-            f(self.cpu_cores),
-            f(self.memory_bytes),
-            f(self.storage_bytes),
-            f(self.nic_bps),
-        )
+        Resources::zero()
+            .gpus(f(self.gpus))
+            .cpu_cores(f(self.cpu_cores))
+            .memory(f(self.memory_bytes))
+            .storage(f(self.storage_bytes))
+            .nic(f(self.nic_bps))
     }
 
     fn zip(&self, o: &Resources, f: impl Fn(f64, f64) -> f64) -> Resources {
-        Resources::new(
-            f(self.gpus, o.gpus),
-            f(self.cpu_cores, o.cpu_cores),
-            f(self.memory_bytes, o.memory_bytes),
-            f(self.storage_bytes, o.storage_bytes),
-            f(self.nic_bps, o.nic_bps),
-        )
+        Resources::zero()
+            .gpus(f(self.gpus, o.gpus))
+            .cpu_cores(f(self.cpu_cores, o.cpu_cores))
+            .memory(f(self.memory_bytes, o.memory_bytes))
+            .storage(f(self.storage_bytes, o.storage_bytes))
+            .nic(f(self.nic_bps, o.nic_bps))
     }
 }
 
@@ -580,11 +563,45 @@ mod tests {
 
     #[test]
     fn resources_arithmetic() {
-        let a = Resources::new(1.0, 2.0, 3.0, 4.0, 5.0);
-        let b = Resources::new(0.5, 0.5, 0.5, 0.5, 0.5);
-        assert_eq!(a.plus(&b), Resources::new(1.5, 2.5, 3.5, 4.5, 5.5));
-        assert_eq!(a.minus(&b), Resources::new(0.5, 1.5, 2.5, 3.5, 4.5));
-        assert_eq!(b.scaled(2.0), Resources::new(1.0, 1.0, 1.0, 1.0, 1.0));
+        let a = Resources::zero()
+            .gpus(1.0)
+            .cpu_cores(2.0)
+            .memory(3.0)
+            .storage(4.0)
+            .nic(5.0);
+        let b = Resources::zero()
+            .gpus(0.5)
+            .cpu_cores(0.5)
+            .memory(0.5)
+            .storage(0.5)
+            .nic(0.5);
+        assert_eq!(
+            a.plus(&b),
+            Resources::zero()
+                .gpus(1.5)
+                .cpu_cores(2.5)
+                .memory(3.5)
+                .storage(4.5)
+                .nic(5.5)
+        );
+        assert_eq!(
+            a.minus(&b),
+            Resources::zero()
+                .gpus(0.5)
+                .cpu_cores(1.5)
+                .memory(2.5)
+                .storage(3.5)
+                .nic(4.5)
+        );
+        assert_eq!(
+            b.scaled(2.0),
+            Resources::zero()
+                .gpus(1.0)
+                .cpu_cores(1.0)
+                .memory(1.0)
+                .storage(1.0)
+                .nic(1.0)
+        );
         assert!(b.fits_in(&a, 0.0));
         assert!(!a.fits_in(&b, 0.0));
         assert_eq!(a.first_excess(&b, 0.0), Some(ResourceKind::Gpu));

@@ -21,12 +21,12 @@ pub const FORMAT_VERSION: u32 = 1;
 /// use dmlsched::model::*;
 /// use dmlsched::model::units::{gb, gbps, mb};
 ///
-/// let cluster = Cluster::homogeneous(2, Resources::new(4.0, 32.0, gb(256.0), 0.0, gbps(25.0)), gbps(200.0));
+/// let cluster = Cluster::homogeneous(2, Resources::zero().gpus(4.0).cpu_cores(32.0).memory(gb(256.0)).nic(gbps(25.0)), gbps(200.0));
 /// let ps = PsJob {
 ///     epochs: 2, data_chunks: 4, minibatches_per_chunk: 100,
 ///     minibatch_compute_s: 0.2, gradient_bytes: mb(100.0),
-///     worker: Resources::new(1.0, 4.0, gb(16.0), 0.0, gbps(5.0)),
-///     ps: Resources::new(0.0, 4.0, gb(16.0), 0.0, gbps(5.0)),
+///     worker: Resources::zero().gpus(1.0).cpu_cores(4.0).memory(gb(16.0)).nic(gbps(5.0)),
+///     ps: Resources::zero().cpu_cores(4.0).memory(gb(16.0)).nic(gbps(5.0)),
 ///     max_workers: 4, max_ps: 2, ps_at_most_workers: true,
 ///     sync: SyncMode::Asynchronous, layers: None,
 /// };

@@ -637,8 +637,12 @@ mod tests {
             minibatches_per_chunk: 100,
             minibatch_compute_s: 1.0,
             gradient_bytes: 0.0,
-            worker: Resources::new(1.0, 1.0, 1e9, 0.0, 1e9),
-            ps: Resources::new(0.0, 1.0, 1e9, 0.0, 1e9),
+            worker: Resources::zero()
+                .gpus(1.0)
+                .cpu_cores(1.0)
+                .memory(1e9)
+                .nic(1e9),
+            ps: Resources::zero().cpu_cores(1.0).memory(1e9).nic(1e9),
             max_workers: 1,
             max_ps: 1,
             ps_at_most_workers: true,
@@ -674,7 +678,11 @@ mod tests {
 
     #[test]
     fn a_refused_batch_changes_nothing() {
-        let cap = Resources::new(1.0, 8.0, 1e10, 0.0, 1e10);
+        let cap = Resources::zero()
+            .gpus(1.0)
+            .cpu_cores(8.0)
+            .memory(1e10)
+            .nic(1e10);
         let cluster = Cluster::homogeneous(2, cap, 1e10);
         let inst = Instance::new(cluster, (0..3).map(job).collect(), 10.0, 100).unwrap();
         let opts = SimOptions::default();

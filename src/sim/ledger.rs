@@ -70,7 +70,7 @@ mod tests {
     use super::*;
 
     fn gpus(g: f64) -> Resources {
-        Resources::new(g, 0.0, 0.0, 0.0, 0.0)
+        Resources::zero().gpus(g)
     }
 
     #[test]

@@ -95,13 +95,13 @@
 //!     }
 //! }
 //!
-//! let cap = Resources::new(1.0, 8.0, 32e9, 0.0, 10e9);
+//! let cap = Resources::zero().gpus(1.0).cpu_cores(8.0).memory(32e9).nic(10e9);
 //! let cluster = Cluster::homogeneous(1, cap, 1e10);
 //! let ps = PsJob {
 //!     epochs: 1, data_chunks: 1, minibatches_per_chunk: 100,
 //!     minibatch_compute_s: 0.5, gradient_bytes: 0.0,
-//!     worker: Resources::new(1.0, 1.0, 1e9, 0.0, 1e9),
-//!     ps: Resources::new(0.0, 1.0, 1e9, 0.0, 1e9),
+//!     worker: Resources::zero().gpus(1.0).cpu_cores(1.0).memory(1e9).nic(1e9),
+//!     ps: Resources::zero().cpu_cores(1.0).memory(1e9).nic(1e9),
 //!     max_workers: 1, max_ps: 1, ps_at_most_workers: true,
 //!     sync: SyncMode::Synchronous, layers: None,
 //! };

@@ -23,13 +23,13 @@
 //! use dmlsched::sim::report::{RunMeta, write_jobs_csv, write_summary_csv};
 //! use dmlsched::sim::{simulate, SimOptions};
 //!
-//! let cap = Resources::new(1.0, 8.0, 32e9, 0.0, 10e9);
+//! let cap = Resources::zero().gpus(1.0).cpu_cores(8.0).memory(32e9).nic(10e9);
 //! let cluster = Cluster::homogeneous(1, cap, 1e10);
 //! let ps = PsJob {
 //!     epochs: 1, data_chunks: 1, minibatches_per_chunk: 100,
 //!     minibatch_compute_s: 0.5, gradient_bytes: 0.0,
-//!     worker: Resources::new(1.0, 1.0, 1e9, 0.0, 1e9),
-//!     ps: Resources::new(0.0, 1.0, 1e9, 0.0, 1e9),
+//!     worker: Resources::zero().gpus(1.0).cpu_cores(1.0).memory(1e9).nic(1e9),
+//!     ps: Resources::zero().cpu_cores(1.0).memory(1e9).nic(1e9),
 //!     max_workers: 1, max_ps: 1, ps_at_most_workers: true,
 //!     sync: SyncMode::Synchronous, layers: None,
 //! };
@@ -483,7 +483,11 @@ mod tests {
 
     #[test]
     fn cluster_labels() {
-        let cap = Resources::new(8.0, 32.0, 1e11, 0.0, 1e10);
+        let cap = Resources::zero()
+            .gpus(8.0)
+            .cpu_cores(32.0)
+            .memory(1e11)
+            .nic(1e10);
         assert_eq!(
             RunMeta::describe_cluster(&Cluster::homogeneous(8, cap, 1e10)),
             "64 GPUs, 8 per machine"
@@ -492,7 +496,11 @@ mod tests {
             Machine::new(MachineId(0), cap, 1e10),
             Machine::new(
                 MachineId(1),
-                Resources::new(4.0, 32.0, 1e11, 0.0, 1e10),
+                Resources::zero()
+                    .gpus(4.0)
+                    .cpu_cores(32.0)
+                    .memory(1e11)
+                    .nic(1e10),
                 1e10,
             ),
         ]);

@@ -433,7 +433,7 @@ mod tests {
             forward_per_sample_s: 0.002,
             backward_per_iteration_s: 0.1,
             reserved_bandwidth_bps: None,
-            worker: Resources::new(1.0, 1.0, 0.0, 0.0, 0.0),
+            worker: Resources::zero().gpus(1.0).cpu_cores(1.0),
         }
     }
 

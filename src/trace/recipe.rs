@@ -148,13 +148,12 @@ pub fn gpu_cluster(total_gpus: u32, gpus_per_machine: u32) -> Result<Cluster, Tr
         ));
     }
     let g = f64::from(gpus_per_machine);
-    let capacity = Resources::new(
-        g,
-        CPU_PER_GPU * g,
-        MEMORY_PER_GPU_BYTES * g,
-        STORAGE_PER_GPU_BYTES * g,
-        NIC_BPS,
-    );
+    let capacity = Resources::zero()
+        .gpus(g)
+        .cpu_cores(CPU_PER_GPU * g)
+        .memory(MEMORY_PER_GPU_BYTES * g)
+        .storage(STORAGE_PER_GPU_BYTES * g)
+        .nic(NIC_BPS);
     let mut cluster = Cluster::homogeneous(machines, capacity, INTRA_BPS);
     cluster.ring = physical_ring_params();
     Ok(cluster)
@@ -399,7 +398,7 @@ fn rar_job(rng: &mut ChaCha8Rng, gpus: u32, duration_s: f64) -> Option<(RarJob, 
         forward_per_sample_s: model.forward_per_sample_s(),
         backward_per_iteration_s: model.backward_per_iteration_s(),
         reserved_bandwidth_bps: None,
-        worker: Resources::new(1.0, 4.0, 16.0 * GB, 0.0, 0.0),
+        worker: Resources::zero().gpus(1.0).cpu_cores(4.0).memory(16.0 * GB),
     };
     Some((job, model.name))
 }
@@ -424,24 +423,21 @@ fn capped_cores(rng: &mut ChaCha8Rng, (lo, hi): (u32, u32), cap: f64) -> f64 {
 fn ps_job(rng: &mut ChaCha8Rng, gpus: u32, duration_s: f64, opts: &RecipeOptions) -> Option<PsJob> {
     use catalog::oasis as o;
     let per_machine = f64::from(opts.gpus_per_machine);
-    let worker = Resources::new(
-        1.0,
-        capped_cores(rng, o::VCPUS, CPU_PER_GPU),
-        uniform_f64(rng, o::MEMORY_GB) * GB,
-        uniform_f64(rng, o::STORAGE_GB) * GB,
-        gbps(capped(
+    let worker = Resources::zero()
+        .gpus(1.0)
+        .cpu_cores(capped_cores(rng, o::VCPUS, CPU_PER_GPU))
+        .memory(uniform_f64(rng, o::MEMORY_GB) * GB)
+        .storage(uniform_f64(rng, o::STORAGE_GB) * GB)
+        .nic(gbps(capped(
             rng,
             o::WORKER_GBPS,
             NIC_BPS / per_machine / gbps(1.0),
-        )),
-    );
-    let ps = Resources::new(
-        0.0,
-        capped_cores(rng, o::VCPUS, CPU_PER_GPU * per_machine),
-        uniform_f64(rng, o::MEMORY_GB) * GB,
-        uniform_f64(rng, o::STORAGE_GB) * GB,
-        gbps(capped(rng, o::PS_GBPS, NIC_BPS / gbps(1.0))),
-    );
+        )));
+    let ps = Resources::zero()
+        .cpu_cores(capped_cores(rng, o::VCPUS, CPU_PER_GPU * per_machine))
+        .memory(uniform_f64(rng, o::MEMORY_GB) * GB)
+        .storage(uniform_f64(rng, o::STORAGE_GB) * GB)
+        .nic(gbps(capped(rng, o::PS_GBPS, NIC_BPS / gbps(1.0))));
     let tau_s = uniform_f64(rng, o::TAU_SLOTS) * opts.slot_length_s;
     let gradient_bytes = uniform_f64(rng, o::GRADIENT_MB) * MB;
     let drawn_chunks = rng.random_range(o::CHUNKS.0..=o::CHUNKS.1);

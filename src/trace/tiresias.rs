@@ -148,13 +148,11 @@ impl TiresiasClusterSpec {
                 ),
             ));
         }
-        let capacity = Resources::new(
-            f64::from(self.gpus_per_node),
-            f64::from(self.cpus_per_node),
-            self.memory_per_node_gb * GB,
-            0.0,
-            NIC_BPS,
-        );
+        let capacity = Resources::zero()
+            .gpus(f64::from(self.gpus_per_node))
+            .cpu_cores(f64::from(self.cpus_per_node))
+            .memory(self.memory_per_node_gb * GB)
+            .nic(NIC_BPS);
         // At most MAX_CLUSTER_MACHINES (< 2^32) ids: `s·n + k` fits a u32.
         let machines = (0..self.switches)
             .flat_map(|s| {

@@ -612,7 +612,7 @@ fn check_size(cluster: &OasisCluster, jobs: &[OasisJob]) -> Result<(), OasisErro
 /// use dmlsched::model::units::gbps;
 ///
 /// let server = |id, cpu: f64, nic: f64, hosts| {
-///     Machine::new(MachineId(id), Resources::new(0.0, cpu, 0.0, 0.0, gbps(nic)), gbps(nic)).hosting(hosts)
+///     Machine::new(MachineId(id), Resources::zero().cpu_cores(cpu).nic(gbps(nic)), gbps(nic)).hosting(hosts)
 /// };
 /// let cluster = Cluster::new(vec![
 ///     server(0, 4.0, 4.0, Hosting::Workers),
@@ -625,8 +625,8 @@ fn check_size(cluster: &OasisCluster, jobs: &[OasisJob]) -> Result<(), OasisErro
 ///         // ω = τ + 2e/b = 0.5 + 0.5 slot
 ///         minibatch_compute_s: 0.5 * slot,
 ///         gradient_bytes: 0.25 * slot * gbps(1.0),
-///         worker: Resources::new(0.0, 1.0, 0.0, 0.0, gbps(1.0)),
-///         ps: Resources::new(0.0, 1.0, 0.0, 0.0, gbps(2.0)),
+///         worker: Resources::zero().cpu_cores(1.0).nic(gbps(1.0)),
+///         ps: Resources::zero().cpu_cores(1.0).nic(gbps(2.0)),
 ///         max_workers: 2, max_ps: 2, ps_at_most_workers: true,
 ///         sync: SyncMode::Asynchronous, layers: None,
 ///     }))
@@ -788,7 +788,7 @@ mod tests {
     fn server(id: u32, cpu: f64, nic: f64, hosts: Hosting) -> Machine {
         Machine::new(
             MachineId(id),
-            Resources::new(0.0, cpu, 0.0, 0.0, gbps(nic)),
+            Resources::zero().cpu_cores(cpu).nic(gbps(nic)),
             gbps(nic),
         )
         .hosting(hosts)
@@ -819,8 +819,8 @@ mod tests {
                 minibatches_per_chunk: 1,
                 minibatch_compute_s: (s.omega - 0.25) * SLOT,
                 gradient_bytes: 0.125 * SLOT * b,
-                worker: Resources::new(0.0, s.worker.0, 0.0, 0.0, b),
-                ps: Resources::new(0.0, s.ps.0, 0.0, 0.0, gbps(s.ps.1)),
+                worker: Resources::zero().cpu_cores(s.worker.0).nic(b),
+                ps: Resources::zero().cpu_cores(s.ps.0).nic(gbps(s.ps.1)),
                 max_workers: s.chunks,
                 max_ps: s.max_ps,
                 ps_at_most_workers: true,

@@ -86,7 +86,7 @@
 //! use dmlsched::model::units::gbps;
 //!
 //! let server = |id, cpu: f64, nic: f64, hosts| {
-//!     Machine::new(MachineId(id), Resources::new(0.0, cpu, 0.0, 0.0, gbps(nic)), gbps(nic)).hosting(hosts)
+//!     Machine::new(MachineId(id), Resources::zero().cpu_cores(cpu).nic(gbps(nic)), gbps(nic)).hosting(hosts)
 //! };
 //! let cluster = Cluster::new(vec![
 //!     server(0, 4.0, 4.0, Hosting::Workers),
@@ -99,8 +99,8 @@
 //!         // ω = τ + 2e/b = 0.5 + 0.5 slot
 //!         minibatch_compute_s: 0.5 * slot,
 //!         gradient_bytes: 0.25 * slot * gbps(1.0),
-//!         worker: Resources::new(0.0, 1.0, 0.0, 0.0, gbps(1.0)),
-//!         ps: Resources::new(0.0, 1.0, 0.0, 0.0, gbps(2.0)),
+//!         worker: Resources::zero().cpu_cores(1.0).nic(gbps(1.0)),
+//!         ps: Resources::zero().cpu_cores(1.0).nic(gbps(2.0)),
 //!         max_workers: 2, max_ps: 2, ps_at_most_workers: true,
 //!         sync: SyncMode::Asynchronous, layers: None,
 //!     }))

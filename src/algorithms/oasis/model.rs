@@ -39,7 +39,7 @@ pub(crate) type SpecVector = [f64; RESOURCES];
 /// ```
 /// use dmlsched::algorithms::oasis::spec_units;
 /// use dmlsched::model::{Resources, units::{gb, gbps}};
-/// let r = Resources::new(2.0, 8.0, gb(61.0), gb(1000.0), gbps(25.0));
+/// let r = Resources::zero().gpus(2.0).cpu_cores(8.0).memory(gb(61.0)).storage(gb(1000.0)).nic(gbps(25.0));
 /// assert_eq!(spec_units(&r), [2.0, 8.0, 61.0, 1000.0, 25.0]);
 /// ```
 pub fn spec_units(r: &Resources) -> SpecVector {

@@ -24,13 +24,13 @@ use super::{OasisParams, OasisReport, Run};
 /// use dmlsched::algorithms::oasis::{OasisParams, OasisPolicy};
 /// use dmlsched::sim::{simulate, SimOptions, PsTiming};
 /// # let server = |id, cpu: f64, nic: f64, hosts| {
-/// #     Machine::new(MachineId(id), Resources::new(0.0, cpu, 0.0, 0.0, gbps(nic)), gbps(nic)).hosting(hosts)
+/// #     Machine::new(MachineId(id), Resources::zero().cpu_cores(cpu).nic(gbps(nic)), gbps(nic)).hosting(hosts)
 /// # };
 /// # let cluster = Cluster::new(vec![server(0, 4.0, 4.0, Hosting::Workers), server(1, 4.0, 8.0, Hosting::ParameterServers)]);
 /// # let job = |id| Job::new(JobId(id), 0.0, Architecture::ParameterServer(PsJob {
 /// #     epochs: 1, data_chunks: 2, minibatches_per_chunk: 1, minibatch_compute_s: 1800.0,
 /// #     gradient_bytes: 900.0 * gbps(1.0),
-/// #     worker: Resources::new(0.0, 1.0, 0.0, 0.0, gbps(1.0)), ps: Resources::new(0.0, 1.0, 0.0, 0.0, gbps(2.0)),
+/// #     worker: Resources::zero().cpu_cores(1.0).nic(gbps(1.0)), ps: Resources::zero().cpu_cores(1.0).nic(gbps(2.0)),
 /// #     max_workers: 2, max_ps: 2, ps_at_most_workers: true, sync: SyncMode::Asynchronous, layers: None,
 /// # })).with_utility(Utility::Table { values: vec![10.0, 4.0] });
 /// # let instance = Instance::new(cluster, (0..5).map(job).collect(), 3600.0, 2)?;

@@ -526,13 +526,12 @@ fn draw_cluster(rng: &mut impl Rng, p: &ReproParams) -> Result<Cluster, TraceErr
     let machine = |i: usize, ty: &ServerType, nic_gbps: f64, hosts: Hosting| {
         let id = u32::try_from(i).map_err(|_| TraceError::invalid("servers", "too many"))?;
         let nic = gbps(nic_gbps);
-        let capacity = Resources::new(
-            f64::from(ty.gpus),
-            f64::from(ty.vcpus),
-            gb(ty.memory_gb),
-            gb(SERVER_STORAGE_GB),
-            nic,
-        );
+        let capacity = Resources::zero()
+            .gpus(f64::from(ty.gpus))
+            .cpu_cores(f64::from(ty.vcpus))
+            .memory(gb(ty.memory_gb))
+            .storage(gb(SERVER_STORAGE_GB))
+            .nic(nic);
         Ok(Machine::new(MachineId(id), capacity, nic).hosting(hosts))
     };
     let mut machines = Vec::with_capacity(p.worker_servers + p.ps_servers);

@@ -75,20 +75,17 @@ pub fn oasis_fastest_slots(ps: &PsJob, slot_length_s: f64) -> f64 {
 /// layer profile.
 pub(crate) fn oasis_ps_job(rng: &mut impl Rng, slot_length_s: f64, chunks: (u32, u32)) -> PsJob {
     use catalog::oasis as o;
-    let worker = Resources::new(
-        f64::from(uniform_u32(rng, o::WORKER_GPUS)),
-        f64::from(uniform_u32(rng, o::VCPUS)),
-        uniform_f64(rng, o::MEMORY_GB) * GB,
-        uniform_f64(rng, o::STORAGE_GB) * GB,
-        gbps(uniform_f64(rng, o::WORKER_GBPS)),
-    );
-    let ps = Resources::new(
-        0.0,
-        f64::from(uniform_u32(rng, o::VCPUS)),
-        uniform_f64(rng, o::MEMORY_GB) * GB,
-        uniform_f64(rng, o::STORAGE_GB) * GB,
-        gbps(uniform_f64(rng, o::PS_GBPS)),
-    );
+    let worker = Resources::zero()
+        .gpus(f64::from(uniform_u32(rng, o::WORKER_GPUS)))
+        .cpu_cores(f64::from(uniform_u32(rng, o::VCPUS)))
+        .memory(uniform_f64(rng, o::MEMORY_GB) * GB)
+        .storage(uniform_f64(rng, o::STORAGE_GB) * GB)
+        .nic(gbps(uniform_f64(rng, o::WORKER_GBPS)));
+    let ps = Resources::zero()
+        .cpu_cores(f64::from(uniform_u32(rng, o::VCPUS)))
+        .memory(uniform_f64(rng, o::MEMORY_GB) * GB)
+        .storage(uniform_f64(rng, o::STORAGE_GB) * GB)
+        .nic(gbps(uniform_f64(rng, o::PS_GBPS)));
     let chunks = uniform_u32(rng, chunks);
     PsJob {
         epochs: uniform_u32(rng, o::EPOCHS),
