@@ -38,14 +38,220 @@ impl Tasks {
         Tasks { workers, ps }
     }
 
-    /// Total tasks of a placement over all its machines.
-    pub fn total_of(placement: &[(MachineId, Tasks)]) -> Tasks {
-        placement.iter().fold(Tasks::default(), |acc, (_, t)| {
+    /// Whether there are no tasks.
+    pub fn is_empty(&self) -> bool {
+        self.workers == 0 && self.ps == 0
+    }
+}
+
+/// A job's tasks per machine: the allocation of one job at one time, as a
+/// list of `(machine, tasks)` entries.
+///
+/// The list order carries no meaning. Entries with no tasks are allowed
+/// and mean nothing; [`Placement::normalised`] drops them and sorts the
+/// rest by machine (keeping the order of repeated machines — entries for
+/// the same machine are not summed), so two placements hold the same tasks
+/// on the same machines exactly when their normalised forms are equal
+/// ([`Placement::same_as`]). [`Placement::add`] and [`Placement::merge`]
+/// sum tasks into the entry of their machine instead. A schedule and the
+/// simulator expect each machine listed at most once ([`verify`] and
+/// [`check_allocation`] reject a repeated machine).
+///
+/// It dereferences to the slice of entries and serialises as that list.
+///
+/// ```
+/// use dmlsched::model::MachineId;
+/// use dmlsched::schedule::{Placement, Tasks};
+///
+/// let mut p = Placement::from(vec![
+///     (MachineId(2), Tasks::new(2, 0)),
+///     (MachineId(0), Tasks::new(0, 0)),
+/// ]);
+/// p.add(MachineId(1), Tasks::new(1, 1));
+/// p.add(MachineId(2), Tasks::new(1, 0));
+/// assert_eq!(p.total(), Tasks::new(4, 1));
+/// assert_eq!(
+///     p.normalised(),
+///     vec![(MachineId(1), Tasks::new(1, 1)), (MachineId(2), Tasks::new(3, 0))]
+/// );
+/// assert!(p.same_as(&Placement::from(vec![
+///     (MachineId(2), Tasks::new(3, 0)),
+///     (MachineId(1), Tasks::new(1, 1)),
+/// ])));
+/// assert_eq!(p.machines().collect::<Vec<_>>(), [MachineId(2), MachineId(0), MachineId(1)]);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(transparent))]
+pub struct Placement(Vec<(MachineId, Tasks)>);
+
+impl Placement {
+    /// No tasks anywhere.
+    pub fn new() -> Self {
+        Placement(Vec::new())
+    }
+
+    /// Number of entries (machines listed, empty entries included).
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether no machine is listed.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The entries, in list order.
+    pub fn iter(&self) -> std::slice::Iter<'_, (MachineId, Tasks)> {
+        self.0.iter()
+    }
+
+    /// The machines listed, in list order (empty entries included).
+    pub fn machines(&self) -> impl Iterator<Item = MachineId> + '_ {
+        self.0.iter().map(|(m, _)| *m)
+    }
+
+    /// Total tasks over all machines (saturating).
+    pub fn total(&self) -> Tasks {
+        self.0.iter().fold(Tasks::default(), |acc, (_, t)| {
             Tasks::new(
                 acc.workers.saturating_add(t.workers),
                 acc.ps.saturating_add(t.ps),
             )
         })
+    }
+
+    /// The entries with tasks, in list order.
+    pub fn non_empty(&self) -> Placement {
+        self.0
+            .iter()
+            .copied()
+            .filter(|(_, t)| !t.is_empty())
+            .collect()
+    }
+
+    /// The entries with tasks, sorted by machine (a stable sort: entries
+    /// for the same machine keep their order and are not summed).
+    pub fn normalised(&self) -> Placement {
+        let mut v = self.non_empty();
+        v.0.sort_by_key(|(m, _)| *m);
+        v
+    }
+
+    /// Whether both hold the same tasks on the same machines: equal
+    /// [`Placement::normalised`] forms.
+    pub fn same_as(&self, other: &Placement) -> bool {
+        self.normalised() == other.normalised()
+    }
+
+    /// Appends an entry as it is (no merging).
+    pub fn push(&mut self, entry: (MachineId, Tasks)) {
+        self.0.push(entry);
+    }
+
+    /// Adds `tasks` to the first entry of `machine`, or appends an entry
+    /// for it; empty `tasks` change nothing.
+    pub fn add(&mut self, machine: MachineId, tasks: Tasks) {
+        if tasks.is_empty() {
+            return;
+        }
+        match self.0.iter_mut().find(|(n, _)| *n == machine) {
+            Some((_, u)) => *u = Tasks::new(u.workers + tasks.workers, u.ps + tasks.ps),
+            None => self.0.push((machine, tasks)),
+        }
+    }
+
+    /// [`Placement::add`]s every entry of `other`, in its order.
+    pub fn merge(&mut self, other: &Placement) {
+        for &(m, t) in &other.0 {
+            self.add(m, t);
+        }
+    }
+
+    /// Removes every entry.
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+
+    /// Keeps the entries for which `keep` holds.
+    pub fn retain(&mut self, keep: impl FnMut(&(MachineId, Tasks)) -> bool) {
+        self.0.retain(keep);
+    }
+
+    /// The entries as a vector.
+    pub fn into_vec(self) -> Vec<(MachineId, Tasks)> {
+        self.0
+    }
+}
+
+impl From<Vec<(MachineId, Tasks)>> for Placement {
+    fn from(v: Vec<(MachineId, Tasks)>) -> Self {
+        Placement(v)
+    }
+}
+
+impl<const N: usize> From<[(MachineId, Tasks); N]> for Placement {
+    fn from(v: [(MachineId, Tasks); N]) -> Self {
+        Placement(v.into())
+    }
+}
+
+impl From<&[(MachineId, Tasks)]> for Placement {
+    fn from(v: &[(MachineId, Tasks)]) -> Self {
+        Placement(v.to_vec())
+    }
+}
+
+impl From<Placement> for Vec<(MachineId, Tasks)> {
+    fn from(p: Placement) -> Self {
+        p.0
+    }
+}
+
+impl FromIterator<(MachineId, Tasks)> for Placement {
+    fn from_iter<I: IntoIterator<Item = (MachineId, Tasks)>>(iter: I) -> Self {
+        Placement(iter.into_iter().collect())
+    }
+}
+
+impl IntoIterator for Placement {
+    type Item = (MachineId, Tasks);
+    type IntoIter = std::vec::IntoIter<(MachineId, Tasks)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a Placement {
+    type Item = &'a (MachineId, Tasks);
+    type IntoIter = std::slice::Iter<'a, (MachineId, Tasks)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+impl std::ops::Deref for Placement {
+    type Target = [(MachineId, Tasks)];
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Placement {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
+
+impl PartialEq<Vec<(MachineId, Tasks)>> for Placement {
+    fn eq(&self, other: &Vec<(MachineId, Tasks)>) -> bool {
+        self.0 == *other
+    }
+}
+
+impl PartialEq<Placement> for Vec<(MachineId, Tasks)> {
+    fn eq(&self, other: &Placement) -> bool {
+        *self == other.0
     }
 }
 
@@ -75,7 +281,7 @@ pub struct Segment {
     /// Slots `start..end` (0-based, end exclusive).
     pub slots: Range<u32>,
     /// Tasks per machine; each machine at most once.
-    pub placement: Vec<(MachineId, Tasks)>,
+    pub placement: Placement,
     /// The GPUs used, when the algorithm assigns GPU ids (ring-all-reduce).
     #[cfg_attr(feature = "serde", serde(default))]
     pub gpus: Option<Vec<GpuId>>,
@@ -86,10 +292,10 @@ pub struct Segment {
 
 impl Segment {
     /// A segment without GPU ids or configuration.
-    pub fn new(slots: Range<u32>, placement: Vec<(MachineId, Tasks)>) -> Self {
+    pub fn new(slots: Range<u32>, placement: impl Into<Placement>) -> Self {
         Segment {
             slots,
-            placement,
+            placement: placement.into(),
             gpus: None,
             config: None,
         }
@@ -97,7 +303,7 @@ impl Segment {
 
     /// Total tasks over all machines.
     pub fn total(&self) -> Tasks {
-        Tasks::total_of(&self.placement)
+        self.placement.total()
     }
 }
 
@@ -551,8 +757,7 @@ fn check_job(instance: &Instance, job: &Job, js: &JobSchedule) -> Result<(), Vio
             });
         }
         if job.discipline.elasticity == Elasticity::Rigid
-            && (normalised_placement(&a.placement) != normalised_placement(&b.placement)
-                || sorted_gpus(a) != sorted_gpus(b))
+            && (!a.placement.same_as(&b.placement) || sorted_gpus(a) != sorted_gpus(b))
         {
             return Err(Violation::PlacementChanged {
                 job: id,
@@ -561,19 +766,6 @@ fn check_job(instance: &Instance, job: &Job, js: &JobSchedule) -> Result<(), Vio
         }
     }
     Ok(())
-}
-
-/// A placement without empty entries, sorted by machine: two placements
-/// hold the same tasks on the same machines exactly when their normalised
-/// forms are equal.
-pub fn normalised_placement(p: &[(MachineId, Tasks)]) -> Vec<(MachineId, Tasks)> {
-    let mut v: Vec<_> = p
-        .iter()
-        .copied()
-        .filter(|(_, t)| t.workers > 0 || t.ps > 0)
-        .collect();
-    v.sort_by_key(|(m, _)| *m);
-    v
 }
 
 fn sorted_gpus(s: &Segment) -> Option<Vec<GpuId>> {
@@ -633,7 +825,7 @@ fn check_segment(
 pub fn check_allocation(
     instance: &Instance,
     job: &Job,
-    placement: &[(MachineId, Tasks)],
+    placement: &Placement,
     gpus: Option<&[GpuId]>,
 ) -> Result<(), Violation> {
     check_placement(instance, job, 0, placement, gpus)
@@ -643,7 +835,7 @@ fn check_placement(
     instance: &Instance,
     job: &Job,
     k: usize,
-    placement: &[(MachineId, Tasks)],
+    placement: &Placement,
     gpus: Option<&[GpuId]>,
 ) -> Result<(), Violation> {
     let id = job.id;
@@ -661,7 +853,7 @@ fn check_placement(
                 machine: m,
             });
         }
-        if tasks.workers == 0 && tasks.ps == 0 {
+        if tasks.is_empty() {
             continue;
         }
         if !job.may_use(m) {
@@ -685,7 +877,7 @@ fn check_placement(
             }
         }
     }
-    let total = Tasks::total_of(placement);
+    let total = placement.total();
     if total.workers == 0 {
         return Err(Violation::NoWorkers {
             job: id,
@@ -763,7 +955,7 @@ fn check_gpu_ids(
     instance: &Instance,
     job: &Job,
     k: usize,
-    placement: &[(MachineId, Tasks)],
+    placement: &Placement,
     gpus: &[GpuId],
 ) -> Result<(), Violation> {
     let mut unique = HashSet::with_capacity(gpus.len());

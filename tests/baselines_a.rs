@@ -117,7 +117,7 @@ fn workers_at(r: &SimResult, job: u32, t: f64) -> u32 {
     r.allocations
         .iter()
         .filter(|a| a.job == JobId(job) && a.from_s <= t && t < a.to_s)
-        .map(|a| Tasks::total_of(&a.placement).workers)
+        .map(|a| a.placement.total().workers)
         .sum()
 }
 

@@ -49,7 +49,7 @@ fn sizes(r: &SimResult, job: u32) -> Vec<(f64, f64, Tasks)> {
     r.allocations
         .iter()
         .filter(|a| a.job == JobId(job) && a.to_s > a.from_s)
-        .map(|a| (a.from_s, a.to_s, Tasks::total_of(&a.placement)))
+        .map(|a| (a.from_s, a.to_s, a.placement.total()))
         .collect()
 }
 
@@ -503,7 +503,7 @@ mod dorm {
             let mut after: BTreeMap<JobId, u32> = BTreeMap::new();
             for a in &actions {
                 if let Action::SetAllocation { job, placement, .. } = a {
-                    after.insert(*job, Tasks::total_of(placement).workers);
+                    after.insert(*job, placement.total().workers);
                 }
             }
             self.log.push(

@@ -638,7 +638,7 @@ proptest! {
             // Whole workload done: Σ over the job's allocations of
             // workers × duration / τ (τ = 1 s) = its mini-batches.
             let done: f64 = r.allocations.iter().filter(|a| a.job == job.id)
-                .map(|a| f64::from(Tasks::total_of(&a.placement).workers) * (a.to_s - a.from_s))
+                .map(|a| f64::from(a.placement.total().workers) * (a.to_s - a.from_s))
                 .sum();
             prop_assert!((done - total_work(job)).abs() <= 1e-6 * total_work(job));
             prop_assert_eq!(rec.remaining_work, 0.0);

@@ -73,7 +73,7 @@ fn seg(slots: std::ops::Range<u32>, placement: &[(MachineId, u32, u32)]) -> Segm
         placement
             .iter()
             .map(|&(m, w, p)| (m, Tasks::new(w, p)))
-            .collect(),
+            .collect::<Placement>(),
     )
 }
 

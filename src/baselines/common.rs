@@ -2,8 +2,8 @@
 //! start, dominant shares, placement bookkeeping, and the actions of a
 //! from-scratch reallocation.
 
-use crate::model::{Elasticity, FIT_TOL, MachineId, ResourceKind, Resources};
-use crate::schedule::{Tasks, normalised_placement};
+use crate::model::{Elasticity, FIT_TOL, ResourceKind, Resources};
+use crate::schedule::{Placement, Tasks};
 use crate::sim::{Action, JobStatus, JobView, SimView};
 
 use super::{PlacementRule, Placer};
@@ -53,36 +53,14 @@ pub fn dominant_share(demand: &Resources, total: &Resources) -> f64 {
     normalised(demand, total).into_iter().fold(0.0, f64::max)
 }
 
-/// Adds `add` into `into`, one entry per machine, dropping empty entries.
-pub(crate) fn merge_into(into: &mut Vec<(MachineId, Tasks)>, add: &[(MachineId, Tasks)]) {
-    for &(m, t) in add {
-        if t.workers == 0 && t.ps == 0 {
-            continue;
-        }
-        match into.iter_mut().find(|(n, _)| *n == m) {
-            Some((_, u)) => *u = Tasks::new(u.workers + t.workers, u.ps + t.ps),
-            None => into.push((m, t)),
-        }
-    }
-}
-
-/// Whether two placements hold the same tasks on the same machines.
-pub(crate) fn same_placement(a: &[(MachineId, Tasks)], b: &[(MachineId, Tasks)]) -> bool {
-    normalised_placement(a) == normalised_placement(b)
-}
-
 /// The part of `placement` kept when the job shrinks to at most `workers`
 /// workers and `ps` PSs: tasks are removed one at a time from the machine
 /// where the job has the fewest of that kind (ties: the higher machine
 /// id), so the job stays as consolidated as it was. Counts already within
 /// the limits are kept whole.
-pub(crate) fn trim(
-    placement: &[(MachineId, Tasks)],
-    workers: u32,
-    ps: u32,
-) -> Vec<(MachineId, Tasks)> {
-    let mut v = normalised_placement(placement);
-    let total = Tasks::total_of(&v);
+pub(crate) fn trim(placement: &Placement, workers: u32, ps: u32) -> Placement {
+    let mut v = placement.normalised();
+    let total = v.total();
     for (excess, is_worker) in [
         (total.workers.saturating_sub(workers), true),
         (total.ps.saturating_sub(ps), false),
@@ -104,14 +82,14 @@ pub(crate) fn trim(
             }
         }
     }
-    v.retain(|(_, t)| t.workers > 0 || t.ps > 0);
+    v.retain(|(_, t)| !t.is_empty());
     v
 }
 
 /// The actions that give each listed job its new placement (empty: a
 /// pause). The simulator applies one answer as a transaction, so the order
 /// does not matter and no cycle of moves needs breaking.
-pub(crate) fn to_actions<'a>(changes: Vec<(JobView<'a>, Vec<(MachineId, Tasks)>)>) -> Vec<Action> {
+pub(crate) fn to_actions<'a>(changes: Vec<(JobView<'a>, Placement)>) -> Vec<Action> {
     changes
         .into_iter()
         .map(|(j, new)| {
@@ -176,6 +154,7 @@ pub(crate) fn start_in_order<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::MachineId;
 
     #[test]
     fn shares_and_merges() {
@@ -183,15 +162,12 @@ mod tests {
         let d = Resources::zero().gpus(1.0).cpu_cores(5.0).memory(5.0);
         // CPU has no capacity and is ignored; memory dominates.
         assert_eq!(dominant_share(&d, &total), 0.5);
-        let mut p = vec![(MachineId(1), Tasks::new(1, 0))];
-        merge_into(
-            &mut p,
-            &[
-                (MachineId(1), Tasks::new(1, 1)),
-                (MachineId(0), Tasks::new(0, 0)),
-                (MachineId(2), Tasks::new(2, 0)),
-            ],
-        );
+        let mut p = Placement::from(vec![(MachineId(1), Tasks::new(1, 0))]);
+        p.merge(&Placement::from(vec![
+            (MachineId(1), Tasks::new(1, 1)),
+            (MachineId(0), Tasks::new(0, 0)),
+            (MachineId(2), Tasks::new(2, 0)),
+        ]));
         assert_eq!(
             p,
             vec![
@@ -199,23 +175,20 @@ mod tests {
                 (MachineId(2), Tasks::new(2, 0))
             ]
         );
-        assert!(same_placement(
-            &p,
-            &[
-                (MachineId(2), Tasks::new(2, 0)),
-                (MachineId(0), Tasks::new(0, 0)),
-                (MachineId(1), Tasks::new(2, 1))
-            ]
-        ));
+        assert!(p.same_as(&Placement::from(vec![
+            (MachineId(2), Tasks::new(2, 0)),
+            (MachineId(0), Tasks::new(0, 0)),
+            (MachineId(1), Tasks::new(2, 1))
+        ])));
     }
 
     #[test]
     fn trim_removes_from_the_smallest_parts() {
-        let p = vec![
+        let p = Placement::from(vec![
             (MachineId(0), Tasks::new(3, 1)),
             (MachineId(1), Tasks::new(1, 1)),
             (MachineId(2), Tasks::new(1, 0)),
-        ];
+        ]);
         // Two workers off: machine 2 (1, higher id), then machine 1; then
         // one PS off: machine 1 (tie with machine 0, higher id).
         assert_eq!(trim(&p, 3, 1), vec![(MachineId(0), Tasks::new(3, 1))]);

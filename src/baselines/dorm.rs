@@ -109,7 +109,7 @@ use super::realloc::Realloc;
 /// let opts = SimOptions { stop: StopAt::Horizon, ..SimOptions::default() };
 /// let r = simulate(&inst, &mut dorm, &opts)?;
 /// let size = |job: u32| r.allocations.iter().rev()
-///     .find(|a| a.job == JobId(job)).map(|a| Tasks::total_of(&a.placement));
+///     .find(|a| a.job == JobId(job)).map(|a| a.placement.total());
 /// assert_eq!((size(0), size(1)), (Some(Tasks::new(6, 1)), Some(Tasks::new(2, 1))));
 /// assert_eq!((dorm.report().decisions, dorm.report().fallbacks), (2, 0));
 /// # Ok::<(), dmlsched::Error>(())

@@ -3,13 +3,11 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::model::{Architecture, Elasticity, Job, MachineId, WorkerCounts};
-use crate::schedule::Tasks;
+use crate::model::{Architecture, Elasticity, Job, WorkerCounts};
+use crate::schedule::Placement;
 use crate::sim::{Action, Event, JobView, Policy, SimView};
 
-use super::common::{
-    dominant_share, keeps_allocation, merge_into, same_placement, to_actions, trim,
-};
+use super::common::{dominant_share, keeps_allocation, to_actions, trim};
 use super::{PlacementRule, Placer, ps_for, requested_tasks};
 
 /// Dominant-resource fairness (Ghodsi et al., "Dominant Resource Fairness",
@@ -157,7 +155,7 @@ impl Ord for Share {
 struct Fill {
     workers: u32,
     ps: u32,
-    placement: Vec<(MachineId, Tasks)>,
+    placement: Placement,
 }
 
 impl Policy for Drf {
@@ -184,7 +182,7 @@ impl Policy for Drf {
             .map(|_| Fill {
                 workers: 0,
                 ps: 0,
-                placement: Vec::new(),
+                placement: Placement::new(),
             })
             .collect();
         let mut placer = scratch.clone();
@@ -207,7 +205,7 @@ impl Policy for Drf {
             if let Some((w, p, part)) = grown {
                 f.workers = w;
                 f.ps = p;
-                merge_into(&mut f.placement, &part);
+                f.placement.merge(&part);
                 let share = dominant_share(&job.demand_for(w, f.ps), &total);
                 heap.push(Reverse((Share(share), i)));
             }
@@ -216,7 +214,7 @@ impl Policy for Drf {
         // Final placement: a running job keeps what it can of its current
         // placement, and the tasks it gains are placed on what is left.
         let mut sticky = scratch;
-        let mut placements: Vec<Vec<(MachineId, Tasks)>> = jobs
+        let mut placements: Vec<Placement> = jobs
             .iter()
             .zip(&fill)
             .map(|(j, f)| trim(j.placement(), f.workers, f.ps))
@@ -229,7 +227,7 @@ impl Policy for Drf {
             if !ok {
                 break;
             }
-            let kept = Tasks::total_of(placement);
+            let kept = placement.total();
             let (dw, dp) = (
                 f.workers.saturating_sub(kept.workers),
                 f.ps.saturating_sub(kept.ps),
@@ -238,7 +236,7 @@ impl Policy for Drf {
                 continue;
             }
             match sticky.place(j.job(), dw, dp) {
-                Some(extra) => merge_into(placement, &extra),
+                Some(extra) => placement.merge(&extra),
                 None => ok = false,
             }
         }
@@ -249,7 +247,7 @@ impl Policy for Drf {
         let changes: Vec<_> = jobs
             .iter()
             .zip(placements)
-            .filter(|(j, p)| !same_placement(j.placement(), p))
+            .filter(|(j, p)| !j.placement().same_as(p))
             .map(|(j, p)| (*j, p))
             .collect();
         Ok(to_actions(changes))

@@ -2,8 +2,8 @@
 
 use std::collections::BTreeSet;
 
-use crate::model::{Architecture, FIT_TOL, GpuId, MachineId, Resources, TaskKind};
-use crate::schedule::Tasks;
+use crate::model::{Architecture, FIT_TOL, GpuId, Resources, TaskKind};
+use crate::schedule::{Placement, Tasks};
 use crate::sim::{Action, Event, Policy, SimView};
 
 use super::common::{is_queued, workers_fitting};
@@ -212,7 +212,7 @@ impl Policy for FifoFirstFitBandwidth {
                             .map(|&(p, y)| gpu_ids.first_free(view, p, y))
                             .collect::<Option<_>>()?;
                         let multi = parts.len() >= 2;
-                        let mut placement: Vec<(MachineId, Tasks)> = Vec::new();
+                        let mut placement = Placement::new();
                         let mut gpus = Vec::new();
                         for ((p, y), ids) in parts.into_iter().zip(chosen) {
                             let m = machines[p].id;

@@ -58,26 +58,16 @@ pub use tiresias::Tiresias;
 use crate::model::{Architecture, Job};
 
 /// PSs for `workers` workers of a parameter-server job:
-/// `z = ⌈w·b/B⌉` (worker over PS bandwidth, so the PSs' NICs carry the
-/// workers' traffic, as in the OASiS paper's constraints), at least 1, at most the job's PS cap
+/// [`PsJob::ps_needed`](crate::model::PsJob::ps_needed), `z = ⌈w·b/B⌉`
+/// (worker over PS bandwidth, so the PSs' NICs carry the workers' traffic,
+/// as in the OASiS paper's constraints), at least 1, at most the job's PS cap
 /// and, under the PS ≤ workers rule, at most `w`. 0 for ring-all-reduce
 /// jobs.
 pub fn ps_for(job: &Job, workers: u32) -> u32 {
     match &job.architecture {
         Architecture::RingAllReduce(_) => 0,
         Architecture::ParameterServer(p) => {
-            let ratio = if p.ps.nic_bps > 0.0 {
-                p.worker.nic_bps / p.ps.nic_bps
-            } else {
-                0.0
-            };
-            let z = crate::model::units::ceil_tol(f64::from(workers) * ratio).max(1.0);
-            let mut z = if z >= f64::from(u32::MAX) {
-                u32::MAX
-            } else {
-                z as u32
-            };
-            z = z.min(p.max_ps);
+            let mut z = p.ps_needed(workers).max(1).min(p.max_ps);
             if p.ps_at_most_workers {
                 z = z.min(workers.max(1));
             }

@@ -1,8 +1,8 @@
 //! Task placement shared by the baselines: first fit, consolidating first
 //! fit and round robin, over a scratch copy of the free capacities.
 
-use crate::model::{FIT_TOL, Instance, Job, MachineId, Resources, TaskKind};
-use crate::schedule::Tasks;
+use crate::model::{FIT_TOL, Instance, Job, Resources, TaskKind};
+use crate::schedule::{Placement, Tasks};
 
 /// How tasks are spread over machines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -65,7 +65,7 @@ impl<'a> Placer<'a> {
 
     /// Gives back what an allocation holds (for policies that recompute
     /// allocations from scratch).
-    pub fn release(&mut self, job: &Job, placement: &[(MachineId, Tasks)]) {
+    pub fn release(&mut self, job: &Job, placement: &Placement) {
         for &(m, t) in placement {
             if let Some(p) = self.instance.machine_position(m) {
                 self.free[p] = self.free[p].plus(&job.demand_for(t.workers, t.ps));
@@ -76,10 +76,10 @@ impl<'a> Placer<'a> {
     /// Takes a given placement of `job` (to keep a running job where it is,
     /// or to resume a gang where it ran) if every machine of it is known
     /// and has room; otherwise returns `false` and changes nothing.
-    pub fn take(&mut self, job: &Job, placement: &[(MachineId, Tasks)]) -> bool {
+    pub fn take(&mut self, job: &Job, placement: &Placement) -> bool {
         let mut needs: Vec<(usize, Resources)> = Vec::with_capacity(placement.len());
         for &(m, t) in placement {
-            if t.workers == 0 && t.ps == 0 {
+            if t.is_empty() {
                 continue;
             }
             let Some(p) = self.instance.machine_position(m) else {
@@ -118,7 +118,7 @@ impl<'a> Placer<'a> {
 
     /// Places `workers` workers and `ps` PSs of `job`, or returns `None` and
     /// changes nothing.
-    pub fn place(&mut self, job: &Job, workers: u32, ps: u32) -> Option<Vec<(MachineId, Tasks)>> {
+    pub fn place(&mut self, job: &Job, workers: u32, ps: u32) -> Option<Placement> {
         if !self.may_fit(job, workers, ps) {
             return None;
         }
@@ -130,7 +130,7 @@ impl<'a> Placer<'a> {
                     && (ps == 0 || m.hosts.allows(TaskKind::ParameterServer));
                 if hosts && job.may_use(m.id) && need.fits_in(&self.free[p], FIT_TOL) {
                     self.free[p] = self.free[p].minus(&need);
-                    return Some(vec![(m.id, Tasks::new(workers, ps))]);
+                    return Some(Placement::from(vec![(m.id, Tasks::new(workers, ps))]));
                 }
             }
         }
@@ -166,7 +166,7 @@ impl<'a> Placer<'a> {
             counts
                 .into_iter()
                 .enumerate()
-                .filter(|(_, t)| t.workers > 0 || t.ps > 0)
+                .filter(|(_, t)| !t.is_empty())
                 .map(|(p, t)| (machines[p].id, t))
                 .collect(),
         )
@@ -176,7 +176,7 @@ impl<'a> Placer<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Architecture, Cluster, JobId, RarJob, WorkerCounts};
+    use crate::model::{Architecture, Cluster, JobId, MachineId, RarJob, WorkerCounts};
 
     fn inst(gpus: &[f64]) -> Instance {
         let machines = gpus
@@ -217,20 +217,20 @@ mod tests {
         let job = &i.jobs()[0];
         assert_eq!(
             p.place(job, 3, 0),
-            Some(vec![(MachineId(1), Tasks::new(3, 0))])
+            Some(Placement::from(vec![(MachineId(1), Tasks::new(3, 0))]))
         );
         // 1 free on m1, 2 on m0, 4 on m2: 4 fits m2 alone.
         assert_eq!(
             p.place(job, 4, 0),
-            Some(vec![(MachineId(2), Tasks::new(4, 0))])
+            Some(Placement::from(vec![(MachineId(2), Tasks::new(4, 0))]))
         );
         // 3 GPUs left in total (2 + 1): spread first fit.
         assert_eq!(
             p.place(job, 3, 0),
-            Some(vec![
+            Some(Placement::from(vec![
                 (MachineId(0), Tasks::new(2, 0)),
                 (MachineId(1), Tasks::new(1, 0))
-            ])
+            ]))
         );
         assert_eq!(p.place(job, 1, 0), None);
         assert!(p.free().iter().all(|r| r.gpus.abs() < 1e-12));
@@ -242,17 +242,17 @@ mod tests {
         let free: Vec<_> = i.cluster().machines.iter().map(|m| m.capacity).collect();
         let mut p = Placer::new(&i, &free, PlacementRule::FirstFit);
         let job = &i.jobs()[0];
-        let two = [
+        let two = Placement::from([
             (MachineId(0), Tasks::new(1, 0)),
             (MachineId(1), Tasks::new(2, 0)),
-        ];
+        ]);
         assert!(p.take(job, &two));
         // Machine 1 is full: nothing is taken, not even machine 0's part.
         let before = p.free().to_vec();
         assert!(!p.take(job, &two));
         assert_eq!(p.free(), &before[..]);
-        assert!(!p.take(job, &[(MachineId(7), Tasks::new(1, 0))]));
-        assert!(p.take(job, &[(MachineId(0), Tasks::new(1, 0))]));
+        assert!(!p.take(job, &Placement::from([(MachineId(7), Tasks::new(1, 0))])));
+        assert!(p.take(job, &Placement::from([(MachineId(0), Tasks::new(1, 0))])));
         p.release(job, &two);
         assert_eq!(p.free()[1].gpus, 2.0);
     }
@@ -265,18 +265,18 @@ mod tests {
         let job = &i.jobs()[0];
         assert_eq!(
             p.place(job, 2, 0),
-            Some(vec![
+            Some(Placement::from(vec![
                 (MachineId(0), Tasks::new(1, 0)),
                 (MachineId(1), Tasks::new(1, 0))
-            ])
+            ]))
         );
         assert_eq!(p.pointer(), 2);
         assert_eq!(
             p.place(job, 2, 0),
-            Some(vec![
+            Some(Placement::from(vec![
                 (MachineId(0), Tasks::new(1, 0)),
                 (MachineId(2), Tasks::new(1, 0))
-            ])
+            ]))
         );
         let before = p.free().to_vec();
         assert_eq!(p.place(job, 3, 0), None);

@@ -1,12 +1,10 @@
 //! Budget-based proportional share: a fixed-budget GPU market.
 
-use crate::model::{
-    Architecture, Elasticity, Job, MachineId, Resources, TaskKind, WorkerCounts, units,
-};
-use crate::schedule::Tasks;
+use crate::model::{Architecture, Elasticity, Job, Resources, TaskKind, WorkerCounts, units};
+use crate::schedule::{Placement, Tasks};
 use crate::sim::{Action, Event, JobView, Policy, SimView};
 
-use super::common::{keeps_allocation, merge_into, same_placement, to_actions, workers_fitting};
+use super::common::{keeps_allocation, to_actions, workers_fitting};
 use super::{PlacementRule, Placer, ps_for, requested_tasks};
 
 /// Fixed-budget proportional share: each job spends a fixed budget on the
@@ -293,7 +291,7 @@ impl Policy for ProportionalShare {
                 None => break,
             }
         }
-        let mut placements: Vec<(JobView<'_>, Vec<(MachineId, Tasks)>)> = bidders
+        let mut placements: Vec<(JobView<'_>, Placement)> = bidders
             .iter()
             .zip(results)
             .map(|(b, (p, _))| (b.view, p))
@@ -307,7 +305,7 @@ impl Policy for ProportionalShare {
                     pool = placer.free().to_vec();
                     placement
                 }
-                None => Vec::new(),
+                None => Placement::new(),
             };
             placements.push((j, placement));
         }
@@ -320,7 +318,7 @@ impl Policy for ProportionalShare {
         });
         let changes: Vec<_> = placements
             .into_iter()
-            .filter(|(j, p)| !same_placement(j.placement(), p))
+            .filter(|(j, p)| !j.placement().same_as(p))
             .collect();
         Ok(to_actions(changes))
     }
@@ -333,7 +331,7 @@ fn clear(
     instance: &crate::model::Instance,
     bidders: &mut [Bidder<'_>],
     pool: &mut [Resources],
-) -> Vec<(Vec<(MachineId, Tasks)>, bool)> {
+) -> Vec<(Placement, bool)> {
     let machines = &instance.cluster().machines;
     for b in bidders.iter_mut() {
         b.workers.iter_mut().for_each(|w| *w = 0);
@@ -407,7 +405,7 @@ fn clear(
             }
         };
         b.drop_workers(b.total.saturating_sub(keep), pool);
-        let mut ps_placement = Vec::new();
+        let mut ps_placement = Placement::new();
         if b.total > 0 && job.max_ps() > 0 {
             loop {
                 let ps = if rigid {
@@ -426,7 +424,7 @@ fn clear(
                 b.drop_workers(1, pool);
             }
         }
-        let mut placement: Vec<(MachineId, Tasks)> = b
+        let mut placement: Placement = b
             .workers
             .iter()
             .enumerate()
@@ -434,7 +432,7 @@ fn clear(
             .map(|(h, w)| (machines[h].id, Tasks::new(*w, 0)))
             .collect();
         if b.total > 0 {
-            merge_into(&mut placement, &ps_placement);
+            placement.merge(&ps_placement);
         } else {
             placement.clear();
         }
@@ -465,11 +463,11 @@ fn place_ps(
     job: &Job,
     ps: u32,
     pool: &mut [Resources],
-) -> Option<Vec<(MachineId, Tasks)>> {
+) -> Option<Placement> {
     let unit = job.task_demand(TaskKind::ParameterServer).copied()?;
     let machines = &instance.cluster().machines;
     let mut free = pool.to_vec();
-    let mut placement: Vec<(MachineId, Tasks)> = Vec::new();
+    let mut placement = Placement::new();
     for _ in 0..ps {
         let h = (0..machines.len()).find(|&h| {
             let m = &machines[h];
@@ -478,7 +476,7 @@ fn place_ps(
                 && unit.fits_in(&free[h], crate::model::FIT_TOL)
         })?;
         free[h] = free[h].minus(&unit);
-        merge_into(&mut placement, &[(machines[h].id, Tasks::new(0, 1))]);
+        placement.add(machines[h].id, Tasks::new(0, 1));
     }
     pool.copy_from_slice(&free);
     Some(placement)

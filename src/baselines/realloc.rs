@@ -28,8 +28,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::{FIT_TOL, Instance, Job, MachineId, ResourceKind, Resources, TaskKind};
-use crate::schedule::Tasks;
+use crate::model::{FIT_TOL, Instance, Job, ResourceKind, Resources, TaskKind};
+use crate::schedule::{Placement, Tasks};
 use crate::sim::{Action, JobView, SimView};
 
 use super::{PlacementRule, Placer};
@@ -43,7 +43,7 @@ pub(crate) fn standalone(
     workers: u32,
     ps: u32,
     rule: PlacementRule,
-) -> Option<Vec<(MachineId, Tasks)>> {
+) -> Option<Placement> {
     let capacity: Vec<Resources> = instance
         .cluster()
         .machines
@@ -65,7 +65,7 @@ pub(crate) fn oracle_placement(
     workers: u32,
     ps: u32,
     rule: PlacementRule,
-) -> Vec<(MachineId, Tasks)> {
+) -> Placement {
     if let Some(p) = standalone(instance, job, workers, ps, rule) {
         return p;
     }
@@ -77,7 +77,7 @@ pub(crate) fn oracle_placement(
             .or(machines.first())
             .map(|m| m.id)
     };
-    let mut out: Vec<(MachineId, Tasks)> = Vec::new();
+    let mut out = Placement::new();
     for (kind, n) in [(TaskKind::Worker, workers), (TaskKind::ParameterServer, ps)] {
         if n == 0 {
             continue;
@@ -148,10 +148,10 @@ pub(crate) struct Realloc<'a> {
     entries: Vec<Entry<'a>>,
 }
 
-fn positions(instance: &Instance, p: &[(MachineId, Tasks)]) -> BTreeMap<usize, Tasks> {
+fn positions(instance: &Instance, p: &Placement) -> BTreeMap<usize, Tasks> {
     let mut out: BTreeMap<usize, Tasks> = BTreeMap::new();
     for &(m, t) in p {
-        if t.workers == 0 && t.ps == 0 {
+        if t.is_empty() {
             continue;
         }
         if let Some(pos) = instance.machine_position(m) {
@@ -349,7 +349,7 @@ impl<'a> Realloc<'a> {
             .into_iter()
             .filter(|e| e.old != e.new)
             .map(|e| {
-                let placement: Vec<(MachineId, Tasks)> =
+                let placement: Placement =
                     e.new.iter().map(|(&p, &t)| (machines[p].id, t)).collect();
                 if placement.is_empty() {
                     Action::pause(e.view.id())

@@ -2,8 +2,8 @@
 
 use std::collections::BTreeSet;
 
-use crate::model::{Elasticity, JobId, MachineId, units};
-use crate::schedule::Tasks;
+use crate::model::{Elasticity, JobId, units};
+use crate::schedule::Placement;
 use crate::sim::{Action, Event, JobView, Policy, SimView};
 
 use super::realloc::{Realloc, standalone};
@@ -164,8 +164,8 @@ fn completion_slot(start_s: f64, rho_s: f64, slot_s: f64) -> u32 {
 impl Rrh {
     fn estimate(&self, view: &SimView<'_>, j: &JobView<'_>) -> crate::Result<Estimate> {
         let job = j.job();
-        let placement: Option<Vec<(MachineId, Tasks)>> = if j.is_running() {
-            Some(j.placement().to_vec())
+        let placement: Option<Placement> = if j.is_running() {
+            Some(j.placement().clone())
         } else {
             let (w, p) = requested_tasks(job);
             standalone(view.instance(), job, w, p, self.params.placement)

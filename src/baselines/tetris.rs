@@ -1,6 +1,7 @@
 //! Tetris: multi-resource packing by alignment score.
 
 use crate::model::Resources;
+use crate::schedule::Placement;
 use crate::sim::{Action, Event, Policy, SimView};
 
 use super::common::{is_queued, normalised};
@@ -81,7 +82,7 @@ impl Policy for Tetris {
                 .iter()
                 .fold(Resources::zero(), |a, f| a.plus(f));
             let free = normalised(&free, &total);
-            let mut best: Option<(usize, f64, Vec<_>, Placer<'_>)> = None;
+            let mut best: Option<(usize, f64, Placement, Placer<'_>)> = None;
             let mut fitting = Vec::with_capacity(candidates.len());
             for (i, &(j, w, p, ref d)) in candidates.iter().enumerate() {
                 let mut trial = placer.clone();

@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::{Elasticity, JobId, MachineId};
-use crate::schedule::Tasks;
+use crate::model::{Elasticity, JobId};
+use crate::schedule::Placement;
 use crate::sim::{Action, Event, JobStatus, JobView, Policy, SimView};
 
 use super::common::{keeps_allocation, to_actions};
@@ -94,7 +94,7 @@ pub struct Tiresias {
 #[derive(Debug, Clone, PartialEq, Default)]
 struct Memory {
     promoted: BTreeMap<JobId, f64>,
-    pins: BTreeMap<JobId, Vec<(MachineId, Tasks)>>,
+    pins: BTreeMap<JobId, Placement>,
 }
 
 impl Default for Tiresias {
@@ -124,7 +124,7 @@ impl Tiresias {
         self.memory.pins.retain(|id, _| live(id));
         for j in view.active() {
             if j.is_running() && j.job().discipline.elasticity == Elasticity::Rigid {
-                self.memory.pins.insert(j.id(), j.placement().to_vec());
+                self.memory.pins.insert(j.id(), j.placement().clone());
             }
         }
     }
@@ -200,7 +200,7 @@ impl Policy for Tiresias {
             let job = j.job();
             if j.is_running() {
                 if !scratch.take(job, j.placement()) {
-                    changes.push((j, Vec::new()));
+                    changes.push((j, Placement::new()));
                 }
                 continue;
             }

@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::model::{Elasticity, FIT_TOL, GpuId, JobId, MachineId, Resources, units};
-use crate::schedule::{self, JobSchedule, Segment, Tasks};
+use crate::schedule::{self, JobSchedule, Placement, Segment, Tasks};
 
 use super::engine::Engine;
 use super::ledger::{self, Steps};
@@ -38,7 +38,7 @@ enum Kind {
 struct Change {
     p: usize,
     /// Tasks per machine, without empty entries.
-    placement: Vec<(MachineId, Tasks)>,
+    placement: Placement,
     gpus: Option<Vec<GpuId>>,
     /// Machine positions and demand of `placement`.
     load: Vec<(usize, Tasks, Resources)>,
@@ -48,24 +48,12 @@ struct Change {
     kind: Kind,
 }
 
-fn same_placement(a: &[(MachineId, Tasks)], b: &[(MachineId, Tasks)]) -> bool {
-    schedule::normalised_placement(a) == schedule::normalised_placement(b)
-}
-
 fn sorted(g: &Option<Vec<GpuId>>) -> Option<Vec<GpuId>> {
     g.as_ref().map(|v| {
         let mut v = v.clone();
         v.sort();
         v
     })
-}
-
-fn non_empty(placement: &[(MachineId, Tasks)]) -> Vec<(MachineId, Tasks)> {
-    placement
-        .iter()
-        .copied()
-        .filter(|(_, t)| t.workers > 0 || t.ps > 0)
-        .collect()
 }
 
 /// The error of an overflow: `job` on `machine` at `slot`.
@@ -144,8 +132,12 @@ impl Engine<'_> {
                 Action::SetAllocation {
                     placement, gpus, ..
                 } => self.open_change(p, &placement, gpus, Kind::Set)?,
-                Action::Preempt { .. } => self.open_change(p, &[], None, Kind::Set)?,
-                Action::Reject { .. } => self.open_change(p, &[], None, Kind::Reject)?,
+                Action::Preempt { .. } => {
+                    self.open_change(p, &Placement::new(), None, Kind::Set)?
+                }
+                Action::Reject { .. } => {
+                    self.open_change(p, &Placement::new(), None, Kind::Reject)?
+                }
                 Action::Reserve { segments, .. } => self.plan_change(p, segments)?,
             });
         }
@@ -157,14 +149,14 @@ impl Engine<'_> {
     fn open_change(
         &self,
         p: usize,
-        placement: &[(MachineId, Tasks)],
+        placement: &Placement,
         gpus: Option<Vec<GpuId>>,
         kind: Kind,
     ) -> crate::Result<Change> {
         let job = &self.inst.jobs()[p];
         let run = &self.runs[p];
         let now = self.now;
-        let placement = non_empty(placement);
+        let placement = placement.non_empty();
         let was_running = run.status == JobStatus::Running;
         let gpus = if placement.is_empty() { None } else { gpus };
         if placement.is_empty() {
@@ -182,9 +174,8 @@ impl Engine<'_> {
                     violation,
                 },
             )?;
-            let same =
-                same_placement(&run.placement, &placement) && sorted(&run.gpus) == sorted(&gpus);
-            let moved = !(same_placement(&run.last_placement, &placement)
+            let same = run.placement.same_as(&placement) && sorted(&run.gpus) == sorted(&gpus);
+            let moved = !(run.last_placement.same_as(&placement)
                 && sorted(&run.last_gpus) == sorted(&gpus));
             // A rigid job runs the same placement (and GPU set) in every
             // slot it runs, also after a pause (the gang rule of `verify`).
@@ -251,7 +242,7 @@ impl Engine<'_> {
         let current = self
             .on_boundary()
             .and_then(|slot| js.segments.iter().find(|s| s.slots.contains(&slot)));
-        let placement = current.map(|s| non_empty(&s.placement)).unwrap_or_default();
+        let placement = current.map(|s| s.placement.non_empty()).unwrap_or_default();
         let gpus = current.and_then(|s| s.gpus.clone());
         Ok(Change {
             p,
@@ -266,11 +257,7 @@ impl Engine<'_> {
 
     /// Machine positions and demand of job `p`'s placement (the machines
     /// were checked to exist).
-    fn load_of(
-        &self,
-        p: usize,
-        placement: &[(MachineId, Tasks)],
-    ) -> Vec<(usize, Tasks, Resources)> {
+    fn load_of(&self, p: usize, placement: &Placement) -> Vec<(usize, Tasks, Resources)> {
         let job = &self.inst.jobs()[p];
         placement
             .iter()
@@ -291,8 +278,7 @@ impl Engine<'_> {
         segments.iter().flat_map(move |seg| {
             seg.placement.iter().filter_map(move |&(mid, t)| {
                 let m = self.inst.machine_position(mid)?;
-                (t.workers > 0 || t.ps > 0)
-                    .then(|| (m, seg.slots.clone(), job.demand_for(t.workers, t.ps)))
+                (!t.is_empty()).then(|| (m, seg.slots.clone(), job.demand_for(t.workers, t.ps)))
             })
         })
     }
@@ -507,8 +493,7 @@ impl Engine<'_> {
         let job = &self.inst.jobs()[p];
         let run = &self.runs[p];
         let was_running = run.status == JobStatus::Running;
-        let same =
-            same_placement(&run.placement, &c.placement) && sorted(&run.gpus) == sorted(&c.gpus);
+        let same = run.placement.same_as(&c.placement) && sorted(&run.gpus) == sorted(&c.gpus);
         if !same {
             self.close_record(p);
         }
@@ -593,10 +578,10 @@ impl Engine<'_> {
                 over.push(p);
             }
             let seg = plan.segments.iter().find(|s| s.slots.contains(&slot));
-            let placement = seg.map(|s| non_empty(&s.placement)).unwrap_or_default();
+            let placement = seg.map(|s| s.placement.non_empty()).unwrap_or_default();
             let gpus = seg.and_then(|s| s.gpus.clone());
             let gpus = if placement.is_empty() { None } else { gpus };
-            if same_placement(&run.placement, &placement) && sorted(&run.gpus) == sorted(&gpus) {
+            if run.placement.same_as(&placement) && sorted(&run.gpus) == sorted(&gpus) {
                 continue;
             }
             changes.push(Change {

@@ -1,7 +1,7 @@
 //! The policy interface: events in, actions out.
 
-use crate::model::{GpuId, JobId, MachineId};
-use crate::schedule::{Segment, Tasks};
+use crate::model::{GpuId, JobId};
+use crate::schedule::{Placement, Segment};
 
 use super::SimView;
 
@@ -72,7 +72,7 @@ pub enum Action {
         /// The job.
         job: JobId,
         /// Tasks per machine.
-        placement: Vec<(MachineId, Tasks)>,
+        placement: Placement,
         /// GPU ids, for policies that assign them (ring-all-reduce).
         gpus: Option<Vec<GpuId>>,
     },
@@ -115,16 +115,16 @@ impl Action {
     pub fn pause(job: JobId) -> Action {
         Action::SetAllocation {
             job,
-            placement: Vec::new(),
+            placement: Placement::new(),
             gpus: None,
         }
     }
 
     /// Run a job with a placement and no GPU ids.
-    pub fn run(job: JobId, placement: Vec<(MachineId, Tasks)>) -> Action {
+    pub fn run(job: JobId, placement: impl Into<Placement>) -> Action {
         Action::SetAllocation {
             job,
-            placement,
+            placement: placement.into(),
             gpus: None,
         }
     }

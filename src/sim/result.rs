@@ -1,7 +1,7 @@
 //! What a simulation run measured.
 
-use crate::model::{GpuId, Instance, JobId, MachineId, units};
-use crate::schedule::{JobSchedule, Schedule, Segment, Tasks};
+use crate::model::{GpuId, Instance, JobId, units};
+use crate::schedule::{JobSchedule, Placement, Schedule, Segment};
 
 /// Per-job measurements of one run.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,7 +62,7 @@ pub struct AllocationRecord {
     /// End, seconds.
     pub to_s: f64,
     /// Tasks per machine.
-    pub placement: Vec<(MachineId, Tasks)>,
+    pub placement: Placement,
     /// GPU ids, when the policy assigned them.
     pub gpus: Option<Vec<GpuId>>,
 }

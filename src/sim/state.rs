@@ -1,8 +1,8 @@
 //! The simulator's per-job state, shared by the engine that updates it and
 //! the view a policy reads it through.
 
-use crate::model::{GpuId, Job, MachineId, Resources};
-use crate::schedule::{Segment, Tasks};
+use crate::model::{GpuId, Job, Resources};
+use crate::schedule::{Placement, Segment, Tasks};
 
 use super::work::{self, Speed};
 
@@ -34,7 +34,7 @@ pub(crate) struct Plan {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct JobRun {
     pub status: JobStatus,
-    pub placement: Vec<(MachineId, Tasks)>,
+    pub placement: Placement,
     /// Machine positions and demand of the current allocation.
     pub load: Vec<(usize, Tasks, Resources)>,
     pub gpus: Option<Vec<GpuId>>,
@@ -58,7 +58,7 @@ pub(crate) struct JobRun {
     /// Start of the current allocation.
     pub alloc_since_s: f64,
     /// The last non-empty allocation (a rigid job may only resume on it).
-    pub last_placement: Vec<(MachineId, Tasks)>,
+    pub last_placement: Placement,
     /// GPU ids of the last non-empty allocation.
     pub last_gpus: Option<Vec<GpuId>>,
 }
@@ -68,7 +68,7 @@ impl JobRun {
         let total = work::total_work(job);
         JobRun {
             status: JobStatus::NotArrived,
-            placement: Vec::new(),
+            placement: Placement::new(),
             load: Vec::new(),
             gpus: None,
             plan: None,
@@ -88,7 +88,7 @@ impl JobRun {
             reconfigurations: 0,
             admitted: false,
             alloc_since_s: 0.0,
-            last_placement: Vec::new(),
+            last_placement: Placement::new(),
             last_gpus: None,
         }
     }

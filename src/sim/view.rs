@@ -1,7 +1,7 @@
 //! The read-only view a policy decides from.
 
-use crate::model::{GpuId, Instance, Job, JobId, MachineId, Resources, units};
-use crate::schedule::Tasks;
+use crate::model::{GpuId, Instance, Job, JobId, Resources, units};
+use crate::schedule::{Placement, Tasks};
 
 use super::state::{JobRun, JobStatus};
 use super::work::{self, PsTiming};
@@ -41,7 +41,7 @@ impl<'a> JobView<'a> {
     }
 
     /// Its current allocation (empty when not running).
-    pub fn placement(&self) -> &'a [(MachineId, Tasks)] {
+    pub fn placement(&self) -> &'a Placement {
         &self.run.placement
     }
 
@@ -52,13 +52,13 @@ impl<'a> JobView<'a> {
 
     /// Its most recent non-empty allocation (empty if it never ran). A
     /// rigid job may only resume on this placement.
-    pub fn last_placement(&self) -> &'a [(MachineId, Tasks)] {
+    pub fn last_placement(&self) -> &'a Placement {
         &self.run.last_placement
     }
 
     /// Workers and PSs it runs now.
     pub fn tasks(&self) -> Tasks {
-        Tasks::total_of(&self.run.placement)
+        self.run.placement.total()
     }
 
     /// Whether it holds a plan (from [`Action::Reserve`](super::Action::Reserve)).
@@ -182,7 +182,7 @@ impl<'a> SimView<'a> {
     ///
     /// [`crate::Error::Timing`] for an empty placement or a model the timing
     /// layer rejects; [`crate::Error::Model`] for an unknown machine.
-    pub fn rate(&self, job: &Job, placement: &[(MachineId, Tasks)]) -> crate::Result<f64> {
+    pub fn rate(&self, job: &Job, placement: &Placement) -> crate::Result<f64> {
         let mut pos = Vec::with_capacity(placement.len());
         let mut multi = 0;
         for &(m, t) in placement {
@@ -192,7 +192,7 @@ impl<'a> SimView<'a> {
                     machine: m,
                 },
             )?;
-            if t.workers > 0 || t.ps > 0 {
+            if !t.is_empty() {
                 pos.push((p, t));
                 if t.workers > 0 {
                     multi += 1;
@@ -223,11 +223,7 @@ impl<'a> SimView<'a> {
     /// # Errors
     ///
     /// As [`SimView::rate`].
-    pub fn remaining_time_s(
-        &self,
-        job: &Job,
-        placement: &[(MachineId, Tasks)],
-    ) -> crate::Result<f64> {
+    pub fn remaining_time_s(&self, job: &Job, placement: &Placement) -> crate::Result<f64> {
         let remaining = self
             .instance
             .job_position(job.id)

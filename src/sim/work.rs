@@ -131,7 +131,7 @@ fn ps_speed(
         // Nothing to communicate: the iteration is the compute (and the NIC
         // reservations, possibly zero, do not matter).
         return Ok(Speed {
-            tau_s: job.minibatch_compute_s,
+            tau_s: job.minibatch_time_s(),
             work_per_iteration: w,
         });
     }

@@ -443,7 +443,22 @@ fn ps_job(rng: &mut ChaCha8Rng, gpus: u32, duration_s: f64, opts: &RecipeOptions
     let drawn_chunks = rng.random_range(o::CHUNKS.0..=o::CHUNKS.1);
     let drawn_minibatches = rng.random_range(o::MINIBATCHES.0..=o::MINIBATCHES.1);
 
-    let per_minibatch_s = tau_s + 2.0 * gradient_bytes / worker.nic_bps;
+    // The counts are set below, once the mini-batch time is known.
+    let mut job = PsJob {
+        epochs: 1,
+        data_chunks: 1,
+        minibatches_per_chunk: 1,
+        minibatch_compute_s: tau_s,
+        gradient_bytes,
+        worker,
+        ps,
+        max_workers: gpus,
+        max_ps: gpus,
+        ps_at_most_workers: true,
+        sync: SyncMode::Asynchronous,
+        layers: None,
+    };
+    let per_minibatch_s = job.minibatch_time_s();
     let k = f64::from(gpus) * duration_s / per_minibatch_s;
     let (epochs, chunks, minibatches) = if k < f64::from(drawn_chunks.max(gpus)) {
         (1, gpus.max(round_count(k)), 1)
@@ -458,20 +473,10 @@ fn ps_job(rng: &mut ChaCha8Rng, gpus: u32, duration_s: f64, opts: &RecipeOptions
         }
         (epochs as u32, chunks, round_count(per_chunk))
     };
-    Some(PsJob {
-        epochs,
-        data_chunks: chunks,
-        minibatches_per_chunk: minibatches,
-        minibatch_compute_s: tau_s,
-        gradient_bytes,
-        worker,
-        ps,
-        max_workers: gpus,
-        max_ps: gpus,
-        ps_at_most_workers: true,
-        sync: SyncMode::Asynchronous,
-        layers: None,
-    })
+    job.epochs = epochs;
+    job.data_chunks = chunks;
+    job.minibatches_per_chunk = minibatches;
+    Some(job)
 }
 
 #[cfg(test)]
@@ -546,7 +551,7 @@ mod tests {
             };
             let g = f64::from(origin.requested_gpus);
             let d = trace[origin.trace_index].duration_s.unwrap();
-            let per = p.minibatch_compute_s + 2.0 * p.gradient_bytes / p.worker.nic_bps;
+            let per = p.minibatch_time_s();
             let run = p.total_minibatches() as f64 * per / g;
             assert!(p.data_chunks >= p.max_workers);
             assert!((1..=200).contains(&p.epochs));

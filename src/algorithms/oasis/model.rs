@@ -199,8 +199,9 @@ impl OasisJob {
     /// The OASiS view of `job` (at position `position` of `instance`),
     /// usable from its arrival slot.
     ///
-    /// `ω_i` in slots is `(minibatch_compute_s + 2·gradient_bytes /
-    /// worker.nic_bps) / slot_length_s`: the paper gives `τ_i` in slots without
+    /// `ω_i` in slots is [`PsJob::minibatch_time_s`](crate::model::PsJob::minibatch_time_s)
+    /// `= (minibatch_compute_s + 2·gradient_bytes / worker.nic_bps) /
+    /// slot_length_s`: the paper gives `τ_i` in slots without
     /// the slot length needed to convert `e_i/b_i`, so the crate works in SI
     /// units and divides by the instance's slot length.
     ///
@@ -257,7 +258,7 @@ impl OasisJob {
             )));
         }
         let slot = instance.slot_length_s();
-        let omega = (p.minibatch_compute_s + 2.0 * p.gradient_bytes / p.worker.nic_bps) / slot;
+        let omega = p.minibatch_time_s() / slot;
         if !(omega > 0.0 && omega.is_finite()) {
             return Err(bad(format!(
                 "ω_i = τ_i + 2e_i/b_i = {} slots must be positive and finite",
@@ -350,7 +351,10 @@ impl OasisJob {
     }
 
     /// PSs for `y` workers: `zreq(y) = ⌈y·b_i/B_i⌉` (tolerant), the fewest
-    /// that satisfy (6); `≤ y` because `B_i ≥ b_i`, so (7) holds.
+    /// that satisfy (6); `≤ y` because `B_i ≥ b_i`, so (7) holds. The rule
+    /// of [`PsJob::ps_needed`](crate::model::PsJob::ps_needed), evaluated
+    /// as `(y·b_i)/B_i` in the Gbit/s units of the bandwidth rows of the
+    /// OASiS programs, so the count matches those rows.
     pub(crate) fn zreq(&self, y: u32) -> u32 {
         let v = ceil_tol(f64::from(y) * self.worker_gbps / self.ps_gbps);
         if v <= 0.0 { 0 } else { (v as u32).min(y) }

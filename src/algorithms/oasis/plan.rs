@@ -3,7 +3,7 @@
 
 use crate::model::{JobId, MachineId};
 use crate::online::{Consumption, Reservation, ResourceId};
-use crate::schedule::{Segment, Tasks};
+use crate::schedule::{Placement, Segment, Tasks};
 
 use super::model::{OasisCluster, SpecVector};
 
@@ -74,7 +74,7 @@ impl OasisPlan {
                 tasks.push((m, Tasks::new(0, n)));
             }
             tasks.sort_by_key(|&(m, _)| m);
-            let mut placement: Vec<(MachineId, Tasks)> = Vec::new();
+            let mut placement = Placement::new();
             for (m, t) in tasks {
                 let id = cluster.machine_ids[m as usize];
                 match placement.last_mut() {

@@ -644,18 +644,11 @@ pub fn fixed_sizes(instance: &Instance, rng: &mut impl Rng) -> crate::Result<Ins
     )?)
 }
 
-/// `min(n, max(1, ⌈n·b/B⌉))`, also capped by the job's current `max_ps`
-/// (a no-op for generated jobs, whose cap is `N ≥ n`), computed as
-/// [`crate::baselines::ps_for`] does.
+/// `min(n, max(1, ⌈n·b/B⌉))` ([`PsJob::ps_needed`]), also capped by the
+/// job's current `max_ps` (a no-op for generated jobs, whose cap is
+/// `N ≥ n`), at least 1.
 fn fixed_ps_count(ps: &PsJob, n: u32) -> u32 {
-    let ratio = if ps.ps.nic_bps > 0.0 {
-        ps.worker.nic_bps / ps.ps.nic_bps
-    } else {
-        0.0
-    };
-    let z = ceil_tol(f64::from(n) * ratio).max(1.0);
-    let z = if z >= f64::from(n) { n } else { z as u32 };
-    z.min(ps.max_ps).max(1)
+    ps.ps_needed(n).max(1).min(n).min(ps.max_ps).max(1)
 }
 
 #[cfg(test)]

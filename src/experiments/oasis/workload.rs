@@ -60,10 +60,11 @@ impl Default for OasisWorkload {
 
 /// The fastest possible duration of an OASiS job in slots: with one worker
 /// per data chunk, each worker processes `E·M` mini-batches, each taking
-/// `τ + 2e/b` (compute, then push and pull of the gradient).
+/// `τ + 2e/b` (compute, then push and pull of the gradient:
+/// [`PsJob::minibatch_time_s`]).
 pub fn oasis_fastest_slots(ps: &PsJob, slot_length_s: f64) -> f64 {
-    let per_minibatch_s = ps.minibatch_compute_s + 2.0 * ps.gradient_bytes / ps.worker.nic_bps;
-    f64::from(ps.epochs) * f64::from(ps.minibatches_per_chunk) * per_minibatch_s / slot_length_s
+    f64::from(ps.epochs) * f64::from(ps.minibatches_per_chunk) * ps.minibatch_time_s()
+        / slot_length_s
 }
 
 /// The workload and demands of one OASiS job, drawn uniformly from the
