@@ -136,6 +136,26 @@ fn yes() -> bool {
     true
 }
 
+/// `⌈w·b/B⌉` for `w` workers of bandwidth `b` and PSs of bandwidth `B` (any
+/// one unit), evaluated as `(w·b)/B` with a ceiling that ignores relative
+/// noise below 10⁻⁹; 0 when `B ≤ 0` or the quotient is not positive,
+/// saturating at `u32::MAX`. The one implementation of the rule:
+/// [`PsJob::ps_needed`] calls it in bytes per second, OASiS in the Gbit/s of
+/// its bandwidth rows.
+pub(crate) fn ps_for_bandwidth(workers: u32, worker_bw: f64, ps_bw: f64) -> u32 {
+    if ps_bw.is_nan() || ps_bw <= 0.0 {
+        return 0;
+    }
+    let v = f64::from(workers) * worker_bw / ps_bw;
+    if v.is_nan() || v <= 0.0 {
+        0
+    } else if v >= f64::from(u32::MAX) {
+        u32::MAX
+    } else {
+        super::units::ceil_tol(v) as u32
+    }
+}
+
 /// Most mini-batches `E·N·M` a parameter-server job may have (2⁵³ ≈ 9.0·10¹⁵,
 /// so that the count is exact both as a `u64` and as an `f64`);
 /// [`Instance::new`](super::Instance::new) refuses larger workloads.
@@ -200,19 +220,7 @@ impl PsJob {
     /// assert_eq!(job.ps_needed(0), 0);
     /// ```
     pub fn ps_needed(&self, workers: u32) -> u32 {
-        let ratio = if self.ps.nic_bps > 0.0 {
-            self.worker.nic_bps / self.ps.nic_bps
-        } else {
-            0.0
-        };
-        let v = f64::from(workers) * ratio;
-        if v.is_nan() || v <= 0.0 {
-            0
-        } else if v >= f64::from(u32::MAX) {
-            u32::MAX
-        } else {
-            super::units::ceil_tol(v) as u32
-        }
+        ps_for_bandwidth(workers, self.worker.nic_bps, self.ps.nic_bps)
     }
 
     /// Seconds one worker spends on one mini-batch when it exchanges the

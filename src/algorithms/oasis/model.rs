@@ -352,12 +352,11 @@ impl OasisJob {
 
     /// PSs for `y` workers: `zreq(y) = ⌈y·b_i/B_i⌉` (tolerant), the fewest
     /// that satisfy (6); `≤ y` because `B_i ≥ b_i`, so (7) holds. The rule
-    /// of [`PsJob::ps_needed`](crate::model::PsJob::ps_needed), evaluated
-    /// as `(y·b_i)/B_i` in the Gbit/s units of the bandwidth rows of the
-    /// OASiS programs, so the count matches those rows.
+    /// of [`PsJob::ps_needed`](crate::model::PsJob::ps_needed) (the same
+    /// function), in the Gbit/s units of the bandwidth rows of the OASiS
+    /// programs, so the count matches those rows.
     pub(crate) fn zreq(&self, y: u32) -> u32 {
-        let v = ceil_tol(f64::from(y) * self.worker_gbps / self.ps_gbps);
-        if v <= 0.0 { 0 } else { (v as u32).min(y) }
+        crate::model::ps_for_bandwidth(y, self.worker_gbps, self.ps_gbps).min(y)
     }
 
     /// Largest worker count whose PSs fit `z` PS positions:
