@@ -6,7 +6,8 @@
 //! scratch — capacities per machine, resource and slot; arrivals and the
 //! horizon; hosting roles and placement constraints; worker and PS caps; the
 //! gang, no-migration and no-preemption rules of each job's [`Discipline`];
-//! GPU ids. It shares no code with any algorithm, so an algorithm cannot
+//! the shape a LOCAL [`Configuration`] requires, whose tasks it charges no
+//! NIC bandwidth; GPU ids. It shares no code with any algorithm, so an algorithm cannot
 //! hide its own bug from it. Whether a job's work completes is the
 //! simulator's business (it owns the timing model), not `verify`'s.
 //!
@@ -258,19 +259,45 @@ impl PartialEq<Placement> for Vec<(MachineId, Tasks)> {
 /// The communication configuration a segment runs in, where the algorithm
 /// chose one: LOCAL (all workers and one PS on one machine) or DISTRIBUTED
 /// (all gradient traffic charged to the NICs), as in a locality-aware
-/// planner.
+/// planner. A segment without one ([`Segment::config`] `None`) is charged
+/// like DISTRIBUTED.
+///
+/// * **LOCAL** is a parameter-server configuration: the segment's placement
+///   is one machine, the named one, holding exactly one PS and at least one
+///   worker, on a machine that may host both kinds (and that the job may
+///   use). Gradients travel over the machine's
+///   [`intra_bandwidth_bps`](crate::model::Machine::intra_bandwidth_bps),
+///   so the segment's tasks are charged their per-task demand with **NIC
+///   bandwidth 0**, by [`verify`] and by the simulator, which runs such a
+///   job at `τ^L = t_c + 2S/b_int` (see
+///   [`PsLocality::tau_local`](crate::timing::PsLocality::tau_local))
+///   whatever its [`PsTiming`](crate::sim::PsTiming). A ring-all-reduce
+///   job cannot run LOCAL ([`Violation::LocalForRingJob`]).
+/// * **DISTRIBUTED**: workers and PSs on any machines, every task charged its
+///   full per-task demand, NIC included — the same as no configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum Configuration {
-    /// All workers and one PS on one machine: traffic stays inside it.
+    /// All workers and exactly one PS on `machine`: traffic stays inside it
+    /// and the tasks use no NIC bandwidth.
     Local {
         /// The machine.
         machine: MachineId,
     },
     /// Tasks on any machines, all traffic charged to NICs.
     Distributed,
+}
+
+impl Configuration {
+    /// The machine of a LOCAL configuration (`None` for DISTRIBUTED).
+    pub fn local_machine(&self) -> Option<MachineId> {
+        match *self {
+            Configuration::Local { machine } => Some(machine),
+            Configuration::Distributed => None,
+        }
+    }
 }
 
 /// A constant allocation of one job over a range of slots.
@@ -285,7 +312,10 @@ pub struct Segment {
     /// The GPUs used, when the algorithm assigns GPU ids (ring-all-reduce).
     #[cfg_attr(feature = "serde", serde(default))]
     pub gpus: Option<Vec<GpuId>>,
-    /// The communication configuration, when the algorithm chose one.
+    /// The communication configuration, when the algorithm chose one
+    /// (`None`: every task charged its full demand, as DISTRIBUTED). A
+    /// LOCAL segment's tasks are charged no NIC bandwidth; see
+    /// [`Configuration`] for what LOCAL requires.
     #[cfg_attr(feature = "serde", serde(default))]
     pub config: Option<Configuration>,
 }
@@ -585,6 +615,70 @@ pub enum Violation {
         /// The slots it does not run in between two runs.
         gap: Range<u32>,
     },
+    /// A ring-all-reduce job's segment is configured LOCAL: LOCAL is a
+    /// parameter-server configuration (one PS and its workers on one
+    /// machine).
+    #[error(
+        "{job}, segment {segment}: LOCAL is a parameter-server configuration; a ring-all-reduce job cannot run it"
+    )]
+    LocalForRingJob {
+        /// The job.
+        job: JobId,
+        /// The segment.
+        segment: usize,
+    },
+    /// A LOCAL segment's tasks are not on exactly one machine: its
+    /// placement has `entries` non-empty entries (0, or several machines).
+    #[error(
+        "{job}, segment {segment}: LOCAL on {machine} needs all tasks on one machine, the placement has {entries} non-empty entries"
+    )]
+    LocalNotOneMachine {
+        /// The job.
+        job: JobId,
+        /// The segment.
+        segment: usize,
+        /// The machine the configuration names.
+        machine: MachineId,
+        /// Non-empty placement entries.
+        entries: usize,
+    },
+    /// A LOCAL segment's tasks are on another machine than the one its
+    /// configuration names.
+    #[error("{job}, segment {segment}: LOCAL names {machine} but the tasks run on {placed}")]
+    LocalOtherMachine {
+        /// The job.
+        job: JobId,
+        /// The segment.
+        segment: usize,
+        /// The machine the configuration names.
+        machine: MachineId,
+        /// The machine the tasks are on.
+        placed: MachineId,
+    },
+    /// A LOCAL segment runs other than exactly one parameter server.
+    #[error(
+        "{job}, segment {segment}: LOCAL on {machine} needs exactly one parameter server, got {ps}"
+    )]
+    LocalPsCount {
+        /// The job.
+        job: JobId,
+        /// The segment.
+        segment: usize,
+        /// The machine.
+        machine: MachineId,
+        /// PSs placed.
+        ps: u32,
+    },
+    /// A LOCAL segment runs no worker.
+    #[error("{job}, segment {segment}: LOCAL on {machine} needs at least one worker, got none")]
+    LocalNoWorkers {
+        /// The job.
+        job: JobId,
+        /// The segment.
+        segment: usize,
+        /// The machine.
+        machine: MachineId,
+    },
     /// A machine's capacity is exceeded in a slot.
     #[error(
         "{machine}, slot {slot}: {resource} used {} exceeds capacity {}",
@@ -667,10 +761,19 @@ pub enum Violation {
 /// * rigid jobs: PS jobs run exactly `max_workers` and `max_ps`; the
 ///   placement (and GPU set) is identical in every segment;
 /// * non-preemptible jobs: the slots run form one contiguous interval;
+/// * segments configured LOCAL ([`Configuration::Local`]): the job is a
+///   parameter-server job, and the placement is one machine, the one named,
+///   with exactly one PS and at least one worker (besides the rules above,
+///   which make that machine one that may host both kinds and that the job
+///   may use); see [`Violation::LocalForRingJob`],
+///   [`Violation::LocalNotOneMachine`], [`Violation::LocalOtherMachine`],
+///   [`Violation::LocalPsCount`] and [`Violation::LocalNoWorkers`];
 /// * all jobs together: per machine, slot and resource, demand ≤ capacity
-///   (relative tolerance [`FIT_TOL`]); GPU ids valid, matching the GPU
-///   demand per machine, unique per segment, and never shared by two jobs in
-///   one slot.
+///   (relative tolerance [`FIT_TOL`]), where a task is charged its job's
+///   per-task demand, except that a LOCAL segment's tasks are charged no NIC
+///   bandwidth (their traffic stays on the machine); GPU ids valid, matching
+///   the GPU demand per machine, unique per segment, and never shared by two
+///   jobs in one slot. No configuration and DISTRIBUTED are charged alike.
 ///
 /// # Errors
 ///
@@ -807,7 +910,64 @@ fn check_segment(
             arrival_slot,
         });
     }
+    check_local(job, k, &seg.placement, seg.config)?;
     check_placement(instance, job, k, &seg.placement, seg.gpus.as_deref())
+}
+
+/// The shape a LOCAL configuration requires: a parameter-server job, one
+/// non-empty placement entry, on the machine named, with exactly one PS and
+/// at least one worker. (Hosting roles, `allowed_machines` and caps are
+/// [`check_placement`]'s, as for every allocation.) No configuration and
+/// DISTRIBUTED require nothing.
+fn check_local(
+    job: &Job,
+    k: usize,
+    placement: &Placement,
+    config: Option<Configuration>,
+) -> Result<(), Violation> {
+    let Some(machine) = config.and_then(|c| c.local_machine()) else {
+        return Ok(());
+    };
+    let id = job.id;
+    if !matches!(job.architecture, Architecture::ParameterServer(_)) {
+        return Err(Violation::LocalForRingJob {
+            job: id,
+            segment: k,
+        });
+    }
+    let entries = placement.normalised();
+    let &[(placed, tasks)] = &entries[..] else {
+        return Err(Violation::LocalNotOneMachine {
+            job: id,
+            segment: k,
+            machine,
+            entries: entries.len(),
+        });
+    };
+    if placed != machine {
+        return Err(Violation::LocalOtherMachine {
+            job: id,
+            segment: k,
+            machine,
+            placed,
+        });
+    }
+    if tasks.ps != 1 {
+        return Err(Violation::LocalPsCount {
+            job: id,
+            segment: k,
+            machine,
+            ps: tasks.ps,
+        });
+    }
+    if tasks.workers == 0 {
+        return Err(Violation::LocalNoWorkers {
+            job: id,
+            segment: k,
+            machine,
+        });
+    }
+    Ok(())
 }
 
 /// Checks one allocation of `job` — the placement and, when given, its GPU
@@ -828,6 +988,29 @@ pub fn check_allocation(
     placement: &Placement,
     gpus: Option<&[GpuId]>,
 ) -> Result<(), Violation> {
+    check_placement(instance, job, 0, placement, gpus)
+}
+
+/// [`check_allocation`] for an allocation run in a [`Configuration`]: with
+/// `Some(Configuration::Local { .. })` it first checks the shape LOCAL
+/// requires — a parameter-server job ([`Violation::LocalForRingJob`]), one
+/// machine ([`Violation::LocalNotOneMachine`]), the one named
+/// ([`Violation::LocalOtherMachine`]), exactly one PS
+/// ([`Violation::LocalPsCount`]) and at least one worker
+/// ([`Violation::LocalNoWorkers`]); with `None` or DISTRIBUTED it is
+/// [`check_allocation`]. Errors name segment 0.
+///
+/// # Errors
+///
+/// The first [`Violation`] found.
+pub fn check_configured_allocation(
+    instance: &Instance,
+    job: &Job,
+    placement: &Placement,
+    gpus: Option<&[GpuId]>,
+    config: Option<Configuration>,
+) -> Result<(), Violation> {
+    check_local(job, 0, placement, config)?;
     check_placement(instance, job, 0, placement, gpus)
 }
 
@@ -1009,6 +1192,17 @@ fn demand_of(job: &Job, tasks: Tasks) -> Resources {
     job.demand_for(tasks.workers, tasks.ps)
 }
 
+/// Resources `tasks` of `job` are charged in a segment run in `config`:
+/// their demand, with no NIC bandwidth under LOCAL (the traffic stays on
+/// the machine).
+fn charged_demand(job: &Job, tasks: Tasks, config: Option<Configuration>) -> Resources {
+    let d = demand_of(job, tasks);
+    match config {
+        Some(Configuration::Local { .. }) => d.nic(0.0),
+        _ => d,
+    }
+}
+
 fn check_capacities(instance: &Instance, schedule: &Schedule) -> Result<(), Violation> {
     // Per machine: (slot, is_start, demand) events, swept in slot order.
     let n = instance.cluster().machines.len();
@@ -1022,7 +1216,7 @@ fn check_capacities(instance: &Instance, schedule: &Schedule) -> Result<(), Viol
                 let Some(pos) = instance.machine_position(m) else {
                     continue;
                 };
-                let d = demand_of(job, tasks);
+                let d = charged_demand(job, tasks, seg.config);
                 events[pos].push((seg.slots.start, true, d));
                 events[pos].push((seg.slots.end, false, d));
             }

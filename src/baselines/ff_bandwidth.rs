@@ -228,6 +228,7 @@ impl Policy for FifoFirstFitBandwidth {
                             job: j.id(),
                             placement,
                             gpus: Some(gpus),
+                            config: None,
                         })
                     })
                 }

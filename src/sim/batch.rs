@@ -12,11 +12,12 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::model::{Elasticity, FIT_TOL, GpuId, JobId, MachineId, Resources, units};
-use crate::schedule::{self, JobSchedule, Placement, Segment, Tasks};
+use crate::schedule::{self, Configuration, JobSchedule, Placement, Segment, Tasks};
 
 use super::engine::Engine;
 use super::ledger::{self, Steps};
 use super::state::{JobStatus, Plan};
+use super::work::charged_demand;
 use super::{Action, SimError};
 
 /// What a change does besides replacing the job's allocation.
@@ -40,12 +41,20 @@ struct Change {
     /// Tasks per machine, without empty entries.
     placement: Placement,
     gpus: Option<Vec<GpuId>>,
-    /// Machine positions and demand of `placement`.
+    /// The configuration (`None` for an empty placement).
+    config: Option<Configuration>,
+    /// Machine positions and charged demand of `placement` in `config`.
     load: Vec<(usize, Tasks, Resources)>,
     from_plan: bool,
     /// Whether the job's plan, if any, is given up.
     drops_plan: bool,
     kind: Kind,
+}
+
+/// The machine of a LOCAL configuration: what tells configurations apart
+/// for the simulator (none and DISTRIBUTED are charged and run alike).
+fn local_of(c: Option<Configuration>) -> Option<MachineId> {
+    c.and_then(|c| c.local_machine())
 }
 
 fn sorted(g: &Option<Vec<GpuId>>) -> Option<Vec<GpuId>> {
@@ -130,13 +139,16 @@ impl Engine<'_> {
         for (p, a) in picked.into_iter().flatten() {
             changes.push(match a {
                 Action::SetAllocation {
-                    placement, gpus, ..
-                } => self.open_change(p, &placement, gpus, Kind::Set)?,
+                    placement,
+                    gpus,
+                    config,
+                    ..
+                } => self.open_change(p, &placement, (gpus, config), Kind::Set)?,
                 Action::Preempt { .. } => {
-                    self.open_change(p, &Placement::new(), None, Kind::Set)?
+                    self.open_change(p, &Placement::new(), (None, None), Kind::Set)?
                 }
                 Action::Reject { .. } => {
-                    self.open_change(p, &Placement::new(), None, Kind::Reject)?
+                    self.open_change(p, &Placement::new(), (None, None), Kind::Reject)?
                 }
                 Action::Reserve { segments, .. } => self.plan_change(p, segments)?,
             });
@@ -144,13 +156,15 @@ impl Engine<'_> {
         self.commit(changes)
     }
 
-    /// A policy's allocation (empty: a pause), checked against the job's
-    /// own rules: the per-allocation rules, non-preemption and rigidity.
+    /// A policy's allocation (empty: a pause) with its GPU ids and
+    /// configuration, checked against the job's own rules: the
+    /// per-allocation rules (LOCAL's shape included), non-preemption and
+    /// rigidity.
     fn open_change(
         &self,
         p: usize,
         placement: &Placement,
-        gpus: Option<Vec<GpuId>>,
+        (gpus, config): (Option<Vec<GpuId>>, Option<Configuration>),
         kind: Kind,
     ) -> crate::Result<Change> {
         let job = &self.inst.jobs()[p];
@@ -159,6 +173,7 @@ impl Engine<'_> {
         let placement = placement.non_empty();
         let was_running = run.status == JobStatus::Running;
         let gpus = if placement.is_empty() { None } else { gpus };
+        let config = if placement.is_empty() { None } else { config };
         if placement.is_empty() {
             if was_running && !job.discipline.preemptible {
                 return Err(SimError::NotPreemptible {
@@ -168,12 +183,17 @@ impl Engine<'_> {
                 .into());
             }
         } else {
-            schedule::check_allocation(self.inst, job, &placement, gpus.as_deref()).map_err(
-                |violation| SimError::InvalidAllocation {
-                    time_s: now,
-                    violation,
-                },
-            )?;
+            schedule::check_configured_allocation(
+                self.inst,
+                job,
+                &placement,
+                gpus.as_deref(),
+                config,
+            )
+            .map_err(|violation| SimError::InvalidAllocation {
+                time_s: now,
+                violation,
+            })?;
             let same = run.placement.same_as(&placement) && sorted(&run.gpus) == sorted(&gpus);
             let moved = !(run.last_placement.same_as(&placement)
                 && sorted(&run.last_gpus) == sorted(&gpus));
@@ -192,9 +212,10 @@ impl Engine<'_> {
         }
         Ok(Change {
             p,
-            load: self.load_of(p, &placement),
+            load: self.load_of(p, &placement, config),
             placement,
             gpus,
+            config,
             from_plan: false,
             drops_plan: run.plan.is_some(),
             kind,
@@ -244,31 +265,39 @@ impl Engine<'_> {
             .and_then(|slot| js.segments.iter().find(|s| s.slots.contains(&slot)));
         let placement = current.map(|s| s.placement.non_empty()).unwrap_or_default();
         let gpus = current.and_then(|s| s.gpus.clone());
+        let config = current.and_then(|s| s.config);
         Ok(Change {
             p,
-            load: self.load_of(p, &placement),
+            load: self.load_of(p, &placement, config),
             placement,
             gpus,
+            config,
             from_plan: true,
             drops_plan: false,
             kind: Kind::Reserve(js.segments),
         })
     }
 
-    /// Machine positions and demand of job `p`'s placement (the machines
-    /// were checked to exist).
-    fn load_of(&self, p: usize, placement: &Placement) -> Vec<(usize, Tasks, Resources)> {
+    /// Machine positions and charged demand of job `p`'s placement run in
+    /// `config` (the machines were checked to exist).
+    fn load_of(
+        &self,
+        p: usize,
+        placement: &Placement,
+        config: Option<Configuration>,
+    ) -> Vec<(usize, Tasks, Resources)> {
         let job = &self.inst.jobs()[p];
         placement
             .iter()
             .filter_map(|&(m, t)| {
                 let pos = self.inst.machine_position(m)?;
-                Some((pos, t, job.demand_for(t.workers, t.ps)))
+                Some((pos, t, charged_demand(job, t, config)))
             })
             .collect()
     }
 
-    /// Every slot of a plan with its machine position and demand.
+    /// Every slot of a plan with its machine position and charged demand
+    /// (a LOCAL segment's tasks are charged no NIC bandwidth).
     fn plan_loads<'p>(
         &'p self,
         p: usize,
@@ -278,7 +307,7 @@ impl Engine<'_> {
         segments.iter().flat_map(move |seg| {
             seg.placement.iter().filter_map(move |&(mid, t)| {
                 let m = self.inst.machine_position(mid)?;
-                (!t.is_empty()).then(|| (m, seg.slots.clone(), job.demand_for(t.workers, t.ps)))
+                (!t.is_empty()).then(|| (m, seg.slots.clone(), charged_demand(job, t, seg.config)))
             })
         })
     }
@@ -460,6 +489,7 @@ impl Engine<'_> {
         run.load.clear();
         run.placement.clear();
         run.gpus = None;
+        run.config = None;
         run.gpus_held = 0.0;
         run.multi_server = false;
         run.speed = None;
@@ -493,7 +523,9 @@ impl Engine<'_> {
         let job = &self.inst.jobs()[p];
         let run = &self.runs[p];
         let was_running = run.status == JobStatus::Running;
-        let same = run.placement.same_as(&c.placement) && sorted(&run.gpus) == sorted(&c.gpus);
+        let same = run.placement.same_as(&c.placement)
+            && sorted(&run.gpus) == sorted(&c.gpus)
+            && local_of(run.config) == local_of(c.config);
         if !same {
             self.close_record(p);
         }
@@ -513,6 +545,7 @@ impl Engine<'_> {
             run.multi_server = rar && c.load.iter().filter(|(_, t, _)| t.workers > 0).count() >= 2;
             run.placement = c.placement;
             run.gpus = c.gpus;
+            run.config = c.config;
             run.load = c.load;
             run.speed = None;
             if run.placement.is_empty() {
@@ -581,14 +614,19 @@ impl Engine<'_> {
             let placement = seg.map(|s| s.placement.non_empty()).unwrap_or_default();
             let gpus = seg.and_then(|s| s.gpus.clone());
             let gpus = if placement.is_empty() { None } else { gpus };
-            if run.placement.same_as(&placement) && sorted(&run.gpus) == sorted(&gpus) {
+            let config = seg.and_then(|s| s.config).filter(|_| !placement.is_empty());
+            if run.placement.same_as(&placement)
+                && sorted(&run.gpus) == sorted(&gpus)
+                && local_of(run.config) == local_of(config)
+            {
                 continue;
             }
             changes.push(Change {
                 p,
-                load: self.load_of(p, &placement),
+                load: self.load_of(p, &placement, config),
                 placement,
                 gpus,
+                config,
                 from_plan: true,
                 drops_plan: false,
                 kind: Kind::Plan,

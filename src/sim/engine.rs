@@ -424,6 +424,7 @@ impl<'a> Engine<'a> {
                 &pos,
                 contenders,
                 self.opts.ps_timing,
+                work::is_local(run.config),
             )?;
             self.runs[p].speed = Some(s);
         }

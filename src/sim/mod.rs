@@ -12,6 +12,16 @@
 //!   boundaries;
 //! * [`Action::Preempt`] and [`Action::Reject`].
 //!
+//! An allocation (an action's, or a plan segment's) may name a
+//! communication [`Configuration`](crate::schedule::Configuration). LOCAL on
+//! machine `h` — one PS and at least one worker, all on `h`, checked like
+//! every other rule — keeps the gradient traffic on the machine: its tasks
+//! are charged their per-task demand with NIC bandwidth 0, in the current
+//! use and in the plans' future slots alike, and a parameter-server job runs
+//! at `τ^L = t_c + 2S/b_int` with `h`'s intra-machine bandwidth under either
+//! [`PsTiming`]. DISTRIBUTED and no configuration charge every task its full
+//! demand.
+//!
 //! The actions of one answer form one transaction: every changed job's old
 //! allocation is released, then all the new ones are checked together by
 //! the same per-allocation rules as [`crate::schedule::verify`]

@@ -1,7 +1,7 @@
 //! The policy interface: events in, actions out.
 
-use crate::model::{GpuId, JobId};
-use crate::schedule::{Placement, Segment};
+use crate::model::{GpuId, JobId, MachineId};
+use crate::schedule::{Configuration, Placement, Segment, Tasks};
 
 use super::SimView;
 
@@ -66,8 +66,8 @@ impl Event {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
     /// Run the job with this placement from now until the next change. An
-    /// empty placement pauses it (a preemption if it was running; GPU ids are
-    /// then ignored). Replaces any plan the job holds.
+    /// empty placement pauses it (a preemption if it was running; GPU ids and
+    /// configuration are then ignored). Replaces any plan the job holds.
     SetAllocation {
         /// The job.
         job: JobId,
@@ -75,13 +75,31 @@ pub enum Action {
         placement: Placement,
         /// GPU ids, for policies that assign them (ring-all-reduce).
         gpus: Option<Vec<GpuId>>,
+        /// The communication configuration, for policies that choose one
+        /// (`None`, as from [`Action::run`], charges every task its full
+        /// demand, as DISTRIBUTED). Under [`Configuration::Local`] the
+        /// placement must be one PS and at least one worker on the named
+        /// machine (else [`SimError::InvalidAllocation`] with a `Local*`
+        /// [`Violation`]); the tasks are then charged no NIC bandwidth and
+        /// the job runs at the intra-machine rate `τ^L = t_c + 2S/b_int`.
+        /// Changing only the configuration of a running job is a change of
+        /// allocation (one reconfiguration).
+        ///
+        /// [`SimError::InvalidAllocation`]: super::SimError::InvalidAllocation
+        /// [`Violation`]: crate::schedule::Violation
+        config: Option<Configuration>,
     },
     /// Commit a multi-slot plan: each segment's placement runs in its slots.
     /// Slots must not start before the next slot boundary (the current slot
     /// when the decision falls on its boundary) and must end by the horizon.
     /// Capacity is checked for every slot of the plan against the other
     /// plans and the open allocations. The job must hold no allocation and
-    /// no plan.
+    /// no plan. A segment whose [`Segment::config`] is LOCAL must be one PS
+    /// and at least one worker on the named machine (else
+    /// [`SimError::InvalidAllocation`](super::SimError::InvalidAllocation)
+    /// naming the segment); its tasks are charged no NIC bandwidth, now and
+    /// in the reserved slots, and the job runs at the intra-machine rate in
+    /// it.
     Reserve {
         /// The job.
         job: JobId,
@@ -117,16 +135,34 @@ impl Action {
             job,
             placement: Placement::new(),
             gpus: None,
+            config: None,
         }
     }
 
-    /// Run a job with a placement and no GPU ids.
+    /// Run a job with a placement, no GPU ids and no configuration.
     pub fn run(job: JobId, placement: impl Into<Placement>) -> Action {
         Action::SetAllocation {
             job,
             placement: placement.into(),
             gpus: None,
+            config: None,
         }
+    }
+
+    /// Run a job with a placement in a configuration, no GPU ids.
+    pub fn run_in(job: JobId, placement: impl Into<Placement>, config: Configuration) -> Action {
+        Action::SetAllocation {
+            job,
+            placement: placement.into(),
+            gpus: None,
+            config: Some(config),
+        }
+    }
+
+    /// Run a parameter-server job LOCAL on `machine`: `tasks` (one PS and
+    /// at least one worker) there, charged no NIC bandwidth.
+    pub fn run_local(job: JobId, machine: MachineId, tasks: Tasks) -> Action {
+        Action::run_in(job, [(machine, tasks)], Configuration::Local { machine })
     }
 }
 

@@ -2,7 +2,7 @@
 //! the view a policy reads it through.
 
 use crate::model::{GpuId, Job, Resources};
-use crate::schedule::{Placement, Segment, Tasks};
+use crate::schedule::{Configuration, Placement, Segment, Tasks};
 
 use super::work::{self, Speed};
 
@@ -38,6 +38,8 @@ pub(crate) struct JobRun {
     /// Machine positions and demand of the current allocation.
     pub load: Vec<(usize, Tasks, Resources)>,
     pub gpus: Option<Vec<GpuId>>,
+    /// Configuration of the current allocation (`None` when empty).
+    pub config: Option<Configuration>,
     pub plan: Option<Plan>,
     /// Whether the current allocation came from the plan.
     pub from_plan: bool,
@@ -71,6 +73,7 @@ impl JobRun {
             placement: Placement::new(),
             load: Vec::new(),
             gpus: None,
+            config: None,
             plan: None,
             from_plan: false,
             total,

@@ -1,7 +1,7 @@
 //! The read-only view a policy decides from.
 
 use crate::model::{GpuId, Instance, Job, JobId, Resources, units};
-use crate::schedule::{Placement, Tasks};
+use crate::schedule::{Configuration, Placement, Tasks};
 
 use super::state::{JobRun, JobStatus};
 use super::work::{self, PsTiming};
@@ -48,6 +48,12 @@ impl<'a> JobView<'a> {
     /// GPU ids of its current allocation, when the policy assigned them.
     pub fn gpus(&self) -> Option<&'a [GpuId]> {
         self.run.gpus.as_deref()
+    }
+
+    /// The configuration of its current allocation, when the policy or plan
+    /// chose one (`None` when not running).
+    pub fn config(&self) -> Option<Configuration> {
+        self.run.config
     }
 
     /// Its most recent non-empty allocation (empty if it never ran). A
@@ -183,6 +189,26 @@ impl<'a> SimView<'a> {
     /// [`crate::Error::Timing`] for an empty placement or a model the timing
     /// layer rejects; [`crate::Error::Model`] for an unknown machine.
     pub fn rate(&self, job: &Job, placement: &Placement) -> crate::Result<f64> {
+        self.rate_in(job, placement, None)
+    }
+
+    /// [`SimView::rate`] with the allocation run in `config`: under
+    /// [`Configuration::Local`] a parameter-server job runs at the
+    /// intra-machine rate `τ^L = t_c + 2S/b_int` whatever the
+    /// [`PsTiming`](super::PsTiming); `None` and DISTRIBUTED are
+    /// [`SimView::rate`]. The shape LOCAL requires (one machine, one PS, at
+    /// least one worker) is not checked here but when the simulator applies
+    /// the action.
+    ///
+    /// # Errors
+    ///
+    /// As [`SimView::rate`].
+    pub fn rate_in(
+        &self,
+        job: &Job,
+        placement: &Placement,
+        config: Option<Configuration>,
+    ) -> crate::Result<f64> {
         let mut pos = Vec::with_capacity(placement.len());
         let mut multi = 0;
         for &(m, t) in placement {
@@ -213,7 +239,8 @@ impl<'a> SimView<'a> {
         } else {
             0
         };
-        let s = work::speed(self.instance, job, &pos, contenders, self.ps_timing)?;
+        let local = work::is_local(config);
+        let s = work::speed(self.instance, job, &pos, contenders, self.ps_timing, local)?;
         Ok(s.rate())
     }
 

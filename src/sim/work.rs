@@ -7,14 +7,24 @@
 //!   (placement-level, or the locality-free OASiS form, per [`PsTiming`]).
 //! * A ring-all-reduce job's work is its requested iterations; its iteration
 //!   time is RAR-C with the contention count of the running jobs.
+//! * An allocation run in a LOCAL [`Configuration`] (one PS and its workers
+//!   on one machine) is charged no NIC bandwidth ([`charged_demand`]) and
+//!   runs at `τ^L = t_c + 2S/b_int` whatever the [`PsTiming`].
 
-use crate::model::{Architecture, Instance, Job, PsJob};
-use crate::schedule::Tasks;
+use crate::model::{Architecture, Instance, Job, PsJob, Resources};
+use crate::schedule::{Configuration, Tasks};
 use crate::timing::{
     IterationTime, PsLayered, PsLocality, PsPlacement, RarTiming, TimingError, effective_contenders,
 };
 
 /// Which parameter-server timing model the simulator charges.
+///
+/// An allocation run in a LOCAL [`Configuration`] runs at the same rate under
+/// both: `τ^L = t_c + 2S/b_int` with the machine's intra-machine bandwidth
+/// ([`PsLocality::tau_local`]), which is what `Locality` gives a placement of
+/// all workers and one PS on one machine; it reserves no NIC bandwidth, so
+/// the NIC cannot slow it. A job with a layer profile runs at the layered
+/// model in every configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
@@ -42,6 +52,20 @@ pub fn total_work(job: &Job) -> f64 {
     }
 }
 
+/// The resources the simulator charges `tasks` of `job` run in `config`:
+/// the per-task demand, with NIC bandwidth 0 under LOCAL (the gradient
+/// traffic stays on the machine). The one rule for every ledger of the
+/// simulator: the current use, open allocations and plans.
+pub(crate) fn charged_demand(job: &Job, tasks: Tasks, config: Option<Configuration>) -> Resources {
+    let d = job.demand_for(tasks.workers, tasks.ps);
+    if is_local(config) { d.nic(0.0) } else { d }
+}
+
+/// Whether `config` is LOCAL.
+pub(crate) fn is_local(config: Option<Configuration>) -> bool {
+    config.is_some_and(|c| c.local_machine().is_some())
+}
+
 /// Speed of one allocation: iteration time and work done per iteration.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Speed {
@@ -60,7 +84,9 @@ impl Speed {
 
 /// The speed of `job` with `placement` (machine positions and tasks, no
 /// zero entries), where `contenders` is the RAR contention count `p_j` of
-/// the job (ignored for PS jobs and single-server rings).
+/// the job (ignored for PS jobs and single-server rings), and `local`
+/// whether the allocation runs LOCAL (a checked single-machine placement of
+/// one PS and its workers: `τ^L` whatever `ps_timing`).
 ///
 /// The iteration time is finite and `≥ 0`: zero (nothing to compute or
 /// send) is a job that finishes at once; an iteration time that is NaN or
@@ -72,8 +98,9 @@ pub(crate) fn speed(
     placement: &[(usize, Tasks)],
     contenders: u32,
     ps_timing: PsTiming,
+    local: bool,
 ) -> Result<Speed, TimingError> {
-    let s = raw_speed(instance, job, placement, contenders, ps_timing)?;
+    let s = raw_speed(instance, job, placement, contenders, ps_timing, local)?;
     if !(s.tau_s.is_finite() && s.tau_s >= 0.0) {
         return Err(TimingError::NonFinite {
             field: "iteration time",
@@ -88,6 +115,7 @@ fn raw_speed(
     placement: &[(usize, Tasks)],
     contenders: u32,
     ps_timing: PsTiming,
+    local: bool,
 ) -> Result<Speed, TimingError> {
     let machines = &instance.cluster().machines;
     let intra = placement
@@ -99,7 +127,7 @@ fn raw_speed(
         placement.iter().map(|(_, t)| t.ps).sum(),
     );
     match &job.architecture {
-        Architecture::ParameterServer(p) => ps_speed(p, placement, total, intra, ps_timing),
+        Architecture::ParameterServer(p) => ps_speed(p, placement, total, intra, ps_timing, local),
         Architecture::RingAllReduce(r) => {
             let ring = &instance.cluster().ring;
             let servers = placement.iter().filter(|(_, t)| t.workers > 0).count() as u32;
@@ -119,6 +147,7 @@ fn ps_speed(
     total: Tasks,
     intra: f64,
     ps_timing: PsTiming,
+    local: bool,
 ) -> Result<Speed, TimingError> {
     let w = f64::from(total.workers);
     if let Some(layered) = PsLayered::from_job(job, 1)? {
@@ -137,6 +166,10 @@ fn ps_speed(
     }
     let model = PsLocality::from_job(job, intra)?;
     let tau_s = match ps_timing {
+        // All workers and one PS on one machine: the traffic runs at the
+        // machine's intra-machine bandwidth (the placement-level form gives
+        // the same for such a placement).
+        _ if local => model.tau_local(),
         PsTiming::NoLocality => model.tau_distributed(),
         PsTiming::Locality => {
             let cfg = PsPlacement {
