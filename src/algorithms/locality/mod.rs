@@ -96,7 +96,7 @@
 //!
 //! # Example
 //!
-//! One machine `[4 GPU, 16 vCPU, 64 GB, 10 Gbit/s]` with 4 Gbit/s between
+//! (Needs the `highs` feature.) One machine `[4 GPU, 16 vCPU, 64 GB, 10 Gbit/s]` with 4 Gbit/s between
 //! tasks on it; one job of `Q = 400` mini-batches, `τ = 0.5 s`,
 //! `e = 125 MB`, `b = 1`, `B = 4` Gbit/s and 100 s slots: LOCAL does 100
 //! mini-batches per worker and slot, DISTRIBUTED 40, so four LOCAL workers
@@ -109,6 +109,7 @@
 //! use dmlsched::schedule::{Configuration, verify};
 //! use rand::SeedableRng;
 //!
+//! # #[cfg(feature = "highs")] {
 //! let cap = Resources::zero().gpus(4.0).cpu_cores(16.0).memory(gb(64.0)).nic(gbps(10.0));
 //! let cluster = Cluster::new(vec![Machine::new(MachineId(0), cap, gbps(4.0))]);
 //! let job = Job::new(JobId(0), 0.0, PsJob {
@@ -130,6 +131,7 @@
 //! verify(&instance, &solved.schedule)?;
 //! verify_locality(&instance, &params, &solved.schedule)?;
 //! println!("{}", solved.certificate);
+//! # }
 //! # Ok::<(), dmlsched::Error>(())
 //! ```
 

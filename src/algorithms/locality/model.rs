@@ -463,3 +463,142 @@ fn check_demands(worker: &Vector, ps: &Vector) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::units::{gb, gbps, mb};
+    use crate::model::{Cluster, Machine, PsJob};
+
+    /// The common hand set-up: two machines `[4, 16, 64 GB, 10 Gbit/s]`,
+    /// `Q = 400`, `τ = 0.5 s`, `e = 125 MB`, `b = 1`, `B = 4` Gbit/s,
+    /// Δ = 100 s.
+    fn setup(b_int: f64, kappa: Option<f64>) -> (LocalityCluster, LocalityJob) {
+        let cap = Resources::zero()
+            .gpus(4.0)
+            .cpu_cores(16.0)
+            .memory(gb(64.0))
+            .nic(gbps(10.0));
+        let machines = (0..2)
+            .map(|i| Machine::new(MachineId(i), cap, gbps(b_int)))
+            .collect();
+        let job = Job::new(
+            JobId(0),
+            0.0,
+            PsJob {
+                epochs: 1,
+                data_chunks: 4,
+                minibatches_per_chunk: 100,
+                minibatch_compute_s: 0.5,
+                gradient_bytes: mb(125.0),
+                worker: Resources::zero()
+                    .gpus(1.0)
+                    .cpu_cores(2.0)
+                    .memory(gb(8.0))
+                    .nic(gbps(1.0)),
+                ps: Resources::zero()
+                    .cpu_cores(2.0)
+                    .memory(gb(8.0))
+                    .nic(gbps(4.0)),
+                max_workers: 8,
+                max_ps: 4,
+                ..PsJob::default()
+            },
+        );
+        let inst = Instance::new(Cluster::new(machines), vec![job], 100.0, 4).unwrap();
+        let cl = LocalityCluster::from_instance(&inst).unwrap();
+        let lj = LocalityJob::from_job(&inst, &cl, &inst.jobs()[0], 3, kappa).unwrap();
+        (cl, lj)
+    }
+
+    #[test]
+    fn locality_rates_window_and_derived_quantities() {
+        let (cl, lj) = setup(4.0, None);
+        assert_eq!((lj.arrival, lj.end), (0, 2));
+        assert_eq!(lj.max_workers, 4); // min(data chunks, max workers)
+        assert!((lj.theta_dist_s - 2.5).abs() < 1e-12);
+        assert!((lj.rate_dist - 40.0).abs() < 1e-9);
+        assert!((lj.rate_local[1] - 100.0).abs() < 1e-9);
+        assert_eq!(lj.d_min(&cl), 1);
+        assert_eq!(lj.dist_worker_slots(), 10.0);
+        assert_eq!(lj.zreq(4), 1);
+        assert_eq!(lj.zreq(5), 2);
+        assert_eq!(lj.worker_local()[NIC], 0.0);
+        // κ = 1: LOCAL is no faster; d_min = ⌈400/(4·40)⌉ = 3.
+        let (cl, lj) = setup(4.0, Some(1.0));
+        assert!((lj.rate_local[0] - 40.0).abs() < 1e-9);
+        assert_eq!(lj.d_min(&cl), 3);
+        assert!((lj.empty_cluster_pace(&cl) - 160.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn locality_bad_options_are_typed() {
+        let (_, _) = setup(4.0, None);
+        assert!(matches!(
+            check_options(0, None),
+            Err(LocalityError::InvalidOption {
+                name: "horizon",
+                ..
+            })
+        ));
+        assert!(check_options(1, Some(f64::NAN)).is_err());
+        let mut w = [1.0, 0.0, 0.0, 0.0, 1.0];
+        let s = [0.0, 1.0, 0.0, 0.0, 0.5];
+        assert!(check_demands(&w, &s).is_err()); // B < b
+        w[2] = 1e-12;
+        assert!(check_demands(&w, &[0.0, 1.0, 0.0, 0.0, 2.0]).is_err());
+    }
+}
+
+/// Shared unit-test set-ups.
+#[cfg(test)]
+pub(crate) mod tests_support {
+    use super::*;
+    use crate::model::units::{gb, gbps, mb};
+    use crate::model::{Cluster, Machine, PsJob, Utility};
+
+    /// The common hand set-up with `b_int = 4` Gbit/s, machine 0 with role
+    /// `hosts`, machine 1 hosting both, `f(δ) = 100 − 10δ`, `T = 4`.
+    pub(crate) fn l1(hosts: Hosting) -> (LocalityCluster, LocalityJob) {
+        let cap = Resources::zero()
+            .gpus(4.0)
+            .cpu_cores(16.0)
+            .memory(gb(64.0))
+            .nic(gbps(10.0));
+        let machines = vec![
+            Machine::new(MachineId(0), cap, gbps(4.0)).hosting(hosts),
+            Machine::new(MachineId(1), cap, gbps(4.0)),
+        ];
+        let job = Job::new(
+            JobId(0),
+            0.0,
+            PsJob {
+                epochs: 1,
+                data_chunks: 4,
+                minibatches_per_chunk: 100,
+                minibatch_compute_s: 0.5,
+                gradient_bytes: mb(125.0),
+                worker: Resources::zero()
+                    .gpus(1.0)
+                    .cpu_cores(2.0)
+                    .memory(gb(8.0))
+                    .nic(gbps(1.0)),
+                ps: Resources::zero()
+                    .cpu_cores(2.0)
+                    .memory(gb(8.0))
+                    .nic(gbps(4.0)),
+                max_workers: 4,
+                max_ps: 4,
+                ..PsJob::default()
+            },
+        )
+        .with_utility(Utility::Linear {
+            g1: 100.0,
+            slope: 10.0,
+        });
+        let inst = Instance::new(Cluster::new(machines), vec![job], 100.0, 4).unwrap();
+        let cl = LocalityCluster::from_instance(&inst).unwrap();
+        let lj = LocalityJob::from_job(&inst, &cl, &inst.jobs()[0], DEFAULT_HORIZON, None).unwrap();
+        (cl, lj)
+    }
+}

@@ -508,3 +508,59 @@ impl LocSub {
         slots
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algorithms::locality::model::tests_support::l1;
+    use crate::model::Hosting;
+
+    #[test]
+    fn locality_columns_rows_and_decode() {
+        let (cl, job) = l1(Hosting::Both);
+        let caps = [4.0, 16.0, 64.0, 0.0, 10.0];
+        let view = PriceView::from_explicit(
+            2,
+            RESOURCES,
+            4,
+            |_, _, _| 1.0,
+            move |_, r, _| caps[r.0 as usize],
+        );
+        let cells = cells(&job, &cl, &view);
+        let c = cells.cells[0][0];
+        assert_eq!(
+            (c.pi_local, c.sigma_local, c.pi_dist, c.sigma_dist),
+            (11.0, 10.0, 12.0, 14.0)
+        );
+        // Z̄^D: two PSs of 4 Gbit/s fill the 10 Gbit/s NIC.
+        assert_eq!((c.ybar_local, c.ybar_dist, c.zbar_dist), (4, 4, 2));
+        let sub = build(&job, &cells, 0).unwrap().unwrap();
+        // Per machine y^L, u, y^D, z^D, plus v.
+        assert_eq!(sub.index.len(), 9);
+        let u = sub.index.get(ColumnKind::Local, Some(0), 0).unwrap();
+        let y = sub.index.get(ColumnKind::LocalWorkers, Some(0), 0).unwrap();
+        assert_eq!(sub.index.column(u).map(|c| c.kind), Some(ColumnKind::Local));
+        assert!(sub.index.get(ColumnKind::Distributed, Some(0), 0).is_none());
+        let mut x = vec![0.0; sub.index.len()];
+        x[u] = 1.0;
+        x[y] = 4.0;
+        let plan = sub.decode(&job, &x);
+        assert_eq!(plan.len(), 1);
+        assert_eq!(
+            plan[0].config,
+            SlotConfig::Local {
+                machine: 0,
+                workers: 4
+            }
+        );
+        assert!((plan[0].work - 400.0).abs() < 1e-9);
+        // A PS-only machine gets no LOCAL and no worker columns.
+        let (cl, job) = l1(Hosting::ParameterServers);
+        let cells = super::cells(&job, &cl, &view);
+        assert_eq!(
+            (cells.cells[0][0].ybar_local, cells.cells[0][0].ybar_dist),
+            (0, 0)
+        );
+        assert!(cells.cells[0][0].zbar_dist > 0);
+    }
+}
