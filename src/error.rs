@@ -5,6 +5,7 @@
 //! wraps each of them with `#[from]`, so `?` works across modules while the
 //! typed witness (which job, which machine, which row) is never lost.
 
+pub use crate::algorithms::locality::LocalityError;
 pub use crate::algorithms::oasis::OasisError;
 pub use crate::certificate::CertificateViolation;
 pub use crate::lp::LpError;
@@ -45,6 +46,11 @@ pub enum Error {
     /// PS servers, job outside its model).
     #[error("OASiS: {0}")]
     Oasis(#[from] OasisError),
+    /// The locality-aware scheduler cannot run on the instance (a job
+    /// outside its model, an invalid option), or a schedule breaks its
+    /// model.
+    #[error("locality: {0}")]
+    Locality(#[from] LocalityError),
     /// A timing model or configuration is invalid (non-finite, negative or
     /// zero bandwidth, inconsistent counts).
     #[error("timing model: {0}")]

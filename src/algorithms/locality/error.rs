@@ -1,0 +1,79 @@
+//! Errors of the locality-aware scheduler.
+
+use crate::model::JobId;
+
+/// Which rule of the locality model a schedule breaks
+/// ([`verify_locality`](super::verify_locality)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum LocalityRule {
+    /// The schedule lists a job the instance does not have, or a job twice.
+    UnknownOrDuplicateJob,
+    /// A rejected job runs, or an admitted job does not.
+    Admission,
+    /// A segment has no configuration, or two segments of the job share a
+    /// slot (exactly one configuration per job and slot).
+    OneConfiguration,
+    /// A LOCAL slot is not one machine with at least one worker and exactly
+    /// one PS.
+    LocalShape,
+    /// A DISTRIBUTED slot breaks `b·Σy ≤ B·Σz`, `Σz ≤ Σy`, or has no worker.
+    DistributedShape,
+    /// More workers than `N_i` or PSs than the job's PS cap in a slot.
+    TaskCap,
+    /// A task on a machine whose role, or the job's allowed machines,
+    /// forbid it.
+    Roles,
+    /// A slot outside the job's window `[a_i, end_i]`.
+    Window,
+    /// Some machine, resource and slot is over capacity.
+    Capacity,
+    /// The work done does not reach `Q_i` mini-batches.
+    Work,
+}
+
+/// Why the locality-aware scheduler cannot run, or a schedule breaks its
+/// model.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LocalityError {
+    /// The cluster cannot be used (no machine may host a worker, or no
+    /// machine a PS).
+    #[error("cluster not supported by the locality scheduler: {reason}")]
+    UnsupportedCluster {
+        /// What is wrong.
+        reason: String,
+    },
+    /// A job is outside the model (not a parameter-server job, not elastic
+    /// and preemptible, `b_i ≤ 0`, `B_i < b_i`, a demand or rate out of
+    /// range).
+    #[error("{job} not supported by the locality scheduler: {reason}")]
+    UnsupportedJob {
+        /// The job.
+        job: JobId,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An option is invalid.
+    #[error("invalid locality option {name}: {reason}")]
+    InvalidOption {
+        /// The option.
+        name: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A schedule breaks the locality model.
+    #[error("locality schedule invalid ({rule:?}){}{}: {detail}",
+        job.map(|j| format!(", {j}")).unwrap_or_default(),
+        slot.map(|s| format!(", slot {s}")).unwrap_or_default())]
+    InvalidSchedule {
+        /// The rule broken.
+        rule: LocalityRule,
+        /// The job, when one job breaks it.
+        job: Option<JobId>,
+        /// The slot (0-based), when one slot does.
+        slot: Option<u32>,
+        /// What is wrong.
+        detail: String,
+    },
+}

@@ -1,0 +1,455 @@
+//! A locality-aware online scheduler for parameter-server training jobs, in
+//! the spirit of Yu, Liu, Wu, Ji, Bentley, "Toward Efficient Online
+//! Scheduling for Distributed Machine Learning Systems" (IEEE TNSE 2021).
+//!
+//! Only that paper's abstract was available to the project. The model,
+//! the per-job program, the solver and the guarantee below are the crate's
+//! own design, after the abstract's idea: reformulate the joint choice of
+//! resources and worker–PS locality as a mixed packing–covering integer
+//! program. Nothing here is that paper's algorithm, and none of its
+//! guarantees is claimed.
+//!
+//! # The model
+//!
+//! Every machine may host workers and PSs of any job (role flags,
+//! [`Hosting`](crate::model::Hosting), can restrict that). In each slot of
+//! its window `[a_i, end_i]`, `end_i = min(T − 1, a_i + horizon − 1)`, a
+//! job is in exactly one configuration:
+//!
+//! * **IDLE**;
+//! * **LOCAL on `h`**: `y ≥ 1` workers and exactly one PS on machine `h`;
+//!   gradients travel over the intra-machine bandwidth `b_int`, so a
+//!   mini-batch takes `θ^L = τ + 2e/b_int` and no NIC bandwidth is reserved;
+//! * **DISTRIBUTED**: workers and PSs anywhere; all traffic is charged to
+//!   the NICs at the worker's reservation `b`, `θ^D = τ + 2e/b`, and the PSs
+//!   carry it: `b·Σy ≤ B·Σz`, `Σz ≤ Σy`.
+//!
+//! A worker does `r = Δ/θ` mini-batches per slot (`Δ` the slot length), so
+//! the work of a slot, `r^L·Σy^L + r^D·Σy^D`, is linear in the worker
+//! counts; the job completes in the first slot where its cumulative work
+//! reaches `Q_i = E·N·M` mini-batches. At most `N_i = min(data chunks,
+//! max workers)` workers run per slot. By default `b_int` is each machine's
+//! [`intra_bandwidth_bps`](crate::model::Machine::intra_bandwidth_bps) (so
+//! `r^L` depends on the machine); [`LocalityParams::intra_factor`] `κ`
+//! sets `b_int = κ·b_i` on every machine instead. Not modelled: aggregate
+//! intra-machine bandwidth limits, PS compute, start-up and migration
+//! costs.
+//!
+//! # The program
+//!
+//! Given unit prices `p_h^r(t)` and residual capacities, LOC-SUB(i, t̂) over
+//! the slots `S = [a_i, t̂]` has integer workers `y^L_{h,t}`, `y^D_{h,t}`,
+//! PSs `z^D_{h,t}` and binary selectors `u_{h,t}` (LOCAL on `h`, which
+//! also counts its PS) and `v_t` (DISTRIBUTED):
+//!
+//! ```text
+//! min  Σ π^L y^L + σ^L u + π^D y^D + σ^D z^D                (π, σ: unit prices per configuration)
+//! (COV)  Σ r^L_h y^L + r^D y^D ≥ Q                            covering
+//! (CAP)  w^L y^L + s^L u + w y^D + s z^D ≤ ĉ   ∀h,r,t          packing (w^L, s^L: NIC 0)
+//! (NCAP) Σ_h (y^L + y^D) ≤ N,  (ONE) Σ_h u + v ≤ 1   ∀t        packing
+//! (LU)   u ≤ y^L ≤ Ȳ^L u,  (DV) y^D ≤ Ȳ^D v, z^D ≤ Z̄^D v       linking
+//! (BW)   b Σ y^D ≤ B Σ z^D,  (PSN) Σ z^D ≤ Σ y^D       ∀t       linking
+//! ```
+//!
+//! plus `Σ z^D ≤ max_ps` when the job's PS cap binds. Cells where not even
+//! one unit fits have no column ([`sub`]).
+//!
+//! # The solver
+//!
+//! The online loop is the crate's primal–dual framework ([`crate::online`],
+//! after OASiS): exponential prices in one pool of all machines,
+//! admission iff the payoff `f_i(t̂ − a_i) − cost` is strictly positive,
+//! irrevocable reservations. The oracle ([`LocalityOracle`]) enumerates
+//! deadlines `t̂ = a_i + d_min − 1, …, end_i`, stopping once `f_i(t̂ − a_i)`
+//! cannot beat the best payoff; at each it solves the LP relaxation
+//! (HiGHS, its safe dual bound is `LB(t̂)`), skips the deadline when
+//! `f − LB` cannot beat the best payoff, and otherwise solves LOC-SUB
+//! exactly with the HiGHS MIP solver ([`InnerSolver::ExactMip`]: relative
+//! gap 10⁻⁹, no presolve, a time limit per solve).
+//!
+//! # Guarantee
+//!
+//! With every examined MIP solved to proven optimality the oracle is exact,
+//! so the framework's certificate applies unchanged: `OPT ≤ 2α·ALG` (valid
+//! under the framework's conditions: clairvoyant bounds, small demands,
+//! `D_0 ≤ OPT/2` shown), the crate's `OPT ≤ 2α_eff·ALG`, and the online
+//! dual `D_end` as an upper bound on the optimum of this model. A MIP
+//! stopped by its time limit makes that response cost-approximate; the
+//! realised factor `ρ̂_i` is then computed from the per-deadline lower
+//! bounds and the guarantee becomes `2α'ρ0` with the `L` allowance `ρ0`
+//! ([`LocalityParams::l_allowance`]), valid only if every `ρ̂_i ≤ ρ0`. The
+//! report gives `α` under both price-bound rules.
+//!
+//! # Complexity
+//!
+//! Per job and examined deadline one LP and at most one MIP over at most
+//! `|S|·(4H + 1)` columns and `|S|·(R·H + 4H + 5) + 1` rows: the exact
+//! solver is for small instances.
+//!
+//! # Errors
+//!
+//! [`LocalityError`] for a job outside the model (a ring-all-reduce job, a
+//! rigid or non-preemptible job, `b_i ≤ 0`, `B_i < b_i`) or invalid
+//! options; framework errors when no price bounds can be derived; solver
+//! errors, including [`crate::lp::LpError::SolverUnavailable`] without the
+//! `highs` feature.
+//!
+//! # Example
+//!
+//! (Needs the `highs` feature.) One machine `[4 GPU, 16 vCPU, 64 GB, 10 Gbit/s]` with 4 Gbit/s between
+//! tasks on it; one job of `Q = 400` mini-batches, `τ = 0.5 s`,
+//! `e = 125 MB`, `b = 1`, `B = 4` Gbit/s and 100 s slots: LOCAL does 100
+//! mini-batches per worker and slot, DISTRIBUTED 40, so four LOCAL workers
+//! finish in the arrival slot.
+//!
+//! ```
+//! use dmlsched::algorithms::locality::{Locality, LocalityParams, verify_locality};
+//! use dmlsched::model::*;
+//! use dmlsched::model::units::{gb, gbps, mb};
+//! use dmlsched::schedule::{Configuration, verify};
+//! use rand::SeedableRng;
+//!
+//! # #[cfg(feature = "highs")] {
+//! let cap = Resources::zero().gpus(4.0).cpu_cores(16.0).memory(gb(64.0)).nic(gbps(10.0));
+//! let cluster = Cluster::new(vec![Machine::new(MachineId(0), cap, gbps(4.0))]);
+//! let job = Job::new(JobId(0), 0.0, PsJob {
+//!     epochs: 1, data_chunks: 4, minibatches_per_chunk: 100,
+//!     minibatch_compute_s: 0.5, gradient_bytes: mb(125.0),
+//!     worker: Resources::zero().gpus(1.0).cpu_cores(2.0).memory(gb(8.0)).nic(gbps(1.0)),
+//!     ps: Resources::zero().cpu_cores(2.0).memory(gb(8.0)).nic(gbps(4.0)),
+//!     max_workers: 4, max_ps: 4,
+//!     ..PsJob::default()
+//! })
+//! .with_utility(Utility::Linear { g1: 100.0, slope: 10.0 });
+//! let instance = Instance::new(cluster, vec![job], 100.0, 4)?;
+//! let params = LocalityParams::default();
+//! let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(7);
+//! let solved = Locality::new(params.clone()).solve(&instance, &mut rng)?;
+//! let seg = &solved.schedule.jobs[0].segments[0];
+//! assert_eq!(seg.config, Some(Configuration::Local { machine: MachineId(0) }));
+//! assert_eq!(solved.certificate.objective, 100.0);
+//! verify(&instance, &solved.schedule)?;
+//! verify_locality(&instance, &params, &solved.schedule)?;
+//! println!("{}", solved.certificate);
+//! # }
+//! # Ok::<(), dmlsched::Error>(())
+//! ```
+
+mod error;
+mod model;
+mod oracle;
+mod plan;
+pub mod sub;
+mod verify;
+
+use std::time::Instant;
+
+use rand::{Rng, RngExt};
+
+use crate::model::{Instance, JobId};
+use crate::online::{
+    BoundInputs, BoundsChoice, BoundsRule, Decision, OnlinePrimalDual, OracleQuality, PdOptions,
+    PriceBounds, PricingOracle, RunReport, realised_factor,
+};
+use crate::schedule::{JobSchedule, Schedule};
+
+use super::Solved;
+
+pub use error::{LocalityError, LocalityRule};
+pub use model::{
+    DEFAULT_HORIZON, LocalityCluster, LocalityJob, NIC, POOL, RESOURCE_NAMES, RESOURCES, Vector,
+    ledger_units,
+};
+pub use oracle::{
+    CallStats, DEFAULT_MIP_TIME_LIMIT_S, DeadlineSolve, EXACT_MIP_REL_GAP, InnerSolver,
+    LocalityOracle, SolveCounters,
+};
+pub use plan::{LocalityPlan, SlotConfig, SlotPlan};
+pub use verify::{CheckedJob, LocalityCheck, verify_locality};
+
+/// Parameters of the locality-aware scheduler.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LocalityParams {
+    /// Plan window in slots from the arrival slot (default
+    /// [`DEFAULT_HORIZON`] = 64).
+    pub horizon: u32,
+    /// `κ`: when set, `b_int,i = κ·b_i` on every machine; `None` (default)
+    /// takes each machine's intra-machine bandwidth.
+    pub intra_factor: Option<f64>,
+    /// How LOC-SUB is solved (default: exact MIP, 10 s per solve).
+    pub inner: InnerSolver,
+    /// How the price bounds `U`, `L` are derived (default: the value floor
+    /// with its default `v_floor`).
+    pub bounds: BoundsChoice,
+    /// `L` allowance `ρ0 ≥ 1` for cost-approximate responses (default 1).
+    pub l_allowance: f64,
+    /// Seed of randomised inner solvers; `None` (default) draws it from the
+    /// caller's RNG. The exact solver is deterministic and ignores it.
+    pub seed: Option<u64>,
+    /// Options of the online loop.
+    pub pd: PdOptions,
+}
+
+impl Default for LocalityParams {
+    fn default() -> Self {
+        LocalityParams {
+            horizon: DEFAULT_HORIZON,
+            intra_factor: None,
+            inner: InnerSolver::default(),
+            bounds: BoundsChoice::ValueFloor { v_floor: None },
+            l_allowance: 1.0,
+            seed: None,
+            pd: PdOptions::default(),
+        }
+    }
+}
+
+/// What happened to one job.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobReport {
+    /// The job.
+    pub job: JobId,
+    /// Whether it was admitted.
+    pub admitted: bool,
+    /// The oracle's quality (`None`: unschedulable, oracle not called).
+    pub quality: Option<OracleQuality>,
+    /// `ρ̂_i` from the examined deadlines' lower bounds and the best payoff
+    /// ([`realised_factor`]); 1 when the oracle was not called.
+    pub rho_hat: f64,
+    /// What the admission call of the oracle did.
+    pub stats: CallStats,
+}
+
+/// The scheduler's diagnostics beside the certificate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LocalityReport {
+    /// The framework's report: decisions and plans per job in arrival
+    /// order, α, α_eff, `D_0`, `D_end`, validity flags.
+    pub run: RunReport<LocalityPlan>,
+    /// The jobs in arrival order (the order of `run.outcomes`).
+    pub jobs: Vec<LocalityJob>,
+    /// Per job, arrival order.
+    pub per_job: Vec<JobReport>,
+    /// `max_i ρ̂_i` (1 without jobs).
+    pub max_rho_hat: f64,
+    /// The bounds rule used.
+    pub bounds: BoundsChoice,
+    /// `v_floor` used under the value floor.
+    pub v_floor: Option<f64>,
+    /// α under the η rule (with the `L` allowance), when derivable.
+    pub alpha_eta: Option<f64>,
+    /// α under the value floor (with its default `v_floor` unless one was
+    /// given, and the `L` allowance), when derivable.
+    pub alpha_value_floor: Option<f64>,
+    /// The run seed (unused by the exact solver).
+    pub seed: u64,
+    /// LP relaxations solved, final re-pricing included.
+    pub lp_solves: u64,
+    /// MIPs solved, final re-pricing included.
+    pub mip_solves: u64,
+    /// Wall-clock seconds of the whole run.
+    pub seconds: f64,
+}
+
+/// The locality-aware scheduler as an offline runner over an instance's
+/// arrival sequence.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Locality {
+    /// Parameters.
+    pub params: LocalityParams,
+}
+
+/// Every job's bound inputs.
+fn bound_inputs(
+    oracle: &LocalityOracle,
+    jobs: &[LocalityJob],
+    horizon: u32,
+) -> crate::Result<Vec<BoundInputs>> {
+    jobs.iter()
+        .map(|j| oracle.bound_inputs(j, horizon))
+        .collect()
+}
+
+/// The bounds of `choice` (with the `L` allowance) and the `v_floor` used.
+fn derive_bounds(
+    cluster: &LocalityCluster,
+    inputs: &[BoundInputs],
+    choice: BoundsChoice,
+    l_allowance: f64,
+) -> crate::Result<(PriceBounds, Option<f64>)> {
+    let ledger = cluster.ledger()?;
+    let (rule, v) = match choice {
+        BoundsChoice::Eta => (BoundsRule::Eta, None),
+        BoundsChoice::ValueFloor { v_floor } => {
+            let v = match v_floor {
+                Some(v) => v,
+                None => {
+                    crate::online::default_v_floor(inputs).ok_or(LocalityError::InvalidOption {
+                        name: "bounds",
+                        reason: "no schedulable job with positive utility to set the value floor"
+                            .into(),
+                    })?
+                }
+            };
+            (BoundsRule::ValueFloor { v_floor: v }, Some(v))
+        }
+    };
+    let mut bounds = PriceBounds::derive(&ledger, inputs, rule)?;
+    if l_allowance != 1.0 {
+        bounds = bounds.with_l_allowance(l_allowance)?;
+    }
+    Ok((bounds, v))
+}
+
+impl Locality {
+    /// The scheduler with `params`.
+    pub fn new(params: LocalityParams) -> Self {
+        Locality { params }
+    }
+
+    /// The instance's parameter-server jobs in arrival order (ties by
+    /// position), in the model's terms.
+    ///
+    /// # Errors
+    ///
+    /// As [`LocalityJob::from_job`].
+    pub fn jobs(
+        &self,
+        instance: &Instance,
+        cluster: &LocalityCluster,
+    ) -> Result<Vec<LocalityJob>, LocalityError> {
+        instance
+            .arrival_order()
+            .into_iter()
+            .map(|p| {
+                LocalityJob::from_job(
+                    instance,
+                    cluster,
+                    &instance.jobs()[p],
+                    self.params.horizon,
+                    self.params.intra_factor,
+                )
+            })
+            .collect()
+    }
+
+    /// Runs the scheduler over the jobs of `instance` in arrival order and
+    /// returns the schedule (every segment with its configuration), the
+    /// framework's certificate and the report. `rng` seeds randomised inner
+    /// solvers when [`LocalityParams::seed`] is `None`; the exact solver is
+    /// deterministic, so its result does not depend on it.
+    ///
+    /// The schedule is checked with [`verify_locality`] before it is
+    /// returned.
+    ///
+    /// # Errors
+    ///
+    /// See the [module documentation](self#errors); a schedule that
+    /// [`verify_locality`] rejects is returned as that error (a bug).
+    pub fn solve(
+        &self,
+        instance: &Instance,
+        rng: &mut impl Rng,
+    ) -> crate::Result<Solved<LocalityReport>> {
+        let start = Instant::now();
+        let p = &self.params;
+        let seed = p.seed.unwrap_or_else(|| rng.random());
+        p.inner.validate()?;
+        if !(p.l_allowance.is_finite() && p.l_allowance >= 1.0) {
+            return Err(LocalityError::InvalidOption {
+                name: "l_allowance",
+                reason: format!("ρ0 = {} is not a finite number ≥ 1", p.l_allowance),
+            }
+            .into());
+        }
+        let cluster = LocalityCluster::from_instance(instance)?;
+        let jobs = self.jobs(instance, &cluster)?;
+        let oracle = LocalityOracle::new(cluster.clone(), p.inner);
+        let inputs = bound_inputs(&oracle, &jobs, cluster.horizon)?;
+        let (bounds, v_floor) = derive_bounds(&cluster, &inputs, p.bounds, p.l_allowance)?;
+        let alpha_of = |c| {
+            derive_bounds(&cluster, &inputs, c, p.l_allowance)
+                .ok()
+                .map(|b| b.0.alpha())
+        };
+        let alpha_eta = alpha_of(BoundsChoice::Eta);
+        let alpha_value_floor = match p.bounds {
+            BoundsChoice::ValueFloor { .. } => Some(bounds.alpha()),
+            BoundsChoice::Eta => alpha_of(BoundsChoice::ValueFloor { v_floor: None }),
+        };
+        let counters = oracle.counters();
+        let mut engine = OnlinePrimalDual::new(oracle, cluster.ledger()?, bounds, p.pd.clone())?;
+        let mut per_job = Vec::with_capacity(jobs.len());
+        for job in &jobs {
+            let outcome = engine.step(job)?;
+            let payoff = match &outcome.decision {
+                Decision::Admitted { payoff, .. } => *payoff,
+                _ => 0.0,
+            };
+            let (admitted, quality) = (outcome.admitted(), outcome.quality);
+            let stats = if quality.is_some() {
+                engine.oracle().last_call().clone()
+            } else {
+                CallStats::default()
+            };
+            per_job.push(JobReport {
+                job: job.id,
+                admitted,
+                quality,
+                rho_hat: realised_factor(&stats.deadline_bounds, payoff),
+                stats,
+            });
+        }
+        let run = engine.finish(&jobs)?;
+        let max_rho_hat = per_job.iter().map(|j| j.rho_hat).fold(1.0, f64::max);
+        let report = LocalityReport {
+            run,
+            jobs,
+            per_job,
+            max_rho_hat,
+            bounds: p.bounds,
+            v_floor,
+            alpha_eta,
+            alpha_value_floor,
+            seed,
+            lp_solves: counters.lp_solves(),
+            mip_solves: counters.mip_solves(),
+            seconds: start.elapsed().as_secs_f64(),
+        };
+        let schedule = schedule_of(&cluster, instance, &report);
+        verify_locality(instance, p, &schedule)?;
+        let mut certificate = report.run.certificate.clone();
+        certificate.algorithm = "locality".into();
+        Ok(Solved {
+            schedule,
+            certificate,
+            report,
+        })
+    }
+}
+
+/// The crate schedule of a run: every job of `instance`, admitted ones
+/// with their plans' segments.
+fn schedule_of(
+    cluster: &LocalityCluster,
+    instance: &Instance,
+    report: &LocalityReport,
+) -> Schedule {
+    let mut out: Vec<JobSchedule> = instance
+        .jobs()
+        .iter()
+        .map(|j| JobSchedule::rejected(j.id))
+        .collect();
+    for (job, outcome) in report.jobs.iter().zip(&report.run.outcomes) {
+        if let Decision::Admitted { plan, .. } = &outcome.decision
+            && let Some(p) = instance.job_position(job.id)
+        {
+            out[p] = JobSchedule {
+                job: job.id,
+                admitted: true,
+                segments: plan.segments(cluster),
+            };
+        }
+    }
+    Schedule { jobs: out }
+}
