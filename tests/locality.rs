@@ -13,7 +13,7 @@ use dmlsched::online::{
     BoundsChoice, DeadlineBound, OracleQuality, PriceView, PricingOracle, Reservation,
     realised_factor,
 };
-use dmlsched::schedule::verify;
+use dmlsched::schedule::{Configuration, verify};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use rand::SeedableRng;
@@ -263,11 +263,9 @@ fn l9_realised_factor() {
     assert!(rho > 1.1 && rho <= 1.2);
 }
 
-/// A small cluster where the NIC never binds (`verify` still charges NIC
-/// to LOCAL tasks).
-// TODO(after the LOCAL-aware `schedule::verify` lands): tighten the NIC
-// capacity here so that LOCAL saves NIC bandwidth that `verify` must not
-// charge.
+/// A small cluster whose 6 Gbit/s NICs cannot carry a job's four workers
+/// and its PS as DISTRIBUTED tasks on one machine (8 Gbit/s), while LOCAL
+/// on one machine charges no NIC.
 fn e2e_instance(jobs: usize) -> Instance {
     let machines = (0..2)
         .map(|i| {
@@ -275,7 +273,7 @@ fn e2e_instance(jobs: usize) -> Instance {
                 .gpus(4.0)
                 .cpu_cores(16.0)
                 .memory(gb(64.0))
-                .nic(gbps(100.0));
+                .nic(gbps(6.0));
             Machine::new(MachineId(i), cap, gbps(4.0))
         })
         .collect();
@@ -322,6 +320,21 @@ fn end_to_end_runs_pass_both_checkers() {
         for seg in solved.schedule.jobs.iter().flat_map(|j| &j.segments) {
             assert!(seg.config.is_some());
         }
+        // Some LOCAL slot holds tasks whose NIC demand (4 workers · 1 Gbit/s
+        // + 1 PS · 4 Gbit/s) exceeds the 6 Gbit/s NIC: only a checker that
+        // charges LOCAL tasks no NIC accepts it.
+        assert!(
+            solved
+                .schedule
+                .jobs
+                .iter()
+                .flat_map(|j| &j.segments)
+                .any(
+                    |seg| matches!(seg.config, Some(Configuration::Local { .. }))
+                        && seg.total().workers == 4
+                ),
+            "expected a LOCAL slot with four workers"
+        );
         // Completion slots and utilities match the framework's decisions.
         for (c, o) in check
             .jobs

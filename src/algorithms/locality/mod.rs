@@ -339,13 +339,13 @@ impl Locality {
     /// solvers when [`LocalityParams::seed`] is `None`; the exact solver is
     /// deterministic, so its result does not depend on it.
     ///
-    /// The schedule is checked with [`verify_locality`] before it is
-    /// returned.
+    /// The schedule is checked with [`schedule::verify`](crate::schedule::verify)
+    /// and [`verify_locality`] before it is returned.
     ///
     /// # Errors
     ///
-    /// See the [module documentation](self#errors); a schedule that
-    /// [`verify_locality`] rejects is returned as that error (a bug).
+    /// See the [module documentation](self#errors); a schedule that either
+    /// checker rejects is returned as its error (a bug).
     pub fn solve(
         &self,
         instance: &Instance,
@@ -417,6 +417,7 @@ impl Locality {
             seconds: start.elapsed().as_secs_f64(),
         };
         let schedule = schedule_of(&cluster, instance, &report);
+        crate::schedule::verify(instance, &schedule)?;
         verify_locality(instance, p, &schedule)?;
         let mut certificate = report.run.certificate.clone();
         certificate.algorithm = "locality".into();
