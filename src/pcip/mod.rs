@@ -24,9 +24,7 @@ pub use problem::{
     evaluate,
 };
 pub use relax::{ExactResult, LpRelaxation, MipOptions, solve_exact, solve_lp};
-pub use repair::{RepairOptions, RepairReport, repair};
+pub use repair::{Move, MoveSource, RepairOptions, RepairReport, repair, repair_with};
 pub use rounding::{round_independent, scaled_point, trial_rng};
-pub use structure::{
-    ChoiceGroup, Derive, MIN_MEMBER_VALUE, Member, Structure, round_structured,
-};
 pub use solver::{ExactMode, Method, PcSolution, RoundingSolver, TrialOutcome, TrialRecord};
+pub use structure::{ChoiceGroup, Derive, MIN_MEMBER_VALUE, Member, Structure, round_structured};

@@ -535,7 +535,10 @@ mod tests {
             let mean = grid_mean(&p, &s, &x, lambda, 4);
             let want = s.expected_point(&p, &x, lambda).unwrap();
             for j in 0..9 {
-                assert!((mean[j] - want[j]).abs() < 1e-12, "λ {lambda} col {j}: {mean:?}");
+                assert!(
+                    (mean[j] - want[j]).abs() < 1e-12,
+                    "λ {lambda} col {j}: {mean:?}"
+                );
             }
             // P[member] = x*; E[dependent] = λ·x* (no clamping here).
             for j in [0, 1, 2] {
@@ -596,11 +599,16 @@ mod tests {
             if r[0] == 0.0 {
                 assert_eq!((r[3], r[4]), (0.0, 0.0));
             }
-            mean.iter_mut().zip(&r).for_each(|(a, b)| *a += b / n as f64);
+            mean.iter_mut()
+                .zip(&r)
+                .for_each(|(a, b)| *a += b / n as f64);
         }
         for j in 0..9 {
             // Values ≤ 6: 5 standard errors is below 0.25.
-            assert!((mean[j] - want[j]).abs() < 0.1, "col {j}: {mean:?} vs {want:?}");
+            assert!(
+                (mean[j] - want[j]).abs() < 0.1,
+                "col {j}: {mean:?} vs {want:?}"
+            );
         }
     }
 
