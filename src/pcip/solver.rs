@@ -190,8 +190,11 @@ impl PcSolution {
 /// let s = Structure::new(&p, vec![ChoiceGroup::new().member(0, &[2]).member(1, &[3])]).unwrap();
 /// let servers = |_: &PcProblem, x: &mut [f64]| x[4] = ((x[2] + x[3]) / 2.0).ceil();
 /// let hooks = Hooks::new().with_groups(&s).with_derive(&servers);
-/// let sol = RoundingSolver::default().solve_with(&p, &hooks).unwrap();
-/// assert_eq!(sol.x, vec![1.0, 0.0, 3.0, 0.0, 2.0]);
+/// #[cfg(feature = "highs")]
+/// {
+///     let sol = RoundingSolver::default().solve_with(&p, &hooks).unwrap();
+///     assert_eq!(sol.x, vec![1.0, 0.0, 3.0, 0.0, 2.0]);
+/// }
 /// ```
 #[derive(Clone, Copy, Default)]
 pub struct Hooks<'a> {
