@@ -396,8 +396,15 @@ pub(crate) fn round_with_uniforms(
 /// `RR(min(λ·x*_d/x*_m, u_d))` with `RR(y) = ⌊y⌋ + 1[U_d < y − ⌊y⌋]`
 /// (continuous dependents keep the clamped value); the other members and
 /// their dependents become 0. A free column `j` becomes
-/// `RR(min(λ·x*_j, u_j))`, as in independent rounding. The stream order is
-/// in the [module documentation](self); it does not depend on `lp_x`.
+/// `RR(min(λ·x*_j, u_j))`, as in independent rounding.
+///
+/// The stream: exactly [`Structure::n_draws`] uniforms, whatever `lp_x`
+/// and the choices: per group in declaration order, one for the choice,
+/// then one per dependent of each member (members in order, dependents in
+/// order, drawn for unchosen members too); then one per free column in
+/// column order. Without groups this is
+/// [`round_independent`](super::round_independent) of
+/// [`scaled_point`](super::scaled_point)`(p, lp_x, λ)`.
 ///
 /// Hence `P[m chosen] = π_m = x*_m` (when the group's LP sum is at most 1),
 /// `E[X_d | m chosen] = λ·x*_d/x*_m` and `E[X_d] = λ·x*_d` (without
