@@ -354,3 +354,192 @@ proptest! {
         prop_assert!(sol.is_ok(), "{:?}", sol.err());
     }
 }
+
+// ---------------------------------------------------------------------------
+// Hooks: choice groups, derivation, model moves.
+// ---------------------------------------------------------------------------
+
+/// Per slot t ∈ {0, 1}: modes u_t (LOCAL, cost 3) and v_t (DISTRIBUTED,
+/// cost 1) with `u_t + v_t ≤ 1`; workers a_t (of u_t) and b_t (of v_t) with
+/// `a ≤ 3u`, `u ≤ a`, `b ≤ 3v`, `v ≤ b`; servers s_t ≥ b_t / 2 (derived);
+/// work `Σ 2a + b ≥ 5`; capacity `Σ a + b ≤ 4`. Columns per slot:
+/// u, v, a, b, s.
+fn slots() -> (PcProblem, Structure) {
+    use RowSense::{Ge, Le};
+    let col = |t: usize, k: usize| 5 * t + k;
+    let mut b = PcBuilder::new(Sense::Minimise, 10)
+        .objective(vec![3.0, 1.0, 1.0, 1.0, 2.0, 3.0, 1.0, 1.0, 1.0, 2.0]);
+    let mut work = Vec::new();
+    let mut cap = Vec::new();
+    for t in 0..2 {
+        let (u, v, a, w, s) = (col(t, 0), col(t, 1), col(t, 2), col(t, 3), col(t, 4));
+        b = b
+            .binary(u)
+            .binary(v)
+            .upper(a, Some(3))
+            .upper(w, Some(3))
+            .upper(s, Some(2))
+            .packing_row(&[(u, 1.0), (v, 1.0)], 1.0)
+            .linking_row(&[(a, 1.0), (u, -3.0)], Le, 0.0)
+            .linking_row(&[(u, 1.0), (a, -1.0)], Le, 0.0)
+            .linking_row(&[(w, 1.0), (v, -3.0)], Le, 0.0)
+            .linking_row(&[(v, 1.0), (w, -1.0)], Le, 0.0)
+            .linking_row(&[(s, 2.0), (w, -1.0)], Ge, 0.0);
+        work.extend([(a, 2.0), (w, 1.0)]);
+        cap.extend([(a, 1.0), (w, 1.0)]);
+    }
+    let p = b
+        .covering_row(&work, 5.0)
+        .packing_row(&cap, 4.0)
+        .build()
+        .unwrap();
+    let groups = (0..2)
+        .map(|t| {
+            ChoiceGroup::new()
+                .member(col(t, 0), &[col(t, 2)])
+                .member(col(t, 1), &[col(t, 3)])
+        })
+        .collect();
+    let s = Structure::new(&p, groups).unwrap();
+    (p, s)
+}
+
+fn servers(_: &PcProblem, x: &mut [f64]) {
+    for t in 0..2 {
+        x[5 * t + 4] = (x[5 * t + 3] / 2.0).ceil();
+    }
+}
+
+/// Opens a mode with one worker (and its server), or closes one.
+struct Modes;
+impl MoveSource for Modes {
+    fn shrink_moves(&self, p: &PcProblem, x: &[f64], out: &mut Vec<Move>) {
+        self.prune_moves(p, x, out);
+    }
+    fn grow_moves(&self, _: &PcProblem, x: &[f64], out: &mut Vec<Move>) {
+        for t in 0..2 {
+            let c = 5 * t;
+            if x[c] + x[c + 1] == 0.0 {
+                out.push(Move::new(vec![(c, 1.0), (c + 2, 1.0)]));
+                out.push(Move::new(vec![
+                    (c + 1, 1.0),
+                    (c + 3, 1.0),
+                    (c + 4, 1.0 - x[c + 4].min(1.0)),
+                ]));
+            }
+        }
+    }
+    fn prune_moves(&self, _: &PcProblem, x: &[f64], out: &mut Vec<Move>) {
+        for t in 0..2 {
+            let c = 5 * t;
+            if x[c] == 1.0 {
+                out.push(Move::new(vec![(c, -1.0), (c + 2, -x[c + 2])]));
+            }
+            if x[c + 1] == 1.0 {
+                out.push(Move::new(vec![
+                    (c + 1, -1.0),
+                    (c + 3, -x[c + 3]),
+                    (c + 4, -x[c + 4]),
+                ]));
+            }
+        }
+    }
+}
+
+#[test]
+fn solve_with_no_hooks_is_solve() {
+    for p in [ka1(), ka2(), ka3(), ka4(), ka5()] {
+        for seed in 0..4 {
+            let s = solver(seed, 4, ExactMode::Never);
+            let a = s.solve(&p);
+            let b = s.solve_with(&p, &Hooks::new());
+            let none = Structure::none(&p);
+            let c = s.solve_with(&p, &Hooks::new().with_groups(&none).with_moves(&()));
+            match (a, b, c) {
+                (Ok(a), Ok(b), Ok(c)) => {
+                    assert_eq!((&a.x, &a.trials), (&b.x, &b.trials));
+                    assert_eq!((&a.x, &a.trials), (&c.x, &c.trials));
+                }
+                (a, b, c) => {
+                    assert_eq!(a.clone().err(), b.err());
+                    assert_eq!(a.err(), c.err());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_whole_pipeline_with_groups_derive_and_moves() {
+    let (p, s) = slots();
+    let derive = servers;
+    let hooks = Hooks::new()
+        .with_groups(&s)
+        .with_derive(&derive)
+        .with_moves(&Modes);
+    for seed in 0..10 {
+        let sol = solver(seed, 8, ExactMode::Never)
+            .solve_with(&p, &hooks)
+            .unwrap();
+        sol.certificate.check(1e-9).unwrap();
+        assert!(evaluate(&p, &sol.x, 1e-9).is_feasible());
+        // Every rounded point respected the groups: no trial needed the MIP.
+        assert!(matches!(sol.method, Method::Rounding { .. }));
+        for t in 0..2 {
+            assert!(sol.x[5 * t] + sol.x[5 * t + 1] <= 1.0);
+            assert_eq!(sol.x[5 * t + 4], (sol.x[5 * t + 3] / 2.0).ceil());
+        }
+        // The certificate states the expectation, not the independent
+        // rounding's success probability.
+        assert!(
+            sol.certificate
+                .guarantees
+                .iter()
+                .any(|g| g.expression.contains("choice groups"))
+        );
+        assert!(
+            !sol.certificate
+                .guarantees
+                .iter()
+                .any(|g| g.expression.contains("p_succ"))
+        );
+        // Reproducible.
+        let again = solver(seed, 8, ExactMode::Never)
+            .solve_with(&p, &hooks)
+            .unwrap();
+        assert_eq!((sol.x, sol.trials), (again.x, again.trials));
+    }
+    // The same program without the model's moves needs them: unit moves
+    // cannot open a mode (each breaks a linking row) — some trials fail.
+    let plain = Hooks::new().with_groups(&s).with_derive(&derive);
+    let mut failed = 0;
+    for seed in 0..10 {
+        let sol = solver(seed, 8, ExactMode::Never).solve_with(&p, &plain);
+        match sol {
+            Ok(sol) => {
+                failed += sol
+                    .trials
+                    .iter()
+                    .filter(|t| matches!(t.outcome, TrialOutcome::Failed { .. }))
+                    .count();
+            }
+            Err(PcError::RepairFailed(_)) => failed += 8,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert!(failed > 0);
+}
+
+#[test]
+fn hooks_are_checked_against_the_problem() {
+    let (_, s) = slots();
+    let e = solver(0, 1, ExactMode::Never).solve_with(&ka1(), &Hooks::new().with_groups(&s));
+    assert!(matches!(e, Err(PcError::DimensionMismatch { .. })), "{e:?}");
+    // A derivation that leaves NaN is a typed error.
+    let nan = |_: &PcProblem, x: &mut [f64]| x[0] = f64::NAN;
+    let e = solver(0, 1, ExactMode::Never).solve_with(&ka1(), &Hooks::new().with_derive(&nan));
+    assert!(
+        matches!(e, Err(PcError::InvalidOption { option: "x", .. })),
+        "{e:?}"
+    );
+}

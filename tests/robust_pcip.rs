@@ -521,6 +521,207 @@ fn covering_program(n: usize, m: usize, k: usize, seed: u64) -> PcProblem {
     b.build().unwrap()
 }
 
+// ---------------------------------------------------------------------------
+// 4b. Choice groups, derivations and model moves: random (often invalid)
+//     structures and moves give a checked result or a typed error.
+// ---------------------------------------------------------------------------
+
+/// A random program with group-shaped parts: binaries 0..g paired by
+/// packing rows, integer columns after them, a covering row, linking rows.
+fn grouped_program(rng: &mut rand::rngs::ChaCha8Rng) -> Option<PcProblem> {
+    use dmlsched::pcip::RowSense;
+    use rand::RngExt;
+    let g = rng.random_range(1usize..5);
+    let n = g + rng.random_range(1usize..6);
+    let cost: Vec<f64> = (0..n)
+        .map(|_| f64::from(rng.random_range(0u32..6)))
+        .collect();
+    let mut b = PcBuilder::new(Sense::Minimise, n).objective(cost);
+    for j in 0..g {
+        b = b.binary(j);
+    }
+    for j in g..n {
+        b = b.upper(j, Some(rng.random_range(0u32..5)));
+    }
+    let pair: Vec<(usize, f64)> = (0..g).map(|j| (j, 1.0)).collect();
+    b = b.packing_row(&pair, 1.0);
+    let work: Vec<(usize, f64)> = (g..n)
+        .map(|j| (j, f64::from(rng.random_range(1u32..4))))
+        .collect();
+    b = b.covering_row(&work, f64::from(rng.random_range(1u32..8)));
+    for _ in 0..rng.random_range(0usize..3) {
+        let (a, m) = (rng.random_range(g..n), rng.random_range(0..g));
+        b = b.linking_row(&[(a, 1.0), (m, -4.0)], RowSense::Le, 0.0);
+    }
+    if rng.random_range(0u32..2) == 0 {
+        let cap: Vec<(usize, f64)> = (g..n).map(|j| (j, 1.0)).collect();
+        b = b.packing_row(&cap, f64::from(rng.random_range(0u32..6)));
+    }
+    b.build().ok()
+}
+
+/// Random groups over all columns (members may be non-binary, reused, …).
+fn random_groups(rng: &mut rand::rngs::ChaCha8Rng, n: usize) -> Vec<dmlsched::pcip::ChoiceGroup> {
+    use rand::RngExt;
+    (0..rng.random_range(0usize..3))
+        .map(|_| {
+            let mut g = dmlsched::pcip::ChoiceGroup::new();
+            for _ in 0..rng.random_range(0usize..3) {
+                let deps: Vec<usize> = (0..rng.random_range(0usize..3))
+                    .map(|_| rng.random_range(0..n + 1))
+                    .collect();
+                g = g.member(rng.random_range(0..n + 1), &deps);
+            }
+            g
+        })
+        .collect()
+}
+
+/// One valid group: the binary columns as members, the others dealt out
+/// as their dependents.
+fn valid_group(p: &PcProblem) -> Vec<dmlsched::pcip::ChoiceGroup> {
+    use dmlsched::pcip::ColKind;
+    let n = p.n_vars();
+    let members: Vec<usize> = (0..n).filter(|&j| p.kind(j) == ColKind::Binary).collect();
+    let mut g = dmlsched::pcip::ChoiceGroup::new();
+    for (k, &m) in members.iter().enumerate() {
+        let deps: Vec<usize> = (members.len()..n)
+            .filter(|j| j % members.len() == k)
+            .collect();
+        g = g.member(m, &deps);
+    }
+    vec![g]
+}
+
+/// Random moves, some malformed (unknown column, NaN, fractional, twice).
+struct RandomMoves(Vec<dmlsched::pcip::Move>);
+
+impl dmlsched::pcip::MoveSource for RandomMoves {
+    fn shrink_moves(&self, _: &PcProblem, _: &[f64], out: &mut Vec<dmlsched::pcip::Move>) {
+        out.extend(
+            self.0
+                .iter()
+                .filter(|m| m.deltas.iter().all(|d| d.1 < 0.0))
+                .cloned(),
+        );
+    }
+    fn grow_moves(&self, _: &PcProblem, _: &[f64], out: &mut Vec<dmlsched::pcip::Move>) {
+        out.extend(self.0.iter().cloned());
+    }
+    fn prune_moves(&self, _: &PcProblem, _: &[f64], out: &mut Vec<dmlsched::pcip::Move>) {
+        out.extend(self.0.iter().rev().cloned());
+    }
+}
+
+fn random_moves(rng: &mut rand::rngs::ChaCha8Rng, n: usize, sane: bool) -> RandomMoves {
+    use dmlsched::pcip::Move;
+    use rand::RngExt;
+    let moves = (0..rng.random_range(0usize..6))
+        .map(|_| {
+            let mut deltas: Vec<(usize, f64)> = (0..rng.random_range(1usize..4))
+                .map(|_| {
+                    (
+                        rng.random_range(0..n),
+                        f64::from(rng.random_range(-2i32..3)),
+                    )
+                })
+                .collect();
+            if sane {
+                deltas.sort_unstable_by_key(|d| d.0);
+                deltas.dedup_by_key(|d| d.0);
+            } else {
+                match rng.random_range(0u32..5) {
+                    0 => deltas.push((n + 3, 1.0)),
+                    1 => deltas[0].1 = f64::NAN,
+                    2 => deltas[0].1 = 0.5,
+                    _ => {}
+                }
+            }
+            Move::new(deltas)
+        })
+        .collect();
+    RandomMoves(moves)
+}
+
+#[test]
+fn random_groups_derivations_and_moves_give_a_result_or_a_typed_error() {
+    within(WATCHDOG_S, "structured pipeline fuzz", || {
+        use dmlsched::pcip::{Hooks, Structure, repair_with, round_structured, trial_rng};
+        use rand::SeedableRng;
+        use rand::rngs::ChaCha8Rng;
+        let (mut solved, mut structured) = (0, 0);
+        for case in 0..120u64 {
+            let mut rng = ChaCha8Rng::seed_from_u64(case);
+            let Some(p) = grouped_program(&mut rng) else {
+                continue;
+            };
+            let n = p.n_vars();
+            let groups = if case % 2 == 0 {
+                random_groups(&mut rng, n)
+            } else {
+                valid_group(&p)
+            };
+            let s = match Structure::new(&p, groups) {
+                Ok(s) => s,
+                Err(PcError::InvalidGroup { .. }) => Structure::none(&p),
+                Err(e) => panic!("case {case}: untyped group error {e:?}"),
+            };
+            structured += usize::from(!s.is_empty());
+            let moves = random_moves(&mut rng, n, case % 3 != 0);
+            let derive = |_: &PcProblem, x: &mut [f64]| {
+                let last = x.len() - 1;
+                x[last] = (x[0] * 2.0).min(x[last] + 1.0);
+            };
+            let hooks = Hooks::new()
+                .with_groups(&s)
+                .with_derive(&derive)
+                .with_moves(&moves);
+            let solver = RoundingSolver {
+                trials: 3,
+                seed: case,
+                mip: MipOptions {
+                    time_limit_s: 2.0,
+                    ..MipOptions::default()
+                },
+                ..RoundingSolver::default()
+            };
+            match solver.solve_with(&p, &hooks) {
+                Ok(sol) => {
+                    sol.certificate
+                        .check(1e-6)
+                        .unwrap_or_else(|e| panic!("case {case}: {e}"));
+                    assert!(evaluate(&p, &sol.x, 1e-9).is_feasible(), "case {case}");
+                    solved += 1;
+                }
+                Err(PcError::InvalidMove { .. } | PcError::RepairFailed(_)) => {}
+                Err(PcError::LpInfeasible | PcError::IntegerInfeasible) => {}
+                Err(e) => panic!("case {case}: unexpected {e:?}"),
+            }
+            // The entry points on their own, with hostile inputs.
+            let lp_x: Vec<f64> = (0..n)
+                .map(|j| [0.0, 0.3, 1.0, 2.5, -1.0][(j + case as usize) % 5])
+                .collect();
+            let lambda = [1.0, 0.0, 2.0, -1.0, f64::NAN][case as usize % 5];
+            match round_structured(&p, &s, &lp_x, lambda, &mut trial_rng(case, 0)) {
+                Ok(x) => {
+                    let mut x = x;
+                    match repair_with(&p, &mut x, &RepairOptions::default(), &moves) {
+                        Ok(_) => assert!(evaluate(&p, &x, 1e-9).is_feasible(), "case {case}"),
+                        Err(PcError::InvalidMove { .. } | PcError::RepairFailed(_)) => {}
+                        Err(e) => panic!("case {case}: unexpected {e:?}"),
+                    }
+                }
+                Err(PcError::InvalidOption { .. }) => assert!(lambda.is_nan() || lambda < 0.0),
+                Err(e) => panic!("case {case}: unexpected {e:?}"),
+            }
+        }
+        assert!(
+            solved > 20 && structured > 10,
+            "{solved} solved, {structured} structured"
+        );
+    });
+}
+
 /// Runs `solver` on `p` and checks that it ends within `limit + 10 s`, with
 /// a checked result or a typed error that says a limit stopped it.
 fn within_budget(

@@ -192,6 +192,49 @@ fn label_suffix(label: &Option<String>) -> String {
         .map_or_else(String::new, |l| format!(" ({l})"))
 }
 
+/// What is wrong with a choice group ([`PcError::InvalidGroup`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum GroupIssue {
+    /// The group has no member.
+    Empty,
+    /// A member or dependent column index is not a column of the problem.
+    ColumnOutOfRange {
+        /// The index.
+        col: usize,
+    },
+    /// A member is not a binary column (integer with upper bound 1).
+    MemberNotBinary {
+        /// The member column.
+        col: usize,
+    },
+    /// A column appears twice among all members and dependents of all
+    /// groups.
+    ColumnReused {
+        /// The column.
+        col: usize,
+    },
+    /// No packing row implies `Σ members ≤ 1`: one with a coefficient of at
+    /// least its capacity on every member.
+    NotPacked,
+}
+
+impl fmt::Display for GroupIssue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GroupIssue::Empty => f.write_str("it has no member"),
+            GroupIssue::ColumnOutOfRange { col } => write!(f, "column {col} is out of range"),
+            GroupIssue::MemberNotBinary { col } => write!(f, "member column {col} is not binary"),
+            GroupIssue::ColumnReused { col } => {
+                write!(f, "column {col} is already a member or dependent")
+            }
+            GroupIssue::NotPacked => f.write_str(
+                "no packing row implies that at most one member is 1 (a row with a coefficient of at least its capacity on every member)",
+            ),
+        }
+    }
+}
+
 /// Errors of [`crate::pcip`]: sizes beyond the limits, invalid problems
 /// (V1–V10 of [algorithms guide, section 1.1](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#pcip-program), checked in
 /// that order, then the magnitude rule V11), LP outcomes that stop the pipeline, integer infeasibility, repair
@@ -418,6 +461,27 @@ pub enum PcError {
     /// or succeeded).
     #[error("repair failed: {0}")]
     RepairFailed(Box<RepairFailure>),
+    /// A choice group of a [`Structure`](super::Structure) is invalid for
+    /// its problem.
+    #[error("choice group {group} is invalid: {issue}")]
+    InvalidGroup {
+        /// The group, in declaration order.
+        group: usize,
+        /// What is wrong with it.
+        issue: GroupIssue,
+    },
+    /// A repair move supplied by a [`MoveSource`](super::MoveSource) is
+    /// malformed (an unknown column, a column listed twice, a non-finite
+    /// change or objective, or a fractional change of an integer column).
+    #[error("invalid repair move {index} in the {phase} phase: {reason}")]
+    InvalidMove {
+        /// The phase that asked for it (`"shrink"`, `"grow"` or `"prune"`).
+        phase: &'static str,
+        /// Its position in the list the source returned.
+        index: usize,
+        /// Why it was refused.
+        reason: String,
+    },
     /// An option is out of range.
     #[error("invalid option `{option}`: {reason}")]
     InvalidOption {

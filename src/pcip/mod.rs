@@ -13,9 +13,10 @@ mod relax;
 mod repair;
 mod rounding;
 mod solver;
+mod structure;
 
 pub use bounds::{Beta, RowBounds};
-pub use error::{Field, PcError, RepairFailure, RowClass, RowRef, RowReport};
+pub use error::{Field, GroupIssue, PcError, RepairFailure, RowClass, RowRef, RowReport};
 #[cfg(feature = "serde")]
 pub use io::PC_FORMAT_VERSION;
 pub use problem::{
@@ -23,6 +24,7 @@ pub use problem::{
     evaluate,
 };
 pub use relax::{ExactResult, LpRelaxation, MipOptions, solve_exact, solve_lp};
-pub use repair::{RepairOptions, RepairReport, repair};
+pub use repair::{Move, MoveSource, RepairOptions, RepairReport, repair, repair_with};
 pub use rounding::{round_independent, scaled_point, trial_rng};
-pub use solver::{ExactMode, Method, PcSolution, RoundingSolver, TrialOutcome, TrialRecord};
+pub use solver::{ExactMode, Hooks, Method, PcSolution, RoundingSolver, TrialOutcome, TrialRecord};
+pub use structure::{ChoiceGroup, Derive, MIN_MEMBER_VALUE, Member, Structure, round_structured};

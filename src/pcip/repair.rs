@@ -24,6 +24,11 @@
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
 
+mod moves;
+
+use moves::Phase;
+pub use moves::{Move, MoveSource, repair_with};
+
 use super::error::{PcError, RepairFailure, RowClass, RowRef, RowReport};
 use super::problem::{PcProblem, RowSense, evaluate};
 use crate::certificate::Sense;
@@ -151,15 +156,18 @@ pub struct RepairReport {
 ///   deficits of all reported rows, i.e. the total covering deficit when
 ///   phase 2 stalls.
 pub fn repair(p: &PcProblem, x: &mut [f64], opts: &RepairOptions) -> Result<RepairReport, PcError> {
-    run_phases(p, x, opts, State::shrink, State::grow)
+    run_phases(p, x, opts, None, State::shrink, State::grow)
 }
 
 /// The body of [`repair`], with the two greedy phases as parameters (the
 /// tests run it with the full re-scan reference phases).
+/// With a move `source`, each phase runs the source's moves first
+/// ([`repair_with`]).
 fn run_phases<'p>(
     p: &'p PcProblem,
     x: &mut [f64],
     opts: &RepairOptions,
+    source: Option<&dyn MoveSource>,
     shrink: impl FnOnce(&mut State<'p>, &mut [f64]) -> Result<u64, PcError>,
     grow: impl FnOnce(&mut State<'p>, &mut [f64]) -> Result<u64, PcError>,
 ) -> Result<RepairReport, PcError> {
@@ -173,9 +181,17 @@ fn run_phases<'p>(
         };
     }
     let mut st = State::new(p, x, opts);
-    let shrink_moves = shrink(&mut st, x)?;
-    let grow_moves = grow(&mut st, x)?;
-    let prune_moves = if opts.improve { st.improve(x) } else { 0 };
+    let model = |st: &mut State<'p>, x: &mut [f64], phase| match source {
+        Some(s) => st.model_phase(x, s, phase),
+        None => Ok(0),
+    };
+    let shrink_moves = model(&mut st, x, Phase::Shrink)? + shrink(&mut st, x)?;
+    let grow_moves = model(&mut st, x, Phase::Grow)? + grow(&mut st, x)?;
+    let prune_moves = if opts.improve {
+        model(&mut st, x, Phase::Prune)? + st.improve(x)
+    } else {
+        0
+    };
     st.final_check(x)?;
     Ok(RepairReport {
         moves: shrink_moves + grow_moves + prune_moves,
@@ -1023,7 +1039,7 @@ fn repair_naive(
     x: &mut [f64],
     opts: &RepairOptions,
 ) -> Result<RepairReport, PcError> {
-    run_phases(p, x, opts, State::shrink_naive, State::grow_naive)
+    run_phases(p, x, opts, None, State::shrink_naive, State::grow_naive)
 }
 
 #[cfg(test)]
@@ -1624,7 +1640,7 @@ mod tests {
                 assert_eq!(a, r);
                 // Batches make the moves of the unit greedy (costs ≥ 0).
                 let mut u = start.clone();
-                let unit = run_phases(&p, &mut u, &opts(), State::shrink, State::grow_unit);
+                let unit = run_phases(&p, &mut u, &opts(), None, State::shrink, State::grow_unit);
                 assert_eq!(fast, unit);
                 assert_eq!(a, u);
                 shrunk += u64::from(fast.is_ok_and(|f| f.shrink_moves > 0));

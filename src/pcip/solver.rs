@@ -8,8 +8,9 @@ use super::bounds::{Beta, RowBounds, beta_for, row_failure_bounds};
 use super::error::{PcError, RepairFailure, RowClass};
 use super::problem::{PcProblem, evaluate};
 use super::relax::{ExactResult, LpRelaxation, MipOptions, solve_exact, solve_lp};
-use super::repair::{RepairOptions, repair};
+use super::repair::{MoveSource, RepairOptions, repair, repair_with};
 use super::rounding::{round_independent, scaled_point, trial_rng};
+use super::structure::{Derive, Structure, round_structured};
 use crate::certificate::{
     Certificate, ConstraintClass, ExactInfo, ExactStatus, FeasibilityReport, Guarantee,
     GuaranteeScope, RunInfo, Sense,
@@ -167,6 +168,119 @@ impl PcSolution {
     }
 }
 
+/// A model's hooks into [`RoundingSolver::solve_with`]: choice groups for
+/// structured rounding, a derivation run after rounding, and repair moves.
+/// Each is optional; [`Hooks::new`] has none, which is
+/// [`RoundingSolver::solve`].
+///
+/// ```
+/// use dmlsched::certificate::Sense;
+/// use dmlsched::pcip::{ChoiceGroup, Hooks, PcBuilder, PcProblem, RoundingSolver, Structure};
+/// // Two modes (columns 0, 1; at most one) owning worker counts 2, 3; server
+/// // count 4 = ⌈workers / 2⌉ is derived; work ≥ 3; each worker needs its mode.
+/// let p = PcBuilder::new(Sense::Minimise, 5)
+///     .objective(vec![1.0, 2.0, 1.0, 1.0, 1.0])
+///     .binary(0).binary(1).upper(2, Some(4)).upper(3, Some(4)).upper(4, Some(2))
+///     .packing_row(&[(0, 1.0), (1, 1.0)], 1.0)
+///     .covering_row(&[(2, 1.0), (3, 1.0)], 3.0)
+///     .linking_row(&[(2, 1.0), (0, -4.0)], dmlsched::pcip::RowSense::Le, 0.0)
+///     .linking_row(&[(3, 1.0), (1, -4.0)], dmlsched::pcip::RowSense::Le, 0.0)
+///     .linking_row(&[(4, 2.0), (2, -1.0), (3, -1.0)], dmlsched::pcip::RowSense::Ge, 0.0)
+///     .build().unwrap();
+/// let s = Structure::new(&p, vec![ChoiceGroup::new().member(0, &[2]).member(1, &[3])]).unwrap();
+/// let servers = |_: &PcProblem, x: &mut [f64]| x[4] = ((x[2] + x[3]) / 2.0).ceil();
+/// let hooks = Hooks::new().with_groups(&s).with_derive(&servers);
+/// #[cfg(feature = "highs")]
+/// {
+///     let sol = RoundingSolver::default().solve_with(&p, &hooks).unwrap();
+///     assert_eq!(sol.x, vec![1.0, 0.0, 3.0, 0.0, 2.0]);
+/// }
+/// ```
+#[derive(Clone, Copy, Default)]
+pub struct Hooks<'a> {
+    structure: Option<&'a Structure>,
+    derive: Option<&'a dyn Derive>,
+    moves: Option<&'a dyn MoveSource>,
+}
+
+impl std::fmt::Debug for Hooks<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hooks")
+            .field("structure", &self.structure)
+            .field("derive", &self.derive.is_some())
+            .field("moves", &self.moves.is_some())
+            .finish()
+    }
+}
+
+impl<'a> Hooks<'a> {
+    /// No hook: independent rounding, no derivation, generic repair.
+    pub fn new() -> Self {
+        Hooks::default()
+    }
+
+    /// Rounds with [`round_structured`] over these choice groups (with
+    /// `λ = β`) instead of independently.
+    pub fn with_groups(mut self, structure: &'a Structure) -> Self {
+        self.structure = Some(structure);
+        self
+    }
+
+    /// Calls `derive` on every rounded point, before repair.
+    pub fn with_derive(mut self, derive: &'a dyn Derive) -> Self {
+        self.derive = Some(derive);
+        self
+    }
+
+    /// Repairs with [`repair_with`] and these moves instead of
+    /// [`repair`].
+    pub fn with_moves(mut self, moves: &'a dyn MoveSource) -> Self {
+        self.moves = Some(moves);
+        self
+    }
+
+    /// The choice groups, when there is at least one.
+    fn groups(&self) -> Option<&'a Structure> {
+        self.structure.filter(|s| !s.is_empty())
+    }
+}
+
+/// How one trial rounds and repairs: the scaled point, the LP point and β
+/// (for structured rounding), and the hooks.
+struct Rounder<'a> {
+    y: &'a [f64],
+    lp_x: &'a [f64],
+    beta: f64,
+    hooks: &'a Hooks<'a>,
+}
+
+impl Rounder<'_> {
+    /// Rounds with trial `t`'s stream, then derives.
+    fn round(&self, p: &PcProblem, seed: u64, t: u32) -> Result<Vec<f64>, PcError> {
+        let mut rng = trial_rng(seed, u64::from(t));
+        let mut x = match self.hooks.groups() {
+            Some(s) => round_structured(p, s, self.lp_x, self.beta, &mut rng)?,
+            None => round_independent(p, self.y, &mut rng),
+        };
+        if let Some(d) = self.hooks.derive {
+            d.derive(p, &mut x);
+        }
+        Ok(x)
+    }
+
+    fn repair(
+        &self,
+        p: &PcProblem,
+        x: &mut [f64],
+        opts: &RepairOptions,
+    ) -> Result<super::RepairReport, PcError> {
+        match self.hooks.moves {
+            Some(m) => repair_with(p, x, opts, m),
+            None => repair(p, x, opts),
+        }
+    }
+}
+
 /// The best point so far: point, objective, method.
 type Best = (Vec<f64>, f64, Method);
 
@@ -308,6 +422,30 @@ impl RoundingSolver {
     /// [`PcError::TimeLimit`] when the time budget ran out without a point,
     /// [`PcError::InvalidOption`] for bad parameters.
     pub fn solve(&self, p: &PcProblem) -> Result<PcSolution, PcError> {
+        self.solve_with(p, &Hooks::new())
+    }
+
+    /// [`solve`](Self::solve) with a model's [`Hooks`]: each trial rounds
+    /// with the choice groups ([`round_structured`], `λ = β`; independent
+    /// rounding without groups), applies the derivation, and repairs with
+    /// the model's moves ([`repair_with`]); the best point, the exact
+    /// fallback and the certificate are as in `solve`. With choice groups
+    /// the certificate's expectation statement uses the structured
+    /// rounding's expected point ([`Structure::expected_point`]), and the
+    /// success probability (which assumes independent columns) is not
+    /// stated. With no hook this is `solve`.
+    ///
+    /// # Errors
+    ///
+    /// Those of `solve`; [`PcError::DimensionMismatch`] or
+    /// [`PcError::InvalidGroup`] when the structure does not fit `p`;
+    /// [`PcError::InvalidMove`] for a malformed model move;
+    /// [`PcError::InvalidOption`] (option `"x"`) when the derivation leaves
+    /// a non-finite entry.
+    pub fn solve_with(&self, p: &PcProblem, hooks: &Hooks<'_>) -> Result<PcSolution, PcError> {
+        if let Some(s) = hooks.structure {
+            s.check(p)?;
+        }
         let clock = Budget::start(self.time_limit_s)?;
         let mut run = RunInfo::new().with_seed(self.seed, "ChaCha8");
         let t_lp = Instant::now();
@@ -320,6 +458,16 @@ impl RoundingSolver {
         run.beta = Some(beta);
         let y = scaled_point(p, &lp.x, beta);
         let row_bounds = row_failure_bounds(p, &y, self.repair.packing_slack)?;
+        let expected = match hooks.groups() {
+            Some(s) => s.expected_point(p, &lp.x, beta)?,
+            None => y.clone(),
+        };
+        let rounder = Rounder {
+            y: &y,
+            lp_x: &lp.x,
+            beta,
+            hooks,
+        };
 
         let small = match self.exact {
             ExactMode::Always => true,
@@ -343,7 +491,7 @@ impl RoundingSolver {
             .is_some_and(|e| e.status == ExactStatus::Optimal);
 
         let t_round = Instant::now();
-        let trials = self.run_trials(p, &y, &lp, exact_optimal, &clock, &mut best)?;
+        let trials = self.run_trials(p, &rounder, &lp, exact_optimal, &clock, &mut best)?;
         run.add_stage("rounding_repair", t_round.elapsed().as_secs_f64());
         run.trials = trials.records.len() as u32;
         run.repair_moves = trials.moves;
@@ -372,7 +520,7 @@ impl RoundingSolver {
             objective,
             method,
             &lp,
-            &y,
+            (&expected, hooks.groups().is_none()),
             beta,
             &row_bounds,
             exact.as_ref(),
@@ -399,7 +547,7 @@ impl RoundingSolver {
     fn run_trials(
         &self,
         p: &PcProblem,
-        y: &[f64],
+        rounder: &Rounder<'_>,
         lp: &LpRelaxation,
         exact_optimal: bool,
         clock: &Budget,
@@ -424,9 +572,9 @@ impl RoundingSolver {
             if clock.expired() && (t > 0 || best.is_some()) {
                 break;
             }
-            let mut x = round_independent(p, y, &mut trial_rng(self.seed, u64::from(t)));
+            let mut x = rounder.round(p, self.seed, t)?;
             let pre = evaluate(p, &x, tol);
-            let outcome = match repair(p, &mut x, &self.repair) {
+            let outcome = match rounder.repair(p, &mut x, &self.repair) {
                 Ok(rep) => {
                     out.moves = out.moves.saturating_add(rep.moves);
                     let v = p.objective_value(&x);
@@ -501,7 +649,7 @@ impl RoundingSolver {
         objective: f64,
         method: Method,
         lp: &LpRelaxation,
-        y: &[f64],
+        (y, independent): (&[f64], bool),
         beta: f64,
         bounds: &RowBounds,
         exact: Option<&ExactResult>,
@@ -562,9 +710,17 @@ impl RoundingSolver {
         }
         if !p.is_general() {
             let cy = p.objective_value(y);
-            let (expr, name) = match p.sense() {
-                Sense::Minimise => ("E[c·X] = c·y ≤ β·LP (G1)", "c·y"),
-                Sense::Maximise => ("E[v·X] = v·y (= β·LP without clamping) (G1)", "v·y"),
+            let (expr, name) = match (p.sense(), independent) {
+                (Sense::Minimise, true) => ("E[c·X] = c·y ≤ β·LP (G1)", "c·y"),
+                (Sense::Maximise, true) => ("E[v·X] = v·y (= β·LP without clamping) (G1)", "v·y"),
+                (Sense::Minimise, false) => (
+                    "E[c·X] = c·y, y the expected point of rounding with choice groups (G1)",
+                    "c·y",
+                ),
+                (Sense::Maximise, false) => (
+                    "E[v·X] = v·y, y the expected point of rounding with choice groups (G1)",
+                    "v·y",
+                ),
             };
             let mut g1 = Guarantee::in_expectation(
                 format!("{expr}, {name} = {cy}, β = {beta}"),
@@ -576,6 +732,8 @@ impl RoundingSolver {
                 g1 = g1.with_ratio(cy / lp.objective);
             }
             cert = cert.with_guarantee(g1);
+        }
+        if !p.is_general() && independent {
             let k = self.trials;
             cert = cert.with_guarantee(Guarantee::probabilistic(
                 format!(
