@@ -135,6 +135,7 @@
 //! # Ok::<(), dmlsched::Error>(())
 //! ```
 
+pub mod baselines;
 mod error;
 mod model;
 mod oracle;
@@ -155,6 +156,7 @@ use crate::schedule::{JobSchedule, Schedule};
 
 use super::Solved;
 
+pub use baselines::{BaselineReport, LocalityBaseline};
 pub use error::{LocalityError, LocalityRule};
 pub use model::{
     DEFAULT_HORIZON, LocalityCluster, LocalityJob, NIC, POOL, RESOURCE_NAMES, RESOURCES, Vector,
@@ -188,6 +190,11 @@ pub struct LocalityParams {
     pub seed: Option<u64>,
     /// Options of the online loop.
     pub pd: PdOptions,
+    /// Whether jobs may run LOCAL (default true). `false` disables LOCAL
+    /// (`u ≡ 0`): every plan is DISTRIBUTED and every worker runs at `r^D`
+    /// (the NoLocality baseline); [`verify_locality`] then rejects LOCAL
+    /// slots.
+    pub allow_local: bool,
 }
 
 impl Default for LocalityParams {
@@ -200,6 +207,7 @@ impl Default for LocalityParams {
             l_allowance: 1.0,
             seed: None,
             pd: PdOptions::default(),
+            allow_local: true,
         }
     }
 }
@@ -322,13 +330,18 @@ impl Locality {
             .arrival_order()
             .into_iter()
             .map(|p| {
-                LocalityJob::from_job(
+                let job = LocalityJob::from_job(
                     instance,
                     cluster,
                     &instance.jobs()[p],
                     self.params.horizon,
                     self.params.intra_factor,
-                )
+                )?;
+                Ok(if self.params.allow_local {
+                    job
+                } else {
+                    job.without_local()
+                })
             })
             .collect()
     }

@@ -170,6 +170,11 @@ pub struct LocalityJob {
     pub utility: Utility,
     /// Machines (by position) the job may use; `None`: any.
     pub allowed: Option<Vec<bool>>,
+    /// Whether the job may run LOCAL at all (default true;
+    /// [`without_local`](Self::without_local) clears it, so that no machine
+    /// is [`local_allowed`](Self::local_allowed) and every plan is
+    /// DISTRIBUTED).
+    pub local: bool,
 }
 
 impl LocalityJob {
@@ -269,7 +274,15 @@ impl LocalityJob {
             rate_local,
             utility: job.utility.clone(),
             allowed,
+            local: true,
         })
+    }
+
+    /// The job with LOCAL disabled (`u ≡ 0`): no machine may run it LOCAL,
+    /// `r^max = r^D`, and the per-job program has no LOCAL column.
+    pub fn without_local(mut self) -> Self {
+        self.local = false;
+        self
     }
 
     /// Whether the job may use the machine at `position`.
@@ -304,10 +317,10 @@ impl LocalityJob {
         crate::model::ps_for_bandwidth(y, self.worker[NIC], self.ps[NIC]).min(y)
     }
 
-    /// Whether machine `h` may run the job LOCAL: it hosts workers and PSs
-    /// and the job may use it.
+    /// Whether machine `h` may run the job LOCAL: LOCAL is enabled for the
+    /// job, `h` hosts workers and PSs and the job may use it.
     pub fn local_allowed(&self, cluster: &LocalityCluster, h: usize) -> bool {
-        cluster.hosts_workers[h] && cluster.hosts_ps[h] && self.may_use(h)
+        self.local && cluster.hosts_workers[h] && cluster.hosts_ps[h] && self.may_use(h)
     }
 
     /// `r^max = max(r^D, max r^L_h)` over the machines that may run the
