@@ -278,6 +278,25 @@ impl LocalityJob {
         })
     }
 
+    /// The same job usable from slot `earliest` on (a job that arrives
+    /// inside a slot in the simulator): its first slot becomes
+    /// `max(earliest, a_i)`, its window end stays, and its utility is
+    /// re-based so that completing in slot `t` is still worth
+    /// `f_i(t − a_i)` (a table over the remaining window).
+    pub fn starting_at(mut self, earliest: u32) -> Self {
+        if earliest <= self.arrival {
+            return self;
+        }
+        let shift = earliest - self.arrival;
+        let len = self.end.saturating_sub(earliest);
+        let values = (0..=len)
+            .map(|d| self.utility.value(d.saturating_add(shift)))
+            .collect();
+        self.utility = Utility::Table { values };
+        self.arrival = earliest;
+        self
+    }
+
     /// The job with LOCAL disabled (`u ≡ 0`): no machine may run it LOCAL,
     /// `r^max = r^D`, and the per-job program has no LOCAL column.
     pub fn without_local(mut self) -> Self {
@@ -542,6 +561,28 @@ mod tests {
         assert!((lj.rate_local[0] - 40.0).abs() < 1e-9);
         assert_eq!(lj.d_min(&cl), 3);
         assert!((lj.empty_cluster_pace(&cl) - 160.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn locality_starting_at_keeps_utilities_from_the_arrival() {
+        let (_, lj) = setup(4.0, None);
+        let lj = lj.with_utility_for_test(Utility::Linear {
+            g1: 100.0,
+            slope: 10.0,
+        });
+        assert_eq!(lj.clone().starting_at(0), lj);
+        let s = lj.clone().starting_at(1);
+        assert_eq!((s.arrival, s.end), (1, 2));
+        assert_eq!(s.utility_at(1), 90.0);
+        assert_eq!(s.utility_at(2), 80.0);
+        assert!(!lj.without_local().local_allowed(&setup(4.0, None).0, 0));
+    }
+
+    impl LocalityJob {
+        fn with_utility_for_test(mut self, u: Utility) -> Self {
+            self.utility = u;
+            self
+        }
     }
 
     #[test]
