@@ -5,7 +5,7 @@
 
 use dmlsched::algorithms::locality::{
     InnerSolver, Locality, LocalityCluster, LocalityJob, LocalityOracle, LocalityParams,
-    LocalityPlan, SlotConfig, verify_locality,
+    LocalityPlan, LocalityPolicy, SlotConfig, verify_locality,
 };
 use dmlsched::model::units::{gb, gbps, mb};
 use dmlsched::model::*;
@@ -14,6 +14,7 @@ use dmlsched::online::{
     realised_factor,
 };
 use dmlsched::schedule::{Configuration, verify};
+use dmlsched::sim::{PsTiming, SimOptions, simulate};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use rand::SeedableRng;
@@ -392,6 +393,63 @@ fn ring_jobs_and_bad_bandwidth_are_typed_errors() {
 // ---------------------------------------------------------------------------
 // Property tests on tiny instances
 // ---------------------------------------------------------------------------
+
+/// The simulator policy and the runner agree: same admissions, completion
+/// slots within one slot, same utilities when the slots agree, on slot
+/// boundary arrivals and on arrivals inside slots (which may start only
+/// at the next boundary in both).
+#[test]
+fn policy_in_the_simulator_matches_the_runner() {
+    for offset in [0.0, 30.0] {
+        let mut inst = e2e_instance(5);
+        let mut jobs = inst.jobs().to_vec();
+        for j in jobs.iter_mut().skip(1) {
+            j.arrival_s += offset;
+        }
+        inst = Instance::new(inst.cluster().clone(), jobs, 100.0, 6).unwrap();
+        let params = LocalityParams::default();
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let solved = Locality::new(params.clone())
+            .solve(&inst, &mut rng)
+            .unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let mut policy = LocalityPolicy::new(&inst, &params, &mut rng).unwrap();
+        let opts = SimOptions {
+            ps_timing: PsTiming::NoLocality,
+            ..SimOptions::default()
+        };
+        let sim = simulate(&inst, &mut policy, &opts).unwrap();
+        let report = policy.report().unwrap();
+        let check = verify_locality(&inst, &params, &solved.schedule).unwrap();
+        let mut sim_total = 0.0;
+        for js in &solved.schedule.jobs {
+            let rec = sim.jobs.iter().find(|r| r.job == js.job).unwrap();
+            let done = rec.finish_s.is_some();
+            assert_eq!(done, js.admitted, "{} offset {offset}", js.job);
+            sim_total += rec.utility;
+            if let Some(c) = check.jobs.iter().find(|c| c.job == js.job) {
+                let s = rec.completion_slot.unwrap();
+                assert!(
+                    s.abs_diff(c.completion) <= 1,
+                    "{}: {s} vs {}",
+                    js.job,
+                    c.completion
+                );
+                if s == c.completion {
+                    assert!((rec.utility - c.utility).abs() < 1e-9);
+                }
+            }
+        }
+        if offset == 0.0 {
+            assert!((sim_total - solved.certificate.objective).abs() < 1e-9);
+            assert_eq!(report.run.total_utility, solved.report.run.total_utility);
+        }
+        // The policy's own total (utilities from the arrival slots) is what
+        // the simulator measured.
+        assert!((report.run.total_utility - sim_total).abs() < 1e-9);
+        assert!(check.jobs.len() >= 2);
+    }
+}
 
 #[derive(Debug, Clone)]
 struct TinyJob {

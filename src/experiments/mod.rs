@@ -9,5 +9,7 @@
 //! | module | paper | contents |
 //! |---|---|---|
 //! | [`oasis`] | Bao, Peng, Wu, Li, "Online Job Scheduling in Distributed Machine Learning Clusters", IEEE INFOCOM 2018 | OASiS-like parameter-server workloads ([`oasis::oasis_like_ps_jobs`]) and the seeded generator of the paper's Figures 3, 5 and 6 ([`oasis::repro`]) |
+//! | [`locality`] | the crate's locality-aware scheduler, after Yu, Liu, Wu, Ji, Bentley, "Toward Efficient Online Scheduling for Distributed Machine Learning Systems", IEEE TNSE 2021 | the default cluster and parameter-server workload with the Optimus model table ([`locality::LocalityWorkload`], [`locality::generate`]) |
 
+pub mod locality;
 pub mod oasis;

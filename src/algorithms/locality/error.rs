@@ -15,7 +15,7 @@ pub enum LocalityRule {
     /// slot (exactly one configuration per job and slot).
     OneConfiguration,
     /// A LOCAL slot is not one machine with at least one worker and exactly
-    /// one PS.
+    /// one PS, or LOCAL is disabled.
     LocalShape,
     /// A DISTRIBUTED slot breaks `b·Σy ≤ B·Σz`, `Σz ≤ Σy`, or has no worker.
     DistributedShape,

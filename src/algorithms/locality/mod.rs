@@ -135,10 +135,12 @@
 //! # Ok::<(), dmlsched::Error>(())
 //! ```
 
+pub mod baselines;
 mod error;
 mod model;
 mod oracle;
 mod plan;
+mod policy;
 pub mod sub;
 mod verify;
 
@@ -155,6 +157,7 @@ use crate::schedule::{JobSchedule, Schedule};
 
 use super::Solved;
 
+pub use baselines::{BaselineReport, LocalityBaseline};
 pub use error::{LocalityError, LocalityRule};
 pub use model::{
     DEFAULT_HORIZON, LocalityCluster, LocalityJob, NIC, POOL, RESOURCE_NAMES, RESOURCES, Vector,
@@ -165,6 +168,7 @@ pub use oracle::{
     LocalityOracle, SolveCounters,
 };
 pub use plan::{LocalityPlan, SlotConfig, SlotPlan};
+pub use policy::LocalityPolicy;
 pub use verify::{CheckedJob, LocalityCheck, verify_locality};
 
 /// Parameters of the locality-aware scheduler.
@@ -188,6 +192,11 @@ pub struct LocalityParams {
     pub seed: Option<u64>,
     /// Options of the online loop.
     pub pd: PdOptions,
+    /// Whether jobs may run LOCAL (default true). `false` disables LOCAL
+    /// (`u ≡ 0`): every plan is DISTRIBUTED and every worker runs at `r^D`
+    /// (the NoLocality baseline); [`verify_locality`] then rejects LOCAL
+    /// slots.
+    pub allow_local: bool,
 }
 
 impl Default for LocalityParams {
@@ -200,6 +209,7 @@ impl Default for LocalityParams {
             l_allowance: 1.0,
             seed: None,
             pd: PdOptions::default(),
+            allow_local: true,
         }
     }
 }
@@ -322,13 +332,18 @@ impl Locality {
             .arrival_order()
             .into_iter()
             .map(|p| {
-                LocalityJob::from_job(
+                let job = LocalityJob::from_job(
                     instance,
                     cluster,
                     &instance.jobs()[p],
                     self.params.horizon,
                     self.params.intra_factor,
-                )
+                )?;
+                Ok(if self.params.allow_local {
+                    job
+                } else {
+                    job.without_local()
+                })
             })
             .collect()
     }
@@ -351,8 +366,50 @@ impl Locality {
         instance: &Instance,
         rng: &mut impl Rng,
     ) -> crate::Result<Solved<LocalityReport>> {
+        let (mut run, jobs) = Run::new(&self.params, instance, rng)?;
+        for job in jobs {
+            run.step(job)?;
+        }
+        let (cluster, report) = run.finish()?;
+        let schedule = schedule_of(&cluster, instance, &report);
+        crate::schedule::verify(instance, &schedule)?;
+        verify_locality(instance, &self.params, &schedule)?;
+        let mut certificate = report.run.certificate.clone();
+        certificate.algorithm = "locality".into();
+        Ok(Solved {
+            schedule,
+            certificate,
+            report,
+        })
+    }
+}
+
+/// The online loop of one run, stepped job by job (by [`Locality::solve`]
+/// and [`LocalityPolicy`]).
+#[derive(Debug)]
+pub(crate) struct Run {
+    engine: OnlinePrimalDual<LocalityOracle>,
+    pub(crate) cluster: LocalityCluster,
+    counters: std::sync::Arc<SolveCounters>,
+    stepped: Vec<LocalityJob>,
+    per_job: Vec<JobReport>,
+    bounds: BoundsChoice,
+    v_floor: Option<f64>,
+    alpha_eta: Option<f64>,
+    alpha_value_floor: Option<f64>,
+    seed: u64,
+    start: Instant,
+}
+
+impl Run {
+    /// The run over `instance` (price bounds from all its jobs) and its
+    /// jobs in arrival order.
+    pub(crate) fn new(
+        p: &LocalityParams,
+        instance: &Instance,
+        rng: &mut impl Rng,
+    ) -> crate::Result<(Self, Vec<LocalityJob>)> {
         let start = Instant::now();
-        let p = &self.params;
         let seed = p.seed.unwrap_or_else(|| rng.random());
         p.inner.validate()?;
         if !(p.l_allowance.is_finite() && p.l_allowance >= 1.0) {
@@ -363,7 +420,7 @@ impl Locality {
             .into());
         }
         let cluster = LocalityCluster::from_instance(instance)?;
-        let jobs = self.jobs(instance, &cluster)?;
+        let jobs = Locality::new(p.clone()).jobs(instance, &cluster)?;
         let oracle = LocalityOracle::new(cluster.clone(), p.inner);
         let inputs = bound_inputs(&oracle, &jobs, cluster.horizon)?;
         let (bounds, v_floor) = derive_bounds(&cluster, &inputs, p.bounds, p.l_allowance)?;
@@ -378,54 +435,75 @@ impl Locality {
             BoundsChoice::Eta => alpha_of(BoundsChoice::ValueFloor { v_floor: None }),
         };
         let counters = oracle.counters();
-        let mut engine = OnlinePrimalDual::new(oracle, cluster.ledger()?, bounds, p.pd.clone())?;
-        let mut per_job = Vec::with_capacity(jobs.len());
-        for job in &jobs {
-            let outcome = engine.step(job)?;
-            let payoff = match &outcome.decision {
-                Decision::Admitted { payoff, .. } => *payoff,
-                _ => 0.0,
-            };
-            let (admitted, quality) = (outcome.admitted(), outcome.quality);
-            let stats = if quality.is_some() {
-                engine.oracle().last_call().clone()
-            } else {
-                CallStats::default()
-            };
-            per_job.push(JobReport {
-                job: job.id,
-                admitted,
-                quality,
-                rho_hat: realised_factor(&stats.deadline_bounds, payoff),
-                stats,
-            });
-        }
-        let run = engine.finish(&jobs)?;
-        let max_rho_hat = per_job.iter().map(|j| j.rho_hat).fold(1.0, f64::max);
-        let report = LocalityReport {
-            run,
-            jobs,
-            per_job,
-            max_rho_hat,
+        let engine = OnlinePrimalDual::new(oracle, cluster.ledger()?, bounds, p.pd.clone())?;
+        let run = Run {
+            engine,
+            cluster,
+            counters,
+            stepped: Vec::with_capacity(jobs.len()),
+            per_job: Vec::with_capacity(jobs.len()),
             bounds: p.bounds,
             v_floor,
             alpha_eta,
             alpha_value_floor,
             seed,
-            lp_solves: counters.lp_solves(),
-            mip_solves: counters.mip_solves(),
-            seconds: start.elapsed().as_secs_f64(),
+            start,
         };
-        let schedule = schedule_of(&cluster, instance, &report);
-        crate::schedule::verify(instance, &schedule)?;
-        verify_locality(instance, p, &schedule)?;
-        let mut certificate = report.run.certificate.clone();
-        certificate.algorithm = "locality".into();
-        Ok(Solved {
-            schedule,
-            certificate,
-            report,
-        })
+        Ok((run, jobs))
+    }
+
+    /// Decides on `job`.
+    pub(crate) fn step(&mut self, job: LocalityJob) -> crate::Result<()> {
+        let outcome = self.engine.step(&job)?;
+        let payoff = match &outcome.decision {
+            Decision::Admitted { payoff, .. } => *payoff,
+            _ => 0.0,
+        };
+        let (admitted, quality) = (outcome.admitted(), outcome.quality);
+        let stats = if quality.is_some() {
+            self.engine.oracle().last_call().clone()
+        } else {
+            CallStats::default()
+        };
+        self.per_job.push(JobReport {
+            job: job.id,
+            admitted,
+            quality,
+            rho_hat: realised_factor(&stats.deadline_bounds, payoff),
+            stats,
+        });
+        self.stepped.push(job);
+        Ok(())
+    }
+
+    /// The plan of the last job stepped, when it was admitted.
+    pub(crate) fn last_plan(&self) -> Option<&LocalityPlan> {
+        match self.engine.outcomes().last().map(|o| &o.decision) {
+            Some(Decision::Admitted { plan, .. }) => Some(plan),
+            _ => None,
+        }
+    }
+
+    /// Finishes the framework (final dual, certificate) over the stepped
+    /// jobs.
+    pub(crate) fn finish(self) -> crate::Result<(LocalityCluster, LocalityReport)> {
+        let run = self.engine.finish(&self.stepped)?;
+        let max_rho_hat = self.per_job.iter().map(|j| j.rho_hat).fold(1.0, f64::max);
+        let report = LocalityReport {
+            run,
+            jobs: self.stepped,
+            per_job: self.per_job,
+            max_rho_hat,
+            bounds: self.bounds,
+            v_floor: self.v_floor,
+            alpha_eta: self.alpha_eta,
+            alpha_value_floor: self.alpha_value_floor,
+            seed: self.seed,
+            lp_solves: self.counters.lp_solves(),
+            mip_solves: self.counters.mip_solves(),
+            seconds: self.start.elapsed().as_secs_f64(),
+        };
+        Ok((self.cluster, report))
     }
 }
 

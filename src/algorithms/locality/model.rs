@@ -170,6 +170,11 @@ pub struct LocalityJob {
     pub utility: Utility,
     /// Machines (by position) the job may use; `None`: any.
     pub allowed: Option<Vec<bool>>,
+    /// Whether the job may run LOCAL at all (default true;
+    /// [`without_local`](Self::without_local) clears it, so that no machine
+    /// is [`local_allowed`](Self::local_allowed) and every plan is
+    /// DISTRIBUTED).
+    pub local: bool,
 }
 
 impl LocalityJob {
@@ -269,7 +274,34 @@ impl LocalityJob {
             rate_local,
             utility: job.utility.clone(),
             allowed,
+            local: true,
         })
+    }
+
+    /// The same job usable from slot `earliest` on (a job that arrives
+    /// inside a slot in the simulator): its first slot becomes
+    /// `max(earliest, a_i)`, its window end stays, and its utility is
+    /// re-based so that completing in slot `t` is still worth
+    /// `f_i(t − a_i)` (a table over the remaining window).
+    pub fn starting_at(mut self, earliest: u32) -> Self {
+        if earliest <= self.arrival {
+            return self;
+        }
+        let shift = earliest - self.arrival;
+        let len = self.end.saturating_sub(earliest);
+        let values = (0..=len)
+            .map(|d| self.utility.value(d.saturating_add(shift)))
+            .collect();
+        self.utility = Utility::Table { values };
+        self.arrival = earliest;
+        self
+    }
+
+    /// The job with LOCAL disabled (`u ≡ 0`): no machine may run it LOCAL,
+    /// `r^max = r^D`, and the per-job program has no LOCAL column.
+    pub fn without_local(mut self) -> Self {
+        self.local = false;
+        self
     }
 
     /// Whether the job may use the machine at `position`.
@@ -304,10 +336,10 @@ impl LocalityJob {
         crate::model::ps_for_bandwidth(y, self.worker[NIC], self.ps[NIC]).min(y)
     }
 
-    /// Whether machine `h` may run the job LOCAL: it hosts workers and PSs
-    /// and the job may use it.
+    /// Whether machine `h` may run the job LOCAL: LOCAL is enabled for the
+    /// job, `h` hosts workers and PSs and the job may use it.
     pub fn local_allowed(&self, cluster: &LocalityCluster, h: usize) -> bool {
-        cluster.hosts_workers[h] && cluster.hosts_ps[h] && self.may_use(h)
+        self.local && cluster.hosts_workers[h] && cluster.hosts_ps[h] && self.may_use(h)
     }
 
     /// `r^max = max(r^D, max r^L_h)` over the machines that may run the
@@ -529,6 +561,28 @@ mod tests {
         assert!((lj.rate_local[0] - 40.0).abs() < 1e-9);
         assert_eq!(lj.d_min(&cl), 3);
         assert!((lj.empty_cluster_pace(&cl) - 160.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn locality_starting_at_keeps_utilities_from_the_arrival() {
+        let (_, lj) = setup(4.0, None);
+        let lj = lj.with_utility_for_test(Utility::Linear {
+            g1: 100.0,
+            slope: 10.0,
+        });
+        assert_eq!(lj.clone().starting_at(0), lj);
+        let s = lj.clone().starting_at(1);
+        assert_eq!((s.arrival, s.end), (1, 2));
+        assert_eq!(s.utility_at(1), 90.0);
+        assert_eq!(s.utility_at(2), 80.0);
+        assert!(!lj.without_local().local_allowed(&setup(4.0, None).0, 0));
+    }
+
+    impl LocalityJob {
+        fn with_utility_for_test(mut self, u: Utility) -> Self {
+            self.utility = u;
+            self
+        }
     }
 
     #[test]

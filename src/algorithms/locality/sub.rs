@@ -152,8 +152,7 @@ pub fn cells(job: &LocalityJob, cluster: &LocalityCluster, view: &PriceView<'_>)
             let sigma_dist = unit_price(view, m, t, &job.ps);
             let usable = job.may_use(h) && m.0 < view.machines() as u32;
             let local = usable
-                && cluster.hosts_workers[h]
-                && cluster.hosts_ps[h]
+                && job.local_allowed(cluster, h)
                 && ok(pi_local)
                 && ok(sigma_local)
                 && units_fitting(&sl, res, 1) == 1;

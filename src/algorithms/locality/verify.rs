@@ -65,8 +65,9 @@ fn demand(r: &Resources, local: bool) -> Resources {
 ///   admitted jobs run, rejected ones do not;
 /// * every segment carries a configuration, and no two segments of a job
 ///   share a slot (exactly one configuration per job and slot);
-/// * LOCAL on `h`: the placement is `h` alone, with `y ≥ 1` workers and
-///   exactly one PS; `h` hosts workers and PSs;
+/// * LOCAL on `h`: LOCAL is enabled (`params.allow_local`); the placement
+///   is `h` alone, with `y ≥ 1` workers and exactly one PS; `h` hosts
+///   workers and PSs;
 /// * DISTRIBUTED: `Σy ≥ 1`, `b·Σy ≤ B·Σz`, `Σz ≤ Σy`; workers only where
 ///   workers may run, PSs where PSs may;
 /// * `Σy ≤ N_i = min(data_chunks, max_workers)`, `Σz ≤ max_ps`; machines in
@@ -217,6 +218,12 @@ fn check_segment(
     let total = seg.placement.total();
     let (rate, local) = match seg.config {
         Some(Configuration::Local { machine }) => {
+            if !params.allow_local {
+                return Err(bad(
+                    Rule::LocalShape,
+                    format!("LOCAL on {machine} while LOCAL is disabled"),
+                ));
+            }
             let entries = seg.placement.non_empty();
             let shape_ok = entries.len() == 1
                 && entries

@@ -10,7 +10,7 @@
 //!   `docs/reproduction.md` has the numbers).
 
 pub mod repro;
-mod workload;
+pub(crate) mod workload;
 
 pub(crate) use workload::oasis_ps_job;
 pub use workload::{OasisWorkload, oasis_fastest_slots, oasis_like_ps_jobs};

@@ -104,18 +104,27 @@ pub(crate) fn oasis_ps_job(rng: &mut impl Rng, slot_length_s: f64, chunks: (u32,
     }
 }
 
-fn oasis_job(rng: &mut impl Rng, p: &OasisWorkload) -> (PsJob, Utility) {
+/// The sigmoid's `γ2` of one OASiS job: its class drawn with the shares
+/// time-insensitive 10% (`γ2 = 0`), time-sensitive 55% (`γ2 ∈ [0.01, 1]`),
+/// time-critical 35% (`γ2 ∈ [4, 6]`), then `γ2` uniformly in the class's
+/// range.
+pub(crate) fn oasis_gamma2(rng: &mut impl Rng) -> f64 {
     use catalog::oasis as o;
-    let job = oasis_ps_job(rng, p.slot_length_s, o::CHUNKS);
     let (insensitive, sensitive, _) = o::CLASS_SHARES;
     let class: f64 = rng.random();
-    let g2 = if class < insensitive {
+    if class < insensitive {
         0.0
     } else if class < insensitive + sensitive {
         uniform_f64(rng, o::GAMMA2_SENSITIVE)
     } else {
         uniform_f64(rng, o::GAMMA2_CRITICAL)
-    };
+    }
+}
+
+fn oasis_job(rng: &mut impl Rng, p: &OasisWorkload) -> (PsJob, Utility) {
+    use catalog::oasis as o;
+    let job = oasis_ps_job(rng, p.slot_length_s, o::CHUNKS);
+    let g2 = oasis_gamma2(rng);
     let utility = Utility::Sigmoid {
         g1: uniform_f64(rng, p.gamma1),
         g2,
