@@ -87,7 +87,7 @@ fn view(p2: f64, horizon: u32) -> PriceView<'static> {
 }
 
 fn exact() -> InnerSolver {
-    InnerSolver::default()
+    InnerSolver::exact_mip()
 }
 
 #[test]
@@ -516,7 +516,7 @@ proptest! {
         let h = machines.len();
         let p = prices.clone();
         let v = PriceView::from_explicit(h, RES, slots, move |m, r, t| p[(m.0 as usize * 4 + t as usize) % p.len()] * (1.0 + f64::from(r.0)), |_, r, _| [4.0, 16.0, 64.0, 0.0, 1000.0][r.0 as usize]);
-        let mut oracle = LocalityOracle::new(cl, InnerSolver::default());
+        let mut oracle = LocalityOracle::new(cl, InnerSolver::exact_mip());
         for t in lj.arrival..=lj.end {
             let d = oracle.solve_deadline(&lj, &v, t).unwrap();
             if let Some((plan, cost)) = &d.plan {

@@ -139,6 +139,7 @@ mod error;
 mod model;
 mod oracle;
 mod plan;
+pub mod round;
 pub mod sub;
 mod verify;
 
@@ -162,8 +163,9 @@ pub use model::{
 };
 pub use oracle::{
     CallStats, DEFAULT_MIP_TIME_LIMIT_S, DeadlineSolve, EXACT_MIP_REL_GAP, InnerSolver,
-    LocalityOracle, SolveCounters,
+    LocalityOracle, MAX_DRAWS, SolveCounters,
 };
+pub use round::{DEFAULT_DRAWS, DEFAULT_LAMBDAS, DrawCounts, RoundingSummary};
 pub use plan::{LocalityPlan, SlotConfig, SlotPlan};
 pub use verify::{CheckedJob, LocalityCheck, verify_locality};
 
@@ -176,15 +178,15 @@ pub struct LocalityParams {
     /// `κ`: when set, `b_int,i = κ·b_i` on every machine; `None` (default)
     /// takes each machine's intra-machine bandwidth.
     pub intra_factor: Option<f64>,
-    /// How LOC-SUB is solved (default: exact MIP, 10 s per solve).
+    /// How LOC-SUB is solved (default: LP rounding, 8 draws).
     pub inner: InnerSolver,
     /// How the price bounds `U`, `L` are derived (default: the value floor
     /// with its default `v_floor`).
     pub bounds: BoundsChoice,
     /// `L` allowance `ρ0 ≥ 1` for cost-approximate responses (default 1).
     pub l_allowance: f64,
-    /// Seed of randomised inner solvers; `None` (default) draws it from the
-    /// caller's RNG. The exact solver is deterministic and ignores it.
+    /// Run seed of LP rounding; `None` (default) draws it from the
+    /// caller's RNG. The exact solver ignores it.
     pub seed: Option<u64>,
     /// Options of the online loop.
     pub pd: PdOptions,
@@ -243,6 +245,10 @@ pub struct LocalityReport {
     pub alpha_value_floor: Option<f64>,
     /// The run seed (unused by the exact solver).
     pub seed: u64,
+    /// What LP rounding did over the admission calls (zeros for the exact
+    /// solver): draws, draws needing covering repair, fallbacks and the
+    /// per-deadline `cost/LB`.
+    pub rounding: RoundingSummary,
     /// LP relaxations solved, final re-pricing included.
     pub lp_solves: u64,
     /// MIPs solved, final re-pricing included.
@@ -364,7 +370,7 @@ impl Locality {
         }
         let cluster = LocalityCluster::from_instance(instance)?;
         let jobs = self.jobs(instance, &cluster)?;
-        let oracle = LocalityOracle::new(cluster.clone(), p.inner);
+        let oracle = LocalityOracle::new(cluster.clone(), p.inner).with_seed(seed);
         let inputs = bound_inputs(&oracle, &jobs, cluster.horizon)?;
         let (bounds, v_floor) = derive_bounds(&cluster, &inputs, p.bounds, p.l_allowance)?;
         let alpha_of = |c| {
@@ -402,6 +408,7 @@ impl Locality {
         }
         let run = engine.finish(&jobs)?;
         let max_rho_hat = per_job.iter().map(|j| j.rho_hat).fold(1.0, f64::max);
+        let rounding = RoundingSummary::of(per_job.iter().map(|j| &j.stats));
         let report = LocalityReport {
             run,
             jobs,
@@ -412,6 +419,7 @@ impl Locality {
             alpha_eta,
             alpha_value_floor,
             seed,
+            rounding,
             lp_solves: counters.lp_solves(),
             mip_solves: counters.mip_solves(),
             seconds: start.elapsed().as_secs_f64(),
