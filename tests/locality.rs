@@ -882,3 +882,55 @@ fn l8_lp_round_same_seed_same_run() {
         run(Some(s), 0);
     }
 }
+
+/// L9 on a run: one job on two machines with `b_int = 1.5` Gbit/s; LP
+/// rounding's plan costs 12/11 of the LP bound, so `max ρ̂ = 12/11 ≈ 1.0909`
+/// whatever the allowance: the certificate's realised-factor condition
+/// fails with `ρ0 = 1.05` and holds with `ρ0 = 1.1`.
+#[test]
+fn l9_lp_round_certificate_follows_the_allowance() {
+    let (inst, _, _) = setup(
+        vec![
+            machine(0, 1.5, Hosting::Both),
+            machine(1, 1.5, Hosting::Both),
+        ],
+        job(0, 8.0, 8.0),
+        6,
+    );
+    let run = |rho0: f64| {
+        let params = LocalityParams {
+            l_allowance: rho0,
+            seed: Some(1),
+            ..LocalityParams::default()
+        };
+        let s = Locality::new(params.clone())
+            .solve(&inst, &mut ChaCha8Rng::seed_from_u64(0))
+            .unwrap();
+        verify_locality(&inst, &params, &s.schedule).unwrap();
+        s
+    };
+    for (rho0, exceeds) in [(1.0, true), (1.05, true), (1.1, false), (1.2, false)] {
+        let s = run(rho0);
+        let r = &s.report;
+        assert!((r.max_rho_hat - 12.0 / 11.0).abs() < 1e-9, "ρ̂ {}", r.max_rho_hat);
+        assert_eq!(r.run.max_rho_hat, Some(r.max_rho_hat));
+        assert_eq!(r.run.rho, Some(rho0));
+        assert_eq!(r.per_job[0].quality, Some(OracleQuality::CostApprox));
+        assert!((r.rounding.max_cost_ratio - 12.0 / 11.0).abs() < 1e-9);
+        assert_eq!(r.rounding.fallbacks, 0);
+        let flagged = r
+            .run
+            .reasons
+            .iter()
+            .any(|m| m.starts_with("RealisedFactorExceedsAllowance"));
+        assert_eq!(flagged, exceeds, "ρ0 = {rho0}: {:?}", r.run.reasons);
+        let g = &s.certificate.guarantees[0];
+        assert!(!g.valid); // the job's demands are not small here
+        assert_eq!(
+            g.reasons
+                .iter()
+                .any(|m| m.starts_with("RealisedFactorExceedsAllowance")),
+            exceeds
+        );
+    }
+}
