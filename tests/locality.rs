@@ -612,7 +612,11 @@ fn l1b_lp_round_prunes_to_all_local() {
         assert!(d2.plan.is_none());
         let d3 = oracle.solve_deadline(&lj, &v, 2).unwrap();
         assert!(!d3.proven);
-        assert!((d3.lower_bound - 135.0).abs() < 1e-6, "LB {}", d3.lower_bound);
+        assert!(
+            (d3.lower_bound - 135.0).abs() < 1e-6,
+            "LB {}",
+            d3.lower_bound
+        );
         let (plan, cost) = d3.plan.expect("a plan at deadline 3");
         assert!((cost - 140.0).abs() < 1e-9, "seed {seed}: cost {cost}");
         assert!(
@@ -638,10 +642,17 @@ fn l2_lp_round_fails_at_3_and_goes_distributed_at_4() {
         let mut oracle = LocalityOracle::new(cl.clone(), lp_round()).with_seed(seed);
         let v = view(1.0, 4);
         let d3 = oracle.solve_deadline(&lj, &v, 2).unwrap();
-        assert!((d3.lower_bound - 380.0).abs() < 1e-6, "LB {}", d3.lower_bound);
+        assert!(
+            (d3.lower_bound - 380.0).abs() < 1e-6,
+            "LB {}",
+            d3.lower_bound
+        );
         assert!(d3.plan.is_none());
         let counts = d3.rounding.expect("deadline 3 is rounded");
-        assert_eq!((counts.plans, counts.fallback, counts.fallback_plan), (0, true, false));
+        assert_eq!(
+            (counts.plans, counts.fallback, counts.fallback_plan),
+            (0, true, false)
+        );
         let d4 = oracle.solve_deadline(&lj, &v, 3).unwrap();
         let (plan, cost) = d4.plan.expect("a plan at deadline 4");
         assert!(cost >= 464.0 - 1e-9, "cost {cost}");
@@ -731,8 +742,7 @@ fn random_case(seed: u64) -> Option<(Instance, LocalityCluster, LocalityJob, Pri
                 .cpu_cores(c[1])
                 .memory(gb(c[2]))
                 .nic(gbps(c[4]));
-            Machine::new(MachineId(i as u32), cap, gbps(rng.random_range(0.5..20.0)))
-                .hosting(hosts)
+            Machine::new(MachineId(i as u32), cap, gbps(rng.random_range(0.5..20.0))).hosting(hosts)
         })
         .collect();
     let n = rng.random_range(1..=6u32);
@@ -857,7 +867,9 @@ fn l8_lp_round_same_seed_same_run() {
             ..LocalityParams::default()
         };
         let mut rng = ChaCha8Rng::seed_from_u64(rng_seed);
-        let s = Locality::new(params.clone()).solve(&inst, &mut rng).unwrap();
+        let s = Locality::new(params.clone())
+            .solve(&inst, &mut rng)
+            .unwrap();
         verify(&inst, &s.schedule).unwrap();
         verify_locality(&inst, &params, &s.schedule).unwrap();
         s
@@ -866,13 +878,30 @@ fn l8_lp_round_same_seed_same_run() {
     assert_eq!(a.schedule, b.schedule);
     assert_eq!(a.report.run.outcomes, b.report.run.outcomes);
     assert_eq!(a.certificate.objective, b.certificate.objective);
-    assert_eq!(a.certificate.relaxation_bound, b.certificate.relaxation_bound);
+    assert_eq!(
+        a.certificate.relaxation_bound,
+        b.certificate.relaxation_bound
+    );
     assert_eq!(a.certificate.guarantees, b.certificate.guarantees);
-    assert_eq!(a.report.per_job, b.report.per_job.iter().map(|j| {
-        let mut j = j.clone();
-        j.stats.seconds = a.report.per_job.iter().find(|k| k.job == j.job).unwrap().stats.seconds;
-        j
-    }).collect::<Vec<_>>());
+    assert_eq!(
+        a.report.per_job,
+        b.report
+            .per_job
+            .iter()
+            .map(|j| {
+                let mut j = j.clone();
+                j.stats.seconds = a
+                    .report
+                    .per_job
+                    .iter()
+                    .find(|k| k.job == j.job)
+                    .unwrap()
+                    .stats
+                    .seconds;
+                j
+            })
+            .collect::<Vec<_>>()
+    );
     // The seed from the caller's RNG: same RNG, same run.
     let (c, d) = (run(None, 5), run(None, 5));
     assert_eq!(c.schedule, d.schedule);
@@ -912,7 +941,11 @@ fn l9_lp_round_certificate_follows_the_allowance() {
     for (rho0, exceeds) in [(1.0, true), (1.05, true), (1.1, false), (1.2, false)] {
         let s = run(rho0);
         let r = &s.report;
-        assert!((r.max_rho_hat - 12.0 / 11.0).abs() < 1e-9, "ρ̂ {}", r.max_rho_hat);
+        assert!(
+            (r.max_rho_hat - 12.0 / 11.0).abs() < 1e-9,
+            "ρ̂ {}",
+            r.max_rho_hat
+        );
         assert_eq!(r.run.max_rho_hat, Some(r.max_rho_hat));
         assert_eq!(r.run.rho, Some(rho0));
         assert_eq!(r.per_job[0].quality, Some(OracleQuality::CostApprox));

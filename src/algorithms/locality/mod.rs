@@ -165,8 +165,8 @@ pub use oracle::{
     CallStats, DEFAULT_MIP_TIME_LIMIT_S, DeadlineSolve, EXACT_MIP_REL_GAP, InnerSolver,
     LocalityOracle, MAX_DRAWS, SolveCounters,
 };
-pub use round::{DEFAULT_DRAWS, DEFAULT_LAMBDAS, DrawCounts, RoundingSummary};
 pub use plan::{LocalityPlan, SlotConfig, SlotPlan};
+pub use round::{DEFAULT_DRAWS, DEFAULT_LAMBDAS, DrawCounts, RoundingSummary};
 pub use verify::{CheckedJob, LocalityCheck, verify_locality};
 
 /// Parameters of the locality-aware scheduler.

@@ -389,8 +389,7 @@ impl LocalityOracle {
             return Ok(out);
         };
         if let InnerSolver::LpRound { draws, lambdas } = self.solver {
-            let (plan, counts) =
-                self.rounded(job, cells, &sub, view, &lp_x, (draws, &lambdas))?;
+            let (plan, counts) = self.rounded(job, cells, &sub, view, &lp_x, (draws, &lambdas))?;
             stats.draws += counts.draws;
             stats.draw_plans += counts.plans;
             stats.covering_repairs += counts.covering_repairs;

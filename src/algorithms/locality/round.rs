@@ -127,10 +127,9 @@ impl<'a> LocRounding<'a> {
                 ..Slot::default()
             };
             for h in 0..row.len() {
-                if let (Some(u), Some(y)) = (
-                    col(ColumnKind::Local, h),
-                    col(ColumnKind::LocalWorkers, h),
-                ) {
+                if let (Some(u), Some(y)) =
+                    (col(ColumnKind::Local, h), col(ColumnKind::LocalWorkers, h))
+                {
                     s.local.push((h, u, y));
                 }
                 let (y, z) = (col(ColumnKind::DistWorkers, h), col(ColumnKind::DistPs, h));
