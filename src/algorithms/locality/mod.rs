@@ -64,6 +64,10 @@
 //! cannot beat the best payoff; at each it solves the LP relaxation
 //! (HiGHS, its safe dual bound is `LB(t̂)`), skips the deadline when
 //! `f − LB` cannot beat the best payoff, and otherwise solves LOC-SUB
+//! with the inner solver: by default LP rounding ([`InnerSolver::LpRound`],
+//! module [`round`]: structured rounding with one choice group per slot,
+//! PSs derived from the rounded workers, repair with the model's moves,
+//! the cheapest of 8 draws, a price-aware greedy when all fail), or
 //! exactly with the HiGHS MIP solver ([`InnerSolver::ExactMip`]: relative
 //! gap 10⁻⁹, no presolve, a time limit per solve).
 //!
@@ -73,8 +77,9 @@
 //! so the framework's certificate applies unchanged: `OPT ≤ 2α·ALG` (valid
 //! under the framework's conditions: clairvoyant bounds, small demands,
 //! `D_0 ≤ OPT/2` shown), the crate's `OPT ≤ 2α_eff·ALG`, and the online
-//! dual `D_end` as an upper bound on the optimum of this model. A MIP
-//! stopped by its time limit makes that response cost-approximate; the
+//! dual `D_end` as an upper bound on the optimum of this model. LP
+//! rounding, and a MIP stopped by its time limit, make responses
+//! cost-approximate; the
 //! realised factor `ρ̂_i` is then computed from the per-deadline lower
 //! bounds and the guarantee becomes `2α'ρ0` with the `L` allowance `ρ0`
 //! ([`LocalityParams::l_allowance`]), valid only if every `ρ̂_i ≤ ρ0`. The
