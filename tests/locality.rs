@@ -88,7 +88,7 @@ fn view(p2: f64, horizon: u32) -> PriceView<'static> {
 }
 
 fn exact() -> InnerSolver {
-    InnerSolver::default()
+    InnerSolver::exact_mip()
 }
 
 #[test]
@@ -574,7 +574,7 @@ proptest! {
         let h = machines.len();
         let p = prices.clone();
         let v = PriceView::from_explicit(h, RES, slots, move |m, r, t| p[(m.0 as usize * 4 + t as usize) % p.len()] * (1.0 + f64::from(r.0)), |_, r, _| [4.0, 16.0, 64.0, 0.0, 1000.0][r.0 as usize]);
-        let mut oracle = LocalityOracle::new(cl, InnerSolver::default());
+        let mut oracle = LocalityOracle::new(cl, InnerSolver::exact_mip());
         for t in lj.arrival..=lj.end {
             let d = oracle.solve_deadline(&lj, &v, t).unwrap();
             if let Some((plan, cost)) = &d.plan {
@@ -583,5 +583,445 @@ proptest! {
                 prop_assert!(plan.work() >= lj.minibatches * (1.0 - 1e-9));
             }
         }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// LP rounding (the default inner solver)
+// ---------------------------------------------------------------------------
+
+use dmlsched::algorithms::locality::round::{LocRounding, draw_seed};
+use dmlsched::algorithms::locality::sub;
+use dmlsched::pcip::solve_lp;
+use dmlsched::schedule::{JobSchedule, Schedule};
+use rand::RngExt;
+
+fn lp_round() -> InnerSolver {
+    InnerSolver::lp_round()
+}
+
+/// The plan of the instance's only job checked by `verify_locality`.
+fn check_plan(inst: &Instance, cl: &LocalityCluster, plan: &LocalityPlan) {
+    let sched = Schedule {
+        jobs: vec![JobSchedule {
+            job: plan.job,
+            admitted: true,
+            segments: plan.segments(cl),
+        }],
+    };
+    verify_locality(inst, &LocalityParams::default(), &sched).unwrap();
+}
+
+#[test]
+fn l1_lp_round_same_plan_any_seed() {
+    let (_, cl, lj) = setup(
+        vec![
+            machine(0, 4.0, Hosting::Both),
+            machine(1, 4.0, Hosting::Both),
+        ],
+        job(0, 8.0, 8.0),
+        4,
+    );
+    for seed in [0, 1, 7, 0xDEAD_BEEF, u64::MAX] {
+        let mut oracle = LocalityOracle::new(cl.clone(), lp_round()).with_seed(seed);
+        let resp = oracle.best_response(3, &lj, &view(1.1, 4)).unwrap();
+        assert_eq!(resp.quality, OracleQuality::CostApprox);
+        let plan = resp.plan.expect("a plan");
+        assert_eq!(plan.slots.len(), 1);
+        assert_eq!(
+            plan.slots[0].config,
+            SlotConfig::Local {
+                machine: 0,
+                workers: 4
+            }
+        );
+        assert!((resp.cost - 54.0).abs() < 1e-9, "cost {}", resp.cost);
+        let lbs: Vec<f64> = resp
+            .deadline_bounds
+            .iter()
+            .map(|b| b.cost_lower_bound)
+            .collect();
+        assert_eq!(lbs.len(), 4);
+        assert!(lbs.iter().all(|lb| (lb - 54.0).abs() < 1e-6), "{lbs:?}");
+        assert_eq!(realised_factor(&resp.deadline_bounds, 46.0), 1.0);
+        let stats = oracle.last_call();
+        // Only deadline 1 is rounded; the LP bounds skip 2–4.
+        assert_eq!((stats.mip_solves, stats.draws, stats.fallbacks), (0, 8, 0));
+        assert_eq!(stats.cost_ratios.len(), 1);
+        assert!((stats.cost_ratios[0].1 - 1.0).abs() < 1e-9);
+    }
+}
+
+#[test]
+fn l1b_lp_round_prunes_to_all_local() {
+    let (inst, cl, lj) = setup(
+        vec![
+            machine(0, 1.0, Hosting::Both),
+            machine(1, 1.0, Hosting::Both),
+        ],
+        job(0, 8.0, 8.0),
+        4,
+    );
+    for seed in [0, 1, 2, 3, 99] {
+        let mut oracle = LocalityOracle::new(cl.clone(), lp_round()).with_seed(seed);
+        let v = view(1.1, 4);
+        let d2 = oracle.solve_deadline(&lj, &v, 1).unwrap();
+        assert_eq!(d2.lower_bound, f64::INFINITY);
+        assert!(d2.plan.is_none());
+        let d3 = oracle.solve_deadline(&lj, &v, 2).unwrap();
+        assert!(!d3.proven);
+        assert!(
+            (d3.lower_bound - 135.0).abs() < 1e-6,
+            "LB {}",
+            d3.lower_bound
+        );
+        let (plan, cost) = d3.plan.expect("a plan at deadline 3");
+        assert!((cost - 140.0).abs() < 1e-9, "seed {seed}: cost {cost}");
+        assert!(
+            plan.slots
+                .iter()
+                .all(|s| matches!(s.config, SlotConfig::Local { .. }))
+        );
+        check_plan(&inst, &cl, &plan);
+    }
+}
+
+#[test]
+fn l2_lp_round_fails_at_3_and_goes_distributed_at_4() {
+    let (inst, cl, lj) = setup(
+        vec![
+            machine(0, 4.0, Hosting::Both),
+            machine(1, 4.0, Hosting::Both),
+        ],
+        job(0, 20.0, 50.0),
+        4,
+    );
+    for seed in [0, 5, 11] {
+        let mut oracle = LocalityOracle::new(cl.clone(), lp_round()).with_seed(seed);
+        let v = view(1.0, 4);
+        let d3 = oracle.solve_deadline(&lj, &v, 2).unwrap();
+        assert!(
+            (d3.lower_bound - 380.0).abs() < 1e-6,
+            "LB {}",
+            d3.lower_bound
+        );
+        assert!(d3.plan.is_none());
+        let counts = d3.rounding.expect("deadline 3 is rounded");
+        assert_eq!(
+            (counts.plans, counts.fallback, counts.fallback_plan),
+            (0, true, false)
+        );
+        let d4 = oracle.solve_deadline(&lj, &v, 3).unwrap();
+        let (plan, cost) = d4.plan.expect("a plan at deadline 4");
+        assert!(cost >= 464.0 - 1e-9, "cost {cost}");
+        assert!(d4.lower_bound <= cost);
+        assert!(
+            plan.slots
+                .iter()
+                .all(|s| matches!(s.config, SlotConfig::Distributed { .. }))
+        );
+        check_plan(&inst, &cl, &plan);
+    }
+}
+
+#[test]
+fn draw_seeds_follow_the_documented_mix() {
+    use dmlsched::algorithms::locality::round::{SEED_K1, SEED_K2, splitmix64};
+    assert_eq!(SEED_K1 % 2, 1);
+    assert_eq!(SEED_K2 % 2, 1);
+    let s = draw_seed(42, 3, 5, 2);
+    assert_eq!(
+        s,
+        splitmix64(42 ^ 3u64.wrapping_mul(SEED_K1) ^ 5u64.wrapping_mul(SEED_K2) ^ 2)
+    );
+    assert_ne!(draw_seed(42, 3, 5, 2), draw_seed(42, 3, 5, 3));
+    // splitmix64 reference value (first output of the generator seeded 0).
+    assert_eq!(splitmix64(0), 0xE220_A839_7B1D_CDAF);
+}
+
+#[test]
+fn lp_round_options_are_validated() {
+    for bad in [
+        InnerSolver::LpRound {
+            draws: 0,
+            lambdas: [1.0; 8],
+        },
+        InnerSolver::LpRound {
+            draws: 8,
+            lambdas: [1.0, 1.0, 0.5, 1.0, 1.0, 1.0, 1.0, 1.0],
+        },
+        InnerSolver::LpRound {
+            draws: 8,
+            lambdas: [f64::NAN; 8],
+        },
+        InnerSolver::ExactMip {
+            time_limit_s: f64::NAN,
+        },
+    ] {
+        assert!(bad.validate().is_err(), "{bad:?}");
+        let params = LocalityParams {
+            inner: bad,
+            ..LocalityParams::default()
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        assert!(matches!(
+            Locality::new(params).solve(&e2e_instance(1), &mut rng),
+            Err(dmlsched::Error::Locality(_))
+        ));
+    }
+    assert_eq!(LocalityParams::default().inner, InnerSolver::lp_round());
+}
+
+/// A random small instance (one job, `h` machines, `slots` slots) with a
+/// price view of random prices and partly filled residuals; `None` when
+/// the job cannot fit the cluster at all.
+fn random_case(seed: u64) -> Option<(Instance, LocalityCluster, LocalityJob, PriceView<'static>)> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let h = rng.random_range(1..=4usize);
+    let slots = rng.random_range(1..=6u32);
+    let mut caps = Vec::new();
+    let machines = (0..h)
+        .map(|i| {
+            let c = [
+                f64::from(rng.random_range(2..=8u32)),
+                f64::from(rng.random_range(4..=32u32)),
+                f64::from(rng.random_range(16..=128u32)),
+                0.0,
+                f64::from(rng.random_range(4..=20u32)),
+            ];
+            caps.push(c);
+            let hosts = match rng.random_range(0..4u8) {
+                0 => Hosting::Workers,
+                1 => Hosting::ParameterServers,
+                _ => Hosting::Both,
+            };
+            let cap = Resources::zero()
+                .gpus(c[0])
+                .cpu_cores(c[1])
+                .memory(gb(c[2]))
+                .nic(gbps(c[4]));
+            Machine::new(MachineId(i as u32), cap, gbps(rng.random_range(0.5..20.0))).hosting(hosts)
+        })
+        .collect();
+    let n = rng.random_range(1..=6u32);
+    let b = rng.random_range(0.5..3.0);
+    let j = Job::new(
+        JobId(0),
+        0.0,
+        PsJob {
+            epochs: 1,
+            data_chunks: n,
+            minibatches_per_chunk: rng.random_range(20..300u32),
+            minibatch_compute_s: rng.random_range(0.1..1.0),
+            gradient_bytes: mb(rng.random_range(1.0..200.0)),
+            worker: Resources::zero()
+                .gpus(f64::from(rng.random_range(1..=2u32)))
+                .cpu_cores(rng.random_range(1.0..4.0))
+                .memory(gb(rng.random_range(2.0..30.0)))
+                .nic(gbps(b)),
+            ps: Resources::zero()
+                .cpu_cores(rng.random_range(1.0..4.0))
+                .memory(gb(rng.random_range(2.0..30.0)))
+                .nic(gbps(b * rng.random_range(1.0..4.0))),
+            max_workers: n,
+            max_ps: n,
+            ..PsJob::default()
+        },
+    )
+    .with_utility(Utility::Constant { value: 1e6 });
+    let inst = Instance::new(Cluster::new(machines), vec![j], 100.0, slots).ok()?;
+    let cl = LocalityCluster::from_instance(&inst).unwrap();
+    let lj = LocalityJob::from_job(&inst, &cl, &inst.jobs()[0], 64, None).unwrap();
+    let fill: Vec<f64> = (0..h * slots as usize)
+        .map(|_| rng.random_range(0.2..=1.0))
+        .collect();
+    let prices: Vec<f64> = (0..h * slots as usize * RES)
+        .map(|_| rng.random_range(0.0..3.0))
+        .collect();
+    let s = slots as usize;
+    let v = PriceView::from_explicit(
+        h,
+        RES,
+        slots,
+        move |m, r, t| prices[(m.0 as usize * s + t as usize) * RES + r.0 as usize],
+        move |m, r, t| caps[m.0 as usize][r.0 as usize] * fill[m.0 as usize * s + t as usize],
+    );
+    Some((inst, cl, lj, v))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 48,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct("proptest-regressions/locality.txt"))),
+        ..ProptestConfig::default()
+    })]
+
+    /// L3: rounding + repair from real LP points and from arbitrary points
+    /// in the bounds, any `λ ∈ [1, 2]`, gives `None` or a plan that passes
+    /// `verify_locality` and fits the residuals.
+    #[test]
+    fn l3_rounding_never_breaks_capacity(seed in any::<u64>(), lambda in 1.0f64..=2.0, arbitrary in any::<bool>()) {
+        let Some((inst, cl, lj, v)) = random_case(seed) else { return Ok(()) };
+        let cells = sub::cells(&lj, &cl, &v);
+        let Some(s) = sub::build(&lj, &cells, lj.end.min(v.horizon() - 1)).unwrap() else {
+            return Ok(());
+        };
+        let model = LocRounding::new(&lj, &cells, &s);
+        let structure = model.structure().unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 1);
+        let x: Vec<f64> = if arbitrary {
+            (0..s.problem.n_vars()).map(|j| rng.random_range(0.0..=s.problem.upper(j))).collect()
+        } else {
+            match solve_lp(&s.problem, &Default::default()) {
+                Ok(r) => r.x,
+                Err(_) => return Ok(()),
+            }
+        };
+        let drawn = model.draw(&structure, &x, lambda, &mut rng).unwrap();
+        let greedy = model.greedy().unwrap();
+        for d in drawn.into_iter().chain(greedy) {
+            check_plan(&inst, &cl, &d.plan);
+            prop_assert!(d.plan.work() >= lj.minibatches * (1.0 - 1e-9));
+            let mut used = std::collections::HashMap::new();
+            for c in d.plan.consumption() {
+                *used.entry((c.machine, c.resource, c.slot)).or_insert(0.0) += c.amount;
+            }
+            for ((m, r, t), a) in used {
+                let res = v.residual(m, r, t);
+                prop_assert!(a <= res + 1e-9 * res.max(1.0), "{m:?} {r:?} {t}: {a} > {res}");
+            }
+        }
+    }
+
+    /// L4: `LB(t̂) ≤ OPT_MIP(t̂) ≤ cost_LpRound(t̂)` wherever both find a plan.
+    #[test]
+    fn l4_sandwich(seed in any::<u64>()) {
+        let Some((_, cl, lj, v)) = random_case(seed) else { return Ok(()) };
+        let mut exact_o = LocalityOracle::new(cl.clone(), exact());
+        let mut round_o = LocalityOracle::new(cl, lp_round()).with_seed(seed);
+        for t in lj.arrival..=lj.end.min(v.horizon() - 1) {
+            let e = exact_o.solve_deadline(&lj, &v, t).unwrap();
+            let r = round_o.solve_deadline(&lj, &v, t).unwrap();
+            let tol = |a: f64| 1e-7 * a.abs().max(1.0);
+            prop_assert!((e.lower_bound - r.lower_bound).abs() <= tol(e.lower_bound)
+                || (e.lower_bound.is_infinite() && r.lower_bound.is_infinite()));
+            if let (Some((_, opt)), Some((_, cost)), true) = (&e.plan, &r.plan, e.proven) {
+                prop_assert!(r.lower_bound <= opt + tol(*opt), "LB {} > OPT {opt}", r.lower_bound);
+                prop_assert!(*opt <= cost + tol(*cost), "OPT {opt} > rounded {cost}");
+            }
+            if e.proven && e.plan.is_none() {
+                prop_assert!(r.plan.is_none(), "rounding found a plan the MIP proved impossible");
+            }
+        }
+    }
+}
+
+#[test]
+fn l8_lp_round_same_seed_same_run() {
+    let inst = e2e_instance(5);
+    let run = |seed: Option<u64>, rng_seed| {
+        let params = LocalityParams {
+            seed,
+            ..LocalityParams::default()
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(rng_seed);
+        let s = Locality::new(params.clone())
+            .solve(&inst, &mut rng)
+            .unwrap();
+        verify(&inst, &s.schedule).unwrap();
+        verify_locality(&inst, &params, &s.schedule).unwrap();
+        s
+    };
+    let (a, b) = (run(Some(17), 0), run(Some(17), 1));
+    assert_eq!(a.schedule, b.schedule);
+    assert_eq!(a.report.run.outcomes, b.report.run.outcomes);
+    assert_eq!(a.certificate.objective, b.certificate.objective);
+    assert_eq!(
+        a.certificate.relaxation_bound,
+        b.certificate.relaxation_bound
+    );
+    assert_eq!(a.certificate.guarantees, b.certificate.guarantees);
+    assert_eq!(
+        a.report.per_job,
+        b.report
+            .per_job
+            .iter()
+            .map(|j| {
+                let mut j = j.clone();
+                j.stats.seconds = a
+                    .report
+                    .per_job
+                    .iter()
+                    .find(|k| k.job == j.job)
+                    .unwrap()
+                    .stats
+                    .seconds;
+                j
+            })
+            .collect::<Vec<_>>()
+    );
+    // The seed from the caller's RNG: same RNG, same run.
+    let (c, d) = (run(None, 5), run(None, 5));
+    assert_eq!(c.schedule, d.schedule);
+    assert_eq!(c.report.seed, d.report.seed);
+    // Other seeds still verify (inside `run`).
+    for s in 0..4 {
+        run(Some(s), 0);
+    }
+}
+
+/// L9 on a run: one job on two machines with `b_int = 1.5` Gbit/s; LP
+/// rounding's plan costs 12/11 of the LP bound, so `max ρ̂ = 12/11 ≈ 1.0909`
+/// whatever the allowance: the certificate's realised-factor condition
+/// fails with `ρ0 = 1.05` and holds with `ρ0 = 1.1`.
+#[test]
+fn l9_lp_round_certificate_follows_the_allowance() {
+    let (inst, _, _) = setup(
+        vec![
+            machine(0, 1.5, Hosting::Both),
+            machine(1, 1.5, Hosting::Both),
+        ],
+        job(0, 8.0, 8.0),
+        6,
+    );
+    let run = |rho0: f64| {
+        let params = LocalityParams {
+            l_allowance: rho0,
+            seed: Some(1),
+            ..LocalityParams::default()
+        };
+        let s = Locality::new(params.clone())
+            .solve(&inst, &mut ChaCha8Rng::seed_from_u64(0))
+            .unwrap();
+        verify_locality(&inst, &params, &s.schedule).unwrap();
+        s
+    };
+    for (rho0, exceeds) in [(1.0, true), (1.05, true), (1.1, false), (1.2, false)] {
+        let s = run(rho0);
+        let r = &s.report;
+        assert!(
+            (r.max_rho_hat - 12.0 / 11.0).abs() < 1e-9,
+            "ρ̂ {}",
+            r.max_rho_hat
+        );
+        assert_eq!(r.run.max_rho_hat, Some(r.max_rho_hat));
+        assert_eq!(r.run.rho, Some(rho0));
+        assert_eq!(r.per_job[0].quality, Some(OracleQuality::CostApprox));
+        assert!((r.rounding.max_cost_ratio - 12.0 / 11.0).abs() < 1e-9);
+        assert_eq!(r.rounding.fallbacks, 0);
+        let flagged = r
+            .run
+            .reasons
+            .iter()
+            .any(|m| m.starts_with("RealisedFactorExceedsAllowance"));
+        assert_eq!(flagged, exceeds, "ρ0 = {rho0}: {:?}", r.run.reasons);
+        let g = &s.certificate.guarantees[0];
+        assert!(!g.valid); // the job's demands are not small here
+        assert_eq!(
+            g.reasons
+                .iter()
+                .any(|m| m.starts_with("RealisedFactorExceedsAllowance")),
+            exceeds
+        );
     }
 }

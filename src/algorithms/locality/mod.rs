@@ -64,6 +64,10 @@
 //! cannot beat the best payoff; at each it solves the LP relaxation
 //! (HiGHS, its safe dual bound is `LB(t̂)`), skips the deadline when
 //! `f − LB` cannot beat the best payoff, and otherwise solves LOC-SUB
+//! with the inner solver: by default LP rounding ([`InnerSolver::LpRound`],
+//! module [`round`]: structured rounding with one choice group per slot,
+//! PSs derived from the rounded workers, repair with the model's moves,
+//! the cheapest of 8 draws, a price-aware greedy when all fail), or
 //! exactly with the HiGHS MIP solver ([`InnerSolver::ExactMip`]: relative
 //! gap 10⁻⁹, no presolve, a time limit per solve).
 //!
@@ -73,8 +77,9 @@
 //! so the framework's certificate applies unchanged: `OPT ≤ 2α·ALG` (valid
 //! under the framework's conditions: clairvoyant bounds, small demands,
 //! `D_0 ≤ OPT/2` shown), the crate's `OPT ≤ 2α_eff·ALG`, and the online
-//! dual `D_end` as an upper bound on the optimum of this model. A MIP
-//! stopped by its time limit makes that response cost-approximate; the
+//! dual `D_end` as an upper bound on the optimum of this model. LP
+//! rounding, and a MIP stopped by its time limit, make responses
+//! cost-approximate; the
 //! realised factor `ρ̂_i` is then computed from the per-deadline lower
 //! bounds and the guarantee becomes `2α'ρ0` with the `L` allowance `ρ0`
 //! ([`LocalityParams::l_allowance`]), valid only if every `ρ̂_i ≤ ρ0`. The
@@ -141,6 +146,7 @@ mod model;
 mod oracle;
 mod plan;
 mod policy;
+pub mod round;
 pub mod sub;
 mod verify;
 
@@ -165,10 +171,11 @@ pub use model::{
 };
 pub use oracle::{
     CallStats, DEFAULT_MIP_TIME_LIMIT_S, DeadlineSolve, EXACT_MIP_REL_GAP, InnerSolver,
-    LocalityOracle, SolveCounters,
+    LocalityOracle, MAX_DRAWS, SolveCounters,
 };
 pub use plan::{LocalityPlan, SlotConfig, SlotPlan};
 pub use policy::LocalityPolicy;
+pub use round::{DEFAULT_DRAWS, DEFAULT_LAMBDAS, DrawCounts, RoundingSummary};
 pub use verify::{CheckedJob, LocalityCheck, verify_locality};
 
 /// Parameters of the locality-aware scheduler.
@@ -180,15 +187,15 @@ pub struct LocalityParams {
     /// `κ`: when set, `b_int,i = κ·b_i` on every machine; `None` (default)
     /// takes each machine's intra-machine bandwidth.
     pub intra_factor: Option<f64>,
-    /// How LOC-SUB is solved (default: exact MIP, 10 s per solve).
+    /// How LOC-SUB is solved (default: LP rounding, 8 draws).
     pub inner: InnerSolver,
     /// How the price bounds `U`, `L` are derived (default: the value floor
     /// with its default `v_floor`).
     pub bounds: BoundsChoice,
     /// `L` allowance `ρ0 ≥ 1` for cost-approximate responses (default 1).
     pub l_allowance: f64,
-    /// Seed of randomised inner solvers; `None` (default) draws it from the
-    /// caller's RNG. The exact solver is deterministic and ignores it.
+    /// Run seed of LP rounding; `None` (default) draws it from the
+    /// caller's RNG. The exact solver ignores it.
     pub seed: Option<u64>,
     /// Options of the online loop.
     pub pd: PdOptions,
@@ -253,6 +260,10 @@ pub struct LocalityReport {
     pub alpha_value_floor: Option<f64>,
     /// The run seed (unused by the exact solver).
     pub seed: u64,
+    /// What LP rounding did over the admission calls (zeros for the exact
+    /// solver): draws, draws needing covering repair, fallbacks and the
+    /// per-deadline `cost/LB`.
+    pub rounding: RoundingSummary,
     /// LP relaxations solved, final re-pricing included.
     pub lp_solves: u64,
     /// MIPs solved, final re-pricing included.
@@ -421,7 +432,7 @@ impl Run {
         }
         let cluster = LocalityCluster::from_instance(instance)?;
         let jobs = Locality::new(p.clone()).jobs(instance, &cluster)?;
-        let oracle = LocalityOracle::new(cluster.clone(), p.inner);
+        let oracle = LocalityOracle::new(cluster.clone(), p.inner).with_seed(seed);
         let inputs = bound_inputs(&oracle, &jobs, cluster.horizon)?;
         let (bounds, v_floor) = derive_bounds(&cluster, &inputs, p.bounds, p.l_allowance)?;
         let alpha_of = |c| {
@@ -489,6 +500,7 @@ impl Run {
     pub(crate) fn finish(self) -> crate::Result<(LocalityCluster, LocalityReport)> {
         let run = self.engine.finish(&self.stepped)?;
         let max_rho_hat = self.per_job.iter().map(|j| j.rho_hat).fold(1.0, f64::max);
+        let rounding = RoundingSummary::of(self.per_job.iter().map(|j| &j.stats));
         let report = LocalityReport {
             run,
             jobs: self.stepped,
@@ -499,6 +511,7 @@ impl Run {
             alpha_eta: self.alpha_eta,
             alpha_value_floor: self.alpha_value_floor,
             seed: self.seed,
+            rounding,
             lp_solves: self.counters.lp_solves(),
             mip_solves: self.counters.mip_solves(),
             seconds: self.start.elapsed().as_secs_f64(),

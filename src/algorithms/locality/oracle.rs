@@ -1,5 +1,6 @@
 //! The pricing oracle: deadline enumeration over LOC-SUB with early
-//! stopping and the LP-bound skip rule, solved exactly by the MIP solver.
+//! stopping and the LP-bound skip rule, solved by LP rounding (default) or
+//! exactly by the MIP solver.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -17,6 +18,7 @@ use crate::pcip::{LpRelaxation, MipOptions, PcError, PcProblem, solve_exact, sol
 use super::error::LocalityError;
 use super::model::{LocalityCluster, LocalityJob, POOL};
 use super::plan::LocalityPlan;
+use super::round::{self, DEFAULT_DRAWS, DEFAULT_LAMBDAS, DrawCounts, LocRounding};
 use super::sub::{self, Cells, LocSub};
 
 /// Relative MIP gap of the exact inner solver.
@@ -24,11 +26,28 @@ pub const EXACT_MIP_REL_GAP: f64 = 1e-9;
 /// Default per-solve time limit of the exact inner solver, seconds.
 pub const DEFAULT_MIP_TIME_LIMIT_S: f64 = 10.0;
 
+/// Most draws per deadline [`InnerSolver::LpRound`] accepts.
+pub const MAX_DRAWS: u32 = 1 << 16;
+
 /// How LOC-SUB is solved at each deadline the LP bound does not rule out.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub enum InnerSolver {
+    /// LP relaxation, then `draws` draws of structured rounding (one choice
+    /// group per slot, scaling `λ_k = lambdas[k mod 8]`), PSs derived from
+    /// the rounded workers, repair with the model's moves
+    /// ([`round`](super::round)); the cheapest plan that passes the
+    /// checker is kept, and the price-aware greedy (grow and prune from the
+    /// all-IDLE point) runs when every draw fails. Responses are
+    /// cost-approximate: the LP bounds give the realised factor `ρ̂_i`.
+    LpRound {
+        /// Draws per deadline (default 8, at most [`MAX_DRAWS`]).
+        draws: u32,
+        /// Scalings `λ_k ≥ 1` (default `[1.0, 1.0, 1.1, 1.1, 1.2, 1.2,
+        /// 1.3, 1.3]`); draw `k` uses `lambdas[k mod 8]`.
+        lambdas: [f64; 8],
+    },
     /// The HiGHS MIP solver (relative gap 10⁻⁹, no presolve, one thread,
     /// deterministic), with a time limit per solve. A solve stopped by the
     /// limit makes the response cost-approximate, with the MIP dual bound
@@ -40,27 +59,56 @@ pub enum InnerSolver {
 }
 
 impl Default for InnerSolver {
+    /// [`InnerSolver::lp_round`].
     fn default() -> Self {
-        InnerSolver::ExactMip {
-            time_limit_s: DEFAULT_MIP_TIME_LIMIT_S,
-        }
+        InnerSolver::lp_round()
     }
 }
 
 impl InnerSolver {
+    /// LP rounding with 8 draws and the default scalings.
+    pub fn lp_round() -> Self {
+        InnerSolver::LpRound {
+            draws: DEFAULT_DRAWS,
+            lambdas: DEFAULT_LAMBDAS,
+        }
+    }
+
+    /// The exact MIP with the default time limit (10 s per solve).
+    pub fn exact_mip() -> Self {
+        InnerSolver::ExactMip {
+            time_limit_s: DEFAULT_MIP_TIME_LIMIT_S,
+        }
+    }
+
     /// Checks the options.
     ///
     /// # Errors
     ///
     /// [`LocalityError::InvalidOption`] for a time limit that is not
-    /// positive (NaN included).
+    /// positive (NaN included), no draw or more than [`MAX_DRAWS`], or a
+    /// scaling that is not a finite number `≥ 1`.
     pub fn validate(&self) -> Result<(), LocalityError> {
-        let InnerSolver::ExactMip { time_limit_s } = *self;
-        if time_limit_s.is_nan() || time_limit_s <= 0.0 {
-            return Err(LocalityError::InvalidOption {
-                name: "inner",
-                reason: format!("MIP time limit {time_limit_s} s is not positive"),
-            });
+        let bad = |reason: String| LocalityError::InvalidOption {
+            name: "inner",
+            reason,
+        };
+        match *self {
+            InnerSolver::ExactMip { time_limit_s } => {
+                if time_limit_s.is_nan() || time_limit_s <= 0.0 {
+                    return Err(bad(format!(
+                        "MIP time limit {time_limit_s} s is not positive"
+                    )));
+                }
+            }
+            InnerSolver::LpRound { draws, lambdas } => {
+                if draws == 0 || draws > MAX_DRAWS {
+                    return Err(bad(format!("{draws} draws (1..={MAX_DRAWS} allowed)")));
+                }
+                if let Some(l) = lambdas.iter().find(|l| !(l.is_finite() && **l >= 1.0)) {
+                    return Err(bad(format!("scaling λ = {l} is not a finite number ≥ 1")));
+                }
+            }
         }
         Ok(())
     }
@@ -79,6 +127,20 @@ pub struct CallStats {
     pub mip_limits: u32,
     /// `(t̂, f(t̂ − a), LB(t̂))` of every examined deadline.
     pub deadline_bounds: Vec<DeadlineBound>,
+    /// LP rounding: draws run over all rounded deadlines.
+    pub draws: u32,
+    /// LP rounding: draws that gave a plan passing the checker.
+    pub draw_plans: u32,
+    /// LP rounding: draws with a plan whose repair needed covering moves.
+    pub covering_repairs: u32,
+    /// LP rounding: deadlines where every draw failed and the greedy
+    /// fallback ran.
+    pub fallbacks: u32,
+    /// LP rounding: fallbacks that found a plan.
+    pub fallback_plans: u32,
+    /// LP rounding: `(t̂, cost/LB(t̂))` of every deadline with a rounded
+    /// plan (`+∞` when `LB = 0 < cost`, 1 when both are 0).
+    pub cost_ratios: Vec<(u32, f64)>,
     /// Wall-clock seconds.
     pub seconds: f64,
 }
@@ -92,11 +154,15 @@ pub struct DeadlineSolve {
     /// relaxation is infeasible, re-confirmed without presolve), or the
     /// better of it and the MIP dual bound when the MIP hit its limit.
     pub lower_bound: f64,
-    /// The MIP's plan and its cost at the view's prices, if it found one.
+    /// The plan and its cost at the view's prices, if one was found.
     pub plan: Option<(LocalityPlan, f64)>,
     /// Whether the MIP proved its answer optimal (or proved
-    /// infeasibility); `false` when it stopped at its limit.
+    /// infeasibility); `false` when it stopped at its limit, and always
+    /// `false` for LP rounding.
     pub proven: bool,
+    /// What the LP rounding's draws did (`None` for the exact solver or
+    /// when the deadline was not rounded).
+    pub rounding: Option<DrawCounts>,
 }
 
 /// The locality oracle: for each deadline `t̂ = a_i + d_min − 1, …, end_i`
@@ -105,12 +171,13 @@ pub struct DeadlineSolve {
 /// payoff; the plan of largest payoff (strictly positive, earliest on
 /// ties).
 ///
-/// The exact solver is deterministic: the same job and view give the same
-/// plan.
+/// Both solvers are deterministic: the same job, position, view (and,
+/// for LP rounding, run seed) give the same plan.
 #[derive(Debug, Clone)]
 pub struct LocalityOracle {
     cluster: LocalityCluster,
     solver: InnerSolver,
+    seed: u64,
     last: CallStats,
     counters: Arc<SolveCounters>,
 }
@@ -143,14 +210,23 @@ impl SolveCounters {
 }
 
 impl LocalityOracle {
-    /// An oracle over `cluster` with `solver`.
+    /// An oracle over `cluster` with `solver` (run seed 0).
     pub fn new(cluster: LocalityCluster, solver: InnerSolver) -> Self {
         LocalityOracle {
             cluster,
             solver,
+            seed: 0,
             last: CallStats::default(),
             counters: Arc::default(),
         }
+    }
+
+    /// The oracle with run seed `seed` for LP rounding (draw `k` of the job
+    /// at position `i` at deadline `t̂` uses
+    /// [`draw_seed`](super::round::draw_seed)`(seed, i, t̂, k)`).
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
     }
 
     /// The cluster.
@@ -169,10 +245,15 @@ impl LocalityOracle {
         Arc::clone(&self.counters)
     }
 
-    /// `LB(t̂)` of a built program: the safe dual bound of its LP
-    /// relaxation (at least 0), `+∞` when the relaxation is infeasible. An
-    /// infeasibility found with presolve is re-confirmed without it.
-    fn lp_bound(&mut self, problem: &PcProblem, stats: &mut CallStats) -> crate::Result<f64> {
+    /// `LB(t̂)` of a built program and the LP point: the safe dual bound
+    /// of its LP relaxation (at least 0), `+∞` (and no point) when the
+    /// relaxation is infeasible. An infeasibility found with presolve is
+    /// re-confirmed without it.
+    fn lp_bound(
+        &mut self,
+        problem: &PcProblem,
+        stats: &mut CallStats,
+    ) -> crate::Result<(f64, Option<Vec<f64>>)> {
         let opts = SolveOptions::default();
         stats.lp_solves += 1;
         let first = solve_lp(problem, &opts);
@@ -184,9 +265,11 @@ impl LocalityOracle {
             other => other,
         };
         match relax {
-            Ok(r) => Ok(r.safe_bound.value.max(0.0)),
+            Ok(r) => Ok((r.safe_bound.value.max(0.0), Some(r.x))),
             // Costs are non-negative, so "unbounded or infeasible" is infeasible.
-            Err(PcError::LpInfeasible | PcError::LpUnboundedOrInfeasible) => Ok(f64::INFINITY),
+            Err(PcError::LpInfeasible | PcError::LpUnboundedOrInfeasible) => {
+                Ok((f64::INFINITY, None))
+            }
             Err(e) => Err(e.into()),
         }
     }
@@ -201,7 +284,10 @@ impl LocalityOracle {
         view: &PriceView<'_>,
         stats: &mut CallStats,
     ) -> crate::Result<(Option<(LocalityPlan, f64)>, bool, f64)> {
-        let InnerSolver::ExactMip { time_limit_s } = self.solver;
+        let time_limit_s = match self.solver {
+            InnerSolver::ExactMip { time_limit_s } => time_limit_s,
+            InnerSolver::LpRound { .. } => DEFAULT_MIP_TIME_LIMIT_S,
+        };
         let opts = MipOptions {
             time_limit_s,
             mip_rel_gap: EXACT_MIP_REL_GAP,
@@ -236,7 +322,8 @@ impl LocalityOracle {
 
     /// Bounds and solves LOC-SUB(i, t̂) at `deadline` for `job` at the
     /// prices of `view` (for tests and measurements; the oracle applies
-    /// the skip rule before solving the MIP).
+    /// the skip rule before solving). LP rounding draws with the streams of
+    /// job position 0.
     ///
     /// # Errors
     ///
@@ -250,16 +337,35 @@ impl LocalityOracle {
     ) -> crate::Result<DeadlineSolve> {
         let cells = sub::cells(job, &self.cluster, view);
         let mut stats = CallStats::default();
-        let out = self.deadline(job, &cells, view, deadline, None, &mut stats);
+        let out = self.deadline((0, job), &cells, view, deadline, None, &mut stats);
         self.counters.add(&stats);
         out
     }
 
+    /// The LP rounding of a built program with LP point `lp_x`.
+    fn rounded(
+        &self,
+        (index, job): (u64, &LocalityJob),
+        cells: &Cells,
+        sub: &LocSub,
+        view: &PriceView<'_>,
+        lp_x: &[f64],
+        (draws, lambdas): (u32, &[f64]),
+    ) -> crate::Result<(Option<(LocalityPlan, f64)>, DrawCounts)> {
+        let model = LocRounding::new(job, cells, sub);
+        let seed = self.seed;
+        let t = sub.deadline;
+        let seed_of = |k| round::draw_seed(seed, index, t, k);
+        Ok(round::round_deadline(
+            &model, view, lp_x, draws, lambdas, seed_of,
+        )?)
+    }
+
     /// One deadline: build, bound, and (unless `skip_at` says the bound
-    /// cannot beat that payoff) solve exactly.
+    /// cannot beat that payoff) solve with the inner solver.
     fn deadline(
         &mut self,
-        job: &LocalityJob,
+        job: (u64, &LocalityJob),
         cells: &Cells,
         view: &PriceView<'_>,
         deadline: u32,
@@ -270,19 +376,33 @@ impl LocalityOracle {
             deadline,
             lower_bound: f64::INFINITY,
             plan: None,
-            proven: true,
+            proven: matches!(self.solver, InnerSolver::ExactMip { .. }),
+            rounding: None,
         };
-        let Some(sub) = sub::build(job, cells, deadline)? else {
+        let Some(sub) = sub::build(job.1, cells, deadline)? else {
             return Ok(out);
         };
-        out.lower_bound = self.lp_bound(&sub.problem, stats)?;
-        let f = job.utility_at(deadline);
-        if out.lower_bound == f64::INFINITY
-            || skip_at.is_some_and(|best| f - out.lower_bound <= best)
-        {
+        let (lb, lp_x) = self.lp_bound(&sub.problem, stats)?;
+        out.lower_bound = lb;
+        let f = job.1.utility_at(deadline);
+        let Some(lp_x) = lp_x.filter(|_| !skip_at.is_some_and(|best| f - lb <= best)) else {
+            return Ok(out);
+        };
+        if let InnerSolver::LpRound { draws, lambdas } = self.solver {
+            let (plan, counts) = self.rounded(job, cells, &sub, view, &lp_x, (draws, &lambdas))?;
+            stats.draws += counts.draws;
+            stats.draw_plans += counts.plans;
+            stats.covering_repairs += counts.covering_repairs;
+            stats.fallbacks += u32::from(counts.fallback);
+            stats.fallback_plans += u32::from(counts.fallback_plan);
+            if let Some((_, cost)) = &plan {
+                stats.cost_ratios.push((deadline, cost_ratio(*cost, lb)));
+            }
+            out.plan = plan;
+            out.rounding = Some(counts);
             return Ok(out);
         }
-        let (plan, proven, dual) = self.exact(job, &sub, view, stats)?;
+        let (plan, proven, dual) = self.exact(job.1, &sub, view, stats)?;
         out.plan = plan;
         out.proven = proven;
         if !proven && dual.is_finite() {
@@ -293,7 +413,10 @@ impl LocalityOracle {
 
     /// The best plan of `job` at `view`: `(plan, utility, cost)` when one
     /// has a strictly positive payoff, with the call's statistics and
-    /// whether every solve was proven.
+    /// whether every solve was proven (never for LP rounding). LP rounding
+    /// draws with the streams of job position 0
+    /// ([`best_response`](PricingOracle::best_response) uses the job's
+    /// position).
     ///
     /// # Errors
     ///
@@ -304,12 +427,24 @@ impl LocalityOracle {
         job: &LocalityJob,
         view: &PriceView<'_>,
     ) -> crate::Result<(Option<(LocalityPlan, f64, f64)>, CallStats, bool)> {
+        self.best_plan_at(0, job, view)
+    }
+
+    /// [`best_plan`](Self::best_plan) for the job at position `index`.
+    #[allow(clippy::type_complexity)]
+    fn best_plan_at(
+        &mut self,
+        index: u64,
+        job: &LocalityJob,
+        view: &PriceView<'_>,
+    ) -> crate::Result<(Option<(LocalityPlan, f64, f64)>, CallStats, bool)> {
         let start = Instant::now();
         let mut stats = CallStats::default();
         let cells = sub::cells(job, &self.cluster, view);
         let last = job.end.min(view.horizon().saturating_sub(1));
         let first = job.arrival.saturating_add(job.delta_min(&self.cluster));
-        let (mut best, mut best_payoff, mut all_proven) = (None, 0.0_f64, true);
+        let (mut best, mut best_payoff) = (None, 0.0_f64);
+        let mut all_proven = matches!(self.solver, InnerSolver::ExactMip { .. });
         let mut t = first;
         while t <= last {
             let f = job.utility_at(t);
@@ -317,7 +452,7 @@ impl LocalityOracle {
                 break; // costs are ≥ 0 and f does not increase
             }
             stats.deadlines_examined += 1;
-            let d = self.deadline(job, &cells, view, t, Some(best_payoff), &mut stats)?;
+            let d = self.deadline((index, job), &cells, view, t, Some(best_payoff), &mut stats)?;
             all_proven &= d.proven;
             stats.deadline_bounds.push(DeadlineBound {
                 slot: t,
@@ -336,6 +471,17 @@ impl LocalityOracle {
         stats.seconds = start.elapsed().as_secs_f64();
         self.counters.add(&stats);
         Ok((best, stats, all_proven))
+    }
+}
+
+/// `cost/LB`: `+∞` when `LB = 0 < cost`, 1 when both are 0.
+fn cost_ratio(cost: f64, lb: f64) -> f64 {
+    if lb > 0.0 {
+        cost / lb
+    } else if cost > 0.0 {
+        f64::INFINITY
+    } else {
+        1.0
     }
 }
 
@@ -382,11 +528,11 @@ impl PricingOracle for LocalityOracle {
 
     fn best_response(
         &mut self,
-        _job_index: usize,
+        job_index: usize,
         job: &LocalityJob,
         view: &PriceView<'_>,
     ) -> crate::Result<Response<LocalityPlan>> {
-        let (best, stats, proven) = self.best_plan(job, view)?;
+        let (best, stats, proven) = self.best_plan_at(job_index as u64, job, view)?;
         let quality = if proven {
             OracleQuality::Exact
         } else {

@@ -414,7 +414,8 @@ fn per_slot_rows(
         b = b.packing_row(&workers, n);
     }
     let one: Vec<(usize, f64)> = us.iter().copied().chain(v).map(|j| (j, 1.0)).collect();
-    if one.len() > 1 {
+    // Also with one member: the slot's choice group needs its packing row.
+    if !one.is_empty() {
         b = b.packing_row(&one, 1.0);
     }
     if v.is_some() {

@@ -1,0 +1,585 @@
+//! The LP-rounding inner solver of LOC-SUB: structured rounding of the LP
+//! point with one choice group per slot, parameter servers derived from the
+//! rounded workers, and repair with the model's moves, all through the
+//! generic packing–covering module ([`crate::pcip`]).
+//!
+//! * **Choice groups.** Per slot `t` one group: the members `u_{h,t}`
+//!   (LOCAL on `h`, dependent `y^L_{h,t}`) and `v_t` (DISTRIBUTED,
+//!   dependents `y^D_{h,t}` for every `h`). The group's packing row is the
+//!   slot's `Σ_h u + v ≤ 1`. A chosen member's dependents are rounded from
+//!   `λ·x*_dep/x*_member`, clamped to their bounds.
+//! * **Derivation** ([`Derive`]). PS counts `z^D` are not rounded: in a
+//!   DISTRIBUTED slot with `Σ_h y^D ≥ 1` the rounded workers need
+//!   `zreq = ⌈b·Σ y^D / B⌉` PSs, placed greedily by ascending `σ^D` (ties to
+//!   the lower machine) on machines with room left after the workers; a
+//!   DISTRIBUTED slot without workers becomes IDLE.
+//! * **Repair moves** ([`MoveSource`]), each a list of `(column, change)`:
+//!   shrink (capacity and worker cap): remove one worker (LOCAL: closing the
+//!   slot when it was the last one; DISTRIBUTED: dropping the PSs `zreq` no
+//!   longer needs, and the slot's flag with its last worker); grow
+//!   (covering): one more worker in a LOCAL slot, one more DISTRIBUTED
+//!   worker with a PS when `zreq` grows, opening an IDLE slot as LOCAL or
+//!   DISTRIBUTED (one worker and one PS), switching a DISTRIBUTED slot to
+//!   LOCAL on a machine that holds all its workers; prune: the shrink
+//!   removals plus dropping a PS `zreq` does not need. The driver
+//!   ([`repair_with`]) ranks them, never applies one that breaks a packing
+//!   or linking row, and re-checks the result.
+//!
+//! Every draw `k` has its own random stream,
+//! `ChaCha8Rng::seed_from_u64(splitmix64(seed ⊕ job·K1 ⊕ t̂·K2 ⊕ k))` with
+//! the odd constants [`SEED_K1`] and [`SEED_K2`] ([`draw_seed`]).
+
+use rand::SeedableRng;
+use rand::rngs::ChaCha8Rng;
+
+use crate::online::{PriceView, Reservation};
+use crate::pcip::{
+    ChoiceGroup, Derive, Move, MoveSource, PcError, PcProblem, RepairOptions, RepairReport,
+    Structure, evaluate, repair_with, round_structured,
+};
+
+use super::model::{LocalityJob, RESOURCES, Vector};
+use super::plan::LocalityPlan;
+use super::sub::{CellData, Cells, ColumnKind, LocSub};
+
+/// Default number of draws per deadline.
+pub const DEFAULT_DRAWS: u32 = 8;
+/// Default scalings `λ_k` of the draws (draw `k` uses `lambdas[k mod 8]`).
+pub const DEFAULT_LAMBDAS: [f64; 8] = [1.0, 1.0, 1.1, 1.1, 1.2, 1.2, 1.3, 1.3];
+/// Odd multiplier of the job index in [`draw_seed`] (`⌊2⁶⁴/φ⌋`, odd).
+pub const SEED_K1: u64 = 0x9E37_79B9_7F4A_7C15;
+/// Odd multiplier of the deadline in [`draw_seed`].
+pub const SEED_K2: u64 = 0xC2B2_AE3D_27D4_EB4F;
+/// Feasibility tolerance of the repair and the final check.
+const FEAS_TOL: f64 = 1e-9;
+
+/// The splitmix64 finaliser: a bijective mix of a 64-bit word.
+pub fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The seed of draw `k` of the job at position `job_index` (arrival order)
+/// at deadline `deadline`:
+/// `splitmix64(run_seed ⊕ job_index·K1 ⊕ deadline·K2 ⊕ k)` (wrapping
+/// products).
+pub fn draw_seed(run_seed: u64, job_index: u64, deadline: u32, k: u32) -> u64 {
+    splitmix64(
+        run_seed
+            ^ job_index.wrapping_mul(SEED_K1)
+            ^ u64::from(deadline).wrapping_mul(SEED_K2)
+            ^ u64::from(k),
+    )
+}
+
+/// The columns of one slot of LOC-SUB.
+#[derive(Debug, Clone, Default)]
+struct Slot {
+    /// Position of the slot in the job's [`Cells`].
+    pos: usize,
+    /// `(h, u_{h,t}, y^L_{h,t})` of the LOCAL-capable machines.
+    local: Vec<(usize, usize, usize)>,
+    /// `v_t`.
+    v: Option<usize>,
+    /// `(h, y^D_{h,t}, z^D_{h,t})` of every machine with either column.
+    dist: Vec<(usize, Option<usize>, Option<usize>)>,
+}
+
+/// LOC-SUB at one deadline as the rounding sees it: its choice groups,
+/// derivation and repair moves.
+#[derive(Debug)]
+pub struct LocRounding<'a> {
+    job: &'a LocalityJob,
+    cells: &'a Cells,
+    sub: &'a LocSub,
+    slots: Vec<Slot>,
+}
+
+/// Value of column `j` at `x`, rounded to an integer count.
+fn at(x: &[f64], j: usize) -> u32 {
+    x.get(j).map_or(0.0, |v| v.round().max(0.0)) as u32
+}
+
+/// What a rounded point became.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Drawn {
+    /// The repaired plan.
+    pub plan: LocalityPlan,
+    /// What the repair did.
+    pub repair: RepairReport,
+}
+
+impl<'a> LocRounding<'a> {
+    /// The rounding view of `sub`, built from `job`'s `cells`.
+    pub fn new(job: &'a LocalityJob, cells: &'a Cells, sub: &'a LocSub) -> Self {
+        let mut slots = Vec::new();
+        for (pos, row) in cells.cells.iter().enumerate() {
+            let t = cells.first + pos as u32;
+            if t > sub.deadline {
+                break;
+            }
+            let col = |k, h: usize| sub.index.get(k, Some(h as u32), t);
+            let mut s = Slot {
+                pos,
+                v: sub.index.get(ColumnKind::Distributed, None, t),
+                ..Slot::default()
+            };
+            for h in 0..row.len() {
+                if let (Some(u), Some(y)) =
+                    (col(ColumnKind::Local, h), col(ColumnKind::LocalWorkers, h))
+                {
+                    s.local.push((h, u, y));
+                }
+                let (y, z) = (col(ColumnKind::DistWorkers, h), col(ColumnKind::DistPs, h));
+                if y.is_some() || z.is_some() {
+                    s.dist.push((h, y, z));
+                }
+            }
+            slots.push(s);
+        }
+        LocRounding {
+            job,
+            cells,
+            sub,
+            slots,
+        }
+    }
+
+    /// The choice groups: per slot with a member, `{u_{h,t}}_h ∪ {v_t}`
+    /// with dependents `y^L_{h,t}` of `u_{h,t}` and `{y^D_{h,t}}_h` of
+    /// `v_t`.
+    ///
+    /// # Errors
+    ///
+    /// [`PcError::InvalidGroup`] when a group is not packed by the
+    /// program (a bug of its construction).
+    pub fn structure(&self) -> Result<Structure, PcError> {
+        let groups = self
+            .slots
+            .iter()
+            .filter(|s| !s.local.is_empty() || s.v.is_some())
+            .map(|s| {
+                let mut g = ChoiceGroup::new();
+                for &(_, u, y) in &s.local {
+                    g = g.member(u, &[y]);
+                }
+                if let Some(v) = s.v {
+                    let ys: Vec<usize> = s.dist.iter().filter_map(|d| d.1).collect();
+                    g = g.member(v, &ys);
+                }
+                g
+            })
+            .collect();
+        Structure::new(&self.sub.problem, groups)
+    }
+
+    fn cell(&self, s: &Slot, h: usize) -> &CellData {
+        &self.cells.cells[s.pos][h]
+    }
+
+    /// Usage of machine `h` in slot `s` at `x`, ledger units.
+    fn used(&self, s: &Slot, x: &[f64], h: usize) -> Vector {
+        let (wl, sl) = (self.job.worker_local(), self.job.ps_local());
+        let mut out = [0.0; RESOURCES];
+        let mut add = |n: u32, d: &Vector| {
+            for r in 0..RESOURCES {
+                out[r] += f64::from(n) * d[r];
+            }
+        };
+        if let Some(&(_, u, y)) = s.local.iter().find(|l| l.0 == h) {
+            add(at(x, u), &sl);
+            add(at(x, y), &wl);
+        }
+        if let Some(&(_, y, z)) = s.dist.iter().find(|d| d.0 == h) {
+            add(y.map_or(0, |j| at(x, j)), &self.job.worker);
+            add(z.map_or(0, |j| at(x, j)), &self.job.ps);
+        }
+        out
+    }
+
+    /// How many more units of `d` fit on `h` in `s` at `x` beside `extra`.
+    fn room(&self, s: &Slot, x: &[f64], h: usize, extra: &Vector, d: &Vector) -> u32 {
+        let used = self.used(s, x, h);
+        let res = self.cell(s, h).residual;
+        let mut n = u32::MAX as f64;
+        for r in 0..RESOURCES {
+            if d[r] > 0.0 {
+                let left = res[r] - used[r] - extra[r] + FEAS_TOL * res[r].max(1.0);
+                n = n.min((left / d[r]).floor());
+            }
+        }
+        if n <= 0.0 { 0 } else { n as u32 }
+    }
+
+    /// The cheapest machine (by `σ^D`, ties to the lower index) that can
+    /// take one more DISTRIBUTED PS in `s` at `x`, with one more worker on
+    /// `worker_on` when given.
+    fn ps_slot(&self, s: &Slot, x: &[f64], worker_on: Option<usize>) -> Option<usize> {
+        let zsum: u32 = s.dist.iter().filter_map(|d| d.2).map(|j| at(x, j)).sum();
+        if zsum >= self.job.max_ps {
+            return None;
+        }
+        let mut best: Option<(f64, usize)> = None;
+        for &(h, _, z) in &s.dist {
+            let Some(z) = z else { continue };
+            let extra = if worker_on == Some(h) {
+                self.job.worker
+            } else {
+                [0.0; RESOURCES]
+            };
+            let fits = at(x, z) < self.cell(s, h).zbar_dist
+                && self.room(s, x, h, &extra, &self.job.ps) >= 1;
+            let price = self.cell(s, h).sigma_dist;
+            if fits && best.is_none_or(|(p, _)| price < p) {
+                best = Some((price, z));
+            }
+        }
+        best.map(|b| b.1)
+    }
+
+    /// Workers and PSs of the DISTRIBUTED part of `s` at `x`.
+    fn dist_counts(&self, s: &Slot, x: &[f64]) -> (u32, u32) {
+        let y = s.dist.iter().filter_map(|d| d.1).map(|j| at(x, j)).sum();
+        let z = s.dist.iter().filter_map(|d| d.2).map(|j| at(x, j)).sum();
+        (y, z)
+    }
+
+    /// Drops `n` PSs of `s` from the dearest machines (by `σ^D`, ties to
+    /// the higher index) into `deltas`.
+    fn drop_ps(&self, s: &Slot, x: &[f64], mut n: u32, deltas: &mut Vec<(usize, f64)>) {
+        let mut zs: Vec<(f64, usize, usize)> = s
+            .dist
+            .iter()
+            .filter_map(|&(h, _, z)| z.map(|z| (self.cell(s, h).sigma_dist, h, z)))
+            .filter(|&(_, _, z)| at(x, z) > 0)
+            .collect();
+        zs.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+        for (_, _, z) in zs {
+            if n == 0 {
+                break;
+            }
+            let k = at(x, z).min(n);
+            deltas.push((z, -f64::from(k)));
+            n -= k;
+        }
+    }
+
+    /// Single-worker removals of `s` at `x` (LOCAL: closing the slot with
+    /// its last worker; DISTRIBUTED: dropping the PSs `zreq` no longer
+    /// needs, and the flag with the last worker).
+    fn removals(&self, s: &Slot, x: &[f64], out: &mut Vec<Move>) {
+        for &(_, u, y) in &s.local {
+            match at(x, y) {
+                0 => {}
+                1 if at(x, u) == 1 => out.push(Move::new(vec![(y, -1.0), (u, -1.0)])),
+                _ => out.push(Move::unit(y, -1.0)),
+            }
+        }
+        let (ys, zs) = self.dist_counts(s, x);
+        for &(_, y, _) in &s.dist {
+            let Some(y) = y.filter(|&y| at(x, y) > 0) else {
+                continue;
+            };
+            let mut deltas = vec![(y, -1.0)];
+            let left = ys - 1;
+            let keep = if left == 0 { 0 } else { self.job.zreq(left) };
+            if zs > keep {
+                self.drop_ps(s, x, zs - keep, &mut deltas);
+            }
+            if left == 0
+                && let Some(v) = s.v.filter(|&v| at(x, v) == 1)
+            {
+                deltas.push((v, -1.0));
+            }
+            out.push(Move::new(deltas));
+        }
+    }
+
+    /// Grow moves of one slot (see the module documentation).
+    fn grows(&self, s: &Slot, x: &[f64], out: &mut Vec<Move>) {
+        let local_on = s.local.iter().find(|l| at(x, l.1) == 1);
+        let dist_on = s.v.is_some_and(|v| at(x, v) == 1);
+        if let Some(&(_, _, y)) = local_on {
+            out.push(Move::unit(y, 1.0));
+            return;
+        }
+        let (ys, zs) = self.dist_counts(s, x);
+        if dist_on {
+            for &(h, y, _) in &s.dist {
+                let Some(y) = y else { continue };
+                let mut deltas = vec![(y, 1.0)];
+                if self.job.zreq(ys + 1) > zs {
+                    match self.ps_slot(s, x, Some(h)) {
+                        Some(z) => deltas.push((z, 1.0)),
+                        None => continue,
+                    }
+                }
+                out.push(Move::new(deltas));
+            }
+            self.switches(s, x, ys, out);
+            return;
+        }
+        if ys > 0 {
+            return; // workers without their flag: left to the generic phases
+        }
+        for &(_, u, y) in &s.local {
+            out.push(Move::new(vec![(u, 1.0), (y, 1.0)]));
+        }
+        if let Some(v) = s.v {
+            for &(h, y, _) in &s.dist {
+                let Some(y) = y else { continue };
+                if let Some(z) = self.ps_slot(s, x, Some(h)) {
+                    out.push(Move::new(vec![(v, 1.0), (y, 1.0), (z, 1.0)]));
+                }
+            }
+        }
+    }
+
+    /// Switches of a DISTRIBUTED slot with `ys` workers to LOCAL on a
+    /// machine that holds them all plus one PS.
+    fn switches(&self, s: &Slot, x: &[f64], ys: u32, out: &mut Vec<Move>) {
+        let Some(v) = s.v else { return };
+        if ys == 0 {
+            return;
+        }
+        for &(h, u, y) in &s.local {
+            if ys > self.cell(s, h).ybar_local {
+                continue;
+            }
+            let mut deltas = vec![(v, -1.0), (u, 1.0), (y, f64::from(ys))];
+            for &(_, yd, zd) in &s.dist {
+                for j in [yd, zd].into_iter().flatten() {
+                    if at(x, j) > 0 {
+                        deltas.push((j, -f64::from(at(x, j))));
+                    }
+                }
+            }
+            out.push(Move::new(deltas));
+        }
+    }
+
+    /// Rounds `lp_x` with scaling `lambda` and the stream of `rng`,
+    /// derives the PSs, repairs with the model's moves, and checks the
+    /// result: the plan, or `None` when repair fails or the point decodes
+    /// to no plan that covers the workload.
+    ///
+    /// # Errors
+    ///
+    /// Rounding errors for a point or `λ` the rounding rejects (wrong
+    /// length, a non-finite entry, `λ` negative or not finite); other
+    /// repair errors than a failed repair.
+    pub fn draw(
+        &self,
+        structure: &Structure,
+        lp_x: &[f64],
+        lambda: f64,
+        rng: &mut ChaCha8Rng,
+    ) -> Result<Option<Drawn>, PcError> {
+        let mut x = round_structured(&self.sub.problem, structure, lp_x, lambda, rng)?;
+        self.derive(&self.sub.problem, &mut x);
+        self.finish(x)
+    }
+
+    /// The price-aware greedy: the grow and prune phases from the all-IDLE
+    /// point.
+    ///
+    /// # Errors
+    ///
+    /// As [`draw`](Self::draw).
+    pub fn greedy(&self) -> Result<Option<Drawn>, PcError> {
+        self.finish(vec![0.0; self.sub.problem.n_vars()])
+    }
+
+    /// Repair, check, decode.
+    fn finish(&self, mut x: Vec<f64>) -> Result<Option<Drawn>, PcError> {
+        let p = &self.sub.problem;
+        let opts = RepairOptions {
+            feas_tol: FEAS_TOL,
+            ..RepairOptions::default()
+        };
+        let repair = match repair_with(p, &mut x, &opts, self) {
+            Ok(r) => r,
+            Err(PcError::RepairFailed(_)) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        if !evaluate(p, &x, FEAS_TOL).is_feasible() {
+            return Ok(None);
+        }
+        let slots = self.sub.decode(self.job, &x);
+        let plan = LocalityPlan {
+            job: self.job.id,
+            slots,
+            worker: self.job.worker,
+            ps: self.job.ps,
+        };
+        let covers = plan.work() >= self.job.minibatches * (1.0 - 1e-9);
+        Ok((covers && !plan.slots.is_empty()).then_some(Drawn { plan, repair }))
+    }
+}
+
+impl Derive for LocRounding<'_> {
+    /// Per DISTRIBUTED slot: no workers ⇒ IDLE (flag and PSs 0); otherwise
+    /// `zreq` PSs placed greedily by ascending `σ^D` (ties to the lower
+    /// machine) on machines with room after the workers, at most `Z̄^D`
+    /// each and `max_ps` in all. PS columns of other slots become 0.
+    fn derive(&self, _: &PcProblem, x: &mut [f64]) {
+        for s in &self.slots {
+            for z in s.dist.iter().filter_map(|d| d.2) {
+                x[z] = 0.0;
+            }
+            let Some(v) = s.v else { continue };
+            let (ys, _) = self.dist_counts(s, x);
+            if at(x, v) != 1 || ys == 0 {
+                x[v] = 0.0;
+                continue;
+            }
+            let mut need = self.job.zreq(ys).min(self.job.max_ps);
+            let mut order: Vec<(f64, usize, usize)> = s
+                .dist
+                .iter()
+                .filter_map(|&(h, _, z)| z.map(|z| (self.cell(s, h).sigma_dist, h, z)))
+                .collect();
+            order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            for (_, h, z) in order {
+                if need == 0 {
+                    break;
+                }
+                let fit = self
+                    .room(s, x, h, &[0.0; RESOURCES], &self.job.ps)
+                    .min(self.cell(s, h).zbar_dist);
+                let k = fit.min(need);
+                x[z] = f64::from(k);
+                need -= k;
+            }
+        }
+    }
+}
+
+impl MoveSource for LocRounding<'_> {
+    fn shrink_moves(&self, _: &PcProblem, x: &[f64], out: &mut Vec<Move>) {
+        for s in &self.slots {
+            self.removals(s, x, out);
+        }
+    }
+
+    fn grow_moves(&self, _: &PcProblem, x: &[f64], out: &mut Vec<Move>) {
+        for s in &self.slots {
+            self.grows(s, x, out);
+        }
+    }
+
+    fn prune_moves(&self, _: &PcProblem, x: &[f64], out: &mut Vec<Move>) {
+        for s in &self.slots {
+            self.removals(s, x, out);
+            let (ys, zs) = self.dist_counts(s, x);
+            let keep = if ys == 0 { 0 } else { self.job.zreq(ys) };
+            if zs > keep {
+                let mut deltas = Vec::new();
+                self.drop_ps(s, x, 1, &mut deltas);
+                out.push(Move::new(deltas));
+            }
+        }
+    }
+}
+
+/// What the draws at one deadline did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DrawCounts {
+    /// Draws run.
+    pub draws: u32,
+    /// Draws that ended with a plan passing the checker.
+    pub plans: u32,
+    /// Draws whose repair needed covering (grow) moves.
+    pub covering_repairs: u32,
+    /// Whether the greedy fallback ran (every draw failed).
+    pub fallback: bool,
+    /// Whether the fallback found a plan.
+    pub fallback_plan: bool,
+}
+
+/// Runs `draws` draws at one deadline (draw `k` with `lambdas[k mod len]`
+/// and the stream of `seed_of(k)`) and keeps the cheapest plan at the
+/// prices of `view` (ties to the earlier draw); the greedy fallback when no
+/// draw gives a plan.
+///
+/// # Errors
+///
+/// As [`LocRounding::draw`]; [`PcError::InvalidGroup`] from
+/// [`LocRounding::structure`].
+pub fn round_deadline(
+    model: &LocRounding<'_>,
+    view: &PriceView<'_>,
+    lp_x: &[f64],
+    draws: u32,
+    lambdas: &[f64],
+    seed_of: impl Fn(u32) -> u64,
+) -> Result<(Option<(LocalityPlan, f64)>, DrawCounts), PcError> {
+    let structure = model.structure()?;
+    let mut counts = DrawCounts::default();
+    let mut best: Option<(LocalityPlan, f64)> = None;
+    let keep = |d: Drawn, best: &mut Option<(LocalityPlan, f64)>| {
+        let cost = view.cost_of(d.plan.consumption());
+        if best.as_ref().is_none_or(|b| cost < b.1) {
+            *best = Some((d.plan, cost));
+        }
+    };
+    for k in 0..draws {
+        let lambda = lambdas[k as usize % lambdas.len().max(1)];
+        let mut rng = ChaCha8Rng::seed_from_u64(seed_of(k));
+        counts.draws += 1;
+        if let Some(d) = model.draw(&structure, lp_x, lambda, &mut rng)? {
+            counts.plans += 1;
+            counts.covering_repairs += u32::from(d.repair.grow_moves > 0);
+            keep(d, &mut best);
+        }
+    }
+    if best.is_none() {
+        counts.fallback = true;
+        if let Some(d) = model.greedy()? {
+            counts.fallback_plan = true;
+            keep(d, &mut best);
+        }
+    }
+    Ok((best, counts))
+}
+
+/// What LP rounding did over a run (admission calls of the oracle).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RoundingSummary {
+    /// Draws run.
+    pub draws: u64,
+    /// Draws that gave a plan passing the checker.
+    pub draw_plans: u64,
+    /// Draws with a plan whose repair needed covering moves.
+    pub covering_repairs: u64,
+    /// Deadlines where every draw failed and the greedy fallback ran.
+    pub fallbacks: u64,
+    /// Fallbacks that found a plan.
+    pub fallback_plans: u64,
+    /// `cost/LB(t̂)` of every rounded deadline with a plan, in call order.
+    pub cost_ratios: Vec<f64>,
+    /// Largest of [`cost_ratios`](Self::cost_ratios) (1 without any).
+    pub max_cost_ratio: f64,
+}
+
+impl RoundingSummary {
+    /// The totals of the calls' statistics.
+    pub fn of<'s>(calls: impl IntoIterator<Item = &'s super::CallStats>) -> Self {
+        let mut out = RoundingSummary {
+            max_cost_ratio: 1.0,
+            ..RoundingSummary::default()
+        };
+        for c in calls {
+            out.draws += u64::from(c.draws);
+            out.draw_plans += u64::from(c.draw_plans);
+            out.covering_repairs += u64::from(c.covering_repairs);
+            out.fallbacks += u64::from(c.fallbacks);
+            out.fallback_plans += u64::from(c.fallback_plans);
+            out.cost_ratios.extend(c.cost_ratios.iter().map(|r| r.1));
+        }
+        out.max_cost_ratio = out.cost_ratios.iter().copied().fold(1.0, f64::max);
+        out
+    }
+}

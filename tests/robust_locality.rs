@@ -1,0 +1,222 @@
+//! Robustness of the locality-aware scheduler with its default LP-rounding
+//! inner solver (and the exact one): fuzz-style property tests on tiny and
+//! extreme (NaN-free) instances — a result whose schedule both checkers
+//! accept, or a typed error; never a panic, never a hang. Every case runs
+//! under the watchdog.
+#![cfg(feature = "highs")]
+
+mod common;
+
+use common::{WATCHDOG_S, within};
+use dmlsched::algorithms::locality::{InnerSolver, Locality, LocalityParams, verify_locality};
+use dmlsched::model::units::{gb, gbps, mb};
+use dmlsched::model::*;
+use dmlsched::schedule::verify;
+use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
+use rand::SeedableRng;
+use rand::rngs::ChaCha8Rng;
+
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "proptest-regressions/robust_locality.txt",
+        ))),
+        ..ProptestConfig::default()
+    }
+}
+
+/// One job of the extreme strategy: utility, (worker demand, NIC demand in
+/// Gbit/s), compute time as a fraction of the slot, (epochs, chunks,
+/// mini-batches), gradient MB, late arrival.
+type JobSpec = (Utility, (f64, f64), f64, (u32, u32, u32), f64, bool);
+
+fn utility() -> impl Strategy<Value = Utility> {
+    prop::sample::select(vec![
+        Utility::Constant { value: 0.0 },
+        Utility::Constant { value: 5e-324 },
+        Utility::Constant { value: 1.0 },
+        Utility::Constant { value: 1e19 },
+        Utility::Constant { value: 1e300 },
+        Utility::Sigmoid {
+            g1: 1e300,
+            g2: 50.0,
+            g3: 0.0,
+        },
+        Utility::Table {
+            values: vec![1e300, 0.0],
+        },
+        Utility::Linear {
+            g1: 1e20,
+            slope: 1e19,
+        },
+    ])
+}
+
+fn job_spec() -> impl Strategy<Value = JobSpec> {
+    (
+        utility(),
+        (
+            prop::sample::select(vec![1e-12, 1e-6, 1.0, 64.0]),
+            prop::sample::select(vec![1e-12, 1e-3, 1.0]),
+        ),
+        prop::sample::select(vec![1e-9, 0.5, 3.0]),
+        (1u32..4, 1u32..4, 1u32..3),
+        prop::sample::select(vec![0.0, 1e-6, 125.0, 1e9]),
+        any::<bool>(),
+    )
+}
+
+/// Machines (CPU, NIC Gbit/s, intra-machine Gbit/s, role) and jobs.
+fn extreme_instance() -> impl Strategy<Value = (Cluster, Vec<Job>, f64, u32)> {
+    let horizon = prop::sample::select(vec![1u32, 2, 7, 300]);
+    let slot = prop::sample::select(vec![1e-3, 1.0, 3600.0, 1e12]);
+    let machine = (
+        prop::sample::select(vec![1e-9, 64.0, 1e15, 1e300]),
+        prop::sample::select(vec![1.0, 100.0, 1e12]),
+        prop::sample::select(vec![1e-6, 1.0, 1e6]),
+        0u8..4,
+    );
+    (
+        horizon,
+        slot,
+        prop::collection::vec(machine, 1..4),
+        prop::collection::vec(job_spec(), 0..3),
+    )
+        .prop_map(|(horizon, slot, machines, jobs)| {
+            let machines = machines
+                .into_iter()
+                .enumerate()
+                .map(|(i, (cpu, nic, intra, role))| {
+                    let hosts = match role {
+                        0 => Hosting::Workers,
+                        1 => Hosting::ParameterServers,
+                        _ => Hosting::Both,
+                    };
+                    let cap = Resources::zero().cpu_cores(cpu).nic(gbps(nic));
+                    Machine::new(MachineId(i as u32), cap, gbps(intra)).hosting(hosts)
+                })
+                .collect();
+            let jobs = jobs
+                .into_iter()
+                .enumerate()
+                .map(|(i, spec)| job(i as u32, spec, slot, horizon))
+                .collect();
+            (Cluster::new(machines), jobs, slot, horizon)
+        })
+}
+
+fn job(id: u32, spec: JobSpec, slot: f64, horizon: u32) -> Job {
+    let (u, (d, b), omega, (e, n, m), grad_mb, late) = spec;
+    let mut j = Job::new(
+        JobId(id),
+        0.0,
+        PsJob {
+            epochs: e,
+            data_chunks: n,
+            minibatches_per_chunk: m,
+            minibatch_compute_s: omega * slot,
+            gradient_bytes: mb(grad_mb),
+            worker: Resources::zero().cpu_cores(d).nic(gbps(b)),
+            ps: Resources::zero().cpu_cores(d).nic(gbps(b)),
+            max_workers: n,
+            max_ps: n,
+            ..PsJob::default()
+        },
+    )
+    .with_utility(u);
+    if late {
+        j.arrival_s = slot * (f64::from(horizon) - 1.0);
+    }
+    j
+}
+
+/// Runs the scheduler; panics (caught by the watchdog) on an untyped
+/// outcome or a schedule a checker rejects.
+fn run_case(inst: &Instance, params: &LocalityParams) {
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    match Locality::new(params.clone()).solve(inst, &mut rng) {
+        Ok(s) => {
+            verify(inst, &s.schedule).unwrap();
+            verify_locality(inst, params, &s.schedule).unwrap();
+            assert!(s.report.max_rho_hat >= 1.0);
+            assert!(
+                s.report
+                    .rounding
+                    .cost_ratios
+                    .iter()
+                    .all(|r| *r >= 1.0 - 1e-7)
+            );
+        }
+        Err(
+            dmlsched::Error::Locality(_)
+            | dmlsched::Error::Online(_)
+            | dmlsched::Error::Pc(_)
+            | dmlsched::Error::Lp(_)
+            | dmlsched::Error::Model(_),
+        ) => {}
+        Err(e) => panic!("unexpected error kind: {e:?}"),
+    }
+}
+
+proptest! {
+    #![proptest_config(config(48))]
+
+    /// The scheduler (LP rounding, random run seed; and the exact MIP) on
+    /// valid but extreme instances: a result both checkers accept, or a
+    /// typed error.
+    #[test]
+    fn locality_on_extreme_instances(
+        (cluster, jobs, slot, horizon) in extreme_instance(),
+        seed in any::<u64>(),
+        exact in any::<bool>(),
+    ) {
+        within(WATCHDOG_S, "locality on an extreme instance", move || {
+            let Ok(inst) = Instance::new(cluster, jobs, slot, horizon) else {
+                return;
+            };
+            let inner = if exact { InnerSolver::exact_mip() } else { InnerSolver::lp_round() };
+            let params = LocalityParams { inner, seed: Some(seed), ..LocalityParams::default() };
+            run_case(&inst, &params);
+        });
+    }
+
+    /// Tiny ordinary instances with odd rounding options (one draw, large
+    /// scalings) and a random `L` allowance.
+    #[test]
+    fn locality_with_odd_rounding_options(
+        draws in 1u32..4,
+        lambda in 1.0f64..4.0,
+        rho0 in 1.0f64..3.0,
+        n in 1u32..5,
+        mem in 2.0f64..40.0,
+        machines in 1u32..4,
+    ) {
+        within(WATCHDOG_S, "locality with odd rounding options", move || {
+            let ms = (0..machines)
+                .map(|i| {
+                    let cap = Resources::zero().gpus(4.0).cpu_cores(16.0).memory(gb(64.0)).nic(gbps(10.0));
+                    Machine::new(MachineId(i), cap, gbps(2.0))
+                })
+                .collect();
+            let jobs = (0..3)
+                .map(|i| {
+                    let mut j = job(i, (Utility::Linear { g1: 100.0, slope: 10.0 }, (1.0, 1.0), 0.005, (1, n, 100), 125.0, false), 100.0, 6);
+                    if let Architecture::ParameterServer(p) = &mut j.architecture {
+                        p.worker = p.worker.gpus(1.0).memory(gb(mem));
+                        p.ps = p.ps.memory(gb(mem));
+                    }
+                    j
+                })
+                .collect();
+            let Ok(inst) = Instance::new(Cluster::new(ms), jobs, 100.0, 6) else { return };
+            let params = LocalityParams {
+                inner: InnerSolver::LpRound { draws, lambdas: [lambda; 8] },
+                l_allowance: rho0,
+                ..LocalityParams::default()
+            };
+            run_case(&inst, &params);
+        });
+    }
+}
