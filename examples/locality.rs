@@ -15,7 +15,7 @@
 //! implemented yet.
 //!
 //! ```text
-//! cargo run --release --example locality -- --out /tmp/loc          # 30 jobs, 1 seed, ~2 min
+//! cargo run --release --example locality -- --out /tmp/loc          # 20 jobs, 1 seed, ~4 min on 2 cores
 //! cargo run --release --example locality -- --out /tmp/loc --full   # 100 jobs, 5 seeds
 //! cargo run --release --example locality -- --experiment 1 --seeds 2 --jobs 50
 //! ```
@@ -48,7 +48,7 @@ OPTIONS:
     --experiment <E>      1 (κ sweep) or 2 (gradient size sweep), repeatable or a list 1,2
                           (3, 4 and 5 are not implemented yet)  [default: 1,2]
     --seeds <K>           seeds per point                       [default: 1; --full: 5]
-    --jobs <N>            jobs per instance                     [default: 30; --full: 100]
+    --jobs <N>            jobs per instance                     [default: 20; --full: 100]
     --full                the full sizes: 100 jobs per instance, 5 seeds
     -h, --help            print this help
 
@@ -299,7 +299,7 @@ struct Sweep {
 }
 
 fn sweeps(args: &Args) -> Vec<Sweep> {
-    let jobs = args.jobs.unwrap_or(if args.full { 100 } else { 30 });
+    let jobs = args.jobs.unwrap_or(if args.full { 100 } else { 20 });
     let base = LocalityWorkload {
         jobs,
         ..LocalityWorkload::default()
@@ -348,6 +348,9 @@ fn sweeps(args: &Args) -> Vec<Sweep> {
     out
 }
 
+/// The rows of one (point, seed), or its error.
+type PointResult = Result<Vec<Row>, String>;
+
 /// Runs every (point, seed) of `sweep` on all cores; rows in point, seed
 /// order.
 fn run_sweep(sweep: &Sweep, seeds: u64) -> Result<Vec<Row>, String> {
@@ -357,8 +360,7 @@ fn run_sweep(sweep: &Sweep, seeds: u64) -> Result<Vec<Row>, String> {
         .flat_map(|(x, w)| (0..seeds).map(move |seed| (*x, w, seed)))
         .collect();
     let next = AtomicUsize::new(0);
-    let results: Vec<Mutex<Option<Result<Vec<Row>, String>>>> =
-        tasks.iter().map(|_| Mutex::new(None)).collect();
+    let results: Vec<Mutex<Option<PointResult>>> = tasks.iter().map(|_| Mutex::new(None)).collect();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     std::thread::scope(|scope| {
         for _ in 0..threads.min(tasks.len()) {
