@@ -1,0 +1,542 @@
+//! Experiments of the locality-aware scheduler: when does running a job
+//! LOCAL (workers and one PS on one machine) pay?
+//!
+//! * **L-E1**: intra-machine bandwidth ratio `κ = b_int/b` ∈ {1, 2, 5, 10, 20}
+//!   on the default set-up (16 machines `[8 GPU, 64 vCPU, 512 GB, 25 Gbit/s]`,
+//!   1800-s slots, `T = 200`, models drawn from the measured table);
+//! * **L-E2**: gradient size `e` ∈ {5, 25, 100, 250, 550} MB for every job,
+//!   `τ = 0.5 s`, `κ = 10`.
+//!
+//! Schedulers: the locality scheduler (LP rounding), NoLocality (the same
+//! scheduler with LOCAL disabled), AlwaysLocalFirstFit and
+//! AlwaysSpreadGreedy. Every schedule is checked with `schedule::verify`
+//! and `verify_locality`; a failure ends the run with an error. L-E3 (job
+//! width), L-E4 (offline batches) and L-E5 (rounding quality) are not
+//! implemented yet.
+//!
+//! ```text
+//! cargo run --release --example locality -- --out /tmp/loc          # 20 jobs, 1 seed, ~4 min on 2 cores
+//! cargo run --release --example locality -- --out /tmp/loc --full   # 100 jobs, 5 seeds
+//! cargo run --release --example locality -- --experiment 1 --seeds 2 --jobs 50
+//! ```
+//!
+//! Run with `--help` for every option.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use dmlsched::algorithms::locality::{Locality, LocalityBaseline, LocalityParams, verify_locality};
+use dmlsched::experiments::locality::{LocalityWorkload, ModelProfile, generate};
+use dmlsched::model::{Instance, TaskKind};
+use dmlsched::schedule::{Configuration, Schedule, verify};
+use dmlsched::sim::plot::lines_svg;
+use rand::SeedableRng;
+use rand::rngs::ChaCha8Rng;
+
+const USAGE: &str = "\
+locality: experiments of the locality-aware scheduler (L-E1, L-E2)
+
+USAGE:
+    locality [--out DIR] [--experiment 1|2] [--seeds K] [--jobs N] [--full]
+
+OPTIONS:
+    --out <DIR>           output folder (created if missing)   [default: <temp dir>/dmlsched-locality]
+    --experiment <E>      1 (κ sweep) or 2 (gradient size sweep), repeatable or a list 1,2
+                          (3, 4 and 5 are not implemented yet)  [default: 1,2]
+    --seeds <K>           seeds per point                       [default: 1; --full: 5]
+    --jobs <N>            jobs per instance                     [default: 20; --full: 100]
+    --full                the full sizes: 100 jobs per instance, 5 seeds
+    -h, --help            print this help
+
+OUTPUT (in --out), long format (experiment, point, scheduler, seed, metric, value):
+    l-e1.csv, l-e1.svg    mean total utility per scheduler against κ
+    l-e2.csv, l-e2.svg    mean total utility per scheduler against the gradient size (MB)
+    summary.md            mean ± sd of every metric per point and scheduler
+
+METRICS:
+    total_utility         Σ f_i(t̂_i − a_i) over admitted jobs (recomputed by verify_locality)
+    acceptance            admitted jobs / jobs
+    mean_delay_slots      mean completion delay t̂_i − a_i over admitted jobs, slots
+    local_share           active job-slots run LOCAL / active job-slots
+    nic_utilisation       NIC bandwidth reserved / (machines · NIC · T)
+    decision_ms           wall-clock time of the run / jobs, milliseconds
+";
+
+/// Schedulers in output order.
+const SCHEDULERS: [&str; 4] = [
+    "locality",
+    "no_locality",
+    "always_local_first_fit",
+    "always_spread_greedy",
+];
+
+/// Metrics in output order.
+const METRICS: [&str; 6] = [
+    "total_utility",
+    "acceptance",
+    "mean_delay_slots",
+    "local_share",
+    "nic_utilisation",
+    "decision_ms",
+];
+
+struct Args {
+    out: PathBuf,
+    experiments: Vec<u32>,
+    seeds: Option<u64>,
+    jobs: Option<usize>,
+    full: bool,
+}
+
+fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, String> {
+    let mut a = Args {
+        out: std::env::temp_dir().join("dmlsched-locality"),
+        experiments: Vec::new(),
+        seeds: None,
+        jobs: None,
+        full: false,
+    };
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "-h" | "--help" => return Ok(None),
+            "--full" => a.full = true,
+            "--out" => a.out = PathBuf::from(value()?),
+            "--experiment" => {
+                for e in value()?.split(',') {
+                    match e.trim().trim_start_matches("L-E").trim_start_matches("l-e") {
+                        "1" => a.experiments.push(1),
+                        "2" => a.experiments.push(2),
+                        "3" | "4" | "5" => a.experiments.push(e.trim().parse().unwrap_or(0)),
+                        other => {
+                            return Err(format!("--experiment: expected 1 or 2, got '{other}'"));
+                        }
+                    }
+                }
+            }
+            "--seeds" => {
+                let v = value()?;
+                let k: u64 = v.parse().map_err(|e| format!("--seeds '{v}': {e}"))?;
+                if k == 0 {
+                    return Err("--seeds: at least 1".into());
+                }
+                a.seeds = Some(k);
+            }
+            "--jobs" => {
+                let v = value()?;
+                let n: usize = v.parse().map_err(|e| format!("--jobs '{v}': {e}"))?;
+                if n == 0 {
+                    return Err("--jobs: at least 1".into());
+                }
+                a.jobs = Some(n);
+            }
+            other => return Err(format!("unknown argument '{other}' (see --help)")),
+        }
+    }
+    if a.experiments.is_empty() {
+        a.experiments = vec![1, 2];
+    }
+    a.experiments.sort_unstable();
+    a.experiments.dedup();
+    Ok(Some(a))
+}
+
+/// One long-format CSV row.
+struct Row {
+    point: f64,
+    scheduler: &'static str,
+    seed: u64,
+    metric: &'static str,
+    value: f64,
+}
+
+/// What one checked run gives.
+struct RunMetrics {
+    values: [f64; 6],
+}
+
+/// Checks `schedule` with both checkers and computes the metrics from it.
+/// `reported` is the scheduler's own total utility, which must agree with
+/// the checker's.
+fn measure(
+    inst: &Instance,
+    check_params: &LocalityParams,
+    schedule: &Schedule,
+    reported: f64,
+    seconds: f64,
+) -> Result<RunMetrics, String> {
+    verify(inst, schedule).map_err(|e| format!("schedule::verify: {e}"))?;
+    let check = verify_locality(inst, check_params, schedule)
+        .map_err(|e| format!("verify_locality: {e}"))?;
+    let tol = 1e-6 * check.total_utility.abs().max(1.0);
+    if (check.total_utility - reported).abs() > tol {
+        return Err(format!(
+            "reported total utility {reported} differs from the checker's {}",
+            check.total_utility
+        ));
+    }
+    let n = inst.jobs().len() as f64;
+    let mut delay = 0.0;
+    for j in &check.jobs {
+        let p = inst
+            .job_position(j.job)
+            .ok_or_else(|| format!("{} is not in the instance", j.job))?;
+        delay += f64::from(j.completion - inst.arrival_slot(&inst.jobs()[p]));
+    }
+    let admitted = check.jobs.len() as f64;
+    let (mut local, mut active, mut nic) = (0.0, 0.0, 0.0);
+    for js in schedule.jobs.iter().filter(|js| js.admitted) {
+        let p = inst
+            .job_position(js.job)
+            .ok_or_else(|| format!("{} is not in the instance", js.job))?;
+        let job = &inst.jobs()[p];
+        let bw = |k| job.task_demand(k).map_or(0.0, |d| d.nic_bps);
+        let (b, big_b) = (bw(TaskKind::Worker), bw(TaskKind::ParameterServer));
+        for seg in &js.segments {
+            let slots = f64::from(seg.slots.end - seg.slots.start);
+            active += slots;
+            if matches!(seg.config, Some(Configuration::Local { .. })) {
+                local += slots;
+            } else {
+                let t = seg.placement.total();
+                nic += slots * (f64::from(t.workers) * b + f64::from(t.ps) * big_b);
+            }
+        }
+    }
+    let nic_cap: f64 = inst
+        .cluster()
+        .machines
+        .iter()
+        .map(|m| m.capacity.nic_bps)
+        .sum();
+    let nic_total = nic_cap * f64::from(inst.horizon_slots());
+    Ok(RunMetrics {
+        values: [
+            check.total_utility,
+            admitted / n,
+            if admitted > 0.0 {
+                delay / admitted
+            } else {
+                f64::NAN
+            },
+            if active > 0.0 {
+                local / active
+            } else {
+                f64::NAN
+            },
+            if nic_total > 0.0 {
+                nic / nic_total
+            } else {
+                0.0
+            },
+            1e3 * seconds / n,
+        ],
+    })
+}
+
+/// Runs every scheduler on one instance and appends its rows.
+fn run_point(
+    w: &LocalityWorkload,
+    point: f64,
+    seed: u64,
+    rows: &mut Vec<Row>,
+) -> Result<(), String> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let inst = generate(&mut rng, w).map_err(|e| format!("workload: {e}"))?;
+    let params = LocalityParams {
+        seed: Some(seed),
+        ..w.params()
+    };
+    for &name in &SCHEDULERS {
+        let ctx = |e: String| format!("{name}, seed {seed}: {e}");
+        let t = Instant::now();
+        let (schedule, reported, check_params) = match name {
+            "locality" => {
+                let s = Locality::new(params.clone())
+                    .solve(&inst, &mut rng)
+                    .map_err(|e| ctx(e.to_string()))?;
+                (s.schedule, s.certificate.objective, params.clone())
+            }
+            _ => {
+                let b = match name {
+                    "no_locality" => LocalityBaseline::NoLocality,
+                    "always_local_first_fit" => LocalityBaseline::AlwaysLocalFirstFit,
+                    _ => LocalityBaseline::AlwaysSpreadGreedy,
+                };
+                let s = b.solve(&inst, &params).map_err(|e| ctx(e.to_string()))?;
+                let check = LocalityParams {
+                    allow_local: b == LocalityBaseline::AlwaysLocalFirstFit,
+                    ..params.clone()
+                };
+                (s.schedule, s.report.total_utility, check)
+            }
+        };
+        let seconds = t.elapsed().as_secs_f64();
+        let m = measure(&inst, &check_params, &schedule, reported, seconds).map_err(ctx)?;
+        for (metric, value) in METRICS.iter().zip(m.values) {
+            rows.push(Row {
+                point,
+                scheduler: name,
+                seed,
+                metric,
+                value,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// One sweep: its id, title, the swept quantity and its workloads.
+struct Sweep {
+    id: &'static str,
+    title: &'static str,
+    x_desc: &'static str,
+    points: Vec<(f64, LocalityWorkload)>,
+}
+
+fn sweeps(args: &Args) -> Vec<Sweep> {
+    let jobs = args.jobs.unwrap_or(if args.full { 100 } else { 20 });
+    let base = LocalityWorkload {
+        jobs,
+        ..LocalityWorkload::default()
+    };
+    let mut out = Vec::new();
+    for &e in &args.experiments {
+        match e {
+            1 => out.push(Sweep {
+                id: "l-e1",
+                title: "L-E1: total utility against κ = b_int / b",
+                x_desc: "κ",
+                points: [1.0, 2.0, 5.0, 10.0, 20.0]
+                    .into_iter()
+                    .map(|k| {
+                        let w = LocalityWorkload {
+                            intra_factor: k,
+                            ..base.clone()
+                        };
+                        (k, w)
+                    })
+                    .collect(),
+            }),
+            2 => out.push(Sweep {
+                id: "l-e2",
+                title: "L-E2: total utility against gradient size (τ = 0.5 s, κ = 10)",
+                x_desc: "gradient size e (MB)",
+                points: [5.0, 25.0, 100.0, 250.0, 550.0]
+                    .into_iter()
+                    .map(|e| {
+                        let w = LocalityWorkload {
+                            intra_factor: 10.0,
+                            models: vec![ModelProfile {
+                                name: "fixed",
+                                compute_s: 0.5,
+                                size_mb: e,
+                            }],
+                            ..base.clone()
+                        };
+                        (e, w)
+                    })
+                    .collect(),
+            }),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The rows of one (point, seed), or its error.
+type PointResult = Result<Vec<Row>, String>;
+
+/// Runs every (point, seed) of `sweep` on all cores; rows in point, seed
+/// order.
+fn run_sweep(sweep: &Sweep, seeds: u64) -> Result<Vec<Row>, String> {
+    let tasks: Vec<(f64, &LocalityWorkload, u64)> = sweep
+        .points
+        .iter()
+        .flat_map(|(x, w)| (0..seeds).map(move |seed| (*x, w, seed)))
+        .collect();
+    let next = AtomicUsize::new(0);
+    let results: Vec<Mutex<Option<PointResult>>> = tasks.iter().map(|_| Mutex::new(None)).collect();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    std::thread::scope(|scope| {
+        for _ in 0..threads.min(tasks.len()) {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&(x, w, seed)) = tasks.get(i) else {
+                        break;
+                    };
+                    let mut rows = Vec::new();
+                    let r = run_point(w, x, seed, &mut rows)
+                        .map(|()| rows)
+                        .map_err(|e| format!("{} at {} = {x}: {e}", sweep.id, sweep.x_desc));
+                    if r.is_ok() {
+                        eprintln!("  {} {} = {x}, seed {seed} done", sweep.id, sweep.x_desc);
+                    }
+                    if let Ok(mut slot) = results[i].lock() {
+                        *slot = Some(r);
+                    }
+                }
+            });
+        }
+    });
+    let mut rows = Vec::new();
+    for r in results {
+        let r = r
+            .into_inner()
+            .map_err(|_| "a worker thread panicked".to_string())?
+            .ok_or_else(|| "a run did not finish".to_string())?;
+        rows.extend(r?);
+    }
+    Ok(rows)
+}
+
+fn write_csv(path: &Path, experiment: &str, rows: &[Row]) -> Result<(), String> {
+    let err = |e: csv::Error| format!("{}: {e}", path.display());
+    let mut w = csv::Writer::from_path(path).map_err(err)?;
+    w.write_record([
+        "experiment",
+        "point",
+        "scheduler",
+        "seed",
+        "metric",
+        "value",
+    ])
+    .map_err(err)?;
+    for r in rows {
+        w.write_record([
+            experiment.to_string(),
+            r.point.to_string(),
+            r.scheduler.to_string(),
+            r.seed.to_string(),
+            r.metric.to_string(),
+            r.value.to_string(),
+        ])
+        .map_err(err)?;
+    }
+    w.flush().map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Mean and sample standard deviation of the finite values (NaN when none).
+fn mean_sd(v: &[f64]) -> (f64, f64) {
+    let v: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+    let n = v.len() as f64;
+    if v.is_empty() {
+        return (f64::NAN, f64::NAN);
+    }
+    let m = v.iter().sum::<f64>() / n;
+    let var = if v.len() > 1 {
+        v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)
+    } else {
+        0.0
+    };
+    (m, var.sqrt())
+}
+
+fn stat(rows: &[Row], point: f64, scheduler: &str, metric: &str) -> (f64, f64) {
+    let v: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.point == point && r.scheduler == scheduler && r.metric == metric)
+        .map(|r| r.value)
+        .collect();
+    mean_sd(&v)
+}
+
+fn run(args: &Args) -> Result<(), String> {
+    std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    let sweeps = sweeps(args);
+    let seeds = args.seeds.unwrap_or(if args.full { 5 } else { 1 });
+    let jobs = sweeps
+        .first()
+        .and_then(|s| s.points.first())
+        .map_or(0, |p| p.1.jobs);
+    let mut summary = String::from("# Locality experiments (examples/locality.rs)\n\n");
+    let _ = writeln!(
+        summary,
+        "crate {} · {} jobs per instance · {} seeds per point · full {}\n",
+        env!("CARGO_PKG_VERSION"),
+        jobs,
+        seeds,
+        args.full
+    );
+    summary.push_str(
+        "Mean ± sd over seeds. Utility: total; acceptance: admitted share; delay: mean \
+         t̂ − a (slots); LOCAL: share of active job-slots run LOCAL; NIC: reserved share of \
+         all NIC capacity; ms/job: decision time per job.\n\n",
+    );
+    for sweep in &sweeps {
+        let t = Instant::now();
+        let rows = run_sweep(sweep, seeds)?;
+        write_csv(&args.out.join(format!("{}.csv", sweep.id)), sweep.id, &rows)?;
+        let mut points: Vec<(&str, f64, f64)> = Vec::new();
+        let _ = writeln!(
+            summary,
+            "## {} ({:.1} s)\n\n| {} | scheduler | utility | acceptance | delay | LOCAL | NIC | ms/job |\n\
+             |---|---|---|---|---|---|---|---|",
+            sweep.title,
+            t.elapsed().as_secs_f64(),
+            sweep.x_desc
+        );
+        for (x, _) in &sweep.points {
+            for &s in &SCHEDULERS {
+                let _ = write!(summary, "| {x} | {s} |");
+                for (i, metric) in METRICS.iter().enumerate() {
+                    let (m, sd) = stat(&rows, *x, s, metric);
+                    let digits = if i == 0 || i == 5 { 1 } else { 3 };
+                    if m.is_finite() {
+                        let _ = write!(summary, " {m:.digits$} ± {sd:.digits$} |");
+                    } else {
+                        summary.push_str(" – |");
+                    }
+                    if i == 0 {
+                        points.push((s, *x, m));
+                    }
+                }
+                summary.push('\n');
+            }
+        }
+        summary.push('\n');
+        let svg_path = args.out.join(format!("{}.svg", sweep.id));
+        let svg = lines_svg(&points, sweep.title, sweep.x_desc, "mean total utility")
+            .map_err(|e| format!("{}: {e}", svg_path.display()))?;
+        std::fs::write(&svg_path, svg).map_err(|e| format!("{}: {e}", svg_path.display()))?;
+        eprintln!("{}: {:.1} s", sweep.id, t.elapsed().as_secs_f64());
+    }
+    for e in args.experiments.iter().filter(|&&e| e > 2) {
+        let line = format!("L-E{e} is not implemented yet: no output.");
+        eprintln!("{line}");
+        let _ = writeln!(summary, "{line}\n");
+    }
+    let path = args.out.join("summary.md");
+    std::fs::write(&path, &summary).map_err(|e| format!("{}: {e}", path.display()))?;
+    print!("{summary}");
+    println!(
+        "every schedule passed schedule::verify and verify_locality; wrote CSV, SVG and summary.md to {}",
+        args.out.display()
+    );
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match parse_args(std::env::args().skip(1)) {
+        Ok(None) => {
+            print!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        Ok(Some(args)) => match run(&args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Err(e) => {
+            eprintln!("error: {e}\n\n{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
