@@ -572,9 +572,10 @@ fn qualities<P>(outcomes: &[JobOutcome<P>], bounds: &PriceBounds) -> Qualities {
             max_rho_hat = Some(max_rho_hat.map_or(rh, |m: f64| m.max(rh)));
             if rh > bounds.l_allowance() * (1.0 + 1e-9) {
                 reasons.push(format!(
-                    "RealisedFactorExceedsAllowance {{ job: {}, rho_hat: {} }}",
+                    "RealisedFactorExceedsAllowance: job {} (in arrival order) has ρ̂ = {:.4} > ρ0 = {}",
                     o.index,
-                    Num(rh)
+                    Num(rh),
+                    Num(bounds.l_allowance())
                 ));
             }
         }
