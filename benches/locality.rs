@@ -1,28 +1,31 @@
 //! Locality-aware scheduler timings on the default set-up of
 //! `experiments::locality` (16 machines `[8 GPU, 64 vCPU, 512 GB,
 //! 25 Gbit/s]`, 1800 s slots, T = 200, κ = 10, 100 jobs, instance seed
-//! [`SEED`], run seed [`SEED`], LP rounding with the default draws and
-//! scalings):
+//! and run seed [`SEED`], LP rounding with the default draws and
+//! scalings). The state: the prices and residuals reached after the online
+//! loop decided the first 50 jobs (arrival order).
 //!
-//! * `lp`: one LP relaxation of LOC-SUB for job 51 (arrival order) at the
-//!   middle deadline of its range `[a + d_min − 1, end]`, at the prices and
-//!   residuals reached after the online loop decided the first 50 jobs
-//!   (target ≤ 50 ms);
-//! * `decision`: the oracle's whole decision for job 51 at that state
-//!   (deadline enumeration with early stopping and the LP-bound skip, LP
-//!   rounding at the deadlines not skipped; nothing committed; target
-//!   p50 ≤ 1 s);
-//! * `run_100_jobs`: a whole online run over the 100 jobs
-//!   ([`Locality::solve`], checkers included).
+//! * `locality/lp`: one LP relaxation of LOC-SUB for the 51st job at the middle
+//!   deadline of its range `[a + d_min − 1, end]` (target ≤ 50 ms);
+//! * `locality/decision_next` and `locality/decision_first_admitted`: the
+//!   oracle's whole decision (deadline enumeration with early stopping and
+//!   the LP-bound skip, LP rounding at the deadlines not skipped; nothing
+//!   committed) at that state for the 51st job and for the first of the
+//!   51st to 100th jobs that gets a plan. Before them, every one of the
+//!   51st to 100th jobs is timed alone at that state (one solve each) and
+//!   p50, p90 and the maximum are printed (target p50 ≤ 1 s);
+//! * a whole online run over the 100 jobs ([`Locality::solve`], checkers
+//!   included), timed [`FULL_RUNS`] times and printed: one run takes tens
+//!   of seconds, so criterion's ten samples would take minutes. With
+//!   `LOCALITY_BENCH_FULL_RUN=1` criterion measures it too
+//!   (`locality/run_100_jobs`).
 //!
-//! The bench also times the decision of each of the jobs 51–100 alone at
-//! the state after 50 jobs (one solve each) and prints p50, p90 and the
-//! maximum, with the LP's size; `docs/benchmarks.md` records them.
+//! `docs/benchmarks.md` records the numbers.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
 use dmlsched::algorithms::locality::{Locality, LocalityJob, LocalityOracle, LocalityParams, sub};
 use dmlsched::experiments::locality::{LocalityWorkload, generate};
 use dmlsched::lp::SolveOptions;
@@ -36,6 +39,8 @@ use rand::rngs::ChaCha8Rng;
 const SEED: u64 = 2024;
 /// Jobs decided before the measured state.
 const PREFIX: usize = 50;
+/// Whole runs timed outside criterion.
+const FULL_RUNS: usize = 2;
 
 struct State {
     instance: Instance,
@@ -86,9 +91,11 @@ fn middle_program(
     (s.problem, t)
 }
 
-/// Every later job's decision alone at the state, printed as quantiles.
-fn quantiles(s: &State) {
+/// Every later job's decision alone at the state, printed as quantiles;
+/// the position in `s.rest` of the first job given a plan.
+fn quantiles(s: &State) -> Option<usize> {
     let view = PriceView::new(&s.ledger, &s.bounds);
+    let mut first_plan = None;
     let mut times: Vec<f64> = s
         .rest
         .iter()
@@ -96,12 +103,16 @@ fn quantiles(s: &State) {
         .map(|(k, j)| {
             let mut oracle = s.oracle.clone();
             let t = Instant::now();
-            black_box(
+            let resp = black_box(
                 oracle
                     .best_response(PREFIX + k, j, &view)
                     .expect("decision"),
             );
-            t.elapsed().as_secs_f64()
+            let secs = t.elapsed().as_secs_f64();
+            if resp.plan.is_some() && first_plan.is_none() {
+                first_plan = Some(k);
+            }
+            secs
         })
         .collect();
     times.sort_by(f64::total_cmp);
@@ -113,6 +124,7 @@ fn quantiles(s: &State) {
         q(0.9),
         times[times.len() - 1]
     );
+    first_plan
 }
 
 fn bench(c: &mut Criterion) {
@@ -121,7 +133,7 @@ fn bench(c: &mut Criterion) {
     let next = &s.rest[0];
     let (program, t) = middle_program(&s.oracle, next, &view);
     println!(
-        "locality/lp: job {} (arrival {}, end {}), deadline {t}: {} columns, {} rows",
+        "locality/lp: {} (arrival {}, end {}), deadline {t}: {} columns, {} rows",
         next.id,
         next.arrival,
         next.end,
@@ -131,7 +143,29 @@ fn bench(c: &mut Criterion) {
             .map(|c| program.n_rows(c))
             .sum::<usize>()
     );
-    quantiles(&s);
+    let admitted = quantiles(&s);
+
+    let run = || {
+        let mut rng = ChaCha8Rng::seed_from_u64(SEED);
+        Locality::new(s.params.clone())
+            .solve(&s.instance, &mut rng)
+            .expect("run")
+    };
+    let mut runs: Vec<f64> = (0..FULL_RUNS)
+        .map(|_| {
+            let t = Instant::now();
+            black_box(run());
+            t.elapsed().as_secs_f64()
+        })
+        .collect();
+    runs.sort_by(f64::total_cmp);
+    println!(
+        "locality/run_100_jobs: {FULL_RUNS} runs, {}",
+        runs.iter()
+            .map(|t| format!("{t:.2} s"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
 
     let mut group = c.benchmark_group("locality");
     group.sample_size(10);
@@ -141,23 +175,31 @@ fn bench(c: &mut Criterion) {
         b.iter(|| black_box(solve_lp(&program, &SolveOptions::default()).expect("feasible")))
     });
     group.measurement_time(Duration::from_secs(10));
-    group.bench_function("decision", |b| {
+    let decide = |b: &mut criterion::Bencher<'_>, k: usize| {
         b.iter(|| {
             let mut oracle = s.oracle.clone();
-            black_box(oracle.best_response(PREFIX, next, &view).expect("decision"))
-        })
-    });
-    group.measurement_time(Duration::from_secs(60));
-    group.bench_function("run_100_jobs", |b| {
-        b.iter(|| {
-            let mut rng = ChaCha8Rng::seed_from_u64(SEED);
             black_box(
-                Locality::new(s.params.clone())
-                    .solve(&s.instance, &mut rng)
-                    .expect("run"),
+                oracle
+                    .best_response(PREFIX + k, &s.rest[k], &view)
+                    .expect("decision"),
             )
         })
-    });
+    };
+    group.bench_function("decision_next", |b| decide(b, 0));
+    if let Some(k) = admitted {
+        println!(
+            "locality/decision_first_admitted: {} (job {} after the state)",
+            s.rest[k].id,
+            k + 1
+        );
+        group.sampling_mode(SamplingMode::Flat);
+        group.measurement_time(Duration::from_secs(15));
+        group.bench_function("decision_first_admitted", |b| decide(b, k));
+    }
+    if std::env::var_os("LOCALITY_BENCH_FULL_RUN").is_some() {
+        group.measurement_time(Duration::from_secs(600));
+        group.bench_function("run_100_jobs", |b| b.iter(|| black_box(run())));
+    }
     group.finish();
 }
 
