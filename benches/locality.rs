@@ -200,7 +200,7 @@ fn bench(c: &mut Criterion) {
         }
     );
     group.sampling_mode(SamplingMode::Flat);
-    group.measurement_time(Duration::from_secs(15));
+    group.measurement_time(Duration::from_secs(20));
     group.bench_function("decision_p90_lps", |b| decide(b, heavy));
     if std::env::var_os("LOCALITY_BENCH_FULL_RUN").is_some() {
         group.measurement_time(Duration::from_secs(600));
