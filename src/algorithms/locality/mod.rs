@@ -359,6 +359,27 @@ impl Locality {
             .collect()
     }
 
+    /// The framework engine the scheduler runs over `instance` (the ledger
+    /// of its cluster, the price bounds derived from all its jobs, the
+    /// oracle with the inner solver and the run seed — from `rng` when
+    /// [`LocalityParams::seed`] is `None`), before any job, with the jobs
+    /// in arrival order (ties by position): for driving the online loop job
+    /// by job, e.g. to read the prices between decisions.
+    /// [`Locality::solve`] steps the same engine over every job, in that
+    /// order.
+    ///
+    /// # Errors
+    ///
+    /// As [`Locality::solve`], before any decision.
+    pub fn engine(
+        &self,
+        instance: &Instance,
+        rng: &mut impl Rng,
+    ) -> crate::Result<(OnlinePrimalDual<LocalityOracle>, Vec<LocalityJob>)> {
+        let (run, jobs) = Run::new(&self.params, instance, rng)?;
+        Ok((run.engine, jobs))
+    }
+
     /// Runs the scheduler over the jobs of `instance` in arrival order and
     /// returns the schedule (every segment with its configuration), the
     /// framework's certificate and the report. `rng` seeds randomised inner
