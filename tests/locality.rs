@@ -307,6 +307,13 @@ fn end_to_end_runs_pass_both_checkers() {
         let check = verify_locality(&inst, &params, &solved.schedule).unwrap();
         assert!((check.total_utility - solved.certificate.objective).abs() < 1e-9);
         solved.certificate.check(1e-9).unwrap();
+        // The certificate records the oracle's LP solves and the run seed.
+        assert!(solved.report.lp_solves > 0);
+        assert_eq!(
+            u64::from(solved.certificate.run.lp_solves),
+            solved.report.lp_solves
+        );
+        assert_eq!(solved.certificate.run.seed, Some(solved.report.seed));
         assert!(solved.report.run.outcomes[0].admitted());
         assert!(solved.report.alpha_eta.is_some() && solved.report.alpha_value_floor.is_some());
         assert_eq!(

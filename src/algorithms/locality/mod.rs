@@ -408,6 +408,11 @@ impl Locality {
         verify_locality(instance, &self.params, &schedule)?;
         let mut certificate = report.run.certificate.clone();
         certificate.algorithm = "locality".into();
+        // The framework's run information knows nothing of the oracle's
+        // solves and seed: record them.
+        certificate.run.lp_solves = u32::try_from(report.lp_solves).unwrap_or(u32::MAX);
+        certificate.run.seed = Some(report.seed);
+        certificate.run.generator = Some("ChaCha8 (locality draw seeds)".into());
         Ok(Solved {
             schedule,
             certificate,
