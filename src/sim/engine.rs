@@ -9,7 +9,7 @@ use crate::timing::{ProgressMode, iterations_in};
 
 use super::ledger::Steps;
 use super::result::{AllocationRecord, JobRecord, SimResult, UtilizationPoint};
-use super::state::{JobRun, JobStatus};
+use super::state::{JobRun, JobStatus, boundary_slot, first_plannable_slot, next_boundary_slot};
 use super::view::SimView;
 use super::work::{self, PsTiming};
 use super::{Event, Policy, SimError};
@@ -76,11 +76,6 @@ impl Default for SimOptions {
         }
     }
 }
-
-/// Slots within this many slot lengths of a boundary count as on it (user
-/// times such as `0.3` with slots of `0.1`); an absolute tolerance, so it
-/// never widens with the magnitude of the time.
-const BOUNDARY_TOL_SLOTS: f64 = 1e-9;
 
 pub(super) struct Engine<'a> {
     pub inst: &'a Instance,
@@ -310,37 +305,18 @@ impl<'a> Engine<'a> {
 
     /// The slot starting now, if `now` is on a boundary.
     pub(super) fn on_boundary(&self) -> Option<u32> {
-        let x = self.now / self.slot_s;
-        let r = x.round();
-        if r.is_nan() || r < 0.0 || r > f64::from(u32::MAX) {
-            return None;
-        }
-        (r * self.slot_s == self.now || (x - r).abs() <= BOUNDARY_TOL_SLOTS).then_some(r as u32)
+        boundary_slot(self.now, self.slot_s)
     }
 
     /// The first slot boundary strictly after now (`None` past the last
     /// slot index).
     pub(super) fn next_boundary_slot(&self) -> Option<u32> {
-        let mut s: u64 = match self.on_boundary() {
-            Some(r) => u64::from(r) + 1,
-            None => {
-                let x = (self.now / self.slot_s).floor();
-                if x.is_nan() || x >= f64::from(u32::MAX) {
-                    return None;
-                }
-                x.max(0.0) as u64 + 1
-            }
-        };
-        // Rounding may put `s·slot` at or before now: take the next one.
-        while s <= u64::from(u32::MAX) && s as f64 * self.slot_s <= self.now {
-            s += 1;
-        }
-        u32::try_from(s).ok()
+        next_boundary_slot(self.now, self.slot_s)
     }
 
     /// The first slot a plan may use: the current one on its boundary.
     pub(super) fn first_plannable_slot(&self) -> Option<u32> {
-        self.on_boundary().or_else(|| self.next_boundary_slot())
+        first_plannable_slot(self.now, self.slot_s)
     }
 
     pub(super) fn arrive(&mut self, p: usize) {

@@ -101,3 +101,44 @@ impl JobRun {
         self.multi_server && self.load.iter().any(|&(p, t, _)| p == m && t.workers > 0)
     }
 }
+
+/// Slots within this many slot lengths of a boundary count as on it (user
+/// times such as `0.3` with slots of `0.1`); an absolute tolerance, so it
+/// never widens with the magnitude of the time.
+const BOUNDARY_TOL_SLOTS: f64 = 1e-9;
+
+/// The slot starting at `now`, if `now` is on a slot boundary.
+pub(crate) fn boundary_slot(now: f64, slot_s: f64) -> Option<u32> {
+    let x = now / slot_s;
+    let r = x.round();
+    if r.is_nan() || r < 0.0 || r > f64::from(u32::MAX) {
+        return None;
+    }
+    (r * slot_s == now || (x - r).abs() <= BOUNDARY_TOL_SLOTS).then_some(r as u32)
+}
+
+/// The first slot boundary strictly after `now` (`None` past the last slot
+/// index).
+pub(crate) fn next_boundary_slot(now: f64, slot_s: f64) -> Option<u32> {
+    let mut s: u64 = match boundary_slot(now, slot_s) {
+        Some(r) => u64::from(r) + 1,
+        None => {
+            let x = (now / slot_s).floor();
+            if x.is_nan() || x >= f64::from(u32::MAX) {
+                return None;
+            }
+            x.max(0.0) as u64 + 1
+        }
+    };
+    // Rounding may put `s·slot` at or before now: take the next one.
+    while s <= u64::from(u32::MAX) && s as f64 * slot_s <= now {
+        s += 1;
+    }
+    u32::try_from(s).ok()
+}
+
+/// The first slot a plan committed at `now` may use: the current one when
+/// `now` is on its boundary, else the next.
+pub(crate) fn first_plannable_slot(now: f64, slot_s: f64) -> Option<u32> {
+    boundary_slot(now, slot_s).or_else(|| next_boundary_slot(now, slot_s))
+}

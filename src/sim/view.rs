@@ -133,6 +133,14 @@ impl<'a> SimView<'a> {
         units::slot_of(self.now_s, self.instance.slot_length_s())
     }
 
+    /// The first slot a plan committed now may use (`Action::Reserve`):
+    /// the current slot when now is on its boundary, else the next one;
+    /// `None` past the last slot index. The simulator checks plans with the
+    /// same rule.
+    pub fn first_plannable_slot(&self) -> Option<u32> {
+        super::state::first_plannable_slot(self.now_s, self.instance.slot_length_s())
+    }
+
     /// The instance being simulated.
     pub fn instance(&self) -> &'a Instance {
         self.instance

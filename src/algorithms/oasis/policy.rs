@@ -82,14 +82,7 @@ impl OasisPolicy {
             .job_position(id)
             .and_then(|p| self.by_position.get(p).cloned().flatten())
             .ok_or(OasisError::UnknownJob { job: id })?;
-        let slot_len = self.run.cluster.slot_length_s;
-        let boundary = f64::from(view.slot()) * slot_len;
-        let on_boundary = (view.now_s() - boundary).abs() <= 1e-9 * slot_len.max(1.0);
-        let earliest = if on_boundary {
-            view.slot()
-        } else {
-            view.slot().saturating_add(1)
-        };
+        let earliest = view.first_plannable_slot().unwrap_or(u32::MAX);
         self.run.step(job.starting_at(earliest))?;
         Ok(
             match self.run.last_plan().map(|p| p.segments(&self.run.cluster)) {
