@@ -2,22 +2,28 @@
 //! LOCAL (workers and one PS on one machine) pay?
 //!
 //! * **L-E1**: intra-machine bandwidth ratio `κ = b_int/b` ∈ {1, 2, 5, 10, 20}
-//!   on the default set-up (16 machines `[8 GPU, 64 vCPU, 512 GB, 25 Gbit/s]`,
+//!   on the default set-up (machines `[8 GPU, 64 vCPU, 512 GB, 25 Gbit/s]`,
 //!   1800-s slots, `T = 200`, models drawn from the measured table);
 //! * **L-E2**: gradient size `e` ∈ {5, 25, 100, 250, 550} MB for every job,
-//!   `τ = 0.5 s`, `κ = 10`.
+//!   `τ = 0.5 s`, `κ = 10`;
+//! * **L-E3**: job width `N` ∈ {2, 4, 8, 16, 32} for every job (also its
+//!   worker and PS caps) against 8-GPU machines, `κ = 10`; every job of a
+//!   point has the same width, so the point's LOCAL share is the LOCAL
+//!   share of that width.
 //!
 //! Schedulers: the locality scheduler (LP rounding), NoLocality (the same
 //! scheduler with LOCAL disabled), AlwaysLocalFirstFit and
 //! AlwaysSpreadGreedy. Every schedule is checked with `schedule::verify`
-//! and `verify_locality`; a failure ends the run with an error. L-E3 (job
-//! width), L-E4 (offline batches) and L-E5 (rounding quality) are not
-//! implemented yet.
+//! and `verify_locality`; a failure ends the run with an error.
+//!
+//! The default run is reduced to finish in well under two minutes on two
+//! cores: 4 machines, 12 jobs, 2 seeds per point. `--full` runs the
+//! published sizes: 16 machines, 100 jobs, 5 seeds (about an hour).
 //!
 //! ```text
-//! cargo run --release --example locality -- --out /tmp/loc          # 20 jobs, 1 seed, ~4 min on 2 cores
-//! cargo run --release --example locality -- --out /tmp/loc --full   # 100 jobs, 5 seeds
-//! cargo run --release --example locality -- --experiment 1 --seeds 2 --jobs 50
+//! cargo run --release --example locality -- --out /tmp/loc          # reduced sizes
+//! cargo run --release --example locality -- --out /tmp/loc --full   # 16 machines, 100 jobs, 5 seeds
+//! cargo run --release --example locality -- --experiment 1 --seeds 5 --jobs 50 --machines 8
 //! ```
 //!
 //! Run with `--help` for every option.
@@ -38,23 +44,26 @@ use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 
 const USAGE: &str = "\
-locality: experiments of the locality-aware scheduler (L-E1, L-E2)
+locality: experiments of the locality-aware scheduler (L-E1, L-E2, L-E3)
 
 USAGE:
-    locality [--out DIR] [--experiment 1|2] [--seeds K] [--jobs N] [--full]
+    locality [--out DIR] [--experiment LIST] [--seeds K] [--jobs N] [--machines H] [--full]
 
 OPTIONS:
     --out <DIR>           output folder (created if missing)   [default: <temp dir>/dmlsched-locality]
-    --experiment <E>      1 (κ sweep) or 2 (gradient size sweep), repeatable or a list 1,2
-                          (3, 4 and 5 are not implemented yet)  [default: 1,2]
-    --seeds <K>           seeds per point                       [default: 1; --full: 5]
-    --jobs <N>            jobs per instance                     [default: 20; --full: 100]
-    --full                the full sizes: 100 jobs per instance, 5 seeds
+    --experiment <E>      1 (κ sweep), 2 (gradient size sweep), 3 (job width sweep),
+                          repeatable or a list 1,2,3
+                          (4 and 5 are not implemented yet)     [default: 1,2,3]
+    --seeds <K>           seeds per point                       [default: 2; --full: 5]
+    --jobs <N>            jobs per instance                     [default: 12; --full: 100]
+    --machines <H>        machines per cluster                  [default: 4; --full: 16]
+    --full                the published sizes: 16 machines, 100 jobs, 5 seeds
     -h, --help            print this help
 
 OUTPUT (in --out), long format (experiment, point, scheduler, seed, metric, value):
     l-e1.csv, l-e1.svg    mean total utility per scheduler against κ
     l-e2.csv, l-e2.svg    mean total utility per scheduler against the gradient size (MB)
+    l-e3.csv, l-e3.svg    mean total utility per scheduler against the job width N
     summary.md            mean ± sd of every metric per point and scheduler
 
 METRICS:
@@ -89,6 +98,7 @@ struct Args {
     experiments: Vec<u32>,
     seeds: Option<u64>,
     jobs: Option<usize>,
+    machines: Option<u32>,
     full: bool,
 }
 
@@ -98,6 +108,7 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Stri
         experiments: Vec::new(),
         seeds: None,
         jobs: None,
+        machines: None,
         full: false,
     };
     while let Some(flag) = it.next() {
@@ -111,9 +122,10 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Stri
                     match e.trim().trim_start_matches("L-E").trim_start_matches("l-e") {
                         "1" => a.experiments.push(1),
                         "2" => a.experiments.push(2),
-                        "3" | "4" | "5" => a.experiments.push(e.trim().parse().unwrap_or(0)),
+                        "3" => a.experiments.push(3),
+                        "4" | "5" => a.experiments.push(e.trim().parse().unwrap_or(0)),
                         other => {
-                            return Err(format!("--experiment: expected 1 or 2, got '{other}'"));
+                            return Err(format!("--experiment: expected 1, 2 or 3, got '{other}'"));
                         }
                     }
                 }
@@ -134,11 +146,19 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Stri
                 }
                 a.jobs = Some(n);
             }
+            "--machines" => {
+                let v = value()?;
+                let h: u32 = v.parse().map_err(|e| format!("--machines '{v}': {e}"))?;
+                if h == 0 {
+                    return Err("--machines: at least 1".into());
+                }
+                a.machines = Some(h);
+            }
             other => return Err(format!("unknown argument '{other}' (see --help)")),
         }
     }
     if a.experiments.is_empty() {
-        a.experiments = vec![1, 2];
+        a.experiments = vec![1, 2, 3];
     }
     a.experiments.sort_unstable();
     a.experiments.dedup();
@@ -299,9 +319,11 @@ struct Sweep {
 }
 
 fn sweeps(args: &Args) -> Vec<Sweep> {
-    let jobs = args.jobs.unwrap_or(if args.full { 100 } else { 20 });
+    let jobs = args.jobs.unwrap_or(if args.full { 100 } else { 12 });
+    let machines = args.machines.unwrap_or(if args.full { 16 } else { 4 });
     let base = LocalityWorkload {
         jobs,
+        machines,
         ..LocalityWorkload::default()
     };
     let mut out = Vec::new();
@@ -339,6 +361,22 @@ fn sweeps(args: &Args) -> Vec<Sweep> {
                             ..base.clone()
                         };
                         (e, w)
+                    })
+                    .collect(),
+            }),
+            3 => out.push(Sweep {
+                id: "l-e3",
+                title: "L-E3: total utility against job width N (8-GPU machines, κ = 10)",
+                x_desc: "job width N (workers)",
+                points: [2u32, 4, 8, 16, 32]
+                    .into_iter()
+                    .map(|n| {
+                        let w = LocalityWorkload {
+                            intra_factor: 10.0,
+                            chunks: (n, n),
+                            ..base.clone()
+                        };
+                        (f64::from(n), w)
                     })
                     .collect(),
             }),
@@ -449,16 +487,17 @@ fn stat(rows: &[Row], point: f64, scheduler: &str, metric: &str) -> (f64, f64) {
 fn run(args: &Args) -> Result<(), String> {
     std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
     let sweeps = sweeps(args);
-    let seeds = args.seeds.unwrap_or(if args.full { 5 } else { 1 });
-    let jobs = sweeps
+    let seeds = args.seeds.unwrap_or(if args.full { 5 } else { 2 });
+    let (jobs, machines) = sweeps
         .first()
         .and_then(|s| s.points.first())
-        .map_or(0, |p| p.1.jobs);
+        .map_or((0, 0), |p| (p.1.jobs, p.1.machines));
     let mut summary = String::from("# Locality experiments (examples/locality.rs)\n\n");
     let _ = writeln!(
         summary,
-        "crate {} · {} jobs per instance · {} seeds per point · full {}\n",
+        "crate {} · {} machines · {} jobs per instance · {} seeds per point · full {}\n",
         env!("CARGO_PKG_VERSION"),
+        machines,
         jobs,
         seeds,
         args.full
@@ -506,7 +545,7 @@ fn run(args: &Args) -> Result<(), String> {
         std::fs::write(&svg_path, svg).map_err(|e| format!("{}: {e}", svg_path.display()))?;
         eprintln!("{}: {:.1} s", sweep.id, t.elapsed().as_secs_f64());
     }
-    for e in args.experiments.iter().filter(|&&e| e > 2) {
+    for e in args.experiments.iter().filter(|&&e| e > 3) {
         let line = format!("L-E{e} is not implemented yet: no output.");
         eprintln!("{line}");
         let _ = writeln!(summary, "{line}\n");
