@@ -9,7 +9,11 @@
 //! * **L-E3**: job width `N` ∈ {2, 4, 8, 16, 32} for every job (also its
 //!   worker and PS caps) against 8-GPU machines, `κ = 10`; every job of a
 //!   point has the same width, so the point's LOCAL share is the LOCAL
-//!   share of that width.
+//!   share of that width;
+//! * **L-E5**: rounding quality: LP rounding (four variants of draws and
+//!   scalings) against the exact MIP on random single-job programs
+//!   (`experiments::locality::quality`): `cost/LB`, `cost/OPT_MIP` and the
+//!   cases where rounding finds no plan although the MIP does.
 //!
 //! Schedulers: the locality scheduler (LP rounding), NoLocality (the same
 //! scheduler with LOCAL disabled), AlwaysLocalFirstFit and
@@ -17,8 +21,9 @@
 //! and `verify_locality`; a failure ends the run with an error.
 //!
 //! The default run is reduced to finish in well under two minutes on two
-//! cores: 4 machines, 12 jobs, 2 seeds per point. `--full` runs the
-//! published sizes: 16 machines, 100 jobs, 5 seeds (about an hour).
+//! cores: 4 machines, 12 jobs, 2 seeds per point (L-E5 always
+//! runs its 200 cases: a few seconds). `--full` runs the published sizes:
+//! 16 machines, 100 jobs, 5 seeds.
 //!
 //! ```text
 //! cargo run --release --example locality -- --out /tmp/loc          # reduced sizes
@@ -36,7 +41,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use dmlsched::algorithms::locality::{Locality, LocalityBaseline, LocalityParams, verify_locality};
-use dmlsched::experiments::locality::{LocalityWorkload, ModelProfile, generate};
+use dmlsched::experiments::locality::{LocalityWorkload, ModelProfile, generate, quality};
 use dmlsched::model::{Instance, TaskKind};
 use dmlsched::schedule::{Configuration, Schedule, verify};
 use dmlsched::sim::plot::lines_svg;
@@ -44,7 +49,7 @@ use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 
 const USAGE: &str = "\
-locality: experiments of the locality-aware scheduler (L-E1, L-E2, L-E3)
+locality: experiments of the locality-aware scheduler (L-E1, L-E2, L-E3, L-E5)
 
 USAGE:
     locality [--out DIR] [--experiment LIST] [--seeds K] [--jobs N] [--machines H] [--full]
@@ -52,11 +57,12 @@ USAGE:
 OPTIONS:
     --out <DIR>           output folder (created if missing)   [default: <temp dir>/dmlsched-locality]
     --experiment <E>      1 (κ sweep), 2 (gradient size sweep), 3 (job width sweep),
-                          repeatable or a list 1,2,3
-                          (4 and 5 are not implemented yet)     [default: 1,2,3]
+                          5 (rounding quality), repeatable or a list 1,2,3,5
+                          (4 is not implemented yet)            [default: 1,2,3,5]
     --seeds <K>           seeds per point                       [default: 2; --full: 5]
     --jobs <N>            jobs per instance                     [default: 12; --full: 100]
     --machines <H>        machines per cluster                  [default: 4; --full: 16]
+    --cases <K>           L-E5: random single-job programs      [default: 200]
     --full                the published sizes: 16 machines, 100 jobs, 5 seeds
     -h, --help            print this help
 
@@ -64,6 +70,8 @@ OUTPUT (in --out), long format (experiment, point, scheduler, seed, metric, valu
     l-e1.csv, l-e1.svg    mean total utility per scheduler against κ
     l-e2.csv, l-e2.svg    mean total utility per scheduler against the gradient size (MB)
     l-e3.csv, l-e3.svg    mean total utility per scheduler against the job width N
+    l-e5.csv, l-e5.svg    cost/LB, cost/OPT_MIP and misses per case and rounding variant;
+                          the distribution (share of cases ≤ x) of cost/OPT_MIP
     summary.md            mean ± sd of every metric per point and scheduler
 
 METRICS:
@@ -99,6 +107,7 @@ struct Args {
     seeds: Option<u64>,
     jobs: Option<usize>,
     machines: Option<u32>,
+    cases: Option<u64>,
     full: bool,
 }
 
@@ -109,6 +118,7 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Stri
         seeds: None,
         jobs: None,
         machines: None,
+        cases: None,
         full: false,
     };
     while let Some(flag) = it.next() {
@@ -123,9 +133,10 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Stri
                         "1" => a.experiments.push(1),
                         "2" => a.experiments.push(2),
                         "3" => a.experiments.push(3),
-                        "4" | "5" => a.experiments.push(e.trim().parse().unwrap_or(0)),
+                        "4" => a.experiments.push(4),
+                        "5" => a.experiments.push(5),
                         other => {
-                            return Err(format!("--experiment: expected 1, 2 or 3, got '{other}'"));
+                            return Err(format!("--experiment: expected 1 to 5, got '{other}'"));
                         }
                     }
                 }
@@ -146,6 +157,14 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Stri
                 }
                 a.jobs = Some(n);
             }
+            "--cases" => {
+                let v = value()?;
+                let k: u64 = v.parse().map_err(|e| format!("--cases '{v}': {e}"))?;
+                if k == 0 {
+                    return Err("--cases: at least 1".into());
+                }
+                a.cases = Some(k);
+            }
             "--machines" => {
                 let v = value()?;
                 let h: u32 = v.parse().map_err(|e| format!("--machines '{v}': {e}"))?;
@@ -158,7 +177,7 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Stri
         }
     }
     if a.experiments.is_empty() {
-        a.experiments = vec![1, 2, 3];
+        a.experiments = vec![1, 2, 3, 5];
     }
     a.experiments.sort_unstable();
     a.experiments.dedup();
@@ -484,6 +503,88 @@ fn stat(rows: &[Row], point: f64, scheduler: &str, metric: &str) -> (f64, f64) {
     mean_sd(&v)
 }
 
+/// Short CSV names of the L-E5 variants, in `quality::default_variants` order.
+const VARIANT_IDS: [&str; 4] = ["default", "1_draw_lambda_1", "8_draws_lambda_1", "32_draws"];
+
+/// L-E5: LP rounding against the exact MIP on random single-job programs;
+/// writes `l-e5.csv` and `l-e5.svg` (the distribution of `cost/OPT_MIP`)
+/// and appends the summary.
+fn run_quality(args: &Args, summary: &mut String) -> Result<(), String> {
+    let opts = quality::QualityOptions {
+        cases: args.cases.unwrap_or(200),
+        ..quality::QualityOptions::default()
+    };
+    let variants = quality::default_variants();
+    let rep = quality::measure(&opts, &variants).map_err(|e| format!("l-e5: {e}"))?;
+    eprint!("{rep}");
+    if !rep.violations.is_empty() {
+        return Err(format!("l-e5: {}", rep.violations.join("; ")));
+    }
+    let mut rows = Vec::new();
+    let mut cdf: Vec<(&str, f64, f64)> = Vec::new();
+    let _ = writeln!(
+        summary,
+        "## L-E5: rounding quality ({} cases, {:.1} s)\n\n{} cases drawn; the MIP proved {} \
+         optimal ({} skipped at its limit), with a plan in {}.\n\n\
+         | variant | cases with both plans | cost/LB mean / p95 / max | cost/OPT mean / p95 / max \
+         | all draws failed | no plan where the MIP has one |\n|---|---|---|---|---|---|",
+        rep.cases,
+        rep.seconds,
+        rep.cases,
+        rep.proven(),
+        rep.unproven,
+        rep.mip_plans
+    );
+    for (i, (name, t)) in rep.variants.iter().enumerate() {
+        let id = VARIANT_IDS.get(i).copied().unwrap_or("variant");
+        for r in &t.ratios {
+            for (metric, value) in [("cost_over_lb", r.vs_lb), ("cost_over_opt", r.vs_opt)] {
+                rows.push(Row {
+                    point: r.case as f64,
+                    scheduler: id,
+                    seed: r.case,
+                    metric,
+                    value,
+                });
+            }
+        }
+        for &k in &t.missed {
+            rows.push(Row {
+                point: k as f64,
+                scheduler: id,
+                seed: k,
+                metric: "missed",
+                value: 1.0,
+            });
+        }
+        let mut v: Vec<f64> = t.ratios.iter().map(|r| r.vs_opt).collect();
+        v.sort_by(f64::total_cmp);
+        let n = v.len() as f64;
+        cdf.extend(
+            v.iter()
+                .enumerate()
+                .map(|(j, &x)| (id, x, (j + 1) as f64 / n)),
+        );
+        let (lm, lp, lx) = t.vs_lb();
+        let (om, op, ox) = t.vs_opt();
+        let _ = writeln!(
+            summary,
+            "| {name} | {} | {lm:.4} / {lp:.4} / {lx:.4} | {om:.4} / {op:.4} / {ox:.4} | {} | {} ({:.1} %) |",
+            t.ratios.len(),
+            t.fallbacks,
+            t.missed.len(),
+            100.0 * t.missed.len() as f64 / f64::from(rep.mip_plans.max(1))
+        );
+    }
+    summary.push('\n');
+    write_csv(&args.out.join("l-e5.csv"), "l-e5", &rows)?;
+    let svg_path = args.out.join("l-e5.svg");
+    let title = "L-E5: distribution of cost/OPT_MIP per rounding variant";
+    let svg = lines_svg(&cdf, title, "cost / OPT_MIP", "share of cases ≤ x")
+        .map_err(|e| format!("{}: {e}", svg_path.display()))?;
+    std::fs::write(&svg_path, svg).map_err(|e| format!("{}: {e}", svg_path.display()))
+}
+
 fn run(args: &Args) -> Result<(), String> {
     std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
     let sweeps = sweeps(args);
@@ -545,7 +646,10 @@ fn run(args: &Args) -> Result<(), String> {
         std::fs::write(&svg_path, svg).map_err(|e| format!("{}: {e}", svg_path.display()))?;
         eprintln!("{}: {:.1} s", sweep.id, t.elapsed().as_secs_f64());
     }
-    for e in args.experiments.iter().filter(|&&e| e > 3) {
+    if args.experiments.contains(&5) {
+        run_quality(args, &mut summary)?;
+    }
+    for e in args.experiments.iter().filter(|&&e| e == 4) {
         let line = format!("L-E{e} is not implemented yet: no output.");
         eprintln!("{line}");
         let _ = writeln!(summary, "{line}\n");

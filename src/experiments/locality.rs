@@ -9,8 +9,13 @@
 //! bandwidth factor `κ` is a scheduler option:
 //! [`LocalityWorkload::params`] returns the scheduler's parameters
 //! (`intra_factor = κ`, the plan window).
+//!
+//! [`quality`] draws the random single-job programs of the rounding-quality
+//! experiment (L-E5) and measures LP rounding against the exact MIP on them.
 
 use rand::{Rng, RngExt};
+
+pub mod quality;
 
 use crate::algorithms::locality::{LocalityError, LocalityParams};
 use crate::model::units::{ceil_tol, gb, gbps, mb};
