@@ -430,11 +430,13 @@ proptest! {
     ) {
         let inst = tiny_instance(&machines, &jobs, slots);
         within(WATCHDOG_S, "ALG ≤ OPT on a tiny instance", move || -> Result<(), TestCaseError> {
+            // The optimum depends on the model only, not on the inner solver.
+            let model = LocalityParams { allow_local, ..LocalityParams::default() };
+            let opt = offline_optimum(&inst, &model, &OfflineLimits::default())
+                .map_err(|e| TestCaseError::fail(format!("{e}")))?;
+            check_optimum(&inst, &model, &opt);
             for base in [exact_params(), lp_round_params()] {
                 let params = LocalityParams { allow_local, ..base };
-                let opt = offline_optimum(&inst, &params, &OfflineLimits::default())
-                    .map_err(|e| TestCaseError::fail(format!("{e}")))?;
-                check_optimum(&inst, &params, &opt);
                 let Some(alg) = run_online(&inst, &params)? else {
                     continue;
                 };
@@ -797,5 +799,73 @@ proptest! {
             (None, None) => {}
             other => prop_assert!(false, "payoffs disagree: {other:?}"),
         }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Measurement (ignored): the offline MIP at the intended size
+// ---------------------------------------------------------------------------
+
+/// Six jobs on four machines over eight slots, seeded: the offline MIP's
+/// size, time and `OPT/ALG` (exact and LP rounding). Run with
+/// `cargo test --release --test locality_theory -- --ignored --nocapture`.
+#[test]
+#[ignore = "measurement"]
+fn offline_runtime_at_the_intended_size() {
+    use rand::RngExt;
+    // Light: staggered arrivals, short jobs. Contended: every job arrives
+    // in slot 0 or 1 with 3–10 slots of full-width work, utility positive
+    // over the whole window.
+    for (profile, seed) in (0..5u64)
+        .map(|s| ("light", s))
+        .chain((0..5).map(|s| ("contended", s)))
+    {
+        let heavy = profile == "contended";
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let machines: Vec<(f64, u8, f64)> = (0..4)
+            .map(|_| (rng.random_range(1.0..20.0), 3u8, 10.0))
+            .collect();
+        let jobs: Vec<TinyJob> = (0..6)
+            .map(|_| TinyJob {
+                arrival: rng.random_range(0..if heavy { 2 } else { 4 }),
+                n: rng.random_range(2..=4),
+                m: if heavy {
+                    rng.random_range(300..1000)
+                } else {
+                    rng.random_range(100..400)
+                },
+                tau: rng.random_range(0.1..1.0),
+                e_mb: rng.random_range(20.0..200.0),
+                mem: (rng.random_range(4.0..30.0), rng.random_range(4.0..30.0)),
+                g1: rng.random_range(10.0..200.0),
+                slope: if heavy {
+                    0.1
+                } else {
+                    [0.1, 0.25, 0.5][rng.random_range(0..3usize)]
+                },
+            })
+            .collect();
+        let inst = tiny_instance(&machines, &jobs, 8);
+        let params = exact_params();
+        let opt = offline_optimum(&inst, &params, &OfflineLimits::default()).unwrap();
+        check_optimum(&inst, &params, &opt);
+        let alg = |p: &LocalityParams| {
+            let mut rng = ChaCha8Rng::seed_from_u64(11);
+            Locality::new(p.clone())
+                .solve(&inst, &mut rng)
+                .map(|s| s.report.run.total_utility)
+                .unwrap_or(0.0)
+        };
+        let (exact, lp) = (alg(&params), alg(&lp_round_params()));
+        eprintln!(
+            "{profile} seed {seed}: {} columns, {} rows, optimal {}, {:.3} s; OPT {:.3}, OPT/ALG exact {:.4}, LP rounding {:.4}",
+            opt.columns,
+            opt.rows,
+            opt.optimal,
+            opt.seconds,
+            opt.objective,
+            opt.ratio_bound_over(exact),
+            opt.ratio_bound_over(lp)
+        );
     }
 }
