@@ -8,7 +8,9 @@
 mod common;
 
 use common::{WATCHDOG_S, within};
-use dmlsched::algorithms::locality::{InnerSolver, Locality, LocalityParams, verify_locality};
+use dmlsched::algorithms::locality::{
+    InnerSolver, Locality, LocalityParams, OfflineLimits, offline_optimum, verify_locality,
+};
 use dmlsched::model::units::{gb, gbps, mb};
 use dmlsched::model::*;
 use dmlsched::schedule::verify;
@@ -217,6 +219,43 @@ proptest! {
                 ..LocalityParams::default()
             };
             run_case(&inst, &params);
+        });
+    }
+}
+
+proptest! {
+    #![proptest_config(config(128))]
+
+    /// The exact offline benchmark on the same extreme instances, with LOCAL
+    /// allowed or not and a short time limit: a result whose schedule both
+    /// checkers accept (with `objective ≤ upper_bound`), or a typed error
+    /// (the size limit included).
+    #[test]
+    fn offline_optimum_on_extreme_instances(
+        (cluster, jobs, slot, horizon) in extreme_instance(),
+        allow_local in any::<bool>(),
+        window in prop::sample::select(vec![1u32, 3, 64]),
+    ) {
+        within(WATCHDOG_S, "locality offline optimum on an extreme instance", move || {
+            let Ok(inst) = Instance::new(cluster, jobs, slot, horizon) else {
+                return;
+            };
+            let params = LocalityParams { allow_local, horizon: window, ..LocalityParams::default() };
+            let limits = OfflineLimits { time_limit_s: 5.0, ..OfflineLimits::default() };
+            match offline_optimum(&inst, &params, &limits) {
+                Ok(opt) => {
+                    verify(&inst, &opt.schedule).unwrap();
+                    verify_locality(&inst, &params, &opt.schedule).unwrap();
+                    assert!(opt.upper_bound >= opt.objective, "{} < {}", opt.upper_bound, opt.objective);
+                    assert!(opt.objective >= 0.0 && opt.rel_gap >= 0.0);
+                }
+                Err(
+                    dmlsched::Error::Locality(_)
+                    | dmlsched::Error::Lp(_)
+                    | dmlsched::Error::Model(_),
+                ) => {}
+                Err(e) => panic!("unexpected error kind: {e:?}"),
+            }
         });
     }
 }

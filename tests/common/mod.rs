@@ -77,3 +77,102 @@ pub fn job(
 ) -> dmlsched::model::Job {
     dmlsched::model::Job::new(dmlsched::model::JobId(id), arrival_s, architecture)
 }
+
+/// The online framework's invariants after a run, as a proptest check:
+/// `ALG = Σ` admitted utilities, `ALG ≥ (D − D_0)/α_eff`, a strictly
+/// positive payoff at every admission (`payoff = utility − cost`), and
+/// `D_end ≥ ALG` when `D_end` is a valid bound.
+#[allow(dead_code)]
+pub fn check_run_invariants<P>(
+    run: &dmlsched::online::RunReport<P>,
+) -> Result<(), proptest::test_runner::TestCaseError> {
+    use dmlsched::online::Decision;
+    use proptest::prop_assert;
+    let sum: f64 = run.outcomes.iter().map(|o| o.utility()).sum();
+    prop_assert!(
+        (sum - run.total_utility).abs() <= 1e-9 * sum.abs().max(1.0),
+        "ALG {} is not the sum of admitted utilities {sum}",
+        run.total_utility
+    );
+    prop_assert!(
+        run.total_utility + 1e-9 >= (run.dual_running - run.dual_initial) / run.alpha_eff,
+        "ALG {} < (D {} − D_0 {}) / α_eff {}",
+        run.total_utility,
+        run.dual_running,
+        run.dual_initial,
+        run.alpha_eff
+    );
+    for o in &run.outcomes {
+        if let Decision::Admitted {
+            utility,
+            cost,
+            payoff,
+            ..
+        } = &o.decision
+        {
+            prop_assert!(
+                *payoff > 0.0,
+                "job {} admitted with payoff {payoff}",
+                o.index
+            );
+            prop_assert!((utility - cost - payoff).abs() <= 1e-9 * utility.abs().max(1.0));
+        }
+    }
+    if run.dual_end_valid
+        && let Some(d) = run.dual_end
+    {
+        prop_assert!(
+            d + 1e-9 >= run.total_utility,
+            "D_end {d} < ALG {}",
+            run.total_utility
+        );
+    }
+    Ok(())
+}
+
+/// Steps `engine` through `jobs` and checks after every decision that no
+/// price fell (cells compared in log space) and that no cell's committed
+/// amount exceeds its capacity (`g ≤ c`, relative tolerance 10⁻⁹). Returns
+/// whether each job was admitted.
+#[allow(dead_code)]
+pub fn step_checking_prices_and_capacity<O: dmlsched::online::PricingOracle>(
+    engine: &mut dmlsched::online::OnlinePrimalDual<O>,
+    jobs: &[O::Job],
+) -> Result<Vec<bool>, proptest::test_runner::TestCaseError> {
+    use dmlsched::model::MachineId;
+    use dmlsched::online::ResourceId;
+    use proptest::prop_assert;
+    let cells = |e: &dmlsched::online::OnlinePrimalDual<O>| -> Vec<(f64, f64, f64)> {
+        let (v, l) = (e.view(), e.ledger());
+        let mut out = Vec::new();
+        for m in 0..l.machines() as u32 {
+            for r in 0..l.resources() as u8 {
+                for t in 0..l.horizon() {
+                    let (m, r) = (MachineId(m), ResourceId(r));
+                    out.push((v.ln_price(m, r, t), l.committed(m, r, t), l.capacity(m, r)));
+                }
+            }
+        }
+        out
+    };
+    let mut before = cells(engine);
+    let mut admitted = Vec::with_capacity(jobs.len());
+    for (k, job) in jobs.iter().enumerate() {
+        let outcome = engine
+            .step(job)
+            .map_err(|e| proptest::test_runner::TestCaseError::fail(format!("job {k}: {e}")))?;
+        admitted.push(outcome.admitted());
+        let after = cells(engine);
+        for (b, a) in before.iter().zip(&after) {
+            prop_assert!(a.0 >= b.0, "job {k}: a price fell from {} to {}", b.0, a.0);
+            prop_assert!(
+                a.1 <= a.2 * (1.0 + 1e-9) + 1e-12,
+                "job {k}: g {} > c {}",
+                a.1,
+                a.2
+            );
+        }
+        before = after;
+    }
+    Ok(admitted)
+}

@@ -62,6 +62,15 @@ pub enum LocalityError {
         /// What is wrong.
         reason: String,
     },
+    /// The exact offline benchmark would need more columns than its limit
+    /// allows (estimated before anything is built).
+    #[error("the locality offline MIP would need about {columns} columns; the limit is {limit}")]
+    OfflineTooLarge {
+        /// The column estimate.
+        columns: u128,
+        /// The limit.
+        limit: u64,
+    },
     /// A schedule breaks the locality model.
     #[error("locality schedule invalid ({rule:?}){}{}: {detail}",
         job.map(|j| format!(", {j}")).unwrap_or_default(),

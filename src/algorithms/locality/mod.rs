@@ -143,6 +143,8 @@
 pub mod baselines;
 mod error;
 mod model;
+#[cfg(feature = "highs")]
+mod offline;
 mod oracle;
 mod plan;
 mod policy;
@@ -168,6 +170,11 @@ pub use error::{LocalityError, LocalityRule};
 pub use model::{
     DEFAULT_HORIZON, LocalityCluster, LocalityJob, NIC, POOL, RESOURCE_NAMES, RESOURCES, Vector,
     ledger_units,
+};
+#[cfg(feature = "highs")]
+pub use offline::{
+    DEFAULT_OFFLINE_MIP_GAP, DEFAULT_OFFLINE_TIME_LIMIT_S, OFFLINE_MAX_COLUMNS, OfflineLimits,
+    OfflineOptimum, offline_optimum,
 };
 pub use oracle::{
     CallStats, DEFAULT_MIP_TIME_LIMIT_S, DeadlineSolve, EXACT_MIP_REL_GAP, InnerSolver,

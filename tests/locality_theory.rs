@@ -1,0 +1,994 @@
+//! The locality-aware scheduler against theory: the exact offline optimum
+//! (hand-computed answers, `ALG ≤ OPT` on tiny random instances), the
+//! reduction to OASiS's per-job oracle, admission at an empty cluster, and
+//! the online framework's invariants on random runs.
+#![cfg(feature = "highs")]
+
+mod common;
+
+use common::{WATCHDOG_S, within};
+use dmlsched::algorithms::locality::{
+    InnerSolver, Locality, LocalityError, LocalityParams, LocalityReport, OfflineLimits,
+    OfflineOptimum, SlotConfig, offline_optimum, verify_locality,
+};
+use dmlsched::model::units::{gb, gbps, mb};
+use dmlsched::model::*;
+use dmlsched::online::{BoundsChoice, Decision, PricingOracle, RejectReason};
+use dmlsched::schedule::verify;
+use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
+use rand::SeedableRng;
+use rand::rngs::ChaCha8Rng;
+
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "proptest-regressions/locality_theory.txt",
+        ))),
+        ..ProptestConfig::default()
+    }
+}
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * a.abs().max(b.abs()).max(1.0)
+}
+
+/// A machine `[4 GPU, 16 vCPU, 64 GB, 10 Gbit/s]` with 4 Gbit/s between
+/// tasks on it.
+fn l1_machine(id: u32) -> Machine {
+    let cap = Resources::zero()
+        .gpus(4.0)
+        .cpu_cores(16.0)
+        .memory(gb(64.0))
+        .nic(gbps(10.0));
+    Machine::new(MachineId(id), cap, gbps(4.0))
+}
+
+/// The job of the common hand set-up (L1): `Q = 400`, `τ = 0.5 s`,
+/// `e = 125 MB`, `b = 1`, `B = 4` Gbit/s, worker `[1, 2, 8 GB, 1]`, PS
+/// `[0, 2, 8 GB, 4]`, `N = 4`; with 100-s slots `r^L = 100` (b_int = 4)
+/// and `r^D = 40`; utility `f(δ) = g1 − slope·δ`.
+fn l1_job(id: u32, g1: f64, slope: f64) -> Job {
+    Job::new(
+        JobId(id),
+        0.0,
+        PsJob {
+            epochs: 1,
+            data_chunks: 4,
+            minibatches_per_chunk: 100,
+            minibatch_compute_s: 0.5,
+            gradient_bytes: mb(125.0),
+            worker: Resources::zero()
+                .gpus(1.0)
+                .cpu_cores(2.0)
+                .memory(gb(8.0))
+                .nic(gbps(1.0)),
+            ps: Resources::zero()
+                .cpu_cores(2.0)
+                .memory(gb(8.0))
+                .nic(gbps(4.0)),
+            max_workers: 4,
+            max_ps: 4,
+            ..PsJob::default()
+        },
+    )
+    .with_utility(Utility::Linear { g1, slope })
+}
+
+/// Both checkers accept the optimum's schedule, its plans agree with it,
+/// and the checker's utilities add up to the objective.
+fn check_optimum(inst: &Instance, params: &LocalityParams, opt: &OfflineOptimum) {
+    verify(inst, &opt.schedule).unwrap();
+    let check = verify_locality(inst, params, &opt.schedule).unwrap();
+    assert!(
+        close(check.total_utility, opt.objective, 1e-9),
+        "checker {} vs objective {}",
+        check.total_utility,
+        opt.objective
+    );
+    assert!(opt.upper_bound >= opt.objective);
+    for ((id, plan), (cid, done)) in opt.plans.iter().zip(&opt.completion) {
+        assert_eq!(id, cid);
+        assert_eq!(plan.as_ref().map(|p| p.slots.last().unwrap().slot), *done);
+        if let Some(p) = plan {
+            let checked = check.jobs.iter().find(|j| j.job == *id).unwrap();
+            assert_eq!(checked.completion, p.slots.last().unwrap().slot);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The exact offline optimum: hand-computed answers
+// ---------------------------------------------------------------------------
+
+/// Two L1 jobs on one machine: each needs the machine's 4 GPUs as LOCAL
+/// workers for one slot (400 mini-batches at `r^L = 100`; DISTRIBUTED does
+/// at most `4·40 = 160` per slot), so at most one job finishes per slot.
+/// `f_A(δ) = 100 − 10δ`, `f_B(δ) = 80 − 40δ`.
+///
+/// * `T = 1`: one job, the better one: `OPT = f_A(0) = 100`.
+/// * `T = 2`: A first gives `100 + f_B(1) = 140`, B first
+///   `f_B(0) + f_A(1) = 80 + 90 = 170`, both late `90 + 40`: `OPT = 170`,
+///   with B in slot 0 and A in slot 1, each LOCAL with 4 workers. The
+///   online scheduler (arrival order A, B) cannot know B is coming and
+///   gets at most 140.
+#[test]
+fn two_jobs_compete_for_one_slot() {
+    let params = LocalityParams {
+        inner: InnerSolver::exact_mip(),
+        ..LocalityParams::default()
+    };
+    let jobs = vec![l1_job(0, 100.0, 10.0), l1_job(1, 80.0, 40.0)];
+    let inst1 = Instance::new(Cluster::new(vec![l1_machine(0)]), jobs.clone(), 100.0, 1).unwrap();
+    let opt = offline_optimum(&inst1, &params, &OfflineLimits::default()).unwrap();
+    assert!(opt.optimal, "{:?}", opt.status);
+    assert!(close(opt.objective, 100.0, 1e-9), "{}", opt.objective);
+    assert_eq!(opt.completion, vec![(JobId(0), Some(0)), (JobId(1), None)]);
+    check_optimum(&inst1, &params, &opt);
+
+    let inst2 = Instance::new(Cluster::new(vec![l1_machine(0)]), jobs, 100.0, 2).unwrap();
+    let opt = offline_optimum(&inst2, &params, &OfflineLimits::default()).unwrap();
+    assert!(opt.optimal, "{:?}", opt.status);
+    assert!(close(opt.objective, 170.0, 1e-9), "{}", opt.objective);
+    assert!(opt.upper_bound <= 170.0 * (1.0 + 1e-9) + 1e-9);
+    assert_eq!(
+        opt.completion,
+        vec![(JobId(0), Some(1)), (JobId(1), Some(0))]
+    );
+    for (_, plan) in &opt.plans {
+        let plan = plan.as_ref().unwrap();
+        assert_eq!(plan.slots.len(), 1);
+        assert_eq!(
+            plan.slots[0].config,
+            SlotConfig::Local {
+                machine: 0,
+                workers: 4
+            }
+        );
+    }
+    check_optimum(&inst2, &params, &opt);
+    assert!(opt.columns > 0 && opt.rows > 0);
+    let info = opt.exact_info();
+    assert_eq!(info.optimum(), Some(opt.objective));
+
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let alg = Locality::new(params.clone())
+        .solve(&inst2, &mut rng)
+        .unwrap();
+    let alg_u = alg.report.run.total_utility;
+    assert!(alg_u <= 140.0 + 1e-9, "ALG {alg_u}");
+    assert!(alg_u <= opt.upper_bound * (1.0 + 1e-7));
+    eprintln!(
+        "two jobs, T = 2: OPT {} ALG {alg_u} ({} columns, {} rows, {:.3} s)",
+        opt.objective, opt.columns, opt.rows, opt.seconds
+    );
+}
+
+/// Two L1 jobs on one machine with LOCAL disabled, `f_A(δ) = 100 − 10δ`,
+/// `f_B(δ) = 80 − 10δ`, `T = 5`. DISTRIBUTED does `r^D = 40` per worker, so
+/// each job needs 10 worker-slots, at most 4 per slot (4 GPUs). A job alone
+/// in a slot runs 4 workers and one PS (NIC `4·1 + 4 = 8 ≤ 10`); two jobs
+/// in one slot need two PSs (NIC 8), leaving room for 2 workers in all.
+/// Both finishing needs 20 worker-slots in 5 slots, so every slot must run
+/// 4 workers of one job alone, and each job's total is a multiple of 4 —
+/// never 10 (and 12 + 8 misses one). So at most one job finishes: A alone
+/// at full width (4, 4, 2) completes in slot 2, `OPT = f_A(2) = 80`
+/// (B alone: 60). Without the joint NIC row both would fit (A 4, 4, 2; B
+/// 2, 4, 4 in slots 2–4).
+#[test]
+fn without_local_the_shared_nic_admits_one_job() {
+    let params = LocalityParams {
+        allow_local: false,
+        ..LocalityParams::default()
+    };
+    let jobs = vec![l1_job(0, 100.0, 10.0), l1_job(1, 80.0, 10.0)];
+    let inst = Instance::new(Cluster::new(vec![l1_machine(0)]), jobs, 100.0, 5).unwrap();
+    let opt = offline_optimum(&inst, &params, &OfflineLimits::default()).unwrap();
+    assert!(opt.optimal, "{:?}", opt.status);
+    assert!(close(opt.objective, 80.0, 1e-9), "{}", opt.objective);
+    assert_eq!(opt.completion, vec![(JobId(0), Some(2)), (JobId(1), None)]);
+    check_optimum(&inst, &params, &opt);
+    let plan = opt.plans[0].1.as_ref().unwrap();
+    assert_eq!(plan.local_slots(), 0);
+}
+
+#[test]
+fn limits_and_size_are_typed_errors() {
+    use dmlsched::algorithms::locality::OFFLINE_MAX_COLUMNS;
+    let jobs = vec![l1_job(0, 100.0, 10.0), l1_job(1, 80.0, 40.0)];
+    let inst = Instance::new(Cluster::new(vec![l1_machine(0)]), jobs, 100.0, 2).unwrap();
+    let params = LocalityParams::default();
+    let bad = [
+        OfflineLimits {
+            time_limit_s: 0.0,
+            ..OfflineLimits::default()
+        },
+        OfflineLimits {
+            time_limit_s: f64::NAN,
+            ..OfflineLimits::default()
+        },
+        OfflineLimits {
+            mip_rel_gap: 1.0,
+            ..OfflineLimits::default()
+        },
+        OfflineLimits {
+            max_columns: 0,
+            ..OfflineLimits::default()
+        },
+        OfflineLimits {
+            threads: Some(0),
+            ..OfflineLimits::default()
+        },
+    ];
+    for l in &bad {
+        assert!(
+            matches!(
+                offline_optimum(&inst, &params, l),
+                Err(dmlsched::Error::Locality(
+                    LocalityError::InvalidOption { .. }
+                ))
+            ),
+            "{l:?}"
+        );
+    }
+    // 2 jobs × (2 slots × (4·1 + 2) + 1) = 26 columns estimated.
+    let tight = OfflineLimits {
+        max_columns: 25,
+        ..OfflineLimits::default()
+    };
+    assert!(matches!(
+        offline_optimum(&inst, &params, &tight),
+        Err(dmlsched::Error::Locality(LocalityError::OfflineTooLarge {
+            columns: 26,
+            limit: 25
+        }))
+    ));
+    // 7 jobs on 4 machines over 8 slots: 7·(8·18 + 1) = 1015 ≤ 1024; 8
+    // jobs are refused by default.
+    let machines: Vec<Machine> = (0..4).map(l1_machine).collect();
+    let many = |n: u32| {
+        let jobs = (0..n).map(|i| l1_job(i, 100.0, 10.0)).collect();
+        Instance::new(Cluster::new(machines.clone()), jobs, 100.0, 8).unwrap()
+    };
+    assert_eq!(OFFLINE_MAX_COLUMNS, 1024);
+    assert!(matches!(
+        offline_optimum(&many(8), &params, &OfflineLimits::default()),
+        Err(dmlsched::Error::Locality(LocalityError::OfflineTooLarge {
+            columns: 1160,
+            ..
+        }))
+    ));
+}
+
+// ---------------------------------------------------------------------------
+// Tiny random instances
+// ---------------------------------------------------------------------------
+
+/// One job of a tiny instance: arrival slot, `N`, `M`, `τ` (s), gradient
+/// MB, worker and PS memory (GB), `f(0)`, utility slope as a fraction of
+/// `f(0)`.
+#[derive(Debug, Clone)]
+struct TinyJob {
+    arrival: u32,
+    n: u32,
+    m: u32,
+    tau: f64,
+    e_mb: f64,
+    mem: (f64, f64),
+    g1: f64,
+    slope: f64,
+}
+
+fn tiny_job() -> impl Strategy<Value = TinyJob> {
+    (
+        0u32..3,
+        1u32..5,
+        20u32..200,
+        0.1f64..1.0,
+        1.0f64..200.0,
+        (4.0f64..30.0, 4.0f64..30.0),
+        10.0f64..200.0,
+        prop::sample::select(vec![0.0, 0.1, 0.25, 0.5]),
+    )
+        .prop_map(|(arrival, n, m, tau, e_mb, mem, g1, slope)| TinyJob {
+            arrival,
+            n,
+            m,
+            tau,
+            e_mb,
+            mem,
+            g1,
+            slope,
+        })
+}
+
+/// A tiny instance: machines `[4 GPU, 16 vCPU, 64 GB, nic]` with
+/// `(intra-machine Gbit/s, role, NIC Gbit/s)`, jobs with worker
+/// `[1, 2, mem_w, 1 Gbit/s]` and PS `[0, 2, mem_s, 2 Gbit/s]`, linear
+/// utilities, 100-s slots.
+fn tiny_instance(machines: &[(f64, u8, f64)], jobs: &[TinyJob], slots: u32) -> Instance {
+    let ms = machines
+        .iter()
+        .enumerate()
+        .map(|(i, &(b_int, role, nic))| {
+            let hosts = match role {
+                0 => Hosting::Workers,
+                1 => Hosting::ParameterServers,
+                _ => Hosting::Both,
+            };
+            let cap = Resources::zero()
+                .gpus(4.0)
+                .cpu_cores(16.0)
+                .memory(gb(64.0))
+                .nic(gbps(nic));
+            Machine::new(MachineId(i as u32), cap, gbps(b_int)).hosting(hosts)
+        })
+        .collect();
+    let js = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            Job::new(
+                JobId(i as u32),
+                100.0 * f64::from(t.arrival.min(slots - 1)),
+                PsJob {
+                    epochs: 1,
+                    data_chunks: t.n,
+                    minibatches_per_chunk: t.m,
+                    minibatch_compute_s: t.tau,
+                    gradient_bytes: mb(t.e_mb),
+                    worker: Resources::zero()
+                        .gpus(1.0)
+                        .cpu_cores(2.0)
+                        .memory(gb(t.mem.0))
+                        .nic(gbps(1.0)),
+                    ps: Resources::zero()
+                        .cpu_cores(2.0)
+                        .memory(gb(t.mem.1))
+                        .nic(gbps(2.0)),
+                    max_workers: t.n,
+                    max_ps: t.n,
+                    ..PsJob::default()
+                },
+            )
+            .with_utility(Utility::Linear {
+                g1: t.g1,
+                slope: t.g1 * t.slope,
+            })
+        })
+        .collect();
+    Instance::new(Cluster::new(ms), js, 100.0, slots).unwrap()
+}
+
+/// Machines of a tiny instance, some hosting workers and some PSs:
+/// intra-machine bandwidth at least the workers' 1 Gbit/s (so `r^L ≥ r^D`).
+fn tiny_machines(max: usize) -> impl Strategy<Value = Vec<(f64, u8, f64)>> {
+    prop::collection::vec(
+        (
+            1.0f64..20.0,
+            0u8..4,
+            prop::sample::select(vec![5.0, 10.0, 1000.0]),
+        ),
+        1..=max,
+    )
+    .prop_filter("some machine hosts workers and some PSs", |m| {
+        m.iter().any(|x| x.1 != 1) && m.iter().any(|x| x.1 != 0)
+    })
+}
+
+/// The scheduler under `params` (seeded), or `None` when no price bounds
+/// can be derived (no schedulable job with positive late utility, or none
+/// to set the value floor).
+fn run_online(
+    inst: &Instance,
+    params: &LocalityParams,
+) -> Result<Option<dmlsched::algorithms::Solved<LocalityReport>>, TestCaseError> {
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    match Locality::new(params.clone()).solve(inst, &mut rng) {
+        Ok(s) => Ok(Some(s)),
+        Err(
+            dmlsched::Error::Online(_)
+            | dmlsched::Error::Locality(LocalityError::InvalidOption { name: "bounds", .. }),
+        ) => Ok(None),
+        Err(e) => Err(TestCaseError::fail(format!("{e}"))),
+    }
+}
+
+fn exact_params() -> LocalityParams {
+    LocalityParams {
+        inner: InnerSolver::exact_mip(),
+        ..LocalityParams::default()
+    }
+}
+
+fn lp_round_params() -> LocalityParams {
+    LocalityParams {
+        seed: Some(5),
+        ..LocalityParams::default()
+    }
+}
+
+// ---------------------------------------------------------------------------
+// ALG ≤ OPT, and the optimum's plans pass both checkers
+// ---------------------------------------------------------------------------
+
+proptest! {
+    #![proptest_config(config(64))]
+
+    /// On tiny instances (≤ 4 jobs, `H ≤ 3`, `T ≤ 6`) the online total
+    /// utility, with the exact inner solver and with LP rounding, never
+    /// exceeds the offline optimum's upper bound (and, when the MIP proves
+    /// optimality, the optimum itself, 10⁻⁷ relative); the optimum's
+    /// schedule passes both checkers, with LOCAL allowed or not.
+    #[test]
+    fn online_utility_is_at_most_the_offline_optimum(
+        machines in tiny_machines(3),
+        jobs in prop::collection::vec(tiny_job(), 1..=4),
+        slots in 1u32..=6,
+        allow_local in prop::bool::weighted(0.8),
+    ) {
+        let inst = tiny_instance(&machines, &jobs, slots);
+        within(WATCHDOG_S, "ALG ≤ OPT on a tiny instance", move || -> Result<(), TestCaseError> {
+            // The optimum depends on the model only, not on the inner solver.
+            let model = LocalityParams { allow_local, ..LocalityParams::default() };
+            let opt = offline_optimum(&inst, &model, &OfflineLimits::default())
+                .map_err(|e| TestCaseError::fail(format!("{e}")))?;
+            check_optimum(&inst, &model, &opt);
+            for base in [exact_params(), lp_round_params()] {
+                let params = LocalityParams { allow_local, ..base };
+                let Some(alg) = run_online(&inst, &params)? else {
+                    continue;
+                };
+                let alg_u = alg.report.run.total_utility;
+                prop_assert!(alg_u <= opt.upper_bound * (1.0 + 1e-7) + 1e-9, "ALG {alg_u} > OPT bound {}", opt.upper_bound);
+                if opt.optimal {
+                    prop_assert!(alg_u <= opt.objective * (1.0 + 1e-7) + 1e-9, "ALG {alg_u} > OPT {}", opt.objective);
+                }
+                // The certificate accepts the optimum as a comparison point,
+                // unless the run declared a job unschedulable that the
+                // optimum runs: its bound then leaves that job out (see
+                // `schedulable_jobs_are_never_declared_unschedulable`).
+                let order = inst.arrival_order();
+                let misjudged = alg.report.run.outcomes.iter().any(|o| {
+                    matches!(o.decision, Decision::Rejected(RejectReason::Unschedulable))
+                        && opt.plans[order[o.index]].1.is_some()
+                });
+                if misjudged {
+                    eprintln!("schedulable job declared unschedulable: certificate bound not checked against OPT");
+                } else {
+                    let cert = alg.certificate.clone().with_exact(opt.exact_info());
+                    cert.check(1e-6).map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
+                }
+                eprintln!(
+                    "OPT/ALG {:>8.4} ({}, local {allow_local}): OPT {:.3} ALG {alg_u:.3}, {} jobs, H {}, T {slots}, {} columns, {:.3} s",
+                    opt.ratio_bound_over(alg_u),
+                    if params.inner == InnerSolver::exact_mip() { "exact  " } else { "lpround" },
+                    opt.objective,
+                    jobs.len(),
+                    machines.len(),
+                    opt.columns,
+                    opt.seconds
+                );
+            }
+            Ok(())
+        })?;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Admission at an empty cluster, and the framework's invariants
+// ---------------------------------------------------------------------------
+
+/// `params` with the price bounds of the η rule (derived from the job
+/// list).
+fn eta(params: LocalityParams) -> LocalityParams {
+    LocalityParams {
+        bounds: BoundsChoice::Eta,
+        ..params
+    }
+}
+
+proptest! {
+    #![proptest_config(config(48))]
+
+    /// The first arriving job on the empty cluster, with η-rule bounds
+    /// from the job list: when it is schedulable (a LOCAL or DISTRIBUTED
+    /// witness plan on the empty cluster finishes in its window) and its
+    /// latest utility is positive, it is admitted. The witness uses at
+    /// most `W^D = ⌈Q/r^D⌉` worker-slots and as many PS-slots (`r^L ≥ r^D`
+    /// here), so it consumes at most the normaliser `m`, and at the empty
+    /// cluster every cell costs `L ≤ f(end − a)/(4ηm)`: with the exact
+    /// oracle the payoff is at least `(1 − 1/(4η))·f(t̂_w − a) ≥
+    /// f(t̂_w − a)·3/4` for the witness's completion slot `t̂_w`. LP
+    /// rounding admits whenever it finds a plan (any plan costs at most
+    /// `f(end − a)/4` at the empty cluster), but it may find none.
+    #[test]
+    fn l10_first_job_is_admitted_on_the_empty_cluster(
+        machines in tiny_machines(3),
+        jobs in prop::collection::vec(tiny_job(), 1..=3),
+        slots in 1u32..=6,
+        allow_local in prop::bool::weighted(0.8),
+    ) {
+        let inst = tiny_instance(&machines, &jobs, slots);
+        within(WATCHDOG_S, "L10", move || -> Result<(), TestCaseError> {
+            for base in [exact_params(), lp_round_params()] {
+                let params = eta(LocalityParams { allow_local, ..base });
+                let mut rng = ChaCha8Rng::seed_from_u64(3);
+                let (mut engine, ljobs) = match Locality::new(params.clone()).engine(&inst, &mut rng) {
+                    Ok(e) => e,
+                    // No schedulable job with positive late utility.
+                    Err(dmlsched::Error::Online(_)) => return Ok(()),
+                    Err(e) => return Err(TestCaseError::fail(format!("{e}"))),
+                };
+                let first = &ljobs[0];
+                let inputs = engine.oracle().bound_inputs(first, inst.horizon_slots()).unwrap();
+                if !(inputs.schedulable && inputs.ln_u_min.is_finite()) {
+                    continue;
+                }
+                let cl = engine.oracle().cluster().clone();
+                let pace = first.empty_cluster_pace(&cl);
+                let needed = (first.minibatches / pace - 1e-9).ceil().max(1.0) as u32;
+                let t_w = first.arrival + needed - 1;
+                prop_assert!(t_w <= first.end);
+                let outcome = engine.step(first).unwrap();
+                let payoff = match outcome.decision {
+                    Decision::Admitted { payoff, .. } => payoff,
+                    // LP rounding may find no plan at all (see
+                    // `lp_rounding_finds_a_plan_at_small_uniform_prices`);
+                    // any plan it finds has a positive payoff.
+                    Decision::Rejected(RejectReason::NoFeasiblePlan)
+                        if params.inner != InnerSolver::exact_mip() => continue,
+                    ref other => {
+                        return Err(TestCaseError::fail(format!("{:?}: first schedulable job rejected: {other:?}", params.inner)));
+                    }
+                };
+                prop_assert!(payoff > 0.0);
+                if params.inner == InnerSolver::exact_mip() {
+                    let bound = 0.75 * first.utility_at(t_w);
+                    prop_assert!(payoff >= bound * (1.0 - 1e-9), "payoff {payoff} < 3/4·f(t̂_w) = {bound}");
+                }
+            }
+            Ok(())
+        })?;
+    }
+
+    /// Random runs, exact and LP rounding, value-floor and η bounds: no
+    /// cell over capacity (ledger after every decision, and both checkers
+    /// on the schedule), prices never fall, `ALG ≥ (D − D_0)/α_eff`, a
+    /// strictly positive payoff at every admission, `D_end ≥ ALG` when it
+    /// is valid, and the certificate checks.
+    #[test]
+    fn l11_framework_invariants(
+        machines in tiny_machines(3),
+        jobs in prop::collection::vec(tiny_job(), 1..=4),
+        slots in 1u32..=6,
+        floor in any::<bool>(),
+    ) {
+        let inst = tiny_instance(&machines, &jobs, slots);
+        within(WATCHDOG_S, "L11", move || -> Result<(), TestCaseError> {
+            for base in [exact_params(), lp_round_params()] {
+                let params = if floor { base } else { eta(base) };
+                let Some(solved) = run_online(&inst, &params)? else { return Ok(()) };
+                verify(&inst, &solved.schedule).unwrap();
+                verify_locality(&inst, &params, &solved.schedule).unwrap();
+                common::check_run_invariants(&solved.report.run)?;
+                solved.certificate.check(1e-9).map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
+                let mut rng = ChaCha8Rng::seed_from_u64(11);
+                let (mut engine, ljobs) = Locality::new(params.clone()).engine(&inst, &mut rng).unwrap();
+                let admitted = common::step_checking_prices_and_capacity(&mut engine, &ljobs)?;
+                let reported: Vec<bool> = solved.report.run.outcomes.iter().map(|o| o.admitted()).collect();
+                prop_assert_eq!(admitted, reported);
+            }
+            Ok(())
+        })?;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// L5: the reduction to OASiS
+// ---------------------------------------------------------------------------
+
+use dmlsched::algorithms::locality::{LocalityCluster, LocalityJob, LocalityOracle};
+use dmlsched::algorithms::oasis::{OasisCluster, OasisJob, OasisOracle};
+use dmlsched::online::PriceView;
+
+/// Slot length of the reduction, s.
+const L5_SLOT: f64 = 100.0;
+
+/// One job on a split cluster (worker-only and PS-only machines; vCPU and
+/// NIC used), with injected prices and residuals per machine and slot.
+#[derive(Debug, Clone)]
+struct SplitCase {
+    /// `(vCPU, Gbit/s)` of the worker machines, then of the PS machines.
+    workers: Vec<(f64, f64)>,
+    ps: Vec<(f64, f64)>,
+    horizon: u32,
+    arrival: u32,
+    /// `E`, `N`, `M` (`M` a power of two, so `r^D = M` exactly).
+    e: u32,
+    n: u32,
+    m: u32,
+    max_ps: u32,
+    /// `b`, `B` in Gbit/s.
+    b: f64,
+    big_b: f64,
+    /// Non-increasing utility table.
+    utility: Vec<f64>,
+    /// Price per unit of vCPU and of Gbit/s, per machine and slot.
+    price: Vec<Vec<f64>>,
+    /// Residual in units of the machine's task (worker or PS), per machine
+    /// and slot.
+    residual: Vec<Vec<u32>>,
+}
+
+fn split_case() -> impl Strategy<Value = SplitCase> {
+    (
+        1u32..=4,
+        1usize..=2,
+        1usize..=2,
+        (
+            1u32..=2,
+            1u32..=3,
+            prop::sample::select(vec![1u32, 2, 4, 8]),
+        ),
+        prop::sample::select(vec![(1.0, 1.0), (1.0, 2.0), (1.0, 3.0), (2.0, 3.0)]),
+        prop::bool::weighted(0.2),
+    )
+        .prop_flat_map(|(t, h, k, (e, n, m), (b, big_b), cheap)| {
+            let machines = h + k;
+            // Utilities in [5, 40] exceed every unit price (≤ 1·(1 + 3))
+            // unless `cheap` makes them small.
+            let (lo, hi) = if cheap { (0.5, 4.0) } else { (5.0, 40.0) };
+            (
+                Just((t, h, k, e, n, m, b, big_b)),
+                0..t,
+                1u32..=n,
+                prop::collection::vec(lo..hi, t as usize),
+                prop::collection::vec(
+                    prop::collection::vec(
+                        prop::sample::select(vec![0.05, 0.1, 0.25, 0.5, 1.0]),
+                        t as usize,
+                    ),
+                    machines,
+                ),
+                prop::collection::vec(prop::collection::vec(0u32..=5, t as usize), machines),
+            )
+        })
+        .prop_map(
+            |((t, h, k, e, n, m, b, big_b), arrival, max_ps, mut utility, price, residual): (
+                _,
+                _,
+                _,
+                Vec<f64>,
+                _,
+                _,
+            )| {
+                utility.sort_by(|a, b| b.total_cmp(a));
+                SplitCase {
+                    workers: vec![(4.0, 4.0 * b); h],
+                    ps: vec![(4.0, 4.0 * big_b); k],
+                    horizon: t,
+                    arrival,
+                    e,
+                    n,
+                    m,
+                    max_ps,
+                    b,
+                    big_b,
+                    utility,
+                    price,
+                    residual,
+                }
+            },
+        )
+}
+
+impl SplitCase {
+    /// The instance: worker demand `[0, 1 vCPU, 0, 0, b]`, PS demand
+    /// `[0, 1 vCPU, 0, 0, B]`, no gradient traffic and `τ = Δ/M`, so
+    /// `r^D = M` mini-batches per worker-slot (OASiS: `ω = 1/M` slots per
+    /// mini-batch, `ρ = M·ω = 1` worker-slot per chunk).
+    fn instance(&self) -> Instance {
+        let server = |id: usize, (cpu, nic): (f64, f64), hosts| {
+            Machine::new(
+                MachineId(id as u32),
+                Resources::zero().cpu_cores(cpu).nic(gbps(nic)),
+                gbps(nic),
+            )
+            .hosting(hosts)
+        };
+        let h = self.workers.len();
+        let machines = self
+            .workers
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| server(i, c, Hosting::Workers))
+            .chain(
+                self.ps
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &c)| server(h + i, c, Hosting::ParameterServers)),
+            )
+            .collect();
+        let job = Job::new(
+            JobId(0),
+            f64::from(self.arrival) * L5_SLOT,
+            PsJob {
+                epochs: self.e,
+                data_chunks: self.n,
+                minibatches_per_chunk: self.m,
+                minibatch_compute_s: L5_SLOT / f64::from(self.m),
+                gradient_bytes: 0.0,
+                worker: Resources::zero().cpu_cores(1.0).nic(gbps(self.b)),
+                ps: Resources::zero().cpu_cores(1.0).nic(gbps(self.big_b)),
+                max_workers: self.n,
+                max_ps: self.max_ps,
+                ..PsJob::default()
+            },
+        )
+        .with_utility(Utility::Table {
+            values: self.utility.clone(),
+        });
+        Instance::new(Cluster::new(machines), vec![job], L5_SLOT, self.horizon).unwrap()
+    }
+
+    /// The injected prices (vCPU and NIC) and residuals of slots
+    /// `0..horizon`, the same on both sides.
+    fn view(&self, horizon: u32) -> PriceView<'static> {
+        let h = self.workers.len();
+        let (price, residual) = (self.price.clone(), self.residual.clone());
+        let (b, big_b) = (self.b, self.big_b);
+        PriceView::from_explicit(
+            h + self.ps.len(),
+            5,
+            horizon,
+            move |m, r, t| match r.0 {
+                1 | 4 => price[m.0 as usize][t as usize],
+                _ => 0.0,
+            },
+            move |m, r, t| {
+                let units = f64::from(residual[m.0 as usize][t as usize]);
+                match r.0 {
+                    1 => units,
+                    4 => units * if (m.0 as usize) < h { b } else { big_b },
+                    _ => 0.0,
+                }
+            },
+        )
+    }
+}
+
+/// Largest unit price of a task at the case's prices.
+fn max_unit_price(case: &SplitCase) -> f64 {
+    let h = case.workers.len();
+    case.price
+        .iter()
+        .enumerate()
+        .flat_map(|(m, p)| {
+            let nic = if m < h { case.b } else { case.big_b };
+            p.iter().map(move |p| p * (1.0 + nic))
+        })
+        .fold(0.0, f64::max)
+}
+
+proptest! {
+    #![proptest_config(config(64))]
+
+    /// The locality model on OASiS's split cluster with LOCAL disabled and
+    /// `r^D = M` is OASiS's per-job problem: at the same injected prices and
+    /// residuals, the locality oracle's exact minimum cost at every
+    /// deadline `t̂` equals OASiS's `G_t̂(D)` (its forward DP's minimum cost
+    /// to train all `D = E·N` chunks within `[a, t̂]`, read off as the cost
+    /// of the best plan of the job with a constant utility over slots
+    /// `0..=t̂`) whenever every unit price is at most `f(0)`, and is never
+    /// below it otherwise (the locality program drops units priced above
+    /// `f(0)`); the best payoffs are equal in every case.
+    #[test]
+    fn l5_reduction_to_oasis(case in split_case()) {
+        let inst = case.instance();
+        let cl = LocalityCluster::from_instance(&inst).unwrap();
+        let lj = LocalityJob::from_job(&inst, &cl, &inst.jobs()[0], 64, None).unwrap().without_local();
+        prop_assert!((lj.rate_dist - f64::from(case.m)).abs() < 1e-12);
+        let ocl = OasisCluster::from_instance(&inst).unwrap();
+        let oj = OasisJob::from_job(&inst, &inst.jobs()[0]).unwrap();
+        prop_assert!((oj.rho - 1.0).abs() < 1e-12);
+        let mut loc = LocalityOracle::new(cl, InnerSolver::exact_mip());
+        let mut oasis = OasisOracle::new(ocl, false);
+        let pruned = max_unit_price(&case) > case.utility[0];
+        let constant = OasisJob { utility: Utility::Constant { value: 1e6 }, ..oj.clone() };
+        for t in case.arrival..case.horizon {
+            let d = loc.solve_deadline(&lj, &case.view(case.horizon), t).unwrap();
+            prop_assert!(d.proven);
+            let g = oasis.best_plan(&constant, &case.view(t + 1)).map(|(_, _, c)| c);
+            match (d.plan.map(|p| p.1), g) {
+                (Some(c), Some(g)) if pruned => prop_assert!(c >= g * (1.0 - 1e-7) - 1e-9, "t̂ {t}: {c} < G {g}"),
+                (Some(c), Some(g)) => prop_assert!(close(c, g, 1e-7), "t̂ {t}: locality {c} vs G {g}"),
+                (None, Some(_)) if pruned => {}
+                (None, None) => {}
+                other => prop_assert!(false, "t̂ {t}: {other:?}"),
+            }
+        }
+        let view = case.view(case.horizon);
+        let (best, _, proven) = loc.best_plan(&lj, &view).unwrap();
+        prop_assert!(proven);
+        let ours = best.map(|(_, u, c)| u - c);
+        let theirs = oasis.best_plan(&oj, &view).map(|(_, u, c)| u - c);
+        match (ours, theirs) {
+            (Some(a), Some(b)) => prop_assert!(close(a, b, 1e-7), "payoff {a} vs {b}"),
+            (None, None) => {}
+            other => prop_assert!(false, "payoffs disagree: {other:?}"),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Measurement (ignored): the offline MIP at the intended size
+// ---------------------------------------------------------------------------
+
+/// Six jobs on four machines over eight slots, seeded: the offline MIP's
+/// size, time and `OPT/ALG` (exact and LP rounding). Run with
+/// `cargo test --release --test locality_theory -- --ignored --nocapture`.
+#[test]
+#[ignore = "measurement"]
+fn offline_runtime_at_the_intended_size() {
+    use rand::RngExt;
+    // Light: staggered arrivals, short jobs. Contended: every job arrives
+    // in slot 0 or 1 with 3–10 slots of full-width work, utility positive
+    // over the whole window.
+    for (profile, seed) in (0..5u64)
+        .map(|s| ("light", s))
+        .chain((0..5).map(|s| ("contended", s)))
+    {
+        let heavy = profile == "contended";
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let machines: Vec<(f64, u8, f64)> = (0..4)
+            .map(|_| (rng.random_range(1.0..20.0), 3u8, 10.0))
+            .collect();
+        let jobs: Vec<TinyJob> = (0..6)
+            .map(|_| TinyJob {
+                arrival: rng.random_range(0..if heavy { 2 } else { 4 }),
+                n: rng.random_range(2..=4),
+                m: if heavy {
+                    rng.random_range(300..1000)
+                } else {
+                    rng.random_range(100..400)
+                },
+                tau: rng.random_range(0.1..1.0),
+                e_mb: rng.random_range(20.0..200.0),
+                mem: (rng.random_range(4.0..30.0), rng.random_range(4.0..30.0)),
+                g1: rng.random_range(10.0..200.0),
+                slope: if heavy {
+                    0.1
+                } else {
+                    [0.1, 0.25, 0.5][rng.random_range(0..3usize)]
+                },
+            })
+            .collect();
+        let inst = tiny_instance(&machines, &jobs, 8);
+        let params = exact_params();
+        let opt = offline_optimum(&inst, &params, &OfflineLimits::default()).unwrap();
+        check_optimum(&inst, &params, &opt);
+        let alg = |p: &LocalityParams| {
+            let mut rng = ChaCha8Rng::seed_from_u64(11);
+            Locality::new(p.clone())
+                .solve(&inst, &mut rng)
+                .map(|s| s.report.run.total_utility)
+                .unwrap_or(0.0)
+        };
+        let (exact, lp) = (alg(&params), alg(&lp_round_params()));
+        eprintln!(
+            "{profile} seed {seed}: {} columns, {} rows, optimal {}, {:.3} s; OPT {:.3}, OPT/ALG exact {:.4}, LP rounding {:.4}",
+            opt.columns,
+            opt.rows,
+            opt.optimal,
+            opt.seconds,
+            opt.objective,
+            opt.ratio_bound_over(exact),
+            opt.ratio_bound_over(lp)
+        );
+    }
+}
+
+/// A known gap of LP rounding, found by L10: one job (`Q = 386`, `N = 2`,
+/// `r^L = r^D ≈ 96.3`, so deadline 2 needs 5 worker-slots over 3 slots) on
+/// a machine hosting both roles (LOCAL fits only 1 worker beside the PS:
+/// memory) and a worker-only machine (2 workers). The exact solver finds a
+/// plan at deadline 2 (LOCAL 1, then DISTRIBUTED 2 and 2); at the same
+/// uniform price per unit of every resource LP rounding finds one at
+/// 0.01 but none at 0.005 or below — every draw and the greedy fallback
+/// fail — so on the empty cluster (η-rule prices ≈ 0.0047) the first job
+/// is rejected with `NoFeasiblePlan`. Ignored until the rounding is fixed.
+#[test]
+#[ignore = "known gap of LP rounding: no plan at small uniform prices"]
+fn lp_rounding_finds_a_plan_at_small_uniform_prices() {
+    let machines = [(1.0, 2u8, 5.0), (1.0, 0u8, 5.0)];
+    let jobs = [TinyJob {
+        arrival: 0,
+        n: 2,
+        m: 193,
+        tau: 0.8659492424488556,
+        e_mb: 10.803479588200716,
+        mem: (28.568048570934664, 8.996543806128946),
+        g1: 10.0,
+        slope: 0.0,
+    }];
+    let inst = tiny_instance(&machines, &jobs, 3);
+    let cl = LocalityCluster::from_instance(&inst).unwrap();
+    let lj = LocalityJob::from_job(&inst, &cl, &inst.jobs()[0], 64, None).unwrap();
+    for price in [0.01, 0.005, 0.001] {
+        let cap = cl.capacity.clone();
+        let view = PriceView::from_explicit(
+            2,
+            5,
+            3,
+            move |_, _, _| price,
+            move |m, r, _| cap[m.0 as usize][r.0 as usize],
+        );
+        for inner in [InnerSolver::exact_mip(), InnerSolver::lp_round()] {
+            let mut oracle = LocalityOracle::new(cl.clone(), inner).with_seed(5);
+            let d = oracle.solve_deadline(&lj, &view, 2).unwrap();
+            assert!(
+                d.plan.is_some(),
+                "{inner:?} at price {price}: no plan ({:?})",
+                d.rounding
+            );
+        }
+    }
+}
+
+/// A known gap of the schedulability test, found by the `ALG ≤ OPT`
+/// property: job 0 (`N = 3`, `Q = 309`, `r^D ≈ 30.7`, so 11 worker-slots)
+/// fits 2 workers on the worker-only machine plus 1 worker beside its 2
+/// PSs on the machine hosting both roles: 3 workers per slot finish in
+/// `T = 4` slots, and the exact optimum runs it (`OPT = 192.57`). The
+/// empty-cluster witness behind `BoundInputs::schedulable` tries PSs on
+/// one machine with workers either all on the other machines or all beside
+/// them (2 per slot, 6 slots), so the job is rejected as unschedulable, left
+/// out of the bounds, and the certificate's bound on `OPT` (the trivial
+/// bound 10) is below `OPT`. Ignored until the schedulability test is
+/// fixed.
+#[test]
+#[ignore = "known gap: a schedulable job is declared unschedulable; the certificate's bound is then below OPT"]
+fn schedulable_jobs_are_never_declared_unschedulable() {
+    let machines = [(1.0, 2u8, 5.0), (1.0, 0u8, 5.0)];
+    let jobs = [
+        TinyJob {
+            arrival: 0,
+            n: 3,
+            m: 103,
+            tau: 0.48120106616894315,
+            e_mb: 173.67044852043898,
+            mem: (28.604386580318465, 4.0),
+            g1: 182.5699417296959,
+            slope: 0.0,
+        },
+        TinyJob {
+            arrival: 0,
+            n: 1,
+            m: 20,
+            tau: 0.1,
+            e_mb: 1.0,
+            mem: (4.0, 4.0),
+            g1: 10.0,
+            slope: 0.0,
+        },
+    ];
+    let inst = tiny_instance(&machines, &jobs, 4);
+    let params = LocalityParams {
+        allow_local: false,
+        ..exact_params()
+    };
+    let opt = offline_optimum(&inst, &params, &OfflineLimits::default()).unwrap();
+    assert!(opt.optimal && opt.plans[0].1.is_some());
+    let solved = run_online(&inst, &params).unwrap().unwrap();
+    assert!(
+        !matches!(
+            solved.report.run.outcomes[0].decision,
+            Decision::Rejected(RejectReason::Unschedulable)
+        ),
+        "job 0 declared unschedulable, yet OPT runs it"
+    );
+    let cert = solved.certificate.clone().with_exact(opt.exact_info());
+    cert.check(1e-6).unwrap();
+}
