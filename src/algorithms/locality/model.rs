@@ -373,6 +373,40 @@ impl LocalityJob {
         self.utility.value(t.saturating_sub(self.arrival))
     }
 
+    /// An upper bound on the mini-batches any one slot of any plan does on
+    /// the empty cluster: the best LOCAL pace (exact: one machine, one PS)
+    /// or `y·r^D` for the most DISTRIBUTED workers `y ≤ N` that fit on the
+    /// machines hosting workers when the `zreq(y)` PSs they need fit on the
+    /// machines hosting PSs, each role counted against full capacities (a
+    /// relaxation: workers and PSs sharing a machine are not charged
+    /// together). A job whose window this pace cannot finish has no plan
+    /// at all; 0 when neither configuration can run.
+    pub fn pace_upper_bound(&self, cluster: &LocalityCluster) -> f64 {
+        let n = self.max_workers;
+        let (wl, sl) = (self.worker_local(), self.ps_local());
+        let mut best = 0.0_f64;
+        for h in (0..cluster.machines()).filter(|&h| self.local_allowed(cluster, h)) {
+            let c = cluster.capacity[h];
+            if units_fitting(&sl, |r| c[r], 1) == 1 {
+                let y = units_fitting(&wl, |r| c[r] - sl[r], n);
+                best = best.max(f64::from(y) * self.rate_local[h]);
+            }
+        }
+        let fits = |d: &Vector, roles: &[bool], cap: u32| -> u64 {
+            (0..cluster.machines())
+                .filter(|&h| roles[h] && self.may_use(h))
+                .map(|h| u64::from(units_fitting(d, |r| cluster.capacity[h][r], cap)))
+                .sum()
+        };
+        let workers = fits(&self.worker, &cluster.hosts_workers, n).min(u64::from(n));
+        let ps = fits(&self.ps, &cluster.hosts_ps, self.max_ps).min(u64::from(self.max_ps));
+        let mut y = workers as u32;
+        while y > 0 && u64::from(self.zreq(y)) > ps {
+            y -= 1;
+        }
+        best.max(f64::from(y) * self.rate_dist)
+    }
+
     /// The most mini-batches one slot of a simple plan does on the empty
     /// cluster: LOCAL on the best machine, or DISTRIBUTED with all PSs on
     /// one machine and the workers on the others or beside them. A lower
@@ -561,6 +595,7 @@ mod tests {
         assert!((lj.rate_local[0] - 40.0).abs() < 1e-9);
         assert_eq!(lj.d_min(&cl), 3);
         assert!((lj.empty_cluster_pace(&cl) - 160.0).abs() < 1e-9);
+        assert!((lj.pace_upper_bound(&cl) - 160.0).abs() < 1e-9);
     }
 
     #[test]

@@ -489,15 +489,17 @@ impl PricingOracle for LocalityOracle {
     type Job = LocalityJob;
     type Plan = LocalityPlan;
 
-    /// The bound inputs: `schedulable` when a simple plan on the empty
-    /// cluster ([`LocalityJob::empty_cluster_pace`]) finishes within the
-    /// window; `ln f(δ_min)` with `δ_min = d_min − 1`;
+    /// The bound inputs: `schedulable` unless even an upper bound on the
+    /// pace of any plan on the empty cluster
+    /// ([`LocalityJob::pace_upper_bound`]) cannot finish the work within
+    /// the window (so a job is left out of the bounds only when it has no
+    /// plan at all); `ln f(δ_min)` with `δ_min = d_min − 1`;
     /// `ln f(end_i − a_i)`; four unit kinds in the one pool (DISTRIBUTED
     /// worker and PS, LOCAL worker and PS with NIC 0; kinds without a
     /// positive entry are left out); the normaliser
     /// `m_i = W^D·(Σ_r w^r + Σ_r s^r)`.
     fn bound_inputs(&self, job: &LocalityJob, horizon: u32) -> crate::Result<BoundInputs> {
-        let pace = job.empty_cluster_pace(&self.cluster);
+        let pace = job.pace_upper_bound(&self.cluster);
         let schedulable = pace > 0.0 && job.arrival < horizon && {
             let needed = ceil_tol(job.minibatches / pace).max(1.0);
             f64::from(job.arrival) + needed - 1.0 <= f64::from(job.end)
