@@ -85,6 +85,21 @@ struct Slot {
     v: Option<usize>,
     /// `(h, y^D_{h,t}, z^D_{h,t})` of every machine with either column.
     dist: Vec<(usize, Option<usize>, Option<usize>)>,
+    /// The slot's efficient configurations ([`LocRounding::front`]).
+    front: Vec<Config>,
+}
+
+/// A whole configuration of one slot: IDLE, LOCAL on one machine with `k`
+/// workers, or DISTRIBUTED with `k` workers and `zreq(k)` PSs, each
+/// feasible for the slot's rows on its own.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Config {
+    /// Work, mini-batches.
+    work: f64,
+    /// Cost (the objective's coefficients).
+    cost: f64,
+    /// The slot's columns with a non-zero value, and their values.
+    cols: Vec<(usize, u32)>,
 }
 
 /// LOC-SUB at one deadline as the rounding sees it: its choice groups,
@@ -139,12 +154,17 @@ impl<'a> LocRounding<'a> {
             }
             slots.push(s);
         }
-        LocRounding {
+        let mut out = LocRounding {
             job,
             cells,
             sub,
             slots,
+        };
+        for k in 0..out.slots.len() {
+            let front = out.front(&out.slots[k]);
+            out.slots[k].front = front;
         }
+        out
     }
 
     /// The choice groups: per slot with a member, `{u_{h,t}}_h ∪ {v_t}`
@@ -419,6 +439,238 @@ impl<'a> LocRounding<'a> {
     }
 }
 
+/// Whole-slot reconfiguration: the efficient configurations of a slot and
+/// the moves that switch a slot to one of them.
+impl LocRounding<'_> {
+    /// Workers of demand `w` that fit on `h` in `s` beside `b` PSs (at most
+    /// `cap`), or `None` when the `b` PSs alone do not fit.
+    fn beside(&self, s: &Slot, h: usize, b: u32, cap: u32) -> Option<u32> {
+        let res = self.cell(s, h).residual;
+        let (w, ps) = (&self.job.worker, &self.job.ps);
+        let mut n = f64::from(cap);
+        for r in 0..RESOURCES {
+            let left = res[r] - f64::from(b) * ps[r] + FEAS_TOL * res[r].max(1.0);
+            if left < 0.0 {
+                return None;
+            }
+            if w[r] > 0.0 {
+                n = n.min((left / w[r]).floor());
+            }
+        }
+        Some(n.max(0.0) as u32)
+    }
+
+    /// The slot's efficient configurations, by increasing work: IDLE, then
+    /// every configuration no other beats on both work and cost (LOCAL on
+    /// each machine with `1..=Ȳ^L` workers, the cheapest DISTRIBUTED
+    /// placement of `k` workers and `zreq(k)` PSs for each `k`), keeping
+    /// for equal work the cheapest (ties to the earlier: LOCAL by machine,
+    /// then DISTRIBUTED).
+    fn front(&self, s: &Slot) -> Vec<Config> {
+        let mut all = vec![Config::default()];
+        for &(h, u, y) in &s.local {
+            let c = self.cell(s, h);
+            for k in 1..=c.ybar_local.min(self.job.max_workers) {
+                all.push(Config {
+                    work: f64::from(k) * self.job.rate_local[h],
+                    cost: c.sigma_local + f64::from(k) * c.pi_local,
+                    cols: vec![(u, 1), (y, k)],
+                });
+            }
+        }
+        all.extend(self.dist_configs(s));
+        // Stable: equal keys keep the order above.
+        all.sort_by(|a, b| b.work.total_cmp(&a.work).then(a.cost.total_cmp(&b.cost)));
+        let mut front: Vec<Config> = Vec::new();
+        for c in all {
+            if front.last().is_none_or(|f| c.cost < f.cost) {
+                front.push(c);
+            }
+        }
+        front.reverse();
+        front
+    }
+
+    /// For each `k = 1..=N` with `zreq(k) ≤ max_ps`, the cheapest
+    /// DISTRIBUTED configuration of `s` with `k` workers and `zreq(k)` PSs
+    /// that fits every machine, if any: a dynamic programme over the
+    /// machines on (workers, PSs) placed so far, exact for the slot.
+    fn dist_configs(&self, s: &Slot) -> Vec<Config> {
+        let Some(v) = s.v else { return Vec::new() };
+        let n = self.job.max_workers;
+        let zmax = self.job.zreq(n).min(self.job.max_ps);
+        let stride = zmax as usize + 1;
+        let at_yz = |y: u32, z: u32| y as usize * stride + z as usize;
+        let mut cost = vec![f64::INFINITY; (n as usize + 1) * stride];
+        cost[0] = 0.0;
+        let mut picks: Vec<Vec<(u32, u32)>> = Vec::with_capacity(s.dist.len());
+        for &(h, yc, zc) in &s.dist {
+            let c = self.cell(s, h);
+            let ybar = yc.map_or(0, |_| c.ybar_dist.min(n));
+            let zbar = zc.map_or(0, |_| c.zbar_dist.min(zmax));
+            let mut next = vec![f64::INFINITY; cost.len()];
+            let mut pick = vec![(0, 0); cost.len()];
+            for b in 0..=zbar {
+                let Some(ymax) = self.beside(s, h, b, ybar) else {
+                    break;
+                };
+                for z in 0..=zmax - b {
+                    let step = (c.pi_dist, c.sigma_dist * f64::from(b));
+                    let col = |y: u32| cost[at_yz(y, z)];
+                    for (y, a, value) in window_min(n, ymax, step, col) {
+                        let k = at_yz(y, z + b);
+                        if value < next[k] {
+                            next[k] = value;
+                            pick[k] = (a, b);
+                        }
+                    }
+                }
+            }
+            cost = next;
+            picks.push(pick);
+        }
+        let mut out = Vec::new();
+        for k in 1..=n {
+            let zk = self.job.zreq(k);
+            if zk > zmax || !cost[at_yz(k, zk)].is_finite() {
+                continue;
+            }
+            let mut cols = vec![(v, 1)];
+            let (mut y, mut z) = (k, zk);
+            for (m, &(_, yc, zc)) in s.dist.iter().enumerate().rev() {
+                let (a, b) = picks[m][at_yz(y, z)];
+                cols.extend(yc.filter(|_| a > 0).map(|j| (j, a)));
+                cols.extend(zc.filter(|_| b > 0).map(|j| (j, b)));
+                (y, z) = (y - a, z - b);
+            }
+            out.push(Config {
+                work: f64::from(k) * self.job.rate_dist,
+                cost: cost[at_yz(k, zk)],
+                cols,
+            });
+        }
+        out
+    }
+
+    /// Work (mini-batches) and cost of slot `s` at `x`.
+    fn slot_state(&self, s: &Slot, x: &[f64]) -> (f64, f64) {
+        let obj = self.sub.problem.objective();
+        let mut work = 0.0;
+        let mut cost = 0.0;
+        for &(h, u, y) in &s.local {
+            work += x[y] * self.job.rate_local[h];
+            cost += obj[u] * x[u] + obj[y] * x[y];
+        }
+        for &(_, y, z) in &s.dist {
+            if let Some(y) = y {
+                work += x[y] * self.job.rate_dist;
+                cost += obj[y] * x[y];
+            }
+            if let Some(z) = z {
+                cost += obj[z] * x[z];
+            }
+        }
+        (work, cost)
+    }
+
+    /// The move that sets slot `s` to `c` at `x` (`None`: already there).
+    fn switch_to(&self, s: &Slot, x: &[f64], c: &Config) -> Option<Move> {
+        let locals = s.local.iter().flat_map(|l| [Some(l.1), Some(l.2)]);
+        let dists = s.dist.iter().flat_map(|d| [d.1, d.2]);
+        let deltas: Vec<(usize, f64)> = locals
+            .chain(dists)
+            .chain([s.v])
+            .flatten()
+            .filter_map(|j| {
+                let to = c.cols.iter().find(|e| e.0 == j).map_or(0, |e| e.1);
+                let d = f64::from(to) - x[j];
+                (d != 0.0).then_some((j, d))
+            })
+            .collect();
+        (!deltas.is_empty()).then(|| Move::new(deltas))
+    }
+
+    /// Total work of `x`, mini-batches.
+    fn work(&self, x: &[f64]) -> f64 {
+        self.slots.iter().map(|s| self.slot_state(s, x).0).sum()
+    }
+
+    /// Shrink: per slot, a switch to the cheapest configuration with at
+    /// least its work and one to the configuration with the most work
+    /// below it (the driver keeps those that relieve a violated row).
+    fn reconfigure_shrink(&self, s: &Slot, x: &[f64], out: &mut Vec<Move>) {
+        let (work, _) = self.slot_state(s, x);
+        let up = s.front.iter().find(|c| c.work >= work);
+        let down = s.front.iter().rev().find(|c| c.work < work);
+        out.extend(
+            [up, down]
+                .into_iter()
+                .flatten()
+                .filter_map(|c| self.switch_to(s, x, c)),
+        );
+    }
+
+    /// Grow: per slot, the switch to a configuration with more work that
+    /// minimises `Δcost / min(Δwork, deficit)` (ties to less work).
+    fn reconfigure_grow(&self, s: &Slot, x: &[f64], deficit: f64, out: &mut Vec<Move>) {
+        let (work, cost) = self.slot_state(s, x);
+        let mut best: Option<(f64, &Config)> = None;
+        for c in s.front.iter().filter(|c| c.work > work) {
+            let key = (c.cost - cost) / (c.work - work).min(deficit);
+            if best.is_none_or(|b| key < b.0) {
+                best = Some((key, c));
+            }
+        }
+        out.extend(best.and_then(|b| self.switch_to(s, x, b.1)));
+    }
+
+    /// Prune: per slot, the switch to the cheapest configuration that
+    /// keeps the workload covered (`surplus` is the work above `Q`), when
+    /// it is cheaper than the slot now.
+    fn reconfigure_prune(&self, s: &Slot, x: &[f64], surplus: f64, out: &mut Vec<Move>) {
+        let (work, cost) = self.slot_state(s, x);
+        let floor = work - surplus + 1e-9 * self.job.minibatches.max(1.0);
+        let cheapest = s.front.iter().find(|c| c.work >= floor);
+        out.extend(
+            cheapest
+                .filter(|c| c.cost < cost)
+                .and_then(|c| self.switch_to(s, x, c)),
+        );
+    }
+}
+
+/// For `y = 0..=n`, the best way to reach `y` workers by adding `a ≤ amax`
+/// workers at price `step.0` each (plus `step.1` once) to a state of
+/// `y − a` workers of cost `col(y − a)`: `(y, a, cost)` for every `y`
+/// with a finite cost, by a sliding-window minimum in `O(n)` (ties to the
+/// larger `a`).
+fn window_min(
+    n: u32,
+    amax: u32,
+    step: (f64, f64),
+    col: impl Fn(u32) -> f64,
+) -> Vec<(u32, u32, f64)> {
+    let g = |y: u32| col(y) - step.0 * f64::from(y);
+    let mut deque: std::collections::VecDeque<u32> = std::collections::VecDeque::new();
+    let mut out = Vec::new();
+    for y in 0..=n {
+        let gy = g(y);
+        while deque.back().is_some_and(|&b| g(b) > gy) {
+            deque.pop_back();
+        }
+        deque.push_back(y);
+        while deque.front().is_some_and(|&f| f + amax < y) {
+            deque.pop_front();
+        }
+        if let Some(&f) = deque.front()
+            && col(f).is_finite()
+        {
+            out.push((y, y - f, g(f) + step.0 * f64::from(y) + step.1));
+        }
+    }
+    out
+}
+
 impl Derive for LocRounding<'_> {
     /// Per DISTRIBUTED slot: no workers ⇒ IDLE (flag and PSs 0); otherwise
     /// `zreq` PSs placed greedily by ascending `σ^D` (ties to the lower
@@ -461,16 +713,22 @@ impl MoveSource for LocRounding<'_> {
     fn shrink_moves(&self, _: &PcProblem, x: &[f64], out: &mut Vec<Move>) {
         for s in &self.slots {
             self.removals(s, x, out);
+            self.reconfigure_shrink(s, x, out);
         }
     }
 
     fn grow_moves(&self, _: &PcProblem, x: &[f64], out: &mut Vec<Move>) {
+        let deficit = self.job.minibatches - self.work(x);
         for s in &self.slots {
             self.grows(s, x, out);
+            if deficit > 0.0 {
+                self.reconfigure_grow(s, x, deficit, out);
+            }
         }
     }
 
     fn prune_moves(&self, _: &PcProblem, x: &[f64], out: &mut Vec<Move>) {
+        let surplus = self.work(x) - self.job.minibatches;
         for s in &self.slots {
             self.removals(s, x, out);
             let (ys, zs) = self.dist_counts(s, x);
@@ -479,6 +737,9 @@ impl MoveSource for LocRounding<'_> {
                 let mut deltas = Vec::new();
                 self.drop_ps(s, x, 1, &mut deltas);
                 out.push(Move::new(deltas));
+            }
+            if surplus >= 0.0 {
+                self.reconfigure_prune(s, x, surplus, out);
             }
         }
     }
