@@ -24,6 +24,21 @@
 //!   removals plus dropping a PS `zreq` does not need. The driver
 //!   ([`repair_with`]) ranks them, never applies one that breaks a packing
 //!   or linking row, and re-checks the result.
+//! * **Whole-slot switches.** Slots share only the covering row, so each
+//!   slot has a fixed list of *efficient configurations*, computed once per
+//!   deadline: IDLE, LOCAL on each machine with `1..=Ȳ^L` workers, and for
+//!   each `k ≤ N` the cheapest DISTRIBUTED placement of `k` workers with
+//!   `zreq(k)` PSs (a dynamic programme over the machines, exact for the
+//!   slot), keeping only those no other beats on both work and cost. A
+//!   switch sets all of a slot's columns to one of them at once, so it
+//!   moves workers and PSs between machines and between LOCAL and
+//!   DISTRIBUTED, which single-worker moves cannot: a draw that lands
+//!   LOCAL on a machine with too little room, or puts the PSs where the
+//!   workers should go, is stuck without it. Per slot the repair is
+//!   offered, in shrink, the cheapest configuration with at least the
+//!   slot's work and the one with the most work below it; in grow, the one
+//!   with more work minimising `Δcost / min(Δwork, deficit)`; in prune,
+//!   the cheapest one that keeps the workload covered, when it is cheaper.
 //!
 //! Every draw `k` has its own random stream,
 //! `ChaCha8Rng::seed_from_u64(splitmix64(seed ⊕ job·K1 ⊕ t̂·K2 ⊕ k))` with
@@ -517,13 +532,13 @@ impl LocRounding<'_> {
                 for z in 0..=zmax - b {
                     let step = (c.pi_dist, c.sigma_dist * f64::from(b));
                     let col = |y: u32| cost[at_yz(y, z)];
-                    for (y, a, value) in window_min(n, ymax, step, col) {
+                    window_min(n, ymax, step, col, |y, a, value| {
                         let k = at_yz(y, z + b);
                         if value < next[k] {
                             next[k] = value;
                             pick[k] = (a, b);
                         }
-                    }
+                    });
                 }
             }
             cost = next;
@@ -639,20 +654,20 @@ impl LocRounding<'_> {
     }
 }
 
-/// For `y = 0..=n`, the best way to reach `y` workers by adding `a ≤ amax`
-/// workers at price `step.0` each (plus `step.1` once) to a state of
-/// `y − a` workers of cost `col(y − a)`: `(y, a, cost)` for every `y`
-/// with a finite cost, by a sliding-window minimum in `O(n)` (ties to the
-/// larger `a`).
+/// For `y = 0..=n`, the cheapest way to reach `y` workers by adding
+/// `a ≤ amax` workers at `step.0` each (plus `step.1` once) to a state of
+/// `y − a` workers that costs `col(y − a)`: `emit(y, a, cost)` for every
+/// `y` with a finite cost. A sliding-window minimum of
+/// `col(y') − step.0·y'`, `O(n)`; ties to the larger `a`.
 fn window_min(
     n: u32,
     amax: u32,
     step: (f64, f64),
     col: impl Fn(u32) -> f64,
-) -> Vec<(u32, u32, f64)> {
+    mut emit: impl FnMut(u32, u32, f64),
+) {
     let g = |y: u32| col(y) - step.0 * f64::from(y);
-    let mut deque: std::collections::VecDeque<u32> = std::collections::VecDeque::new();
-    let mut out = Vec::new();
+    let mut deque = std::collections::VecDeque::with_capacity(n as usize + 1);
     for y in 0..=n {
         let gy = g(y);
         while deque.back().is_some_and(|&b| g(b) > gy) {
@@ -665,10 +680,9 @@ fn window_min(
         if let Some(&f) = deque.front()
             && col(f).is_finite()
         {
-            out.push((y, y - f, g(f) + step.0 * f64::from(y) + step.1));
+            emit(y, y - f, col(f) + step.0 * f64::from(y - f) + step.1);
         }
     }
-    out
 }
 
 impl Derive for LocRounding<'_> {
@@ -842,5 +856,96 @@ impl RoundingSummary {
         }
         out.max_cost_ratio = out.cost_ratios.iter().copied().fold(1.0, f64::max);
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algorithms::locality::model::tests_support::l1;
+    use crate::algorithms::locality::sub::{self, ColumnKind};
+    use crate::model::Hosting;
+
+    #[test]
+    fn window_min_matches_brute_force() {
+        let costs = [0.0, f64::INFINITY, 3.0, 2.5, f64::INFINITY, 7.0, 1.0];
+        let n = costs.len() as u32 - 1;
+        for amax in 0..=n {
+            let mut got = Vec::new();
+            window_min(
+                n,
+                amax,
+                (1.5, 0.25),
+                |y| costs[y as usize],
+                |y, a, c| got.push((y, a, c)),
+            );
+            let mut want = Vec::new();
+            for y in 0..=n {
+                let best = (0..=amax.min(y))
+                    .map(|a| (costs[(y - a) as usize] + 1.5 * f64::from(a) + 0.25, a))
+                    .filter(|p| p.0.is_finite())
+                    .min_by(|p, q| p.0.total_cmp(&q.0).then(q.1.cmp(&p.1)));
+                want.extend(best.map(|(c, a)| (y, a, c)));
+            }
+            assert_eq!(got, want, "amax {amax}");
+        }
+    }
+
+    /// The hand set-up (worker `[1, 2, 8, 0, 1]` at 12 per unit price, PS
+    /// `[0, 2, 8, 0, 4]` at 14, `zreq(k) = 1` for `k ≤ 4`) with unit price
+    /// 1 on machine 0 and 1.1 on machine 1, two free GPUs on each and 5
+    /// Gbit/s of NIC on machine 0: two workers and a PS do not fit there
+    /// together, so the cheapest placements are `k = 1`: worker and PS on
+    /// 0 (26); `k = 2`: one more worker on 1 (39.2, not 2 workers on 0 and
+    /// the PS on 1: 39.4); `k = 3`: two on 1 (52.4, not 52.6); `k = 4`:
+    /// two and two, the PS on 1 (65.8).
+    #[test]
+    fn distributed_configurations_are_the_cheapest_placements() {
+        let (cl, job) = l1(Hosting::Both);
+        let view = PriceView::from_explicit(
+            2,
+            RESOURCES,
+            4,
+            |m, _, _| if m.0 == 0 { 1.0 } else { 1.1 },
+            |m, r, _| [2.0, 16.0, 64.0, 0.0, if m.0 == 0 { 5.0 } else { 10.0 }][r.0 as usize],
+        );
+        let cells = sub::cells(&job, &cl, &view);
+        let s = sub::build(&job, &cells, 0).unwrap().unwrap();
+        let model = LocRounding::new(&job, &cells, &s);
+        let col = |k, h| s.index.get(k, Some(h), 0).unwrap();
+        let (y0, z0) = (col(ColumnKind::DistWorkers, 0), col(ColumnKind::DistPs, 0));
+        let (y1, z1) = (col(ColumnKind::DistWorkers, 1), col(ColumnKind::DistPs, 1));
+        let v = s.index.get(ColumnKind::Distributed, None, 0).unwrap();
+        let got: Vec<(f64, Vec<(usize, u32)>)> = model
+            .dist_configs(&model.slots[0])
+            .into_iter()
+            .map(|c| {
+                let mut cols = c.cols;
+                cols.sort();
+                ((c.cost * 1e9).round() / 1e9, cols)
+            })
+            .collect();
+        let sorted = |mut v: Vec<(usize, u32)>| {
+            v.sort();
+            v
+        };
+        assert_eq!(
+            got,
+            vec![
+                (26.0, sorted(vec![(v, 1), (y0, 1), (z0, 1)])),
+                (39.2, sorted(vec![(v, 1), (y0, 1), (z0, 1), (y1, 1)])),
+                (52.4, sorted(vec![(v, 1), (y0, 1), (z0, 1), (y1, 2)])),
+                (65.8, sorted(vec![(v, 1), (y0, 2), (y1, 2), (z1, 1)])),
+            ]
+        );
+        // LOCAL (100 mini-batches per worker, 10 + 11k on machine 0, at
+        // most two workers) beats every DISTRIBUTED configuration (40 per
+        // worker): the front is IDLE, LOCAL(0, 1), LOCAL(0, 2).
+        let front: Vec<(f64, f64)> = model.slots[0]
+            .front
+            .iter()
+            .map(|c| (c.work, (c.cost * 1e9).round() / 1e9))
+            .collect();
+        assert_eq!(front, vec![(0.0, 0.0), (100.0, 21.0), (200.0, 32.0)]);
     }
 }
