@@ -25,20 +25,22 @@
 //!   ([`repair_with`]) ranks them, never applies one that breaks a packing
 //!   or linking row, and re-checks the result.
 //! * **Whole-slot switches.** Slots share only the covering row, so each
-//!   slot has a fixed list of *efficient configurations*, computed once per
-//!   deadline: IDLE, LOCAL on each machine with `1..=Ȳ^L` workers, and for
-//!   each `k ≤ N` the cheapest DISTRIBUTED placement of `k` workers with
-//!   `zreq(k)` PSs (a dynamic programme over the machines, exact for the
-//!   slot), keeping only those no other beats on both work and cost. A
-//!   switch sets all of a slot's columns to one of them at once, so it
-//!   moves workers and PSs between machines and between LOCAL and
-//!   DISTRIBUTED, which single-worker moves cannot: a draw that lands
-//!   LOCAL on a machine with too little room, or puts the PSs where the
-//!   workers should go, is stuck without it. Per slot the repair is
-//!   offered, in shrink, the cheapest configuration with at least the
-//!   slot's work and the one with the most work below it; in grow, the one
-//!   with more work minimising `Δcost / min(Δwork, deficit)`; in prune,
-//!   the cheapest one that keeps the workload covered, when it is cheaper.
+//!   slot has a fixed list of *efficient configurations*, computed once
+//!   per deadline: IDLE, LOCAL on each machine with `1..=Ȳ^L` workers, and
+//!   for each `k ≤ N` the cheapest DISTRIBUTED placement of `k` workers
+//!   with `zreq(k)` PSs (a dynamic programme over the machines, exact for
+//!   the slot, skipped when it would take more than 2¹⁹ steps: machines ×
+//!   PS counts × PS totals × worker totals), keeping only those no other
+//!   beats on both work and cost. A switch sets all of a slot's columns to
+//!   one of them at once, so it moves workers and PSs between machines and
+//!   between LOCAL and DISTRIBUTED, which single-worker moves cannot: a
+//!   draw that lands LOCAL on a machine with too little room, or puts the
+//!   PSs where the workers should go, is stuck without it. Per slot the
+//!   repair is offered, in shrink, the cheapest configuration with at
+//!   least the slot's work and the one with the most work below it; in
+//!   grow, the one with more work minimising `Δcost / min(Δwork,
+//!   deficit)`; in prune, the cheapest one that keeps the workload
+//!   covered, when it is cheaper.
 //!
 //! Every draw `k` has its own random stream,
 //! `ChaCha8Rng::seed_from_u64(splitmix64(seed ⊕ job·K1 ⊕ t̂·K2 ⊕ k))` with
@@ -65,6 +67,11 @@ pub const DEFAULT_LAMBDAS: [f64; 8] = [1.0, 1.0, 1.1, 1.1, 1.2, 1.2, 1.3, 1.3];
 pub const SEED_K1: u64 = 0x9E37_79B9_7F4A_7C15;
 /// Odd multiplier of the deadline in [`draw_seed`].
 pub const SEED_K2: u64 = 0xC2B2_AE3D_27D4_EB4F;
+/// Most steps (machines × PS counts × PS totals × worker totals) the
+/// placement programme of one slot may take; a wider slot (many workers
+/// that each need a PS) gets no DISTRIBUTED configurations to switch to and
+/// keeps the single-worker moves.
+const PLACEMENT_BUDGET: u64 = 1 << 19;
 /// Feasibility tolerance of the repair and the final check.
 const FEAS_TOL: f64 = 1e-9;
 
@@ -509,16 +516,29 @@ impl LocRounding<'_> {
     /// For each `k = 1..=N` with `zreq(k) ≤ max_ps`, the cheapest
     /// DISTRIBUTED configuration of `s` with `k` workers and `zreq(k)` PSs
     /// that fits every machine, if any: a dynamic programme over the
-    /// machines on (workers, PSs) placed so far, exact for the slot.
+    /// machines on (workers, PSs) placed so far, exact for the slot; none
+    /// beyond [`PLACEMENT_BUDGET`] steps.
     fn dist_configs(&self, s: &Slot) -> Vec<Config> {
         let Some(v) = s.v else { return Vec::new() };
         let n = self.job.max_workers;
         let zmax = self.job.zreq(n).min(self.job.max_ps);
+        let steps: u64 = s
+            .dist
+            .iter()
+            .map(|&(h, _, zc)| u64::from(zc.map_or(0, |_| self.cell(s, h).zbar_dist.min(zmax)) + 1))
+            .sum::<u64>()
+            * u64::from(zmax + 1)
+            * u64::from(n + 1);
+        if steps > PLACEMENT_BUDGET {
+            return Vec::new();
+        }
         let stride = zmax as usize + 1;
         let at_yz = |y: u32, z: u32| y as usize * stride + z as usize;
         let mut cost = vec![f64::INFINITY; (n as usize + 1) * stride];
         cost[0] = 0.0;
         let mut picks: Vec<Vec<(u32, u32)>> = Vec::with_capacity(s.dist.len());
+        // Workers and PSs the machines so far can hold (no state beyond).
+        let (mut yreach, mut zreach) = (0, 0);
         for &(h, yc, zc) in &s.dist {
             let c = self.cell(s, h);
             let ybar = yc.map_or(0, |_| c.ybar_dist.min(n));
@@ -529,10 +549,11 @@ impl LocRounding<'_> {
                 let Some(ymax) = self.beside(s, h, b, ybar) else {
                     break;
                 };
-                for z in 0..=zmax - b {
+                for z in 0..=(zmax - b).min(zreach) {
                     let step = (c.pi_dist, c.sigma_dist * f64::from(b));
                     let col = |y: u32| cost[at_yz(y, z)];
-                    window_min(n, ymax, step, col, |y, a, value| {
+                    let top = (yreach + ymax).min(n);
+                    window_min(top, ymax, step, col, |y, a, value| {
                         let k = at_yz(y, z + b);
                         if value < next[k] {
                             next[k] = value;
@@ -541,6 +562,7 @@ impl LocRounding<'_> {
                     });
                 }
             }
+            (yreach, zreach) = ((yreach + ybar).min(n), (zreach + zbar).min(zmax));
             cost = next;
             picks.push(pick);
         }
