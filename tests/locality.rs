@@ -731,6 +731,81 @@ fn l2_lp_round_fails_at_3_and_goes_distributed_at_4() {
     }
 }
 
+/// One slot, two free GPUs on each machine, `b_int = b` (LOCAL is no
+/// faster: 40 mini-batches per worker either way) and `Q = 160`, i.e. four
+/// workers: only DISTRIBUTED covers it. From LOCAL on machine 0 with its
+/// two workers (where a draw or the greedy, which opens the slot LOCAL at
+/// 21 per 40 mini-batches against 26 DISTRIBUTED, ends up) no single-worker
+/// move helps: there is no third GPU on machine 0, and LOCAL on machine 1
+/// holds two workers too. Switching the slot to DISTRIBUTED does: two
+/// workers and the PS on machine 0 (price 1: 12 per worker, 14 per PS),
+/// two workers on machine 1 (price 1.1: 13.2 each), cost
+/// `2·12 + 14 + 2·13.2 = 64.4` (the PS on machine 1 would cost 65.8).
+#[test]
+fn lp_round_repair_switches_a_stuck_local_slot_to_distributed() {
+    use dmlsched::algorithms::locality::sub::ColumnKind;
+    use dmlsched::pcip::{RepairOptions, repair_with};
+    let mut j = job(0, 8.0, 8.0);
+    if let Architecture::ParameterServer(ps) = &mut j.architecture {
+        ps.minibatches_per_chunk = 40;
+    }
+    let (inst, cl, lj) = setup(
+        vec![
+            machine(0, 1.0, Hosting::Both),
+            machine(1, 1.0, Hosting::Both),
+        ],
+        j,
+        1,
+    );
+    assert!((lj.minibatches - 160.0).abs() < 1e-9);
+    assert!((lj.rate_local[0] - 40.0).abs() < 1e-9 && (lj.rate_dist - 40.0).abs() < 1e-9);
+    let cap = [2.0, 16.0, 64.0, 0.0, 10.0];
+    let v = PriceView::from_explicit(
+        2,
+        RES,
+        1,
+        |m, _, _| if m.0 == 0 { 1.0 } else { 1.1 },
+        move |_, r, _| cap[r.0 as usize],
+    );
+    let cells = sub::cells(&lj, &cl, &v);
+    let s = sub::build(&lj, &cells, 0).unwrap().unwrap();
+    let model = LocRounding::new(&lj, &cells, &s);
+    let expected = SlotConfig::Distributed {
+        tasks: vec![
+            (0, dmlsched::schedule::Tasks::new(2, 1)),
+            (1, dmlsched::schedule::Tasks::new(2, 0)),
+        ],
+    };
+    // The greedy from the all-IDLE point.
+    let greedy = model.greedy().unwrap().expect("the greedy finds a plan");
+    assert_eq!(greedy.plan.slots[0].config, expected);
+    check_plan(&inst, &cl, &greedy.plan);
+    // Repair from LOCAL(0, 2).
+    let mut x = vec![0.0; s.problem.n_vars()];
+    let col = |k| s.index.get(k, Some(0), 0).unwrap();
+    x[col(ColumnKind::Local)] = 1.0;
+    x[col(ColumnKind::LocalWorkers)] = 2.0;
+    let opts = RepairOptions {
+        feas_tol: 1e-9,
+        ..RepairOptions::default()
+    };
+    let r = repair_with(&s.problem, &mut x, &opts, &model).unwrap();
+    assert!((r.objective - 64.4).abs() < 1e-9, "cost {}", r.objective);
+    let slots = s.decode(&lj, &x);
+    assert_eq!(slots.len(), 1);
+    assert_eq!(slots[0].config, expected);
+    // So does the oracle, and the exact MIP agrees.
+    for seed in [0, 1, 7] {
+        let mut oracle = LocalityOracle::new(cl.clone(), lp_round()).with_seed(seed);
+        let (plan, cost) = oracle.solve_deadline(&lj, &v, 0).unwrap().plan.unwrap();
+        assert!((cost - 64.4).abs() < 1e-9, "seed {seed}: cost {cost}");
+        assert_eq!(plan.slots[0].config, expected);
+    }
+    let mut exact = LocalityOracle::new(cl, InnerSolver::exact_mip());
+    let (_, opt) = exact.solve_deadline(&lj, &v, 0).unwrap().plan.unwrap();
+    assert!((opt - 64.4).abs() < 1e-9, "OPT {opt}");
+}
+
 #[test]
 fn draw_seeds_follow_the_documented_mix() {
     use dmlsched::algorithms::locality::round::{SEED_K1, SEED_K2, splitmix64};

@@ -28,7 +28,10 @@
 //! `LB ≤ OPT_MIP ≤ cost` (relative tolerance 10⁻⁷); rounding never finds
 //! a plan where the MIP proves there is none; and the 95th percentile
 //! (nearest rank) of `cost/OPT_MIP` over the cases where both find a plan
-//! is at most 1.15. The same checks run for three more settings, whose
+//! is at most 1.15; and rounding finds no plan where the MIP finds one in
+//! at most 2 % of the cases with a MIP plan (none today; 14 of 185 before
+//! the repair could switch a whole slot to another configuration). The
+//! same checks run for three more settings, whose
 //! numbers show the effect of the draws and the scalings: one draw with
 //! `λ = 1`, 8 draws with `λ = 1`, 32 draws with the default scalings.
 //!
@@ -58,6 +61,9 @@ const CASES: u64 = 200;
 const SEED_BASE: u64 = 0x1E5_0000;
 /// Largest allowed p95 of `cost/OPT_MIP`.
 const P95_MAX: f64 = 1.15;
+/// Largest allowed share of the cases with a MIP plan where rounding finds
+/// none, percent.
+const MISSED_MAX_PERCENT: u32 = 2;
 /// Relative tolerance of the sandwich.
 const TOL: f64 = 1e-7;
 
@@ -313,4 +319,9 @@ fn l_e5_rounding_quality() {
     eprintln!("L-E5: {:.1} s", start.elapsed().as_secs_f64());
     let (_, p95, _) = summary(&tallies[0].vs_opt);
     assert!(p95 <= P95_MAX, "p95 of cost/OPT_MIP = {p95} > {P95_MAX}");
+    let missed = tallies[0].missed.len() as u32;
+    assert!(
+        100 * missed <= MISSED_MAX_PERCENT * mip_plans,
+        "rounding missed {missed} of {mip_plans} cases with a MIP plan (> {MISSED_MAX_PERCENT} %)"
+    );
 }

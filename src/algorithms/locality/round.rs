@@ -24,6 +24,23 @@
 //!   removals plus dropping a PS `zreq` does not need. The driver
 //!   ([`repair_with`]) ranks them, never applies one that breaks a packing
 //!   or linking row, and re-checks the result.
+//! * **Whole-slot switches.** Slots share only the covering row, so each
+//!   slot has a fixed list of *efficient configurations*, computed once
+//!   per deadline: IDLE, LOCAL on each machine with `1..=Ȳ^L` workers, and
+//!   for each `k ≤ N` the cheapest DISTRIBUTED placement of `k` workers
+//!   with `zreq(k)` PSs (a dynamic programme over the machines, exact for
+//!   the slot, skipped when it would take more than 2¹⁹ steps: machines ×
+//!   PS counts × PS totals × worker totals), keeping only those no other
+//!   beats on both work and cost. A switch sets all of a slot's columns to
+//!   one of them at once, so it moves workers and PSs between machines and
+//!   between LOCAL and DISTRIBUTED, which single-worker moves cannot: a
+//!   draw that lands LOCAL on a machine with too little room, or puts the
+//!   PSs where the workers should go, is stuck without it. Per slot the
+//!   repair is offered, in shrink, the cheapest configuration with at
+//!   least the slot's work and the one with the most work below it; in
+//!   grow, the one with more work minimising `Δcost / min(Δwork,
+//!   deficit)`; in prune, the cheapest one that keeps the workload
+//!   covered, when it is cheaper.
 //!
 //! Every draw `k` has its own random stream,
 //! `ChaCha8Rng::seed_from_u64(splitmix64(seed ⊕ job·K1 ⊕ t̂·K2 ⊕ k))` with
@@ -50,6 +67,11 @@ pub const DEFAULT_LAMBDAS: [f64; 8] = [1.0, 1.0, 1.1, 1.1, 1.2, 1.2, 1.3, 1.3];
 pub const SEED_K1: u64 = 0x9E37_79B9_7F4A_7C15;
 /// Odd multiplier of the deadline in [`draw_seed`].
 pub const SEED_K2: u64 = 0xC2B2_AE3D_27D4_EB4F;
+/// Most steps (machines × PS counts × PS totals × worker totals) the
+/// placement programme of one slot may take; a wider slot (many workers
+/// that each need a PS) gets no DISTRIBUTED configurations to switch to and
+/// keeps the single-worker moves.
+const PLACEMENT_BUDGET: u64 = 1 << 19;
 /// Feasibility tolerance of the repair and the final check.
 const FEAS_TOL: f64 = 1e-9;
 
@@ -85,6 +107,21 @@ struct Slot {
     v: Option<usize>,
     /// `(h, y^D_{h,t}, z^D_{h,t})` of every machine with either column.
     dist: Vec<(usize, Option<usize>, Option<usize>)>,
+    /// The slot's efficient configurations ([`LocRounding::front`]).
+    front: Vec<Config>,
+}
+
+/// A whole configuration of one slot: IDLE, LOCAL on one machine with `k`
+/// workers, or DISTRIBUTED with `k` workers and `zreq(k)` PSs, each
+/// feasible for the slot's rows on its own.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Config {
+    /// Work, mini-batches.
+    work: f64,
+    /// Cost (the objective's coefficients).
+    cost: f64,
+    /// The slot's columns with a non-zero value, and their values.
+    cols: Vec<(usize, u32)>,
 }
 
 /// LOC-SUB at one deadline as the rounding sees it: its choice groups,
@@ -139,12 +176,17 @@ impl<'a> LocRounding<'a> {
             }
             slots.push(s);
         }
-        LocRounding {
+        let mut out = LocRounding {
             job,
             cells,
             sub,
             slots,
+        };
+        for k in 0..out.slots.len() {
+            let front = out.front(&out.slots[k]);
+            out.slots[k].front = front;
         }
+        out
     }
 
     /// The choice groups: per slot with a member, `{u_{h,t}}_h ∪ {v_t}`
@@ -419,6 +461,252 @@ impl<'a> LocRounding<'a> {
     }
 }
 
+/// Whole-slot reconfiguration: the efficient configurations of a slot and
+/// the moves that switch a slot to one of them.
+impl LocRounding<'_> {
+    /// Workers of demand `w` that fit on `h` in `s` beside `b` PSs (at most
+    /// `cap`), or `None` when the `b` PSs alone do not fit.
+    fn beside(&self, s: &Slot, h: usize, b: u32, cap: u32) -> Option<u32> {
+        let res = self.cell(s, h).residual;
+        let (w, ps) = (&self.job.worker, &self.job.ps);
+        let mut n = f64::from(cap);
+        for r in 0..RESOURCES {
+            let left = res[r] - f64::from(b) * ps[r] + FEAS_TOL * res[r].max(1.0);
+            if left < 0.0 {
+                return None;
+            }
+            if w[r] > 0.0 {
+                n = n.min((left / w[r]).floor());
+            }
+        }
+        Some(n.max(0.0) as u32)
+    }
+
+    /// The slot's efficient configurations, by increasing work: IDLE, then
+    /// every configuration no other beats on both work and cost (LOCAL on
+    /// each machine with `1..=Ȳ^L` workers, the cheapest DISTRIBUTED
+    /// placement of `k` workers and `zreq(k)` PSs for each `k`), keeping
+    /// for equal work the cheapest (ties to the earlier: LOCAL by machine,
+    /// then DISTRIBUTED).
+    fn front(&self, s: &Slot) -> Vec<Config> {
+        let mut all = vec![Config::default()];
+        for &(h, u, y) in &s.local {
+            let c = self.cell(s, h);
+            for k in 1..=c.ybar_local.min(self.job.max_workers) {
+                all.push(Config {
+                    work: f64::from(k) * self.job.rate_local[h],
+                    cost: c.sigma_local + f64::from(k) * c.pi_local,
+                    cols: vec![(u, 1), (y, k)],
+                });
+            }
+        }
+        all.extend(self.dist_configs(s));
+        // Stable: equal keys keep the order above.
+        all.sort_by(|a, b| b.work.total_cmp(&a.work).then(a.cost.total_cmp(&b.cost)));
+        let mut front: Vec<Config> = Vec::new();
+        for c in all {
+            if front.last().is_none_or(|f| c.cost < f.cost) {
+                front.push(c);
+            }
+        }
+        front.reverse();
+        front
+    }
+
+    /// For each `k = 1..=N` with `zreq(k) ≤ max_ps`, the cheapest
+    /// DISTRIBUTED configuration of `s` with `k` workers and `zreq(k)` PSs
+    /// that fits every machine, if any: a dynamic programme over the
+    /// machines on (workers, PSs) placed so far, exact for the slot; none
+    /// beyond [`PLACEMENT_BUDGET`] steps.
+    fn dist_configs(&self, s: &Slot) -> Vec<Config> {
+        let Some(v) = s.v else { return Vec::new() };
+        let n = self.job.max_workers;
+        let zmax = self.job.zreq(n).min(self.job.max_ps);
+        let steps: u64 = s
+            .dist
+            .iter()
+            .map(|&(h, _, zc)| u64::from(zc.map_or(0, |_| self.cell(s, h).zbar_dist.min(zmax)) + 1))
+            .sum::<u64>()
+            * u64::from(zmax + 1)
+            * u64::from(n + 1);
+        if steps > PLACEMENT_BUDGET {
+            return Vec::new();
+        }
+        let stride = zmax as usize + 1;
+        let at_yz = |y: u32, z: u32| y as usize * stride + z as usize;
+        let mut cost = vec![f64::INFINITY; (n as usize + 1) * stride];
+        cost[0] = 0.0;
+        let mut picks: Vec<Vec<(u32, u32)>> = Vec::with_capacity(s.dist.len());
+        // Workers and PSs the machines so far can hold (no state beyond).
+        let (mut yreach, mut zreach) = (0, 0);
+        for &(h, yc, zc) in &s.dist {
+            let c = self.cell(s, h);
+            let ybar = yc.map_or(0, |_| c.ybar_dist.min(n));
+            let zbar = zc.map_or(0, |_| c.zbar_dist.min(zmax));
+            let mut next = vec![f64::INFINITY; cost.len()];
+            let mut pick = vec![(0, 0); cost.len()];
+            for b in 0..=zbar {
+                let Some(ymax) = self.beside(s, h, b, ybar) else {
+                    break;
+                };
+                for z in 0..=(zmax - b).min(zreach) {
+                    let step = (c.pi_dist, c.sigma_dist * f64::from(b));
+                    let col = |y: u32| cost[at_yz(y, z)];
+                    let top = (yreach + ymax).min(n);
+                    window_min(top, ymax, step, col, |y, a, value| {
+                        let k = at_yz(y, z + b);
+                        if value < next[k] {
+                            next[k] = value;
+                            pick[k] = (a, b);
+                        }
+                    });
+                }
+            }
+            (yreach, zreach) = ((yreach + ybar).min(n), (zreach + zbar).min(zmax));
+            cost = next;
+            picks.push(pick);
+        }
+        let mut out = Vec::new();
+        for k in 1..=n {
+            let zk = self.job.zreq(k);
+            if zk > zmax || !cost[at_yz(k, zk)].is_finite() {
+                continue;
+            }
+            let mut cols = vec![(v, 1)];
+            let (mut y, mut z) = (k, zk);
+            for (m, &(_, yc, zc)) in s.dist.iter().enumerate().rev() {
+                let (a, b) = picks[m][at_yz(y, z)];
+                cols.extend(yc.filter(|_| a > 0).map(|j| (j, a)));
+                cols.extend(zc.filter(|_| b > 0).map(|j| (j, b)));
+                (y, z) = (y - a, z - b);
+            }
+            out.push(Config {
+                work: f64::from(k) * self.job.rate_dist,
+                cost: cost[at_yz(k, zk)],
+                cols,
+            });
+        }
+        out
+    }
+
+    /// Work (mini-batches) and cost of slot `s` at `x`.
+    fn slot_state(&self, s: &Slot, x: &[f64]) -> (f64, f64) {
+        let obj = self.sub.problem.objective();
+        let mut work = 0.0;
+        let mut cost = 0.0;
+        for &(h, u, y) in &s.local {
+            work += x[y] * self.job.rate_local[h];
+            cost += obj[u] * x[u] + obj[y] * x[y];
+        }
+        for &(_, y, z) in &s.dist {
+            if let Some(y) = y {
+                work += x[y] * self.job.rate_dist;
+                cost += obj[y] * x[y];
+            }
+            if let Some(z) = z {
+                cost += obj[z] * x[z];
+            }
+        }
+        (work, cost)
+    }
+
+    /// The move that sets slot `s` to `c` at `x` (`None`: already there).
+    fn switch_to(&self, s: &Slot, x: &[f64], c: &Config) -> Option<Move> {
+        let locals = s.local.iter().flat_map(|l| [Some(l.1), Some(l.2)]);
+        let dists = s.dist.iter().flat_map(|d| [d.1, d.2]);
+        let deltas: Vec<(usize, f64)> = locals
+            .chain(dists)
+            .chain([s.v])
+            .flatten()
+            .filter_map(|j| {
+                let to = c.cols.iter().find(|e| e.0 == j).map_or(0, |e| e.1);
+                let d = f64::from(to) - x[j];
+                (d != 0.0).then_some((j, d))
+            })
+            .collect();
+        (!deltas.is_empty()).then(|| Move::new(deltas))
+    }
+
+    /// Total work of `x`, mini-batches.
+    fn work(&self, x: &[f64]) -> f64 {
+        self.slots.iter().map(|s| self.slot_state(s, x).0).sum()
+    }
+
+    /// Shrink: per slot, a switch to the cheapest configuration with at
+    /// least its work and one to the configuration with the most work
+    /// below it (the driver keeps those that relieve a violated row).
+    fn reconfigure_shrink(&self, s: &Slot, x: &[f64], out: &mut Vec<Move>) {
+        let (work, _) = self.slot_state(s, x);
+        let up = s.front.iter().find(|c| c.work >= work);
+        let down = s.front.iter().rev().find(|c| c.work < work);
+        out.extend(
+            [up, down]
+                .into_iter()
+                .flatten()
+                .filter_map(|c| self.switch_to(s, x, c)),
+        );
+    }
+
+    /// Grow: per slot, the switch to a configuration with more work that
+    /// minimises `Δcost / min(Δwork, deficit)` (ties to less work).
+    fn reconfigure_grow(&self, s: &Slot, x: &[f64], deficit: f64, out: &mut Vec<Move>) {
+        let (work, cost) = self.slot_state(s, x);
+        let mut best: Option<(f64, &Config)> = None;
+        for c in s.front.iter().filter(|c| c.work > work) {
+            let key = (c.cost - cost) / (c.work - work).min(deficit);
+            if best.is_none_or(|b| key < b.0) {
+                best = Some((key, c));
+            }
+        }
+        out.extend(best.and_then(|b| self.switch_to(s, x, b.1)));
+    }
+
+    /// Prune: per slot, the switch to the cheapest configuration that
+    /// keeps the workload covered (`surplus` is the work above `Q`), when
+    /// it is cheaper than the slot now.
+    fn reconfigure_prune(&self, s: &Slot, x: &[f64], surplus: f64, out: &mut Vec<Move>) {
+        let (work, cost) = self.slot_state(s, x);
+        let floor = work - surplus + 1e-9 * self.job.minibatches.max(1.0);
+        let cheapest = s.front.iter().find(|c| c.work >= floor);
+        out.extend(
+            cheapest
+                .filter(|c| c.cost < cost)
+                .and_then(|c| self.switch_to(s, x, c)),
+        );
+    }
+}
+
+/// For `y = 0..=n`, the cheapest way to reach `y` workers by adding
+/// `a ≤ amax` workers at `step.0` each (plus `step.1` once) to a state of
+/// `y − a` workers that costs `col(y − a)`: `emit(y, a, cost)` for every
+/// `y` with a finite cost. A sliding-window minimum of
+/// `col(y') − step.0·y'`, `O(n)`; ties to the larger `a`.
+fn window_min(
+    n: u32,
+    amax: u32,
+    step: (f64, f64),
+    col: impl Fn(u32) -> f64,
+    mut emit: impl FnMut(u32, u32, f64),
+) {
+    let g = |y: u32| col(y) - step.0 * f64::from(y);
+    let mut deque = std::collections::VecDeque::with_capacity(n as usize + 1);
+    for y in 0..=n {
+        let gy = g(y);
+        while deque.back().is_some_and(|&b| g(b) > gy) {
+            deque.pop_back();
+        }
+        deque.push_back(y);
+        while deque.front().is_some_and(|&f| f + amax < y) {
+            deque.pop_front();
+        }
+        if let Some(&f) = deque.front()
+            && col(f).is_finite()
+        {
+            emit(y, y - f, col(f) + step.0 * f64::from(y - f) + step.1);
+        }
+    }
+}
+
 impl Derive for LocRounding<'_> {
     /// Per DISTRIBUTED slot: no workers ⇒ IDLE (flag and PSs 0); otherwise
     /// `zreq` PSs placed greedily by ascending `σ^D` (ties to the lower
@@ -461,16 +749,22 @@ impl MoveSource for LocRounding<'_> {
     fn shrink_moves(&self, _: &PcProblem, x: &[f64], out: &mut Vec<Move>) {
         for s in &self.slots {
             self.removals(s, x, out);
+            self.reconfigure_shrink(s, x, out);
         }
     }
 
     fn grow_moves(&self, _: &PcProblem, x: &[f64], out: &mut Vec<Move>) {
+        let deficit = self.job.minibatches - self.work(x);
         for s in &self.slots {
             self.grows(s, x, out);
+            if deficit > 0.0 {
+                self.reconfigure_grow(s, x, deficit, out);
+            }
         }
     }
 
     fn prune_moves(&self, _: &PcProblem, x: &[f64], out: &mut Vec<Move>) {
+        let surplus = self.work(x) - self.job.minibatches;
         for s in &self.slots {
             self.removals(s, x, out);
             let (ys, zs) = self.dist_counts(s, x);
@@ -479,6 +773,9 @@ impl MoveSource for LocRounding<'_> {
                 let mut deltas = Vec::new();
                 self.drop_ps(s, x, 1, &mut deltas);
                 out.push(Move::new(deltas));
+            }
+            if surplus >= 0.0 {
+                self.reconfigure_prune(s, x, surplus, out);
             }
         }
     }
@@ -581,5 +878,96 @@ impl RoundingSummary {
         }
         out.max_cost_ratio = out.cost_ratios.iter().copied().fold(1.0, f64::max);
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algorithms::locality::model::tests_support::l1;
+    use crate::algorithms::locality::sub::{self, ColumnKind};
+    use crate::model::Hosting;
+
+    #[test]
+    fn window_min_matches_brute_force() {
+        let costs = [0.0, f64::INFINITY, 3.0, 2.5, f64::INFINITY, 7.0, 1.0];
+        let n = costs.len() as u32 - 1;
+        for amax in 0..=n {
+            let mut got = Vec::new();
+            window_min(
+                n,
+                amax,
+                (1.5, 0.25),
+                |y| costs[y as usize],
+                |y, a, c| got.push((y, a, c)),
+            );
+            let mut want = Vec::new();
+            for y in 0..=n {
+                let best = (0..=amax.min(y))
+                    .map(|a| (costs[(y - a) as usize] + 1.5 * f64::from(a) + 0.25, a))
+                    .filter(|p| p.0.is_finite())
+                    .min_by(|p, q| p.0.total_cmp(&q.0).then(q.1.cmp(&p.1)));
+                want.extend(best.map(|(c, a)| (y, a, c)));
+            }
+            assert_eq!(got, want, "amax {amax}");
+        }
+    }
+
+    /// The hand set-up (worker `[1, 2, 8, 0, 1]` at 12 per unit price, PS
+    /// `[0, 2, 8, 0, 4]` at 14, `zreq(k) = 1` for `k ≤ 4`) with unit price
+    /// 1 on machine 0 and 1.1 on machine 1, two free GPUs on each and 5
+    /// Gbit/s of NIC on machine 0: two workers and a PS do not fit there
+    /// together, so the cheapest placements are `k = 1`: worker and PS on
+    /// 0 (26); `k = 2`: one more worker on 1 (39.2, not 2 workers on 0 and
+    /// the PS on 1: 39.4); `k = 3`: two on 1 (52.4, not 52.6); `k = 4`:
+    /// two and two, the PS on 1 (65.8).
+    #[test]
+    fn distributed_configurations_are_the_cheapest_placements() {
+        let (cl, job) = l1(Hosting::Both);
+        let view = PriceView::from_explicit(
+            2,
+            RESOURCES,
+            4,
+            |m, _, _| if m.0 == 0 { 1.0 } else { 1.1 },
+            |m, r, _| [2.0, 16.0, 64.0, 0.0, if m.0 == 0 { 5.0 } else { 10.0 }][r.0 as usize],
+        );
+        let cells = sub::cells(&job, &cl, &view);
+        let s = sub::build(&job, &cells, 0).unwrap().unwrap();
+        let model = LocRounding::new(&job, &cells, &s);
+        let col = |k, h| s.index.get(k, Some(h), 0).unwrap();
+        let (y0, z0) = (col(ColumnKind::DistWorkers, 0), col(ColumnKind::DistPs, 0));
+        let (y1, z1) = (col(ColumnKind::DistWorkers, 1), col(ColumnKind::DistPs, 1));
+        let v = s.index.get(ColumnKind::Distributed, None, 0).unwrap();
+        let got: Vec<(f64, Vec<(usize, u32)>)> = model
+            .dist_configs(&model.slots[0])
+            .into_iter()
+            .map(|c| {
+                let mut cols = c.cols;
+                cols.sort();
+                ((c.cost * 1e9).round() / 1e9, cols)
+            })
+            .collect();
+        let sorted = |mut v: Vec<(usize, u32)>| {
+            v.sort();
+            v
+        };
+        assert_eq!(
+            got,
+            vec![
+                (26.0, sorted(vec![(v, 1), (y0, 1), (z0, 1)])),
+                (39.2, sorted(vec![(v, 1), (y0, 1), (z0, 1), (y1, 1)])),
+                (52.4, sorted(vec![(v, 1), (y0, 1), (z0, 1), (y1, 2)])),
+                (65.8, sorted(vec![(v, 1), (y0, 2), (y1, 2), (z1, 1)])),
+            ]
+        );
+        // LOCAL (100 mini-batches per worker, 10 + 11k on machine 0, at
+        // most two workers) beats every DISTRIBUTED configuration (40 per
+        // worker): the front is IDLE, LOCAL(0, 1), LOCAL(0, 2).
+        let front: Vec<(f64, f64)> = model.slots[0]
+            .front
+            .iter()
+            .map(|c| (c.work, (c.cost * 1e9).round() / 1e9))
+            .collect();
+        assert_eq!(front, vec![(0.0, 0.0), (100.0, 21.0), (200.0, 32.0)]);
     }
 }
