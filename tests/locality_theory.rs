@@ -536,9 +536,10 @@ proptest! {
                 let outcome = engine.step(first).unwrap();
                 let payoff = match outcome.decision {
                     Decision::Admitted { payoff, .. } => payoff,
-                    // LP rounding may find no plan at all (see
-                    // `lp_rounding_finds_a_plan_at_small_uniform_prices`);
-                    // any plan it finds has a positive payoff.
+                    // LP rounding has no guarantee of finding a plan (the
+                    // case `lp_rounding_finds_a_plan_at_small_uniform_prices`
+                    // it once missed is fixed); any plan it finds has a
+                    // positive payoff.
                     Decision::Rejected(RejectReason::NoFeasiblePlan)
                         if params.inner != InnerSolver::exact_mip() => continue,
                     ref other => {
@@ -892,17 +893,17 @@ fn offline_runtime_at_the_intended_size() {
     }
 }
 
-/// A known gap of LP rounding, found by L10: one job (`Q = 386`, `N = 2`,
+/// A case L10 found: one job (`Q = 386`, `N = 2`,
 /// `r^L = r^D ≈ 96.3`, so deadline 2 needs 5 worker-slots over 3 slots) on
 /// a machine hosting both roles (LOCAL fits only 1 worker beside the PS:
 /// memory) and a worker-only machine (2 workers). The exact solver finds a
 /// plan at deadline 2 (LOCAL 1, then DISTRIBUTED 2 and 2); at the same
-/// uniform price per unit of every resource LP rounding finds one at
+/// uniform price per unit of every resource LP rounding used to find one at
 /// 0.01 but none at 0.005 or below — every draw and the greedy fallback
-/// fail — so on the empty cluster (η-rule prices ≈ 0.0047) the first job
-/// is rejected with `NoFeasiblePlan`. Ignored until the rounding is fixed.
+/// failed — so on the empty cluster (η-rule prices ≈ 0.0047) the first job
+/// was rejected with `NoFeasiblePlan`. The repair's whole-slot switches
+/// (a LOCAL slot becomes a wider DISTRIBUTED one) find it now.
 #[test]
-#[ignore = "known gap of LP rounding: no plan at small uniform prices"]
 fn lp_rounding_finds_a_plan_at_small_uniform_prices() {
     let machines = [(1.0, 2u8, 5.0), (1.0, 0u8, 5.0)];
     let jobs = [TinyJob {
