@@ -141,6 +141,7 @@
 //! ```
 
 pub mod baselines;
+mod batch;
 mod error;
 mod model;
 mod oracle;
@@ -164,6 +165,10 @@ use crate::schedule::{JobSchedule, Schedule};
 use super::Solved;
 
 pub use baselines::{BaselineReport, LocalityBaseline};
+pub use batch::{
+    BatchAttempt, BatchObjective, BatchSource, DEFAULT_MAX_COLUMNS, DEFAULT_MAX_SLOTS,
+    LocalityBatch, LocalityBatchParams, LocalityBatchReport,
+};
 pub use error::{LocalityError, LocalityRule};
 pub use model::{
     DEFAULT_HORIZON, LocalityCluster, LocalityJob, NIC, POOL, RESOURCE_NAMES, RESOURCES, Vector,
