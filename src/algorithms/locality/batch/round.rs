@@ -11,8 +11,8 @@ use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 
 use crate::pcip::{
-    ChoiceGroup, Derive, Move, PcError, PcProblem, RepairOptions, RowClass, RowRef,
-    Structure, evaluate, repair_with, round_structured,
+    ChoiceGroup, Derive, Move, PcError, PcProblem, RepairOptions, RowClass, RowRef, Structure,
+    evaluate, repair_with, round_structured,
 };
 
 use super::super::model::{LocalityCluster, LocalityJob, RESOURCES, Vector};

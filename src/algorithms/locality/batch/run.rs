@@ -1,6 +1,7 @@
 //! The steps of one offline batch run.
 
 use super::*;
+use crate::model::{Job, Utility};
 
 impl LocalityBatch {
     /// Checks the options and the instance; the cluster, the jobs in
@@ -44,7 +45,14 @@ impl LocalityBatch {
                 }
                 .into());
             }
-            let lj = LocalityJob::from_job(instance, &cluster, job, check.horizon, p.intra_factor)?;
+            // Utilities play no part here: a constant one keeps an extreme
+            // utility from being refused.
+            let plain = Job {
+                utility: Utility::Constant { value: 1.0 },
+                ..job.clone()
+            };
+            let lj =
+                LocalityJob::from_job(instance, &cluster, &plain, check.horizon, p.intra_factor)?;
             let lj = if p.allow_local {
                 lj
             } else {
