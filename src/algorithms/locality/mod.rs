@@ -71,6 +71,14 @@
 //! exactly with the HiGHS MIP solver ([`InnerSolver::ExactMip`]: relative
 //! gap 10⁻⁹, no presolve, a time limit per solve).
 //!
+//! # Offline batch
+//!
+//! [`LocalityBatch`] (module [`batch`]) schedules a batch of jobs all
+//! present in the first slot, every one of them: the makespan by bisection
+//! on the LP relaxation of a joint program over all jobs (a lower bound)
+//! and rounding with repair, exactly by a MIP bisection on small
+//! instances, or a weighted completion-time proxy.
+//!
 //! # Guarantee
 //!
 //! With every examined MIP solved to proven optimality the oracle is exact,
@@ -141,7 +149,7 @@
 //! ```
 
 pub mod baselines;
-mod batch;
+pub mod batch;
 mod error;
 mod model;
 mod oracle;

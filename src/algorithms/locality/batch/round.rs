@@ -63,6 +63,13 @@ fn at(x: &[f64], j: usize) -> u32 {
     x.get(j).map_or(0.0, |v| v.round().max(0.0)) as u32
 }
 
+/// `v += n·d`.
+fn add_to(v: &mut Vector, d: &Vector, n: f64) {
+    for (a, b) in v.iter_mut().zip(d) {
+        *a += n * b;
+    }
+}
+
 /// Accumulated column changes of one move (each column once).
 #[derive(Debug, Default)]
 struct Deltas(BTreeMap<usize, f64>);
@@ -163,11 +170,7 @@ impl<'a> BatchRounding<'a> {
             let (wl, sl) = (job.worker_local(), job.ps_local());
             for s in slots {
                 let row = &mut out[s.t as usize];
-                let mut add = |h: usize, n: u32, d: &Vector| {
-                    for r in 0..RESOURCES {
-                        row[h][r] += f64::from(n) * d[r];
-                    }
-                };
+                let mut add = |h: usize, n: u32, d: &Vector| add_to(&mut row[h], d, f64::from(n));
                 for &(h, u, y) in &s.local {
                     add(h, at(x, u), &sl);
                     add(h, at(x, y), &wl);
@@ -289,9 +292,7 @@ impl Derive for BatchRounding<'_> {
                         break;
                     };
                     x[z] += 1.0;
-                    for r in 0..RESOURCES {
-                        row[h][r] += job.ps[r];
-                    }
+                    add_to(&mut row[h], &job.ps, 1.0);
                     need -= 1;
                 }
             }

@@ -24,7 +24,7 @@
 use crate::pcip::{Move, MoveSource, PcProblem};
 
 use super::super::super::model::{RESOURCES, Vector};
-use super::{BatchRounding, Deltas, JobSlot, Pass, at};
+use super::{BatchRounding, Deltas, JobSlot, Pass, add_to, at};
 
 impl BatchRounding<'_> {
     /// Workers of job `i` on machine `h` in `s` at `x`.
@@ -107,9 +107,7 @@ impl BatchRounding<'_> {
             self.drop_ps(i, s, x, zs - target, prefer, &mut d);
         } else if zs < target {
             let mut extra = vec![[0.0; RESOURCES]; self.cluster.machines()];
-            for r in 0..RESOURCES {
-                extra[h][r] -= job.worker[r];
-            }
+            add_to(&mut extra[h], &job.worker, -1.0);
             let mut xz = x.to_vec();
             for _ in zs..target {
                 let ex = |k: usize| extra[k];
@@ -118,9 +116,7 @@ impl BatchRounding<'_> {
                 };
                 d.add(z, 1.0);
                 xz[z] += 1.0;
-                for r in 0..RESOURCES {
-                    extra[k][r] += job.ps[r];
-                }
+                add_to(&mut extra[k], &job.ps, 1.0);
             }
         }
         Some(d.into_move())
