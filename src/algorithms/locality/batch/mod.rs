@@ -43,8 +43,9 @@
 //!
 //! The LP of `P(T_hi)` minimising `Σ_i wt_i Σ_t t·work_{i,t}/Q_i`, rounded
 //! and repaired as above with the move cost `wt_i·t/Q_i` per unit of
-//! work; the schedule is the better (by `Σ_i wt_i C_i`) of the first
-//! successful draw and the list schedule. Weights: [`LocalityBatchParams::weights`],
+//! work; every one of the `draws` draws runs, and the schedule is the
+//! best (by `Σ_i wt_i C_i`, ties to the earlier) of the successful draws
+//! and the list schedule. Weights: [`LocalityBatchParams::weights`],
 //! by default every job's [`weight`](crate::model::Job::weight).
 //!
 //! # Guarantee
@@ -200,7 +201,8 @@ pub struct BatchAttempt {
     pub lp_objective: Option<f64>,
     /// Draws run.
     pub draws: u32,
-    /// The 0-based draw that gave the schedule, if any.
+    /// The 0-based draw that gave the schedule (makespan: the first
+    /// success; proxy: the best), if any.
     pub success: Option<u32>,
 }
 

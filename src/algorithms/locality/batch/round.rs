@@ -368,7 +368,9 @@ pub(crate) struct Draws {
 }
 
 /// Runs up to `draws` draws (draw `k` with `lambdas[k mod len]` and the
-/// stream of `seed_of(k)`); the first that gives every job a plan wins.
+/// stream of `seed_of(k)`). Without `score` the first draw that gives every
+/// job a plan wins; with it every draw runs and the plans of the smallest
+/// score win (ties to the earlier draw).
 ///
 /// # Errors
 ///
@@ -377,20 +379,29 @@ pub(crate) struct Draws {
 pub(crate) fn round_horizon(
     model: &BatchRounding<'_>,
     lp_x: &[f64],
-    draws: u32,
-    lambdas: &[f64],
+    (draws, lambdas): (u32, &[f64]),
     seed_of: impl Fn(u32) -> u64,
+    score: Option<&dyn Fn(&[LocalityPlan]) -> f64>,
 ) -> Result<(Option<Vec<LocalityPlan>>, Draws), PcError> {
     let structure = model.structure()?;
     let mut out = Draws::default();
+    let mut best: Option<(f64, Vec<LocalityPlan>)> = None;
     for k in 0..draws {
         let lambda = lambdas[k as usize % lambdas.len().max(1)];
         let mut rng = ChaCha8Rng::seed_from_u64(seed_of(k));
         out.draws += 1;
-        if let Some(plans) = model.draw(&structure, lp_x, lambda, &mut rng)? {
+        let Some(plans) = model.draw(&structure, lp_x, lambda, &mut rng)? else {
+            continue;
+        };
+        let Some(score) = score else {
             out.success = Some(k);
             return Ok((Some(plans), out));
+        };
+        let v = score(&plans);
+        if best.as_ref().is_none_or(|b| v < b.0) {
+            out.success = Some(k);
+            best = Some((v, plans));
         }
     }
-    Ok((None, out))
+    Ok((best.map(|b| b.1), out))
 }

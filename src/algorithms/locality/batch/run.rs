@@ -264,7 +264,7 @@ impl LocalityBatch {
         let model = BatchRounding::new(&joint, &s.jobs, &s.cluster, MoveCost::Resource);
         let (draws, lambdas) = self.draws();
         let seed_of = |k| draw_seed(seed, 0, slots, k);
-        let (plans, d) = round_horizon(&model, &lp.x, draws, &lambdas, seed_of)?;
+        let (plans, d) = round_horizon(&model, &lp.x, (draws, &lambdas), seed_of, None)?;
         attempt.draws = d.draws;
         attempt.success = d.success;
         Ok((plans, attempt))
@@ -278,8 +278,9 @@ impl LocalityBatch {
         }
     }
 
-    /// The weighted proxy: LP of `P(t_hi)`, rounding, the better of the
-    /// rounded and the list schedule.
+    /// The weighted proxy: LP of `P(t_hi)`, every draw of the rounding,
+    /// the best of the rounded schedules and the list schedule by
+    /// `Σ_i wt_i C_i`.
     pub(super) fn proxy(
         &self,
         s: &Setup,
@@ -310,7 +311,8 @@ impl LocalityBatch {
         let model = BatchRounding::new(&joint, &s.jobs, &s.cluster, MoveCost::Weighted(&s.weights));
         let (draws, lambdas) = self.draws();
         let seed_of = |k| draw_seed(seed, 1, t_hi, k);
-        let (plans, d) = round_horizon(&model, &lp.x, draws, &lambdas, seed_of)?;
+        let score = |p: &[LocalityPlan]| weighted(p, &s.weights);
+        let (plans, d) = round_horizon(&model, &lp.x, (draws, &lambdas), seed_of, Some(&score))?;
         attempt.draws = d.draws;
         attempt.success = d.success;
         run.attempts.push(attempt);
