@@ -367,6 +367,9 @@ pub(crate) struct Draws {
     pub(crate) success: Option<u32>,
 }
 
+/// A score of every job's plans (smaller is better).
+pub(crate) type Score<'s> = dyn Fn(&[LocalityPlan]) -> f64 + 's;
+
 /// Runs up to `draws` draws (draw `k` with `lambdas[k mod len]` and the
 /// stream of `seed_of(k)`). Without `score` the first draw that gives every
 /// job a plan wins; with it every draw runs and the plans of the smallest
@@ -381,7 +384,7 @@ pub(crate) fn round_horizon(
     lp_x: &[f64],
     (draws, lambdas): (u32, &[f64]),
     seed_of: impl Fn(u32) -> u64,
-    score: Option<&dyn Fn(&[LocalityPlan]) -> f64>,
+    score: Option<&Score<'_>>,
 ) -> Result<(Option<Vec<LocalityPlan>>, Draws), PcError> {
     let structure = model.structure()?;
     let mut out = Draws::default();
