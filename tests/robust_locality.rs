@@ -9,7 +9,8 @@ mod common;
 
 use common::{WATCHDOG_S, within};
 use dmlsched::algorithms::locality::{
-    InnerSolver, Locality, LocalityParams, OfflineLimits, offline_optimum, verify_locality,
+    BatchObjective, InnerSolver, Locality, LocalityBatch, LocalityBatchParams, LocalityParams,
+    OfflineLimits, offline_optimum, verify_locality,
 };
 use dmlsched::model::units::{gb, gbps, mb};
 use dmlsched::model::*;
@@ -162,8 +163,71 @@ fn run_case(inst: &Instance, params: &LocalityParams) {
     }
 }
 
+/// Runs the offline batch; panics (caught by the watchdog) on an untyped
+/// outcome, a schedule a checker rejects or an inconsistent certificate.
+fn run_batch(inst: &Instance, params: &LocalityBatchParams) {
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    match LocalityBatch::new(params.clone()).solve(inst, &mut rng) {
+        Ok(s) => {
+            verify(inst, &s.schedule).unwrap();
+            let check = LocalityParams {
+                horizon: inst.horizon_slots(),
+                intra_factor: params.intra_factor,
+                allow_local: params.allow_local,
+                ..LocalityParams::default()
+            };
+            verify_locality(inst, &check, &s.schedule).unwrap();
+            s.certificate.check(1e-6).unwrap();
+            assert!(s.report.t_lp <= s.report.makespan);
+            assert!(s.report.makespan <= s.report.t_hi);
+        }
+        Err(
+            dmlsched::Error::Locality(_)
+            | dmlsched::Error::Pc(_)
+            | dmlsched::Error::Lp(_)
+            | dmlsched::Error::Model(_),
+        ) => {}
+        Err(e) => panic!("unexpected error kind: {e:?}"),
+    }
+}
+
 proptest! {
     #![proptest_config(config(48))]
+
+    /// The offline batch (makespan by LP rounding or the exact MIP
+    /// bisection, and the weighted proxy) on the same extreme instances:
+    /// a result both checkers accept, or a typed error.
+    #[test]
+    fn locality_batch_on_extreme_instances(
+        (cluster, jobs, slot, horizon) in extreme_instance(),
+        seed in any::<u64>(),
+        mode in 0u8..3,
+    ) {
+        within(WATCHDOG_S, "locality batch on an extreme instance", move || {
+            // Mostly true batches (every job in the first slot); a quarter
+            // keep their late arrivals, which the batch refuses.
+            let jobs: Vec<Job> = if seed % 4 == 0 {
+                jobs
+            } else {
+                jobs.into_iter().map(|mut j| { j.arrival_s = 0.0; j }).collect()
+            };
+            let Ok(inst) = Instance::new(cluster, jobs, slot, horizon) else {
+                return;
+            };
+            let (objective, inner) = match mode {
+                0 => (BatchObjective::Makespan, InnerSolver::lp_round()),
+                1 => (BatchObjective::Makespan, InnerSolver::ExactMip { time_limit_s: 2.0 }),
+                _ => (BatchObjective::WeightedCompletion, InnerSolver::lp_round()),
+            };
+            let params = LocalityBatchParams {
+                objective,
+                inner,
+                seed: Some(seed),
+                ..LocalityBatchParams::default()
+            };
+            run_batch(&inst, &params);
+        });
+    }
 
     /// The scheduler (LP rounding, random run seed; and the exact MIP) on
     /// valid but extreme instances: a result both checkers accept, or a
@@ -181,6 +245,47 @@ proptest! {
             let inner = if exact { InnerSolver::exact_mip() } else { InnerSolver::lp_round() };
             let params = LocalityParams { inner, seed: Some(seed), ..LocalityParams::default() };
             run_case(&inst, &params);
+        });
+    }
+
+    /// The offline batch on tiny ordinary instances with odd rounding
+    /// options (one draw, large scalings), random weights, both objectives.
+    #[test]
+    fn locality_batch_with_odd_rounding_options(
+        draws in 1u32..4,
+        lambda in 1.0f64..4.0,
+        n in 1u32..6,
+        mem in 2.0f64..40.0,
+        machines in 1u32..4,
+        jobs in 1u32..5,
+        weighted in any::<bool>(),
+        weight in 0.0f64..1e6,
+    ) {
+        within(WATCHDOG_S, "locality batch with odd rounding options", move || {
+            let ms = (0..machines)
+                .map(|i| {
+                    let cap = Resources::zero().gpus(4.0).cpu_cores(16.0).memory(gb(64.0)).nic(gbps(10.0));
+                    Machine::new(MachineId(i), cap, gbps(2.0))
+                })
+                .collect();
+            let jobs = (0..jobs)
+                .map(|i| {
+                    let mut j = job(i, (Utility::Linear { g1: 100.0, slope: 10.0 }, (1.0, 1.0), 0.005, (1, n + i % 2, 100), 125.0, false), 100.0, 24);
+                    if let Architecture::ParameterServer(p) = &mut j.architecture {
+                        p.worker = p.worker.gpus(1.0).memory(gb(mem));
+                        p.ps = p.ps.memory(gb(mem));
+                    }
+                    j.weight = weight * f64::from(i);
+                    j
+                })
+                .collect();
+            let Ok(inst) = Instance::new(Cluster::new(ms), jobs, 100.0, 24) else { return };
+            let params = LocalityBatchParams {
+                objective: if weighted { BatchObjective::WeightedCompletion } else { BatchObjective::Makespan },
+                inner: InnerSolver::LpRound { draws, lambdas: [lambda; 8] },
+                ..LocalityBatchParams::default()
+            };
+            run_batch(&inst, &params);
         });
     }
 

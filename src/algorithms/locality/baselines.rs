@@ -209,11 +209,51 @@ impl LocalityBaseline {
         cluster: &LocalityCluster,
         jobs: &[LocalityJob],
     ) -> Vec<Option<LocalityPlan>> {
-        let mut residual: Vec<Vec<Vector>> =
-            vec![cluster.capacity.clone(); cluster.horizon as usize];
+        self.list_schedule(cluster, jobs, cluster.horizon, true)
+    }
+
+    /// The greedy baselines in offline mode: the jobs in the given order,
+    /// each placed as early as possible (from its arrival slot) on the
+    /// residual ledger of `slots` slots that the earlier jobs left, with
+    /// no utility test: every job is walked until its work is done.
+    /// Returns every job's plan, or the position of the first job whose
+    /// walk does not finish within the ledger (or within its window).
+    /// [`NoLocality`](Self::NoLocality) has no offline mode: position 0.
+    pub(crate) fn offline_plans(
+        &self,
+        cluster: &LocalityCluster,
+        jobs: &[LocalityJob],
+        slots: u32,
+    ) -> Result<Vec<LocalityPlan>, usize> {
+        if *self == LocalityBaseline::NoLocality {
+            return Err(0);
+        }
+        let mut out = Vec::with_capacity(jobs.len());
+        for (k, plan) in self
+            .list_schedule(cluster, jobs, slots, false)
+            .into_iter()
+            .enumerate()
+        {
+            out.push(plan.ok_or(k)?);
+        }
+        Ok(out)
+    }
+
+    /// Each job walks the residual ledger of `slots` slots in turn; a
+    /// plan is subtracted from it for good. `online`: a job whose utility
+    /// reaches 0 before it completes is rejected; offline, later jobs are
+    /// still walked after one fails.
+    fn list_schedule(
+        &self,
+        cluster: &LocalityCluster,
+        jobs: &[LocalityJob],
+        slots: u32,
+        online: bool,
+    ) -> Vec<Option<LocalityPlan>> {
+        let mut residual: Vec<Vec<Vector>> = vec![cluster.capacity.clone(); slots as usize];
         jobs.iter()
             .map(|job| {
-                let plan = walk(job, &residual, |res, remaining| match self {
+                let plan = walk(job, &residual, online, |res, remaining| match self {
                     LocalityBaseline::AlwaysLocalFirstFit => {
                         local_slot(job, cluster, res, remaining)
                     }
@@ -242,11 +282,12 @@ pub(crate) fn trivial_bound(cluster: &LocalityCluster, jobs: &[LocalityJob]) -> 
 
 /// Walks `job`'s window slot by slot: `slot_config(residual of the slot,
 /// remaining work)` gives the slot's configuration and rate per worker
-/// (`None`: idle). Returns the plan once the work reaches `Q_i` with
-/// `f_i > 0`, else `None`.
+/// (`None`: idle). Returns the plan once the work reaches `Q_i` (`online`:
+/// with `f_i > 0`), else `None`.
 fn walk(
     job: &LocalityJob,
     residual: &[Vec<Vector>],
+    online: bool,
     mut slot_config: impl FnMut(&[Vector], f64) -> Option<(SlotConfig, f64)>,
 ) -> Option<LocalityPlan> {
     let mut plan = LocalityPlan {
@@ -258,7 +299,7 @@ fn walk(
     let last = job.end.min(to_u32(residual.len() as f64 - 1.0));
     let mut done = 0.0;
     for t in job.arrival..=last {
-        if job.utility_at(t) <= 0.0 || residual.is_empty() {
+        if (online && job.utility_at(t) <= 0.0) || residual.is_empty() {
             return None; // utilities do not increase
         }
         let Some((config, rate)) = slot_config(&residual[t as usize], job.minibatches - done)

@@ -71,6 +71,38 @@ pub enum LocalityError {
         /// The limit.
         limit: u64,
     },
+    /// A job of the offline batch fits nowhere: on the empty cluster no
+    /// machine hosts it LOCAL (one worker and one PS) and no pair of
+    /// machines hosts one DISTRIBUTED worker and its PS.
+    #[error("{job} cannot be placed on the empty cluster: {reason}")]
+    JobCannotFit {
+        /// The job.
+        job: JobId,
+        /// What does not fit.
+        reason: String,
+    },
+    /// Neither offline list scheduler (AlwaysLocal, AlwaysSpread) finishes
+    /// a job of the offline batch within the slots available (the
+    /// instance's horizon, capped by the batch's slot limit), so the
+    /// batch has no upper bound on its makespan.
+    #[error("no offline list schedule finishes {job} within {slots} slots")]
+    NoListSchedule {
+        /// The first job the spreading list scheduler cannot finish (the
+        /// local one's when only it ran).
+        job: JobId,
+        /// The slots available.
+        slots: u32,
+    },
+    /// The offline batch's program would exceed a size limit.
+    #[error("the offline batch needs {needed} {what}, above the limit of {limit}")]
+    BatchTooLarge {
+        /// What is counted (slots, columns).
+        what: &'static str,
+        /// How many would be needed (at least).
+        needed: u64,
+        /// The limit.
+        limit: u64,
+    },
     /// A schedule breaks the locality model.
     #[error("locality schedule invalid ({rule:?}){}{}: {detail}",
         job.map(|j| format!(", {j}")).unwrap_or_default(),

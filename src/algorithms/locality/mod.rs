@@ -71,6 +71,14 @@
 //! exactly with the HiGHS MIP solver ([`InnerSolver::ExactMip`]: relative
 //! gap 10⁻⁹, no presolve, a time limit per solve).
 //!
+//! # Offline batch
+//!
+//! [`LocalityBatch`] (module [`batch`]) schedules a batch of jobs all
+//! present in the first slot, every one of them: the makespan by bisection
+//! on the LP relaxation of a joint program over all jobs (a lower bound)
+//! and rounding with repair, exactly by a MIP bisection on small
+//! instances, or a weighted completion-time proxy.
+//!
 //! # Guarantee
 //!
 //! With every examined MIP solved to proven optimality the oracle is exact,
@@ -141,6 +149,7 @@
 //! ```
 
 pub mod baselines;
+pub mod batch;
 mod error;
 mod model;
 #[cfg(feature = "highs")]
@@ -166,6 +175,10 @@ use crate::schedule::{JobSchedule, Schedule};
 use super::Solved;
 
 pub use baselines::{BaselineReport, LocalityBaseline};
+pub use batch::{
+    BatchAttempt, BatchObjective, BatchSource, DEFAULT_MAX_COLUMNS, DEFAULT_MAX_SLOTS,
+    LocalityBatch, LocalityBatchParams, LocalityBatchReport,
+};
 pub use error::{LocalityError, LocalityRule};
 pub use model::{
     DEFAULT_HORIZON, LocalityCluster, LocalityJob, NIC, POOL, RESOURCE_NAMES, RESOURCES, Vector,

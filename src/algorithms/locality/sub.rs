@@ -113,11 +113,16 @@ pub struct Cells {
 }
 
 /// `Σ_r p^r d^r` over positive entries (`+∞` when a price is not finite).
-fn unit_price(view: &PriceView<'_>, m: MachineId, t: u32, d: &Vector) -> f64 {
+fn unit_price(
+    price: &impl Fn(MachineId, usize, u32) -> f64,
+    m: MachineId,
+    t: u32,
+    d: &Vector,
+) -> f64 {
     d.iter()
         .enumerate()
         .filter(|(_, v)| **v > 0.0)
-        .map(|(r, v)| view.price(m, ResourceId(r as u8), t) * v)
+        .map(|(r, v)| price(m, r, t) * v)
         .sum()
 }
 
@@ -129,7 +134,62 @@ fn unit_price(view: &PriceView<'_>, m: MachineId, t: u32, d: &Vector) -> f64 {
 /// does a unit with a non-finite price.
 pub fn cells(job: &LocalityJob, cluster: &LocalityCluster, view: &PriceView<'_>) -> Cells {
     let last = job.end.min(view.horizon().saturating_sub(1));
-    let cap = job.utility.value(0);
+    let machines = view.machines() as u32;
+    let source = CellSource {
+        last,
+        price_cap: job.utility.value(0),
+        price: |m: MachineId, r: usize, t| view.price(m, ResourceId(r as u8), t),
+        residual: |m: MachineId, r: usize, t| view.residual(m, ResourceId(r as u8), t),
+        in_view: |m: MachineId| m.0 < machines,
+    };
+    cells_from(job, cluster, &source)
+}
+
+/// The cells of `job` over slots `a_i..=last` at price 0 with every
+/// machine's full capacity as its residual (the offline programs, where
+/// all jobs share the empty cluster through joint capacity rows).
+pub(crate) fn full_capacity_cells(
+    job: &LocalityJob,
+    cluster: &LocalityCluster,
+    last: u32,
+) -> Cells {
+    let source = CellSource {
+        last,
+        price_cap: f64::INFINITY,
+        price: |_: MachineId, _: usize, _: u32| 0.0,
+        residual: |m: MachineId, r: usize, _: u32| cluster.capacity[m.0 as usize][r],
+        in_view: |_: MachineId| true,
+    };
+    cells_from(job, cluster, &source)
+}
+
+/// Where the prices and residuals of [`cells_from`] come from.
+struct CellSource<P, R, V> {
+    /// Last slot (inclusive).
+    last: u32,
+    /// Units priced above this get bound 0.
+    price_cap: f64,
+    /// Unit price of resource `r` on machine `m` in slot `t`.
+    price: P,
+    /// Residual of resource `r` on machine `m` in slot `t`.
+    residual: R,
+    /// Whether machine `m` exists in the source.
+    in_view: V,
+}
+
+/// The cells of `job` from `source` (see [`cells`]).
+fn cells_from<P, R, V>(
+    job: &LocalityJob,
+    cluster: &LocalityCluster,
+    source: &CellSource<P, R, V>,
+) -> Cells
+where
+    P: Fn(MachineId, usize, u32) -> f64,
+    R: Fn(MachineId, usize, u32) -> f64,
+    V: Fn(MachineId) -> bool,
+{
+    let last = source.last;
+    let cap = source.price_cap;
     let ok = |p: f64| p.is_finite() && p <= cap;
     let (wl, sl) = (job.worker_local(), job.ps_local());
     let n = job.max_workers;
@@ -143,14 +203,14 @@ pub fn cells(job: &LocalityJob, cluster: &LocalityCluster, view: &PriceView<'_>)
             let m = MachineId(h as u32);
             let mut residual = [0.0; RESOURCES];
             for (r, v) in residual.iter_mut().enumerate() {
-                *v = view.residual(m, ResourceId(r as u8), t).max(0.0);
+                *v = (source.residual)(m, r, t).max(0.0);
             }
             let res = |r: usize| residual[r];
-            let pi_local = unit_price(view, m, t, &wl);
-            let sigma_local = unit_price(view, m, t, &sl);
-            let pi_dist = unit_price(view, m, t, &job.worker);
-            let sigma_dist = unit_price(view, m, t, &job.ps);
-            let usable = job.may_use(h) && m.0 < view.machines() as u32;
+            let pi_local = unit_price(&source.price, m, t, &wl);
+            let sigma_local = unit_price(&source.price, m, t, &sl);
+            let pi_dist = unit_price(&source.price, m, t, &job.worker);
+            let sigma_dist = unit_price(&source.price, m, t, &job.ps);
+            let usable = job.may_use(h) && (source.in_view)(m);
             let local = usable
                 && job.local_allowed(cluster, h)
                 && ok(pi_local)
@@ -204,7 +264,7 @@ pub struct LocSub {
 
 /// The columns of slots `first..=deadline`, with objective and upper
 /// bounds.
-fn columns(cells: &Cells, deadline: u32) -> (ColumnIndex, Vec<f64>, Vec<u32>) {
+pub(crate) fn columns(cells: &Cells, deadline: u32) -> (ColumnIndex, Vec<f64>, Vec<u32>) {
     let mut index = ColumnIndex::default();
     let (mut cost, mut upper) = (Vec::new(), Vec::new());
     let mut add = |index: &mut ColumnIndex, c: Column, price: f64, u: u32| {
@@ -293,15 +353,50 @@ pub fn build(job: &LocalityJob, cells: &Cells, deadline: u32) -> Result<Option<L
     if index.is_empty() {
         return Ok(None);
     }
-    let rmax = job.rate_local.iter().copied().fold(job.rate_dist, f64::max);
     let mut b = PcBuilder::new(Sense::Minimise, index.len()).objective(cost);
+    b = column_kinds(&index, &upper, 0, b);
+    let Some((cov, rhs)) = covering(job, &index, &upper) else {
+        return Ok(None);
+    };
+    b = b.covering_row(&cov, rhs);
+    b = slot_rows(job, cells, &index, &upper, deadline, true, b);
+    match b.build() {
+        Ok(problem) => Ok(Some(LocSub {
+            deadline,
+            problem,
+            index,
+        })),
+        Err(PcError::CoveringUnreachable { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Binary selectors and bounded integer counts of the columns of `index`
+/// (at `offset` in the builder's columns).
+pub(crate) fn column_kinds(
+    index: &ColumnIndex,
+    upper: &[u32],
+    offset: usize,
+    mut b: PcBuilder,
+) -> PcBuilder {
     for (j, &u) in upper.iter().enumerate() {
         b = match index.columns[j].kind {
-            ColumnKind::Local | ColumnKind::Distributed => b.binary(j),
-            _ => b.upper(j, Some(u)),
+            ColumnKind::Local | ColumnKind::Distributed => b.binary(offset + j),
+            _ => b.upper(offset + j, Some(u)),
         };
     }
-    // (COV)
+    b
+}
+
+/// (COV) `Σ r^L_h y^L + r^D y^D ≥ Q`, scaled by `1/max r` (entries in the
+/// columns of `index`), or `None` when even every column at its bound
+/// cannot meet it.
+pub(crate) fn covering(
+    job: &LocalityJob,
+    index: &ColumnIndex,
+    upper: &[u32],
+) -> Option<(Vec<(usize, f64)>, f64)> {
+    let rmax = job.rate_local.iter().copied().fold(job.rate_dist, f64::max);
     let cov: Vec<(usize, f64)> = index
         .columns
         .iter()
@@ -315,30 +410,72 @@ pub fn build(job: &LocalityJob, cells: &Cells, deadline: u32) -> Result<Option<L
     let reach: f64 = cov.iter().map(|&(j, a)| a * f64::from(upper[j])).sum();
     let rhs = job.minibatches / rmax;
     if cov.is_empty() || reach < rhs * (1.0 - 1e-12) {
-        return Ok(None);
+        return None;
     }
-    b = b.covering_row(&cov, rhs);
-    b = slot_rows(job, cells, &index, &upper, deadline, b);
-    match b.build() {
-        Ok(problem) => Ok(Some(LocSub {
-            deadline,
-            problem,
-            index,
-        })),
-        Err(PcError::CoveringUnreachable { .. }) => Ok(None),
-        Err(e) => Err(e),
+    Some((cov, rhs))
+}
+
+/// Where the rows of one job's program go: a [`PcBuilder`] whose columns
+/// are the job's, or one where they start at an offset (a job's block of
+/// a joint program).
+pub(crate) trait RowSink: Sized {
+    /// Adds `Σ entries ≤ rhs`, a packing row.
+    fn packing(self, entries: &[(usize, f64)], rhs: f64) -> Self;
+    /// Adds a linking row.
+    fn linking(self, entries: &[(usize, f64)], sense: RowSense, rhs: f64) -> Self;
+}
+
+impl RowSink for PcBuilder {
+    fn packing(self, entries: &[(usize, f64)], rhs: f64) -> Self {
+        self.packing_row(entries, rhs)
+    }
+
+    fn linking(self, entries: &[(usize, f64)], sense: RowSense, rhs: f64) -> Self {
+        self.linking_row(entries, sense, rhs)
     }
 }
 
-/// The packing and linking rows of every slot and cell.
-fn slot_rows(
+/// A builder whose row entries are shifted by `offset` columns.
+#[derive(Debug)]
+pub(crate) struct Shifted {
+    /// The builder.
+    pub(crate) builder: PcBuilder,
+    /// Offset added to every column index.
+    pub(crate) offset: usize,
+}
+
+impl Shifted {
+    fn shift(&self, entries: &[(usize, f64)]) -> Vec<(usize, f64)> {
+        entries.iter().map(|&(j, a)| (j + self.offset, a)).collect()
+    }
+}
+
+impl RowSink for Shifted {
+    fn packing(mut self, entries: &[(usize, f64)], rhs: f64) -> Self {
+        let e = self.shift(entries);
+        self.builder = self.builder.packing_row(&e, rhs);
+        self
+    }
+
+    fn linking(mut self, entries: &[(usize, f64)], sense: RowSense, rhs: f64) -> Self {
+        let e = self.shift(entries);
+        self.builder = self.builder.linking_row(&e, sense, rhs);
+        self
+    }
+}
+
+/// The packing and linking rows of every slot and cell; the per-cell
+/// capacity rows (CAP) only with `capacity` (a joint program replaces them
+/// with rows over all jobs).
+pub(crate) fn slot_rows<B: RowSink>(
     job: &LocalityJob,
     cells: &Cells,
     index: &ColumnIndex,
     upper: &[u32],
     deadline: u32,
-    mut b: PcBuilder,
-) -> PcBuilder {
+    capacity: bool,
+    mut b: B,
+) -> B {
     let (wl, sl) = (job.worker_local(), job.ps_local());
     for (k, row) in cells.cells.iter().enumerate() {
         let t = cells.first + k as u32;
@@ -356,20 +493,20 @@ fn slot_rows(
                 (col(ColumnKind::DistPs, h), &job.ps),
             ];
             // (CAP), unless implied by the bounds.
-            for r in 0..RESOURCES {
+            for r in (0..RESOURCES).filter(|_| capacity) {
                 let entries: Vec<(usize, f64)> = cols
                     .iter()
                     .filter_map(|(j, d)| j.filter(|_| d[r] > 0.0).map(|j| (j, d[r])))
                     .collect();
                 let most: f64 = entries.iter().map(|&(j, a)| a * f64::from(upper[j])).sum();
                 if !entries.is_empty() && most > c.residual[r] * (1.0 + 1e-12) {
-                    b = b.packing_row(&entries, c.residual[r]);
+                    b = b.packing(&entries, c.residual[r]);
                 }
             }
             if let (Some(y), Some(u)) = (cols[0].0, cols[1].0) {
                 // (LU)
-                b = b.linking_row(&[(u, 1.0), (y, -1.0)], RowSense::Le, 0.0);
-                b = b.linking_row(
+                b = b.linking(&[(u, 1.0), (y, -1.0)], RowSense::Le, 0.0);
+                b = b.linking(
                     &[(y, 1.0), (u, -f64::from(c.ybar_local))],
                     RowSense::Le,
                     0.0,
@@ -384,7 +521,7 @@ fn slot_rows(
                     (cols[3].0, c.zbar_dist, &mut zd),
                 ] {
                     if let Some(j) = j {
-                        b = b.linking_row(&[(j, 1.0), (v, -f64::from(bound))], RowSense::Le, 0.0);
+                        b = b.linking(&[(j, 1.0), (v, -f64::from(bound))], RowSense::Le, 0.0);
                         list.push(j);
                     }
                 }
@@ -397,7 +534,7 @@ fn slot_rows(
 
 /// (NCAP), (ONE), (BW), (PSN) and the PS cap of one slot.
 #[allow(clippy::too_many_arguments)]
-fn per_slot_rows(
+fn per_slot_rows<B: RowSink>(
     job: &LocalityJob,
     upper: &[u32],
     ys: &[usize],
@@ -405,18 +542,18 @@ fn per_slot_rows(
     yd: &[usize],
     zd: &[usize],
     v: Option<usize>,
-    mut b: PcBuilder,
-) -> PcBuilder {
+    mut b: B,
+) -> B {
     let n = f64::from(job.max_workers);
     let workers: Vec<(usize, f64)> = ys.iter().chain(yd).map(|&j| (j, 1.0)).collect();
     let most: f64 = workers.iter().map(|&(j, _)| f64::from(upper[j])).sum();
     if most > n {
-        b = b.packing_row(&workers, n);
+        b = b.packing(&workers, n);
     }
     let one: Vec<(usize, f64)> = us.iter().copied().chain(v).map(|j| (j, 1.0)).collect();
     // Also with one member: the slot's choice group needs its packing row.
     if !one.is_empty() {
-        b = b.packing_row(&one, 1.0);
+        b = b.packing(&one, 1.0);
     }
     if v.is_some() {
         let ratio = job.bandwidth_ratio();
@@ -425,17 +562,17 @@ fn per_slot_rows(
             .map(|&j| (j, ratio))
             .chain(zd.iter().map(|&j| (j, -1.0)))
             .collect();
-        b = b.linking_row(&bw, RowSense::Le, 0.0);
+        b = b.linking(&bw, RowSense::Le, 0.0);
         let psn: Vec<(usize, f64)> = zd
             .iter()
             .map(|&j| (j, 1.0))
             .chain(yd.iter().map(|&j| (j, -1.0)))
             .collect();
-        b = b.linking_row(&psn, RowSense::Le, 0.0);
+        b = b.linking(&psn, RowSense::Le, 0.0);
         let zmost: f64 = zd.iter().map(|&j| f64::from(upper[j])).sum();
         if zmost > f64::from(job.max_ps) {
             let cap: Vec<(usize, f64)> = zd.iter().map(|&j| (j, 1.0)).collect();
-            b = b.packing_row(&cap, f64::from(job.max_ps));
+            b = b.packing(&cap, f64::from(job.max_ps));
         }
     }
     b
@@ -447,14 +584,21 @@ impl LocSub {
     /// where `v_t = 1` and some `y^D ≥ 1`; every other slot is IDLE and
     /// left out. Values are rounded to the nearest integer.
     pub fn decode(&self, job: &LocalityJob, x: &[f64]) -> Vec<SlotPlan> {
+        self.index.decode(job, x)
+    }
+}
+
+impl ColumnIndex {
+    /// Decodes a point of a program with these columns (see
+    /// [`LocSub::decode`]); `x[j]` is column `j`'s value.
+    pub fn decode(&self, job: &LocalityJob, x: &[f64]) -> Vec<SlotPlan> {
         let val = |j: usize| x.get(j).copied().unwrap_or(0.0).round().max(0.0) as u32;
         let mut slots: Vec<SlotPlan> = Vec::new();
         let mut dist: HashMap<u32, Vec<(u32, Tasks)>> = HashMap::new();
-        for (j, c) in self.index.columns.iter().enumerate() {
+        for (j, c) in self.columns.iter().enumerate() {
             match (c.kind, c.machine) {
                 (ColumnKind::Local, Some(h)) if val(j) == 1 => {
                     let y = self
-                        .index
                         .get(ColumnKind::LocalWorkers, Some(h), c.slot)
                         .map_or(0, val);
                     if y > 0 {
@@ -470,7 +614,6 @@ impl LocSub {
                 }
                 (ColumnKind::DistWorkers | ColumnKind::DistPs, Some(h)) if val(j) > 0 => {
                     let on = self
-                        .index
                         .get(ColumnKind::Distributed, None, c.slot)
                         .is_some_and(|v| val(v) == 1);
                     if on {
