@@ -10,6 +10,11 @@
 //!   worker and PS caps) against 8-GPU machines, `κ = 10`; every job of a
 //!   point has the same width, so the point's LOCAL share is the LOCAL
 //!   share of that width;
+//! * **L-E4**: offline batches (all jobs present in the first slot) of
+//!   `I ∈ {5, 10}` jobs (`--full`: also 20) at `κ ∈ {1, 10}`: the makespan
+//!   by LP bisection and rounding (`LocalityBatch`), by the exact MIP for
+//!   `I ≤ 5`, the AlwaysLocal and AlwaysSpread list schedulers, and the
+//!   weighted completion-time proxy with its LP bound;
 //! * **L-E5**: rounding quality: LP rounding (four variants of draws and
 //!   scalings) against the exact MIP on random single-job programs
 //!   (`experiments::locality::quality`): `cost/LB`, `cost/OPT_MIP` and the
@@ -40,8 +45,13 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use dmlsched::algorithms::locality::{Locality, LocalityBaseline, LocalityParams, verify_locality};
-use dmlsched::experiments::locality::{LocalityWorkload, ModelProfile, generate, quality};
+use dmlsched::algorithms::locality::{
+    BatchObjective, InnerSolver, Locality, LocalityBaseline, LocalityBatch, LocalityBatchParams,
+    LocalityParams, verify_locality,
+};
+use dmlsched::experiments::locality::{
+    LocalityWorkload, ModelProfile, generate, generate_batch, quality,
+};
 use dmlsched::model::{Instance, TaskKind};
 use dmlsched::schedule::{Configuration, Schedule, verify};
 use dmlsched::sim::plot::lines_svg;
@@ -49,7 +59,7 @@ use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 
 const USAGE: &str = "\
-locality: experiments of the locality-aware scheduler (L-E1, L-E2, L-E3, L-E5)
+locality: experiments of the locality-aware scheduler (L-E1 to L-E5)
 
 USAGE:
     locality [--out DIR] [--experiment LIST] [--seeds K] [--jobs N] [--machines H] [--full]
@@ -57,8 +67,8 @@ USAGE:
 OPTIONS:
     --out <DIR>           output folder (created if missing)   [default: <temp dir>/dmlsched-locality]
     --experiment <E>      1 (κ sweep), 2 (gradient size sweep), 3 (job width sweep),
-                          5 (rounding quality), repeatable or a list 1,2,3,5
-                          (4 is not implemented yet)            [default: 1,2,3,5]
+                          4 (offline batches), 5 (rounding quality),
+                          repeatable or a list 1,2,3,4,5        [default: 1,2,3,4,5]
     --seeds <K>           seeds per point                       [default: 2; --full: 5]
     --jobs <N>            jobs per instance                     [default: 12; --full: 100]
     --machines <H>        machines per cluster                  [default: 4; --full: 16]
@@ -70,6 +80,8 @@ OUTPUT (in --out), long format (experiment, point, scheduler, seed, metric, valu
     l-e1.csv, l-e1.svg    mean total utility per scheduler against κ
     l-e2.csv, l-e2.svg    mean total utility per scheduler against the gradient size (MB)
     l-e3.csv, l-e3.svg    mean total utility per scheduler against the job width N
+    l-e4.csv, l-e4.svg    makespan C_max, C_max/T_LP, exact optimum (I ≤ 5), weighted proxy, runtime
+                          per batch size I, κ ∈ {1, 10} and scheduler; mean C_max against I
     l-e5.csv, l-e5.svg    cost/LB, cost/OPT_MIP and misses per case and rounding variant;
                           the distribution (share of cases ≤ x) of cost/OPT_MIP
     summary.md            mean ± sd of every metric per point and scheduler
@@ -177,7 +189,7 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Stri
         }
     }
     if a.experiments.is_empty() {
-        a.experiments = vec![1, 2, 3, 5];
+        a.experiments = vec![1, 2, 3, 4, 5];
     }
     a.experiments.sort_unstable();
     a.experiments.dedup();
@@ -503,6 +515,182 @@ fn stat(rows: &[Row], point: f64, scheduler: &str, metric: &str) -> (f64, f64) {
     mean_sd(&v)
 }
 
+/// L-E4 schedulers (CSV names) at κ = 1 and at κ = 10, in the same order.
+const BATCH_SCHEDULERS: [[&str; 5]; 2] = [
+    [
+        "makespan_lp_rounding_k1",
+        "makespan_exact_k1",
+        "always_local_list_k1",
+        "always_spread_list_k1",
+        "proxy_lp_rounding_k1",
+    ],
+    [
+        "makespan_lp_rounding_k10",
+        "makespan_exact_k10",
+        "always_local_list_k10",
+        "always_spread_list_k10",
+        "proxy_lp_rounding_k10",
+    ],
+];
+
+/// The L-E4 rows of one batch (`jobs`, `κ`, seed): the makespan by LP
+/// bisection and rounding (and by the exact MIP for `jobs ≤ 5`), both list
+/// schedulers' makespans, and the weighted completion-time proxy.
+fn run_batch(args: &Args, jobs: usize, kappa: f64, seed: u64) -> Result<Vec<Row>, String> {
+    let w = LocalityWorkload {
+        jobs,
+        machines: args.machines.unwrap_or(if args.full { 16 } else { 4 }),
+        intra_factor: kappa,
+        ..LocalityWorkload::default()
+    };
+    let inst = generate_batch(&mut ChaCha8Rng::seed_from_u64(seed), &w)
+        .map_err(|e| format!("workload: {e}"))?;
+    let names = &BATCH_SCHEDULERS[usize::from(kappa != 1.0)];
+    let mut rows = Vec::new();
+    let mut push = |scheduler: &'static str, metric: &'static str, value: f64| {
+        rows.push(Row {
+            point: jobs as f64,
+            scheduler,
+            seed,
+            metric,
+            value,
+        });
+    };
+    let mut modes = vec![(names[0], BatchObjective::Makespan, InnerSolver::lp_round())];
+    if jobs <= 5 {
+        modes.push((names[1], BatchObjective::Makespan, InnerSolver::exact_mip()));
+    }
+    modes.push((
+        names[4],
+        BatchObjective::WeightedCompletion,
+        InnerSolver::lp_round(),
+    ));
+    for (label, objective, inner) in modes {
+        let params = LocalityBatchParams {
+            objective,
+            inner,
+            intra_factor: Some(kappa),
+            seed: Some(seed),
+            ..LocalityBatchParams::default()
+        };
+        let s = LocalityBatch::new(params.clone())
+            .solve(&inst, &mut ChaCha8Rng::seed_from_u64(seed))
+            .map_err(|e| format!("{label}, {jobs} jobs, seed {seed}: {e}"))?;
+        verify(&inst, &s.schedule).map_err(|e| format!("{label}: schedule::verify: {e}"))?;
+        let check = LocalityParams {
+            intra_factor: Some(kappa),
+            allow_local: params.allow_local,
+            horizon: inst.horizon_slots(),
+            ..LocalityParams::default()
+        };
+        verify_locality(&inst, &check, &s.schedule)
+            .map_err(|e| format!("{label}: verify_locality: {e}"))?;
+        let r = &s.report;
+        if objective == BatchObjective::Makespan {
+            push(label, "c_max", f64::from(r.makespan));
+            push(label, "t_lp", f64::from(r.t_lp));
+            push(
+                label,
+                "c_max_over_t_lp",
+                f64::from(r.makespan) / f64::from(r.t_lp.max(1)),
+            );
+            if let Some(x) = r.exact_makespan {
+                push(label, "exact_optimum", f64::from(x));
+            }
+            if inner == InnerSolver::lp_round() {
+                let list = [(names[2], r.local_makespan), (names[3], r.spread_makespan)];
+                for (l, m) in list {
+                    if let Some(m) = m {
+                        push(l, "c_max", f64::from(m));
+                        push(
+                            l,
+                            "c_max_over_t_lp",
+                            f64::from(m) / f64::from(r.t_lp.max(1)),
+                        );
+                    }
+                }
+            }
+        } else {
+            push(label, "weighted_completion", r.weighted_completion);
+            if let Some(b) = r.proxy_lp_bound.filter(|b| *b > 0.0) {
+                push(label, "proxy_lp_bound", b);
+                push(label, "weighted_over_lp_bound", r.weighted_completion / b);
+            }
+        }
+        push(label, "seconds", r.seconds);
+    }
+    Ok(rows)
+}
+
+/// L-E4: offline batches `I ∈ {5, 10}` (`--full`: also 20) at `κ ∈ {1,
+/// 10}`; writes `l-e4.csv`, `l-e4.svg` (mean `C_max` against `I`) and the
+/// summary.
+fn run_batches(args: &Args, seeds: u64, summary: &mut String) -> Result<(), String> {
+    let t = Instant::now();
+    let sizes: &[usize] = if args.full { &[5, 10, 20] } else { &[5, 10] };
+    let mut rows = Vec::new();
+    for &kappa in &[1.0, 10.0] {
+        for &jobs in sizes {
+            for seed in 0..seeds {
+                rows.extend(run_batch(args, jobs, kappa, seed)?);
+                eprintln!("  l-e4 I = {jobs}, κ = {kappa}, seed {seed} done");
+            }
+        }
+    }
+    write_csv(&args.out.join("l-e4.csv"), "l-e4", &rows)?;
+    let _ = writeln!(
+        summary,
+        "## L-E4: offline batches ({:.1} s)\n\nAll jobs present in the first slot. C_max: \
+         makespan (slots); T_LP: the LP bisection's lower bound; ΣwC: the weighted \
+         completion proxy and its LP bound.\n\n| I | scheduler | C_max | C_max/T_LP | exact \
+         optimum | ΣwC | ΣwC/LP bound | seconds |\n|---|---|---|---|---|---|---|---|",
+        t.elapsed().as_secs_f64()
+    );
+    let metrics = [
+        "c_max",
+        "c_max_over_t_lp",
+        "exact_optimum",
+        "weighted_completion",
+        "weighted_over_lp_bound",
+        "seconds",
+    ];
+    let mut names: Vec<&'static str> = rows.iter().map(|r| r.scheduler).collect();
+    names.sort_unstable();
+    names.dedup();
+    let mut points = Vec::new();
+    for &jobs in sizes {
+        let x = jobs as f64;
+        for &s in &names {
+            let _ = write!(summary, "| {jobs} | {s} |");
+            for m in metrics {
+                let (mean, sd) = stat(&rows, x, s, m);
+                if mean.is_finite() {
+                    let _ = write!(summary, " {mean:.2} ± {sd:.2} |");
+                } else {
+                    summary.push_str(" – |");
+                }
+            }
+            summary.push('\n');
+            let (c, _) = stat(&rows, x, s, "c_max");
+            if c.is_finite() {
+                points.push((s, x, c));
+            }
+        }
+    }
+    summary.push('\n');
+    let svg_path = args.out.join("l-e4.svg");
+    let svg = lines_svg(
+        &points,
+        "L-E4: makespan of offline batches",
+        "jobs I",
+        "mean C_max (slots)",
+    )
+    .map_err(|e| format!("{}: {e}", svg_path.display()))?;
+    std::fs::write(&svg_path, svg).map_err(|e| format!("{}: {e}", svg_path.display()))?;
+    eprintln!("l-e4: {:.1} s", t.elapsed().as_secs_f64());
+    Ok(())
+}
+
 /// Short CSV names of the L-E5 variants, in `quality::default_variants` order.
 const VARIANT_IDS: [&str; 4] = ["default", "1_draw_lambda_1", "8_draws_lambda_1", "32_draws"];
 
@@ -646,13 +834,11 @@ fn run(args: &Args) -> Result<(), String> {
         std::fs::write(&svg_path, svg).map_err(|e| format!("{}: {e}", svg_path.display()))?;
         eprintln!("{}: {:.1} s", sweep.id, t.elapsed().as_secs_f64());
     }
+    if args.experiments.contains(&4) {
+        run_batches(args, seeds, &mut summary)?;
+    }
     if args.experiments.contains(&5) {
         run_quality(args, &mut summary)?;
-    }
-    for e in args.experiments.iter().filter(|&&e| e == 4) {
-        let line = format!("L-E{e} is not implemented yet: no output.");
-        eprintln!("{line}");
-        let _ = writeln!(summary, "{line}\n");
     }
     let path = args.out.join("summary.md");
     std::fs::write(&path, &summary).map_err(|e| format!("{}: {e}", path.display()))?;

@@ -12,44 +12,39 @@
 use dmlsched::algorithms::locality::{
     BatchObjective, InnerSolver, LocalityBatch, LocalityBatchParams,
 };
-use dmlsched::experiments::locality::{LocalityWorkload, generate};
-use dmlsched::model::Instance;
+use dmlsched::experiments::locality::{LocalityWorkload, generate_batch};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 
+/// Argument `k`, or `default` when absent; exit code 2 when it does not
+/// parse.
 fn arg<T: std::str::FromStr>(k: usize, default: T) -> T {
-    std::env::args()
-        .nth(k)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
+    match std::env::args().nth(k) {
+        None => default,
+        Some(s) => s.parse().unwrap_or_else(|_| {
+            eprintln!(
+                "error: argument {k} '{s}' is not valid\n\
+                 usage: locality_batch [JOBS] [KAPPA] [SEED] [makespan|exact|weighted]"
+            );
+            std::process::exit(2)
+        }),
+    }
 }
 
 fn main() -> Result<(), dmlsched::Error> {
     let (jobs, kappa, seed) = (arg(1, 10usize), arg(2, 10.0f64), arg(3, 1u64));
     let mode: String = arg(4, "makespan".to_string());
+    if !["makespan", "exact", "weighted"].contains(&mode.as_str()) {
+        eprintln!("error: mode '{mode}': expected makespan, exact or weighted");
+        std::process::exit(2);
+    }
     let w = LocalityWorkload {
         jobs,
         intra_factor: kappa,
         ..LocalityWorkload::default()
     };
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let drawn = generate(&mut rng, &w)?;
-    // The offline batch: every job present in the first slot.
-    let batch: Vec<_> = drawn
-        .jobs()
-        .iter()
-        .cloned()
-        .map(|mut j| {
-            j.arrival_s = 0.0;
-            j
-        })
-        .collect();
-    let inst = Instance::new(
-        drawn.cluster().clone(),
-        batch,
-        drawn.slot_length_s(),
-        drawn.horizon_slots(),
-    )?;
+    let inst = generate_batch(&mut rng, &w)?;
     let params = LocalityBatchParams {
         intra_factor: Some(kappa),
         objective: match mode.as_str() {

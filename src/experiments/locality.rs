@@ -279,6 +279,35 @@ pub fn generate(rng: &mut impl Rng, w: &LocalityWorkload) -> crate::Result<Insta
     )?)
 }
 
+/// An offline batch (experiment L-E4): the instance [`generate`] draws,
+/// with every job arriving at time 0, so that all are present in the first
+/// slot, as the offline batch scheduler
+/// ([`LocalityBatch`](crate::algorithms::locality::LocalityBatch))
+/// requires. The draws are [`generate`]'s (the same seed gives the same
+/// jobs, arrivals aside).
+///
+/// # Errors
+///
+/// [`generate`]'s errors.
+pub fn generate_batch(rng: &mut impl Rng, w: &LocalityWorkload) -> crate::Result<Instance> {
+    let drawn = generate(rng, w)?;
+    let jobs = drawn
+        .jobs()
+        .iter()
+        .cloned()
+        .map(|mut j| {
+            j.arrival_s = 0.0;
+            j
+        })
+        .collect();
+    Ok(Instance::new(
+        drawn.cluster().clone(),
+        jobs,
+        drawn.slot_length_s(),
+        drawn.horizon_slots(),
+    )?)
+}
+
 /// One job's model, sizes, demands and utility.
 fn draw_job(rng: &mut impl Rng, w: &LocalityWorkload, id: JobId, arrival_s: f64) -> Job {
     let model = w.models[rng.random_range(0..w.models.len())];
@@ -381,6 +410,21 @@ mod tests {
         let cl = crate::algorithms::locality::LocalityCluster::from_instance(&inst).unwrap();
         let sched = crate::algorithms::locality::Locality::new(w.params());
         assert_eq!(sched.jobs(&inst, &cl).unwrap().len(), 100);
+    }
+
+    #[test]
+    fn locality_batch_is_the_drawn_instance_at_time_zero() {
+        let w = LocalityWorkload {
+            jobs: 7,
+            ..LocalityWorkload::default()
+        };
+        let drawn = run(4, &w);
+        let batch = generate_batch(&mut ChaCha8Rng::seed_from_u64(4), &w).unwrap();
+        assert_eq!(batch.jobs().len(), 7);
+        for (a, b) in drawn.jobs().iter().zip(batch.jobs()) {
+            assert_eq!(b.arrival_s, 0.0);
+            assert_eq!(a.architecture, b.architecture);
+        }
     }
 
     #[test]
