@@ -20,7 +20,8 @@
 //!   (`experiments::locality::quality`): `cost/LB`, `cost/OPT_MIP` and the
 //!   cases where rounding finds no plan although the MIP does.
 //!
-//! Schedulers: the locality scheduler (LP rounding), NoLocality (the same
+//! Schedulers: the locality scheduler (LP rounding; with `--exact` also
+//! with the exact MIP inner solver, for small sizes), NoLocality (the same
 //! scheduler with LOCAL disabled), AlwaysLocalFirstFit and
 //! AlwaysSpreadGreedy. Every schedule is checked with `schedule::verify`
 //! and `verify_locality`; a failure ends the run with an error.
@@ -62,7 +63,8 @@ const USAGE: &str = "\
 locality: experiments of the locality-aware scheduler (L-E1 to L-E5)
 
 USAGE:
-    locality [--out DIR] [--experiment LIST] [--seeds K] [--jobs N] [--machines H] [--full]
+    locality [--out DIR] [--experiment LIST] [--seeds K] [--jobs N] [--machines H] [--cases K]
+             [--exact] [--full]
 
 OPTIONS:
     --out <DIR>           output folder (created if missing)   [default: <temp dir>/dmlsched-locality]
@@ -73,6 +75,8 @@ OPTIONS:
     --jobs <N>            jobs per instance                     [default: 12; --full: 100]
     --machines <H>        machines per cluster                  [default: 4; --full: 16]
     --cases <K>           L-E5: random single-job programs      [default: 200]
+    --exact               L-E1 to L-E3 also run the locality scheduler with the exact MIP
+                          inner solver (locality_exact; small sizes only: slow)
     --full                the published sizes: 16 machines, 100 jobs, 5 seeds
     -h, --help            print this help
 
@@ -96,8 +100,9 @@ METRICS:
 ";
 
 /// Schedulers in output order.
-const SCHEDULERS: [&str; 4] = [
+const SCHEDULERS: [&str; 5] = [
     "locality",
+    "locality_exact",
     "no_locality",
     "always_local_first_fit",
     "always_spread_greedy",
@@ -120,6 +125,7 @@ struct Args {
     jobs: Option<usize>,
     machines: Option<u32>,
     cases: Option<u64>,
+    exact: bool,
     full: bool,
 }
 
@@ -131,6 +137,7 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Stri
         jobs: None,
         machines: None,
         cases: None,
+        exact: false,
         full: false,
     };
     while let Some(flag) = it.next() {
@@ -138,6 +145,7 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Stri
         match flag.as_str() {
             "-h" | "--help" => return Ok(None),
             "--full" => a.full = true,
+            "--exact" => a.exact = true,
             "--out" => a.out = PathBuf::from(value()?),
             "--experiment" => {
                 for e in value()?.split(',') {
@@ -292,8 +300,7 @@ fn measure(
 /// Runs every scheduler on one instance and appends its rows.
 fn run_point(
     w: &LocalityWorkload,
-    point: f64,
-    seed: u64,
+    (point, seed, exact): (f64, u64, bool),
     rows: &mut Vec<Row>,
 ) -> Result<(), String> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -302,15 +309,26 @@ fn run_point(
         seed: Some(seed),
         ..w.params()
     };
-    for &name in &SCHEDULERS {
+    for &name in SCHEDULERS
+        .iter()
+        .filter(|&&n| exact || n != "locality_exact")
+    {
         let ctx = |e: String| format!("{name}, seed {seed}: {e}");
         let t = Instant::now();
         let (schedule, reported, check_params) = match name {
-            "locality" => {
-                let s = Locality::new(params.clone())
+            "locality" | "locality_exact" => {
+                let p = LocalityParams {
+                    inner: if name == "locality" {
+                        params.inner
+                    } else {
+                        InnerSolver::exact_mip()
+                    },
+                    ..params.clone()
+                };
+                let s = Locality::new(p.clone())
                     .solve(&inst, &mut rng)
                     .map_err(|e| ctx(e.to_string()))?;
-                (s.schedule, s.certificate.objective, params.clone())
+                (s.schedule, s.certificate.objective, p)
             }
             _ => {
                 let b = match name {
@@ -422,7 +440,7 @@ type PointResult = Result<Vec<Row>, String>;
 
 /// Runs every (point, seed) of `sweep` on all cores; rows in point, seed
 /// order.
-fn run_sweep(sweep: &Sweep, seeds: u64) -> Result<Vec<Row>, String> {
+fn run_sweep(sweep: &Sweep, seeds: u64, exact: bool) -> Result<Vec<Row>, String> {
     let tasks: Vec<(f64, &LocalityWorkload, u64)> = sweep
         .points
         .iter()
@@ -440,7 +458,7 @@ fn run_sweep(sweep: &Sweep, seeds: u64) -> Result<Vec<Row>, String> {
                         break;
                     };
                     let mut rows = Vec::new();
-                    let r = run_point(w, x, seed, &mut rows)
+                    let r = run_point(w, (x, seed, exact), &mut rows)
                         .map(|()| rows)
                         .map_err(|e| format!("{} at {} = {x}: {e}", sweep.id, sweep.x_desc));
                     if r.is_ok() {
@@ -801,7 +819,7 @@ fn run(args: &Args) -> Result<(), String> {
     );
     for sweep in &sweeps {
         let t = Instant::now();
-        let rows = run_sweep(sweep, seeds)?;
+        let rows = run_sweep(sweep, seeds, args.exact)?;
         write_csv(&args.out.join(format!("{}.csv", sweep.id)), sweep.id, &rows)?;
         let mut points: Vec<(&str, f64, f64)> = Vec::new();
         let _ = writeln!(
@@ -814,6 +832,9 @@ fn run(args: &Args) -> Result<(), String> {
         );
         for (x, _) in &sweep.points {
             for &s in &SCHEDULERS {
+                if !rows.iter().any(|r| r.point == *x && r.scheduler == s) {
+                    continue; // locality_exact runs only with --exact
+                }
                 let _ = write!(summary, "| {x} | {s} |");
                 for (i, metric) in METRICS.iter().enumerate() {
                     let (m, sd) = stat(&rows, *x, s, metric);
