@@ -2,6 +2,8 @@
 //! common two-machine set-up, typed errors, determinism, and random tiny
 //! instances whose baseline schedules pass both checkers.
 
+mod common;
+
 use dmlsched::algorithms::locality::{
     LocalityBaseline, LocalityError, LocalityParams, LocalityRule, SlotConfig, verify_locality,
 };
@@ -14,12 +16,7 @@ use proptest::test_runner::FileFailurePersistence;
 /// A machine `[4 GPU, 16 vCPU, 64 GB, 10 Gbit/s]` with 4 Gbit/s between
 /// tasks on it.
 fn machine(id: u32, hosts: Hosting) -> Machine {
-    let cap = Resources::zero()
-        .gpus(4.0)
-        .cpu_cores(16.0)
-        .memory(gb(64.0))
-        .nic(gbps(10.0));
-    Machine::new(MachineId(id), cap, gbps(4.0)).hosting(hosts)
+    common::l1_machine(id, 4.0, hosts)
 }
 
 /// `Q = 400` (4 chunks of 100), `N = 4`, `τ = 0.5 s`, `e = 125 MB`,
@@ -27,30 +24,7 @@ fn machine(id: u32, hosts: Hosting) -> Machine {
 /// `f(δ) = 100 − 10δ`. With Δ = 100 s: `r^L = 100/(0.5 + 0.5) = 100`,
 /// `r^D = 100/(0.5 + 2) = 40`.
 fn job(id: u32, arrival_s: f64) -> Job {
-    Job::new(
-        JobId(id),
-        arrival_s,
-        PsJob {
-            epochs: 1,
-            data_chunks: 4,
-            minibatches_per_chunk: 100,
-            minibatch_compute_s: 0.5,
-            gradient_bytes: mb(125.0),
-            worker: Resources::zero()
-                .gpus(1.0)
-                .cpu_cores(2.0)
-                .memory(gb(8.0))
-                .nic(gbps(1.0)),
-            ps: Resources::zero()
-                .cpu_cores(2.0)
-                .memory(gb(8.0))
-                .nic(gbps(4.0)),
-            max_workers: 4,
-            max_ps: 4,
-            ..PsJob::default()
-        },
-    )
-    .with_utility(Utility::Linear {
+    common::l1_job(id, arrival_s, 8.0, 8.0).with_utility(Utility::Linear {
         g1: 100.0,
         slope: 10.0,
     })

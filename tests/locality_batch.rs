@@ -4,8 +4,11 @@
 //! offline list schedules by hand, determinism and typed errors (and,
 //! without the `highs` feature, the typed error of the LP steps).
 
+mod common;
+
 use dmlsched::algorithms::locality::{LocalityBatch, LocalityBatchParams};
-use dmlsched::model::units::{gb, gbps, mb};
+#[cfg(feature = "highs")]
+use dmlsched::model::units::{gb, gbps};
 use dmlsched::model::*;
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
@@ -13,41 +16,14 @@ use rand::rngs::ChaCha8Rng;
 /// A machine `[4 GPU, 16 vCPU, 64 GB, 10 Gbit/s]` with `b_int` Gbit/s
 /// between tasks on it.
 fn machine(id: u32, b_int: f64) -> Machine {
-    let cap = Resources::zero()
-        .gpus(4.0)
-        .cpu_cores(16.0)
-        .memory(gb(64.0))
-        .nic(gbps(10.0));
-    Machine::new(MachineId(id), cap, gbps(b_int))
+    common::l1_machine(id, b_int, Hosting::Both)
 }
 
 /// The job of the common hand set-up: `Q = 400`, `τ = 0.5 s`,
 /// `e = 125 MB`, `b = 1`, `B = 4` Gbit/s, worker `[1, 2, 8 GB, 1]`, PS
 /// `[0, 2, 8 GB, 4]`, at most 4 workers.
 fn job(id: u32) -> Job {
-    Job::new(
-        JobId(id),
-        0.0,
-        PsJob {
-            epochs: 1,
-            data_chunks: 4,
-            minibatches_per_chunk: 100,
-            minibatch_compute_s: 0.5,
-            gradient_bytes: mb(125.0),
-            worker: Resources::zero()
-                .gpus(1.0)
-                .cpu_cores(2.0)
-                .memory(gb(8.0))
-                .nic(gbps(1.0)),
-            ps: Resources::zero()
-                .cpu_cores(2.0)
-                .memory(gb(8.0))
-                .nic(gbps(4.0)),
-            max_workers: 4,
-            max_ps: 4,
-            ..PsJob::default()
-        },
-    )
+    common::l1_job(id, 0.0, 8.0, 8.0)
 }
 
 /// L6: one machine as in L1 (`b_int = 4`, so `r^L = 100`), two L1 jobs,

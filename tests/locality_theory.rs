@@ -50,30 +50,7 @@ fn l1_machine(id: u32) -> Machine {
 /// `[0, 2, 8 GB, 4]`, `N = 4`; with 100-s slots `r^L = 100` (b_int = 4)
 /// and `r^D = 40`; utility `f(δ) = g1 − slope·δ`.
 fn l1_job(id: u32, g1: f64, slope: f64) -> Job {
-    Job::new(
-        JobId(id),
-        0.0,
-        PsJob {
-            epochs: 1,
-            data_chunks: 4,
-            minibatches_per_chunk: 100,
-            minibatch_compute_s: 0.5,
-            gradient_bytes: mb(125.0),
-            worker: Resources::zero()
-                .gpus(1.0)
-                .cpu_cores(2.0)
-                .memory(gb(8.0))
-                .nic(gbps(1.0)),
-            ps: Resources::zero()
-                .cpu_cores(2.0)
-                .memory(gb(8.0))
-                .nic(gbps(4.0)),
-            max_workers: 4,
-            max_ps: 4,
-            ..PsJob::default()
-        },
-    )
-    .with_utility(Utility::Linear { g1, slope })
+    common::l1_job(id, 0.0, 8.0, 8.0).with_utility(Utility::Linear { g1, slope })
 }
 
 /// Both checkers accept the optimum's schedule, its plans agree with it,

@@ -176,3 +176,56 @@ pub fn step_checking_prices_and_capacity<O: dmlsched::online::PricingOracle>(
     }
     Ok(admitted)
 }
+
+/// The locality tests' machine: `[4 GPU, 16 vCPU, 64 GB, 10 Gbit/s]` with
+/// `b_int_gbps` Gbit/s between tasks on it, hosting `hosts`.
+#[allow(dead_code)]
+pub fn l1_machine(
+    id: u32,
+    b_int_gbps: f64,
+    hosts: dmlsched::model::Hosting,
+) -> dmlsched::model::Machine {
+    use dmlsched::model::units::{gb, gbps};
+    use dmlsched::model::{Machine, MachineId, Resources};
+    let cap = Resources::zero()
+        .gpus(4.0)
+        .cpu_cores(16.0)
+        .memory(gb(64.0))
+        .nic(gbps(10.0));
+    Machine::new(MachineId(id), cap, gbps(b_int_gbps)).hosting(hosts)
+}
+
+/// The locality tests' job (the hand-checkable set-up): `Q = 400` (one
+/// epoch of 4 chunks of 100 mini-batches), `N = 4` (at most 4 workers and 4
+/// PSs), `τ = 0.5 s`, `e = 125 MB`, `b = 1`, `B = 4` Gbit/s, worker
+/// `[1 GPU, 2 vCPU, mem_w_gb, 1 Gbit/s]`, PS `[0, 2 vCPU, mem_s_gb,
+/// 4 Gbit/s]`, the default utility. With 100-s slots `r^D = 100/(0.5 + 2) =
+/// 40`, and `r^L = 100/(0.5 + 0.5) = 100` when `b_int = 4` Gbit/s.
+#[allow(dead_code)]
+pub fn l1_job(id: u32, arrival_s: f64, mem_w_gb: f64, mem_s_gb: f64) -> dmlsched::model::Job {
+    use dmlsched::model::units::{gb, gbps, mb};
+    use dmlsched::model::{Job, JobId, PsJob, Resources};
+    Job::new(
+        JobId(id),
+        arrival_s,
+        PsJob {
+            epochs: 1,
+            data_chunks: 4,
+            minibatches_per_chunk: 100,
+            minibatch_compute_s: 0.5,
+            gradient_bytes: mb(125.0),
+            worker: Resources::zero()
+                .gpus(1.0)
+                .cpu_cores(2.0)
+                .memory(gb(mem_w_gb))
+                .nic(gbps(1.0)),
+            ps: Resources::zero()
+                .cpu_cores(2.0)
+                .memory(gb(mem_s_gb))
+                .nic(gbps(4.0)),
+            max_workers: 4,
+            max_ps: 4,
+            ..PsJob::default()
+        },
+    )
+}
