@@ -127,6 +127,46 @@ impl ExactInfo {
         }
     }
 
+    /// A MIP solve used as a comparison point (`returned = false`), not the
+    /// algorithm's answer: status [`ExactStatus::Optimal`] when `optimal`,
+    /// else [`ExactStatus::Limit`] with the solver's `status`; the
+    /// incumbent `objective` (an empty schedule counts as an incumbent of
+    /// value 0) and the proven `dual_bound`.
+    pub fn comparison(
+        optimal: bool,
+        status: impl std::fmt::Display,
+        (objective, dual_bound, rel_gap): (f64, f64, f64),
+        seconds: f64,
+    ) -> Self {
+        ExactInfo {
+            status: if optimal {
+                ExactStatus::Optimal
+            } else {
+                ExactStatus::Limit {
+                    status: status.to_string(),
+                }
+            },
+            incumbent: Some(objective),
+            dual_bound,
+            rel_gap,
+            seconds,
+            returned: false,
+        }
+    }
+
+    /// `upper_bound / alg` for a maximisation: a proven bound on `OPT/ALG`
+    /// for an algorithm with value `alg` when `upper_bound ≥ OPT`; `+∞` when
+    /// `alg = 0 < upper_bound`, 1 when both are 0.
+    pub fn ratio_bound(upper_bound: f64, alg: f64) -> f64 {
+        if alg > 0.0 {
+            upper_bound / alg
+        } else if upper_bound > 0.0 {
+            f64::INFINITY
+        } else {
+            1.0
+        }
+    }
+
     /// `OPT`, when the status proves the incumbent optimal
     /// ([`ExactStatus::Optimal`] or [`ExactStatus::ProvenByBound`]).
     pub fn optimum(&self) -> Option<f64> {

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use crate::certificate::{ExactInfo, ExactStatus, Sense};
+use crate::certificate::{ExactInfo, Sense};
 use crate::lp::{self, ColumnKind, LinearProgram, LpError, LpStatus, SolveOptions};
 use crate::model::units::Num;
 use crate::model::{Instance, JobId};
@@ -129,38 +129,20 @@ pub struct OfflineSolution {
 
 impl OfflineSolution {
     /// The solve as a certificate's [`ExactInfo`], as a comparison point
-    /// (`returned = false`): status [`ExactStatus::Optimal`] or
-    /// [`ExactStatus::Limit`], incumbent [`objective`](Self::objective) (the
+    /// (`returned = false`): status [`ExactStatus::Optimal`](crate::certificate::ExactStatus::Optimal) or
+    /// [`ExactStatus::Limit`](crate::certificate::ExactStatus::Limit), incumbent [`objective`](Self::objective) (the
     /// empty schedule counts as an incumbent of value 0), dual bound
     /// [`upper_bound`](Self::upper_bound).
     pub fn exact_info(&self) -> ExactInfo {
-        ExactInfo {
-            status: if self.optimal {
-                ExactStatus::Optimal
-            } else {
-                ExactStatus::Limit {
-                    status: self.status.to_string(),
-                }
-            },
-            incumbent: Some(self.objective),
-            dual_bound: self.upper_bound,
-            rel_gap: self.rel_gap,
-            seconds: self.seconds,
-            returned: false,
-        }
+        let values = (self.objective, self.upper_bound, self.rel_gap);
+        ExactInfo::comparison(self.optimal, &self.status, values, self.seconds)
     }
 
     /// `upper_bound / alg`: a proven bound on `OPT/ALG` for an algorithm
     /// with total utility `alg`; `+∞` when `alg = 0 < upper_bound`, `1` when
     /// both are 0.
     pub fn ratio_bound_over(&self, alg: f64) -> f64 {
-        if alg > 0.0 {
-            self.upper_bound / alg
-        } else if self.upper_bound > 0.0 {
-            f64::INFINITY
-        } else {
-            1.0
-        }
+        ExactInfo::ratio_bound(self.upper_bound, alg)
     }
 }
 
@@ -772,6 +754,7 @@ pub fn offline_optimum(instance: &Instance, opts: &ExactOptions) -> crate::Resul
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::certificate::ExactStatus;
     use crate::algorithms::oasis::{Oasis, OasisParams};
     use crate::model::units::gbps;
     use crate::model::{
