@@ -75,6 +75,25 @@ const PLACEMENT_BUDGET: u64 = 1 << 19;
 /// Feasibility tolerance of the repair and the final check.
 const FEAS_TOL: f64 = 1e-9;
 
+/// The choice group of one (job, slot): one member per LOCAL machine (its
+/// selector `u` with its worker column `y` as dependent) and the
+/// DISTRIBUTED selector `v` with the slot's DISTRIBUTED worker columns.
+pub(crate) fn slot_choice_group(
+    local: impl IntoIterator<Item = (usize, usize)>,
+    v: Option<usize>,
+    dist_workers: impl IntoIterator<Item = usize>,
+) -> ChoiceGroup {
+    let mut g = ChoiceGroup::new();
+    for (u, y) in local {
+        g = g.member(u, &[y]);
+    }
+    if let Some(v) = v {
+        let ys: Vec<usize> = dist_workers.into_iter().collect();
+        g = g.member(v, &ys);
+    }
+    g
+}
+
 /// The splitmix64 finaliser: a bijective mix of a 64-bit word.
 pub fn splitmix64(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -203,15 +222,8 @@ impl<'a> LocRounding<'a> {
             .iter()
             .filter(|s| !s.local.is_empty() || s.v.is_some())
             .map(|s| {
-                let mut g = ChoiceGroup::new();
-                for &(_, u, y) in &s.local {
-                    g = g.member(u, &[y]);
-                }
-                if let Some(v) = s.v {
-                    let ys: Vec<usize> = s.dist.iter().filter_map(|d| d.1).collect();
-                    g = g.member(v, &ys);
-                }
-                g
+                let local = s.local.iter().map(|&(_, u, y)| (u, y));
+                slot_choice_group(local, s.v, s.dist.iter().filter_map(|d| d.1))
             })
             .collect();
         Structure::new(&self.sub.problem, groups)

@@ -754,8 +754,8 @@ pub fn offline_optimum(instance: &Instance, opts: &ExactOptions) -> crate::Resul
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::certificate::ExactStatus;
     use crate::algorithms::oasis::{Oasis, OasisParams};
+    use crate::certificate::ExactStatus;
     use crate::model::units::gbps;
     use crate::model::{
         Architecture, Cluster, Hosting, Job, Machine, MachineId, PsJob, Resources, SyncMode,

@@ -11,12 +11,13 @@ use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 
 use crate::pcip::{
-    ChoiceGroup, Derive, Move, PcError, PcProblem, RepairOptions, RowClass, RowRef, Structure,
-    evaluate, repair_with, round_structured,
+    Derive, Move, PcError, PcProblem, RepairOptions, RowClass, RowRef, Structure, evaluate,
+    repair_with, round_structured,
 };
 
 use super::super::model::{LocalityCluster, LocalityJob, RESOURCES, Vector};
 use super::super::plan::LocalityPlan;
+use super::super::round::slot_choice_group;
 use super::super::sub::ColumnKind;
 use super::program::Joint;
 
@@ -148,15 +149,8 @@ impl<'a> BatchRounding<'a> {
             .iter()
             .flatten()
             .map(|s| {
-                let mut g = ChoiceGroup::new();
-                for &(_, u, y) in &s.local {
-                    g = g.member(u, &[y]);
-                }
-                if let Some(v) = s.v {
-                    let ys: Vec<usize> = s.dist.iter().filter_map(|d| d.1).collect();
-                    g = g.member(v, &ys);
-                }
-                g
+                let local = s.local.iter().map(|&(_, u, y)| (u, y));
+                slot_choice_group(local, s.v, s.dist.iter().filter_map(|d| d.1))
             })
             .collect();
         Structure::new(self.problem(), groups)
