@@ -7,6 +7,7 @@
 
 pub use crate::algorithms::locality::LocalityError;
 pub use crate::algorithms::oasis::OasisError;
+pub use crate::algorithms::sjf_bco::SjfBcoError;
 pub use crate::certificate::CertificateViolation;
 pub use crate::lp::LpError;
 pub use crate::model::ModelError;
@@ -51,6 +52,11 @@ pub enum Error {
     /// model.
     #[error("locality: {0}")]
     Locality(#[from] LocalityError),
+    /// SJF-BCO or one of its baselines cannot run on the instance (a job
+    /// outside the ring-all-reduce model, an invalid option, a size guard),
+    /// or no trial placed every job.
+    #[error("SJF-BCO: {0}")]
+    SjfBco(#[from] SjfBcoError),
     /// A timing model or configuration is invalid (non-finite, negative or
     /// zero bandwidth, inconsistent counts).
     #[error("timing model: {0}")]

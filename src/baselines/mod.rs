@@ -11,6 +11,7 @@
 //! | [`Rrh`] | Irwin et al., HPDC 2004 (the crate's reading of the risk–reward heuristic the OASiS paper compares with) | fixed size, admission by reward − risk, urgency ranking, preemptive |
 //! | [`Sjf`] | shortest job first with an oracle (crate rules) | fixed size, non-preemptive, backfill by default |
 //! | [`Tetris`] | Grandl et al., SIGCOMM 2014 (alignment score only) | fixed size, non-preemptive, packs by alignment |
+//! | [`OfflineBaseline`] (`rar-ff`, `rar-ls`, `rar-rand`) | FF, LS and RAND of Yu, Ji, Rajan, Liu, ACM MobiHoc 2022, on SJF-BCO's trial machinery | offline ring-all-reduce placement of a batch at slot 0, returning a schedule with its certificate ([`offline_by_name`]; not a simulator policy) |
 //! | [`Tiresias`] | Gu et al., NSDI 2019 | fixed size, preemptive, discretised 2D-LAS, wakes itself at threshold crossings |
 //!
 //! Every policy sizes jobs with [`requested_tasks`] unless it says
@@ -35,6 +36,7 @@ mod fifo;
 mod optimus;
 mod placement;
 mod proportional;
+mod rar;
 mod realloc;
 mod rrh;
 mod sjf;
@@ -50,6 +52,7 @@ pub use fifo::Fifo;
 pub use optimus::Optimus;
 pub use placement::{PlacementRule, Placer};
 pub use proportional::ProportionalShare;
+pub use rar::{OFFLINE_NAMES, OfflineBaseline, offline_by_name};
 pub use rrh::{Rrh, RrhParams};
 pub use sjf::Sjf;
 pub use tetris::Tetris;

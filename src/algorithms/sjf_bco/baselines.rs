@@ -1,0 +1,98 @@
+//! The baselines FF, LS and RAND of the SJF-BCO paper, on the same trial
+//! machinery (job order `G_j` then id, idle-and-budget candidates,
+//! provisional durations, re-simulation).
+
+use rand::rngs::ChaCha8Rng;
+use rand::{Rng, RngExt, SeedableRng};
+
+use super::params::SjfBcoParams;
+use super::report::SjfBcoReport;
+use super::run::{self, Algo};
+use crate::algorithms::Solved;
+use crate::model::Instance;
+
+/// FF (first fit): the first `G_j` candidates in server, then local index
+/// order; budget by the same bisection as SJF-BCO (one rule, no κ).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RarFf {
+    /// The parameters (κ, λ and the FA-FFP strategy are ignored).
+    pub params: SjfBcoParams,
+}
+
+impl RarFf {
+    /// FF with these parameters.
+    pub fn new(params: SjfBcoParams) -> Self {
+        RarFf { params }
+    }
+
+    /// Runs FF.
+    ///
+    /// # Errors
+    ///
+    /// As [`SjfBco::solve`](super::SjfBco::solve).
+    pub fn solve(&self, instance: &Instance) -> crate::Result<Solved<SjfBcoReport>> {
+        run::solve(instance, &self.params, Algo::FirstFit, None)
+    }
+}
+
+/// LS (list scheduling): the `G_j` candidates with least `U`, ties by
+/// server then local index; budget by the same bisection as SJF-BCO. While
+/// every `U` is equal it places jobs exactly as FF does.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RarLs {
+    /// The parameters (κ, λ and the FA-FFP strategy are ignored).
+    pub params: SjfBcoParams,
+}
+
+impl RarLs {
+    /// LS with these parameters.
+    pub fn new(params: SjfBcoParams) -> Self {
+        RarLs { params }
+    }
+
+    /// Runs LS.
+    ///
+    /// # Errors
+    ///
+    /// As [`SjfBco::solve`](super::SjfBco::solve).
+    pub fn solve(&self, instance: &Instance) -> crate::Result<Solved<SjfBcoReport>> {
+        run::solve(instance, &self.params, Algo::ListScheduling, None)
+    }
+}
+
+/// RAND: a uniformly random `G_j`-subset of the candidates, in one trial at
+/// budget `θ = T`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RarRand {
+    /// The parameters (κ, λ, the FA-FFP strategy and the bisection rule are
+    /// ignored).
+    pub params: SjfBcoParams,
+}
+
+impl RarRand {
+    /// RAND with these parameters.
+    pub fn new(params: SjfBcoParams) -> Self {
+        RarRand { params }
+    }
+
+    /// Runs RAND with a ChaCha8 stream seeded by one draw from `rng`.
+    ///
+    /// # Errors
+    ///
+    /// As [`SjfBco::solve`](super::SjfBco::solve).
+    pub fn solve(
+        &self,
+        instance: &Instance,
+        rng: &mut impl Rng,
+    ) -> crate::Result<Solved<SjfBcoReport>> {
+        let seed: u64 = rng.random();
+        let mut solved = run::solve(
+            instance,
+            &self.params,
+            Algo::Random,
+            Some(ChaCha8Rng::seed_from_u64(seed)),
+        )?;
+        solved.certificate.run = solved.certificate.run.with_seed(seed, "ChaCha8");
+        Ok(solved)
+    }
+}

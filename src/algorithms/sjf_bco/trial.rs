@@ -1,0 +1,375 @@
+//! One trial: places every job, one at a time in the given order, for a
+//! fixed budget `θ` and a fixed rule per job, from a fresh state.
+//!
+//! A GPU is a candidate for job `j` at the trial's clock when it is idle
+//! (`busy_until ≤ clock`) and has budget room (`U[g] + ρ̂_j/u ≤ θ`). When the
+//! rule finds too few candidates, the clock jumps to the next provisional
+//! completion of a placed job; when there is none, the trial fails. A placed
+//! job gets a provisional duration (by default from its per-iteration time
+//! at placement, with the contention of the jobs active then), and each of
+//! its GPUs is busy until the job's provisional end and is charged `ρ̂_j/u`.
+
+use rand::Rng;
+use rand::rngs::ChaCha8Rng;
+
+use super::model::RarModel;
+use super::params::{Availability, DurationEstimate, FaFfpStrategy, TrialEval};
+use super::sim::{Placed, RarExecution, SlotSimOptions, server_counts, simulate};
+use crate::model::units::{ceil_tol, floor_tol};
+use crate::timing::ProgressMode;
+
+/// Slack on the budget test `U[g] + ρ̂/u ≤ θ`.
+pub(crate) const BUDGET_TOL: f64 = 1e-9;
+
+/// How one job picks its GPUs among the candidates.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Choice {
+    /// FA-FFP with a strategy (LS is FA-FFP's `LeastAccumulated` for every job).
+    FaFfp(FaFfpStrategy),
+    /// LBSGF with spreading factor λ.
+    Lbsgf(f64),
+    /// First fit in server, then local index order.
+    FirstFit,
+    /// A uniformly random subset of the candidates.
+    Random,
+}
+
+/// Everything a trial needs besides the rule.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TrialConfig<'a> {
+    /// Job indices in placement order.
+    pub order: &'a [usize],
+    /// Budget `θ`.
+    pub theta: f64,
+    /// `u`.
+    pub u: f64,
+    /// Candidate rule.
+    pub availability: Availability,
+    /// Provisional durations.
+    pub duration: DurationEstimate,
+    /// How the trial is scored.
+    pub eval: TrialEval,
+    /// Slot simulator options (also the progress mode of the durations).
+    pub sim: SlotSimOptions,
+}
+
+/// The result of one trial.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct TrialOutcome {
+    /// Every job placed (complete only if the trial succeeded).
+    pub placed: Vec<Placed>,
+    /// The makespan, `None` for a failed trial (`+∞`).
+    pub makespan: Option<u64>,
+    /// `max_g U[g]`.
+    pub w_hat_max: f64,
+    /// The slot simulation, under [`TrialEval::Resimulate`].
+    pub execution: Option<RarExecution>,
+}
+
+/// One placed job still relevant for contention or waiting.
+struct Active {
+    start: u64,
+    end: u64,
+    servers: Vec<(u32, u32)>,
+}
+
+/// The per-trial state, fresh for every trial.
+struct State<'a> {
+    model: &'a RarModel,
+    cfg: TrialConfig<'a>,
+    clock: u64,
+    u: Vec<f64>,
+    busy: Vec<u64>,
+    active: Vec<Active>,
+    placed: Vec<Placed>,
+}
+
+/// Runs one trial with `rule(j)` choosing job `j`'s rule.
+pub(crate) fn run_trial(
+    model: &RarModel,
+    cfg: TrialConfig<'_>,
+    rule: &dyn Fn(usize) -> Choice,
+    mut rng: Option<&mut ChaCha8Rng>,
+) -> TrialOutcome {
+    let n = model.total_gpus();
+    let mut st = State {
+        model,
+        cfg,
+        clock: 0,
+        u: vec![0.0; n],
+        busy: vec![0; n],
+        active: Vec::new(),
+        placed: Vec::with_capacity(cfg.order.len()),
+    };
+    let mut ok = true;
+    for (key, &j) in cfg.order.iter().enumerate() {
+        if !st.place(j, key as u64, rule(j), rng.as_deref_mut()) {
+            ok = false;
+            break;
+        }
+    }
+    let w_hat_max = st.u.iter().copied().fold(0.0, f64::max);
+    let mut out = TrialOutcome {
+        placed: st.placed,
+        makespan: None,
+        w_hat_max,
+        execution: None,
+    };
+    if ok {
+        match cfg.eval {
+            TrialEval::Provisional => {
+                out.makespan = st.active.iter().map(|a| a.end).max();
+            }
+            TrialEval::Resimulate => {
+                if let Ok(e) = simulate(model, &out.placed, &cfg.sim) {
+                    out.makespan = Some(e.makespan);
+                    out.execution = Some(e);
+                }
+            }
+        }
+    }
+    out
+}
+
+impl State<'_> {
+    /// Places job `j`, waiting for completions as needed; false if the
+    /// trial fails.
+    fn place(
+        &mut self,
+        j: usize,
+        key: u64,
+        choice: Choice,
+        mut rng: Option<&mut ChaCha8Rng>,
+    ) -> bool {
+        let job = &self.model.jobs[j];
+        let w = job.estimate / self.cfg.u;
+        let g = job.gpus as usize;
+        let idle = self.cfg.availability == Availability::IdleAndBudget;
+        loop {
+            let cands = self.candidates(w, idle);
+            if let Some(sel) = self.choose(choice, &cands, g, rng.as_deref_mut()) {
+                let start = if idle {
+                    self.clock
+                } else {
+                    sel.iter().map(|&x| self.busy[x]).max().unwrap_or(0)
+                };
+                let servers = server_counts(self.model, &sel);
+                let Some(d) = self.duration(j, &servers, start) else {
+                    return false;
+                };
+                let end = start.saturating_add(d);
+                for &x in &sel {
+                    self.busy[x] = end;
+                    self.u[x] += w;
+                }
+                self.active.push(Active {
+                    start,
+                    end,
+                    servers,
+                });
+                self.placed.push(Placed {
+                    job: j,
+                    gpus: sel,
+                    start,
+                    key,
+                });
+                return true;
+            }
+            if !idle {
+                return false;
+            }
+            let clock = self.clock;
+            let Some(next) = self
+                .active
+                .iter()
+                .map(|a| a.end)
+                .filter(|&e| e > clock)
+                .min()
+            else {
+                return false;
+            };
+            self.clock = next;
+            self.active.retain(|a| a.end > next);
+        }
+    }
+
+    /// Candidate GPUs in flat order.
+    fn candidates(&self, w: f64, idle: bool) -> Vec<usize> {
+        (0..self.u.len())
+            .filter(|&g| {
+                (!idle || self.busy[g] <= self.clock)
+                    && self.u[g] + w <= self.cfg.theta + BUDGET_TOL
+            })
+            .collect()
+    }
+
+    /// The provisional duration of job `j` on `servers` from `start`;
+    /// `None` when it makes no progress (`⌊1/τ⌋ = 0` in `Floor` mode).
+    fn duration(&self, j: usize, servers: &[(u32, u32)], start: u64) -> Option<u64> {
+        let job = &self.model.jobs[j];
+        let d = match self.cfg.duration {
+            DurationEstimate::Estimate => ceil_tol(job.estimate),
+            DurationEstimate::AtPlacement => {
+                let p = if servers.len() >= 2 {
+                    servers
+                        .iter()
+                        .map(|&(s, _)| 1 + self.multi_on(s, start))
+                        .max()
+                        .unwrap_or(1)
+                } else {
+                    0
+                };
+                let tau = self.model.tau(j, servers, p);
+                match self.cfg.sim.progress {
+                    ProgressMode::Fractional => ceil_tol(job.iterations * tau),
+                    ProgressMode::Floor => {
+                        let r = floor_tol(1.0 / tau);
+                        if r < 1.0 {
+                            return None;
+                        }
+                        ceil_tol(job.iterations / r)
+                    }
+                }
+            }
+        };
+        Some(d.max(1.0) as u64)
+    }
+
+    /// Multi-server jobs active at slot `t` on server `s`.
+    fn multi_on(&self, s: u32, t: u64) -> u32 {
+        self.active
+            .iter()
+            .filter(|a| a.servers.len() >= 2 && a.start <= t && t < a.end)
+            .filter(|a| a.servers.iter().any(|&(x, _)| x == s))
+            .count() as u32
+    }
+
+    /// Applies a rule to the candidates; `None` if it cannot pick `g` GPUs.
+    fn choose(
+        &self,
+        choice: Choice,
+        cands: &[usize],
+        g: usize,
+        rng: Option<&mut ChaCha8Rng>,
+    ) -> Option<Vec<usize>> {
+        if cands.len() < g {
+            return None;
+        }
+        let mut sel = match choice {
+            Choice::FaFfp(FaFfpStrategy::LeastAccumulated) => self.least_u(cands.to_vec(), g),
+            Choice::FaFfp(FaFfpStrategy::PackOccupied) => self.pack_occupied(cands, g),
+            Choice::Lbsgf(lambda) => self.lbsgf(cands, g, lambda)?,
+            Choice::FirstFit => cands[..g].to_vec(),
+            Choice::Random => random_subset(cands, g, rng?),
+        };
+        sel.sort_unstable();
+        Some(sel)
+    }
+
+    /// The `g` GPUs of `v` with least `U`, ties by flat index (= server,
+    /// then local index).
+    fn least_u(&self, mut v: Vec<usize>, g: usize) -> Vec<usize> {
+        let key = |&a: &usize, &b: &usize| self.u[a].total_cmp(&self.u[b]).then(a.cmp(&b));
+        if g < v.len() && g > 0 {
+            v.select_nth_unstable_by(g - 1, key);
+        }
+        v.truncate(g);
+        v
+    }
+
+    /// FA-FFP's packing strategy: occupied servers first, then best fit,
+    /// then index; all from the first server that holds the job, else
+    /// server by server.
+    fn pack_occupied(&self, cands: &[usize], g: usize) -> Vec<usize> {
+        let mut groups: Vec<(u32, Vec<usize>)> = Vec::new();
+        for &c in cands {
+            let s = self.model.gpu_server[c];
+            match groups.last_mut() {
+                Some((last, v)) if *last == s => v.push(c),
+                _ => groups.push((s, vec![c])),
+            }
+        }
+        let occupied = |s: u32| {
+            let srv = &self.model.servers[s as usize];
+            (srv.first_gpu..srv.first_gpu + srv.gpus as usize).any(|x| self.busy[x] > self.clock)
+        };
+        groups.sort_by_key(|(s, v)| (!occupied(*s), v.len(), *s));
+        if let Some((_, v)) = groups.iter().find(|(_, v)| v.len() >= g) {
+            let mut one = v.clone();
+            self.sort_by_u(&mut one);
+            one.truncate(g);
+            return one;
+        }
+        let mut out = Vec::with_capacity(g);
+        for (_, v) in groups {
+            let mut v = v;
+            self.sort_by_u(&mut v);
+            out.extend(v.into_iter().take(g - out.len()));
+            if out.len() == g {
+                break;
+            }
+        }
+        out
+    }
+
+    /// Stable sort by `U` (ties keep the current order).
+    fn sort_by_u(&self, v: &mut [usize]) {
+        v.sort_by(|&a, &b| self.u[a].total_cmp(&self.u[b]));
+    }
+
+    /// LBSGF: the least-busy servers (average `U`) until their capacity
+    /// reaches `λ·G_j`, then the globally least-`U` candidates among them.
+    fn lbsgf(&self, cands: &[usize], g: usize, lambda: f64) -> Option<Vec<usize>> {
+        let m = self.model;
+        let mut servers: Vec<(f64, usize)> = m
+            .servers
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.gpus > 0)
+            .map(|(i, s)| {
+                let load: f64 = self.u[s.first_gpu..s.first_gpu + s.gpus as usize]
+                    .iter()
+                    .sum();
+                (load / f64::from(s.gpus), i)
+            })
+            .collect();
+        servers.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let need = lambda * g as f64;
+        let mut chosen = vec![false; m.servers.len()];
+        let mut cap = 0.0;
+        for &(_, i) in &servers {
+            chosen[i] = true;
+            cap += f64::from(m.servers[i].gpus);
+            if cap >= need {
+                break;
+            }
+        }
+        let mut by_server: Vec<Vec<usize>> = vec![Vec::new(); m.servers.len()];
+        for &c in cands {
+            let s = m.gpu_server[c] as usize;
+            if chosen[s] {
+                by_server[s].push(c);
+            }
+        }
+        let mut list = Vec::new();
+        for &(_, i) in servers.iter().filter(|(_, i)| chosen[*i]) {
+            let own = &mut by_server[i];
+            self.sort_by_u(own);
+            list.append(own);
+        }
+        if list.len() < g {
+            return None;
+        }
+        self.sort_by_u(&mut list);
+        list.truncate(g);
+        Some(list)
+    }
+}
+
+/// A uniformly random `g`-subset of `cands`.
+fn random_subset(cands: &[usize], g: usize, rng: &mut impl Rng) -> Vec<usize> {
+    rand::seq::index::sample(rng, cands.len(), g)
+        .into_iter()
+        .map(|i| cands[i])
+        .collect()
+}

@@ -1,0 +1,639 @@
+//! SJF-BCO, its slot simulator and the FF, LS and RAND baselines: the
+//! hand-checked model and simulator cases, the known-answer algorithm cases
+//! (including the counterexample to the paper's approximation theorem),
+//! a replay in the crate's simulator, and property tests.
+
+mod common;
+
+use dmlsched::algorithms::Solved;
+use dmlsched::algorithms::sjf_bco::*;
+use dmlsched::model::*;
+use dmlsched::schedule::{Placement, Tasks, verify};
+use dmlsched::sim::{Action, Decisions, Event, Policy, SimOptions, SimView, simulate};
+use dmlsched::timing::{ProgressMode, RarTiming, contention_counts, effective_contenders};
+use proptest::prelude::*;
+use rand::SeedableRng;
+use rand::rngs::ChaCha8Rng;
+
+// ---------------------------------------------------------------------------
+// Hand-checkable model and simulator cases
+// ---------------------------------------------------------------------------
+
+/// Four servers of 4 GPUs; `m = 0.8`, `b_i = 20`, `b_e = 4`, `C = 40`,
+/// `ξ₂ = 0.01`, `α = 0.1`, compute 0.08 (1 s slots, 1-byte data units).
+fn hand_cluster(contender_ratio: f64) -> Cluster {
+    let mut c = Cluster::homogeneous(4, Resources::zero().gpus(4.0), 20.0);
+    c.ring = RingParams {
+        external_bandwidth_bps: 4.0,
+        reduction_speed_bps: 40.0,
+        overhead_per_server_s: 0.01,
+        contender_ratio,
+        degradation: Degradation::Linear { alpha: 0.1 },
+    };
+    c
+}
+
+fn hand_job(id: u32, gpus: u32, iterations: u64) -> Job {
+    Job::new(
+        JobId(id),
+        0.0,
+        RarJob {
+            workers: WorkerCounts::Fixed(gpus),
+            iterations,
+            model_bytes: if gpus > 1 { 0.8 } else { 0.0 },
+            forward_per_sample_s: 0.0,
+            backward_per_iteration_s: 0.08,
+            worker: Resources::zero().gpus(1.0),
+            ..RarJob::default()
+        },
+    )
+}
+
+fn gpu(machine: u32, index: u32) -> GpuId {
+    GpuId {
+        machine: MachineId(machine),
+        index,
+    }
+}
+
+fn assign(job: u32, gpus: &[(u32, u32)], start: u64) -> RarAssignment {
+    RarAssignment {
+        job: JobId(job),
+        gpus: gpus.iter().map(|&(m, i)| gpu(m, i)).collect(),
+        provisional_start: start,
+        order_key: u64::from(job),
+    }
+}
+
+fn hand_run(
+    jobs: Vec<Job>,
+    assignments: &[RarAssignment],
+    progress: ProgressMode,
+    ratio: f64,
+) -> Result<RarExecution, SjfBcoError> {
+    let inst = Instance::new(hand_cluster(ratio), jobs, 1.0, 100).unwrap();
+    let params = SjfBcoParams {
+        progress,
+        ..SjfBcoParams::default()
+    };
+    simulate_assignments(&inst, assignments, &params)
+}
+
+const TWO_TWO: [(u32, u32); 4] = [(0, 0), (0, 1), (1, 0), (1, 1)];
+const SHARED: [(u32, u32); 4] = [(1, 2), (1, 3), (2, 0), (2, 1)];
+
+#[test]
+fn t_m1_single_server() {
+    let a = [assign(1, &[(0, 0), (0, 1), (0, 2), (0, 3)], 0)];
+    for mode in [ProgressMode::Fractional, ProgressMode::Floor] {
+        let e = hand_run(vec![hand_job(1, 4, 12)], &a, mode, 1.0).unwrap();
+        assert_eq!(e.completion, vec![2], "{mode:?}");
+    }
+}
+
+#[test]
+fn t_m2_lone_multi_server_job() {
+    let a = [assign(1, &TWO_TWO, 0)];
+    let frac = hand_run(vec![hand_job(1, 4, 12)], &a, ProgressMode::Fractional, 1.0).unwrap();
+    let floor = hand_run(vec![hand_job(1, 4, 12)], &a, ProgressMode::Floor, 1.0).unwrap();
+    assert_eq!((frac.makespan, floor.makespan), (5, 6));
+}
+
+#[test]
+fn t_m3_t_m4_t_s1_two_rings_share_a_server() {
+    let jobs = || vec![hand_job(1, 4, 12), hand_job(2, 4, 12)];
+    let a = [assign(1, &TWO_TWO, 0), assign(2, &SHARED, 0)];
+    let frac = hand_run(jobs(), &a, ProgressMode::Fractional, 1.0).unwrap();
+    assert_eq!(frac.completion, vec![9, 9]);
+    let floor = hand_run(jobs(), &a, ProgressMode::Floor, 1.0).unwrap();
+    assert_eq!(floor.completion, vec![12, 12]);
+    // T-M4: a one-GPU job on the shared server changes nothing, τ = 0.09.
+    let mut with_single = jobs();
+    with_single.push(hand_job(3, 1, 12));
+    let a3 = [a[0].clone(), a[1].clone(), assign(3, &[(1, 0)], 9)];
+    let e = hand_run(with_single, &a3, ProgressMode::Fractional, 1.0).unwrap();
+    assert_eq!(e.completion, vec![9, 9, 11]);
+    // T-S1: J2 on J1's GPUs of server 1 waits for it: 5 slots, then 5..10.
+    let later = [
+        assign(1, &TWO_TWO, 0),
+        assign(2, &[(1, 0), (1, 1), (2, 0), (2, 1)], 5),
+    ];
+    let e = hand_run(jobs(), &later, ProgressMode::Fractional, 1.0).unwrap();
+    assert_eq!((e.start, e.completion), (vec![0, 5], vec![5, 10]));
+}
+
+#[test]
+fn t_m5_clamped_contenders() {
+    let a = [assign(1, &TWO_TWO, 0), assign(2, &SHARED, 0)];
+    let jobs = vec![hand_job(1, 4, 12), hand_job(2, 4, 12)];
+    let e = hand_run(jobs, &a, ProgressMode::Fractional, 0.4).unwrap();
+    assert_eq!(e.completion, vec![5, 5]);
+}
+
+#[test]
+fn t_m8_contention_cross_check() {
+    let f = Degradation::Linear { alpha: 0.0896 }.factor(4.0);
+    assert!(((675.0 / 295.0 - 1.0) / (f - 1.0) - 0.3941).abs() < 1e-4);
+}
+
+#[test]
+fn t_s3_floor_without_progress() {
+    // τ = 1.08 slots > 1: ⌊1/τ⌋ = 0.
+    let mut job = hand_job(1, 1, 3);
+    if let Architecture::RingAllReduce(r) = &mut job.architecture {
+        r.backward_per_iteration_s = 1.07;
+    }
+    let e = hand_run(
+        vec![job],
+        &[assign(1, &[(0, 0)], 0)],
+        ProgressMode::Floor,
+        1.0,
+    );
+    assert!(
+        matches!(e, Err(SjfBcoError::NoProgress { job: JobId(1) })),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn malformed_assignments_are_refused() {
+    let jobs = || vec![hand_job(1, 4, 12)];
+    for a in [
+        vec![],
+        vec![assign(1, &[(0, 0), (0, 0), (0, 1), (0, 2)], 0)],
+        vec![assign(1, &[(0, 0), (0, 1), (0, 2)], 0)],
+        vec![assign(1, &[(0, 0), (0, 1), (0, 2), (9, 0)], 0)],
+        vec![assign(7, &TWO_TWO, 0)],
+    ] {
+        let e = hand_run(jobs(), &a, ProgressMode::Fractional, 1.0);
+        assert!(
+            matches!(e, Err(SjfBcoError::BadAssignment { .. })),
+            "{a:?}: {e:?}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Known answers (fixed durations, u = 1)
+// ---------------------------------------------------------------------------
+
+/// One server of `gpus` GPUs and jobs `(G, d)` that take exactly `d` slots.
+fn fixed_instance(gpus: f64, jobs: &[(u32, f64)], horizon: u32) -> Instance {
+    let mut c = Cluster::homogeneous(1, Resources::zero().gpus(gpus), 1e10);
+    c.ring.overhead_per_server_s = 0.0;
+    let jobs = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, &(g, d))| {
+            let r = RarJob {
+                workers: WorkerCounts::Fixed(g),
+                backward_per_iteration_s: d,
+                worker: Resources::zero().gpus(1.0),
+                ..RarJob::default()
+            };
+            Job::new(JobId(i as u32), 0.0, r)
+        })
+        .collect();
+    Instance::new(c, jobs, 1.0, horizon).unwrap()
+}
+
+fn fixed_params() -> SjfBcoParams {
+    SjfBcoParams {
+        est_upper: 1.0,
+        est_lower: 1.0,
+        time_model: TimeModel::FixedDuration,
+        ..SjfBcoParams::default()
+    }
+}
+
+fn thetas(r: &SjfBcoReport) -> Vec<u64> {
+    let mut v: Vec<u64> = r.trace.iter().map(|t| t.theta).collect();
+    v.dedup();
+    v
+}
+
+fn checked(inst: &Instance, s: dmlsched::Result<Solved<SjfBcoReport>>) -> Solved<SjfBcoReport> {
+    let s = s.unwrap();
+    verify(inst, &s.schedule).unwrap();
+    s.certificate.check(1e-9).unwrap();
+    assert!(s.certificate.guarantees.is_empty());
+    assert!(s.report.w_hat_max <= s.report.theta_tilde.map_or(f64::INFINITY, |t| t as f64) + 1e-9);
+    s
+}
+
+#[test]
+fn t_c1_list_scheduling_gap() {
+    let inst = fixed_instance(4.0, &[(2, 3.0), (1, 1.0), (2, 4.0)], 10);
+    let s = checked(&inst, SjfBco::new(fixed_params()).solve(&inst));
+    assert_eq!(s.report.makespan_raw, 5);
+    assert_eq!(s.report.theta_tilde, Some(5));
+    assert_eq!(thetas(&s.report), vec![5, 2, 3, 4]);
+    assert_eq!(s.report.lower_bound, 4.0);
+    assert_eq!(s.certificate.relaxation_bound.value, 4.0);
+    assert_eq!(s.report.execution.start, vec![0, 0, 1]);
+    // T-C7: FF and LS give 5 too.
+    for solved in [
+        RarFf::new(fixed_params()).solve(&inst),
+        RarLs::new(fixed_params()).solve(&inst),
+    ] {
+        assert_eq!(checked(&inst, solved).report.makespan_raw, 5);
+    }
+    let rand = |seed| {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        checked(&inst, RarRand::new(fixed_params()).solve(&inst, &mut rng))
+    };
+    assert_eq!(rand(3).schedule, rand(3).schedule);
+}
+
+#[test]
+fn t_c2_counterexample_to_the_approximation_theorem() {
+    let inst = fixed_instance(2.0, &[(1, 3.0), (1, 3.0), (1, 2.0), (1, 2.0), (1, 2.0)], 10);
+    for faffp in [FaFfpStrategy::LeastAccumulated, FaFfpStrategy::PackOccupied] {
+        let p = SjfBcoParams {
+            faffp,
+            ..fixed_params()
+        };
+        let s = checked(&inst, SjfBco::new(p).solve(&inst));
+        assert_eq!(s.report.makespan_raw, 7, "{faffp:?}");
+        assert_eq!(thetas(&s.report), vec![5, 8, 6, 7]);
+        assert_eq!(s.report.theta_tilde, Some(7));
+        assert_eq!(s.report.lower_bound, 6.0);
+        // OPT = 6 ({3, 3} and {2, 2, 2}); the paper's claimed ratio is 1.
+        let claim = &s.report.paper_claim;
+        assert!(!claim.valid && claim.statement.contains("not valid"));
+        assert_eq!(claim.ratio_at_phi_one, 1.0);
+        assert!(s.report.makespan_raw as f64 / 6.0 > claim.ratio_at_phi_one);
+    }
+}
+
+#[test]
+fn t_c4_feasibility_bisection_and_reservations() {
+    let inst = fixed_instance(4.0, &[(2, 3.0), (1, 1.0), (2, 4.0)], 10);
+    for p in [
+        SjfBcoParams {
+            bisection: BisectionRule::Feasibility,
+            ..fixed_params()
+        },
+        SjfBcoParams {
+            availability: Availability::BudgetOnly,
+            ..fixed_params()
+        },
+        SjfBcoParams {
+            trial_eval: TrialEval::Provisional,
+            duration: DurationEstimate::Estimate,
+            ..fixed_params()
+        },
+    ] {
+        let s = checked(&inst, SjfBco::new(p.clone()).solve(&inst));
+        assert!(s.report.makespan_raw >= 4, "{p:?}");
+    }
+}
+
+#[test]
+fn typed_errors_for_bad_input() {
+    let ok = fixed_instance(4.0, &[(2, 3.0)], 10);
+    let bad_params = [
+        SjfBcoParams {
+            est_upper: f64::NAN,
+            ..fixed_params()
+        },
+        SjfBcoParams {
+            est_upper: 0.5,
+            ..fixed_params()
+        },
+        SjfBcoParams {
+            est_lower: 0.0,
+            ..fixed_params()
+        },
+        SjfBcoParams {
+            lambda: LambdaSpec::Uniform(0.5),
+            ..fixed_params()
+        },
+        SjfBcoParams {
+            lambda: LambdaSpec::PerJob(vec![1.0, 2.0]),
+            ..fixed_params()
+        },
+        SjfBcoParams {
+            kappas: KappaSpec::Fixed(0),
+            ..fixed_params()
+        },
+        SjfBcoParams {
+            horizon: Some(0),
+            ..fixed_params()
+        },
+        SjfBcoParams {
+            estimates: Some(vec![f64::NAN]),
+            ..fixed_params()
+        },
+        SjfBcoParams {
+            estimates: Some(vec![1.0, 2.0]),
+            ..fixed_params()
+        },
+        SjfBcoParams {
+            horizon: Some(u64::MAX),
+            ..fixed_params()
+        },
+    ];
+    for p in bad_params {
+        let e = SjfBco::new(p.clone()).solve(&ok);
+        assert!(matches!(e, Err(dmlsched::Error::SjfBco(_))), "{p:?}: {e:?}");
+    }
+    // A job wider than the cluster, an empty instance, a parameter-server job.
+    // A worker of 4 cores beside 3-GPU jobs of no cores: every machine
+    // counts the workers of every job that fit, so one usable GPU each.
+    let heavy = RarJob {
+        worker: Resources::zero().gpus(1.0).cpu_cores(4.0),
+        ..RarJob::default()
+    };
+    let ring = RarJob {
+        workers: WorkerCounts::Fixed(3),
+        worker: Resources::zero().gpus(1.0),
+        ..RarJob::default()
+    };
+    let wide = Instance::new(
+        Cluster::homogeneous(2, Resources::zero().gpus(4.0).cpu_cores(4.0), 1e10),
+        vec![
+            Job::new(JobId(0), 0.0, ring),
+            Job::new(JobId(1), 0.0, heavy),
+        ],
+        1.0,
+        10,
+    )
+    .unwrap();
+    assert!(matches!(
+        SjfBco::default().solve(&wide),
+        Err(dmlsched::Error::SjfBco(SjfBcoError::JobCannotFit {
+            demand: 3,
+            cluster_gpus: 2,
+            ..
+        }))
+    ));
+    let empty = fixed_instance(4.0, &[], 10);
+    assert!(matches!(
+        SjfBco::default().solve(&empty),
+        Err(dmlsched::Error::SjfBco(SjfBcoError::NoJobs))
+    ));
+    let ps = Instance::new(
+        Cluster::homogeneous(1, Resources::zero().gpus(4.0).cpu_cores(4.0), 1e10),
+        vec![Job::new(JobId(0), 0.0, PsJob::default())],
+        1.0,
+        10,
+    )
+    .unwrap();
+    assert!(matches!(
+        RarLs::default().solve(&ps),
+        Err(dmlsched::Error::SjfBco(SjfBcoError::UnsupportedJob { .. }))
+    ));
+    // Too tight a horizon: no trial places every job.
+    let tight = fixed_instance(1.0, &[(1, 3.0), (1, 3.0)], 10);
+    let p = SjfBcoParams {
+        horizon: Some(2),
+        ..fixed_params()
+    };
+    assert!(matches!(
+        SjfBco::new(p).solve(&tight),
+        Err(dmlsched::Error::SjfBco(
+            SjfBcoError::NoScheduleWithinHorizon { horizon: 2 }
+        ))
+    ));
+    // A GPU count far beyond the guard.
+    let huge = fixed_instance(1e12, &[(1, 3.0)], 10);
+    assert!(matches!(
+        SjfBco::default().solve(&huge),
+        Err(dmlsched::Error::SjfBco(SjfBcoError::TooLarge { .. }))
+    ));
+}
+
+// ---------------------------------------------------------------------------
+// The paper's set-up: κ deduplication, replay in the crate's simulator
+// ---------------------------------------------------------------------------
+
+use dmlsched::experiments::sjf_bco::{Calibration, paper_instance, paper_params};
+
+#[test]
+fn t_c3_kappa_dedup_matches_every_integer_kappa() {
+    let inst = paper_instance(1, 20, Calibration::PaperSynthetic).unwrap();
+    let all = SjfBco::new(paper_params(1200)).solve(&inst).unwrap();
+    let every = SjfBcoParams {
+        kappas: KappaSpec::List((1..=32).collect()),
+        ..paper_params(1200)
+    };
+    let every = SjfBco::new(every).solve(&inst).unwrap();
+    assert_eq!(all.schedule, every.schedule);
+    assert_eq!(all.report.makespan_raw, every.report.makespan_raw);
+    assert_eq!(all.report.theta_tilde, every.report.theta_tilde);
+    assert_eq!(all.report.kappa_star, every.report.kappa_star);
+    assert!(all.report.trials < every.report.trials);
+}
+
+/// Starts each job, at a slot boundary, once every earlier job on each of
+/// its GPUs has finished: the slot simulator's rule, in the crate's
+/// simulator.
+struct Replay {
+    assignments: Vec<RarAssignment>,
+    started: Vec<bool>,
+}
+
+impl Policy for Replay {
+    fn name(&self) -> String {
+        "replay".into()
+    }
+
+    fn on_event(&mut self, view: &SimView<'_>, _e: &Event) -> dmlsched::Result<Vec<Action>> {
+        let mut out = Vec::new();
+        let mut order: Vec<usize> = (0..self.assignments.len()).collect();
+        order.sort_by_key(|&i| self.assignments[i].order_key);
+        for i in order {
+            let a = &self.assignments[i];
+            if self.started[i] {
+                continue;
+            }
+            let key = (a.provisional_start, a.order_key);
+            let ready = self.assignments.iter().all(|b| {
+                (b.provisional_start, b.order_key) >= key
+                    || !b.gpus.iter().any(|g| a.gpus.contains(g))
+                    || view
+                        .job(b.job)
+                        .is_some_and(|j| j.status() == dmlsched::sim::JobStatus::Completed)
+            });
+            if ready {
+                self.started[i] = true;
+                let mut placement = Placement::new();
+                for g in &a.gpus {
+                    placement.add(g.machine, Tasks::new(1, 0));
+                }
+                out.push(Action::SetAllocation {
+                    job: a.job,
+                    placement,
+                    gpus: Some(a.gpus.clone()),
+                    config: None,
+                });
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[test]
+fn replay_in_the_crate_simulator_agrees_within_one_slot() {
+    for (seed, servers, cal) in [
+        (0, 20, Calibration::PaperSynthetic),
+        (2, 10, Calibration::PaperSynthetic),
+        (0, 20, Calibration::PhysicalMs160),
+    ] {
+        let inst = paper_instance(seed, servers, cal).unwrap();
+        let s = SjfBco::new(paper_params(1500)).solve(&inst).unwrap();
+        let mut policy = Replay {
+            started: vec![false; s.report.assignments.len()],
+            assignments: s.report.assignments.clone(),
+        };
+        let opts = SimOptions {
+            decisions: Decisions::SlotBoundaries,
+            ..SimOptions::default()
+        };
+        let r = simulate(&inst, &mut policy, &opts).unwrap();
+        let ours = s.report.makespan_raw as i64;
+        let theirs = r
+            .jobs
+            .iter()
+            .map(|j| i64::from(j.completion_slot.unwrap()) + 1)
+            .max()
+            .unwrap();
+        assert!(
+            (ours - theirs).abs() <= 1,
+            "seed {seed}: {ours} vs {theirs}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Property tests
+// ---------------------------------------------------------------------------
+
+/// A small random instance under a synthetic-like calibration: servers of
+/// 1–4 GPUs, jobs of 1–4 GPUs (at most the cluster), `F ∈ 10..=60`.
+fn small_instance(servers: &[u32], jobs: &[(u32, u64, f64)]) -> Option<Instance> {
+    let total: u32 = servers.iter().sum();
+    let machines = servers
+        .iter()
+        .enumerate()
+        .map(|(i, &g)| {
+            Machine::new(
+                MachineId(i as u32),
+                Resources::zero().gpus(f64::from(g)),
+                10.0,
+            )
+        })
+        .collect();
+    let mut c = Cluster::new(machines);
+    c.ring = RingParams {
+        external_bandwidth_bps: 1.0,
+        reduction_speed_bps: 10.0,
+        overhead_per_server_s: 3e-3,
+        contender_ratio: 1.0,
+        degradation: Degradation::Linear { alpha: 0.09 },
+    };
+    let jobs = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, &(g, f, tau))| {
+            let r = RarJob {
+                workers: WorkerCounts::Fixed(g.min(total)),
+                iterations: f,
+                model_bytes: 0.05 * tau,
+                backward_per_iteration_s: tau,
+                worker: Resources::zero().gpus(1.0),
+                ..RarJob::default()
+            };
+            Job::new(JobId(i as u32), 0.0, r)
+        })
+        .collect();
+    Instance::new(c, jobs, 1.0, 100_000).ok()
+}
+
+/// A naive simulator that steps one slot at a time, written from the
+/// model's equations with the crate's timing primitives.
+fn naive(inst: &Instance, a: &[RarAssignment]) -> Vec<u64> {
+    let n = a.len();
+    let (mut start, mut done) = (vec![None; n], vec![None::<u64>; n]);
+    let mut progress = vec![0.0; n];
+    let ring = inst.cluster().ring;
+    for t in 0..100_000u64 {
+        for i in 0..n {
+            let ready = (0..n).all(|k| {
+                (a[k].provisional_start, a[k].order_key) >= (a[i].provisional_start, a[i].order_key)
+                    || !a[k].gpus.iter().any(|g| a[i].gpus.contains(g))
+                    || done[k].is_some_and(|c| c <= t)
+            });
+            if start[i].is_none() && ready {
+                start[i] = Some(t);
+            }
+        }
+        let running: Vec<usize> = (0..n)
+            .filter(|&i| start[i].is_some() && done[i].is_none())
+            .collect();
+        if running.is_empty() {
+            break;
+        }
+        let servers: Vec<Vec<u32>> = running
+            .iter()
+            .map(|&i| a[i].gpus.iter().map(|g| g.machine.0).collect())
+            .collect();
+        let lists: Vec<&[u32]> = servers.iter().map(Vec::as_slice).collect();
+        let p = contention_counts(&lists);
+        for (k, &i) in running.iter().enumerate() {
+            let job = inst.job(a[i].job).unwrap();
+            let Architecture::RingAllReduce(r) = &job.architecture else {
+                unreachable!()
+            };
+            let mut distinct = servers[k].clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            let m = RarTiming::from_job(r, a[i].gpus.len() as u32, 10.0, &ring).unwrap();
+            let tau = m.iteration_time_s(distinct.len() as u32, effective_contenders(p[k], 1.0));
+            progress[i] += 1.0 / tau;
+            if progress[i] >= r.iterations as f64 - 1e-9 * (r.iterations as f64).max(1.0) {
+                done[i] = Some(t + 1);
+            }
+        }
+    }
+    let mut by_job = vec![0; n];
+    for i in 0..n {
+        by_job[inst.job_position(a[i].job).unwrap()] = done[i].unwrap();
+    }
+    by_job
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn every_policy_is_feasible_bounded_and_deterministic(
+        servers in prop::collection::vec(1u32..=4, 1..=3),
+        jobs in prop::collection::vec((1u32..=4, 10u64..=60, 0.01f64..0.5), 1..=6),
+        seed in 0u64..1000,
+    ) {
+        let Some(inst) = small_instance(&servers, &jobs) else { return Ok(()) };
+        let p = SjfBcoParams { horizon: Some(2_000), ..SjfBcoParams::default() };
+        let runs = [
+            SjfBco::new(p.clone()).solve(&inst),
+            RarFf::new(p.clone()).solve(&inst),
+            RarLs::new(p.clone()).solve(&inst),
+            RarRand::new(p.clone()).solve(&inst, &mut ChaCha8Rng::seed_from_u64(seed)),
+        ];
+        for s in runs {
+            let s = s.unwrap();
+            verify(&inst, &s.schedule).unwrap();
+            s.certificate.check(1e-9).unwrap();
+            prop_assert_eq!(s.schedule.jobs.len(), inst.jobs().len());
+            prop_assert!(s.schedule.jobs.iter().all(|j| j.segments.len() == 1));
+            let m = s.report.makespan_raw as f64;
+            prop_assert!(m >= s.certificate.relaxation_bound.value);
+            prop_assert!(m >= s.report.lower_bound - 1e-9);
+            // The event-driven simulator equals slot-by-slot stepping.
+            prop_assert_eq!(naive(&inst, &s.report.assignments), s.report.execution.completion.clone());
+        }
+        let again = SjfBco::new(p.clone()).solve(&inst).unwrap();
+        prop_assert_eq!(again.schedule, SjfBco::new(p).solve(&inst).unwrap().schedule);
+    }
+}
