@@ -51,7 +51,12 @@ fn instances() -> Vec<(&'static str, Instance)> {
         .cloned()
         .collect();
     let large: Vec<Job> = (0..4)
-        .flat_map(|seed| paper_instance(seed, 80, CAL).expect("instance").jobs().to_vec())
+        .flat_map(|seed| {
+            paper_instance(seed, 80, CAL)
+                .expect("instance")
+                .jobs()
+                .to_vec()
+        })
         .collect();
     vec![
         ("40_jobs_5_servers", with_jobs(5, small)),

@@ -551,7 +551,7 @@ fn e4_table(rows: &[Row], cal: Calibration) -> String {
         let refs = if synthetic {
             ratio(reference::E4_MAKESPAN[0], reference::E4_MAKESPAN[i])
         } else {
-            reference::PHYSICAL_RATIOS[i - 1].map_or_else(|| "–".into(), |r| format!("≈ {r} (raw)"))
+            reference::PHYSICAL_RATIOS[i - 1].map_or_else(|| "–".into(), |r| format!("≈ {r}"))
         };
         let _ = writeln!(
             s,
