@@ -373,3 +373,6 @@ fn random_subset(cands: &[usize], g: usize, rng: &mut impl Rng) -> Vec<usize> {
         .map(|i| cands[i])
         .collect()
 }
+
+#[cfg(test)]
+mod tests;
