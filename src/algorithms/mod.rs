@@ -6,6 +6,7 @@
 
 pub mod locality;
 pub mod oasis;
+pub mod sjf_bco;
 
 use crate::certificate::Certificate;
 use crate::schedule::Schedule;
