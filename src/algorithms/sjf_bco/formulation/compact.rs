@@ -52,19 +52,35 @@ pub struct CompactForm {
     /// change the ILP's optimum; it lifts the LP relaxation from the area
     /// bound to [`lower_bound_closed_form`].
     pub valid_inequality: bool,
-    /// Symmetry breaking `L_{s,i} ≥ L_{s,i+1}` (default on): inside each
-    /// server the GPU loads `L_{s,i} = Σ_j (ρ̂_j/u)·a_{j,(s,i)}` are
-    /// non-increasing in the local index. GPUs of a server are
-    /// interchangeable, so permuting a solution's loads inside a server
-    /// keeps it feasible with the same `θ`: the optimum is unchanged.
-    pub symmetry_breaking: bool,
+    /// Symmetry-breaking rows (default [`Symmetry::Off`]: measured, HiGHS
+    /// without presolve solves this program faster without them).
+    pub symmetry: Symmetry,
+}
+
+/// Symmetry-breaking rows of the compact ILP, on the GPU loads
+/// `L_g = Σ_j (ρ̂_j/u)·a_{j,g}`. Neither changes the optimum: permuting the
+/// loads of interchangeable GPUs keeps a solution feasible with the same
+/// `θ`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Symmetry {
+    /// No symmetry rows (default).
+    #[default]
+    Off,
+    /// `L_{s,i} ≥ L_{s,i+1}` inside each server (`N − |S|` rows): GPUs of one
+    /// server are interchangeable.
+    WithinServers,
+    /// `L_g ≥ L_{g+1}` over all GPUs in [`FormulationInput::gpu_ids`] order
+    /// (`N − 1` rows). Valid because no row of the compact ILP mentions a
+    /// server: all `N` GPUs are interchangeable (the server structure enters
+    /// only the server-aggregated relaxation and the time-indexed program).
+    AllGpus,
 }
 
 impl Default for CompactForm {
     fn default() -> Self {
         CompactForm {
             valid_inequality: true,
-            symmetry_breaking: true,
+            symmetry: Symmetry::Off,
         }
     }
 }
@@ -104,12 +120,12 @@ impl LoadModel {
 /// subject to  Σ_g a_{j,g} = G_j                       ∀ j       (gang size)
 ///             Σ_j (ρ̂_j/u)·a_{j,g} ≤ θ                 ∀ g       (per-GPU estimated busy time)
 ///             θ ≥ ρ̂_j/u                               ∀ j       (valid inequality, optional)
-///             L_{s,i} ≥ L_{s,i+1}                     ∀ s, i    (symmetry breaking, optional)
+///             L_g ≥ L_{g+1}                           (symmetry breaking, optional; see Symmetry)
 ///             a_{j,g} ∈ {0,1},  θ ≥ 0
 /// ```
 ///
-/// `|J|·N` binaries, `θ`, and `|J| + N` rows (plus `N − |S|` symmetry
-/// rows). The column count is checked against `max_columns` before
+/// `|J|·N` binaries, `θ`, and `|J| + N` rows (plus `N − 1` or `N − |S|`
+/// symmetry rows). The column count is checked against `max_columns` before
 /// anything is allocated.
 ///
 /// # Errors
@@ -147,9 +163,7 @@ pub fn build_compact(
         row.push((theta, -1.0));
         lp.add_row(f64::NEG_INFINITY, 0.0, &row);
     }
-    if form.symmetry_breaking {
-        add_symmetry_rows(&mut lp, input);
-    }
+    add_symmetry_rows(&mut lp, input, form.symmetry);
     Ok(LoadModel {
         lp,
         jobs,
@@ -164,23 +178,32 @@ fn max_load(input: &FormulationInput) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// `Σ_j (ρ̂_j/u)(a_{j,(s,i)} − a_{j,(s,i+1)}) ≥ 0` for every server `s`
-/// and local index `i < O_s − 1`.
-fn add_symmetry_rows(lp: &mut LinearProgram, input: &FormulationInput) {
+/// `Σ_j (ρ̂_j/u)(a_{j,g} − a_{j,g+1}) ≥ 0` for the consecutive GPU pairs
+/// `(g, g + 1)` that `symmetry` orders.
+fn add_symmetry_rows(lp: &mut LinearProgram, input: &FormulationInput, symmetry: Symmetry) {
     let n = input.total_gpus() as usize;
-    let mut first = 0usize;
+    let mut last_of_server = vec![false; n];
+    let mut end = 0usize;
     for s in input.servers() {
-        let o = s.gpus as usize;
-        for i in first..first + o - 1 {
-            let row: Vec<(usize, f64)> = (0..input.jobs().len())
-                .flat_map(|j| {
-                    let l = input.load(j);
-                    [(j * n + i, l), (j * n + i + 1, -l)]
-                })
-                .collect();
-            lp.add_row(0.0, f64::INFINITY, &row);
+        end += s.gpus as usize;
+        last_of_server[end - 1] = true;
+    }
+    for (g, &last) in last_of_server.iter().enumerate().take(n.saturating_sub(1)) {
+        let ordered = match symmetry {
+            Symmetry::Off => false,
+            Symmetry::WithinServers => !last,
+            Symmetry::AllGpus => true,
+        };
+        if !ordered {
+            continue;
         }
-        first += o;
+        let row: Vec<(usize, f64)> = (0..input.jobs().len())
+            .flat_map(|j| {
+                let l = input.load(j);
+                [(j * n + g, l), (j * n + g + 1, -l)]
+            })
+            .collect();
+        lp.add_row(0.0, f64::INFINITY, &row);
     }
 }
 
@@ -329,7 +352,7 @@ pub fn lp_lower_bound(
 ) -> Result<LpBoundReport, FormulationError> {
     let form = CompactForm {
         valid_inequality,
-        symmetry_breaking: false,
+        symmetry: Symmetry::Off,
     };
     let model = build_compact(input, form, max_columns)?;
     let so = SolveOptions::default()
@@ -409,8 +432,8 @@ pub struct AggregatedSolution {
     /// How the MIP solve ended; its dual bound bounds the relaxation's
     /// optimum, hence `θ*_ILP` and every makespan, from below.
     pub report: MipReport,
-    /// `max_s Σ_j (ρ̂_j/u)·y_{j,s} / O_s` of the incumbent; `None` without
-    /// incumbent.
+    /// `max(max_j ρ̂_j/u, max_s Σ_j (ρ̂_j/u)·y_{j,s} / O_s)` of the
+    /// incumbent (its objective); `None` without incumbent.
     pub theta: Option<f64>,
     /// The incumbent's per-server GPU counts `y_{j,s}`, jobs in input order,
     /// servers in input order.
@@ -483,7 +506,7 @@ pub fn solve_server_aggregated(
         load.iter()
             .zip(servers)
             .map(|(l, s)| l / f64::from(s.gpus))
-            .fold(0.0, f64::max),
+            .fold(max_load(input), f64::max),
     );
     solution.counts = Some(counts);
     Ok(solution)

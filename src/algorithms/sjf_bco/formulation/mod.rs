@@ -66,7 +66,7 @@ mod time_indexed;
 
 pub use compact::{
     AggregatedSolution, CompactForm, CompactOptions, CompactSolution, LoadModel, LpBoundReport,
-    area_lower_bound, build_compact, build_server_aggregated, lower_bound_closed_form,
+    Symmetry, area_lower_bound, build_compact, build_server_aggregated, lower_bound_closed_form,
     lp_lower_bound, solve_compact_ilp, solve_server_aggregated,
 };
 pub use error::FormulationError;

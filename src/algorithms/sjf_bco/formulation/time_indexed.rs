@@ -259,7 +259,9 @@ fn too_many_slots(size: u64) -> FormulationError {
 /// [`TimeIndexedOptions::max_jobs`] jobs, a horizon or duration above
 /// [`MAX_HORIZON_SLOTS`] or more than `max_columns` columns;
 /// [`FormulationError::InvalidOption`] for invalid limits, durations (wrong
-/// count, zero) or a horizon shorter than the longest duration.
+/// count, zero) or a horizon shorter than the longest duration;
+/// [`FormulationError::Infeasible`] for a horizon below
+/// `⌈Σ_j G_j d_j / N⌉`.
 pub fn build_time_indexed(
     input: &FormulationInput,
     opts: &TimeIndexedOptions,
@@ -277,6 +279,14 @@ pub fn build_time_indexed(
     let n = u128::from(input.total_gpus());
     let longest = durations.iter().copied().max().unwrap_or(0);
     let cmax_lower = (longest as f64).max(area.div_ceil(n) as f64);
+    if cmax_lower > horizon as f64 {
+        return Err(FormulationError::Infeasible {
+            formulation: "time-indexed ILP",
+            hint: format!(
+                ": the horizon of {horizon} slots is below the lower bound {cmax_lower} on the makespan"
+            ),
+        });
+    }
     lp.add_column(1.0, cmax_lower, horizon as f64, ColumnKind::Continuous);
     let mut offsets = Vec::with_capacity(durations.len());
     let mut starts = Vec::with_capacity(durations.len());
