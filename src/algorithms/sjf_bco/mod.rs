@@ -92,6 +92,7 @@
 mod baselines;
 mod bounds;
 mod error;
+pub mod formulation;
 mod model;
 mod params;
 mod report;

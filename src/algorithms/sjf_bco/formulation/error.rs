@@ -1,0 +1,141 @@
+//! Errors of the ring-all-reduce formulations.
+
+use crate::lp::{LpError, LpStatus};
+use crate::model::units::Num;
+use crate::model::{JobId, MachineId};
+use crate::timing::TimingError;
+
+/// Why a formulation cannot be built or solved. Each case names the job,
+/// machine, option or formulation concerned.
+///
+/// A missing solver is [`FormulationError::Lp`] wrapping
+/// [`LpError::SolverUnavailable`] (the crate's solver-unavailable error): the
+/// models can always be built, only solving needs the `highs` feature.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FormulationError {
+    /// There is nothing to schedule on, or nothing to schedule.
+    #[error("the input has no {what}")]
+    Empty {
+        /// `"jobs"` or `"servers with GPUs"`.
+        what: &'static str,
+    },
+    /// A job of the instance is not a ring-all-reduce job.
+    #[error("{job} is not a ring-all-reduce job")]
+    NotRingAllReduce {
+        /// The job.
+        job: JobId,
+    },
+    /// A ring-all-reduce job is outside the offline gang model (several
+    /// allowed worker counts, elastic or preemptible, arriving after slot 0,
+    /// restricted to some machines).
+    #[error("{job} is outside the offline gang model: {reason}")]
+    UnsupportedJob {
+        /// The job.
+        job: JobId,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Two jobs have the same id.
+    #[error("{job} appears twice")]
+    DuplicateJob {
+        /// The repeated id.
+        job: JobId,
+    },
+    /// A job requests no GPU.
+    #[error("{job} requests no GPU")]
+    ZeroGpus {
+        /// The job.
+        job: JobId,
+    },
+    /// A job needs more GPUs than the whole cluster has.
+    #[error("{job} needs {demand} GPUs but the cluster has {cluster_gpus}")]
+    JobCannotFit {
+        /// The job.
+        job: JobId,
+        /// GPUs requested.
+        demand: u32,
+        /// GPUs of the whole cluster.
+        cluster_gpus: u64,
+    },
+    /// A server's GPU count is not a whole number of at least one, or two
+    /// servers share an id.
+    #[error("{machine}: {reason}")]
+    InvalidServer {
+        /// The machine.
+        machine: MachineId,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A job's estimated execution time is NaN, infinite, or outside
+    /// `[MIN_ESTIMATE_SLOTS, MAX_ESTIMATE_SLOTS]`.
+    #[error(
+        "{job}: estimated execution time {} slots is not finite or outside [{}, {}]",
+        Num(*.value), Num(super::input::MIN_ESTIMATE_SLOTS), Num(super::input::MAX_ESTIMATE_SLOTS)
+    )]
+    InvalidEstimate {
+        /// The job.
+        job: JobId,
+        /// The offending estimate, slots.
+        value: f64,
+    },
+    /// The estimate bound `u` is NaN, infinite or below 1.
+    #[error("the estimate bound u must be finite and at least 1, got {}", Num(*.value))]
+    InvalidEstUpper {
+        /// The offending value.
+        value: f64,
+    },
+    /// The input or a formulation would be larger than its limit (checked
+    /// before anything of that size is allocated).
+    #[error("{formulation}: {what} would be {size}, above the limit {limit}")]
+    TooLarge {
+        /// Which input or formulation.
+        formulation: &'static str,
+        /// What is counted (`"columns"`, `"jobs"`, `"GPUs"`, `"slots"`).
+        what: &'static str,
+        /// The count.
+        size: u128,
+        /// The limit.
+        limit: u64,
+    },
+    /// An option is invalid (a time limit, gap, thread count, duration or
+    /// horizon).
+    #[error("invalid option {name}: {reason}")]
+    InvalidOption {
+        /// The option.
+        name: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The solver proved the program infeasible (only possible for the
+    /// time-indexed program with a horizon, given by the caller, that is
+    /// shorter than the optimal makespan).
+    #[error("{formulation} is infeasible{hint}")]
+    Infeasible {
+        /// Which formulation.
+        formulation: &'static str,
+        /// A hint about the cause.
+        hint: String,
+    },
+    /// The solver ended in a status that is neither optimal, a limit nor
+    /// infeasible (unbounded, unknown), which the formulations rule out.
+    #[error("{formulation} ended with solver status {status}")]
+    UnexpectedStatus {
+        /// Which formulation.
+        formulation: &'static str,
+        /// The status.
+        status: LpStatus,
+    },
+    /// Computing a contention-free estimate from the instance failed.
+    #[error("estimating the execution time of {job}: {source}")]
+    Timing {
+        /// The job.
+        job: JobId,
+        /// The timing model's error.
+        source: TimingError,
+    },
+    /// The LP layer failed: invalid model, solver failure, or no solver
+    /// compiled in ([`LpError::SolverUnavailable`]).
+    #[error(transparent)]
+    Lp(#[from] LpError),
+}

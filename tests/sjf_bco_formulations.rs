@@ -1,0 +1,832 @@
+//! Formulation tests of the ring-all-reduce (SJF-BCO) exact and bounding
+//! programs: known answers computed by hand or by brute force on tiny
+//! instances, the closed-form lower bound against its LP, the sandwich
+//! `LB ≤ θ*_agg ≤ θ*_ILP ≤ OPT_TI ≤ any feasible makespan`, typed errors for
+//! bad inputs, and the behaviour without a solver.
+
+use dmlsched::algorithms::sjf_bco::formulation::*;
+#[cfg(feature = "highs")]
+use dmlsched::model::GpuId;
+use dmlsched::model::Instance;
+use dmlsched::model::units::{gbps, mb};
+use dmlsched::model::{
+    Cluster, Discipline, Job, JobId, Machine, MachineId, PsJob, RarJob, Resources, WorkerCounts,
+};
+#[cfg(feature = "highs")]
+use rand::rngs::ChaCha8Rng;
+#[cfg(feature = "highs")]
+use rand::{RngExt, SeedableRng};
+
+fn input(servers: &[u32], jobs: &[(u32, f64)]) -> FormulationInput {
+    FormulationInput::from_counts(servers, jobs, 1.0).expect("valid input")
+}
+
+// ---------------------------------------------------------------------------
+// Brute force references
+// ---------------------------------------------------------------------------
+
+#[cfg(feature = "highs")]
+/// Subsets of `0..n` with exactly `k` elements, as bit masks.
+fn subsets(n: usize, k: u32) -> Vec<u32> {
+    (0u32..1 << n).filter(|m| m.count_ones() == k).collect()
+}
+
+#[cfg(feature = "highs")]
+/// `θ*_ILP` by enumerating every job's GPU subset.
+fn brute_force_theta(inp: &FormulationInput) -> f64 {
+    fn go(inp: &FormulationInput, j: usize, loads: &mut Vec<f64>, best: &mut f64) {
+        let cur = loads.iter().copied().fold(0.0, f64::max);
+        if cur >= *best {
+            return;
+        }
+        if j == inp.jobs().len() {
+            *best = cur;
+            return;
+        }
+        for m in subsets(loads.len(), inp.jobs()[j].gpus) {
+            for (g, l) in loads.iter_mut().enumerate() {
+                if m >> g & 1 == 1 {
+                    *l += inp.load(j);
+                }
+            }
+            go(inp, j + 1, loads, best);
+            for (g, l) in loads.iter_mut().enumerate() {
+                if m >> g & 1 == 1 {
+                    *l -= inp.load(j);
+                }
+            }
+        }
+    }
+    let mut best = f64::INFINITY;
+    go(inp, 0, &mut vec![0.0; inp.total_gpus() as usize], &mut best);
+    best
+}
+
+#[cfg(feature = "highs")]
+/// The optimal makespan of non-preemptive gang scheduling with fixed GPU
+/// sets and durations `d`, at GPU level: every order of the jobs and every
+/// GPU subset, each job starting when its GPUs are free. A fully
+/// left-shifted optimal schedule starts every job at the latest release of
+/// its GPUs by jobs that start before it, so this enumeration finds it.
+fn brute_force_makespan(inp: &FormulationInput, d: &[u64]) -> u64 {
+    struct S<'a> {
+        g: Vec<u32>,
+        d: &'a [u64],
+        subsets: Vec<Vec<u32>>,
+        best: u64,
+    }
+    fn go(s: &mut S, used: u32, free_at: &mut [u64], cur: u64) {
+        if cur >= s.best {
+            return;
+        }
+        if used.count_ones() as usize == s.g.len() {
+            s.best = cur;
+            return;
+        }
+        for j in (0..s.g.len()).filter(|j| used >> j & 1 == 0) {
+            for k in 0..s.subsets[j].len() {
+                let m = s.subsets[j][k];
+                let gpus: Vec<usize> = (0..free_at.len()).filter(|g| m >> g & 1 == 1).collect();
+                let start = gpus.iter().map(|&g| free_at[g]).max().unwrap_or(0);
+                let end = start + s.d[j];
+                let saved: Vec<u64> = gpus.iter().map(|&g| free_at[g]).collect();
+                for &g in &gpus {
+                    free_at[g] = end;
+                }
+                go(s, used | 1 << j, free_at, cur.max(end));
+                for (&g, &v) in gpus.iter().zip(&saved) {
+                    free_at[g] = v;
+                }
+            }
+        }
+    }
+    let n = inp.total_gpus() as usize;
+    let mut s = S {
+        g: inp.jobs().iter().map(|j| j.gpus).collect(),
+        d,
+        subsets: inp.jobs().iter().map(|j| subsets(n, j.gpus)).collect(),
+        best: u64::MAX,
+    };
+    go(&mut s, 0, &mut vec![0; n], 0);
+    s.best
+}
+
+#[cfg(feature = "highs")]
+/// Independent check of a decoded time-indexed schedule: every job has
+/// `G_j` distinct GPUs of the input, its per-server counts match, no GPU
+/// serves two jobs in one slot, durations are as given; returns the
+/// makespan.
+fn check_schedule(inp: &FormulationInput, d: &[u64], sched: &[TimedJob]) -> u64 {
+    let ids = inp.gpu_ids();
+    let mut busy: Vec<(GpuId, u64, u64)> = Vec::new();
+    assert_eq!(sched.len(), inp.jobs().len());
+    for (j, t) in sched.iter().enumerate() {
+        assert_eq!(t.job, inp.jobs()[j].id);
+        assert_eq!(t.duration, d[j]);
+        assert_eq!(t.gpus.len(), inp.jobs()[j].gpus as usize);
+        for (s, srv) in inp.servers().iter().enumerate() {
+            let on = t.gpus.iter().filter(|g| g.machine == srv.machine).count();
+            assert_eq!(on, t.per_server[s] as usize);
+        }
+        for g in &t.gpus {
+            assert!(ids.contains(g), "{g} is not a GPU of the input");
+            for &(h, a, b) in &busy {
+                assert!(
+                    h != *g || b <= t.start || t.start + t.duration <= a,
+                    "{g} serves two jobs at once"
+                );
+            }
+            busy.push((*g, t.start, t.start + t.duration));
+        }
+    }
+    sched.iter().map(|t| t.start + t.duration).max().unwrap()
+}
+
+// ---------------------------------------------------------------------------
+// Without a solver
+// ---------------------------------------------------------------------------
+
+#[test]
+fn closed_form_known_answers() {
+    // Two servers × 2 GPUs, (G, ρ̂) = (3, 4), (2, 4): max(4, 20/4) = 5.
+    let a = input(&[2, 2], &[(3, 4.0), (2, 4.0)]);
+    assert_eq!(lower_bound_closed_form(&a), 5.0);
+    assert_eq!(area_lower_bound(&a), 5.0);
+    // One server × 4 GPUs, (2, 3), (1, 1), (2, 4): max(4, 15/4) = 4.
+    let b = input(&[4], &[(2, 3.0), (1, 1.0), (2, 4.0)]);
+    assert_eq!(lower_bound_closed_form(&b), 4.0);
+    assert_eq!(area_lower_bound(&b), 3.75);
+    // u = 2 halves every load.
+    let c = FormulationInput::from_counts(&[4], &[(2, 3.0), (1, 1.0), (2, 4.0)], 2.0).unwrap();
+    assert_eq!(lower_bound_closed_form(&c), 2.0);
+    assert_eq!(c.load(2), 2.0);
+}
+
+#[test]
+fn models_build_without_solver() {
+    let inp = input(&[2, 3], &[(3, 4.0), (2, 4.0), (1, 2.0)]);
+    let m = build_compact(&inp, CompactForm::default(), DEFAULT_MAX_COLUMNS).unwrap();
+    // |J|·N binaries and θ; |J| gang rows, N GPU rows, N − |S| symmetry rows.
+    assert_eq!(m.lp().n_cols(), 3 * 5 + 1);
+    assert_eq!(m.lp().n_rows(), 3 + 5);
+    assert_eq!(m.theta_column(), 15);
+    assert_eq!(m.column(2, 4), Some(14));
+    assert_eq!(m.column(3, 0), None);
+    assert_eq!(m.lp().col_bounds(15), Some((4.0, f64::INFINITY)));
+    let plain = build_compact(
+        &inp,
+        CompactForm {
+            valid_inequality: false,
+            symmetry: Symmetry::Off,
+        },
+        DEFAULT_MAX_COLUMNS,
+    )
+    .unwrap();
+    assert_eq!(plain.lp().n_rows(), 3 + 5);
+    assert_eq!(plain.lp().col_bounds(15), Some((0.0, f64::INFINITY)));
+    // Symmetry rows: N − |S| inside servers, N − 1 over all GPUs.
+    for (symmetry, extra) in [(Symmetry::WithinServers, 3), (Symmetry::AllGpus, 4)] {
+        let form = CompactForm {
+            symmetry,
+            ..CompactForm::default()
+        };
+        let m = build_compact(&inp, form, DEFAULT_MAX_COLUMNS).unwrap();
+        assert_eq!(m.lp().n_rows(), 3 + 5 + extra, "{symmetry:?}");
+    }
+
+    let agg = build_server_aggregated(&inp, DEFAULT_MAX_COLUMNS).unwrap();
+    assert_eq!((agg.lp().n_cols(), agg.lp().n_rows()), (3 * 2 + 1, 3 + 2));
+    // y_{0,0} ≤ min(G, O) = 2.
+    assert_eq!(agg.lp().col_bounds(0), Some((0.0, 2.0)));
+
+    let d = default_durations(&inp);
+    assert_eq!(d, vec![4, 4, 2]);
+    let h = list_schedule_makespan(&inp, &d);
+    assert!((4..=10).contains(&h), "{h}");
+    let ti = build_time_indexed(&inp, &TimeIndexedOptions::default()).unwrap();
+    assert_eq!(ti.horizon(), h);
+    assert_eq!(ti.durations(), &d[..]);
+    let per_job = |dj: u64| (h - dj + 1) as usize * 3;
+    assert_eq!(ti.lp().n_cols(), 1 + per_job(4) * 2 + per_job(2));
+    assert_eq!(ti.start_column(0, 0), Some(1));
+    assert_eq!(ti.count_column(0, 1, 0), Some(3));
+    assert_eq!(ti.start_column(0, h - 3), None);
+    assert!(ti.lp().validate().is_ok());
+}
+
+#[test]
+fn list_schedule_is_a_valid_horizon() {
+    // One server, 2 GPUs, five single-GPU jobs of (3, 3, 2, 2, 2): in input
+    // order the list schedule gives 3+2+2 = 7 on one GPU and 3+2 on the other.
+    let inp = input(&[2], &[(1, 3.0), (1, 3.0), (1, 2.0), (1, 2.0), (1, 2.0)]);
+    assert_eq!(list_schedule_makespan(&inp, &[3, 3, 2, 2, 2]), 7);
+    // A job needing the whole cluster waits for everything before it.
+    let inp = input(&[2, 2], &[(1, 5.0), (4, 1.0)]);
+    assert_eq!(list_schedule_makespan(&inp, &[5, 1]), 6);
+}
+
+#[test]
+fn typed_errors_for_bad_input() {
+    use FormulationError as E;
+    let bad = |s: &[u32], j: &[(u32, f64)], u: f64| FormulationInput::from_counts(s, j, u);
+    assert!(matches!(
+        bad(&[2], &[], 1.0),
+        Err(E::Empty { what: "jobs" })
+    ));
+    assert!(matches!(bad(&[], &[(1, 1.0)], 1.0), Err(E::Empty { .. })));
+    assert!(matches!(
+        bad(&[2], &[(1, f64::NAN)], 1.0),
+        Err(E::InvalidEstimate { job: JobId(0), .. })
+    ));
+    assert!(matches!(
+        bad(&[2], &[(1, 1.0), (1, f64::INFINITY)], 1.0),
+        Err(E::InvalidEstimate { job: JobId(1), .. })
+    ));
+    assert!(matches!(
+        bad(&[2], &[(1, 0.0)], 1.0),
+        Err(E::InvalidEstimate { .. })
+    ));
+    assert!(matches!(
+        bad(&[2], &[(1, 1.0)], f64::NAN),
+        Err(E::InvalidEstUpper { .. })
+    ));
+    assert!(matches!(
+        bad(&[2], &[(1, 1.0)], 0.5),
+        Err(E::InvalidEstUpper { .. })
+    ));
+    assert!(matches!(
+        bad(&[2], &[(0, 1.0)], 1.0),
+        Err(E::ZeroGpus { .. })
+    ));
+    assert!(matches!(
+        bad(&[2, 1], &[(4, 1.0)], 1.0),
+        Err(E::JobCannotFit {
+            demand: 4,
+            cluster_gpus: 3,
+            ..
+        })
+    ));
+    assert!(matches!(
+        bad(&[2, 0], &[(1, 1.0)], 1.0),
+        Err(E::InvalidServer { .. })
+    ));
+    let dup = FormulationInput::new(
+        vec![FormulationServer {
+            machine: MachineId(0),
+            gpus: 2,
+        }],
+        vec![
+            FormulationJob {
+                id: JobId(7),
+                gpus: 1,
+                est_exec_slots: 1.0,
+            };
+            2
+        ],
+        1.0,
+    );
+    assert!(matches!(dup, Err(E::DuplicateJob { job: JobId(7) })));
+    // Size guards fire before anything of that size is built.
+    let many = vec![(1, 1.0); MAX_INPUT_JOBS + 1];
+    assert!(matches!(
+        bad(&[1], &many, 1.0),
+        Err(E::TooLarge { what: "jobs", .. })
+    ));
+    assert!(matches!(
+        bad(&[u32::MAX, u32::MAX], &[(1, 1.0)], 1.0),
+        Err(E::TooLarge { what: "GPUs", .. })
+    ));
+    let err = bad(&[2], &[(1, f64::NAN)], 1.0).unwrap_err().to_string();
+    assert!(err.contains("job 0") && err.contains("NaN"), "{err}");
+}
+
+#[test]
+fn typed_errors_for_bad_options_and_sizes() {
+    use FormulationError as E;
+    let inp = input(&[4, 4], &[(2, 3.0); 9]);
+    assert!(matches!(
+        build_compact(&inp, CompactForm::default(), 10),
+        Err(E::TooLarge {
+            what: "columns",
+            size: 73,
+            limit: 10,
+            ..
+        })
+    ));
+    assert!(matches!(
+        build_server_aggregated(&inp, 5),
+        Err(E::TooLarge {
+            what: "columns",
+            ..
+        })
+    ));
+    // Nine jobs: above the time-indexed default of eight.
+    assert!(matches!(
+        build_time_indexed(&inp, &TimeIndexedOptions::default()),
+        Err(E::TooLarge {
+            what: "jobs",
+            size: 9,
+            limit: 8,
+            ..
+        })
+    ));
+    let small = input(&[2], &[(1, 3.0), (1, 2.0)]);
+    let with = |f: fn(&mut TimeIndexedOptions)| {
+        let mut o = TimeIndexedOptions::default();
+        f(&mut o);
+        build_time_indexed(&small, &o)
+    };
+    assert!(matches!(
+        with(|o| o.durations = Some(vec![1])),
+        Err(E::InvalidOption {
+            name: "durations",
+            ..
+        })
+    ));
+    assert!(matches!(
+        with(|o| o.durations = Some(vec![1, 0])),
+        Err(E::InvalidOption {
+            name: "durations",
+            ..
+        })
+    ));
+    assert!(matches!(
+        with(|o| o.horizon = Some(2)),
+        Err(E::InvalidOption {
+            name: "horizon",
+            ..
+        })
+    ));
+    assert!(matches!(
+        with(|o| o.horizon = Some(MAX_HORIZON_SLOTS + 1)),
+        Err(E::TooLarge { what: "slots", .. })
+    ));
+    assert!(matches!(
+        with(|o| o.durations = Some(vec![u64::MAX, 1])),
+        Err(E::TooLarge { what: "slots", .. })
+    ));
+    assert!(matches!(
+        with(|o| o.limits.max_columns = 3),
+        Err(E::TooLarge {
+            what: "columns",
+            ..
+        })
+    ));
+    assert!(matches!(
+        with(|o| o.limits.time_limit_s = f64::NAN),
+        Err(E::InvalidOption {
+            name: "time_limit_s",
+            ..
+        })
+    ));
+    assert!(matches!(
+        with(|o| o.limits.mip_rel_gap = 1.0),
+        Err(E::InvalidOption {
+            name: "mip_rel_gap",
+            ..
+        })
+    ));
+    assert!(matches!(
+        with(|o| o.limits.threads = Some(0)),
+        Err(E::InvalidOption {
+            name: "threads",
+            ..
+        })
+    ));
+}
+
+// ---------------------------------------------------------------------------
+// From an Instance
+// ---------------------------------------------------------------------------
+
+const INTRA: f64 = 1e10;
+
+fn ring_cluster(gpus: &[f64]) -> Cluster {
+    let mut c = Cluster::new(
+        gpus.iter()
+            .enumerate()
+            .map(|(i, &g)| {
+                Machine::new(
+                    MachineId(i as u32),
+                    Resources::zero().gpus(g).cpu_cores(64.0).nic(gbps(10.0)),
+                    INTRA,
+                )
+            })
+            .collect(),
+    );
+    c.ring.external_bandwidth_bps = 1.25e9;
+    c.ring.reduction_speed_bps = 2e10;
+    c.ring.overhead_per_server_s = 0.005;
+    c
+}
+
+fn ring_job(id: u32, workers: u32, iterations: u64) -> Job {
+    Job::new(
+        JobId(id),
+        0.0,
+        RarJob {
+            workers: WorkerCounts::Fixed(workers),
+            iterations,
+            model_bytes: mb(100.0),
+            minibatch_size: 32,
+            forward_per_sample_s: 0.001,
+            backward_per_iteration_s: 0.05,
+            ..RarJob::default()
+        },
+    )
+}
+
+#[test]
+fn from_instance_uses_contention_free_estimates() {
+    let inst = Instance::new(
+        ring_cluster(&[4.0, 4.0, 0.0]),
+        vec![ring_job(0, 4, 1000), ring_job(1, 6, 1000)],
+        10.0,
+        100,
+    )
+    .unwrap();
+    let inp = FormulationInput::from_instance(&inst, 1.0).unwrap();
+    // The machine without GPUs is not a server.
+    assert_eq!(inp.servers().len(), 2);
+    assert_eq!(inp.total_gpus(), 8);
+    // τ = 2·(m/w)(w−1)/B + (m/w)(w−1)/C + ξ₂·n + t_c, t_c = 0.001·32 + 0.05.
+    let tau = |w: f64, b: f64, n: f64| {
+        let shard = 1e8 / w * (w - 1.0);
+        2.0 * shard / b + shard / 2e10 + 0.005 * n + 0.082
+    };
+    // 4 workers fit one server: intra-server bandwidth, one server.
+    let e0 = 1000.0 * tau(4.0, INTRA, 1.0) / 10.0;
+    // 6 workers need two servers: b_e with no contention, two servers.
+    let e1 = 1000.0 * tau(6.0, 1.25e9, 2.0) / 10.0;
+    assert!((inp.jobs()[0].est_exec_slots - e0).abs() < 1e-9 * e0);
+    assert!((inp.jobs()[1].est_exec_slots - e1).abs() < 1e-9 * e1);
+    assert_eq!(inp.jobs()[1].gpus, 6);
+
+    let given = FormulationInput::from_instance_with_estimates(&inst, &[3.0, 5.0], 1.15).unwrap();
+    assert_eq!(given.jobs()[1].est_exec_slots, 5.0);
+    assert_eq!(given.est_upper(), 1.15);
+    assert!(matches!(
+        FormulationInput::from_instance_with_estimates(&inst, &[3.0], 1.0),
+        Err(FormulationError::InvalidOption {
+            name: "estimates",
+            ..
+        })
+    ));
+}
+
+#[test]
+fn from_instance_rejects_jobs_outside_the_model() {
+    use FormulationError as E;
+    let inst = |jobs: Vec<Job>, gpus: &[f64]| Instance::new(ring_cluster(gpus), jobs, 10.0, 100);
+    let ps = Job::new(JobId(3), 0.0, PsJob::default());
+    let i = inst(vec![ring_job(0, 2, 10), ps], &[4.0]).unwrap();
+    assert!(matches!(
+        FormulationInput::from_instance(&i, 1.0),
+        Err(E::NotRingAllReduce { job: JobId(3) })
+    ));
+    let mut several = ring_job(1, 2, 10);
+    if let dmlsched::model::Architecture::RingAllReduce(r) = &mut several.architecture {
+        r.workers = WorkerCounts::Allowed(vec![2, 4]);
+    }
+    let i = inst(vec![several], &[4.0]).unwrap();
+    assert!(matches!(
+        FormulationInput::from_instance(&i, 1.0),
+        Err(E::UnsupportedJob { job: JobId(1), .. })
+    ));
+    let mut late = ring_job(2, 2, 10);
+    late.arrival_s = 25.0;
+    let i = inst(vec![late], &[4.0]).unwrap();
+    assert!(matches!(
+        FormulationInput::from_instance(&i, 1.0),
+        Err(E::UnsupportedJob { .. })
+    ));
+    let elastic = ring_job(4, 2, 10).with_discipline(Discipline::ELASTIC);
+    if let Ok(i) = inst(vec![elastic], &[4.0]) {
+        assert!(matches!(
+            FormulationInput::from_instance(&i, 1.0),
+            Err(E::UnsupportedJob { .. })
+        ));
+    }
+    if let Ok(i) = inst(vec![ring_job(5, 1, 10)], &[2.5]) {
+        assert!(matches!(
+            FormulationInput::from_instance(&i, 1.0),
+            Err(E::InvalidServer { .. })
+        ));
+    }
+    if let Ok(i) = inst(vec![ring_job(6, 1, 10)], &[1e7]) {
+        assert!(matches!(
+            FormulationInput::from_instance(&i, 1.0),
+            Err(E::TooLarge { what: "GPUs", .. })
+        ));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Without the solver
+// ---------------------------------------------------------------------------
+
+#[cfg(not(feature = "highs"))]
+#[test]
+fn solving_without_highs_is_unavailable() {
+    use dmlsched::lp::LpError;
+    let inp = input(&[2, 2], &[(3, 4.0), (2, 4.0)]);
+    let unavailable =
+        |e: FormulationError| matches!(e, FormulationError::Lp(LpError::SolverUnavailable));
+    assert!(unavailable(
+        solve_compact_ilp(&inp, &CompactOptions::default()).unwrap_err()
+    ));
+    assert!(unavailable(
+        lp_lower_bound(&inp, true, DEFAULT_MAX_COLUMNS).unwrap_err()
+    ));
+    assert!(unavailable(
+        solve_server_aggregated(&inp, &MipLimits::default()).unwrap_err()
+    ));
+    assert!(unavailable(
+        solve_time_indexed(&inp, &TimeIndexedOptions::default()).unwrap_err()
+    ));
+    // Building and the closed form still work.
+    assert_eq!(lower_bound_closed_form(&inp), 5.0);
+    assert!(build_time_indexed(&inp, &TimeIndexedOptions::default()).is_ok());
+}
+
+// ---------------------------------------------------------------------------
+// With HiGHS
+// ---------------------------------------------------------------------------
+
+#[cfg(feature = "highs")]
+fn random_input(
+    rng: &mut ChaCha8Rng,
+    max_servers: u32,
+    max_gpus: u32,
+    max_jobs: u32,
+    max_d: u32,
+) -> FormulationInput {
+    let servers: Vec<u32> = (0..rng.random_range(1..=max_servers))
+        .map(|_| rng.random_range(1..=max_gpus))
+        .collect();
+    let n: u32 = servers.iter().sum();
+    let jobs: Vec<(u32, f64)> = (0..rng.random_range(1..=max_jobs))
+        .map(|_| {
+            let g = rng.random_range(1..=n.min(3));
+            (g, f64::from(rng.random_range(1..=max_d)))
+        })
+        .collect();
+    input(&servers, &jobs)
+}
+
+#[cfg(feature = "highs")]
+fn ti(inp: &FormulationInput) -> TimeIndexedSolution {
+    let s = solve_time_indexed(inp, &TimeIndexedOptions::default()).unwrap();
+    assert!(s.report.optimal, "{:?}", s.report);
+    s
+}
+
+#[cfg(feature = "highs")]
+fn compact(inp: &FormulationInput, form: CompactForm) -> CompactSolution {
+    let s = solve_compact_ilp(
+        inp,
+        &CompactOptions {
+            form,
+            ..CompactOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(s.report.optimal, "{:?}", s.report);
+    s
+}
+
+#[cfg(feature = "highs")]
+#[test]
+fn known_answer_shared_gpu() {
+    // Two servers × 2 GPUs, (G, ρ̂) = (3, 4), (2, 4), u = 1: LB = 5. The
+    // 3-GPU job forces a GPU carrying both jobs, so θ*_ILP = 8. The
+    // aggregated relaxation splits the 5 GPU-units 2/3 over the servers:
+    // max(4·2, 4·3)/2 = 6. The jobs cannot run together (5 > 4 GPUs), so
+    // the time-indexed optimum is 4 + 4 = 8.
+    let inp = input(&[2, 2], &[(3, 4.0), (2, 4.0)]);
+    let lp = lp_lower_bound(&inp, true, DEFAULT_MAX_COLUMNS).unwrap();
+    assert!((lp.value - 5.0).abs() < 1e-7);
+    let c = compact(&inp, CompactForm::default());
+    assert!((c.theta.unwrap() - 8.0).abs() < 1e-9);
+    assert!((c.report.incumbent.unwrap() - 8.0).abs() < 1e-6);
+    assert!((c.lower_bound() - 8.0).abs() < 1e-6);
+    let a = c.assignment.as_ref().unwrap();
+    assert_eq!((a[0].len(), a[1].len()), (3, 2));
+    assert!(a[0].iter().any(|g| a[1].contains(g)));
+    let agg = solve_server_aggregated(&inp, &MipLimits::default()).unwrap();
+    assert!(agg.report.optimal);
+    assert!((agg.theta.unwrap() - 6.0).abs() < 1e-9);
+    let t = ti(&inp);
+    assert_eq!(t.makespan, Some(8));
+    assert_eq!(t.lower_bound(), 8.0);
+    assert_eq!(
+        check_schedule(&inp, &t.durations, t.schedule.as_ref().unwrap()),
+        8
+    );
+    let info = t.report.exact_info();
+    assert_eq!(info.optimum(), t.report.incumbent);
+}
+
+#[cfg(feature = "highs")]
+#[test]
+fn known_answer_list_scheduling_gap() {
+    // One server × 4 GPUs; (2, 3), (1, 1), (2, 4): LB = max(4, 15/4) = 4,
+    // θ*_ILP = 4 (loads 4 | 3+1 | 3 | 4), and OPT = 4: the two 2-GPU jobs in
+    // parallel at 0, the 1-GPU job at 3.
+    let inp = input(&[4], &[(2, 3.0), (1, 1.0), (2, 4.0)]);
+    assert_eq!(lower_bound_closed_form(&inp), 4.0);
+    assert!((compact(&inp, CompactForm::default()).theta.unwrap() - 4.0).abs() < 1e-9);
+    let t = ti(&inp);
+    assert_eq!(t.makespan, Some(4));
+    assert_eq!(brute_force_makespan(&inp, &t.durations), 4);
+}
+
+#[cfg(feature = "highs")]
+#[test]
+fn known_answer_identical_machines() {
+    // One server × 2 GPUs, five single-GPU jobs (3, 3, 2, 2, 2): LB = 6 =
+    // θ*_ILP = OPT ({3, 3} and {2, 2, 2}); the list schedule in input order
+    // gives 7.
+    let inp = input(&[2], &[(1, 3.0), (1, 3.0), (1, 2.0), (1, 2.0), (1, 2.0)]);
+    assert_eq!(lower_bound_closed_form(&inp), 6.0);
+    assert!((compact(&inp, CompactForm::default()).theta.unwrap() - 6.0).abs() < 1e-9);
+    let t = ti(&inp);
+    assert_eq!(t.makespan, Some(6));
+    assert_eq!(t.horizon, 7);
+    check_schedule(&inp, &t.durations, t.schedule.as_ref().unwrap());
+}
+
+#[cfg(feature = "highs")]
+#[test]
+fn closed_form_equals_lp_on_random_instances() {
+    let mut rng = ChaCha8Rng::seed_from_u64(0x005e_edf1);
+    for case in 0..50 {
+        let servers: Vec<u32> = (0..rng.random_range(1..=4))
+            .map(|_| rng.random_range(1..=8))
+            .collect();
+        let n: u32 = servers.iter().sum();
+        let jobs: Vec<(u32, f64)> = (0..rng.random_range(1..=10))
+            .map(|_| (rng.random_range(1..=n), rng.random_range(0.5..300.0)))
+            .collect();
+        let u = rng.random_range(1.0..1.5);
+        let inp = FormulationInput::from_counts(&servers, &jobs, u).unwrap();
+        let lb = lower_bound_closed_form(&inp);
+        let lp = lp_lower_bound(&inp, true, DEFAULT_MAX_COLUMNS).unwrap();
+        assert!(
+            (lp.value - lb).abs() <= 1e-7 * lb,
+            "case {case}: LP {} vs closed form {lb}",
+            lp.value
+        );
+        let area = area_lower_bound(&inp);
+        let plain = lp_lower_bound(&inp, false, DEFAULT_MAX_COLUMNS).unwrap();
+        assert!(
+            (plain.value - area).abs() <= 1e-7 * area,
+            "case {case}: LP without the valid inequality {} vs area {area}",
+            plain.value
+        );
+    }
+}
+
+#[cfg(feature = "highs")]
+#[test]
+fn compact_and_time_indexed_match_brute_force_on_tiny_instances() {
+    let mut rng = ChaCha8Rng::seed_from_u64(0xb7u64);
+    for case in 0..40 {
+        let inp = random_input(&mut rng, 2, 3, 4, 3);
+        let theta = brute_force_theta(&inp);
+        for (valid_inequality, symmetry) in [
+            (true, Symmetry::Off),
+            (false, Symmetry::Off),
+            (true, Symmetry::WithinServers),
+            (true, Symmetry::AllGpus),
+        ] {
+            let form = CompactForm {
+                valid_inequality,
+                symmetry,
+            };
+            let c = compact(&inp, form);
+            assert!(
+                (c.theta.unwrap() - theta).abs() < 1e-9,
+                "case {case} {form:?}: ILP {:?} vs brute force {theta}",
+                c.theta
+            );
+        }
+        let t = ti(&inp);
+        let opt = brute_force_makespan(&inp, &t.durations);
+        assert_eq!(t.makespan, Some(opt), "case {case}: {inp:?}");
+        assert_eq!(
+            check_schedule(&inp, &t.durations, t.schedule.as_ref().unwrap()),
+            opt
+        );
+    }
+}
+
+#[cfg(feature = "highs")]
+#[test]
+fn bound_sandwich_on_small_instances() {
+    // LB ≤ θ*_agg ≤ θ*_ILP ≤ OPT_TI ≤ list-schedule makespan, up to 8 jobs
+    // on up to 3 servers with durations up to 6 (u = 1, integer ρ̂ = d).
+    let mut rng = ChaCha8Rng::seed_from_u64(0x5a_dd1e);
+    for case in 0..100 {
+        let inp = random_input(&mut rng, 3, 4, 8, 6);
+        let tol = 1e-7;
+        let lb = lower_bound_closed_form(&inp);
+        let agg = solve_server_aggregated(&inp, &MipLimits::default()).unwrap();
+        assert!(agg.report.optimal);
+        let c = compact(&inp, CompactForm::default());
+        let t = ti(&inp);
+        let d = &t.durations;
+        let greedy = list_schedule_makespan(&inp, d);
+        let (agg, theta) = (agg.theta.unwrap(), c.theta.unwrap());
+        let opt = t.makespan.unwrap() as f64;
+        assert!(lb <= agg + tol, "case {case}: LB {lb} > agg {agg}");
+        assert!(agg <= theta + tol, "case {case}: agg {agg} > ILP {theta}");
+        assert!(theta <= opt + tol, "case {case}: ILP {theta} > OPT {opt}");
+        assert!(
+            opt <= greedy as f64,
+            "case {case}: OPT {opt} > list {greedy}"
+        );
+        assert!(c.lower_bound() <= theta + tol && c.lower_bound() >= lb - tol);
+        assert_eq!(
+            check_schedule(&inp, d, t.schedule.as_ref().unwrap()) as f64,
+            opt
+        );
+        // Any assignment's maximum load (here: the decoded schedule's) is at
+        // least θ*_ILP.
+        let mut load = std::collections::HashMap::new();
+        for (j, job) in t.schedule.as_ref().unwrap().iter().enumerate() {
+            for g in &job.gpus {
+                *load.entry(*g).or_insert(0.0) += inp.load(j);
+            }
+        }
+        let max_load = load.values().copied().fold(0.0, f64::max);
+        assert!(theta <= max_load + tol);
+    }
+}
+
+#[cfg(feature = "highs")]
+#[test]
+fn a_limit_is_never_reported_as_exact() {
+    // Eight jobs on three servers with a time limit far too short to solve:
+    // the solve ends at the limit, is not optimal, and its exact info says
+    // so; its dual bound stays a valid lower bound.
+    let inp = input(
+        &[3, 3, 2],
+        &[
+            (2, 5.0),
+            (3, 4.0),
+            (1, 6.0),
+            (2, 3.0),
+            (3, 5.0),
+            (1, 2.0),
+            (2, 6.0),
+            (3, 3.0),
+        ],
+    );
+    let mut opts = TimeIndexedOptions::default();
+    opts.limits.time_limit_s = 1e-9;
+    let s = solve_time_indexed(&inp, &opts).unwrap();
+    if !s.report.status.is_optimal() {
+        assert!(!s.report.optimal);
+        assert!(s.report.exact_info().optimum().is_none());
+        assert!(matches!(
+            s.report.exact_info().status,
+            dmlsched::certificate::ExactStatus::Limit { .. }
+        ));
+    }
+    let opt = ti(&inp).makespan.unwrap() as f64;
+    assert!(s.lower_bound() <= opt);
+    assert!(s.report.dual_bound <= opt + 1e-9);
+}
+
+#[cfg(feature = "highs")]
+#[test]
+fn time_indexed_horizon_and_durations_options() {
+    let inp = input(&[2], &[(1, 3.0), (1, 3.0), (1, 2.0), (1, 2.0), (1, 2.0)]);
+    // A horizon shorter than the optimum (6) is infeasible, with a typed error.
+    let mut o = TimeIndexedOptions {
+        horizon: Some(5),
+        ..TimeIndexedOptions::default()
+    };
+    assert!(matches!(
+        solve_time_indexed(&inp, &o),
+        Err(FormulationError::Infeasible { .. })
+    ));
+    o.horizon = Some(12);
+    assert_eq!(solve_time_indexed(&inp, &o).unwrap().makespan, Some(6));
+    // Explicit durations.
+    o.durations = Some(vec![1, 1, 1, 1, 1]);
+    o.horizon = None;
+    let s = solve_time_indexed(&inp, &o).unwrap();
+    assert_eq!(s.makespan, Some(3));
+    assert_eq!(s.horizon, 3);
+    // With u = 2 the default durations are ⌈ρ̂/2⌉ = (2, 2, 1, 1, 1): OPT 4.
+    let half = FormulationInput::from_counts(
+        &[2],
+        &[(1, 3.0), (1, 3.0), (1, 2.0), (1, 2.0), (1, 2.0)],
+        2.0,
+    )
+    .unwrap();
+    assert_eq!(default_durations(&half), vec![2, 2, 1, 1, 1]);
+    assert_eq!(ti(&half).makespan, Some(4));
+}
