@@ -105,4 +105,9 @@ pub enum SjfBcoError {
         /// What is wrong.
         reason: String,
     },
+    /// The time-indexed bound
+    /// ([`SjfBcoParams::time_indexed_bound`](super::SjfBcoParams::time_indexed_bound))
+    /// failed: too many jobs or columns, no solver, or a solver error.
+    #[error("the time-indexed lower bound: {0}")]
+    TimeIndexedBound(Box<super::formulation::FormulationError>),
 }

@@ -112,7 +112,7 @@ pub use params::{
     Availability, BisectionRule, DurationEstimate, FaFfpStrategy, KappaSpec, LambdaSpec,
     SjfBcoParams, TrialEval,
 };
-pub use report::{PaperClaim, SjfBcoReport, TrialRecord};
+pub use report::{PaperClaim, SjfBcoReport, TimeIndexedBound, TrialRecord};
 pub use sim::{RarAssignment, RarExecution, SlotSimOptions, StartRule};
 
 use crate::algorithms::Solved;

@@ -1,6 +1,7 @@
 //! Parameters of SJF-BCO and its baselines, with their defaults.
 
 use super::error::SjfBcoError;
+use super::formulation::TimeIndexedOptions;
 use super::model::TimeModel;
 use super::sim::StartRule;
 use crate::timing::ProgressMode;
@@ -145,6 +146,15 @@ pub struct SjfBcoParams {
     /// `ρ̂_j` in slots, one per job in instance order (`None`: `F_j·τ⁰_j`,
     /// the uncontended single-server time on the fastest machine).
     pub estimates: Option<Vec<f64>>,
+    /// Also solve the time-indexed exact ILP
+    /// ([`solve_time_indexed`](super::formulation::solve_time_indexed), at
+    /// most [`TimeIndexedOptions::max_jobs`] jobs, HiGHS without presolve)
+    /// over each job's proven shortest execution time, and certify its dual
+    /// bound when it beats the closed form (`None`, the default: closed form
+    /// only). Its optimum is under contention-free durations: a **lower
+    /// bound** on the contention model's optimum, exact only under
+    /// [`TimeModel::FixedDuration`] with fractional progress.
+    pub time_indexed_bound: Option<TimeIndexedOptions>,
 }
 
 impl Default for SjfBcoParams {
@@ -165,6 +175,7 @@ impl Default for SjfBcoParams {
             horizon: None,
             max_sim_slots: None,
             estimates: None,
+            time_indexed_bound: None,
         }
     }
 }

@@ -93,4 +93,33 @@ pub struct SjfBcoReport {
     pub non_monotone: bool,
     /// The paper's approximation claim, not valid.
     pub paper_claim: PaperClaim,
+    /// The time-indexed bound, when
+    /// [`SjfBcoParams::time_indexed_bound`] asked for it.
+    pub time_indexed: Option<TimeIndexedBound>,
+}
+
+/// The time-indexed exact ILP over each job's proven shortest execution
+/// time, solved for the certificate.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct TimeIndexedBound {
+    /// Its dual bound rounded up to whole slots: a lower bound on the
+    /// makespan of every schedule of the instance, with or without
+    /// contention.
+    pub lower_bound: f64,
+    /// Whether the solve proved its incumbent optimal.
+    pub optimal: bool,
+    /// The incumbent's makespan under the contention-free durations (the
+    /// optimum of that problem when `optimal`); `None` without incumbent.
+    pub fixed_duration_makespan: Option<u64>,
+    /// Whether that optimum is also the optimum of this run's model: only
+    /// under [`TimeModel::FixedDuration`](super::TimeModel::FixedDuration)
+    /// with fractional progress, where every job takes its estimate on any
+    /// placement. Otherwise it is a lower bound under contention, never the
+    /// optimum.
+    pub exact_for_model: bool,
+    /// Seconds in the solver.
+    pub seconds: f64,
+    /// Columns and rows of the program.
+    pub size: (usize, usize),
 }

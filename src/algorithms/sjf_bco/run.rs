@@ -9,15 +9,18 @@ use super::bounds::lower_bound_closed_form;
 use super::error::SjfBcoError;
 use super::model::{MAX_SLOTS, RarModel};
 use super::params::{BisectionRule, KappaSpec, SjfBcoParams};
-use super::report::{PaperClaim, SjfBcoReport, TrialRecord};
+use super::formulation::{FormulationInput, FormulationJob, FormulationServer, solve_time_indexed};
+use super::model::TimeModel;
+use super::report::{PaperClaim, SjfBcoReport, TimeIndexedBound, TrialRecord};
 use super::search::{self, Found, SearchOutcome};
 use super::sim::{Placed, RarAssignment, RarExecution, SlotSimOptions, simulate};
 use super::trial::{Choice, TrialConfig, run_trial};
 use crate::algorithms::Solved;
-use crate::certificate::{Bound, BoundKind, Certificate, Sense};
+use crate::certificate::{Bound, BoundKind, Certificate, ExactInfo, Sense};
 use crate::model::Instance;
 use crate::model::units::ceil_tol;
 use crate::schedule::{JobSchedule, Placement, Schedule, Segment, Tasks, verify};
+use crate::timing::ProgressMode;
 
 /// Which algorithm the driver runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -191,14 +194,11 @@ fn finish(
         .collect();
     let n = model.total_gpus() as u64;
     let lower_bound = lower_bound_closed_form(&jobs_est, params.est_upper, n);
-    let certified = ceil_tol(lower_bound_closed_form(&jobs_min, 1.0, n));
+    let closed = ceil_tol(lower_bound_closed_form(&jobs_min, 1.0, n));
+    let time_indexed = time_indexed_bound(model, params)?;
     let raw = execution.makespan;
-    let mut certificate = Certificate::new(
-        algo.name(),
-        Sense::Minimise,
-        raw as f64,
-        Bound::new(certified, BoundKind::Trivial),
-    );
+    let mut certificate = certificate(algo, raw, closed, time_indexed.as_ref());
+    let certified = certificate.relaxation_bound.value;
     certificate
         .run
         .add_stage("search", clock.elapsed().as_secs_f64());
@@ -229,6 +229,7 @@ fn finish(
             .collect(),
         non_monotone: outcome.non_monotone,
         paper_claim: PaperClaim::new(model.largest_job(), params),
+        time_indexed,
         execution,
     };
     Ok(Solved {
@@ -236,6 +237,78 @@ fn finish(
         certificate,
         report,
     })
+}
+
+/// The certificate of a run with makespan `raw`: the closed-form bound
+/// `closed`, lifted to the time-indexed bound when that is larger; the
+/// time-indexed optimum as the exact comparison point only when it is the
+/// optimum of the run's model.
+fn certificate(
+    algo: Algo,
+    raw: u64,
+    closed: f64,
+    time_indexed: Option<&TimeIndexedBound>,
+) -> Certificate {
+    let bound = match time_indexed {
+        Some(ti) if ti.lower_bound > closed => Bound::new(ti.lower_bound, BoundKind::MipDual),
+        _ => Bound::new(closed, BoundKind::Trivial),
+    };
+    let certificate = Certificate::new(algo.name(), Sense::Minimise, raw as f64, bound);
+    match time_indexed {
+        Some(ti) if ti.exact_for_model => {
+            let opt = ti.lower_bound;
+            certificate.with_exact(ExactInfo::comparison(
+                true,
+                "optimal",
+                (opt, opt, 0.0),
+                ti.seconds,
+            ))
+        }
+        _ => certificate,
+    }
+}
+
+/// The time-indexed exact ILP over each job's proven shortest execution
+/// time (`u = 1`), when the parameters ask for it.
+fn time_indexed_bound(
+    model: &RarModel,
+    params: &SjfBcoParams,
+) -> Result<Option<TimeIndexedBound>, SjfBcoError> {
+    let Some(options) = &params.time_indexed_bound else {
+        return Ok(None);
+    };
+    let wrap = |e| SjfBcoError::TimeIndexedBound(Box::new(e));
+    let servers = model
+        .servers
+        .iter()
+        .filter(|s| s.gpus > 0)
+        .map(|s| FormulationServer {
+            machine: s.machine,
+            gpus: s.gpus,
+        })
+        .collect();
+    let jobs = model
+        .jobs
+        .iter()
+        .map(|j| FormulationJob {
+            id: j.id,
+            gpus: j.gpus,
+            est_exec_slots: j.min_duration,
+        })
+        .collect();
+    let input = FormulationInput::new(servers, jobs, 1.0).map_err(wrap)?;
+    let ti = solve_time_indexed(&input, options).map_err(wrap)?;
+    let optimal = ti.report.optimal;
+    Ok(Some(TimeIndexedBound {
+        lower_bound: ti.lower_bound(),
+        optimal,
+        fixed_duration_makespan: ti.makespan,
+        exact_for_model: optimal
+            && model.time_model == TimeModel::FixedDuration
+            && params.progress == ProgressMode::Fractional,
+        seconds: ti.report.seconds,
+        size: (ti.report.columns, ti.report.rows),
+    }))
 }
 
 /// The public form of the placed jobs, in instance order.
