@@ -5,12 +5,14 @@
 //! bad inputs, and the behaviour without a solver.
 
 use dmlsched::algorithms::sjf_bco::formulation::*;
+use dmlsched::algorithms::sjf_bco::{RarModel, SjfBcoError, TimeModel};
 #[cfg(feature = "highs")]
 use dmlsched::model::GpuId;
 use dmlsched::model::Instance;
 use dmlsched::model::units::{gbps, mb};
 use dmlsched::model::{
-    Cluster, Discipline, Job, JobId, Machine, MachineId, PsJob, RarJob, Resources, WorkerCounts,
+    Architecture, Cluster, Discipline, Hosting, Job, JobId, Machine, MachineId, PsJob, RarJob,
+    Resources, WorkerCounts,
 };
 #[cfg(feature = "highs")]
 use rand::rngs::ChaCha8Rng;
@@ -436,8 +438,21 @@ fn ring_job(id: u32, workers: u32, iterations: u64) -> Job {
     )
 }
 
+/// `τ = 2·(m/w)(w−1)/B + (m/w)(w−1)/C + ξ₂·n + t_c` (seconds) of
+/// [`ring_job`] with `w` workers, bandwidth `b` and `n` servers on
+/// [`ring_cluster`]: `m = 100 MB`, `C = 2e10`, `ξ₂ = 0.005`,
+/// `t_c = 0.001·32 + 0.05`.
+fn ring_tau(w: f64, b: f64, n: f64) -> f64 {
+    let shard = 1e8 / w * (w - 1.0);
+    2.0 * shard / b + shard / 2e10 + 0.005 * n + 0.082
+}
+
+fn assert_close(got: f64, want: f64) {
+    assert!((got - want).abs() <= 1e-9 * want, "{got} vs {want}");
+}
+
 #[test]
-fn from_instance_uses_contention_free_estimates() {
+fn from_instance_uses_proven_shortest_durations() {
     let inst = Instance::new(
         ring_cluster(&[4.0, 4.0, 0.0]),
         vec![ring_job(0, 4, 1000), ring_job(1, 6, 1000)],
@@ -449,28 +464,55 @@ fn from_instance_uses_contention_free_estimates() {
     // The machine without GPUs is not a server.
     assert_eq!(inp.servers().len(), 2);
     assert_eq!(inp.total_gpus(), 8);
-    // τ = 2·(m/w)(w−1)/B + (m/w)(w−1)/C + ξ₂·n + t_c, t_c = 0.001·32 + 0.05.
-    let tau = |w: f64, b: f64, n: f64| {
-        let shard = 1e8 / w * (w - 1.0);
-        2.0 * shard / b + shard / 2e10 + 0.005 * n + 0.082
-    };
-    // 4 workers fit one server: intra-server bandwidth, one server.
-    let e0 = 1000.0 * tau(4.0, INTRA, 1.0) / 10.0;
-    // 6 workers need two servers: b_e with no contention, two servers.
-    let e1 = 1000.0 * tau(6.0, 1.25e9, 2.0) / 10.0;
-    assert!((inp.jobs()[0].est_exec_slots - e0).abs() < 1e-9 * e0);
-    assert!((inp.jobs()[1].est_exec_slots - e1).abs() < 1e-9 * e1);
     assert_eq!(inp.jobs()[1].gpus, 6);
+    // ρ̂ = F·min(τ⁰, τ(2 servers, k = 1))/slot. With b_i = 1e10 > b_e one
+    // server is faster, even for the 6-worker job no server holds.
+    for (j, w) in [(0, 4.0), (1, 6.0)] {
+        let one = ring_tau(w, INTRA, 1.0);
+        let two = ring_tau(w, 1.25e9, 2.0);
+        assert!(one < two);
+        assert_close(inp.jobs()[j].est_exec_slots, 1000.0 * one / 10.0);
+    }
+    // With slow intra-server links the two-server time is the smaller one.
+    let mut slow = ring_cluster(&[4.0, 4.0]);
+    for m in &mut slow.machines {
+        m.intra_bandwidth_bps = 1e8;
+    }
+    let inst_slow = Instance::new(slow, vec![ring_job(0, 4, 1000)], 10.0, 100).unwrap();
+    let inp = FormulationInput::from_instance(&inst_slow, 1.0).unwrap();
+    let one = ring_tau(4.0, 1e8, 1.0);
+    let two = ring_tau(4.0, 1.25e9, 2.0);
+    assert!(two < one);
+    assert_close(inp.jobs()[0].est_exec_slots, 1000.0 * two / 10.0);
 
     let given = FormulationInput::from_instance_with_estimates(&inst, &[3.0, 5.0], 1.15).unwrap();
+    assert_eq!(given.jobs()[0].est_exec_slots, 3.0);
     assert_eq!(given.jobs()[1].est_exec_slots, 5.0);
+    assert_eq!(given.jobs()[1].gpus, 6);
+    assert_eq!(
+        given.servers(),
+        FormulationInput::from_instance(&inst, 1.0)
+            .unwrap()
+            .servers()
+    );
     assert_eq!(given.est_upper(), 1.15);
+    for bad in [&[3.0][..], &[3.0, -1.0], &[3.0, f64::NAN]] {
+        assert!(matches!(
+            FormulationInput::from_instance_with_estimates(&inst, bad, 1.0),
+            Err(FormulationError::Model(SjfBcoError::InvalidOption {
+                name: "estimates",
+                ..
+            }))
+        ));
+    }
+    // Accepted by the model, refused by the input's own range.
     assert!(matches!(
-        FormulationInput::from_instance_with_estimates(&inst, &[3.0], 1.0),
-        Err(FormulationError::InvalidOption {
-            name: "estimates",
-            ..
-        })
+        FormulationInput::from_instance_with_estimates(&inst, &[3.0, 1e-9], 1.0),
+        Err(FormulationError::InvalidEstimate { job: JobId(1), .. })
+    ));
+    assert!(matches!(
+        FormulationInput::from_instance(&inst, 0.5),
+        Err(FormulationError::InvalidEstUpper { .. })
     ));
 }
 
@@ -482,42 +524,189 @@ fn from_instance_rejects_jobs_outside_the_model() {
     let i = inst(vec![ring_job(0, 2, 10), ps], &[4.0]).unwrap();
     assert!(matches!(
         FormulationInput::from_instance(&i, 1.0),
-        Err(E::NotRingAllReduce { job: JobId(3) })
-    ));
-    let mut several = ring_job(1, 2, 10);
-    if let dmlsched::model::Architecture::RingAllReduce(r) = &mut several.architecture {
-        r.workers = WorkerCounts::Allowed(vec![2, 4]);
-    }
-    let i = inst(vec![several], &[4.0]).unwrap();
-    assert!(matches!(
-        FormulationInput::from_instance(&i, 1.0),
-        Err(E::UnsupportedJob { job: JobId(1), .. })
+        Err(E::Model(SjfBcoError::UnsupportedJob { job: JobId(3), .. }))
     ));
     let mut late = ring_job(2, 2, 10);
     late.arrival_s = 25.0;
     let i = inst(vec![late], &[4.0]).unwrap();
     assert!(matches!(
         FormulationInput::from_instance(&i, 1.0),
-        Err(E::UnsupportedJob { .. })
+        Err(E::Model(SjfBcoError::UnsupportedJob { job: JobId(2), .. }))
     ));
+    let mut pinned = ring_job(7, 2, 10);
+    pinned.allowed_machines = Some(vec![MachineId(0)]);
+    let i = inst(vec![pinned], &[4.0, 4.0]).unwrap();
+    assert!(matches!(
+        FormulationInput::from_instance(&i, 1.0),
+        Err(E::Model(SjfBcoError::UnsupportedJob { job: JobId(7), .. }))
+    ));
+    let err = FormulationInput::from_instance(&i, 1.0)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("converting the instance: ") && err.contains("job 7"),
+        "{err}"
+    );
+    // Wider than the usable GPUs: the model refuses it first.
+    let mut cluster = ring_cluster(&[4.0, 4.0]);
+    cluster.machines[1].hosts = Hosting::ParameterServers;
+    let i = Instance::new(cluster, vec![ring_job(8, 6, 10)], 10.0, 100).unwrap();
+    assert!(matches!(
+        FormulationInput::from_instance(&i, 1.0),
+        Err(E::Model(SjfBcoError::JobCannotFit {
+            job: JobId(8),
+            demand: 6,
+            cluster_gpus: 4,
+        }))
+    ));
+    // The model's guard on one machine, then the input's own on the total
+    // (as many cores as GPUs, so the GPUs are the limit).
+    let huge = |gpus: f64| {
+        let mut c = ring_cluster(&[gpus]);
+        c.machines[0].capacity = Resources::zero().gpus(gpus).cpu_cores(gpus);
+        Instance::new(c, vec![ring_job(6, 1, 10)], 10.0, 100).unwrap()
+    };
+    assert!(matches!(
+        FormulationInput::from_instance(&huge(1e7), 1.0),
+        Err(E::Model(SjfBcoError::TooLarge { .. }))
+    ));
+    let i = huge(1e5);
+    assert!(matches!(
+        FormulationInput::from_instance(&i, 1.0),
+        Err(E::TooLarge { what: "GPUs", .. })
+    ));
+}
+
+#[test]
+fn from_instance_accepts_what_the_model_accepts() {
+    let inst = |jobs: Vec<Job>, gpus: &[f64]| Instance::new(ring_cluster(gpus), jobs, 10.0, 100);
+    // Several worker counts: the largest is G_j.
+    let mut several = ring_job(1, 2, 10);
+    if let Architecture::RingAllReduce(r) = &mut several.architecture {
+        r.workers = WorkerCounts::Allowed(vec![2, 4]);
+    }
+    let inp = FormulationInput::from_instance(&inst(vec![several], &[4.0]).unwrap(), 1.0).unwrap();
+    assert_eq!(inp.jobs()[0].gpus, 4);
+    assert_close(
+        inp.jobs()[0].est_exec_slots,
+        10.0 * ring_tau(4.0, INTRA, 1.0) / 10.0,
+    );
+    // The discipline is not looked at: a rigid gang of G_j GPUs.
     let elastic = ring_job(4, 2, 10).with_discipline(Discipline::ELASTIC);
-    if let Ok(i) = inst(vec![elastic], &[4.0]) {
-        assert!(matches!(
-            FormulationInput::from_instance(&i, 1.0),
-            Err(E::UnsupportedJob { .. })
-        ));
+    let inp = FormulationInput::from_instance(&inst(vec![elastic], &[4.0]).unwrap(), 1.0).unwrap();
+    assert_eq!(inp.jobs()[0].gpus, 2);
+    // A fractional capacity counts the workers that fit.
+    let inp =
+        FormulationInput::from_instance(&inst(vec![ring_job(5, 1, 10)], &[2.5]).unwrap(), 1.0)
+            .unwrap();
+    assert_eq!(inp.servers()[0].gpus, 2);
+}
+
+#[test]
+fn from_instance_skips_machines_that_cannot_host_workers() {
+    let jobs = || vec![ring_job(0, 2, 10), ring_job(1, 1, 10)];
+    let both = Instance::new(ring_cluster(&[4.0, 4.0, 4.0]), jobs(), 10.0, 100).unwrap();
+    let inp = FormulationInput::from_instance(&both, 1.0).unwrap();
+    assert_eq!(inp.servers().len(), 3);
+    let mut cluster = ring_cluster(&[4.0, 4.0, 4.0]);
+    cluster.machines[1].hosts = Hosting::ParameterServers;
+    cluster.machines[2].hosts = Hosting::Workers;
+    let inst = Instance::new(cluster, jobs(), 10.0, 100).unwrap();
+    let inp = FormulationInput::from_instance(&inst, 1.0).unwrap();
+    let want = [
+        FormulationServer {
+            machine: MachineId(0),
+            gpus: 4,
+        },
+        FormulationServer {
+            machine: MachineId(2),
+            gpus: 4,
+        },
+    ];
+    assert_eq!(inp.servers(), want);
+    assert_eq!(inp.total_gpus(), 8);
+    assert_eq!(inp.gpu_ids().len(), 8);
+    // Each job's worker fits some machine, but no machine fits a worker of
+    // every job: no usable GPU.
+    let mut cluster = ring_cluster(&[1.0, 1.0]);
+    cluster.machines[0].capacity = Resources::zero().gpus(1.0).cpu_cores(1.0);
+    cluster.machines[1].capacity = Resources::zero().gpus(1.0).memory(1.0);
+    let mut needs_memory = ring_job(1, 1, 10);
+    if let Architecture::RingAllReduce(r) = &mut needs_memory.architecture {
+        r.worker = Resources::zero().gpus(1.0).memory(1.0);
     }
-    if let Ok(i) = inst(vec![ring_job(5, 1, 10)], &[2.5]) {
-        assert!(matches!(
-            FormulationInput::from_instance(&i, 1.0),
-            Err(E::InvalidServer { .. })
-        ));
+    let none = Instance::new(cluster, vec![ring_job(0, 1, 10), needs_memory], 10.0, 100).unwrap();
+    assert!(matches!(
+        FormulationInput::from_instance(&none, 1.0),
+        Err(FormulationError::Model(SjfBcoError::NoGpus))
+    ));
+}
+
+#[test]
+fn from_instance_equals_the_rar_model() {
+    // Heterogeneous: a CPU-bound machine (4 GPUs, 3 cores), a slow link,
+    // a machine without GPUs, a parameter-server machine.
+    let mut cluster = ring_cluster(&[4.0, 2.0, 0.0, 4.0, 8.0]);
+    cluster.machines[0].capacity = Resources::zero().gpus(4.0).cpu_cores(3.0).nic(gbps(10.0));
+    cluster.machines[1].intra_bandwidth_bps = 5e8;
+    cluster.machines[3].hosts = Hosting::ParameterServers;
+    let jobs = vec![
+        ring_job(4, 3, 500),
+        ring_job(1, 1, 200),
+        ring_job(9, 8, 100),
+        ring_job(2, 12, 50),
+    ];
+    let inst = Instance::new(cluster, jobs, 10.0, 1000).unwrap();
+    let model = RarModel::new(&inst, TimeModel::Rar, None).unwrap();
+    let inp = FormulationInput::from_instance(&inst, 1.0).unwrap();
+    let servers: Vec<_> = model
+        .servers
+        .iter()
+        .filter(|s| s.gpus > 0)
+        .map(|s| FormulationServer {
+            machine: s.machine,
+            gpus: s.gpus,
+        })
+        .collect();
+    assert_eq!(inp.servers(), servers);
+    // Resource by resource: the cores limit machine 0 to 3 workers.
+    assert_eq!(
+        inp.servers(),
+        [(0, 3), (1, 2), (4, 8)].map(|(m, gpus)| FormulationServer {
+            machine: MachineId(m),
+            gpus,
+        })
+    );
+    let jobs: Vec<_> = model
+        .jobs
+        .iter()
+        .map(|j| FormulationJob {
+            id: j.id,
+            gpus: j.gpus,
+            est_exec_slots: j.min_duration,
+        })
+        .collect();
+    assert_eq!(inp.jobs(), jobs);
+    assert_eq!(
+        inp.jobs().iter().map(|j| j.id.0).collect::<Vec<_>>(),
+        [4, 1, 9, 2]
+    );
+    assert_eq!(
+        FormulationInput::from_model(&model, 1.0, EstimateSource::MinDuration).unwrap(),
+        inp
+    );
+    // The model's own estimate F·τ⁰, with b_i = 1e10 > b_e the same here.
+    let est = FormulationInput::from_model(&model, 1.3, EstimateSource::Estimate).unwrap();
+    for (e, m) in est.jobs().iter().zip(&model.jobs) {
+        assert_eq!(e.est_exec_slots, m.estimate);
+        assert_close(e.est_exec_slots, m.min_duration);
     }
-    if let Ok(i) = inst(vec![ring_job(6, 1, 10)], &[1e7]) {
-        assert!(matches!(
-            FormulationInput::from_instance(&i, 1.0),
-            Err(E::TooLarge { what: "GPUs", .. })
-        ));
+    // Given estimates go through the model unchanged.
+    let given = [7.0, 1.5, 30.0, 2.25];
+    let with = FormulationInput::from_instance_with_estimates(&inst, &given, 1.0).unwrap();
+    let model = RarModel::new(&inst, TimeModel::Rar, Some(&given)).unwrap();
+    for ((w, m), g) in with.jobs().iter().zip(&model.jobs).zip(given) {
+        assert_eq!((w.id, w.gpus, w.est_exec_slots), (m.id, m.gpus, g));
     }
 }
 

@@ -1,9 +1,13 @@
 //! Errors of the ring-all-reduce formulations.
 
+#[cfg(doc)]
+use super::FormulationInput;
+#[cfg(doc)]
+use crate::algorithms::sjf_bco::RarModel;
+use crate::algorithms::sjf_bco::SjfBcoError;
 use crate::lp::{LpError, LpStatus};
 use crate::model::units::Num;
 use crate::model::{JobId, MachineId};
-use crate::timing::TimingError;
 
 /// Why a formulation cannot be built or solved. Each case names the job,
 /// machine, option or formulation concerned.
@@ -19,22 +23,6 @@ pub enum FormulationError {
     Empty {
         /// `"jobs"` or `"servers with GPUs"`.
         what: &'static str,
-    },
-    /// A job of the instance is not a ring-all-reduce job.
-    #[error("{job} is not a ring-all-reduce job")]
-    NotRingAllReduce {
-        /// The job.
-        job: JobId,
-    },
-    /// A ring-all-reduce job is outside the offline gang model (several
-    /// allowed worker counts, elastic or preemptible, arriving after slot 0,
-    /// restricted to some machines).
-    #[error("{job} is outside the offline gang model: {reason}")]
-    UnsupportedJob {
-        /// The job.
-        job: JobId,
-        /// What is wrong.
-        reason: String,
     },
     /// Two jobs have the same id.
     #[error("{job} appears twice")]
@@ -58,8 +46,7 @@ pub enum FormulationError {
         /// GPUs of the whole cluster.
         cluster_gpus: u64,
     },
-    /// A server's GPU count is not a whole number of at least one, or two
-    /// servers share an id.
+    /// A server has no GPU, or two servers are the same machine.
     #[error("{machine}: {reason}")]
     InvalidServer {
         /// The machine.
@@ -126,14 +113,13 @@ pub enum FormulationError {
         /// The status.
         status: LpStatus,
     },
-    /// Computing a contention-free estimate from the instance failed.
-    #[error("estimating the execution time of {job}: {source}")]
-    Timing {
-        /// The job.
-        job: JobId,
-        /// The timing model's error.
-        source: TimingError,
-    },
+    /// Converting an instance ([`FormulationInput::from_instance`] and
+    /// [`FormulationInput::from_instance_with_estimates`]) failed in
+    /// SJF-BCO's model ([`RarModel::new`]): a job outside the model or wider
+    /// than the usable GPUs, no job, no usable GPU, bad estimates, or a
+    /// size guard.
+    #[error("converting the instance: {0}")]
+    Model(#[from] SjfBcoError),
     /// The LP layer failed: invalid model, solver failure, or no solver
     /// compiled in ([`LpError::SolverUnavailable`]).
     #[error(transparent)]

@@ -5,10 +5,12 @@
 use std::collections::HashSet;
 
 use super::error::FormulationError;
-use crate::model::{
-    Architecture, Elasticity, GpuId, Instance, Job, JobId, MachineId, RarJob, WorkerCounts,
-};
-use crate::timing::RarTiming;
+#[cfg(doc)]
+use crate::algorithms::sjf_bco::{MAX_ITERATIONS, RarModelJob, SjfBcoError};
+use crate::algorithms::sjf_bco::{RarModel, TimeModel};
+use crate::model::{GpuId, Instance, JobId, MachineId};
+#[cfg(doc)]
+use crate::model::{Machine, TaskKind};
 
 /// Most jobs a [`FormulationInput`] may hold.
 pub const MAX_INPUT_JOBS: usize = 4096;
@@ -22,6 +24,22 @@ pub const MIN_ESTIMATE_SLOTS: f64 = 1e-6;
 
 /// Largest estimated execution time accepted, slots.
 pub const MAX_ESTIMATE_SLOTS: f64 = 1e12;
+
+/// Which duration of a [`RarModelJob`] becomes `ρ̂_j` in
+/// [`FormulationInput::from_model`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EstimateSource {
+    /// [`RarModelJob::min_duration`], `ρ^min_j`: a proven lower bound on
+    /// the job's execution time on any placement under any contention, so
+    /// `u = 1` satisfies the estimate contract (see
+    /// [`FormulationInput::from_instance`]). Under
+    /// [`TimeModel::FixedDuration`] it equals the estimate.
+    MinDuration,
+    /// [`RarModelJob::estimate`], SJF-BCO's `ρ̂_j` (by default `F_j·τ⁰_j`,
+    /// or the estimates given to [`RarModel::new`]); the contract with `u`
+    /// is the caller's.
+    Estimate,
+}
 
 /// One server: a machine with `gpus ≥ 1` identical GPUs, numbered
 /// `0..gpus` locally.
@@ -55,8 +73,9 @@ pub struct FormulationJob {
 ///
 /// Build it with [`FormulationInput::new`] (explicit servers and jobs),
 /// [`FormulationInput::from_counts`] (ids `0..`),
-/// [`FormulationInput::from_instance`] (contention-free estimates computed
-/// from the timing model) or
+/// [`FormulationInput::from_model`] (SJF-BCO's [`RarModel`]),
+/// [`FormulationInput::from_instance`] (through [`RarModel::new`], with
+/// each job's proven shortest execution time as `ρ̂_j`) or
 /// [`FormulationInput::from_instance_with_estimates`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct FormulationInput {
@@ -158,77 +177,113 @@ impl FormulationInput {
         Self::new(servers, jobs, est_upper)
     }
 
-    /// The input of an [`Instance`] whose jobs are all rigid, non-preemptible
-    /// ring-all-reduce jobs with one worker count, arriving in slot 0, that
-    /// may use every machine. Servers are the machines with at least one GPU
-    /// (in cluster order); `G_j` is the job's worker count.
-    ///
-    /// `ρ̂_j` is the **contention-free estimate** `F_j · τ_j^min / slot`:
-    /// `τ_j^min` is the fastest per-iteration time the ring-all-reduce timing
-    /// model ([`RarTiming`]) allows the job on this cluster, the smaller of
-    /// one server (if some server holds `G_j` GPUs; the best intra-server
-    /// bandwidth among those) and the fewest servers `n ≥ 2` that hold
-    /// `G_j` GPUs with no contention (`k = 1`, so bandwidth `b_e`). No
-    /// placement or contention makes the job faster, so `ρ̂_j ≤ ρ_j` and
-    /// `u = 1` already satisfies the estimate contract; with `b_i ≥ b_e`
-    /// and a job that fits one server this is the paper's `τ^0_j F_j`.
+    /// The input of a [`RarModel`], SJF-BCO's conversion of an instance:
+    /// one server `(machine, O_s)` per model server with `O_s ≥ 1`, in the
+    /// cluster's order (machines that may not host ring workers, or whose
+    /// capacity fits no worker, have `O_s = 0` and are left out), and one
+    /// job `(id, G_j, ρ̂_j)` per model job, in the instance's order, with
+    /// `ρ̂_j` the duration chosen by `source`.
     ///
     /// # Errors
     ///
-    /// [`FormulationError::TooLarge`] (jobs or GPUs, checked first),
-    /// [`FormulationError::InvalidServer`] for a fractional GPU capacity,
-    /// [`FormulationError::NotRingAllReduce`],
-    /// [`FormulationError::UnsupportedJob`], [`FormulationError::Timing`],
-    /// and the errors of [`FormulationInput::new`].
-    pub fn from_instance(instance: &Instance, est_upper: f64) -> Result<Self, FormulationError> {
-        let servers = servers_of(instance)?;
-        let mut jobs = Vec::with_capacity(instance.jobs().len());
-        for job in instance.jobs() {
-            let (ring, g) = ring_job(instance, job)?;
-            let est = contention_free_estimate(instance, job.id, ring, g, &servers)?;
-            jobs.push(FormulationJob {
-                id: job.id,
-                gpus: g,
-                est_exec_slots: est,
-            });
-        }
+    /// As [`FormulationInput::new`]; the sizes are checked before the
+    /// servers and jobs are built.
+    pub fn from_model(
+        model: &RarModel,
+        est_upper: f64,
+        source: EstimateSource,
+    ) -> Result<Self, FormulationError> {
+        check_count("jobs", model.jobs.len(), MAX_INPUT_JOBS as u64)?;
+        check_count("GPUs", model.total_gpus(), MAX_INPUT_GPUS)?;
+        let servers = model
+            .servers
+            .iter()
+            .filter(|s| s.gpus > 0)
+            .map(|s| FormulationServer {
+                machine: s.machine,
+                gpus: s.gpus,
+            })
+            .collect();
+        let jobs = model
+            .jobs
+            .iter()
+            .map(|j| FormulationJob {
+                id: j.id,
+                gpus: j.gpus,
+                est_exec_slots: match source {
+                    EstimateSource::MinDuration => j.min_duration,
+                    EstimateSource::Estimate => j.estimate,
+                },
+            })
+            .collect();
         Self::new(servers, jobs, est_upper)
     }
 
-    /// As [`FormulationInput::from_instance`], with the estimates `ρ̂_j`
-    /// (slots) given in the instance's job order (for example SJF-BCO's own
-    /// estimates).
+    /// The input of an [`Instance`], through SJF-BCO's model:
+    /// [`RarModel::new`] with [`TimeModel::Rar`] and no estimates, then
+    /// [`FormulationInput::from_model`] with
+    /// [`EstimateSource::MinDuration`].
+    ///
+    /// **Servers** are the machines with `O_s ≥ 1` usable GPUs, in cluster
+    /// order. `O_s` is 0 on a machine whose [`hosts`](Machine::hosts)
+    /// does not allow [`TaskKind::Worker`],
+    /// and otherwise the most workers of *every* job that fit its capacity,
+    /// resource by resource (`min` over jobs and resources of
+    /// `⌊capacity / worker demand⌋`), so any `O_s` workers fit together.
+    ///
+    /// **Jobs** are accepted by [`RarModel::new`]'s rules: ring-all-reduce,
+    /// arriving in slot 0, without `allowed_machines`, at most
+    /// [`MAX_ITERATIONS`] iterations, a valid timing model with finite, positive iteration
+    /// times, within the size guards, and at most as wide as the usable
+    /// GPUs. `G_j` is the job's **largest** allowed worker count; the
+    /// discipline (elastic, preemptible) is not looked at, every job is
+    /// treated as a rigid gang of `G_j` GPUs.
+    ///
+    /// **`ρ̂_j`** is [`RarModelJob::min_duration`] (slots):
+    /// `F_j · min(τ⁰_j, τ_j(2, 1)) / slot`, where, at `G_j` workers,
+    /// `τ⁰_j` is the single-server iteration time with the largest
+    /// intra-server bandwidth among the servers (whether or not one of them
+    /// holds `G_j` GPUs), and `τ_j(2, 1)` the iteration time on two servers
+    /// with no contention (`k = 1`, bandwidth `b_e/f(1) = b_e`), counted only when
+    /// `min(G_j, servers) ≥ 2`. A single-server run is at least `τ⁰_j` per
+    /// iteration (its bandwidth is at most the largest), and a run on
+    /// `n ≥ 2` servers at least `τ_j(2, 1)` (its overhead grows with `n`,
+    /// its bandwidth is at most `b_e`); a job progresses at most
+    /// `1/τ_j` iterations per slot, so `ρ̂_j ≤ ρ_j` and `u = 1` already
+    /// satisfies the estimate contract. When every intra-server bandwidth
+    /// is at least `b_e`, `ρ̂_j = F_j τ⁰_j`, SJF-BCO's default estimate
+    /// (the paper's).
     ///
     /// # Errors
     ///
-    /// [`FormulationError::InvalidOption`] when `estimates` does not have one
-    /// entry per job, then as [`FormulationInput::from_instance`].
+    /// [`FormulationError::Model`] with [`RarModel::new`]'s error (a job
+    /// outside the model, a job wider than the usable GPUs, no job, no
+    /// usable GPU, a size guard), then the errors of
+    /// [`FormulationInput::from_model`].
+    pub fn from_instance(instance: &Instance, est_upper: f64) -> Result<Self, FormulationError> {
+        let model = RarModel::new(instance, TimeModel::Rar, None)?;
+        Self::from_model(&model, est_upper, EstimateSource::MinDuration)
+    }
+
+    /// As [`FormulationInput::from_instance`] (same servers, jobs and
+    /// `G_j`), with the estimates `ρ̂_j` (slots) given in the instance's
+    /// job order (for example SJF-BCO's own estimates): [`RarModel::new`]
+    /// with `Some(estimates)`, then [`EstimateSource::Estimate`]. That
+    /// `ρ̂_j / u ≤ ρ_j` holds is the caller's responsibility.
+    ///
+    /// # Errors
+    ///
+    /// As [`FormulationInput::from_instance`]; `estimates` without one
+    /// finite, positive entry per job is
+    /// [`FormulationError::Model`] wrapping
+    /// [`SjfBcoError::InvalidOption`] (option `"estimates"`).
     pub fn from_instance_with_estimates(
         instance: &Instance,
         estimates: &[f64],
         est_upper: f64,
     ) -> Result<Self, FormulationError> {
-        if estimates.len() != instance.jobs().len() {
-            return Err(FormulationError::InvalidOption {
-                name: "estimates",
-                reason: format!(
-                    "{} estimates for {} jobs",
-                    estimates.len(),
-                    instance.jobs().len()
-                ),
-            });
-        }
-        let servers = servers_of(instance)?;
-        let mut jobs = Vec::with_capacity(estimates.len());
-        for (job, &est) in instance.jobs().iter().zip(estimates) {
-            let (_, g) = ring_job(instance, job)?;
-            jobs.push(FormulationJob {
-                id: job.id,
-                gpus: g,
-                est_exec_slots: est,
-            });
-        }
-        Self::new(servers, jobs, est_upper)
+        let model = RarModel::new(instance, TimeModel::Rar, Some(estimates))?;
+        Self::from_model(&model, est_upper, EstimateSource::Estimate)
     }
 
     /// The servers, in order.
@@ -325,119 +380,4 @@ fn check_job(
         });
     }
     Ok(())
-}
-
-/// The machines with at least one GPU, with a whole GPU count; the total is
-/// checked against [`MAX_INPUT_GPUS`] before anything is built.
-fn servers_of(instance: &Instance) -> Result<Vec<FormulationServer>, FormulationError> {
-    check_count("jobs", instance.jobs().len(), MAX_INPUT_JOBS as u64)?;
-    let mut total = 0.0;
-    for m in &instance.cluster().machines {
-        let g = m.capacity.gpus;
-        if g.fract() != 0.0 {
-            return Err(invalid_server(
-                m.id,
-                &format!("GPU capacity {g} is not a whole number"),
-            ));
-        }
-        total += g;
-    }
-    if total > MAX_INPUT_GPUS as f64 {
-        return Err(FormulationError::TooLarge {
-            formulation: "input",
-            what: "GPUs",
-            size: total as u128,
-            limit: MAX_INPUT_GPUS,
-        });
-    }
-    Ok(instance
-        .cluster()
-        .machines
-        .iter()
-        .filter(|m| m.capacity.gpus >= 1.0)
-        .map(|m| FormulationServer {
-            machine: m.id,
-            gpus: m.capacity.gpus as u32,
-        })
-        .collect())
-}
-
-/// The ring-all-reduce part of `job` and its one worker count, or why the
-/// job is outside the offline gang model.
-fn ring_job<'a>(instance: &Instance, job: &'a Job) -> Result<(&'a RarJob, u32), FormulationError> {
-    let Architecture::RingAllReduce(ring) = &job.architecture else {
-        return Err(FormulationError::NotRingAllReduce { job: job.id });
-    };
-    let unsupported = |reason: &str| FormulationError::UnsupportedJob {
-        job: job.id,
-        reason: reason.into(),
-    };
-    let g = match &ring.workers {
-        WorkerCounts::Fixed(g) => *g,
-        WorkerCounts::Allowed(v) if v.len() == 1 => v[0],
-        WorkerCounts::Allowed(_) => {
-            return Err(unsupported("it allows several worker counts"));
-        }
-    };
-    if job.discipline.elasticity != Elasticity::Rigid || job.discipline.preemptible {
-        return Err(unsupported("it is not a rigid, non-preemptible gang"));
-    }
-    if instance.arrival_slot(job) != 0 {
-        return Err(unsupported("it arrives after slot 0"));
-    }
-    if job.allowed_machines.is_some() {
-        return Err(unsupported("it is restricted to some machines"));
-    }
-    Ok((ring, g))
-}
-
-/// `F_j · τ_j^min / slot`, see [`FormulationInput::from_instance`]. A job
-/// that fits no placement (more GPUs than the cluster) gets 0, which
-/// [`FormulationInput::new`] then reports as it checks the fit first.
-fn contention_free_estimate(
-    instance: &Instance,
-    id: JobId,
-    ring: &RarJob,
-    g: u32,
-    servers: &[FormulationServer],
-) -> Result<f64, FormulationError> {
-    let cluster = instance.cluster();
-    let intra = |m: MachineId| cluster.machine(m).map_or(0.0, |m| m.intra_bandwidth_bps);
-    let best_intra = servers
-        .iter()
-        .map(|s| intra(s.machine))
-        .fold(f64::NEG_INFINITY, f64::max);
-    if best_intra.is_nan() || best_intra <= 0.0 {
-        return Ok(0.0);
-    }
-    let timing = |bps: f64| {
-        RarTiming::from_job(ring, g, bps, &cluster.ring)
-            .map_err(|source| FormulationError::Timing { job: id, source })
-    };
-    let mut tau = f64::INFINITY;
-    let single = servers
-        .iter()
-        .filter(|s| s.gpus >= g)
-        .map(|s| intra(s.machine))
-        .fold(f64::NEG_INFINITY, f64::max);
-    if single > 0.0 {
-        tau = timing(single)?.iteration_time_s(1, 1.0);
-    }
-    let mut sizes: Vec<u32> = servers.iter().map(|s| s.gpus).collect();
-    sizes.sort_unstable_by(|a, b| b.cmp(a));
-    let mut held = 0u64;
-    let fewest = sizes.iter().position(|&o| {
-        held += u64::from(o);
-        held >= u64::from(g)
-    });
-    if let Some(i) = fewest {
-        let n = (i as u32 + 1).max(2);
-        if n <= g && n as usize <= servers.len() {
-            tau = tau.min(timing(best_intra)?.iteration_time_s(n, 1.0));
-        }
-    }
-    if !tau.is_finite() {
-        return Ok(0.0);
-    }
-    Ok(ring.iterations as f64 * tau / instance.slot_length_s())
 }

@@ -9,6 +9,17 @@
 //! execution time under any placement and contention). The *load* of job
 //! `j` is `ρ̂_j/u`.
 //!
+//! An input is given explicitly ([`FormulationInput::new`],
+//! [`FormulationInput::from_counts`]) or converted from an instance by
+//! SJF-BCO's own model ([`RarModel`](super::RarModel), through
+//! [`FormulationInput::from_model`], [`FormulationInput::from_instance`]
+//! and [`FormulationInput::from_instance_with_estimates`]): the servers are
+//! the machines with usable GPUs `O_s ≥ 1`, the jobs and `G_j` are
+//! SJF-BCO's, and [`FormulationInput::from_instance`] takes as `ρ̂_j` each
+//! job's proven shortest execution time, for which `u = 1` satisfies the
+//! contract. The formulations and SJF-BCO thus bound and solve the same
+//! problem.
+//!
 //! | Formulation | What its optimum is | Relation |
 //! |---|---|---|
 //! | [`lower_bound_closed_form`] (`LB`, no solver) | LP relaxation of the compact ILP | `LB ≤ θ*_agg` |
@@ -71,8 +82,8 @@ pub use compact::{
 };
 pub use error::FormulationError;
 pub use input::{
-    FormulationInput, FormulationJob, FormulationServer, MAX_ESTIMATE_SLOTS, MAX_INPUT_GPUS,
-    MAX_INPUT_JOBS, MIN_ESTIMATE_SLOTS,
+    EstimateSource, FormulationInput, FormulationJob, FormulationServer, MAX_ESTIMATE_SLOTS,
+    MAX_INPUT_GPUS, MAX_INPUT_JOBS, MIN_ESTIMATE_SLOTS,
 };
 pub use report::{
     DEFAULT_MAX_COLUMNS, DEFAULT_MIP_REL_GAP, DEFAULT_TIME_LIMIT_S, MipLimits, MipReport,
