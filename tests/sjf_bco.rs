@@ -707,3 +707,99 @@ fn more_capacity_rarely_hurts_logged() {
     );
     assert!(compared > 0);
 }
+
+// ---------------------------------------------------------------------------
+// The optional time-indexed bound
+// ---------------------------------------------------------------------------
+
+fn with_time_indexed(p: SjfBcoParams) -> SjfBcoParams {
+    SjfBcoParams {
+        time_indexed_bound: Some(formulation::TimeIndexedOptions::default()),
+        ..p
+    }
+}
+
+#[cfg(feature = "highs")]
+#[test]
+fn time_indexed_bound_proves_the_counterexample_optimum() {
+    let inst = fixed_instance(2.0, &[(1, 3.0), (1, 3.0), (1, 2.0), (1, 2.0), (1, 2.0)], 10);
+    let s = checked(
+        &inst,
+        SjfBco::new(with_time_indexed(fixed_params())).solve(&inst),
+    );
+    let ti = s.report.time_indexed.as_ref().unwrap();
+    assert!(ti.optimal && ti.exact_for_model, "{ti:?}");
+    assert_eq!(ti.fixed_duration_makespan, Some(6));
+    assert_eq!(ti.lower_bound, 6.0);
+    // The closed form is 6 too: the bound stays the closed form's, and the
+    // exact optimum is the comparison point.
+    assert_eq!(s.certificate.relaxation_bound.value, 6.0);
+    assert_eq!(s.certificate.optimum(), Some(6.0));
+    assert!(!s.certificate.exact.as_ref().unwrap().returned);
+    assert_eq!(s.report.makespan_raw, 7);
+    assert!((s.certificate.achieved_ratio() - 7.0 / 6.0).abs() < 1e-12);
+}
+
+#[cfg(feature = "highs")]
+#[test]
+fn time_indexed_bound_lifts_the_closed_form_under_contention() {
+    // Two 12-GPU jobs on 16 GPUs cannot overlap: the closed form is
+    // 1.5·ρ^min, the time-indexed bound 2·⌈ρ^min⌉.
+    let inst = Instance::new(
+        hand_cluster(1.0),
+        vec![hand_job(0, 12, 50), hand_job(1, 12, 50)],
+        1.0,
+        1000,
+    )
+    .unwrap();
+    let plain = checked(&inst, SjfBco::default().solve(&inst));
+    let s = checked(
+        &inst,
+        SjfBco::new(with_time_indexed(SjfBcoParams::default())).solve(&inst),
+    );
+    assert_eq!(s.schedule, plain.schedule);
+    let ti = s.report.time_indexed.as_ref().unwrap();
+    assert!(ti.optimal && !ti.exact_for_model, "{ti:?}");
+    let closed = plain.certificate.relaxation_bound.value;
+    let d = ti.fixed_duration_makespan.unwrap() / 2;
+    assert_eq!(ti.lower_bound, 2.0 * d as f64);
+    assert!(ti.lower_bound > closed, "{} vs {closed}", ti.lower_bound);
+    assert_eq!(s.certificate.relaxation_bound.value, ti.lower_bound);
+    assert_eq!(
+        s.certificate.relaxation_bound.kind,
+        dmlsched::certificate::BoundKind::MipDual
+    );
+    assert_eq!(s.report.certified_bound, ti.lower_bound);
+    // Under contention it is a bound, never the optimum.
+    assert!(s.certificate.exact.is_none());
+    assert!(s.report.makespan_raw as f64 >= ti.lower_bound);
+}
+
+#[test]
+fn time_indexed_bound_errors_are_typed() {
+    let many: Vec<(u32, f64)> = (0..9).map(|_| (1, 1.0)).collect();
+    let inst = fixed_instance(2.0, &many, 20);
+    let err = SjfBco::new(with_time_indexed(fixed_params()))
+        .solve(&inst)
+        .unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            dmlsched::Error::SjfBco(SjfBcoError::TimeIndexedBound(e))
+                if matches!(**e, formulation::FormulationError::TooLarge { .. })
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("time-indexed"), "{err}");
+    #[cfg(not(feature = "highs"))]
+    {
+        let inst = fixed_instance(2.0, &[(1, 1.0)], 5);
+        let err = SjfBco::new(with_time_indexed(fixed_params()))
+            .solve(&inst)
+            .unwrap_err();
+        assert!(matches!(
+            err,
+            dmlsched::Error::SjfBco(SjfBcoError::TimeIndexedBound(_))
+        ));
+    }
+}

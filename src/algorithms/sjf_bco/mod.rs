@@ -16,7 +16,9 @@
 //! contends. Progress is `1/τ_j` iterations per slot (or `⌊1/τ_j⌋`). Each job
 //! has an estimate `ρ̂_j` of its execution time, by default `F_j·τ⁰_j` with
 //! `τ⁰_j` its uncontended single-server time on the fastest machine, so
-//! `ρ̂_j ≤ ρ_j`. A server's usable GPUs `O_s` are the most workers of every
+//! `ρ̂_j ≤ ρ_j` whenever that machine's internal bandwidth is at least the
+//! external `b_e` (with slower machines a ring over two servers can beat it;
+//! the certificate never relies on `ρ̂`, see below). A server's usable GPUs `O_s` are the most workers of every
 //! job that fit on it, resource by resource.
 //!
 //! # The algorithm
@@ -46,7 +48,14 @@
 //! while the optimum is 6. The report keeps the claim, marked not valid
 //! ([`PaperClaim`]). The certificate's bound is the closed form of
 //! [`lower_bound_closed_form`] over each job's proven shortest execution
-//! time (with `u = 1`), rounded up to whole slots.
+//! time (with `u = 1`), rounded up to whole slots. On request
+//! ([`SjfBcoParams::time_indexed_bound`], at most 8 jobs by default) the
+//! time-indexed exact ILP of [`formulation`] is solved over the same
+//! durations and its dual bound replaces the closed form when larger
+//! ([`TimeIndexedBound`]). Its optimum is under contention-free durations:
+//! a lower bound on the contention model's optimum, and the certificate's
+//! exact comparison point only under [`TimeModel::FixedDuration`] with
+//! fractional progress.
 //!
 //! # Complexity
 //!

@@ -7,10 +7,10 @@ use rand::rngs::ChaCha8Rng;
 
 use super::bounds::lower_bound_closed_form;
 use super::error::SjfBcoError;
+use super::formulation::{EstimateSource, FormulationInput, solve_time_indexed};
+use super::model::TimeModel;
 use super::model::{MAX_SLOTS, RarModel};
 use super::params::{BisectionRule, KappaSpec, SjfBcoParams};
-use super::formulation::{FormulationInput, FormulationJob, FormulationServer, solve_time_indexed};
-use super::model::TimeModel;
 use super::report::{PaperClaim, SjfBcoReport, TimeIndexedBound, TrialRecord};
 use super::search::{self, Found, SearchOutcome};
 use super::sim::{Placed, RarAssignment, RarExecution, SlotSimOptions, simulate};
@@ -278,25 +278,8 @@ fn time_indexed_bound(
         return Ok(None);
     };
     let wrap = |e| SjfBcoError::TimeIndexedBound(Box::new(e));
-    let servers = model
-        .servers
-        .iter()
-        .filter(|s| s.gpus > 0)
-        .map(|s| FormulationServer {
-            machine: s.machine,
-            gpus: s.gpus,
-        })
-        .collect();
-    let jobs = model
-        .jobs
-        .iter()
-        .map(|j| FormulationJob {
-            id: j.id,
-            gpus: j.gpus,
-            est_exec_slots: j.min_duration,
-        })
-        .collect();
-    let input = FormulationInput::new(servers, jobs, 1.0).map_err(wrap)?;
+    let input =
+        FormulationInput::from_model(model, 1.0, EstimateSource::MinDuration).map_err(wrap)?;
     let ti = solve_time_indexed(&input, options).map_err(wrap)?;
     let optimal = ti.report.optimal;
     Ok(Some(TimeIndexedBound {
