@@ -79,7 +79,7 @@
 //! | mixed packing–covering rounding, [`pcip`] | LP safe bound; per-instance Chernoff/FKG bounds; exact MIP on small instances | done |
 //! | OASiS (online primal–dual), [`algorithms::oasis`] | `OPT ≤ 2α·ALG` with validity flags; `OPT ≤ 2α_eff·ALG`; online dual bound | done |
 //! | locality-aware worker/PS placement (in the spirit of Yu et al.), online and offline batch, [`algorithms::locality`] | exact inner solver: `OPT ≤ 2α·ALG` with validity flags; LP rounding (default): `OPT ≤ 2α'ρ0·ALG` valid when every realised factor `ρ̂ ≤ ρ0`; online dual bound; offline: makespan against the LP bisection bound `T_LP` (no guarantee), exact optimum on small instances | online scheduler, both inner solvers, checker, simulator policy, baselines, offline batch variant (`LocalityBatch`), exact offline optimum, example (L-E1…L-E5), quality test and bench done; full-size reproduction pending |
-//! | SJF-BCO (ring-all-reduce with contention), [`algorithms::sjf_bco`] | closed-form lower bound (the LP relaxation's optimum; the paper's ratio is recorded as not valid) | SJF-BCO, slot simulator, RAR-FF/LS/RAND baselines, calibrations, example, thresholds test and bench done |
+//! | SJF-BCO (ring-all-reduce with contention), [`algorithms::sjf_bco`] | closed-form lower bound (the LP relaxation's optimum), or the time-indexed ILP's dual bound on request; the paper's ratio is recorded as not valid | SJF-BCO, slot simulator, RAR-FF/LS/RAND baselines, compact and time-indexed ILPs ([`algorithms::sjf_bco::formulation`]), calibrations, example, thresholds test and bench done |
 //! | GADGET-style online ring embedding | `2α` | planned |
 //! | SMD-style sum-of-ratios scheduling | knapsack-decomposition LP bound | planned |
 //!
