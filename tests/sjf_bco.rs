@@ -803,3 +803,64 @@ fn time_indexed_bound_errors_are_typed() {
         ));
     }
 }
+
+/// Servers of `gpus[s]` GPUs and jobs `(G, d)` that take exactly `d` slots
+/// under [`TimeModel::FixedDuration`].
+#[cfg(feature = "highs")]
+fn fixed_multi(gpus: &[u32], jobs: &[(u32, u32)]) -> Option<Instance> {
+    let total: u32 = gpus.iter().sum();
+    let mut c = Cluster::homogeneous(gpus.len() as u32, Resources::zero().gpus(1.0), 1e10);
+    for (m, &g) in c.machines.iter_mut().zip(gpus) {
+        m.capacity = Resources::zero().gpus(f64::from(g));
+    }
+    c.ring.overhead_per_server_s = 0.0;
+    let jobs = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, &(g, d))| {
+            let r = RarJob {
+                workers: WorkerCounts::Fixed(g.min(total)),
+                backward_per_iteration_s: f64::from(d),
+                worker: Resources::zero().gpus(1.0),
+                ..RarJob::default()
+            };
+            Job::new(JobId(i as u32), 0.0, r)
+        })
+        .collect();
+    Instance::new(c, jobs, 1.0, 200).ok()
+}
+
+#[cfg(feature = "highs")]
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// Under fixed durations the time-indexed ILP's optimum is the exact
+    /// optimum: every algorithm's makespan is at least it, and the
+    /// certificate's check holds with it as the comparison point.
+    #[test]
+    fn no_algorithm_beats_the_exact_optimum_under_fixed_durations(
+        gpus in prop::collection::vec(1u32..=3, 1..=2),
+        jobs in prop::collection::vec((1u32..=3, 1u32..=4), 1..=5),
+        seed in 0u64..1000,
+    ) {
+        let Some(inst) = fixed_multi(&gpus, &jobs) else { return Ok(()) };
+        let p = with_time_indexed(fixed_params());
+        let runs = [
+            SjfBco::new(p.clone()).solve(&inst),
+            RarFf::new(p.clone()).solve(&inst),
+            RarLs::new(p.clone()).solve(&inst),
+            RarRand::new(p.clone()).solve(&inst, &mut ChaCha8Rng::seed_from_u64(seed)),
+        ];
+        for s in runs {
+            let s = s.unwrap();
+            verify(&inst, &s.schedule).unwrap();
+            s.certificate.check(1e-9).unwrap();
+            let ti = s.report.time_indexed.as_ref().unwrap();
+            prop_assert!(ti.optimal && ti.exact_for_model);
+            let opt = s.certificate.optimum().unwrap();
+            prop_assert_eq!(Some(opt as u64), ti.fixed_duration_makespan);
+            prop_assert!(s.report.makespan_raw as f64 >= opt);
+            prop_assert!(opt >= s.report.lower_bound - 1e-9);
+        }
+    }
+}
