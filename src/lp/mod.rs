@@ -8,6 +8,9 @@
 //! `highs` crate) is reached only from the private `lp::highs` adapter behind
 //! the `highs` cargo feature; without that feature [`solve`] returns
 //! [`LpError::SolverUnavailable`] and everything else here still works.
+//! Solvers whose MIP optimum or dual bound is used as a proof take their
+//! limits as an [`ExactMipLimits`], which validates them and turns them into
+//! [`SolveOptions`] without presolve.
 //!
 //! # The model
 //!
@@ -80,6 +83,9 @@ use crate::model::units::Num;
 
 #[cfg(feature = "highs")]
 pub(crate) mod highs;
+mod limits;
+
+pub use limits::{ExactMipLimits, InvalidLimit};
 
 /// Whether a column is continuous or must take an integer value.
 ///

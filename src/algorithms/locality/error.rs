@@ -1,5 +1,6 @@
 //! Errors of the locality-aware scheduler.
 
+use crate::lp::InvalidLimit;
 use crate::model::JobId;
 
 /// Which rule of the locality model a schedule breaks
@@ -117,4 +118,14 @@ pub enum LocalityError {
         /// What is wrong.
         detail: String,
     },
+}
+
+impl From<InvalidLimit> for LocalityError {
+    /// An invalid solver limit as [`LocalityError::InvalidOption`].
+    fn from(e: InvalidLimit) -> Self {
+        LocalityError::InvalidOption {
+            name: e.name,
+            reason: e.reason,
+        }
+    }
 }

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use crate::certificate::{ExactInfo, Sense};
-use crate::lp::{self, ColumnKind, LinearProgram, LpError, LpStatus, SolveOptions};
+use crate::lp::{self, ColumnKind, ExactMipLimits, LinearProgram, LpError, LpStatus};
 use crate::model::units::Num;
 use crate::model::{Instance, JobId};
 use crate::online::{PriceView, Reservation};
@@ -68,6 +68,16 @@ impl Default for OfflineLimits {
 }
 
 impl OfflineLimits {
+    /// The solver limits (time, gap, threads) as the lp layer's
+    /// [`ExactMipLimits`], which checks them and gives the solve's options.
+    pub fn exact_limits(&self) -> ExactMipLimits {
+        ExactMipLimits {
+            time_limit_s: self.time_limit_s,
+            mip_rel_gap: self.mip_rel_gap,
+            threads: self.threads,
+        }
+    }
+
     /// Checks the limits.
     ///
     /// # Errors
@@ -76,26 +86,9 @@ impl OfflineLimits {
     /// positive and finite, a gap outside `[0, 1)`, `max_columns = 0` or
     /// `threads == Some(0)`.
     pub fn validate(&self) -> Result<(), LocalityError> {
-        let bad = |name, reason: String| Err(LocalityError::InvalidOption { name, reason });
-        if !(self.time_limit_s.is_finite() && self.time_limit_s > 0.0) {
-            return bad(
-                "time_limit_s",
-                format!("{} is not positive and finite", Num(self.time_limit_s)),
-            );
-        }
-        if !(self.mip_rel_gap >= 0.0 && self.mip_rel_gap < 1.0) {
-            return bad(
-                "mip_rel_gap",
-                format!("{} is not in [0, 1)", Num(self.mip_rel_gap)),
-            );
-        }
-        if self.max_columns == 0 {
-            return bad("max_columns", "at least one column is needed".into());
-        }
-        if self.threads == Some(0) {
-            return bad("threads", "at least one thread is needed".into());
-        }
-        Ok(())
+        Ok(self
+            .exact_limits()
+            .validate_with_max_columns(self.max_columns)?)
     }
 }
 
@@ -370,17 +363,9 @@ fn solve(mip: &Mip, limits: &OfflineLimits) -> crate::Result<(LpStatus, Vec<f64>
     if mip.lp.n_cols() == 0 {
         return Ok((LpStatus::Optimal, Vec::new(), 0.0));
     }
-    // Presolve off: the optimum and the dual bound are used as proofs, and
-    // HiGHS's MIP presolve has reported sub-optimal points as optimal on
-    // programs with big-M completion links (the OASiS offline MIP's
-    // regression instance; ERGO-Code/HiGHS#3094).
-    let mut so = SolveOptions::default()
-        .with_time_limit(limits.time_limit_s)
-        .with_mip_rel_gap(limits.mip_rel_gap)
-        .with_presolve(false);
-    if let Some(threads) = limits.threads {
-        so = so.with_threads(threads);
-    }
+    // Presolve off (`proof_solve_options`): the optimum and the dual bound
+    // are used as proofs.
+    let so = limits.exact_limits().proof_solve_options();
     let sol = lp::solve(&mip.lp, &so)?;
     match sol.status {
         LpStatus::Optimal if sol.has_primal => {

@@ -1,5 +1,6 @@
 //! Errors of OASiS.
 
+use crate::lp::InvalidLimit;
 use crate::model::JobId;
 
 /// Why OASiS cannot run on an instance.
@@ -47,4 +48,14 @@ pub enum OasisError {
         /// The job.
         job: JobId,
     },
+}
+
+impl From<InvalidLimit> for OasisError {
+    /// An invalid solver limit as [`OasisError::InvalidOption`].
+    fn from(e: InvalidLimit) -> Self {
+        OasisError::InvalidOption {
+            name: e.name,
+            reason: e.reason,
+        }
+    }
 }

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use crate::certificate::{ExactInfo, Sense};
-use crate::lp::{self, ColumnKind, LinearProgram, LpError, LpStatus, SolveOptions};
+use crate::lp::{self, ColumnKind, ExactMipLimits, LinearProgram, LpError, LpStatus};
 use crate::model::units::Num;
 use crate::model::{Instance, JobId};
 use crate::online::PoolId;
@@ -65,6 +65,16 @@ impl Default for ExactOptions {
 }
 
 impl ExactOptions {
+    /// The solver limits (time, gap, threads) as the lp layer's
+    /// [`ExactMipLimits`], which checks them and gives the solve's options.
+    pub fn exact_limits(&self) -> ExactMipLimits {
+        ExactMipLimits {
+            time_limit_s: self.time_limit_s,
+            mip_rel_gap: self.mip_rel_gap,
+            threads: self.threads,
+        }
+    }
+
     /// Checks the options.
     ///
     /// # Errors
@@ -72,25 +82,7 @@ impl ExactOptions {
     /// [`OasisError::InvalidOption`] for a time limit that is not positive
     /// and finite, a gap outside `[0, 1)`, or `threads == Some(0)`.
     pub fn validate(&self) -> Result<(), OasisError> {
-        if !(self.time_limit_s.is_finite() && self.time_limit_s > 0.0) {
-            return Err(OasisError::InvalidOption {
-                name: "time_limit_s",
-                reason: format!("{} is not positive and finite", Num(self.time_limit_s)),
-            });
-        }
-        if !(self.mip_rel_gap >= 0.0 && self.mip_rel_gap < 1.0) {
-            return Err(OasisError::InvalidOption {
-                name: "mip_rel_gap",
-                reason: format!("{} is not in [0, 1)", Num(self.mip_rel_gap)),
-            });
-        }
-        if self.threads == Some(0) {
-            return Err(OasisError::InvalidOption {
-                name: "threads",
-                reason: "at least one thread is needed".into(),
-            });
-        }
-        Ok(())
+        Ok(self.exact_limits().validate()?)
     }
 }
 
@@ -655,15 +647,9 @@ pub fn offline_optimum(instance: &Instance, opts: &ExactOptions) -> crate::Resul
         // and relatives): on the regression instance of
         // `tests/oasis.rs::exact::presolve_regression` it returned 0.859
         // with a dual bound of 0.859 for an optimum of 1.141. An exact
-        // optimum is only worth its proof, so presolve is off.
-        let mut so = SolveOptions::default()
-            .with_time_limit(opts.time_limit_s)
-            .with_mip_rel_gap(opts.mip_rel_gap)
-            .with_presolve(false);
-        if let Some(threads) = opts.threads {
-            so = so.with_threads(threads);
-        }
-        let sol = lp::solve(&mip.lp, &so)?;
+        // optimum is only worth its proof, so presolve is off
+        // (`proof_solve_options`).
+        let sol = lp::solve(&mip.lp, &opts.exact_limits().proof_solve_options())?;
         let bound = sol.mip_dual_bound.unwrap_or(f64::INFINITY);
         match sol.status {
             LpStatus::Optimal if sol.has_primal => {

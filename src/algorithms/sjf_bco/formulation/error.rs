@@ -5,7 +5,7 @@ use super::FormulationInput;
 #[cfg(doc)]
 use crate::algorithms::sjf_bco::RarModel;
 use crate::algorithms::sjf_bco::SjfBcoError;
-use crate::lp::{LpError, LpStatus};
+use crate::lp::{InvalidLimit, LpError, LpStatus};
 use crate::model::units::Num;
 use crate::model::{JobId, MachineId};
 
@@ -124,4 +124,14 @@ pub enum FormulationError {
     /// compiled in ([`LpError::SolverUnavailable`]).
     #[error(transparent)]
     Lp(#[from] LpError),
+}
+
+impl From<InvalidLimit> for FormulationError {
+    /// An invalid solver limit as [`FormulationError::InvalidOption`].
+    fn from(e: InvalidLimit) -> Self {
+        FormulationError::InvalidOption {
+            name: e.name,
+            reason: e.reason,
+        }
+    }
 }

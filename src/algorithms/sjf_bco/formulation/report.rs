@@ -1,8 +1,7 @@
 //! Solve limits and the report of a MIP solve, shared by the formulations.
 
 use crate::certificate::{Bound, BoundKind, ExactInfo, ExactStatus};
-use crate::lp::{self, LinearProgram, LpStatus, SolveOptions};
-use crate::model::units::Num;
+use crate::lp::{self, ExactMipLimits, LinearProgram, LpStatus};
 
 use super::error::FormulationError;
 
@@ -45,6 +44,16 @@ impl Default for MipLimits {
 }
 
 impl MipLimits {
+    /// The solver limits (time, gap, threads) as the lp layer's
+    /// [`ExactMipLimits`], which checks them and gives the solve's options.
+    pub fn exact_limits(&self) -> ExactMipLimits {
+        ExactMipLimits {
+            time_limit_s: self.time_limit_s,
+            mip_rel_gap: self.mip_rel_gap,
+            threads: self.threads,
+        }
+    }
+
     /// Checks the limits.
     ///
     /// # Errors
@@ -53,26 +62,9 @@ impl MipLimits {
     /// positive and finite, a gap outside `[0, 1)`, `max_columns = 0` or
     /// `threads == Some(0)`.
     pub fn validate(&self) -> Result<(), FormulationError> {
-        let bad = |name, reason: String| Err(FormulationError::InvalidOption { name, reason });
-        if !(self.time_limit_s.is_finite() && self.time_limit_s > 0.0) {
-            return bad(
-                "time_limit_s",
-                format!("{} is not positive and finite", Num(self.time_limit_s)),
-            );
-        }
-        if !(self.mip_rel_gap >= 0.0 && self.mip_rel_gap < 1.0) {
-            return bad(
-                "mip_rel_gap",
-                format!("{} is not in [0, 1)", Num(self.mip_rel_gap)),
-            );
-        }
-        if self.max_columns == 0 {
-            return bad("max_columns", "at least one column is needed".into());
-        }
-        if self.threads == Some(0) {
-            return bad("threads", "at least one thread is needed".into());
-        }
-        Ok(())
+        Ok(self
+            .exact_limits()
+            .validate_with_max_columns(self.max_columns)?)
     }
 
     /// Refuses a program of `columns` (estimated) columns above
@@ -91,18 +83,6 @@ impl MipLimits {
             });
         }
         Ok(())
-    }
-
-    /// The solver options: these limits, **presolve off**.
-    fn solve_options(&self) -> SolveOptions {
-        let mut so = SolveOptions::default()
-            .with_time_limit(self.time_limit_s)
-            .with_mip_rel_gap(self.mip_rel_gap)
-            .with_presolve(false);
-        if let Some(t) = self.threads {
-            so = so.with_threads(t);
-        }
-        so
     }
 }
 
@@ -173,10 +153,9 @@ pub(super) fn solve_mip(
     formulation: &'static str,
     hint: &str,
 ) -> Result<(MipReport, Vec<f64>), FormulationError> {
-    // Presolve off: the optimum and the dual bound are used as proofs, and
-    // HiGHS's MIP presolve has reported sub-optimal points as optimal on
-    // other programs of this crate (ERGO-Code/HiGHS#3094).
-    let sol = lp::solve(lp, &limits.solve_options())?;
+    // Presolve off (`proof_solve_options`): the optimum and the dual bound
+    // are used as proofs.
+    let sol = lp::solve(lp, &limits.exact_limits().proof_solve_options())?;
     let optimal = match sol.status {
         LpStatus::Optimal if sol.has_primal => true,
         ref s if s.is_limit() => false,
