@@ -354,9 +354,12 @@ proptest! {
                     assert!(opt.upper_bound >= opt.objective, "{} < {}", opt.upper_bound, opt.objective);
                     assert!(opt.objective >= 0.0 && opt.rel_gap >= 0.0);
                 }
+                // `Pc`: a per-job program the engine refuses (e.g. a
+                // coefficient below its range, from a tiny demand).
                 Err(
                     dmlsched::Error::Locality(_)
                     | dmlsched::Error::Lp(_)
+                    | dmlsched::Error::Pc(_)
                     | dmlsched::Error::Model(_),
                 ) => {}
                 Err(e) => panic!("unexpected error kind: {e:?}"),
