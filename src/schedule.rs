@@ -7,7 +7,8 @@
 //! horizon; hosting roles and placement constraints; worker and PS caps; the
 //! gang, no-migration and no-preemption rules of each job's [`Discipline`];
 //! the shape a LOCAL [`Configuration`] requires, whose tasks it charges no
-//! NIC bandwidth; GPU ids. It shares no code with any algorithm, so an algorithm cannot
+//! NIC bandwidth; the NIC bandwidth a ring-all-reduce job reserves for its
+//! ring; GPU ids. It shares no code with any algorithm, so an algorithm cannot
 //! hide its own bug from it. Whether a job's work completes is the
 //! simulator's business (it owns the timing model), not `verify`'s.
 //!
@@ -120,6 +121,31 @@ impl Placement {
                 acc.ps.saturating_add(t.ps),
             )
         })
+    }
+
+    /// How many distinct machines hold at least one worker: the `n` of a
+    /// ring's reservation ([`Job::reserved_nic_bps`]).
+    ///
+    /// ```
+    /// use dmlsched::model::MachineId;
+    /// use dmlsched::schedule::{Placement, Tasks};
+    /// let p = Placement::from(vec![
+    ///     (MachineId(0), Tasks::new(2, 0)),
+    ///     (MachineId(1), Tasks::new(0, 1)),
+    ///     (MachineId(2), Tasks::new(1, 0)),
+    /// ]);
+    /// assert_eq!(p.worker_machines(), 2);
+    /// ```
+    pub fn worker_machines(&self) -> usize {
+        let mut ms: Vec<MachineId> = self
+            .0
+            .iter()
+            .filter(|(_, t)| t.workers > 0)
+            .map(|(m, _)| *m)
+            .collect();
+        ms.sort_unstable();
+        ms.dedup();
+        ms.len()
     }
 
     /// The entries with tasks, in list order.
@@ -774,7 +800,25 @@ pub enum Violation {
 ///   bandwidth (their traffic stays on the machine); GPU ids valid, matching
 ///   the GPU demand per machine, unique per segment, and never shared by two
 ///   jobs in one slot. No configuration and DISTRIBUTED are charged alike.
+/// * ring reservations: a segment of a ring-all-reduce job with
+///   [`RarJob::reserved_bandwidth_bps`] `Some(b)` whose workers span
+///   `n ≥ 2` machines charges each of those machines `b` of NIC bandwidth
+///   on top of its workers' demands, in every slot of the segment. The ring
+///   is laid out with each machine's workers contiguous, so it has `n`
+///   cross-machine edges and each used machine sends on one and receives
+///   on one: `b` per direction, which is what [`Resources::nic_bps`] (a
+///   per-direction capacity) is compared with — equivalently `2b` of the
+///   machine's both-directions pool of `2 × nic_bps`. A segment on one
+///   machine reserves nothing. The reservation is added to the workers' own
+///   NIC demand rather than replacing it (the two are declared separately,
+///   so adding them never under-charges); see
+///   [`RarJob::reserved_bandwidth_bps`] and [`Job::demand_with_reservation`].
+///   A NIC over-committed by reservations is a
+///   [`Violation::CapacityExceeded`] naming the machine, the first slot,
+///   the NIC use per direction (tasks plus reservations) and the capacity.
+///   The reservation itself is finite and positive by instance validation.
 ///
+/// [`RarJob::reserved_bandwidth_bps`]: crate::model::RarJob::reserved_bandwidth_bps
 /// # Errors
 ///
 /// The first [`Violation`] found (jobs in schedule order, then capacities by
@@ -1192,11 +1236,20 @@ fn demand_of(job: &Job, tasks: Tasks) -> Resources {
     job.demand_for(tasks.workers, tasks.ps)
 }
 
-/// Resources `tasks` of `job` are charged in a segment run in `config`:
-/// their demand, with no NIC bandwidth under LOCAL (the traffic stays on
-/// the machine).
-fn charged_demand(job: &Job, tasks: Tasks, config: Option<Configuration>) -> Resources {
-    let d = demand_of(job, tasks);
+/// Resources `tasks` of `job` are charged in a segment (or simulator
+/// allocation) run in `config` whose workers span `machines` machines:
+/// their demand plus the ring's reservation
+/// ([`Job::demand_with_reservation`]), with no NIC bandwidth under LOCAL
+/// (the traffic stays on the machine). The one charging rule of [`verify`]
+/// and of every ledger of the simulator (current use, open allocations and
+/// plans, charged per allocation or plan segment, never per slot).
+pub(crate) fn charged_demand(
+    job: &Job,
+    tasks: Tasks,
+    config: Option<Configuration>,
+    machines: usize,
+) -> Resources {
+    let d = job.demand_with_reservation(tasks.workers, tasks.ps, machines);
     match config {
         Some(Configuration::Local { .. }) => d.nic(0.0),
         _ => d,
@@ -1212,11 +1265,12 @@ fn check_capacities(instance: &Instance, schedule: &Schedule) -> Result<(), Viol
             continue;
         };
         for seg in &js.segments {
+            let spread = seg.placement.worker_machines();
             for &(m, tasks) in &seg.placement {
                 let Some(pos) = instance.machine_position(m) else {
                     continue;
                 };
-                let d = charged_demand(job, tasks, seg.config);
+                let d = charged_demand(job, tasks, seg.config, spread);
                 events[pos].push((seg.slots.start, true, d));
                 events[pos].push((seg.slots.end, false, d));
             }

@@ -539,7 +539,7 @@ fn ff_bandwidth_refuses_a_ring_without_nic() {
 /// starts when J0 completes at 10 (10–20). Without a reservation J1 starts
 /// at 1 on servers 1 and 2 (1–11).
 #[test]
-fn ff_bandwidth_ledger_blocks_a_second_ring() {
+fn ff_bandwidth_reservation_blocks_a_second_ring() {
     let jobs = |b1| {
         vec![
             ring_job(0, 0.0, 3, 10, Some(6e9)),

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::model::{Architecture, FIT_TOL, GpuId, Resources, TaskKind};
+use crate::model::{Architecture, FIT_TOL, GpuId, Job, RarJob, Resources, TaskKind};
 use crate::schedule::{Placement, Tasks};
 use crate::sim::{Action, Event, Policy, SimView};
 
@@ -25,7 +25,8 @@ use super::{PlacementRule, Placer, requested_tasks};
 /// 2. walk the servers in index order, taking as many of the job's workers
 ///    as each can hold (all its free GPUs, as far as the workers' other
 ///    demands allow), considering only servers whose NIC has `2b` free for
-///    the ring, until `w` are gathered (a multi-server ring).
+///    the ring over both directions (`b` per direction), until `w` are
+///    gathered (a multi-server ring).
 ///
 /// Here `b` is the job's [`RarJob::reserved_bandwidth_bps`]
 /// (0 if `None`). "Can take" counts every resource of the workers, not
@@ -35,22 +36,20 @@ use super::{PlacementRule, Placer, requested_tasks};
 /// first job that does not fit blocks the rest; with `backfill`, later jobs
 /// may start. Non-preemptive: a started job runs to completion.
 ///
-/// **Bandwidth ledger.** A multi-server ring reserves `b` in each direction
-/// on every server it uses (`2b` of the server's
-/// both-directions NIC pool, the pool being `2 × nic_bps` since
-/// [`Resources::nic_bps`] is per direction). A single-server ring reserves
-/// nothing. The simulator does not know about these reservations (it only
-/// checks the tasks' own NIC demands), so the policy keeps the ledger
-/// itself: at every event it is rebuilt from the rings running now (each
-/// running multi-server ring-all-reduce job charges `2b` to each of its
-/// servers), so a completion releases the job's reservation at once. A
-/// server is eligible to take `y` workers of a multi-server ring when
-/// `2·(f − y·n) − L ≥ 2b`, where `f` is its free `nic_bps` (capacity minus
-/// the running tasks' NIC demands), `n` one worker's NIC demand and `L`
-/// its ledger (both directions) — per direction, `f − y·n − L/2 ≥ b`.
-/// Reservations also shrink the NIC left to parameter-server tasks. The
-/// simulator's ring timing still counts contention between multi-server
-/// rings; the reservation gates admission only.
+/// **Reserved bandwidth.** The reservation is the simulator's, not the
+/// policy's: a multi-server ring with `b` is charged `b` of NIC per
+/// direction on every server it uses (`2b` of the server's
+/// both-directions pool, the pool being `2 × nic_bps` since
+/// [`Resources::nic_bps`] is per direction) on top of its workers' own
+/// demands, until it completes; a single-server ring reserves nothing (see
+/// [`RarJob::reserved_bandwidth_bps`]). The policy reads what is left from
+/// [`SimView::free`], which is net of the running tasks and reservations,
+/// and keeps no ledger of its own. A server is eligible to take `y`
+/// workers of a multi-server ring when `f − y·n ≥ b`, where `f` is its
+/// free `nic_bps` and `n` one worker's NIC demand — in both-directions
+/// terms, `2(f − y·n) ≥ 2b`. Reservations also shrink the NIC left to
+/// parameter-server tasks. A started multi-server ring runs at its
+/// reserved rate, without contention.
 ///
 /// **Parameter-server jobs** are placed at their requested size with the
 /// first fit of [`PlacementRule::Consolidate`] (the lowest-index machine
@@ -66,9 +65,8 @@ use super::{PlacementRule, Placer, requested_tasks};
 ///
 /// # Complexity
 ///
-/// `O(R·H + q·(H·G + P))` per event for `R` running jobs, `q` waiting
-/// jobs, `H` servers with `G` GPUs each, and `P` one parameter-server
-/// placement.
+/// `O(q·(H·G + P))` per event for `q` waiting jobs, `H` servers with `G`
+/// GPUs each, and `P` one parameter-server placement.
 ///
 /// # Example
 ///
@@ -83,15 +81,6 @@ use super::{PlacementRule, Placer, requested_tasks};
 pub struct FifoFirstFitBandwidth {
     /// Let later jobs start when one does not fit.
     pub backfill: bool,
-}
-
-/// The reserved bandwidth per ring edge of a job (0 for PS jobs and rings
-/// without a reservation).
-fn reservation(arch: &Architecture) -> f64 {
-    match arch {
-        Architecture::RingAllReduce(r) => r.reserved_bandwidth_bps.unwrap_or(0.0).max(0.0),
-        Architecture::ParameterServer(_) => 0.0,
-    }
 }
 
 /// GPU ids handed out during one decision, per machine position.
@@ -130,6 +119,50 @@ impl GpuIds {
     }
 }
 
+/// The first-fit embedding of `w` workers of the ring `job` on the free
+/// capacities `free` (net of tasks and reservations): `(server position,
+/// workers)` pairs, one server when one can take all `w`, else servers in
+/// index order that keep `b` of NIC per direction for the ring after their
+/// workers; `None` when no embedding exists.
+fn first_fit(
+    view: &SimView<'_>,
+    job: &Job,
+    r: &RarJob,
+    w: u32,
+    free: &[Resources],
+) -> Option<Vec<(usize, u32)>> {
+    let machines = &view.instance().cluster().machines;
+    // What a multi-server ring reserves on each server.
+    let b = r.reserved_nic_bps(2);
+    let usable = |p: usize| {
+        let m = &machines[p];
+        job.may_use(m.id) && m.hosts.allows(TaskKind::Worker)
+    };
+    if let Some(p) =
+        (0..machines.len()).find(|&p| usable(p) && workers_fitting(&r.worker, &free[p], w) >= w)
+    {
+        return Some(vec![(p, w)]);
+    }
+    let mut need = w;
+    let mut parts = Vec::new();
+    for p in (0..machines.len()).filter(|&p| usable(p)) {
+        if need == 0 {
+            break;
+        }
+        let mut room = free[p];
+        room.nic_bps -= b;
+        if room.nic_bps < -FIT_TOL * free[p].nic_bps.abs().max(1.0) {
+            continue;
+        }
+        let y = workers_fitting(&r.worker, &room, need);
+        if y > 0 {
+            parts.push((p, y));
+            need -= y;
+        }
+    }
+    (need == 0).then_some(parts)
+}
+
 impl Policy for FifoFirstFitBandwidth {
     fn name(&self) -> String {
         if self.backfill {
@@ -142,23 +175,8 @@ impl Policy for FifoFirstFitBandwidth {
     fn on_event(&mut self, view: &SimView<'_>, _event: &Event) -> crate::Result<Vec<Action>> {
         let instance = view.instance();
         let machines = &instance.cluster().machines;
-        // Free capacity with the ring reservations (per direction) taken
-        // off the NIC.
+        // Free capacity net of the running tasks and ring reservations.
         let mut free: Vec<Resources> = view.free_all().to_vec();
-        for j in view.active().filter(|j| j.is_running()) {
-            let b = reservation(&j.job().architecture);
-            let servers: Vec<usize> = j
-                .placement()
-                .iter()
-                .filter(|(_, t)| t.workers > 0)
-                .filter_map(|(m, _)| instance.machine_position(*m))
-                .collect();
-            if b > 0.0 && servers.len() >= 2 {
-                for p in servers {
-                    free[p].nic_bps -= b;
-                }
-            }
-        }
         let mut gpu_ids = GpuIds {
             taken: vec![BTreeSet::new(); machines.len()],
         };
@@ -175,43 +193,14 @@ impl Policy for FifoFirstFitBandwidth {
                     })
                 }
                 Architecture::RingAllReduce(r) => {
-                    let b = reservation(&job.architecture);
-                    let usable = |p: usize| {
-                        let m = &machines[p];
-                        job.may_use(m.id) && m.hosts.allows(TaskKind::Worker)
-                    };
-                    let single = (0..machines.len())
-                        .find(|&p| usable(p) && workers_fitting(&r.worker, &free[p], w) >= w);
-                    let embedding: Option<Vec<(usize, u32)>> = match single {
-                        Some(p) => Some(vec![(p, w)]),
-                        None => {
-                            let mut need = w;
-                            let mut parts = Vec::new();
-                            for p in (0..machines.len()).filter(|&p| usable(p)) {
-                                if need == 0 {
-                                    break;
-                                }
-                                let mut room = free[p];
-                                room.nic_bps -= b;
-                                if room.nic_bps < -FIT_TOL * free[p].nic_bps.abs().max(1.0) {
-                                    continue;
-                                }
-                                let y = workers_fitting(&r.worker, &room, need);
-                                if y > 0 {
-                                    parts.push((p, y));
-                                    need -= y;
-                                }
-                            }
-                            (need == 0).then_some(parts)
-                        }
-                    };
+                    let embedding = first_fit(view, job, r, w, &free);
                     embedding.and_then(|parts| {
                         // Each worker holds one GPU (validated for ring jobs).
                         let chosen: Vec<Vec<u32>> = parts
                             .iter()
                             .map(|&(p, y)| gpu_ids.first_free(view, p, y))
                             .collect::<Option<_>>()?;
-                        let multi = parts.len() >= 2;
+                        let spread = parts.len();
                         let mut placement = Placement::new();
                         let mut gpus = Vec::new();
                         for ((p, y), ids) in parts.into_iter().zip(chosen) {
@@ -219,10 +208,9 @@ impl Policy for FifoFirstFitBandwidth {
                             placement.push((m, Tasks::new(y, 0)));
                             gpu_ids.taken[p].extend(&ids);
                             gpus.extend(ids.into_iter().map(|index| GpuId { machine: m, index }));
-                            free[p] = free[p].minus(&job.demand_for(y, 0));
-                            if multi {
-                                free[p].nic_bps -= b;
-                            }
+                            // The simulator's charge: the workers, plus `b`
+                            // on each server of a multi-server ring.
+                            free[p] = free[p].minus(&job.demand_with_reservation(y, 0, spread));
                         }
                         Some(Action::SetAllocation {
                             job: j.id(),

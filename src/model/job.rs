@@ -318,11 +318,67 @@ pub struct RarJob {
     pub forward_per_sample_s: f64,
     /// Backward-pass time per iteration, seconds.
     pub backward_per_iteration_s: f64,
-    /// Bandwidth reserved per cross-server ring edge (GADGET), bytes per second.
+    /// Bandwidth `b` reserved for each cross-machine edge of the ring, bytes
+    /// per second per direction (`None`: no reservation; the ring shares
+    /// the network with the other rings and runs at the contention model's
+    /// rate). The reservation model of GADGET (Yu, Tian, Ji, Wu, Rajan,
+    /// Liu, IEEE INFOCOM 2022), in the crate's own form:
+    ///
+    /// * **Ring order.** The ring is laid out with each machine's workers
+    ///   contiguous, so a ring spanning `n ≥ 2` machines has exactly `n`
+    ///   cross-machine edges and each machine it uses is the tail of one
+    ///   and the head of one. Each such machine therefore carries `b` of
+    ///   egress and `b` of ingress: `b` per direction of its NIC, i.e. `2b`
+    ///   of its both-directions pool `2 ×`[`Resources::nic_bps`] (which is
+    ///   per direction). A ring on one machine reserves nothing: its edges
+    ///   stay inside the machine.
+    /// * **Charge.** In every slot such a ring runs, each machine holding
+    ///   its workers is charged the workers' own demand (their
+    ///   [`RarJob::worker`] NIC entry included) **plus** `b` of NIC
+    ///   bandwidth ([`Job::demand_with_reservation`]). The reservation is
+    ///   added rather than substituted because the two are different
+    ///   traffic: the worker's NIC entry is whatever the user declares per
+    ///   task (often 0 for rings), and the reservation is the ring's
+    ///   gradient exchange. Adding them can only over-charge, never let a
+    ///   NIC be over-committed. [`crate::schedule::verify`] and the
+    ///   simulator apply the same charge and refuse a NIC exceeded in
+    ///   some slot.
+    /// * **Timing.** A reserving ring on `n ≥ 2` machines runs without
+    ///   contention at `b`: its iteration time is the ring-all-reduce model
+    ///   with the external bandwidth replaced by `b` and one contender
+    ///   ([`RarTiming::iteration_time_reserved_s`]), and it is not a
+    ///   contender for the other rings. On one machine it runs at the
+    ///   machine's internal bandwidth, like any ring.
+    ///
+    /// Finite and `> 0` when given (checked by
+    /// [`Instance::new`](crate::model::Instance::new)).
+    ///
+    /// [`RarTiming::iteration_time_reserved_s`]: crate::timing::RarTiming::iteration_time_reserved_s
     #[cfg_attr(feature = "serde", serde(default))]
     pub reserved_bandwidth_bps: Option<f64>,
     /// Demand of one worker; `gpus` must be 1.
     pub worker: Resources,
+}
+
+impl RarJob {
+    /// NIC bandwidth, bytes per second per direction, the ring reserves on
+    /// each machine holding its workers when it spans `machines` machines:
+    /// the job's `b` when it reserves one and `machines ≥ 2`, else 0 (see
+    /// [`RarJob::reserved_bandwidth_bps`]).
+    ///
+    /// ```
+    /// use dmlsched::model::RarJob;
+    /// let ring = RarJob { reserved_bandwidth_bps: Some(2.0), ..RarJob::default() };
+    /// assert_eq!(ring.reserved_nic_bps(1), 0.0);
+    /// assert_eq!(ring.reserved_nic_bps(2), 2.0);
+    /// assert_eq!(RarJob::default().reserved_nic_bps(3), 0.0);
+    /// ```
+    pub fn reserved_nic_bps(&self, machines: usize) -> f64 {
+        match self.reserved_bandwidth_bps {
+            Some(b) if machines >= 2 => b,
+            _ => 0.0,
+        }
+    }
 }
 
 impl Default for RarJob {
@@ -501,6 +557,49 @@ impl Job {
             d = d.plus(&pd.scaled(f64::from(ps)));
         }
         d
+    }
+
+    /// NIC bandwidth, bytes per second per direction, the job reserves on
+    /// each machine holding its workers when its workers span `machines`
+    /// machines: [`RarJob::reserved_nic_bps`] for a ring-all-reduce job, 0
+    /// for a parameter-server job (whose tasks carry their bandwidth in
+    /// their own demands).
+    pub fn reserved_nic_bps(&self, machines: usize) -> f64 {
+        match &self.architecture {
+            Architecture::RingAllReduce(r) => r.reserved_nic_bps(machines),
+            Architecture::ParameterServer(_) => 0.0,
+        }
+    }
+
+    /// What `workers` workers and `ps` PSs of this job are charged on one
+    /// machine of an allocation whose workers span `machines` machines:
+    /// [`Job::demand_for`] plus, on a machine holding at least one worker,
+    /// the ring reservation [`Job::reserved_nic_bps`] in NIC bandwidth. The
+    /// one charging rule of [`crate::schedule::verify`] and the simulator
+    /// (besides LOCAL configurations, which charge no NIC at all).
+    ///
+    /// ```
+    /// use dmlsched::model::{Job, JobId, RarJob, Resources, WorkerCounts};
+    /// let ring = RarJob {
+    ///     workers: WorkerCounts::Fixed(4),
+    ///     reserved_bandwidth_bps: Some(2.0),
+    ///     worker: Resources::zero().gpus(1.0).nic(0.5),
+    ///     ..RarJob::default()
+    /// };
+    /// let job = Job::new(JobId(0), 0.0, ring);
+    /// // 2 + 2 on two machines: each is charged 2 × 0.5 + 2 of NIC per direction.
+    /// assert_eq!(job.demand_with_reservation(2, 0, 2).nic_bps, 3.0);
+    /// // All four on one machine: no reservation.
+    /// assert_eq!(job.demand_with_reservation(4, 0, 1).nic_bps, 2.0);
+    /// ```
+    pub fn demand_with_reservation(&self, workers: u32, ps: u32, machines: usize) -> Resources {
+        let d = self.demand_for(workers, ps);
+        let b = self.reserved_nic_bps(machines);
+        if workers > 0 && b > 0.0 {
+            d.nic(d.nic_bps + b)
+        } else {
+            d
+        }
     }
 
     /// Most workers the job may run at once.

@@ -12,12 +12,14 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::model::{Elasticity, FIT_TOL, GpuId, JobId, MachineId, Resources, units};
-use crate::schedule::{self, Configuration, JobSchedule, Placement, Segment, Tasks};
+use crate::schedule::{
+    self, Configuration, JobSchedule, Placement, Segment, Tasks, charged_demand,
+};
 
 use super::engine::Engine;
 use super::ledger::{self, Steps};
 use super::state::{JobStatus, Plan};
-use super::work::charged_demand;
+use super::work;
 use super::{Action, SimError};
 
 /// What a change does besides replacing the job's allocation.
@@ -287,17 +289,19 @@ impl Engine<'_> {
         config: Option<Configuration>,
     ) -> Vec<(usize, Tasks, Resources)> {
         let job = &self.inst.jobs()[p];
+        let spread = placement.worker_machines();
         placement
             .iter()
             .filter_map(|&(m, t)| {
                 let pos = self.inst.machine_position(m)?;
-                Some((pos, t, charged_demand(job, t, config)))
+                Some((pos, t, charged_demand(job, t, config, spread)))
             })
             .collect()
     }
 
     /// Every slot of a plan with its machine position and charged demand
-    /// (a LOCAL segment's tasks are charged no NIC bandwidth).
+    /// (a LOCAL segment's tasks are charged no NIC bandwidth; a reserving
+    /// ring's segment on several machines charges its reservation on each).
     fn plan_loads<'p>(
         &'p self,
         p: usize,
@@ -305,9 +309,13 @@ impl Engine<'_> {
     ) -> impl Iterator<Item = (usize, std::ops::Range<u32>, Resources)> + 'p {
         let job = &self.inst.jobs()[p];
         segments.iter().flat_map(move |seg| {
+            let spread = seg.placement.worker_machines();
             seg.placement.iter().filter_map(move |&(mid, t)| {
                 let m = self.inst.machine_position(mid)?;
-                (!t.is_empty()).then(|| (m, seg.slots.clone(), charged_demand(job, t, seg.config)))
+                (!t.is_empty()).then(|| {
+                    let d = charged_demand(job, t, seg.config, spread);
+                    (m, seg.slots.clone(), d)
+                })
             })
         })
     }
@@ -449,7 +457,7 @@ impl Engine<'_> {
                 self.gpu_owner.remove(g);
             }
         }
-        if self.runs[p].multi_server {
+        if self.runs[p].contends {
             self.update_contention(false, &load);
         }
         self.gpus_used -= self.runs[p].gpus_held;
@@ -474,7 +482,7 @@ impl Engine<'_> {
                 self.gpu_owner.insert(*g, p);
             }
         }
-        if self.runs[p].multi_server {
+        if self.runs[p].contends {
             self.update_contention(true, &load);
         }
         self.gpus_used += self.runs[p].gpus_held;
@@ -491,7 +499,7 @@ impl Engine<'_> {
         run.gpus = None;
         run.config = None;
         run.gpus_held = 0.0;
-        run.multi_server = false;
+        run.contends = false;
         run.speed = None;
         self.speeds_dirty = true;
     }
@@ -538,11 +546,7 @@ impl Engine<'_> {
                 run.last_placement = c.placement.clone();
                 run.last_gpus = c.gpus.clone();
             }
-            let rar = matches!(
-                job.architecture,
-                crate::model::Architecture::RingAllReduce(_)
-            );
-            run.multi_server = rar && c.load.iter().filter(|(_, t, _)| t.workers > 0).count() >= 2;
+            run.contends = work::contends(job, c.placement.worker_machines());
             run.placement = c.placement;
             run.gpus = c.gpus;
             run.config = c.config;

@@ -380,10 +380,10 @@ impl<'a> Engine<'a> {
         for i in 0..self.running.len() {
             let p = self.running[i];
             let run = &self.runs[p];
-            if run.speed.is_some() && !run.multi_server {
+            if run.speed.is_some() && !run.contends {
                 continue;
             }
-            let contenders = if run.multi_server {
+            let contenders = if run.contends {
                 run.load
                     .iter()
                     .filter(|(_, t, _)| t.workers > 0)

@@ -22,6 +22,19 @@
 //! [`PsTiming`]. DISTRIBUTED and no configuration charge every task its full
 //! demand.
 //!
+//! A ring-all-reduce job with a reserved bandwidth `b`
+//! ([`RarJob::reserved_bandwidth_bps`](crate::model::RarJob::reserved_bandwidth_bps))
+//! whose workers span two or more machines is charged, on each of them,
+//! its workers' demand plus `b` of NIC bandwidth per direction — the rule of
+//! [`crate::schedule::verify`] — in the current use and in the plans'
+//! future slots alike, and the charge goes when the allocation does
+//! (completion, preemption, a move). An allocation that would over-commit
+//! a NIC because of reservations is refused like any other
+//! ([`SimError::OverAllocation`]). Such a ring runs at `b` without
+//! contention and is no contender for the other rings; on one machine it
+//! reserves nothing and runs at the machine's internal bandwidth.
+//! [`SimView::free`] shows what is left after tasks and reservations.
+//!
 //! The actions of one answer form one transaction: every changed job's old
 //! allocation is released, then all the new ones are checked together by
 //! the same per-allocation rules as [`crate::schedule::verify`]
@@ -40,7 +53,8 @@
 //!
 //! Jobs progress by the timing models of [`crate::timing`] given their
 //! allocation and the jobs around them ([`PsTiming`]; ring-all-reduce
-//! contention is recounted whenever a multi-server ring starts or stops).
+//! contention is recounted whenever a multi-server ring without a
+//! reservation starts or stops).
 //! Work is counted in mini-batches for parameter-server jobs (`w` per
 //! iteration) and in iterations for ring-all-reduce jobs. With
 //! [`ProgressMode::Fractional`](crate::timing::ProgressMode) a job finishes

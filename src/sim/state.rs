@@ -46,7 +46,10 @@ pub(crate) struct JobRun {
     pub total: f64,
     pub remaining: f64,
     pub speed: Option<Speed>,
-    pub multi_server: bool,
+    /// Whether the current allocation is a ring that counts in (and
+    /// suffers from) contention: a multi-server ring without a reserved
+    /// bandwidth.
+    pub contends: bool,
     pub reconfig_left_s: f64,
     pub start_s: Option<f64>,
     pub finish_s: Option<f64>,
@@ -79,7 +82,7 @@ impl JobRun {
             total,
             remaining: total,
             speed: None,
-            multi_server: false,
+            contends: false,
             reconfig_left_s: 0.0,
             start_s: None,
             finish_s: None,
@@ -96,9 +99,10 @@ impl JobRun {
         }
     }
 
-    /// Whether the job runs a worker on machine `m` as a multi-server ring.
-    pub fn multi_server_on(&self, m: usize) -> bool {
-        self.multi_server && self.load.iter().any(|&(p, t, _)| p == m && t.workers > 0)
+    /// Whether the job runs a worker on machine `m` as a contending ring
+    /// (multi-server, no reserved bandwidth).
+    pub fn contends_on(&self, m: usize) -> bool {
+        self.contends && self.load.iter().any(|&(p, t, _)| p == m && t.workers > 0)
     }
 }
 

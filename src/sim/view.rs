@@ -171,12 +171,24 @@ impl<'a> SimView<'a> {
     }
 
     /// Free resources of the machine at a position of the cluster's
-    /// machine list: capacity minus the current allocations.
+    /// machine list: capacity minus what the current allocations are
+    /// charged. That charge includes the ring reservations: a running ring
+    /// with a reserved bandwidth `b` whose workers span two or more machines
+    /// holds `b` of NIC per direction on each of them
+    /// ([`Job::demand_with_reservation`]), so `free(h).nic_bps` is the NIC
+    /// bandwidth per direction left after tasks and reservations — half of
+    /// what is left of the both-directions pool. A policy that places a
+    /// reserving ring across machines needs `b` of it (besides its workers'
+    /// own demand) on each machine it uses, or the simulator refuses the
+    /// allocation.
+    ///
+    /// [`Job::demand_with_reservation`]: crate::model::Job::demand_with_reservation
     pub fn free(&self, machine_position: usize) -> &'a Resources {
         &self.free[machine_position]
     }
 
-    /// Free resources of every machine, in cluster order.
+    /// Free resources of every machine, in cluster order (as
+    /// [`SimView::free`]: ring reservations included).
     pub fn free_all(&self) -> &'a [Resources] {
         self.free
     }
@@ -189,8 +201,9 @@ impl<'a> SimView<'a> {
 
     /// Work per second the job would make with `placement` from now on
     /// (ring-all-reduce contention counted against the jobs running now,
-    /// the job itself excluded). The timing-model oracle of SJF and
-    /// Optimus-style policies.
+    /// the job itself excluded; a ring with a reserved bandwidth on several
+    /// machines runs at that bandwidth, without contention). The
+    /// timing-model oracle of SJF and Optimus-style policies.
     ///
     /// # Errors
     ///
@@ -239,7 +252,7 @@ impl<'a> SimView<'a> {
             pos.iter()
                 .filter(|(_, t)| t.workers > 0)
                 .map(|&(m, _)| {
-                    let already = mine.is_some_and(|r| r.multi_server_on(m));
+                    let already = mine.is_some_and(|r| r.contends_on(m));
                     self.contention[m] + 1 - u32::from(already)
                 })
                 .max()

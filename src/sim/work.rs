@@ -6,12 +6,17 @@
 //!   the layered model PS-W when the job has a layer profile, otherwise PS-L
 //!   (placement-level, or the locality-free OASiS form, per [`PsTiming`]).
 //! * A ring-all-reduce job's work is its requested iterations; its iteration
-//!   time is RAR-C with the contention count of the running jobs.
+//!   time is RAR-C with the contention count of the running jobs, except
+//!   that a ring with a reserved bandwidth `b` spanning several machines
+//!   runs at `b` without contention
+//!   ([`RarTiming::iteration_time_reserved_s`]) and is charged `b` of NIC
+//!   per direction on each of its machines (by the charging rule it shares
+//!   with [`crate::schedule::verify`]).
 //! * An allocation run in a LOCAL [`Configuration`] (one PS and its workers
-//!   on one machine) is charged no NIC bandwidth ([`charged_demand`]) and
+//!   on one machine) is charged no NIC bandwidth and
 //!   runs at `τ^L = t_c + 2S/b_int` whatever the [`PsTiming`].
 
-use crate::model::{Architecture, Instance, Job, PsJob, Resources};
+use crate::model::{Architecture, Instance, Job, PsJob};
 use crate::schedule::{Configuration, Tasks};
 use crate::timing::{
     IterationTime, PsLayered, PsLocality, PsPlacement, RarTiming, TimingError, effective_contenders,
@@ -52,13 +57,13 @@ pub fn total_work(job: &Job) -> f64 {
     }
 }
 
-/// The resources the simulator charges `tasks` of `job` run in `config`:
-/// the per-task demand, with NIC bandwidth 0 under LOCAL (the gradient
-/// traffic stays on the machine). The one rule for every ledger of the
-/// simulator: the current use, open allocations and plans.
-pub(crate) fn charged_demand(job: &Job, tasks: Tasks, config: Option<Configuration>) -> Resources {
-    let d = job.demand_for(tasks.workers, tasks.ps);
-    if is_local(config) { d.nic(0.0) } else { d }
+/// Whether `job` with workers on `machines` machines is a ring that counts
+/// in, and suffers from, contention: a ring-all-reduce job on two or more
+/// machines without a reserved bandwidth. A reserving ring runs at its
+/// reserved rate whatever the other rings do, and slows none of them.
+pub(crate) fn contends(job: &Job, machines: usize) -> bool {
+    matches!(&job.architecture, Architecture::RingAllReduce(r) if r.reserved_bandwidth_bps.is_none())
+        && machines >= 2
 }
 
 /// Whether `config` is LOCAL.
@@ -84,7 +89,8 @@ impl Speed {
 
 /// The speed of `job` with `placement` (machine positions and tasks, no
 /// zero entries), where `contenders` is the RAR contention count `p_j` of
-/// the job (ignored for PS jobs and single-server rings), and `local`
+/// the job (ignored for PS jobs, single-server rings and rings with a
+/// reserved bandwidth, which run at that bandwidth), and `local`
 /// whether the allocation runs LOCAL (a checked single-machine placement of
 /// one PS and its workers: `τ^L` whatever `ps_timing`).
 ///
@@ -132,9 +138,15 @@ fn raw_speed(
             let ring = &instance.cluster().ring;
             let servers = placement.iter().filter(|(_, t)| t.workers > 0).count() as u32;
             let model = RarTiming::from_job(r, total.workers, intra, ring)?;
-            let k = effective_contenders(contenders, ring.contender_ratio);
+            let tau_s = match r.reserved_bandwidth_bps {
+                Some(b) => model.iteration_time_reserved_s(servers, b),
+                None => {
+                    let k = effective_contenders(contenders, ring.contender_ratio);
+                    model.iteration_time_s(servers, k)
+                }
+            };
             Ok(Speed {
-                tau_s: model.iteration_time_s(servers, k),
+                tau_s,
                 work_per_iteration: 1.0,
             })
         }

@@ -17,8 +17,11 @@
 //!
 //! The four terms are the ring exchange (reduce-scatter plus all-gather), the
 //! reductions, the per-server overhead and the compute `t_c = Δ^f·M + Δ^b`.
-//! The formula has one implementation, [`RarTiming::iteration_time_s`]; it is
-//! unit-free (seconds with bytes, B/s and seconds; slots with per-slot rates
+//! A ring with a reserved bandwidth `b` per cross-server edge runs on
+//! several servers at `B = b`, without contention
+//! ([`RarTiming::iteration_time_reserved_s`]). The formula has one
+//! implementation, shared by [`RarTiming::iteration_time_s`] and
+//! [`RarTiming::iteration_time_reserved_s`]; it is unit-free (seconds with bytes, B/s and seconds; slots with per-slot rates
 //! and compute in slots).
 
 use std::collections::HashMap;
@@ -159,14 +162,64 @@ impl RarTiming {
     /// # Ok::<(), dmlsched::timing::TimingError>(())
     /// ```
     pub fn iteration_time_s(&self, servers: u32, k: f64) -> f64 {
-        let w = f64::from(self.workers);
-        // (m/w)(w − 1): bytes each worker sends per ring phase.
-        let shard_steps = self.model_bytes / w * (w - 1.0);
         let bandwidth = if servers <= 1 {
             self.intra_bps
         } else {
             self.external_bps / self.degradation.factor(k.max(1.0))
         };
+        self.time_at(servers, bandwidth)
+    }
+
+    /// Seconds per iteration on `servers` servers of a ring that reserves
+    /// `reserved_bps` (bytes per second per direction) on each of its
+    /// cross-server edges, as in GADGET (Yu, Tian, Ji, Wu, Rajan, Liu,
+    /// IEEE INFOCOM 2022): on two or more servers the ring runs without
+    /// contention at its reserved rate — the model with `b_e` replaced by
+    /// `reserved_bps` and one contender (`f(α, 1) = 1`) — and on one server
+    /// at the intra-server bandwidth, as any ring:
+    ///
+    /// ```text
+    /// B = b_i               one server
+    /// B = reserved_bps      several servers
+    /// τ = 2(m/w)(w−1)/B + (m/w)(w−1)/C + ξ₂·n_srv + t_c
+    /// ```
+    ///
+    /// The time depends on nothing but the ring itself. Unchecked like
+    /// [`RarTiming::iteration_time_s`]: the caller ensures `1 ≤ servers ≤
+    /// workers` and `reserved_bps > 0` (a job's
+    /// [`RarJob::reserved_bandwidth_bps`] is, by instance validation).
+    ///
+    /// ```
+    /// use dmlsched::model::{Degradation, RingParams};
+    /// use dmlsched::timing::RarTiming;
+    /// // m = 0.8, w = 4, b_i = 20, C = 40, ξ₂ = 0.01, t_c = 0.08, reserved b = 4
+    /// // (per-slot units; b_e and α do not matter to a reserving ring).
+    /// let ring = RingParams {
+    ///     external_bandwidth_bps: 100.0, reduction_speed_bps: 40.0,
+    ///     overhead_per_server_s: 0.01, contender_ratio: 1.0,
+    ///     degradation: Degradation::Linear { alpha: 0.5 },
+    /// };
+    /// let m = RarTiming::new(0.8, 4, 1, 0.08, 20.0, &ring)?;
+    /// let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+    /// assert!(close(m.iteration_time_reserved_s(1, 4.0), 0.165)); // 1.2/20 + 0.6/40 + 0.01 + 0.08
+    /// assert!(close(m.iteration_time_reserved_s(2, 4.0), 0.415)); // 1.2/4 + 0.015 + 0.02 + 0.08
+    /// assert!(close(m.iteration_time_reserved_s(3, 4.0), 0.425));
+    /// # Ok::<(), dmlsched::timing::TimingError>(())
+    /// ```
+    pub fn iteration_time_reserved_s(&self, servers: u32, reserved_bps: f64) -> f64 {
+        let bandwidth = if servers <= 1 {
+            self.intra_bps
+        } else {
+            reserved_bps
+        };
+        self.time_at(servers, bandwidth)
+    }
+
+    /// The formula at ring bandwidth `bandwidth`.
+    fn time_at(&self, servers: u32, bandwidth: f64) -> f64 {
+        let w = f64::from(self.workers);
+        // (m/w)(w − 1): bytes each worker sends per ring phase.
+        let shard_steps = self.model_bytes / w * (w - 1.0);
         2.0 * shard_steps / bandwidth
             + shard_steps / self.reduction_bps
             + self.overhead_per_server_s * self.overhead_servers(servers)
@@ -468,6 +521,40 @@ mod tests {
             }),
             128.0
         );
+    }
+
+    /// The reserved-bandwidth numbers of the GADGET-style job (per-slot
+    /// units): m = 0.8, w = 4, b_i = 20, b = 4, C = 40, ξ₂ = 0.01,
+    /// t_c = 0.08.
+    #[test]
+    fn reserved_bandwidth_times() {
+        let ring = RingParams {
+            external_bandwidth_bps: 100.0,
+            reduction_speed_bps: 40.0,
+            overhead_per_server_s: 0.01,
+            contender_ratio: 1.0,
+            degradation: Degradation::Linear { alpha: 0.3 },
+        };
+        let m = RarTiming::new(0.8, 4, 1, 0.08, 20.0, &ring).unwrap();
+        for (n, tau) in [(1, 0.165), (2, 0.415), (3, 0.425), (4, 0.435)] {
+            assert!(close(m.iteration_time_reserved_s(n, 4.0), tau), "n = {n}");
+        }
+        // The same as the contention model with b_e = b and one contender,
+        // whatever the degradation; on one server b plays no part.
+        for degradation in [Degradation::FairShare, Degradation::Linear { alpha: 2.0 }] {
+            let as_external = RarTiming {
+                external_bps: 4.0,
+                degradation,
+                ..m
+            };
+            for n in 1..=4 {
+                assert!(close(
+                    m.iteration_time_reserved_s(n, 4.0),
+                    as_external.iteration_time_s(n, 1.0)
+                ));
+            }
+        }
+        assert!(close(m.iteration_time_reserved_s(1, 1e-9), 0.165));
     }
 
     #[test]
