@@ -148,7 +148,9 @@ pub struct RunReport<P> {
     pub assumption_small_demands: bool,
     /// Bounds derived from the job list with `u_scale = 1`.
     pub clairvoyant_bounds: bool,
-    /// `D_0 ≤ OPT/2` was shown (by `ALG ≥ 2·D_0` or a witness job).
+    /// `D_0 ≤ OPT/2` was shown (by `ALG ≥ 2·D_0`, by an attained `f_i(δ_min,i)
+    /// ≥ 2·D_0` when the oracle declares
+    /// [`u_max_attained`](PricingOracle::u_max_attained), or by a witness job).
     pub d0_condition_verified: bool,
     /// Why the `2αρ` guarantee is not valid (empty when valid).
     pub reasons: Vec<String>,
@@ -422,7 +424,8 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
 
         // D_0 ≤ OPT/2: by ALG, or by a witness job alone on the empty cluster.
         let d0_needed = 2.0 * dual_initial * bounds.l_allowance();
-        let mut d0_condition_verified = total_utility >= d0_needed;
+        let mut d0_condition_verified = total_utility >= d0_needed
+            || (self.oracle.u_max_attained() && self.outcomes.iter().any(|o| o.u_max >= d0_needed));
         if !d0_condition_verified && self.opts.verify_d0_condition {
             d0_condition_verified = d0_witness(
                 &mut self.oracle,

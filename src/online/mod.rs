@@ -117,7 +117,7 @@ mod tests;
 
 pub use bounds::{
     BoundInputs, BoundsChoice, BoundsOrigin, BoundsRule, MIN_POSITIVE_DEMAND, PriceBounds,
-    UnitDemand, default_v_floor,
+    UnitDemand, default_v_floor, value_floor_from,
 };
 pub use engine::{Decision, JobOutcome, OnlinePrimalDual, PdOptions, RejectReason, RunReport};
 pub use error::OnlineError;
