@@ -238,10 +238,14 @@ impl GadgetOracle {
         for s in job.earliest..=last {
             let value = job.value(s, shape);
             let key = (s + d - 1, shape.servers, shape.workers);
-            let best_payoff = best.as_ref().map_or(0.0, |b| b.payoff);
-            if value < best_payoff
-                || (value == best_payoff && best.as_ref().is_none_or(|b| key > b.key))
-            {
+            let stop = match best.as_ref() {
+                None => value <= 0.0,
+                Some(b) => {
+                    let t = tie_tolerance(b.payoff);
+                    value < b.payoff - t || (value <= b.payoff + t && key > b.key)
+                }
+            };
+            if stop {
                 break;
             }
             while pushed < s + d {
@@ -262,8 +266,9 @@ impl GadgetOracle {
             let better = match best.as_ref() {
                 None => payoff > 0.0,
                 Some(b) => {
-                    payoff > b.payoff
-                        || (payoff == b.payoff
+                    let t = tie_tolerance(b.payoff);
+                    payoff > b.payoff + t
+                        || (payoff >= b.payoff - t
                             && (key, self.placement.as_slice()) < (b.key, b.placement.as_slice()))
                 }
             };
@@ -308,12 +313,16 @@ impl GadgetOracle {
         self.placement.clear();
         if shape.servers == 1 {
             let w = shape.workers;
-            let (cost, k) = self
-                .scratch
-                .iter()
-                .filter(|h| shape.class.is_none_or(|c| c == h.class) && h.free_gpus >= w)
-                .map(|h| (f64::from(w) * h.gpu_price, h.k))
-                .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))?;
+            let mut best: Option<(f64, u32)> = None;
+            for h in &self.scratch {
+                if shape.class.is_none_or(|c| c == h.class) && h.free_gpus >= w {
+                    let cost = f64::from(w) * h.gpu_price;
+                    if best.is_none_or(|(b, _)| cost < b - tie_tolerance(b)) {
+                        best = Some((cost, h.k));
+                    }
+                }
+            }
+            let (cost, k) = best?;
             self.placement.push((k, w));
             return Some(cost);
         }
@@ -364,7 +373,9 @@ impl GadgetOracle {
         let mut out = Vec::with_capacity(n);
         loop {
             if let Some(c) = distribute(&self.scratch, &subset, w, ring_nic, &mut out)
-                && best.as_ref().is_none_or(|(b, _)| c < *b)
+                && best
+                    .as_ref()
+                    .is_none_or(|(b, _)| c < *b - tie_tolerance(*b))
             {
                 best = Some((c, out.clone()));
             }
@@ -381,6 +392,18 @@ impl GadgetOracle {
         self.placement = placement;
         Some(cost)
     }
+}
+
+/// Relative tolerance under which two payoffs or costs count as tied: price
+/// sums over different windows of equal prices differ in their last bits,
+/// and ties go to the documented rules (earlier completion, fewer servers,
+/// fewer workers, smaller server list; lowest index; first subset), not to
+/// rounding.
+const TIE_REL: f64 = 1e-12;
+
+/// `TIE_REL·max(1, |x|)`.
+fn tie_tolerance(x: f64) -> f64 {
+    TIE_REL * x.abs().max(1.0)
 }
 
 /// Steps 5–6 for the servers `chosen` (indices into `servers`): one worker
