@@ -33,54 +33,66 @@ struct ServerWindow {
 }
 
 /// Residuals and price prefix sums of every server over the slots
-/// `first..first + len` of one job's search, read from the view once per
-/// call (so a commit between calls never leaves stale sums).
+/// `first..first + filled` of one job's search, read from the view on
+/// demand, slot by slot, as the search reaches them (a search that stops
+/// early reads few slots), and afresh on every call (so a commit between
+/// calls never leaves stale sums).
 #[derive(Debug, Default)]
 struct Window {
     first: u32,
-    len: usize,
-    /// `[k·len + i]`: residual GPUs in slot `first + i`.
+    servers: usize,
+    /// Slots read so far.
+    filled: usize,
+    /// `[i·servers + k]`: residual GPUs of server `k` in slot `first + i`.
     free_gpu: Vec<f64>,
-    /// `[k·len + i]`: residual NIC.
+    /// `[i·servers + k]`: residual NIC.
     free_nic: Vec<f64>,
-    /// `[k·(len + 1) + i]`: GPU price summed over `first..first + i`.
+    /// `[i·servers + k]`: GPU price summed over `first..first + i`.
     pre_gpu: Vec<f64>,
-    /// `[k·(len + 1) + i]`: NIC price summed likewise.
+    /// `[i·servers + k]`: NIC price summed likewise.
     pre_nic: Vec<f64>,
 }
 
 impl Window {
-    fn build(&mut self, view: &PriceView<'_>, servers: usize, first: u32, end: u32) {
+    fn reset(&mut self, servers: usize, first: u32) {
         self.first = first;
-        self.len = end.saturating_sub(first) as usize;
-        for v in [&mut self.free_gpu, &mut self.free_nic] {
+        self.servers = servers;
+        self.filled = 0;
+        for v in [
+            &mut self.free_gpu,
+            &mut self.free_nic,
+            &mut self.pre_gpu,
+            &mut self.pre_nic,
+        ] {
             v.clear();
-            v.reserve(servers * self.len);
         }
-        for v in [&mut self.pre_gpu, &mut self.pre_nic] {
-            v.clear();
-            v.reserve(servers * (self.len + 1));
-        }
-        for k in 0..servers {
-            let m = MachineId(k as u32);
-            let (mut sg, mut sn) = (0.0, 0.0);
-            self.pre_gpu.push(0.0);
-            self.pre_nic.push(0.0);
-            for t in first..end {
+        self.pre_gpu.resize(servers, 0.0);
+        self.pre_nic.resize(servers, 0.0);
+    }
+
+    /// Reads the slots up to `end` (exclusive).
+    fn ensure(&mut self, view: &PriceView<'_>, end: u32) {
+        while self.first as usize + self.filled < end as usize {
+            let t = self.first + self.filled as u32;
+            let base = self.filled * self.servers;
+            for k in 0..self.servers {
+                let m = MachineId(k as u32);
                 self.free_gpu.push(view.residual(m, GPU, t));
                 self.free_nic.push(view.residual(m, NIC, t));
-                sg += view.price(m, GPU, t);
-                sn += view.price(m, NIC, t);
-                self.pre_gpu.push(sg);
-                self.pre_nic.push(sn);
+                let g = self.pre_gpu[base + k] + view.price(m, GPU, t);
+                let n = self.pre_nic[base + k] + view.price(m, NIC, t);
+                self.pre_gpu.push(g);
+                self.pre_nic.push(n);
             }
+            self.filled += 1;
         }
     }
 
-    /// `Σ_{t ∈ [s, s+d)}` of the prefix sums `pre` for server `k`.
+    /// `Σ_{t ∈ [s, s+d)}` of the prefix sums `pre` for server `k` (the
+    /// slots must have been read).
     fn sum(&self, pre: &[f64], k: usize, s: u32, d: u32) -> f64 {
-        let base = k * (self.len + 1) + (s - self.first) as usize;
-        pre[base + d as usize] - pre[base]
+        let i = (s - self.first) as usize;
+        pre[(i + d as usize) * self.servers + k] - pre[i * self.servers + k]
     }
 }
 
@@ -105,6 +117,16 @@ impl MinQueue {
     }
 }
 
+/// One shape's start loop: the job, the shape (and its index) and its
+/// latest start.
+#[derive(Debug, Clone, Copy)]
+struct Search<'a> {
+    job: &'a GadgetJob,
+    index: usize,
+    shape: &'a Shape,
+    last: u32,
+}
+
 /// The best candidate so far.
 #[derive(Debug, Clone, PartialEq)]
 struct Best {
@@ -124,12 +146,13 @@ struct Best {
 ///
 /// # Complexity
 ///
-/// Per call `O(|H|·T')` to read the window (`T'` slots from the job's first
-/// slot to the last any shape can use), then per shape `O(|H|·T')` for the
-/// sliding minima and per examined start `O(|H| log |H|)` (greedy) or
-/// `O(|H| + C(|H|, n)·n log n)` (exhaustive). The start loop stops as soon
-/// as the value `v(s)` cannot beat the best payoff (prices are
-/// non-negative, so the stop is exact).
+/// Per call `O(|H|·T')` to read residuals and prices (`T'` slots from the
+/// job's first slot to the last the search reaches), then per shape
+/// `O(|H|·T')` for the sliding minima and per examined start
+/// `O(|H| log |H|)` (greedy) or `O(|H| + C(|H|, n)·n log n)` (exhaustive).
+/// Shapes that do not embed on the empty cluster are skipped; the start loop
+/// stops as soon as the value `v(s)` cannot beat the best payoff (prices
+/// are non-negative, so the stop is exact).
 #[derive(Debug)]
 pub struct GadgetOracle {
     cluster: GadgetCluster,
@@ -185,18 +208,22 @@ impl GadgetOracle {
     ) -> Option<(GadgetPlan, f64, f64)> {
         let horizon = view.horizon().min(self.cluster.horizon);
         let servers = self.cluster.servers.len().min(view.machines());
-        let end = job
-            .shapes
-            .iter()
-            .filter_map(|s| job.latest_start(s, horizon).map(|l| l + s.slots))
-            .max()?;
-        self.window.build(view, servers, job.earliest, end);
+        self.window.reset(servers, job.earliest);
         self.gpu_queues.resize(servers, MinQueue::default());
         self.nic_queues.resize(servers, MinQueue::default());
         let mut best: Option<Best> = None;
         for (index, shape) in job.shapes.iter().enumerate() {
-            if let Some(last) = job.latest_start(shape, horizon) {
-                self.search_shape(job, index, shape, last, servers, &mut best);
+            // A shape that does not embed on the empty cluster never does.
+            if let Some(last) = job.latest_start(shape, horizon)
+                && job.fits_empty(&self.cluster, shape)
+            {
+                let search = Search {
+                    job,
+                    index,
+                    shape,
+                    last,
+                };
+                self.search_shape(view, &search, &mut best);
             }
         }
         let best = best?;
@@ -221,15 +248,14 @@ impl GadgetOracle {
 
     /// The start loop of one shape (starts `earliest..=last`), updating
     /// `best`.
-    fn search_shape(
-        &mut self,
-        job: &GadgetJob,
-        index: usize,
-        shape: &Shape,
-        last: u32,
-        servers: usize,
-        best: &mut Option<Best>,
-    ) {
+    fn search_shape(&mut self, view: &PriceView<'_>, search: &Search<'_>, best: &mut Option<Best>) {
+        let Search {
+            job,
+            index,
+            shape,
+            last,
+        } = *search;
+        let servers = self.window.servers;
         let d = shape.slots;
         for q in self.gpu_queues.iter_mut().chain(self.nic_queues.iter_mut()) {
             q.0.clear();
@@ -248,10 +274,11 @@ impl GadgetOracle {
             if stop {
                 break;
             }
+            self.window.ensure(view, s + d);
             while pushed < s + d {
                 let i = (pushed - self.window.first) as usize;
                 for k in 0..servers {
-                    let at = k * self.window.len + i;
+                    let at = i * servers + k;
                     self.gpu_queues[k].push(pushed, self.window.free_gpu[at]);
                     self.nic_queues[k].push(pushed, self.window.free_nic[at]);
                 }
