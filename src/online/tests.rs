@@ -420,6 +420,57 @@ fn attained_best_utility_shows_the_d0_condition() {
 }
 
 #[test]
+fn headroom_price_capacity() {
+    // Capacity 8, exponent capacity 4, L = 1, U = 100 (explicit).
+    let l = Ledger::new(1, 1, vec![(PoolId(0), vec![8.0])])
+        .unwrap()
+        .with_price_capacity(MachineId(0), ResourceId(0), 4.0)
+        .unwrap();
+    assert_eq!(l.price_capacity(MachineId(0), ResourceId(0)), 4.0);
+    assert_eq!(l.emptied().price_capacity(MachineId(0), ResourceId(0)), 4.0);
+    let b = PriceBounds::explicit(vec![0.0], vec![vec![Some(100f64.ln())]]).unwrap();
+    let mut pd = OnlinePrimalDual::new(ListOracle::default(), l, b, PdOptions::default()).unwrap();
+    let price = |pd: &OnlinePrimalDual<ListOracle>| pd.view().price(MachineId(0), ResourceId(0), 0);
+    assert!(close(price(&pd), 1.0));
+    assert!(pd.step(&unit_job(1e3, 2.0)).unwrap().admitted());
+    assert!(close(price(&pd), 10.0));
+    assert!(close(
+        pd.alpha_eff_so_far(),
+        (2.0 * 100f64.ln() * 0.25).exp_m1() / 0.25
+    ));
+    assert!(pd.step(&unit_job(1e3, 2.0)).unwrap().admitted());
+    assert!(close(price(&pd), 100.0));
+    assert!(pd.step(&unit_job(1e3, 2.0)).unwrap().admitted());
+    assert!(close(price(&pd), 100.0));
+    // c' = 0: U as soon as anything is committed.
+    let l = Ledger::new(1, 1, vec![(PoolId(0), vec![8.0])])
+        .unwrap()
+        .with_price_capacity(MachineId(0), ResourceId(0), 0.0)
+        .unwrap();
+    let b = PriceBounds::explicit(vec![0.0], vec![vec![Some(100f64.ln())]]).unwrap();
+    let mut pd = OnlinePrimalDual::new(ListOracle::default(), l, b, PdOptions::default()).unwrap();
+    assert!(close(price(&pd), 1.0));
+    assert!(pd.step(&unit_job(1e3, 1.0)).unwrap().admitted());
+    assert!(close(price(&pd), 100.0));
+    assert_eq!(pd.alpha_eff_so_far(), f64::INFINITY);
+    let rep = pd.finish(&[unit_job(1e3, 1.0)]).unwrap();
+    rep.certificate.check(1e-9).unwrap();
+    let bad = |c: f64| {
+        Ledger::new(1, 1, vec![(PoolId(0), vec![8.0])])
+            .unwrap()
+            .with_price_capacity(MachineId(0), ResourceId(0), c)
+            .is_err()
+    };
+    assert!(bad(9.0) && bad(-1.0) && bad(f64::NAN));
+    assert!(
+        Ledger::new(1, 1, vec![(PoolId(0), vec![8.0])])
+            .unwrap()
+            .with_price_capacity(MachineId(1), ResourceId(0), 1.0)
+            .is_err()
+    );
+}
+
+#[test]
 fn overrides_mark_the_guarantee_invalid() {
     let ledger = example_a_ledger();
     let b = PriceBounds::from_jobs(&ledger, &[example_a_inputs()]).unwrap();
