@@ -13,6 +13,7 @@ use dmlsched::schedule::verify;
 use dmlsched::sim::{SimOptions, simulate};
 use dmlsched::timing::ProgressMode;
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 
 fn close(a: f64, b: f64, rel: f64) -> bool {
     (a - b).abs() <= rel * b.abs().max(1.0)
@@ -554,6 +555,50 @@ fn greedy_certificate_has_no_ratio_and_exact_small_demands_do() {
 }
 
 #[test]
+fn headroom_exponent_capacities() {
+    // Two 8-GPU servers (B_h = 20 data units); rings of up to 6 workers
+    // reserving 2b = 4 and 2b = 8.
+    let cluster = Cluster::new((0..2).map(|i| machine(i, 8.0, 1e7, 1e9)).collect());
+    let jobs = vec![
+        job(
+            0,
+            0.0,
+            ring(6, 10, 1e3, 0.1, Some(2e6)),
+            Utility::Constant { value: 10.0 },
+        ),
+        job(
+            1,
+            0.0,
+            ring(4, 10, 1e3, 0.1, Some(4e6)),
+            Utility::Constant { value: 10.0 },
+        ),
+    ];
+    let instance = Instance::new(cluster, jobs, 1.0, 10).unwrap();
+    let params = GadgetParams {
+        headroom: true,
+        ..GadgetParams::default()
+    };
+    let (engine, _) = Gadget::new(params.clone()).engine(&instance).unwrap();
+    for m in 0..2 {
+        assert_eq!(engine.ledger().price_capacity(MachineId(m), GPU), 3.0);
+        assert!(close(
+            engine.ledger().price_capacity(MachineId(m), NIC),
+            12.0,
+            1e-12
+        ));
+        assert!(close(
+            engine.ledger().capacity(MachineId(m), NIC),
+            20.0,
+            1e-12
+        ));
+    }
+    let solved = solve(&instance, &params);
+    assert!(solved.report.headroom && solved.report.admitted() == 2);
+    // The first 6-GPU job alone adds x = 6/8 on a cell with c/c' = 8/3.
+    assert!(solved.report.run.alpha_eff > 1e3);
+}
+
+#[test]
 fn a_job_without_reservation_uses_one_server() {
     let cluster = Cluster::new((0..2).map(|i| machine(i, 4.0, 1e9, 1e9)).collect());
     let jobs = vec![
@@ -851,8 +896,20 @@ fn check_invariants(instance: &Instance, solved: &dmlsched::algorithms::Solved<G
     solved.certificate.check(1e-9).unwrap();
 }
 
+/// Property-test configuration: `cases` cases, failures recorded in
+/// `proptest-regressions/gadget.txt`.
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "proptest-regressions/gadget.txt",
+        ))),
+        ..ProptestConfig::default()
+    }
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(config(64))]
 
     #[test]
     fn g14_invariants((gpus, horizon, jobs) in scenario(), exact in any::<bool>(), energy in any::<bool>(), fair in any::<bool>()) {
@@ -885,6 +942,34 @@ proptest! {
             prop_assert!(before.iter().zip(&after).all(|(b, a)| a >= b));
             before = after;
         }
+    }
+
+    #[test]
+    fn headroom_makes_the_running_dual_feasible((gpus, horizon, jobs) in scenario(), eta in any::<bool>()) {
+        let instance = scenario_instance(&gpus, horizon, &jobs);
+        let params = GadgetParams {
+            oracle: EmbeddingOracle::Exhaustive,
+            headroom: true,
+            bounds: if eta { GadgetBounds::FrameworkEta } else { GadgetBounds::default() },
+            ..GadgetParams::default()
+        };
+        let solved = match Gadget::new(params).solve(&instance) {
+            Ok(s) => s,
+            // The η rule needs a job with a positive late value.
+            Err(dmlsched::Error::Online(_)) if eta => return Ok(()),
+            Err(e) => panic!("{e}"),
+        };
+        check_invariants(&instance, &solved);
+        let run = &solved.report.run;
+        prop_assert!(solved.report.conditions.headroom);
+        // Without headroom this fails on small cases (a plan blocked by a
+        // partly full cell keeps a positive payoff at the final prices).
+        prop_assert_eq!(run.running_dual_feasible, Some(true));
+        prop_assert!(run.dual_end_valid);
+        let eff = &solved.certificate.guarantees[1];
+        prop_assert!(eff.expression.contains("α_eff"));
+        prop_assert_eq!(eff.valid, run.d0_condition_verified, "{:?}", eff.reasons);
+        prop_assert!(run.total_utility >= (run.dual_running - run.dual_initial) / run.alpha_eff - 1e-9);
     }
 
     #[test]

@@ -13,6 +13,7 @@ use dmlsched::online::PdOptions;
 use dmlsched::schedule::verify;
 use dmlsched::timing::ProgressMode;
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 
 /// `(workers, iterations, model bytes, compute seconds, reserved b/s)` of one
 /// job.
@@ -212,7 +213,11 @@ fn extreme_instances() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(ProptestConfig {
+        cases: 32,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct("proptest-regressions/robust_gadget.txt"))),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn random_instances_and_options(

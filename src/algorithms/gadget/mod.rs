@@ -74,12 +74,16 @@
 //! (`y_h ≪ O_h`, `2b_i ≪ B_h`), (A2) the oracle is exact
 //! ([`EmbeddingOracle::Exhaustive`]), (A3) the constants are derived from
 //! the job list with `D_0 ≤ OPT/2`, and (A4) capacity-blocked plans are
-//! dual-feasible, which here rests on small demands (headroom prices are
-//! not offered). The certificate checks each condition per run and marks
-//! the statement valid or not with reasons; with the greedy oracle there is
-//! no ratio. Its bound is the tighter of the online dual `D_end` (valid for
-//! the exact oracle) and the trivial `Σ_i v̄_i`; the framework's
-//! `OPT ≤ 2α_eff·ALG` is carried too.
+//! dual-feasible: by small demands, or by headroom prices
+//! ([`GadgetParams::headroom`]: the price exponent runs over
+//! `c' = c − δ_max + 1` GPUs, `B_h − max 2b_i` NIC, so a plan blocked by a
+//! partly full cell meets the price `U` there). The certificate checks each
+//! condition per run and marks the statement valid or not with reasons;
+//! with the greedy oracle there is no ratio. Its bound is the tighter of the
+//! online dual `D_end` (valid for the exact oracle) and the trivial
+//! `Σ_i v̄_i`; the framework's `OPT ≤ 2α_eff·ALG` (with
+//! `α_cell = ln(U/L)·c/c'` under headroom) is carried too, and holds
+//! whenever the running dual is feasible, which headroom guarantees.
 //!
 //! # Complexity
 //!

@@ -192,6 +192,41 @@ impl GadgetCluster {
     }
 }
 
+/// The ledger of `cluster` with headroom prices for `jobs`: on server `h`
+/// the GPU exponent capacity is `O_h − δ^GPU + 1` with
+/// `δ^GPU = min(O_h, max_i max W_i)` (counts), and the NIC's is
+/// `max(0, B_h − δ^NIC)` with `δ^NIC` the largest ring reservation `2b_i`
+/// that fits `B_h` among jobs with a multi-server shape (amounts). A plan
+/// blocked by a cell's residual then needs more than `c − δ` there, so the
+/// cell is priced at `U`.
+///
+/// # Errors
+///
+/// The ledger's validation errors (none for a converted cluster).
+pub(crate) fn headroom_ledger(
+    cluster: &GadgetCluster,
+    jobs: &[GadgetJob],
+) -> crate::Result<Ledger> {
+    let mut ledger = cluster.ledger()?;
+    let shapes = || {
+        jobs.iter()
+            .flat_map(|j| j.shapes.iter().map(move |s| (j, s)))
+    };
+    let max_w = shapes().map(|(_, s)| s.workers).max().unwrap_or(1);
+    for (k, server) in cluster.servers.iter().enumerate() {
+        let m = MachineId(k as u32);
+        let gpu = server.gpus - server.gpus.min(max_w) + 1;
+        let nic_delta = shapes()
+            .filter(|(j, s)| s.servers >= 2 && nic_fits(server.nic, server.nic, j.ring_nic))
+            .map(|(j, _)| j.ring_nic)
+            .fold(0.0, f64::max);
+        ledger = ledger
+            .with_price_capacity(m, GPU, f64::from(gpu))?
+            .with_price_capacity(m, NIC, (server.nic - nic_delta).max(0.0))?;
+    }
+    Ok(ledger)
+}
+
 /// One ring shape of a job: `w` workers on exactly `n` servers.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Shape {

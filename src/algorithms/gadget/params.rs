@@ -198,6 +198,12 @@ pub struct GadgetParams {
     pub worker_choice: WorkerChoice,
     /// Durations `⌈F·τ⌉` (`Fractional`, default) or `⌈F/⌊1/τ⌋⌉` (`Floor`).
     pub progress: ProgressMode,
+    /// Headroom prices (default off): the price exponent of a server's GPUs
+    /// runs over `O_h − min(O_h, max_i max W_i) + 1` and of its NIC over
+    /// `B_h − max_i 2b_i`, so every plan blocked by a partly full cell
+    /// meets the price `U` there and the final dual is feasible whatever
+    /// the demand sizes (at the cost of a larger `α_eff`).
+    pub headroom: bool,
     /// Duration tables that replace the timing model of some jobs (tests).
     pub durations: BTreeMap<JobId, DurationTable>,
     /// Options of the online loop.
@@ -218,6 +224,7 @@ impl Default for GadgetParams {
             work_unit: WorkUnit::Iterations,
             worker_choice: WorkerChoice::Requested,
             progress: ProgressMode::Fractional,
+            headroom: false,
             durations: BTreeMap::new(),
             pd: PdOptions::default(),
         }

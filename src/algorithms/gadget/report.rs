@@ -94,7 +94,8 @@ pub struct RatioConditions {
     /// `U` and `L` derived from the job list with `u_scale = 1`, and
     /// `D_0 ≤ OPT/2` shown.
     pub valid_constants: bool,
-    /// Headroom prices (not offered: the guarantee rests on small demands).
+    /// Headroom prices were used: capacity-blocked plans are dual-feasible
+    /// whatever the demand sizes (condition A4 without small demands).
     pub headroom: bool,
 }
 
@@ -126,7 +127,7 @@ pub struct GadgetReport {
     pub jobs: Vec<JobRecord>,
     /// The embedding oracle.
     pub oracle: EmbeddingOracle,
-    /// Whether headroom prices were used (never: not offered).
+    /// Whether headroom prices were used.
     pub headroom: bool,
     /// How `U` and `L` were set.
     pub bounds: GadgetBounds,

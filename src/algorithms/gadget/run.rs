@@ -15,7 +15,7 @@ use crate::online::{
 use crate::schedule::{JobSchedule, Schedule};
 
 use super::error::GadgetError;
-use super::model::{DATA_UNIT_BYTES, GadgetCluster, GadgetJob, GadgetModel};
+use super::model::{DATA_UNIT_BYTES, GadgetCluster, GadgetJob, GadgetModel, headroom_ledger};
 use super::oracle::GadgetOracle;
 use super::params::{FairnessWeighting, GadgetBounds, GadgetParams};
 use super::plan::GadgetPlan;
@@ -126,12 +126,13 @@ impl Run {
             super::params::check_exhaustive(model.cluster.servers.len())?;
         }
         let bounds = price_bounds(&model.cluster, &model.jobs, &oracle, params)?;
-        let engine = OnlinePrimalDual::new(
-            oracle,
-            model.cluster.ledger()?,
-            bounds.bounds.clone(),
-            params.pd.clone(),
-        )?;
+        let ledger = if params.headroom {
+            headroom_ledger(&model.cluster, &model.jobs)?
+        } else {
+            model.cluster.ledger()?
+        };
+        let engine =
+            OnlinePrimalDual::new(oracle, ledger, bounds.bounds.clone(), params.pd.clone())?;
         let run = Run {
             engine,
             cluster: model.cluster,
@@ -200,14 +201,14 @@ impl Run {
             small_demands: run.assumption_small_demands,
             exact_oracle: exact,
             valid_constants: run.clairvoyant_bounds && run.d0_condition_verified,
-            headroom: false,
+            headroom: self.params.headroom,
         };
         let report = GadgetReport {
             alpha: run.alpha,
             run,
             jobs,
             oracle: self.params.oracle,
-            headroom: false,
+            headroom: self.params.headroom,
             bounds: self.params.bounds,
             v_floor: self.bounds.v_floor,
             alpha_eta: self.bounds.alpha_eta,
@@ -304,9 +305,11 @@ pub(crate) fn certificate(report: &GadgetReport) -> Certificate {
         two_alpha = two_alpha.invalid(r.clone());
     }
     if !run.assumption_small_demands {
-        two_alpha = two_alpha.invalid(
-            "small demands (y_h ≪ O_h, 2b ≪ B_h) do not hold, and no headroom prices make blocked plans dual-feasible",
-        );
+        two_alpha = two_alpha.invalid(if report.headroom {
+            "small demands (y_h ≪ O_h, 2b ≪ B_h) do not hold; headroom prices keep blocked plans dual-feasible, which the 2α_eff statement uses"
+        } else {
+            "small demands (y_h ≪ O_h, 2b ≪ B_h) do not hold, and without headroom prices blocked plans need them to be dual-feasible"
+        });
     }
     let effective = c
         .guarantees
