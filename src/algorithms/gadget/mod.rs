@@ -91,7 +91,8 @@
 //! greedy embedding, `T'` the slots from the job's first slot to the last
 //! any shape can use and `S_{w,n}` the starts examined; the exhaustive
 //! embedding replaces `|H| log |H|` by `C(|H|, n)·n log n`. Size guards
-//! bound `T·|H|` ([`MAX_CELLS`]) and the shapes per job.
+//! bound `T·|H|` ([`MAX_CELLS`]), the worker counts of a job
+//! ([`MAX_WORKER_COUNTS`]) and the search of one job ([`MAX_SEARCH`]).
 //!
 //! # Errors
 //!
@@ -147,8 +148,8 @@ use super::Solved;
 pub use error::GadgetError;
 pub use model::{
     DATA_UNIT_BYTES, GPU, GadgetCluster, GadgetJob, GadgetModel, GadgetServer, MAX_CELLS,
-    MAX_ITERATIONS, MAX_JOBS, MAX_SERVER_GPUS, MAX_WORKER_COUNTS, NIC, POOL, RESOURCES, Shape,
-    data_per_slot, ln_utility_at_jct, utility_at_jct,
+    MAX_ITERATIONS, MAX_JOBS, MAX_SEARCH, MAX_SERVER_GPUS, MAX_WORKER_COUNTS, NIC, POOL, RESOURCES,
+    Shape, data_per_slot, ln_utility_at_jct, utility_at_jct,
 };
 pub use oracle::GadgetOracle;
 pub use params::{

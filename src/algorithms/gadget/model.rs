@@ -49,6 +49,9 @@ pub const MAX_SERVER_GPUS: f64 = (1u64 << 20) as f64;
 pub const MAX_CELLS: u64 = 1 << 22;
 /// Most allowed worker counts of one job.
 pub const MAX_WORKER_COUNTS: usize = 256;
+/// Most steps of one job's search, bounded by
+/// `|W_i|·max(n_max, intra classes)·T·|H|` (2³²).
+pub const MAX_SEARCH: f64 = 4_294_967_296.0;
 /// Most iterations of one job (2⁵³, exact in an `f64`).
 pub const MAX_ITERATIONS: u64 = 1 << 53;
 
@@ -626,6 +629,15 @@ fn convert_job(
         lookahead: params.lookahead,
     };
     let counts = worker_counts(job, &ring.workers, params.worker_choice)?;
+    let bound = counts.len() as f64
+        * f64::from(params.max_servers.max(cluster.intra_classes.len() as u32))
+        * f64::from(cluster.horizon)
+        * cluster.servers.len() as f64;
+    too_large(
+        "worker counts × servers per ring × horizon × usable servers (the search of one job)",
+        bound,
+        MAX_SEARCH,
+    )?;
     out.shapes = shapes(&out, cluster, ring, &counts, params)?;
     Ok(out)
 }
@@ -705,45 +717,77 @@ fn shapes(
                 }
                 continue;
             }
-            let classes: Vec<Option<u32>> = if n == 1 {
-                (0..cluster.intra_classes.len() as u32).map(Some).collect()
-            } else {
-                vec![None]
-            };
-            let mut by_duration = Vec::new();
-            for class in classes {
-                let intra = class.map_or(min_intra, |c| cluster.intra_classes[c as usize]);
-                let tau = iteration_slots(
-                    ring,
-                    &cluster.ring,
-                    (w, n),
-                    intra,
-                    job.reserved_bps,
-                    cluster.slot_length_s,
-                )
-                .map_err(|e| unsupported(e.to_string()))?;
-                if !(tau.is_finite() && tau >= 0.0) {
-                    return Err(unsupported(format!(
-                        "iteration time {tau} slots with {w} workers on {n} servers is not finite and ≥ 0"
-                    )));
-                }
-                if let Some(d) =
-                    duration(job.id, (w, n), iterations, tau, params.progress, horizon)?
-                {
-                    by_duration.push(Shape {
-                        workers: w,
-                        servers: n,
-                        slots: d,
-                        iterations,
-                        tau_slots: tau,
-                        class,
-                    });
-                }
-            }
-            by_duration.sort_by_key(|s| (s.slots, s.class));
-            out.extend(by_duration);
+            out.extend(timed_shapes(
+                job,
+                cluster,
+                ring,
+                (w, n),
+                iterations,
+                params,
+            )?);
         }
     }
+    Ok(out)
+}
+
+/// The shapes of `(w, n)` by the timing model: one per internal-bandwidth
+/// class for `n = 1` (shortest first), one for `n ≥ 2`; none above the
+/// horizon.
+fn timed_shapes(
+    job: &GadgetJob,
+    cluster: &GadgetCluster,
+    ring: &RarJob,
+    (w, n): (u32, u32),
+    iterations: u64,
+    params: &GadgetParams,
+) -> Result<Vec<Shape>, GadgetError> {
+    let unsupported = |reason: String| GadgetError::UnsupportedJob {
+        job: job.id,
+        reason,
+    };
+    let classes: Vec<Option<u32>> = if n == 1 {
+        (0..cluster.intra_classes.len() as u32).map(Some).collect()
+    } else {
+        vec![None]
+    };
+    let min_intra = cluster.intra_classes.first().copied().unwrap_or(0.0);
+    let mut out = Vec::new();
+    for class in classes {
+        let intra = class.map_or(min_intra, |c| cluster.intra_classes[c as usize]);
+        let tau = iteration_slots(
+            ring,
+            &cluster.ring,
+            (w, n),
+            intra,
+            job.reserved_bps,
+            cluster.slot_length_s,
+        )
+        .map_err(|e| unsupported(e.to_string()))?;
+        if !(tau.is_finite() && tau >= 0.0) {
+            return Err(unsupported(format!(
+                "iteration time {tau} slots with {w} workers on {n} servers is not finite and ≥ 0"
+            )));
+        }
+        let d = duration(
+            job.id,
+            (w, n),
+            iterations,
+            tau,
+            params.progress,
+            cluster.horizon,
+        )?;
+        if let Some(slots) = d {
+            out.push(Shape {
+                workers: w,
+                servers: n,
+                slots,
+                iterations,
+                tau_slots: tau,
+                class,
+            });
+        }
+    }
+    out.sort_by_key(|s| (s.slots, s.class));
     Ok(out)
 }
 
