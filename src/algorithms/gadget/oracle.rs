@@ -546,3 +546,56 @@ impl PricingOracle for GadgetOracle {
         .with_quality(quality))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sliding_minimum() {
+        let mut q = MinQueue::default();
+        let values = [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0];
+        // Windows of 3 slots.
+        let mut got = Vec::new();
+        for (t, &v) in values.iter().enumerate() {
+            q.push(t as u32, v);
+            if t >= 2 {
+                got.push(q.min_from(t as u32 - 2));
+            }
+        }
+        assert_eq!(got, vec![1.0, 1.0, 1.0, 1.0, 2.0, 2.0]);
+    }
+
+    fn server(k: u32, free_gpus: u32, gpu_price: f64, nic_price: f64) -> ServerWindow {
+        ServerWindow {
+            k,
+            free_gpus,
+            free_nic: 100.0,
+            nic_capacity: 100.0,
+            gpu_price,
+            nic_price,
+            class: 0,
+        }
+    }
+
+    #[test]
+    fn distribution_fills_cheap_servers_first() {
+        // π = (3, 6, 9), ψ = (1.5, 0.3, 0.3), 2b = 4: w = 6 on {h0, h1} is
+        // (4, 2) at 12 + 12 + 6 + 1.2; on all three (4, 1, 1).
+        let s = [
+            server(0, 4, 3.0, 1.5),
+            server(1, 4, 6.0, 0.3),
+            server(2, 4, 9.0, 0.3),
+        ];
+        let mut out = Vec::new();
+        let c = distribute(&s, &[1, 0], 6, 4.0, &mut out).unwrap();
+        assert!((c - 31.2).abs() < 1e-12);
+        assert_eq!(out, vec![(0, 4), (1, 2)]);
+        distribute(&s, &[0, 1, 2], 6, 4.0, &mut out).unwrap();
+        assert_eq!(out, vec![(0, 4), (1, 1), (2, 1)]);
+        // Too few GPUs, or more servers than workers.
+        assert!(distribute(&s, &[0], 6, 4.0, &mut out).is_none());
+        assert!(distribute(&s, &[0, 1, 2], 2, 4.0, &mut out).is_none());
+        assert!(tie_tolerance(1e6) > tie_tolerance(1.0));
+    }
+}
