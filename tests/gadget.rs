@@ -46,6 +46,11 @@ fn job(id: u32, arrival_s: f64, r: RarJob, u: Utility) -> Job {
     Job::new(JobId(id), arrival_s, r).with_utility(u)
 }
 
+/// A job arriving at 0 with the constant utility `value`.
+fn constant(id: u32, r: RarJob, value: f64) -> Job {
+    job(id, 0.0, r, Utility::Constant { value })
+}
+
 /// The hand-checked timing parameters (slots of 1 s): `C = 40`,
 /// `ξ2 = 0.01`.
 fn hand_ring_params() -> RingParams {
@@ -66,9 +71,9 @@ fn hand_instance(req: u64, conv: Option<u64>, extra_job: bool) -> Instance {
     cluster.ring = hand_ring_params();
     let mut r = ring(4, req, 0.8, 0.08, Some(4.0));
     r.convergence_iterations = conv;
-    let mut jobs = vec![job(0, 0.0, r.clone(), Utility::Constant { value: 10.0 })];
+    let mut jobs = vec![constant(0, r.clone(), 10.0)];
     if extra_job {
-        jobs.push(job(1, 0.0, r, Utility::Constant { value: 10.0 }));
+        jobs.push(constant(1, r, 10.0));
     }
     Instance::new(cluster, jobs, 1.0, 20).unwrap()
 }
@@ -95,14 +100,7 @@ fn g1_price_function() {
     // horizon fill it to 4, then 8.
     let cluster = Cluster::new(vec![machine(0, 8.0, 1e9, 1e9)]);
     let jobs = (0..2)
-        .map(|i| {
-            job(
-                i,
-                0.0,
-                ring(4, 1, 0.0, 1.0, None),
-                Utility::Constant { value: 1e6 },
-            )
-        })
+        .map(|i| constant(i, ring(4, 1, 0.0, 1.0, None), 1e6))
         .collect();
     let instance = Instance::new(cluster, jobs, 1.0, 4).unwrap();
     let table = DurationTable::new([((4, 1), 4)]);
@@ -250,13 +248,7 @@ fn shape_of_job(j: &GadgetJob, n: u32) -> Shape {
 fn g6_model(table: &[((u32, u32), u32)]) -> GadgetModel {
     let cluster = Cluster::new((0..3).map(|i| machine(i, 4.0, 1e9, 1e9)).collect());
     let r = ring(6, 1, 0.0, 1.0, Some(2e6));
-    let instance = Instance::new(
-        cluster,
-        vec![job(0, 0.0, r, Utility::Constant { value: 100.0 })],
-        1.0,
-        6,
-    )
-    .unwrap();
+    let instance = Instance::new(cluster, vec![constant(0, r, 100.0)], 1.0, 6).unwrap();
     let params = GadgetParams {
         durations: BTreeMap::from([(JobId(0), DurationTable::new(table.iter().copied()))]),
         ..GadgetParams::default()
@@ -358,24 +350,9 @@ fn g8_rejection_threshold() {
     // One 2-GPU server, L = 1, U = 100; job 0 holds one GPU in every slot.
     let cluster = Cluster::new(vec![machine(0, 2.0, 1e9, 1e9)]);
     let jobs = vec![
-        job(
-            0,
-            0.0,
-            ring(1, 1, 0.0, 1.0, None),
-            Utility::Constant { value: 1e6 },
-        ),
-        job(
-            1,
-            0.0,
-            ring(1, 1, 0.0, 1.0, None),
-            Utility::Constant { value: 25.0 },
-        ),
-        job(
-            2,
-            0.0,
-            ring(1, 1, 0.0, 1.0, None),
-            Utility::Constant { value: 35.0 },
-        ),
+        constant(0, ring(1, 1, 0.0, 1.0, None), 1e6),
+        constant(1, ring(1, 1, 0.0, 1.0, None), 25.0),
+        constant(2, ring(1, 1, 0.0, 1.0, None), 35.0),
     ];
     let instance = Instance::new(cluster, jobs, 1.0, 6).unwrap();
     let params = GadgetParams {
@@ -429,12 +406,7 @@ fn g10_small_demand_factor() {
     // One 64-GPU server, U/L = 10⁴: one job of w GPUs for one slot.
     let alpha_eff = |w: u32| {
         let cluster = Cluster::new(vec![machine(0, 64.0, 1e9, 1e9)]);
-        let jobs = vec![job(
-            0,
-            0.0,
-            ring(w, 1, 0.0, 1.0, None),
-            Utility::Constant { value: 1e9 },
-        )];
+        let jobs = vec![constant(0, ring(w, 1, 0.0, 1.0, None), 1e9)];
         let instance = Instance::new(cluster, jobs, 1.0, 2).unwrap();
         let params = GadgetParams {
             bounds: GadgetBounds::Explicit {
@@ -560,18 +532,8 @@ fn headroom_exponent_capacities() {
     // reserving 2b = 4 and 2b = 8.
     let cluster = Cluster::new((0..2).map(|i| machine(i, 8.0, 1e7, 1e9)).collect());
     let jobs = vec![
-        job(
-            0,
-            0.0,
-            ring(6, 10, 1e3, 0.1, Some(2e6)),
-            Utility::Constant { value: 10.0 },
-        ),
-        job(
-            1,
-            0.0,
-            ring(4, 10, 1e3, 0.1, Some(4e6)),
-            Utility::Constant { value: 10.0 },
-        ),
+        constant(0, ring(6, 10, 1e3, 0.1, Some(2e6)), 10.0),
+        constant(1, ring(4, 10, 1e3, 0.1, Some(4e6)), 10.0),
     ];
     let instance = Instance::new(cluster, jobs, 1.0, 10).unwrap();
     let params = GadgetParams {
@@ -602,18 +564,8 @@ fn headroom_exponent_capacities() {
 fn a_job_without_reservation_uses_one_server() {
     let cluster = Cluster::new((0..2).map(|i| machine(i, 4.0, 1e9, 1e9)).collect());
     let jobs = vec![
-        job(
-            0,
-            0.0,
-            ring(6, 10, 1e6, 0.1, None),
-            Utility::Constant { value: 10.0 },
-        ),
-        job(
-            1,
-            0.0,
-            ring(4, 10, 1e6, 0.1, None),
-            Utility::Constant { value: 10.0 },
-        ),
+        constant(0, ring(6, 10, 1e6, 0.1, None), 10.0),
+        constant(1, ring(4, 10, 1e6, 0.1, None), 10.0),
     ];
     let instance = Instance::new(cluster, jobs, 1.0, 10).unwrap();
     let model = GadgetModel::new(&instance, &GadgetParams::default()).unwrap();
@@ -667,7 +619,7 @@ fn simulator_replay_matches_the_schedule() {
 #[test]
 fn hostile_input_gives_typed_errors() {
     let cluster = || Cluster::new((0..2).map(|i| machine(i, 4.0, 1e9, 1e9)).collect());
-    let one = |r: RarJob| vec![job(0, 0.0, r, Utility::Constant { value: 1.0 })];
+    let one = |r: RarJob| vec![constant(0, r, 1.0)];
     let inst = |jobs, horizon| Instance::new(cluster(), jobs, 1.0, horizon).unwrap();
     let base = inst(one(ring(2, 10, 0.0, 0.1, Some(1e6))), 10);
     let err = |instance: &Instance, params: GadgetParams| {
