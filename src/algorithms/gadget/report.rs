@@ -153,7 +153,8 @@ pub struct GadgetReport {
     pub energy_price: f64,
     /// Wall-clock seconds of every admission decision, arrival order.
     pub decision_seconds: Vec<f64>,
-    /// Embeddings the oracle attempted, over the run and the final pricing.
+    /// Embeddings the oracle attempted for the admission decisions (the
+    /// final re-pricing of the certificate excluded).
     pub embeddings: u64,
 }
 
