@@ -15,7 +15,8 @@
 //! length). Job `i` arrives in slot `a_i` with a utility `u_i` of its
 //! completion delay `δ = t̂ − a_i + 1`, a fairness weight `ω_i` frozen at
 //! arrival, worker counts `W_i`, iterations `F^eff` (its convergence
-//! estimate, or what it requested) and a reserved bandwidth `b_i`. A
+//! estimate, or what it requested) and a reserved bandwidth `b_i` (a job
+//! without one runs on one server). A
 //! schedule `l = (s, w, n, y)` runs `w ∈ W_i` workers, `y_h` on each of `n`
 //! servers, in every slot of `[s, s + d)`; the ring visits each server's
 //! workers contiguously, so for `n ≥ 2` it has `n` cross-server edges and
@@ -63,9 +64,10 @@
 //! [`GadgetBounds`]: the value floor (default)
 //! `L = v_floor/(4·T·Σ_h (O_h + B_h))` with
 //! `v_floor = max(ε_v·median v̄, min v^late)`, so `D_0 = v_floor/4 ≤ OPT/2`
-//! on every instance (a job alone is feasible), or the framework's η rule,
-//! whose `α` runs into the thousands with sigmoid utilities. The report
-//! gives α under both.
+//! on every instance (a job alone is feasible; under fairness weights, which
+//! can only lower values, the run checks it), or the framework's η rule,
+//! whose `α` runs into the hundreds or thousands with sigmoid utilities. The
+//! report gives α under both.
 //!
 //! # Guarantee
 //!
@@ -83,7 +85,8 @@
 //! online dual `D_end` (valid for the exact oracle) and the trivial
 //! `Σ_i v̄_i`; the framework's `OPT ≤ 2α_eff·ALG` (with
 //! `α_cell = ln(U/L)·c/c'` under headroom) is carried too, and holds
-//! whenever the running dual is feasible, which headroom guarantees.
+//! whenever the running dual is feasible, which headroom guarantees with the
+//! exact oracle.
 //!
 //! # Complexity
 //!
