@@ -5,6 +5,7 @@
 //! wraps each of them with `#[from]`, so `?` works across modules while the
 //! typed witness (which job, which machine, which row) is never lost.
 
+pub use crate::algorithms::gadget::GadgetError;
 pub use crate::algorithms::locality::LocalityError;
 pub use crate::algorithms::oasis::OasisError;
 pub use crate::algorithms::sjf_bco::SjfBcoError;
@@ -52,6 +53,10 @@ pub enum Error {
     /// model.
     #[error("locality: {0}")]
     Locality(#[from] LocalityError),
+    /// The GADGET-style scheduler cannot run on the instance (a job outside
+    /// its ring-all-reduce model, an invalid option, a size guard).
+    #[error("GADGET-style: {0}")]
+    Gadget(#[from] GadgetError),
     /// SJF-BCO or one of its baselines cannot run on the instance (a job
     /// outside the ring-all-reduce model, an invalid option, a size guard),
     /// or no trial placed every job.

@@ -4,6 +4,7 @@
 //! [`Solved`]: a schedule that [`verify`](crate::schedule::verify) accepts,
 //! its [`Certificate`], and an algorithm-specific report.
 
+pub mod gadget;
 pub mod locality;
 pub mod oasis;
 pub mod sjf_bco;

@@ -173,6 +173,27 @@ impl BoundsChoice {
 /// the schedulable jobs (`f_i(δ_min,i) = exp(ln_u_max)`,
 /// `f_i(T − 1 − a_i) = exp(ln_u_min)`); `None` when it is not positive.
 pub fn default_v_floor(inputs: &[BoundInputs]) -> Option<f64> {
+    value_floor_from(inputs, 1e-3)
+}
+
+/// The value floor `max(ε_v·median_i f_i(δ_min,i), min_i f_i(T − 1 − a_i))`
+/// over the schedulable jobs' bound inputs ([`default_v_floor`] is
+/// `ε_v = 10⁻³`); `None` when it is not positive and finite (no schedulable
+/// job, or `ε_v` not positive and every late utility 0). The median of an
+/// even count is the upper one. It is at most `max_i f_i(δ_min,i)` when
+/// `ε_v ≤ 1`.
+///
+/// ```
+/// use dmlsched::online::{value_floor_from, BoundInputs};
+/// let job = |best: f64, late: f64| BoundInputs {
+///     arrival: 0, schedulable: true, ln_u_max: best.ln(), ln_u_min: late.ln(),
+///     unit_demands: vec![], normalisers: vec![],
+/// };
+/// let jobs = [job(10.0, 0.0), job(40.0, 1.0), job(100.0, 2.0)];
+/// // median 40, min late 0: max(0.01·40, 0) = 0.4
+/// assert!((value_floor_from(&jobs, 0.01).unwrap() - 0.4).abs() < 1e-12);
+/// ```
+pub fn value_floor_from(inputs: &[BoundInputs], epsilon_v: f64) -> Option<f64> {
     let schedulable = || inputs.iter().filter(|b| b.schedulable);
     let mut best: Vec<f64> = schedulable().map(|b| b.ln_u_max.exp()).collect();
     if best.is_empty() {
@@ -182,7 +203,7 @@ pub fn default_v_floor(inputs: &[BoundInputs]) -> Option<f64> {
     let late = schedulable()
         .map(|b| b.ln_u_min.exp())
         .fold(f64::INFINITY, f64::min);
-    let v = (1e-3 * best[best.len() / 2]).max(late);
+    let v = (epsilon_v * best[best.len() / 2]).max(late);
     (v > 0.0 && v.is_finite()).then_some(v)
 }
 

@@ -119,7 +119,8 @@ pub struct RunReport<P> {
     /// α of the η rule on the same job list, when derivable (reported beside
     /// the value floor's).
     pub alpha_eta_rule: Option<f64>,
-    /// `α_eff = max(α, max (e^{α_cell·x} − 1)/x)` over committed increments.
+    /// `α_eff = max(α, max (e^{α_cell·x} − 1)/x)` over committed increments
+    /// (`α_cell = ln(U/L)·c/c'` in cells with headroom prices).
     pub alpha_eff: f64,
     /// Largest fill fraction `x = Δg/c` one job added to one cell.
     pub x_max: f64,
@@ -148,7 +149,9 @@ pub struct RunReport<P> {
     pub assumption_small_demands: bool,
     /// Bounds derived from the job list with `u_scale = 1`.
     pub clairvoyant_bounds: bool,
-    /// `D_0 ≤ OPT/2` was shown (by `ALG ≥ 2·D_0` or a witness job).
+    /// `D_0 ≤ OPT/2` was shown (by `ALG ≥ 2·D_0`, by an attained `f_i(δ_min,i)
+    /// ≥ 2·D_0` when the oracle declares
+    /// [`u_max_attained`](PricingOracle::u_max_attained), or by a witness job).
     pub d0_condition_verified: bool,
     /// Why the `2αρ` guarantee is not valid (empty when valid).
     pub reasons: Vec<String>,
@@ -162,6 +165,8 @@ struct CellIncrement {
     pool: PoolId,
     resource: ResourceId,
     capacity: f64,
+    /// The capacity `c'` in the price exponent.
+    price_capacity: f64,
     amount: f64,
 }
 
@@ -257,6 +262,11 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
         &self.oracle
     }
 
+    /// `α_eff` over the increments committed so far.
+    pub fn alpha_eff_so_far(&self) -> f64 {
+        self.alpha_eff
+    }
+
     /// Processes the next arriving job: rejects it if unschedulable, else asks
     /// the oracle and admits iff `payoff > admission_epsilon`, committing the
     /// whole plan irrevocably.
@@ -348,7 +358,18 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
             if c.capacity > 0.0 && c.amount > 0.0 {
                 let x = c.amount / c.capacity;
                 self.x_max = self.x_max.max(x);
-                let a = self.bounds.alpha_cell(c.pool, c.resource);
+                // With headroom the exponent runs over c' ≤ c: the cell's
+                // constant is ln(U/L)·c/c' (infinite for c' = 0).
+                let a = match self.bounds.alpha_cell(c.pool, c.resource) {
+                    a if a > 0.0 && c.price_capacity < c.capacity => {
+                        if c.price_capacity > 0.0 {
+                            a * c.capacity / c.price_capacity
+                        } else {
+                            f64::INFINITY
+                        }
+                    }
+                    a => a,
+                };
                 if a > 0.0 {
                     self.alpha_eff = self.alpha_eff.max((a * x).exp_m1() / x);
                 }
@@ -422,7 +443,8 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
 
         // D_0 ≤ OPT/2: by ALG, or by a witness job alone on the empty cluster.
         let d0_needed = 2.0 * dual_initial * bounds.l_allowance();
-        let mut d0_condition_verified = total_utility >= d0_needed;
+        let mut d0_condition_verified = total_utility >= d0_needed
+            || (self.oracle.u_max_attained() && self.outcomes.iter().any(|o| o.u_max >= d0_needed));
         if !d0_condition_verified && self.opts.verify_d0_condition {
             d0_condition_verified = d0_witness(
                 &mut self.oracle,
@@ -754,6 +776,7 @@ fn check_response<P: Reservation>(
                 pool,
                 resource: r,
                 capacity: ledger.capacity(m, r),
+                price_capacity: ledger.price_capacity(m, r),
                 amount,
             });
             last = Some(i);

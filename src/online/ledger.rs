@@ -118,6 +118,9 @@ pub struct Ledger {
     pool_of: Vec<PoolId>,
     /// `capacity[m·R + r]`.
     capacity: Vec<f64>,
+    /// `c'[m·R + r]`: the capacity in the price exponent (headroom prices;
+    /// equal to `capacity` unless set).
+    price_capacity: Vec<f64>,
     /// The touched pages of every machine.
     pages: Vec<Pages>,
 }
@@ -188,6 +191,7 @@ impl Ledger {
             pools,
             pages: vec![Pages::default(); pool_of.len()],
             pool_of,
+            price_capacity: capacity.clone(),
             capacity,
         })
     }
@@ -200,6 +204,7 @@ impl Ledger {
             pools: self.pools,
             pool_of: self.pool_of.clone(),
             capacity: self.capacity.clone(),
+            price_capacity: self.price_capacity.clone(),
             pages: vec![Pages::default(); self.pool_of.len()],
         }
     }
@@ -277,6 +282,65 @@ impl Ledger {
     /// Capacity `c_m^r` (0 for an unknown machine or resource).
     pub fn capacity(&self, m: MachineId, r: ResourceId) -> f64 {
         self.cap_index(m, r).map_or(0.0, |i| self.capacity[i])
+    }
+
+    /// The same ledger with the capacity in the price exponent of machine
+    /// `m`, resource `r` set to `c' ∈ [0, c]`: the price becomes
+    /// `L·(U/L)^(g/c')`, reaching `U` once `g ≥ c'` (with `c' = 0`, as soon
+    /// as anything is committed). Headroom prices: with `c' = c − δ + 1`
+    /// (counts) or `c − δ` (amounts), `δ` the largest amount one plan can
+    /// place in the cell, every plan blocked by the cell's residual meets
+    /// the price `U` there, so the final dual is feasible whatever the
+    /// demand sizes. The allocation–cost constant of the cell becomes
+    /// `ln(U/L)·c/c'` (see `α_eff`).
+    ///
+    /// # Errors
+    ///
+    /// [`OnlineError::InvalidInstance`] for an unknown machine or resource,
+    /// or `c'` not in `[0, c]`.
+    pub fn with_price_capacity(
+        mut self,
+        m: MachineId,
+        r: ResourceId,
+        c_prime: f64,
+    ) -> Result<Self, OnlineError> {
+        let Some(i) = self.cap_index(m, r) else {
+            return Err(OnlineError::InvalidInstance {
+                reason: format!("no {m}, {r} to set a price capacity for"),
+            });
+        };
+        if !(c_prime >= 0.0 && c_prime <= self.capacity[i]) {
+            return Err(OnlineError::InvalidInstance {
+                reason: format!(
+                    "{m}, {r}: price capacity {} is not in [0, {}]",
+                    Num(c_prime),
+                    Num(self.capacity[i])
+                ),
+            });
+        }
+        self.price_capacity[i] = c_prime;
+        Ok(self)
+    }
+
+    /// `c'_m^r`, the capacity in the price exponent (the capacity unless
+    /// [set](Self::with_price_capacity); 0 for an unknown machine or
+    /// resource).
+    pub fn price_capacity(&self, m: MachineId, r: ResourceId) -> f64 {
+        self.cap_index(m, r).map_or(0.0, |i| self.price_capacity[i])
+    }
+
+    /// The exponent `g/c'` of the price, clamped into `[0, 1]` (with
+    /// `c' = 0`: 1 once anything is committed, else 0).
+    pub(crate) fn price_fill(&self, m: MachineId, r: ResourceId, t: u32) -> f64 {
+        let cp = self.price_capacity(m, r);
+        let g = self.committed(m, r, t);
+        if cp > 0.0 {
+            (g / cp).clamp(0.0, 1.0)
+        } else if g > 0.0 {
+            1.0
+        } else {
+            0.0
+        }
     }
 
     /// Committed amount `g_m^r(t)` (0 outside the ledger).

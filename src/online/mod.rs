@@ -13,7 +13,10 @@
 //! p_m^r(t) = L_κ · (U_κ^r / L_κ)^(g/c),   ln p = ln L_κ + (g/c)·(ln U_κ^r − ln L_κ)
 //! ```
 //!
-//! with `p = L_κ` when `c = 0` or `U_κ^r` is undefined. [`PriceBounds`] derive
+//! with `p = L_κ` when `c = 0` or `U_κ^r` is undefined. Headroom prices
+//! ([`Ledger::with_price_capacity`]) replace `c` in the exponent by
+//! `c' ≤ c`, so a cell is priced at `U` before it is full; the cell's
+//! allocation–cost constant becomes `ln(U/L)·c/c'`. [`PriceBounds`] derive
 //! the constants from every job's [`BoundInputs`] (with the crate's
 //! corrections to the OASiS paper's formulas: `U` at the smallest achievable
 //! elapsed time, positive demands only, unschedulable jobs left out):
@@ -117,7 +120,7 @@ mod tests;
 
 pub use bounds::{
     BoundInputs, BoundsChoice, BoundsOrigin, BoundsRule, MIN_POSITIVE_DEMAND, PriceBounds,
-    UnitDemand, default_v_floor,
+    UnitDemand, default_v_floor, value_floor_from,
 };
 pub use engine::{Decision, JobOutcome, OnlinePrimalDual, PdOptions, RejectReason, RunReport};
 pub use error::OnlineError;

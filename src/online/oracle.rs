@@ -134,6 +134,16 @@ pub trait PricingOracle {
     /// Whatever the job model reports for an invalid job.
     fn bound_inputs(&self, job: &Self::Job, horizon: u32) -> Result<BoundInputs>;
 
+    /// Whether every job's [`BoundInputs::ln_u_max`] is the utility of a
+    /// plan that fits the empty cluster on its own (attained, not only an
+    /// upper bound). Then `OPT ≥ max_i f_i(δ_min,i)` over the jobs stepped,
+    /// and [`OnlinePrimalDual::finish`](super::OnlinePrimalDual::finish)
+    /// takes `D_0 ≤ OPT/2` as shown when `2·D_0` is at most that maximum,
+    /// without the witness search. Default `false`.
+    fn u_max_attained(&self) -> bool {
+        false
+    }
+
     /// Best plan for `job` (the `job_index`-th in arrival order) at the prices
     /// and residual capacities of `view`.
     ///

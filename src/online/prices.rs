@@ -252,9 +252,10 @@ impl<'a> PriceView<'a> {
     }
 }
 
-/// `ln p = ln L_κ + (g/c)·(ln U_κ^r − ln L_κ)`, with `p = L_κ` for `c = 0`
-/// or undefined `U_κ^r` (no job demands `r` in the pool; the cell is never
-/// consumed).
+/// `ln p = ln L_κ + (g/c')·(ln U_κ^r − ln L_κ)` with `g/c'` clamped into
+/// `[0, 1]` (`c'` the price capacity, `c` unless headroom is set), and
+/// `p = L_κ` for `c = 0` or undefined `U_κ^r` (no job demands `r` in the
+/// pool; the cell is never consumed).
 pub(crate) fn ledger_ln_price(
     ledger: &Ledger,
     bounds: &PriceBounds,
@@ -271,7 +272,7 @@ pub(crate) fn ledger_ln_price(
     let ln_l = bounds.ln_l(pool);
     match bounds.ln_u(pool, r) {
         Some(ln_u) if ledger.capacity(m, r) > 0.0 => {
-            let f = ledger.fill(m, r, t);
+            let f = ledger.price_fill(m, r, t);
             // Exact at both ends and non-decreasing in `f` despite rounding.
             if f >= 1.0 {
                 ln_u

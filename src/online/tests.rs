@@ -37,6 +37,8 @@ struct Job {
 struct ListOracle {
     calls: usize,
     cost_offset: f64,
+    /// What [`PricingOracle::u_max_attained`] answers.
+    attained: bool,
 }
 
 impl PricingOracle for ListOracle {
@@ -44,6 +46,9 @@ impl PricingOracle for ListOracle {
     type Plan = Cells;
     fn bound_inputs(&self, job: &Job, _horizon: u32) -> crate::Result<BoundInputs> {
         Ok(job.inputs.clone())
+    }
+    fn u_max_attained(&self) -> bool {
+        self.attained
     }
     fn best_response(
         &mut self,
@@ -382,6 +387,90 @@ fn value_floor_bounds() {
 }
 
 #[test]
+fn attained_best_utility_shows_the_d0_condition() {
+    // D_0 = v_floor/4 = 2.5 needs OPT ≥ 5; the run earns 3, and no witness
+    // search runs, so only an attained f(δ_min) = 10 shows it.
+    let l = Ledger::new(1, 1, vec![(PoolId(0), vec![4.0])]).unwrap();
+    let job = Job {
+        inputs: inputs(0, 10.0, 3.0, vec![(0, vec![1.0])], vec![(0, 1.0)]),
+        candidates: vec![(3.0, Cells(vec![(0, 0, 0, 1.0)]))],
+    };
+    let b = PriceBounds::value_floor(&l, std::slice::from_ref(&job.inputs), 10.0).unwrap();
+    let opts = PdOptions {
+        verify_d0_condition: false,
+        ..PdOptions::default()
+    };
+    for attained in [false, true] {
+        let oracle = ListOracle {
+            attained,
+            ..ListOracle::default()
+        };
+        let rep = OnlinePrimalDual::new(oracle, l.clone(), b.clone(), opts.clone())
+            .unwrap()
+            .run(std::slice::from_ref(&job))
+            .unwrap();
+        assert!(close(rep.dual_initial, 2.5) && close(rep.total_utility, 3.0));
+        assert_eq!(rep.d0_condition_verified, attained);
+        assert_eq!(
+            rep.reasons.iter().any(|r| r.starts_with("D0Condition")),
+            !attained
+        );
+        rep.certificate.check(1e-9).unwrap();
+    }
+}
+
+#[test]
+fn headroom_price_capacity() {
+    // Capacity 8, exponent capacity 4, L = 1, U = 100 (explicit).
+    let l = Ledger::new(1, 1, vec![(PoolId(0), vec![8.0])])
+        .unwrap()
+        .with_price_capacity(MachineId(0), ResourceId(0), 4.0)
+        .unwrap();
+    assert_eq!(l.price_capacity(MachineId(0), ResourceId(0)), 4.0);
+    assert_eq!(l.emptied().price_capacity(MachineId(0), ResourceId(0)), 4.0);
+    let b = PriceBounds::explicit(vec![0.0], vec![vec![Some(100f64.ln())]]).unwrap();
+    let mut pd = OnlinePrimalDual::new(ListOracle::default(), l, b, PdOptions::default()).unwrap();
+    let price = |pd: &OnlinePrimalDual<ListOracle>| pd.view().price(MachineId(0), ResourceId(0), 0);
+    assert!(close(price(&pd), 1.0));
+    assert!(pd.step(&unit_job(1e3, 2.0)).unwrap().admitted());
+    assert!(close(price(&pd), 10.0));
+    assert!(close(
+        pd.alpha_eff_so_far(),
+        (2.0 * 100f64.ln() * 0.25).exp_m1() / 0.25
+    ));
+    assert!(pd.step(&unit_job(1e3, 2.0)).unwrap().admitted());
+    assert!(close(price(&pd), 100.0));
+    assert!(pd.step(&unit_job(1e3, 2.0)).unwrap().admitted());
+    assert!(close(price(&pd), 100.0));
+    // c' = 0: U as soon as anything is committed.
+    let l = Ledger::new(1, 1, vec![(PoolId(0), vec![8.0])])
+        .unwrap()
+        .with_price_capacity(MachineId(0), ResourceId(0), 0.0)
+        .unwrap();
+    let b = PriceBounds::explicit(vec![0.0], vec![vec![Some(100f64.ln())]]).unwrap();
+    let mut pd = OnlinePrimalDual::new(ListOracle::default(), l, b, PdOptions::default()).unwrap();
+    assert!(close(price(&pd), 1.0));
+    assert!(pd.step(&unit_job(1e3, 1.0)).unwrap().admitted());
+    assert!(close(price(&pd), 100.0));
+    assert_eq!(pd.alpha_eff_so_far(), f64::INFINITY);
+    let rep = pd.finish(&[unit_job(1e3, 1.0)]).unwrap();
+    rep.certificate.check(1e-9).unwrap();
+    let bad = |c: f64| {
+        Ledger::new(1, 1, vec![(PoolId(0), vec![8.0])])
+            .unwrap()
+            .with_price_capacity(MachineId(0), ResourceId(0), c)
+            .is_err()
+    };
+    assert!(bad(9.0) && bad(-1.0) && bad(f64::NAN));
+    assert!(
+        Ledger::new(1, 1, vec![(PoolId(0), vec![8.0])])
+            .unwrap()
+            .with_price_capacity(MachineId(1), ResourceId(0), 1.0)
+            .is_err()
+    );
+}
+
+#[test]
 fn overrides_mark_the_guarantee_invalid() {
     let ledger = example_a_ledger();
     let b = PriceBounds::from_jobs(&ledger, &[example_a_inputs()]).unwrap();
@@ -525,8 +614,8 @@ fn capacity_violation_leaves_the_ledger_unchanged() {
 fn oracle_bugs_are_errors() {
     let (l, b) = flat();
     let oracle = ListOracle {
-        calls: 0,
         cost_offset: 1e-3,
+        ..ListOracle::default()
     };
     let mut pd = OnlinePrimalDual::new(oracle, l, b, PdOptions::default()).unwrap();
     assert!(matches!(

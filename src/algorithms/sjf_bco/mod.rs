@@ -113,6 +113,7 @@ mod trial;
 pub use baselines::{RarFf, RarLs, RarRand};
 pub use bounds::lower_bound_closed_form;
 pub use error::SjfBcoError;
+pub(crate) use model::usable_gpus;
 pub use model::{
     MAX_GPUS, MAX_ITERATIONS, MAX_JOBS, MAX_JOBS_TIMES_GPUS, MAX_SLOTS, RarModel, RarModelJob,
     RarServer, TimeModel,

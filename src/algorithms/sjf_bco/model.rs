@@ -4,7 +4,8 @@
 
 use super::error::SjfBcoError;
 use crate::model::{
-    Architecture, GpuId, Instance, JobId, MachineId, RarJob, ResourceKind, TaskKind,
+    Architecture, GpuId, Instance, JobId, Machine, MachineId, RarJob, ResourceKind, Resources,
+    TaskKind,
 };
 use crate::timing::{RarTiming, effective_contenders};
 
@@ -306,28 +307,42 @@ fn ring_jobs(instance: &Instance) -> Result<Vec<RarJob>, SjfBcoError> {
     Ok(out)
 }
 
+/// Usable GPUs of machine `m` for ring workers of the given demands: the
+/// most workers of every demand that fit on it, resource by resource
+/// (`min_k ⌊c^k/d^k⌋` over positive entries, with a relative slack of
+/// 10⁻¹² far below the checker's tolerance), so that any mix of at most that
+/// many workers of these demands fits. 0 when the machine may not host
+/// workers; `+∞` without demands. Every ring worker demands exactly one
+/// GPU, so the GPU count is one of the limits. Shared by SJF-BCO and the
+/// GADGET-style scheduler.
+pub(crate) fn usable_gpus<'a>(
+    m: &Machine,
+    worker_demands: impl IntoIterator<Item = &'a Resources>,
+) -> f64 {
+    let mut fit = if m.hosts.allows(TaskKind::Worker) {
+        f64::INFINITY
+    } else {
+        0.0
+    };
+    for demand in worker_demands {
+        for kind in ResourceKind::ALL {
+            let d = demand.get(kind);
+            if d > 0.0 {
+                let c = m.capacity.get(kind);
+                fit = fit.min((c / d * (1.0 + FIT_SLACK)).floor().max(0.0));
+            }
+        }
+    }
+    fit
+}
+
 /// Usable GPUs per machine: the most workers of every job that fit on it,
 /// resource by resource, so that any mix of at most `O_s` workers fits.
 fn servers(instance: &Instance, rings: &[RarJob]) -> Result<Vec<RarServer>, SjfBcoError> {
     let mut out = Vec::with_capacity(instance.cluster().machines.len());
     let mut first = 0usize;
     for m in &instance.cluster().machines {
-        // Every ring worker demands exactly one GPU, so the GPU count is
-        // one of the limits below.
-        let mut fit = if m.hosts.allows(TaskKind::Worker) {
-            f64::INFINITY
-        } else {
-            0.0
-        };
-        for r in rings {
-            for kind in ResourceKind::ALL {
-                let d = r.worker.get(kind);
-                if d > 0.0 {
-                    let c = m.capacity.get(kind);
-                    fit = fit.min((c / d * (1.0 + FIT_SLACK)).floor().max(0.0));
-                }
-            }
-        }
+        let fit = usable_gpus(m, rings.iter().map(|r| &r.worker));
         too_large("GPUs of one machine", fit, MAX_GPUS as f64)?;
         let gpus = fit as u32;
         out.push(RarServer {

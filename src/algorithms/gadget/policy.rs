@@ -1,0 +1,106 @@
+//! The GADGET-style scheduler as a simulator [`Policy`]: every arrival is
+//! priced and either reserved for good ([`Action::Reserve`]) or rejected.
+
+use crate::model::{Instance, JobId};
+use crate::sim::{Action, Event, Policy, SimView};
+
+use super::error::GadgetError;
+use super::model::GadgetJob;
+use super::run::Run;
+use super::{GadgetParams, GadgetReport};
+
+/// The GADGET-style scheduler in the simulator.
+///
+/// The price bounds are derived from the whole instance when the policy is
+/// built (clairvoyant, as the analysis requires). A job arriving inside a
+/// slot may start from the next boundary on; its delay still counts from
+/// its arrival slot. Plans are reserved without GPU ids (the simulator
+/// hands them out); [`Gadget::solve`](super::Gadget::solve) assigns them in
+/// its schedule. The simulator runs a ring at the RAR-C model's speed with
+/// the cluster's inter-server bandwidth and contention, so its completions
+/// match the plans when that speed equals the reserved one (single-server
+/// rings, or a reservation equal to the inter-server bandwidth without
+/// contention) and every job trains its requested iterations. After the
+/// run, [`report`](Self::report) finishes the framework.
+///
+/// ```
+/// use dmlsched::algorithms::gadget::{GadgetParams, GadgetPolicy};
+/// use dmlsched::model::*;
+/// use dmlsched::sim::{simulate, SimOptions};
+///
+/// let cluster = Cluster::homogeneous(2, Resources::zero().gpus(4.0).cpu_cores(8.0), 1e9);
+/// let ring = RarJob { workers: WorkerCounts::Fixed(4), iterations: 150, ..RarJob::default() };
+/// let jobs = (0..3).map(|i| Job::new(JobId(i), 0.0, ring.clone())).collect();
+/// let instance = Instance::new(cluster, jobs, 60.0, 10)?;
+/// let mut policy = GadgetPolicy::new(&instance, &GadgetParams::default())?;
+/// let result = simulate(&instance, &mut policy, &SimOptions::default())?;
+/// let report = policy.report()?;
+/// // 150 iterations of 1.001 s: 3 slots each; two jobs run side by side,
+/// // the third after them.
+/// assert_eq!(report.admitted(), 3);
+/// assert_eq!(result.jobs.iter().filter(|j| j.finish_s.is_some()).count(), 3);
+/// # Ok::<(), dmlsched::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct GadgetPolicy {
+    run: Run,
+    /// Every job of the instance by position.
+    by_position: Vec<Option<GadgetJob>>,
+}
+
+impl GadgetPolicy {
+    /// The policy for `instance`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Gadget::solve`](super::Gadget::solve).
+    pub fn new(instance: &Instance, params: &GadgetParams) -> crate::Result<Self> {
+        let (run, jobs) = Run::new(instance, params)?;
+        let mut by_position = vec![None; instance.jobs().len()];
+        for j in jobs {
+            let p = j.position;
+            by_position[p] = Some(j);
+        }
+        Ok(GadgetPolicy { run, by_position })
+    }
+
+    /// Finishes the framework (final dual, certificate) over the jobs that
+    /// arrived.
+    ///
+    /// # Errors
+    ///
+    /// The framework's errors.
+    pub fn report(self) -> crate::Result<GadgetReport> {
+        Ok(self.run.finish()?.1)
+    }
+
+    fn decide(&mut self, view: &SimView<'_>, id: JobId) -> crate::Result<Action> {
+        let job = view
+            .instance()
+            .job_position(id)
+            .and_then(|p| self.by_position.get_mut(p).and_then(Option::take))
+            .ok_or(GadgetError::UnknownJob { job: id })?;
+        let earliest = view.first_plannable_slot().unwrap_or(u32::MAX);
+        self.run.step(job.starting_at(earliest))?;
+        Ok(match self.run.last_plan() {
+            Some(plan) => Action::Reserve {
+                job: id,
+                segments: vec![plan.segment(&self.run.cluster, None)],
+            },
+            None => Action::Reject { job: id },
+        })
+    }
+}
+
+impl Policy for GadgetPolicy {
+    fn name(&self) -> String {
+        "gadget".into()
+    }
+
+    fn on_event(&mut self, view: &SimView<'_>, event: &Event) -> crate::Result<Vec<Action>> {
+        match event {
+            Event::Arrival { job } => Ok(vec![self.decide(view, *job)?]),
+            _ => Ok(Vec::new()),
+        }
+    }
+}
