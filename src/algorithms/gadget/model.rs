@@ -426,9 +426,10 @@ pub(crate) fn nic_fits(free: f64, capacity: f64, need: f64) -> bool {
 /// `τ(w, n)` in slots: the per-iteration time of a ring of `w` workers on
 /// `n` servers with no contention,
 /// `2(w−1)/w·m/B(n) + (w−1)/w·m/C + ξ2·n + K` with `B(1)` the server's
-/// internal bandwidth and `B(n ≥ 2) = b_i`, the reserved rate. Computed
-/// through the RAR-C model with the inter-server bandwidth set to `b_i` and
-/// one contender (`f(1) = 1` for every degradation), in this one function.
+/// internal bandwidth and `B(n ≥ 2) = b_i`, the reserved rate: the
+/// simulator's and the checker's timing of a reserving ring
+/// ([`RarTiming::iteration_time_reserved_s`]). A job without a reservation
+/// only runs on one server (`n = 1`).
 fn iteration_slots(
     ring: &RarJob,
     params: &RingParams,
@@ -437,12 +438,12 @@ fn iteration_slots(
     reserved_bps: Option<f64>,
     slot_length_s: f64,
 ) -> Result<f64, TimingError> {
-    let params = RingParams {
-        external_bandwidth_bps: reserved_bps.unwrap_or(params.external_bandwidth_bps),
-        ..*params
+    let timing = RarTiming::from_job(ring, shape.0, intra_bps, params)?;
+    let seconds = match reserved_bps {
+        Some(b) => timing.iteration_time_reserved_s(shape.1, b),
+        None => timing.iteration_time_s(shape.1, 1.0),
     };
-    let timing = RarTiming::from_job(ring, shape.0, intra_bps, &params)?;
-    Ok(timing.iteration_time_s(shape.1, 1.0) / slot_length_s)
+    Ok(seconds / slot_length_s)
 }
 
 /// `d = ⌈F·τ⌉` (`Fractional`) or `⌈F/⌊1/τ⌋⌉` (`Floor`), at least 1;
