@@ -155,6 +155,31 @@ impl Span {
         Some(c)
     }
 
+    /// What `free[pos]` leaves for workers once the reservation they would
+    /// bring to `pos` is taken; `None` when that reservation does not fit
+    /// (on `pos`, or on the machine the job would leave alone).
+    pub(crate) fn room(&self, free: &[Resources], pos: usize) -> Option<Resources> {
+        if !self.reserves() {
+            return Some(free[pos]);
+        }
+        let c = self.charge(pos, &Resources::zero(), true);
+        c.fits(free).then(|| free[pos].minus(&c.demand))
+    }
+
+    /// `pos` holds no more workers (their demands already given back):
+    /// gives back its reservation, and the last host's when the job is
+    /// left on one machine.
+    pub(crate) fn vacate(&mut self, free: &mut [Resources], pos: usize) {
+        let Ok(i) = self.hosts.binary_search(&pos) else {
+            return;
+        };
+        self.hosts.remove(i);
+        if self.charged {
+            free[pos].nic_bps += self.b;
+            self.settle(free);
+        }
+    }
+
     /// Charges `b` on every host now, as a job about to span machines is
     /// charged, if each host's NIC holds it; otherwise `false`, unchanged.
     fn charge_all(&mut self, free: &mut [Resources]) -> bool {
@@ -637,5 +662,29 @@ mod tests {
             assert_eq!(p.grow(job, &held, 1, 0), None);
             assert_eq!(p.free(), &rest[..]);
         }
+    }
+
+    #[test]
+    fn a_span_gives_the_reservation_back_on_one_machine() {
+        let i = inst_reserving(&[4.0, 4.0, 4.0], Some(4e9));
+        let job = &i.jobs()[0];
+        let mut free = full(&i);
+        let mut span = Span::new(job, []);
+        let w = Resources::zero().gpus(1.0);
+        for pos in [0, 1, 2] {
+            assert!(span.try_put(&mut free, pos, &w, true).is_some());
+        }
+        let nic = |f: &[Resources]| f.iter().map(|r| r.nic_bps / 1e9).collect::<Vec<_>>();
+        assert_eq!(nic(&free), [6.0, 6.0, 6.0]);
+        span.vacate(&mut free, 2);
+        assert_eq!(nic(&free), [6.0, 6.0, 10.0]);
+        span.vacate(&mut free, 0);
+        assert_eq!(nic(&free), [10.0, 10.0, 10.0]);
+        // Room for workers on a second machine is net of `b`, and none
+        // when the first machine cannot take it.
+        assert_eq!(span.room(&free, 0).map(|r| r.nic_bps), Some(6e9));
+        free[1].nic_bps = 3e9;
+        assert_eq!(span.room(&free, 0), None);
+        assert_eq!(span.room(&free, 1).map(|r| r.nic_bps), Some(3e9));
     }
 }
