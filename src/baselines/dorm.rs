@@ -721,9 +721,11 @@ impl Policy for DormLike {
                 prev_sum += u64::from(j.tasks().workers);
             }
             if pinned(&j) {
+                let spread = j.placement().worker_machines();
                 for &(m, t) in j.placement() {
                     if let Some(p) = inst.machine_position(m) {
-                        net[p] = net[p].minus(&j.job().demand_for(t.workers, t.ps));
+                        let d = j.job().demand_with_reservation(t.workers, t.ps, spread);
+                        net[p] = net[p].minus(&d);
                     }
                 }
                 continue;

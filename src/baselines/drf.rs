@@ -198,7 +198,7 @@ impl Policy for Drf {
                 .filter(|&(w, _)| w > f.workers)
                 .and_then(|(w, p)| {
                     placer
-                        .place(job, w - f.workers, p.saturating_sub(f.ps))
+                        .grow(job, &f.placement, w - f.workers, p.saturating_sub(f.ps))
                         .map(|part| (w, p.max(f.ps), part))
                 });
             // A job that cannot grow is saturated: it takes no further step.
@@ -235,7 +235,7 @@ impl Policy for Drf {
             if dw == 0 && dp == 0 {
                 continue;
             }
-            match sticky.place(j.job(), dw, dp) {
+            match sticky.grow(j.job(), placement, dw, dp) {
                 Some(extra) => placement.merge(&extra),
                 None => ok = false,
             }

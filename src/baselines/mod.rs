@@ -15,7 +15,9 @@
 //! | [`Tiresias`] | Gu et al., NSDI 2019 | fixed size, preemptive, discretised 2D-LAS, wakes itself at threshold crossings |
 //!
 //! Every policy sizes jobs with [`requested_tasks`] unless it says
-//! otherwise, and places tasks with a [`Placer`]. Policies that recompute
+//! otherwise, and places tasks with a [`Placer`], which charges a
+//! reserving ring's bandwidth on every machine it spans exactly as the
+//! simulator does (so no baseline's allocation is refused for it). Policies that recompute
 //! allocations from scratch ([`Drf`], [`ProportionalShare`], [`Tiresias`],
 //! [`Optimus`], [`Rrh`], the Dorm-like MILP)
 //! state the target allocation of every job whose allocation changes (a

@@ -1,5 +1,6 @@
 //! Task placement shared by the baselines: first fit, consolidating first
-//! fit and round robin, over a scratch copy of the free capacities.
+//! fit and round robin, over a scratch copy of the free capacities, with
+//! the ring reservation charged as the simulator charges it ([`Span`]).
 
 use crate::model::{FIT_TOL, Instance, Job, Resources, TaskKind};
 use crate::schedule::{Placement, Tasks};
@@ -22,11 +23,212 @@ pub enum PlacementRule {
     RoundRobin,
 }
 
+/// What one placement step charges: `demand` on machine position `pos`
+/// (the tasks, plus the reservation `pos` newly carries) and, when the step
+/// takes a job from one machine to two, the reservation `b` on the machine
+/// it held before.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Charge {
+    pos: usize,
+    demand: Resources,
+    other: Option<(usize, f64)>,
+}
+
+impl Charge {
+    /// `(position, demand)` pairs: the step's machine first.
+    pub(crate) fn parts(&self) -> impl Iterator<Item = (usize, Resources)> + use<> {
+        std::iter::once((self.pos, self.demand))
+            .chain(self.other.map(|(q, b)| (q, Resources::zero().nic(b))))
+    }
+
+    /// Whether every part fits in `free` (per machine position).
+    pub(crate) fn fits(&self, free: &[Resources]) -> bool {
+        self.parts().all(|(p, d)| d.fits_in(&free[p], FIT_TOL))
+    }
+
+    /// Subtracts every part from `free`.
+    pub(crate) fn apply(&self, free: &mut [Resources]) {
+        for (p, d) in self.parts() {
+            free[p] = free[p].minus(&d);
+        }
+    }
+}
+
+/// The machines holding one job's workers while a decision places it, and
+/// the ring reservation they carry: a ring-all-reduce job with a reserved
+/// bandwidth `b` is charged `b` of NIC per direction on every machine
+/// holding its workers once they span two or more machines, and nothing on
+/// one ([`Job::demand_with_reservation`], the simulator's and `verify`'s
+/// charge). Every shared placement path charges through it: a job that
+/// grows from one machine to two is charged `b` on both, each machine
+/// added later `b`, and a job that shrinks back to one machine gets the
+/// reservation back. For a job that reserves nothing it only keeps the
+/// list of machines, and its charges are exactly the tasks' demands.
+#[derive(Debug, Clone)]
+pub(crate) struct Span {
+    /// The reservation per machine once the job spans two or more (0:
+    /// none).
+    b: f64,
+    /// Machine positions holding workers, sorted.
+    hosts: Vec<usize>,
+    /// Whether `b` is charged on every host.
+    charged: bool,
+}
+
+impl Span {
+    /// `job` with workers on the machine positions `hosts`, charged as the
+    /// simulator charges them (`b` on each when there are two or more).
+    pub(crate) fn new(job: &Job, hosts: impl IntoIterator<Item = usize>) -> Self {
+        let mut hosts: Vec<usize> = hosts.into_iter().collect();
+        hosts.sort_unstable();
+        hosts.dedup();
+        let b = job.reserved_nic_bps(2);
+        Span {
+            b,
+            charged: b > 0.0 && hosts.len() >= 2,
+            hosts,
+        }
+    }
+
+    /// [`Span::new`] on the machines of `held` that hold workers.
+    pub(crate) fn of(instance: &Instance, job: &Job, held: &Placement) -> Self {
+        Span::new(
+            job,
+            held.iter()
+                .filter(|(_, t)| t.workers > 0)
+                .filter_map(|&(m, _)| instance.machine_position(m)),
+        )
+    }
+
+    /// Whether the job reserves bandwidth when it spans machines.
+    pub(crate) fn reserves(&self) -> bool {
+        self.b > 0.0
+    }
+
+    /// What putting `demand` on position `pos` charges (`worker`: the
+    /// demand includes at least one worker), given the hosts so far.
+    pub(crate) fn charge(&self, pos: usize, demand: &Resources, worker: bool) -> Charge {
+        let mut c = Charge {
+            pos,
+            demand: *demand,
+            other: None,
+        };
+        if !worker || self.b <= 0.0 || self.hosts.binary_search(&pos).is_ok() {
+            return c;
+        }
+        if self.charged {
+            c.demand.nic_bps += self.b;
+        } else if let [q] = self.hosts[..] {
+            c.demand.nic_bps += self.b;
+            c.other = Some((q, self.b));
+        }
+        c
+    }
+
+    /// Records that `pos` now holds the demand of a [`Span::charge`] that
+    /// was applied.
+    pub(crate) fn record(&mut self, pos: usize, worker: bool) {
+        if !worker {
+            return;
+        }
+        if let Err(i) = self.hosts.binary_search(&pos) {
+            self.hosts.insert(i, pos);
+            self.charged = self.b > 0.0 && (self.charged || self.hosts.len() >= 2);
+        }
+    }
+
+    /// Charges `demand` on `pos` if it fits in `free` with the reservation
+    /// it brings, and records it; otherwise changes nothing.
+    pub(crate) fn try_put(
+        &mut self,
+        free: &mut [Resources],
+        pos: usize,
+        demand: &Resources,
+        worker: bool,
+    ) -> Option<Charge> {
+        let c = self.charge(pos, demand, worker);
+        if !c.fits(free) {
+            return None;
+        }
+        c.apply(free);
+        self.record(pos, worker);
+        Some(c)
+    }
+
+    /// What `free[pos]` leaves for workers once the reservation they would
+    /// bring to `pos` is taken; `None` when that reservation does not fit
+    /// (on `pos`, or on the machine the job would leave alone).
+    pub(crate) fn room(&self, free: &[Resources], pos: usize) -> Option<Resources> {
+        if !self.reserves() {
+            return Some(free[pos]);
+        }
+        let c = self.charge(pos, &Resources::zero(), true);
+        c.fits(free).then(|| free[pos].minus(&c.demand))
+    }
+
+    /// `pos` holds no more workers (their demands already given back):
+    /// gives back its reservation, and the last host's when the job is
+    /// left on one machine.
+    pub(crate) fn vacate(&mut self, free: &mut [Resources], pos: usize) {
+        let Ok(i) = self.hosts.binary_search(&pos) else {
+            return;
+        };
+        self.hosts.remove(i);
+        if self.charged {
+            free[pos].nic_bps += self.b;
+            self.settle(free);
+        }
+    }
+
+    /// Charges `b` on every host now, as a job about to span machines is
+    /// charged, if each host's NIC holds it; otherwise `false`, unchanged.
+    fn charge_all(&mut self, free: &mut [Resources]) -> bool {
+        if self.charged || self.b <= 0.0 {
+            return true;
+        }
+        let b = Resources::zero().nic(self.b);
+        if !self.hosts.iter().all(|&q| b.fits_in(&free[q], FIT_TOL)) {
+            return false;
+        }
+        for &q in &self.hosts {
+            free[q] = free[q].minus(&b);
+        }
+        self.charged = true;
+        true
+    }
+
+    /// Gives the reservation back when the job holds fewer than two
+    /// machines.
+    fn settle(&mut self, free: &mut [Resources]) {
+        if self.charged && self.hosts.len() < 2 {
+            for &q in &self.hosts {
+                free[q].nic_bps += self.b;
+            }
+            self.charged = false;
+        }
+    }
+}
+
+/// Tasks per machine position, capacities left and pointer after a
+/// task-by-task placement.
+type Spread = (Vec<Tasks>, Vec<Resources>, usize);
+
 /// Places tasks on a scratch copy of the cluster's free capacities.
 ///
 /// Each successful [`Placer::place`] subtracts what it placed, so a policy
 /// can place several jobs in one decision; a failed one leaves the
 /// capacities unchanged (all or nothing).
+///
+/// **Ring reservations.** Every method charges what the simulator charges
+/// ([`Job::demand_with_reservation`]): a ring-all-reduce job with a
+/// reserved bandwidth `b` whose workers span two or more machines is
+/// charged `b` of NIC on each of them besides its tasks, and nothing when
+/// they share one machine. A machine whose free NIC cannot take `b` gets
+/// no worker that would make such a ring multi-machine; the placement
+/// tries other machines, or fails as for any other resource. When the
+/// rule's pass fails for such a ring, a second pass considers only
+/// machines with `b` free beyond the tasks they take (so that the first
+/// workers do not fill a machine that cannot carry the reservation).
 #[derive(Debug, Clone)]
 pub struct Placer<'a> {
     instance: &'a Instance,
@@ -63,20 +265,24 @@ impl<'a> Placer<'a> {
         &self.free
     }
 
-    /// Gives back what an allocation holds (for policies that recompute
-    /// allocations from scratch).
+    /// Gives back what an allocation holds, ring reservation included (for
+    /// policies that recompute allocations from scratch).
     pub fn release(&mut self, job: &Job, placement: &Placement) {
+        let spread = placement.worker_machines();
         for &(m, t) in placement {
             if let Some(p) = self.instance.machine_position(m) {
-                self.free[p] = self.free[p].plus(&job.demand_for(t.workers, t.ps));
+                self.free[p] =
+                    self.free[p].plus(&job.demand_with_reservation(t.workers, t.ps, spread));
             }
         }
     }
 
     /// Takes a given placement of `job` (to keep a running job where it is,
-    /// or to resume a gang where it ran) if every machine of it is known
-    /// and has room; otherwise returns `false` and changes nothing.
+    /// or to resume a gang where it ran), ring reservation included, if
+    /// every machine of it is known and has room; otherwise returns `false`
+    /// and changes nothing. The job holds nothing else on this placer.
     pub fn take(&mut self, job: &Job, placement: &Placement) -> bool {
+        let spread = placement.worker_machines();
         let mut needs: Vec<(usize, Resources)> = Vec::with_capacity(placement.len());
         for &(m, t) in placement {
             if t.is_empty() {
@@ -85,7 +291,7 @@ impl<'a> Placer<'a> {
             let Some(p) = self.instance.machine_position(m) else {
                 return false;
             };
-            let need = job.demand_for(t.workers, t.ps);
+            let need = job.demand_with_reservation(t.workers, t.ps, spread);
             match needs.iter_mut().find(|(q, _)| *q == p) {
                 Some((_, n)) => *n = n.plus(&need),
                 None => needs.push((p, need)),
@@ -116,52 +322,62 @@ impl<'a> Placer<'a> {
         need.fits_in(&total, FIT_TOL)
     }
 
-    /// Places `workers` workers and `ps` PSs of `job`, or returns `None` and
-    /// changes nothing.
+    /// Places `workers` workers and `ps` PSs of `job`, which holds nothing
+    /// on this placer, or returns `None` and changes nothing.
     pub fn place(&mut self, job: &Job, workers: u32, ps: u32) -> Option<Placement> {
+        self.grow(job, &Placement::new(), workers, ps)
+    }
+
+    /// Places `workers` more workers and `ps` more PSs of `job`, which
+    /// already holds `held` on this placer (placed or taken by it), and
+    /// returns what it adds; or returns `None` and changes nothing. When
+    /// the new workers take a reserving ring from one machine to several,
+    /// the reservation is charged on `held`'s machine too.
+    pub fn grow(
+        &mut self,
+        job: &Job,
+        held: &Placement,
+        workers: u32,
+        ps: u32,
+    ) -> Option<Placement> {
+        self.grow_span(job, Span::of(self.instance, job, held), workers, ps)
+    }
+
+    /// [`Placer::grow`] for a job whose held workers are on `span`.
+    pub(crate) fn grow_span(
+        &mut self,
+        job: &Job,
+        span: Span,
+        workers: u32,
+        ps: u32,
+    ) -> Option<Placement> {
         if !self.may_fit(job, workers, ps) {
             return None;
         }
-        let machines = &self.instance.cluster().machines;
-        if self.rule == PlacementRule::Consolidate {
-            let need = job.demand_for(workers, ps);
-            for (p, m) in machines.iter().enumerate() {
-                let hosts = (workers == 0 || m.hosts.allows(TaskKind::Worker))
-                    && (ps == 0 || m.hosts.allows(TaskKind::ParameterServer));
-                if hosts && job.may_use(m.id) && need.fits_in(&self.free[p], FIT_TOL) {
-                    self.free[p] = self.free[p].minus(&need);
-                    return Some(Placement::from(vec![(m.id, Tasks::new(workers, ps))]));
-                }
+        if self.rule == PlacementRule::Consolidate
+            && let Some(p) = self.consolidate(job, &span, workers, ps)
+        {
+            return Some(p);
+        }
+        let mut found = self.spread(job, &mut span.clone(), self.free.clone(), workers, ps);
+        if found.is_none() && workers > 0 && span.reserves() {
+            // Second pass: the reservation charged on every machine the
+            // ring uses from the start, given back if it ends on one.
+            let mut eager = span;
+            let mut free = self.free.clone();
+            if eager.charge_all(&mut free) {
+                found = self.spread(job, &mut eager, free, workers, ps).map(
+                    |(counts, mut free, pointer)| {
+                        eager.settle(&mut free);
+                        (counts, free, pointer)
+                    },
+                );
             }
         }
-        let mut free = self.free.clone();
-        let mut counts = vec![Tasks::default(); machines.len()];
-        let mut pointer = self.pointer;
-        let n = machines.len();
-        for (kind, count) in [(TaskKind::Worker, workers), (TaskKind::ParameterServer, ps)] {
-            let Some(unit) = job.task_demand(kind).copied() else {
-                continue;
-            };
-            for _ in 0..count {
-                let start = if self.rule == PlacementRule::RoundRobin {
-                    pointer
-                } else {
-                    0
-                };
-                let found = (0..n).map(|k| (start + k) % n).find(|&p| {
-                    let m = &machines[p];
-                    job.may_use(m.id) && m.can_host(kind, &unit) && unit.fits_in(&free[p], FIT_TOL)
-                })?;
-                free[found] = free[found].minus(&unit);
-                match kind {
-                    TaskKind::Worker => counts[found].workers += 1,
-                    TaskKind::ParameterServer => counts[found].ps += 1,
-                }
-                pointer = (found + 1) % n.max(1);
-            }
-        }
+        let (counts, free, pointer) = found?;
         self.free = free;
         self.pointer = pointer;
+        let machines = &self.instance.cluster().machines;
         Some(
             counts
                 .into_iter()
@@ -171,6 +387,69 @@ impl<'a> Placer<'a> {
                 .collect(),
         )
     }
+
+    /// The lowest-index single machine that takes all the tasks, with the
+    /// reservation they bring; `None` (unchanged) if there is none.
+    fn consolidate(&mut self, job: &Job, span: &Span, workers: u32, ps: u32) -> Option<Placement> {
+        let machines = &self.instance.cluster().machines;
+        let need = job.demand_for(workers, ps);
+        for (p, m) in machines.iter().enumerate() {
+            let hosts = (workers == 0 || m.hosts.allows(TaskKind::Worker))
+                && (ps == 0 || m.hosts.allows(TaskKind::ParameterServer));
+            if !(hosts && job.may_use(m.id)) {
+                continue;
+            }
+            let c = span.charge(p, &need, workers > 0);
+            if c.fits(&self.free) {
+                c.apply(&mut self.free);
+                return Some(Placement::from(vec![(m.id, Tasks::new(workers, ps))]));
+            }
+        }
+        None
+    }
+
+    /// Task by task by the rule (workers first, then PSs) on `free`, with
+    /// the reservations of `span`; `None` if a task fits nowhere.
+    fn spread(
+        &self,
+        job: &Job,
+        span: &mut Span,
+        mut free: Vec<Resources>,
+        workers: u32,
+        ps: u32,
+    ) -> Option<Spread> {
+        let machines = &self.instance.cluster().machines;
+        let n = machines.len();
+        let mut counts = vec![Tasks::default(); n];
+        let mut pointer = self.pointer;
+        for (kind, count) in [(TaskKind::Worker, workers), (TaskKind::ParameterServer, ps)] {
+            let Some(unit) = job.task_demand(kind).copied() else {
+                continue;
+            };
+            let worker = kind == TaskKind::Worker;
+            for _ in 0..count {
+                let start = if self.rule == PlacementRule::RoundRobin {
+                    pointer
+                } else {
+                    0
+                };
+                let found = (0..n).map(|k| (start + k) % n).find(|&p| {
+                    let m = &machines[p];
+                    job.may_use(m.id)
+                        && m.can_host(kind, &unit)
+                        && span.charge(p, &unit, worker).fits(&free)
+                })?;
+                span.charge(found, &unit, worker).apply(&mut free);
+                span.record(found, worker);
+                match kind {
+                    TaskKind::Worker => counts[found].workers += 1,
+                    TaskKind::ParameterServer => counts[found].ps += 1,
+                }
+                pointer = (found + 1) % n.max(1);
+            }
+        }
+        Some((counts, free, pointer))
+    }
 }
 
 #[cfg(test)]
@@ -179,6 +458,12 @@ mod tests {
     use crate::model::{Architecture, Cluster, JobId, MachineId, RarJob, WorkerCounts};
 
     fn inst(gpus: &[f64]) -> Instance {
+        inst_reserving(gpus, None)
+    }
+
+    /// Machines with `gpus` GPUs and a NIC of 10 per direction (units of
+    /// 10⁹ B/s), and one ring job of up to 8 workers reserving `b`.
+    fn inst_reserving(gpus: &[f64], b: Option<f64>) -> Instance {
         let machines = gpus
             .iter()
             .enumerate()
@@ -202,7 +487,7 @@ mod tests {
             minibatch_size: 1,
             forward_per_sample_s: 0.01,
             backward_per_iteration_s: 0.01,
-            reserved_bandwidth_bps: None,
+            reserved_bandwidth_bps: b,
             worker: Resources::zero().gpus(1.0).cpu_cores(1.0).memory(1e9),
         };
         let job = crate::model::Job::new(JobId(0), 0.0, Architecture::RingAllReduce(rar));
@@ -281,5 +566,125 @@ mod tests {
         let before = p.free().to_vec();
         assert_eq!(p.place(job, 3, 0), None);
         assert_eq!(p.free(), &before[..]);
+    }
+
+    fn nics(p: &Placer<'_>) -> Vec<f64> {
+        p.free().iter().map(|r| r.nic_bps / 1e9).collect()
+    }
+
+    fn full(i: &Instance) -> Vec<Resources> {
+        i.cluster().machines.iter().map(|m| m.capacity).collect()
+    }
+
+    #[test]
+    fn take_and_release_charge_the_reservation() {
+        let i = inst_reserving(&[4.0, 4.0, 4.0], Some(4e9));
+        let job = &i.jobs()[0];
+        let mut p = Placer::new(&i, &full(&i), PlacementRule::FirstFit);
+        let two = Placement::from([
+            (MachineId(0), Tasks::new(2, 0)),
+            (MachineId(1), Tasks::new(2, 0)),
+        ]);
+        assert!(p.take(job, &two));
+        assert_eq!(nics(&p), [6.0, 6.0, 10.0]);
+        // One machine: no reservation.
+        assert!(p.take(job, &Placement::from([(MachineId(2), Tasks::new(2, 0))])));
+        assert_eq!(nics(&p), [6.0, 6.0, 10.0]);
+        p.release(job, &two);
+        assert_eq!(nics(&p), [10.0, 10.0, 10.0]);
+        // A NIC that cannot take `b`: nothing is taken.
+        let mut low = full(&i);
+        low[1].nic_bps = 3e9;
+        let mut p = Placer::new(&i, &low, PlacementRule::FirstFit);
+        assert!(!p.take(job, &two));
+        assert_eq!(nics(&p), [10.0, 3.0, 10.0]);
+    }
+
+    #[test]
+    fn growth_to_a_second_machine_charges_both() {
+        let i = inst_reserving(&[4.0, 4.0, 4.0], Some(4e9));
+        let job = &i.jobs()[0];
+        let mut p = Placer::new(&i, &full(&i), PlacementRule::FirstFit);
+        let mut held = p.place(job, 2, 0).unwrap();
+        assert_eq!(held, vec![(MachineId(0), Tasks::new(2, 0))]);
+        assert_eq!(nics(&p), [10.0, 10.0, 10.0]);
+        // Two more fill machine 0: still one machine.
+        held.merge(&p.grow(job, &held, 2, 0).unwrap());
+        assert_eq!(nics(&p), [10.0, 10.0, 10.0]);
+        // The next worker spans two machines: `b` on both.
+        held.merge(&p.grow(job, &held, 1, 0).unwrap());
+        assert_eq!(held.worker_machines(), 2);
+        assert_eq!(nics(&p), [6.0, 6.0, 10.0]);
+        // A third machine: `b` on it only.
+        let mut rest = p.free().to_vec();
+        rest[1].gpus = 0.0;
+        let mut q = Placer::new(&i, &rest, PlacementRule::FirstFit);
+        assert_eq!(
+            q.grow(job, &held, 1, 0),
+            Some(Placement::from([(MachineId(2), Tasks::new(1, 0))]))
+        );
+        assert_eq!(nics(&q), [6.0, 6.0, 6.0]);
+        // Releasing the whole ring gives every reservation back.
+        held.merge(&Placement::from([(MachineId(2), Tasks::new(1, 0))]));
+        q.release(job, &held);
+        assert_eq!(nics(&q), [10.0, 10.0, 10.0]);
+    }
+
+    #[test]
+    fn no_spanning_worker_on_a_machine_without_room_for_b() {
+        let i = inst_reserving(&[4.0, 4.0, 4.0], Some(4e9));
+        let job = &i.jobs()[0];
+        let mut free = full(&i);
+        free[0].nic_bps = 1e9;
+        for rule in [PlacementRule::FirstFit, PlacementRule::Consolidate] {
+            // Three workers fit machine 0 alone, with no reservation.
+            let mut p = Placer::new(&i, &free, rule);
+            assert_eq!(
+                p.place(job, 3, 0),
+                Some(Placement::from([(MachineId(0), Tasks::new(3, 0))]))
+            );
+            // Six must span machines: machine 0 cannot carry `b`, so the
+            // ring goes to machines 1 and 2, charged `b` on each.
+            let mut p = Placer::new(&i, &free, rule);
+            assert_eq!(
+                p.place(job, 6, 0),
+                Some(Placement::from([
+                    (MachineId(1), Tasks::new(4, 0)),
+                    (MachineId(2), Tasks::new(2, 0))
+                ]))
+            );
+            assert_eq!(nics(&p), [1.0, 6.0, 6.0]);
+            // A ring held on machine 0 cannot grow past it.
+            let held = Placement::from([(MachineId(0), Tasks::new(4, 0))]);
+            let mut rest = free.clone();
+            rest[0].gpus = 0.0;
+            let mut p = Placer::new(&i, &rest, rule);
+            assert_eq!(p.grow(job, &held, 1, 0), None);
+            assert_eq!(p.free(), &rest[..]);
+        }
+    }
+
+    #[test]
+    fn a_span_gives_the_reservation_back_on_one_machine() {
+        let i = inst_reserving(&[4.0, 4.0, 4.0], Some(4e9));
+        let job = &i.jobs()[0];
+        let mut free = full(&i);
+        let mut span = Span::new(job, []);
+        let w = Resources::zero().gpus(1.0);
+        for pos in [0, 1, 2] {
+            assert!(span.try_put(&mut free, pos, &w, true).is_some());
+        }
+        let nic = |f: &[Resources]| f.iter().map(|r| r.nic_bps / 1e9).collect::<Vec<_>>();
+        assert_eq!(nic(&free), [6.0, 6.0, 6.0]);
+        span.vacate(&mut free, 2);
+        assert_eq!(nic(&free), [6.0, 6.0, 10.0]);
+        span.vacate(&mut free, 0);
+        assert_eq!(nic(&free), [10.0, 10.0, 10.0]);
+        // Room for workers on a second machine is net of `b`, and none
+        // when the first machine cannot take it.
+        assert_eq!(span.room(&free, 0).map(|r| r.nic_bps), Some(6e9));
+        free[1].nic_bps = 3e9;
+        assert_eq!(span.room(&free, 0), None);
+        assert_eq!(span.room(&free, 1).map(|r| r.nic_bps), Some(3e9));
     }
 }

@@ -5,6 +5,7 @@ use crate::schedule::{Placement, Tasks};
 use crate::sim::{Action, Event, JobView, Policy, SimView};
 
 use super::common::{keeps_allocation, to_actions, workers_fitting};
+use super::placement::Span;
 use super::{PlacementRule, Placer, ps_for, requested_tasks};
 
 /// Fixed-budget proportional share: each job spends a fixed budget on the
@@ -29,7 +30,12 @@ use super::{PlacementRule, Placer, ps_for, requested_tasks};
 /// 4. **Workers.** A job runs as many workers on the machine as its share
 ///    pays for (`⌊share / GPUs per worker⌋`), within its `max_workers`
 ///    overall and within what the machine's other resources (CPU, memory,
-///    NIC, …) still hold.
+///    NIC, …) still hold. A ring-all-reduce job with a reserved bandwidth
+///    `b` is charged `b` of NIC on every machine holding its workers once
+///    they span two or more, as the simulator charges it: workers on a new
+///    machine need `b` free there beside their own demand (and on the
+///    job's first machine when they make it multi-machine), and the
+///    reservation is given back when the job is left on one machine.
 /// 5. **Unused shares.** GPUs a job cannot use — its cap is reached, the
 ///    machine lacks its other resources, or the share is smaller than one
 ///    worker — go back to the machine and are offered again, in a new
@@ -118,6 +124,8 @@ struct Bidder<'a> {
     saturated: bool,
     /// Machines whose other resources ran out for it.
     blocked: Vec<bool>,
+    /// The machines holding its workers, and its ring reservation.
+    span: Span,
     /// Left the market: it could not use what it was given.
     excluded: bool,
     /// Rank by (arrival, id), for ties between equal remainders.
@@ -130,7 +138,9 @@ impl Bidder<'_> {
     }
 
     /// Drops `k` workers, from the machines where it has the fewest
-    /// (ties: the higher index), giving their resources back to `pool`.
+    /// (ties: the higher index), giving their resources back to `pool`
+    /// (with the ring reservation of a machine left without workers, and
+    /// of the last one when the job is left on one machine).
     fn drop_workers(&mut self, k: u32, pool: &mut [Resources]) {
         for _ in 0..k.min(self.total) {
             let pick = self
@@ -144,6 +154,9 @@ impl Bidder<'_> {
             self.workers[h] -= 1;
             self.total -= 1;
             pool[h] = pool[h].plus(&self.job().demand_for(1, 0));
+            if self.workers[h] == 0 {
+                self.span.vacate(pool, h);
+            }
         }
     }
 }
@@ -260,6 +273,7 @@ impl Policy for ProportionalShare {
                 total: 0,
                 saturated: false,
                 blocked: vec![false; h_count],
+                span: Span::new(job, []),
                 excluded: false,
                 rank: 0,
             });
@@ -338,11 +352,12 @@ fn clear(
         b.blocked.iter_mut().for_each(|x| *x = false);
         b.total = 0;
         b.saturated = b.cap == 0 || b.excluded;
+        b.span = Span::new(b.view.job(), []);
     }
     loop {
         let mut progress = false;
-        for (h, free) in pool.iter_mut().enumerate() {
-            let units = units::floor_tol(free.gpus.max(0.0));
+        for h in 0..pool.len() {
+            let units = units::floor_tol(pool[h].gpus.max(0.0));
             if units < 1.0 {
                 continue;
             }
@@ -371,11 +386,19 @@ fn clear(
                     paid as u32
                 };
                 let worker = b.job().demand_for(1, 0);
-                let y = paid.min(workers_fitting(&worker, free, room));
+                // What is left for workers after the ring reservation they
+                // would bring (none: it does not fit).
+                let y = b
+                    .span
+                    .room(pool, h)
+                    .map_or(0, |free| paid.min(workers_fitting(&worker, &free, room)));
                 if y > 0 {
                     b.workers[h] += y;
                     b.total += y;
-                    *free = free.minus(&b.job().demand_for(y, 0));
+                    b.span
+                        .charge(h, &b.job().demand_for(y, 0), true)
+                        .apply(pool);
+                    b.span.record(h, true);
                     progress = true;
                 }
                 if b.total >= b.cap {

@@ -19,6 +19,12 @@
 //! The preference for free capacity keeps jobs from moving onto what
 //! others give up when they need not, which limits churn.
 //!
+//! Every step charges what the simulator charges, ring reservations
+//! included (see [`Placer`]): releasing or keeping an allocation counts
+//! its reservation, and a job's growth is charged through its [`Span`], so
+//! a reserving ring that comes to span two machines is charged `b` on both
+//! and on every machine added after.
+//!
 //! # Actions
 //!
 //! [`Realloc::into_actions`] states the new allocation of every managed
@@ -32,6 +38,7 @@ use crate::model::{FIT_TOL, Instance, Job, ResourceKind, Resources, TaskKind};
 use crate::schedule::{Placement, Tasks};
 use crate::sim::{Action, JobView, SimView};
 
+use super::placement::Span;
 use super::{PlacementRule, Placer};
 
 /// Where `workers` and `ps` of `job` would go on an empty cluster by `rule`
@@ -148,6 +155,24 @@ pub(crate) struct Realloc<'a> {
     entries: Vec<Entry<'a>>,
 }
 
+/// What `tasks` (per machine position) of `job` are charged on each
+/// position: [`Job::demand_with_reservation`] over the positions holding
+/// workers.
+fn charged<'t>(
+    job: &'t Job,
+    tasks: &'t BTreeMap<usize, Tasks>,
+) -> impl Iterator<Item = (usize, Resources)> + 't {
+    let spread = tasks.values().filter(|t| t.workers > 0).count();
+    tasks
+        .iter()
+        .map(move |(&p, t)| (p, job.demand_with_reservation(t.workers, t.ps, spread)))
+}
+
+/// The positions of `tasks` that hold workers.
+fn hosts(tasks: &BTreeMap<usize, Tasks>) -> impl Iterator<Item = usize> + '_ {
+    tasks.iter().filter(|(_, t)| t.workers > 0).map(|(&p, _)| p)
+}
+
 fn positions(instance: &Instance, p: &Placement) -> BTreeMap<usize, Tasks> {
     let mut out: BTreeMap<usize, Tasks> = BTreeMap::new();
     for &(m, t) in p {
@@ -177,8 +202,8 @@ impl<'a> Realloc<'a> {
         let instance = view.instance();
         let mut free_before: Vec<Resources> = view.free_all().to_vec();
         for j in gone {
-            for (pos, t) in positions(instance, j.placement()) {
-                free_before[pos] = free_before[pos].plus(&j.job().demand_for(t.workers, t.ps));
+            for (pos, d) in charged(j.job(), &positions(instance, j.placement())) {
+                free_before[pos] = free_before[pos].plus(&d);
             }
         }
         let mut scratch = free_before.clone();
@@ -186,8 +211,8 @@ impl<'a> Realloc<'a> {
             .iter()
             .map(|&j| {
                 let old = positions(instance, j.placement());
-                for (&pos, t) in &old {
-                    scratch[pos] = scratch[pos].plus(&j.job().demand_for(t.workers, t.ps));
+                for (pos, d) in charged(j.job(), &old) {
+                    scratch[pos] = scratch[pos].plus(&d);
                 }
                 Entry {
                     view: j,
@@ -257,16 +282,13 @@ impl<'a> Realloc<'a> {
             return false;
         }
         let job = entry.view.job();
-        let ok = entry.old.iter().all(|(&pos, t)| {
-            job.demand_for(t.workers, t.ps)
-                .fits_in(&self.scratch[pos], FIT_TOL)
-        });
+        let ok = charged(job, &entry.old).all(|(pos, d)| d.fits_in(&self.scratch[pos], FIT_TOL));
         if !ok {
             return false;
         }
         let old = entry.old.clone();
-        for (&pos, t) in &old {
-            self.scratch[pos] = self.scratch[pos].minus(&job.demand_for(t.workers, t.ps));
+        for (pos, d) in charged(job, &old) {
+            self.scratch[pos] = self.scratch[pos].minus(&d);
             self.unclaimed[pos] = min_floor0(&self.unclaimed[pos], &self.scratch[pos]);
         }
         self.entries[e].new = old;
@@ -280,6 +302,7 @@ impl<'a> Realloc<'a> {
         let mut scratch = self.scratch.clone();
         let mut unclaimed = self.unclaimed.clone();
         let mut added: BTreeMap<usize, Tasks> = BTreeMap::new();
+        let mut span = Span::new(job, hosts(&entry.new));
         let mut rest = Tasks::new(workers, ps);
         // 1. Sticky: the job's own current machines.
         for kind in [TaskKind::Worker, TaskKind::ParameterServer] {
@@ -288,14 +311,19 @@ impl<'a> Realloc<'a> {
                 continue;
             }
             let unit = *job.task_demand(kind)?;
+            let worker = kind == TaskKind::Worker;
             let mut left = need;
             for (&pos, old) in &entry.old {
                 let now = entry.new.get(&pos).map_or(0, |t| get(t, kind))
                     + added.get(&pos).map_or(0, |t| get(t, kind));
                 let mut room = get(old, kind).saturating_sub(now);
-                while room > 0 && left > 0 && unit.fits_in(&scratch[pos], FIT_TOL) {
-                    scratch[pos] = scratch[pos].minus(&unit);
-                    unclaimed[pos] = min_floor0(&unclaimed[pos], &scratch[pos]);
+                while room > 0 && left > 0 {
+                    let Some(c) = span.try_put(&mut scratch, pos, &unit, worker) else {
+                        break;
+                    };
+                    for (p, _) in c.parts() {
+                        unclaimed[p] = min_floor0(&unclaimed[p], &scratch[p]);
+                    }
                     *get_mut(added.entry(pos).or_default(), kind) += 1;
                     room -= 1;
                     left -= 1;
@@ -310,7 +338,7 @@ impl<'a> Realloc<'a> {
         let mut pointer = self.pointer;
         if rest.workers > 0 || rest.ps > 0 {
             let mut tier1 = Placer::new(self.instance, &unclaimed, self.rule).with_pointer(pointer);
-            let placed = match tier1.place(job, rest.workers, rest.ps) {
+            let placed = match tier1.grow_span(job, span.clone(), rest.workers, rest.ps) {
                 Some(p) => {
                     pointer = tier1.pointer();
                     p
@@ -318,15 +346,20 @@ impl<'a> Realloc<'a> {
                 None => {
                     let mut tier2 =
                         Placer::new(self.instance, &scratch, self.rule).with_pointer(pointer);
-                    let p = tier2.place(job, rest.workers, rest.ps)?;
+                    let p = tier2.grow_span(job, span.clone(), rest.workers, rest.ps)?;
                     pointer = tier2.pointer();
                     p
                 }
             };
+            // The placer checked these charges against its tier; they are
+            // recomputed here for both ledgers.
             for (pos, t) in positions(self.instance, &placed) {
-                let d = job.demand_for(t.workers, t.ps);
-                scratch[pos] = scratch[pos].minus(&d);
-                unclaimed[pos] = min_floor0(&unclaimed[pos].minus(&d), &scratch[pos]);
+                let c = span.charge(pos, &job.demand_for(t.workers, t.ps), t.workers > 0);
+                for (p, d) in c.parts() {
+                    scratch[p] = scratch[p].minus(&d);
+                    unclaimed[p] = min_floor0(&unclaimed[p].minus(&d), &scratch[p]);
+                }
+                span.record(pos, t.workers > 0);
                 let slot = added.entry(pos).or_default();
                 slot.workers += t.workers;
                 slot.ps += t.ps;
