@@ -570,3 +570,303 @@ fn unphysical_parameters_still_predict() {
         ) < 1e-9
     );
 }
+
+// ---------------------------------------------------------------------------
+// NNLS, conditioning, folds
+// ---------------------------------------------------------------------------
+
+/// A model whose configuration is its feature row: `τ = θ·cfg`.
+#[derive(Debug, Clone)]
+struct Rows {
+    signs: Vec<Sign>,
+}
+
+const ROW_NAMES: [&str; 3] = ["a", "b", "c"];
+
+impl IterationTime for Rows {
+    type Config = Vec<f64>;
+    fn iteration_time_s(&self, cfg: &Vec<f64>) -> Result<f64, TimingError> {
+        Ok(cfg.iter().sum())
+    }
+    fn samples_per_iteration(&self, _cfg: &Vec<f64>) -> f64 {
+        1.0
+    }
+}
+
+impl LinearInParameters for Rows {
+    fn param_names(&self) -> &'static [&'static str] {
+        &ROW_NAMES[..self.signs.len()]
+    }
+    fn features(&self, cfg: &Vec<f64>) -> Result<Vec<f64>, TimingError> {
+        Ok(cfg.clone())
+    }
+    fn signs(&self) -> Vec<Sign> {
+        self.signs.clone()
+    }
+    fn params(&self) -> Vec<f64> {
+        vec![1.0; self.signs.len()]
+    }
+    fn with_params(&self, _theta: &[f64]) -> Result<Self, TimingError> {
+        Ok(self.clone())
+    }
+}
+
+fn rows(data: &[(&[f64], f64)]) -> Vec<Sample<Vec<f64>>> {
+    data.iter()
+        .map(|(x, y)| Sample::new(x.to_vec(), *y))
+        .collect()
+}
+
+const ABSOLUTE: FitOptions = FitOptions {
+    loss: Loss::Absolute,
+    constraints: Constraints::FromModelSigns,
+    ridge: 0.0,
+    rank_tol: None,
+    cond_warn: 1e8,
+};
+
+#[test]
+fn nnls_clamps_a_negative_coordinate() {
+    // Rows (1,0), (0,1), (1,1) with y = (5, 1, 2): the unconstrained
+    // optimum is (11/3, −1/3); with θ ≥ 0 it is (3.5, 0).
+    let data = rows(&[(&[1.0, 0.0], 5.0), (&[0.0, 1.0], 1.0), (&[1.0, 1.0], 2.0)]);
+    let model = Rows {
+        signs: vec![Sign::NonNeg; 2],
+    };
+    let (_, r) = fit_linear(&model, &data, &ABSOLUTE).unwrap();
+    assert!(
+        (r.theta[0] - 3.5).abs() < 1e-12 && r.theta[1] == 0.0,
+        "{:?}",
+        r.theta
+    );
+    assert_eq!(r.at_bound, vec!["b"]);
+    // Loss at (3.5, 0): 1.5² + 1² + 1.5².
+    assert!((r.loss_value - 5.5).abs() < 1e-12);
+    let free = FitOptions {
+        constraints: Constraints::Unconstrained,
+        ..ABSOLUTE
+    };
+    let (_, r) = fit_linear(&model, &data, &free).unwrap();
+    assert!((r.theta[0] - 11.0 / 3.0).abs() < 1e-12 && (r.theta[1] + 1.0 / 3.0).abs() < 1e-12);
+    assert!(r.at_bound.is_empty());
+}
+
+#[test]
+fn nnls_with_a_free_intercept() {
+    // y = a + b·t at t = 0, 1, 2 with y = (1, 0.5, 0.1): the unconstrained
+    // slope is −0.45; with b ≥ 0 (a free) b = 0 and a = mean(y).
+    let data = rows(&[(&[1.0, 0.0], 1.0), (&[1.0, 1.0], 0.5), (&[1.0, 2.0], 0.1)]);
+    let model = Rows {
+        signs: vec![Sign::Free, Sign::NonNeg],
+    };
+    let (_, r) = fit_linear(&model, &data, &ABSOLUTE).unwrap();
+    assert!(
+        (r.theta[0] - 1.6 / 3.0).abs() < 1e-12 && r.theta[1] == 0.0,
+        "{:?}",
+        r.theta
+    );
+    assert_eq!(r.at_bound, vec!["b"]);
+}
+
+#[test]
+fn nearly_collinear_features_warn() {
+    let data: Vec<_> = (0..11)
+        .map(|i| {
+            let t = 1.0 + 1e-9 * f64::from(i);
+            Sample::new(vec![1.0, t], 1.0 + t)
+        })
+        .collect();
+    let model = Rows {
+        signs: vec![Sign::Free; 2],
+    };
+    let (_, r) = fit_linear(&model, &data, &FitOptions::default()).unwrap();
+    let cond = r.cond.unwrap();
+    assert!(cond > 1e8, "cond {cond}");
+    assert_eq!(r.warnings, vec![FitWarning::IllConditioned { cond }]);
+    let quiet = FitOptions {
+        cond_warn: f64::INFINITY,
+        ..FitOptions::default()
+    };
+    assert!(
+        fit_linear(&model, &data, &quiet)
+            .unwrap()
+            .1
+            .warnings
+            .is_empty()
+    );
+    // With a rank tolerance above σ_min the same data are rank-deficient.
+    let strict = FitOptions {
+        rank_tol: Some(1e-3),
+        ..FitOptions::default()
+    };
+    assert!(matches!(
+        fit_linear(&model, &data, &strict),
+        Err(CalibrateError::RankDeficient { rank: 1, .. })
+    ));
+}
+
+#[test]
+fn folds_are_fixed_for_a_seed() {
+    // The portable shuffle: the same on every platform, for ever.
+    assert_eq!(shuffled_indices(10, 7), vec![4, 6, 2, 0, 8, 3, 7, 5, 9, 1]);
+    assert_eq!(
+        k_fold(12, 3, 2024).unwrap(),
+        vec![2, 1, 2, 0, 0, 1, 0, 0, 2, 1, 1, 2]
+    );
+    assert_eq!(
+        k_fold(12, 3, 2025).unwrap(),
+        vec![1, 2, 0, 0, 2, 1, 2, 1, 1, 0, 0, 2]
+    );
+    assert_ne!(k_fold(40, 5, 1).unwrap(), k_fold(40, 5, 2).unwrap());
+    assert!(matches!(
+        k_fold(5, 1, 0),
+        Err(CalibrateError::BadOption { .. })
+    ));
+    assert!(matches!(
+        k_fold(5, 6, 0),
+        Err(CalibrateError::BadOption { .. })
+    ));
+    // Hold-out: 20% of 240 held out, the same split for the same seed.
+    let samples = synthetic::rar_c_samples(240, 0.02, 1).unwrap();
+    let (train, test) = split_holdout(&samples, 0.2, 9).unwrap();
+    assert_eq!((train.len(), test.len()), (192, 48));
+    assert_eq!(split_holdout(&samples, 0.2, 9).unwrap().1, test);
+    assert_ne!(split_holdout(&samples, 0.2, 10).unwrap().1, test);
+    for f in [0.0, 1.0, f64::NAN] {
+        assert!(matches!(
+            split_holdout(&samples, f, 9),
+            Err(CalibrateError::BadOption { .. })
+        ));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Predictor and its target
+// ---------------------------------------------------------------------------
+
+/// An intercept-only model of RAR-C data: a deliberately wrong model.
+#[derive(Debug, Clone)]
+struct Intercept;
+
+impl IterationTime for Intercept {
+    type Config = RarJobConfig;
+    fn iteration_time_s(&self, _cfg: &RarJobConfig) -> Result<f64, TimingError> {
+        Ok(1.0)
+    }
+    fn samples_per_iteration(&self, _cfg: &RarJobConfig) -> f64 {
+        1.0
+    }
+}
+
+impl LinearInParameters for Intercept {
+    fn param_names(&self) -> &'static [&'static str] {
+        &["constant"]
+    }
+    fn features(&self, _cfg: &RarJobConfig) -> Result<Vec<f64>, TimingError> {
+        Ok(vec![1.0])
+    }
+    fn signs(&self) -> Vec<Sign> {
+        vec![Sign::NonNeg]
+    }
+    fn params(&self) -> Vec<f64> {
+        vec![1.0]
+    }
+    fn with_params(&self, _theta: &[f64]) -> Result<Self, TimingError> {
+        Ok(Intercept)
+    }
+}
+
+#[test]
+fn predictor_meets_the_target_on_r1() {
+    let samples = synthetic::rar_c_samples(240, 0.02, 12).unwrap();
+    let cal = Linear::new(synthetic::rar_c_template(), FitOptions::default());
+    let p = Predictor::holdout(&cal, &samples, 0.2, 3).unwrap();
+    let mape = p.heldout_mape_pct().unwrap();
+    assert!(mape < 3.0, "held-out MAPE {mape}");
+    assert!(p.meets_target(10.0) && p.validated());
+    assert!(!p.meets_target(mape));
+    let Some(Validation::Holdout { n_train, test }) = &p.validation else {
+        panic!("no hold-out");
+    };
+    assert_eq!((*n_train, test.n), (192, 48));
+    assert_eq!(p.certify(RunInfo::new()).timing_model_validated, Some(true));
+    // The predictor is a timing model: it delegates to the fitted one.
+    let cfg = rar_config(32, 4, 2);
+    assert_eq!(
+        p.iteration_time_s(&cfg).unwrap(),
+        p.model.iteration_time_s(&cfg).unwrap()
+    );
+    assert_eq!(p.samples_per_iteration(&cfg), 32.0 * 32.0);
+    // Cross-validated: the mean of the folds, each below the target.
+    let cv = Predictor::cross_validated(&cal, &samples, 5, 3).unwrap();
+    let Some(Validation::CrossValidation(report)) = &cv.validation else {
+        panic!("no cross-validation");
+    };
+    assert_eq!(report.fold_mape_pct.len(), 5);
+    let mean = report.fold_mape_pct.iter().sum::<f64>() / 5.0;
+    assert!((report.mean_mape_pct - mean).abs() < 1e-12);
+    assert!(report.max_fold_mape_pct < 3.0 && report.mean_r2.unwrap() > 0.99);
+    assert_eq!(cv.heldout_mape_pct(), Some(report.mean_mape_pct));
+    assert_eq!(cv.fit.n, 240);
+}
+
+#[test]
+fn a_wrong_model_misses_the_target_and_the_certificate_says_so() {
+    let samples = synthetic::rar_c_samples(240, 0.02, 12).unwrap();
+    let p = Predictor::holdout(
+        &Linear::new(Intercept, FitOptions::default()),
+        &samples,
+        0.2,
+        3,
+    )
+    .unwrap();
+    let mape = p.heldout_mape_pct().unwrap();
+    assert!(mape > 25.0, "held-out MAPE {mape}");
+    assert!(!p.meets_target(10.0) && !p.validated());
+    let run = p.certify(RunInfo::new());
+    assert_eq!(run.timing_model_validated, Some(false));
+    let cert = dmlsched::Certificate::new(
+        "test",
+        dmlsched::certificate::Sense::Minimise,
+        1.0,
+        dmlsched::certificate::Bound::new(1.0, dmlsched::certificate::BoundKind::LpPrimal),
+    );
+    let cert = dmlsched::Certificate { run, ..cert };
+    assert!(cert.to_string().contains("timing model NOT validated"));
+    // Without validation a predictor never meets a target.
+    let bare = Predictor {
+        validation: None,
+        ..p
+    };
+    assert!(bare.heldout_mape_pct().is_none() && !bare.meets_target(100.0));
+    assert_eq!(RunInfo::new().timing_model_validated, None);
+}
+
+#[test]
+fn cross_validation_needs_enough_training_samples() {
+    let samples = synthetic::rar_c_samples(10, 0.02, 1).unwrap();
+    let cal = Linear::new(synthetic::rar_c_template(), FitOptions::default());
+    assert_eq!(
+        cross_validate(&cal, &samples, 2, 0).unwrap_err(),
+        CalibrateError::EmptyFold {
+            fold: 0,
+            train: 5,
+            needed: 6
+        }
+    );
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn run_info_flag_round_trips_and_defaults() {
+    let run = RunInfo::new().with_timing_model_validated(false);
+    let json = serde_json::to_string(&run).unwrap();
+    assert!(json.contains("\"timing_model_validated\":false"));
+    let back: RunInfo = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, run);
+    // Unset: not written, and read back as None (older certificates).
+    let json = serde_json::to_string(&RunInfo::new()).unwrap();
+    assert!(!json.contains("timing_model_validated"));
+    let back: RunInfo = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.timing_model_validated, None);
+}
