@@ -27,6 +27,9 @@ pub fn shuffled_indices(n: usize, seed: u64) -> Vec<usize> {
     order
 }
 
+/// A `(train, test)` split of samples.
+pub type TrainTest<C> = (Vec<Sample<C>>, Vec<Sample<C>>);
+
 /// Splits `samples` into `(train, test)`: the first
 /// `round(fraction·n)` (clamped to `1..=n−1`) indices of
 /// [`shuffled_indices`] are the test part; both parts keep the samples'
@@ -40,7 +43,7 @@ pub fn split_holdout<C: Clone>(
     samples: &[Sample<C>],
     fraction: f64,
     seed: u64,
-) -> Result<(Vec<Sample<C>>, Vec<Sample<C>>), CalibrateError> {
+) -> Result<TrainTest<C>, CalibrateError> {
     let n = samples.len();
     if !(fraction > 0.0 && fraction < 1.0) {
         return Err(CalibrateError::BadOption {

@@ -220,7 +220,11 @@ fn solve_linear(
     opts: &FitOptions,
 ) -> Result<LinearSolution, CalibrateError> {
     let q = names.len();
-    let (mut a, mut b, scale) = scaled_system(phi, y, w, names, opts.loss)?;
+    let ScaledSystem {
+        mut a,
+        mut b,
+        scale,
+    } = scaled_system(phi, y, w, names, opts.loss)?;
     if opts.ridge > 0.0 {
         let n = a.nrows();
         a = a.resize_vertically(n + q, 0.0);
@@ -301,6 +305,13 @@ fn rank_deficient(
     }
 }
 
+/// The scaled least-squares problem `Ã θ̃ ≈ b`, `θ_j = θ̃_j / scale_j`.
+struct ScaledSystem {
+    a: DMatrix<f64>,
+    b: DVector<f64>,
+    scale: Vec<f64>,
+}
+
 /// `Ã = diag(s)·Φ·diag(1/c)` and `b = diag(s)·y`, with the column scales
 /// `c`. Row scales: `s_i = √w_i / y_i` (relative loss) or `√w_i`
 /// (absolute). Each column is first divided by its largest entry, so that
@@ -311,7 +322,7 @@ fn scaled_system(
     w: &[f64],
     names: &[&'static str],
     loss: Loss,
-) -> Result<(DMatrix<f64>, DVector<f64>, Vec<f64>), CalibrateError> {
+) -> Result<ScaledSystem, CalibrateError> {
     let (n, q) = (y.len(), names.len());
     let mut s = Vec::with_capacity(n);
     let mut b = DVector::zeros(n);
@@ -356,7 +367,7 @@ fn scaled_system(
         a.column_mut(j).unscale_mut(norm);
         scale.push(raw * norm);
     }
-    Ok((a, b, scale))
+    Ok(ScaledSystem { a, b, scale })
 }
 
 /// `‖x‖₂` without intermediate overflow: `m·√Σ(x/m)²` with `m = max|x|`.

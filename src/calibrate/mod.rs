@@ -139,7 +139,7 @@ mod search;
 pub mod synthetic;
 
 pub use alternation::{AlternationOptions, MaxLinearModel, fit_alternating};
-pub use cv::{CvReport, cross_validate, k_fold, shuffled_indices, split_holdout};
+pub use cv::{CvReport, TrainTest, cross_validate, k_fold, shuffled_indices, split_holdout};
 pub use error::{CalibrateError, FitWarning};
 pub use linear::{LinearModel, fit_linear};
 pub use models::{RarFamily, RarJobConfig};
@@ -243,12 +243,12 @@ impl FitOptions {
         if !(self.ridge.is_finite() && self.ridge >= 0.0) {
             return Err(bad("ridge", self.ridge));
         }
-        if let Some(t) = self.rank_tol {
-            if !(t.is_finite() && t >= 0.0) {
-                return Err(bad("rank_tol", t));
-            }
+        if let Some(t) = self.rank_tol
+            && !(t.is_finite() && t >= 0.0)
+        {
+            return Err(bad("rank_tol", t));
         }
-        if !(self.cond_warn > 0.0) {
+        if self.cond_warn.is_nan() || self.cond_warn <= 0.0 {
             return Err(bad("cond_warn", self.cond_warn));
         }
         Ok(())

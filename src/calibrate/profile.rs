@@ -121,10 +121,10 @@ pub fn fit_contention_profile(
         let hi = grid[(i + 1).min(grid.len() - 1)];
         let loss = |xi: f64| fit_at(xi).map_or(f64::INFINITY, |(_, r)| r.loss_value);
         let xi = golden_section(loss, lo, hi, profile.tolerance);
-        if let Ok((m, r)) = fit_at(xi) {
-            if r.loss_value < report.loss_value {
-                (fitted, report, refined) = (m, r, true);
-            }
+        if let Ok((m, r)) = fit_at(xi)
+            && r.loss_value < report.loss_value
+        {
+            (fitted, report, refined) = (m, r, true);
         }
     }
     report.method = FitMethod::ContentionProfile {
