@@ -259,14 +259,10 @@ fn main() -> ExitCode {
 // CSV input
 // ---------------------------------------------------------------------------
 
-/// The rows of a CSV whose header is `columns` (plus, if `weight`, an
-/// optional last column `weight`): per row, its 1-based line number and
+/// The rows of a CSV whose header is `columns`, optionally followed by the
+/// column `optional`: the header, and per row its 1-based line number and
 /// its fields.
-fn read_table(
-    path: &Path,
-    columns: &[&str],
-    weight: bool,
-) -> Result<Vec<(u64, Vec<String>)>, String> {
+fn read_table(path: &Path, columns: &[&str], optional: &str) -> Result<Table, String> {
     let file = path.display();
     let mut reader = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
@@ -278,16 +274,11 @@ fn read_table(
         .iter()
         .map(str::to_string)
         .collect();
-    let with_weight: Vec<&str> = columns.iter().copied().chain(["weight"]).collect();
-    if header != columns && !(weight && header == with_weight) {
+    let with_optional: Vec<&str> = columns.iter().copied().chain([optional]).collect();
+    if header != columns && header != with_optional {
         return Err(format!(
-            "{file}: header must be '{}'{}, got '{}'",
+            "{file}: header must be '{}' (optionally ',{optional}'), got '{}'",
             columns.join(","),
-            if weight {
-                " (optionally ',weight')"
-            } else {
-                ""
-            },
             header.join(",")
         ));
     }
@@ -300,8 +291,11 @@ fn read_table(
     if rows.is_empty() {
         return Err(format!("{file}: no data rows"));
     }
-    Ok(rows)
+    Ok((header, rows))
 }
+
+/// A CSV's header, and per row its line number and fields.
+type Table = (Vec<String>, Vec<(u64, Vec<String>)>);
 
 /// Field `i` of a row, parsed, with the file, line and column in the
 /// error.
@@ -335,7 +329,8 @@ fn read_samples<M: IterationTime>(
     mut config: impl FnMut(u64, &[String]) -> Result<M::Config, String>,
 ) -> Result<Vec<Sample<M::Config>>, String> {
     let k = columns.len() - 1;
-    read_table(path, columns, true)?
+    read_table(path, columns, "weight")?
+        .1
         .into_iter()
         .map(|(line, row)| {
             let measured: f64 = field(path, line, columns, &row, k)?;
@@ -385,32 +380,11 @@ fn placement(workers: &str, ps: &str) -> Result<PsPlacement, String> {
 
 /// The layer profile CSV (`update_s` optional, default 0).
 fn read_layers(path: &Path) -> Result<Vec<Layer>, String> {
-    let file = path.display();
-    let mut reader = csv::ReaderBuilder::new()
-        .trim(csv::Trim::All)
-        .from_path(path)
-        .map_err(|e| format!("{file}: {e}"))?;
-    let header: Vec<String> = reader
-        .headers()
-        .map_err(|e| format!("{file}: {e}"))?
-        .iter()
-        .map(str::to_string)
-        .collect();
-    let with_update = [&LAYER_COLUMNS[..], &["update_s"]].concat();
-    let columns: &[&str] = if header == LAYER_COLUMNS {
-        &LAYER_COLUMNS
-    } else if header == with_update {
-        &with_update
-    } else {
-        return Err(format!(
-            "{file}: header must be 'forward_s,backward_s,bytes' (optionally ',update_s'), got '{}'",
-            header.join(",")
-        ));
-    };
-    read_table(path, columns, false)?
-        .into_iter()
+    let (header, rows) = read_table(path, &LAYER_COLUMNS, "update_s")?;
+    let columns: Vec<&str> = header.iter().map(String::as_str).collect();
+    rows.into_iter()
         .map(|(line, row)| {
-            let get = |i| field::<f64>(path, line, columns, &row, i);
+            let get = |i| field::<f64>(path, line, &columns, &row, i);
             Ok(Layer {
                 forward_s: get(0)?,
                 backward_s: get(1)?,
