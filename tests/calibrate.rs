@@ -870,3 +870,30 @@ fn run_info_flag_round_trips_and_defaults() {
     let back: RunInfo = serde_json::from_str(&json).unwrap();
     assert_eq!(back.timing_model_validated, None);
 }
+
+#[test]
+fn alternation_stops_on_ties_and_cycles() {
+    // Exact ties between a worker and a PS term must not count as a change,
+    // and a deterministic iteration that returns to an earlier assignment
+    // must stop: a few rounds on every seed, never the cap of 50.
+    for seed in 1..=12 {
+        for sigma in [0.0, 0.02] {
+            let samples = synthetic::ps_l_samples(200, sigma, seed).unwrap();
+            let (_, r) = fit_alternating(
+                &synthetic::ps_l_template(),
+                &samples,
+                &FitOptions::default(),
+                &AlternationOptions::ps_locality(),
+            )
+            .unwrap();
+            let FitMethod::Alternation { rounds, converged } = r.method else {
+                panic!("not an alternation");
+            };
+            assert!(rounds <= 5, "seed {seed}, σ {sigma}: {rounds} rounds");
+            assert!(
+                converged || sigma > 0.0,
+                "seed {seed}: noise-free data must converge"
+            );
+        }
+    }
+}

@@ -86,8 +86,11 @@ impl AlternationOptions {
 /// Round `r`: every sample's binding term under `θ^{r−1}` gives its
 /// feature row (`features_at(cfg, θ^{r−1})`; ties go to the term the model
 /// lists first); a linear fit ([`fit_linear`](super::fit_linear)'s
-/// method) on those rows gives `θ^r`. The loop stops when no sample's
-/// binding term changes, or after `max_rounds` fits, and returns the `θ`
+/// method) on those rows gives `θ^r`. The loop stops when the terms `θ^r`
+/// was fitted on still bind under `θ^r` (each within `10⁻¹²` relative of
+/// the largest term, so that exact ties do not count as a change), or after
+/// `max_rounds` fits, or when the assignment repeats an earlier one (the
+/// iteration is deterministic, so it would cycle), and returns the `θ`
 /// of smallest loss seen, with the rounds and whether the assignment
 /// converged ([`FitMethod::Alternation`]). A failing round after the first
 /// (e.g. no sample binds on a term any more, so its parameter is
@@ -126,6 +129,7 @@ pub fn fit_alternating<M: MaxOfLinear + Clone>(
     let mut phi = feature_rows(samples, q, |cfg| model.features_at(cfg, &theta))?;
     let mut best: Option<FitReport> = None;
     let (mut rounds, mut converged) = (0, false);
+    let mut seen: Vec<Vec<Vec<f64>>> = Vec::new();
     while rounds < alternation.max_rounds {
         rounds += 1;
         let mut report = match fit_rows(&phi, samples, names, &signs, opts, FitMethod::Linear) {
@@ -143,11 +147,16 @@ pub fn fit_alternating<M: MaxOfLinear + Clone>(
         {
             best = Some(report);
         }
-        if next == phi {
+        if binding_unchanged(&theta, &phi, &next) {
             converged = true;
             break;
         }
-        phi = next;
+        // A deterministic iteration that returns to an earlier assignment
+        // would cycle for ever.
+        if seen.contains(&next) {
+            break;
+        }
+        seen.push(std::mem::replace(&mut phi, next));
     }
     let mut report = best.ok_or(CalibrateError::BadOption {
         option: "alternation",
@@ -159,6 +168,18 @@ pub fn fit_alternating<M: MaxOfLinear + Clone>(
         theta: report.theta.clone(),
     };
     Ok((fitted, report))
+}
+
+/// Whether the terms `phi` that `theta` was fitted on still bind under
+/// `theta`: every sample's fitted term is within `10⁻¹²` (relative) of the
+/// largest term `next`. Comparing values rather than feature vectors keeps
+/// exact ties (two terms of equal value, e.g. the worker and the PS side of
+/// a balanced placement) from flipping the assignment for ever.
+fn binding_unchanged(theta: &[f64], phi: &[Vec<f64>], next: &[Vec<f64>]) -> bool {
+    phi.iter().zip(next).all(|(fitted, binding)| {
+        let (a, b) = (dot(theta, fitted), dot(theta, binding));
+        b - a <= 1e-12 * b.abs()
+    })
 }
 
 /// Recomputes the report's accuracy and loss with the feature rows `phi`

@@ -57,8 +57,9 @@
 //! * **PS-L's placement-level form** is a maximum of linear terms whose
 //!   binding term depends on `θ`. [`fit_alternating`] starts from `θ⁰`,
 //!   selects every sample's binding term, fits the resulting linear model,
-//!   and repeats until no binding term changes (at most 50 rounds), keeping
-//!   the `θ` of smallest loss.
+//!   and repeats until the fitted terms still bind under the new `θ` (exact
+//!   ties are not a change), the assignment returns to an earlier one (a
+//!   cycle), or 50 rounds were done, keeping the `θ` of smallest loss.
 //! * **PS-W** is a max-plus recursion over the layers. [`fit_layered`]
 //!   searches a compute scale `κ` (multiplying every per-layer forward and
 //!   backward time of the profile) and a common bandwidth `B = B_w = B_s`
