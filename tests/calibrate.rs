@@ -70,7 +70,7 @@ fn r1_noise_free_recovers_the_parameters() {
     assert!(report.accuracy.mape_pct < 1e-6);
     assert_eq!(report.rank, Some(5));
     assert!(report.at_bound.is_empty() && report.warnings.is_empty());
-    // The spec's condition number after column scaling is about 6.
+    // Column scaling leaves a condition number of about 6 on this recipe.
     let cond = report.cond.unwrap();
     assert!(cond > 1.0 && cond < 20.0, "cond {cond}");
     // The physical model is the truth, and predicts through RarTiming.
