@@ -9,6 +9,7 @@ pub use crate::algorithms::gadget::GadgetError;
 pub use crate::algorithms::locality::LocalityError;
 pub use crate::algorithms::oasis::OasisError;
 pub use crate::algorithms::sjf_bco::SjfBcoError;
+pub use crate::calibrate::CalibrateError;
 pub use crate::certificate::CertificateViolation;
 pub use crate::lp::LpError;
 pub use crate::model::ModelError;
@@ -66,6 +67,10 @@ pub enum Error {
     /// zero bandwidth, inconsistent counts).
     #[error("timing model: {0}")]
     Timing(#[from] TimingError),
+    /// Calibrating a timing model to measured iteration times failed (a bad
+    /// measurement, too few samples, an unidentifiable parameter, …).
+    #[error("calibration: {0}")]
+    Calibrate(#[from] CalibrateError),
     /// A simulation stopped: an infeasible action, a run that cannot
     /// progress, or inconsistent options.
     #[error("simulation: {0}")]

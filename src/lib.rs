@@ -63,6 +63,7 @@
 //! | [`certificate`] | [`Certificate`], bounds, guarantees and [`Certificate::check`] |
 //! | [`lp`] | sparse linear/mixed-integer programs and the HiGHS adapter |
 //! | [`timing`] | per-iteration time models (PS with locality, ring all-reduce with contention, layered PS) and progress accounting |
+//! | [`calibrate`] | fitting the timing models to measured iteration times (least squares with sign constraints, profile, alternation and pattern search), cross-validation, and predictors with a 10% held-out error target |
 //! | [`trace`] | loaders for public cluster traces, windows, synthetic workload generators and recipes that turn trace rows into jobs |
 //! | [`sim`] | the discrete-event simulator and its [`sim::Policy`] interface; CSV tables ([`sim::report`]) and SVG plots ([`sim::plot`]) of runs |
 //! | [`pcip`] | mixed packing–covering integer programs: LP relaxation with a safe dual bound, randomized rounding with per-instance Chernoff/Harris–FKG bounds, repair, exact MIP fallback |
@@ -98,6 +99,7 @@
 
 pub mod algorithms;
 pub mod baselines;
+pub mod calibrate;
 pub mod certificate;
 pub mod error;
 pub mod experiments;

@@ -180,6 +180,13 @@ impl fmt::Display for Certificate {
                 .collect();
             parts.push(format!("stages {}", stages.join(", ")));
         }
+        match run.timing_model_validated {
+            Some(true) => parts.push("timing model validated".into()),
+            Some(false) => {
+                parts.push("timing model NOT validated (held-out error above target)".into())
+            }
+            None => {}
+        }
         parts.push(format!("dmlsched {}", run.crate_version));
         write!(f, "\n  run: {}", parts.join(" | "))?;
 

@@ -26,6 +26,16 @@ pub struct RunInfo {
     pub stage_seconds: Vec<(String, f64)>,
     /// Version of this crate that produced the certificate.
     pub crate_version: String,
+    /// Whether the timing model the decisions were built on met its
+    /// accuracy target (held-out MAPE below 10%, see
+    /// [`crate::calibrate::Predictor::validated`]): `None` when the run was
+    /// not built on a calibrated predictor; a certificate built on a
+    /// predictor that misses its target records `false`.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub timing_model_validated: Option<bool>,
 }
 
 impl RunInfo {
@@ -42,6 +52,7 @@ impl RunInfo {
             lp_iterations: 0,
             stage_seconds: Vec::new(),
             crate_version: env!("CARGO_PKG_VERSION").to_string(),
+            timing_model_validated: None,
         }
     }
 
@@ -49,6 +60,14 @@ impl RunInfo {
     pub fn with_seed(mut self, seed: u64, generator: impl Into<String>) -> Self {
         self.seed = Some(seed);
         self.generator = Some(generator.into());
+        self
+    }
+
+    /// Records whether the timing model the run was built on met its
+    /// accuracy target ([`crate::calibrate::Predictor::certify`] sets it
+    /// from a predictor).
+    pub fn with_timing_model_validated(mut self, validated: bool) -> Self {
+        self.timing_model_validated = Some(validated);
         self
     }
 

@@ -25,6 +25,7 @@ pub use problem::{
 };
 pub use relax::{ExactResult, LpRelaxation, MipOptions, solve_exact, solve_lp};
 pub use repair::{Move, MoveSource, RepairOptions, RepairReport, repair, repair_with};
+pub(crate) use rounding::uniform;
 pub use rounding::{round_independent, scaled_point, trial_rng};
 pub use solver::{ExactMode, Hooks, Method, PcSolution, RoundingSolver, TrialOutcome, TrialRecord};
 pub use structure::{ChoiceGroup, Derive, MIN_MEMBER_VALUE, Member, Structure, round_structured};

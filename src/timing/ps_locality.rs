@@ -231,7 +231,10 @@ impl PsPlacement {
 
     /// Machines with at least one task of the job.
     pub fn machines_used(&self) -> u64 {
-        self.machines.iter().filter(|&&(y, z)| y + z > 0).count() as u64
+        self.machines
+            .iter()
+            .filter(|&&(y, z)| y > 0 || z > 0)
+            .count() as u64
     }
 }
 
