@@ -897,3 +897,61 @@ fn alternation_stops_on_ties_and_cycles() {
         }
     }
 }
+
+/// Calibrate, then schedule: the fitted RAR-C parameters become a cluster's
+/// ring parameters and a job's timing, SJF-BCO schedules on them, and the
+/// certificate records whether the timing model met its target. The
+/// scheduler's own iteration time on a placement equals the predictor's.
+#[test]
+fn a_scheduler_runs_on_the_calibrated_model_and_its_certificate_says_so() {
+    use dmlsched::algorithms::sjf_bco::{SjfBco, SjfBcoParams};
+    use dmlsched::model::{Cluster, Instance, Job, JobId, RarJob, Resources, WorkerCounts};
+
+    let samples = synthetic::rar_c_samples(240, 0.02, 12).unwrap();
+    let cal = Linear::new(synthetic::rar_c_template(), FitOptions::default());
+    let p = Predictor::holdout(&cal, &samples, 0.2, 3).unwrap();
+    let family = p.model.physical().unwrap();
+    let t = family.timing;
+    let mut cluster = Cluster::homogeneous(4, Resources::zero().gpus(8.0), t.intra_bps);
+    cluster.ring = family.ring_params();
+    let job = |id: u32, workers: u32| {
+        let ring = RarJob {
+            workers: WorkerCounts::Fixed(workers),
+            iterations: 2_000,
+            model_bytes: t.model_bytes,
+            minibatch_size: t.minibatch_size,
+            forward_per_sample_s: 0.0,
+            backward_per_iteration_s: t.compute_s,
+            worker: Resources::zero().gpus(1.0),
+            ..RarJob::default()
+        };
+        Job::new(JobId(id), 0.0, ring)
+    };
+    let jobs = vec![job(0, 8), job(1, 16), job(2, 4), job(3, 12)];
+    let instance = Instance::new(cluster.clone(), jobs, 10.0, 100_000).unwrap();
+    let mut solved = SjfBco::new(SjfBcoParams::default())
+        .solve(&instance)
+        .unwrap();
+    // The scheduler evaluates the same formula as the predictor: a 16-worker
+    // ring over 2 servers with one contender.
+    let timing = dmlsched::timing::RarTiming::from_job(
+        match &instance.jobs()[1].architecture {
+            dmlsched::model::Architecture::RingAllReduce(r) => r,
+            _ => unreachable!(),
+        },
+        16,
+        t.intra_bps,
+        &cluster.ring,
+    )
+    .unwrap();
+    let predicted = p.iteration_time_s(&rar_config(16, 2, 1)).unwrap();
+    let scheduled = timing.iteration_time_s(2, 1.0);
+    assert!(
+        (predicted - scheduled).abs() <= 1e-9 * predicted,
+        "{predicted} vs {scheduled}"
+    );
+    solved.certificate.run = p.certify(solved.certificate.run.clone());
+    assert_eq!(solved.certificate.run.timing_model_validated, Some(true));
+    solved.certificate.check(1e-9).unwrap();
+    dmlsched::schedule::verify(&instance, &solved.schedule).unwrap();
+}
