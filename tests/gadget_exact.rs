@@ -197,34 +197,22 @@ fn family_instance(seed: u64, family: Family) -> (Instance, GadgetParams) {
 fn inputs_are_checked_before_any_solve() {
     let (instance, params) = hand_instance(10.0);
     let invalid = |e: dmlsched::Error, option: &str| matches!(e, dmlsched::Error::Gadget(GadgetError::InvalidOption { name, .. }) if name == option);
+    let d = OfflineLimits::default();
+    let solver = |f: fn(&mut dmlsched::lp::ExactMipLimits)| {
+        let mut l = d;
+        f(&mut l.solver);
+        l
+    };
     for (limits, option) in [
-        (
-            OfflineLimits {
-                time_limit_s: 0.0,
-                ..OfflineLimits::default()
-            },
-            "time_limit_s",
-        ),
-        (
-            OfflineLimits {
-                mip_rel_gap: 1.0,
-                ..OfflineLimits::default()
-            },
-            "mip_rel_gap",
-        ),
+        (solver(|s| s.time_limit_s = 0.0), "time_limit_s"),
+        (solver(|s| s.mip_rel_gap = 1.0), "mip_rel_gap"),
+        (solver(|s| s.threads = Some(0)), "threads"),
         (
             OfflineLimits {
                 max_columns: 0,
-                ..OfflineLimits::default()
+                ..d
             },
             "max_columns",
-        ),
-        (
-            OfflineLimits {
-                threads: Some(0),
-                ..OfflineLimits::default()
-            },
-            "threads",
         ),
     ] {
         let e = offline_optimum(&instance, &params, &limits).unwrap_err();
@@ -878,10 +866,8 @@ mod exact {
     fn a_limit_is_not_an_optimum() {
         let (instance, params) = family_instance(3, TINY);
         let opt = optimum(&instance, &params);
-        let limits = OfflineLimits {
-            time_limit_s: 1e-9,
-            ..OfflineLimits::default()
-        };
+        let mut limits = OfflineLimits::default();
+        limits.solver.time_limit_s = 1e-9;
         let stopped = offline_optimum(&instance, &params, &limits).unwrap();
         eprintln!(
             "time limit 1e-9 s: status {:?}, incumbent {}, bound {} (OPT {})",

@@ -33,47 +33,35 @@ pub const DEFAULT_OFFLINE_TIME_LIMIT_S: f64 = 60.0;
 /// Default relative gap of the offline solve.
 pub const DEFAULT_OFFLINE_MIP_GAP: f64 = 1e-9;
 
-/// Limits of [`offline_optimum`].
-#[derive(Debug, Clone, PartialEq)]
+/// Limits of [`offline_optimum`]: the solver's, and the size of the
+/// program.
+#[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct OfflineLimits {
-    /// Wall-clock limit of the solve, seconds (default
-    /// [`DEFAULT_OFFLINE_TIME_LIMIT_S`] = 60); positive and finite. At the
-    /// limit the solver's dual bound is the upper bound on `OPT`.
-    pub time_limit_s: f64,
-    /// Relative gap at which the solve counts as optimal (default
-    /// [`DEFAULT_OFFLINE_MIP_GAP`] = 10⁻⁹); in `[0, 1)`.
-    pub mip_rel_gap: f64,
+    /// Time limit (default [`DEFAULT_OFFLINE_TIME_LIMIT_S`] = 60 s; at the
+    /// limit the solver's dual bound is the upper bound on `OPT`), relative
+    /// gap (default [`DEFAULT_OFFLINE_MIP_GAP`] = 10⁻⁹) and threads
+    /// (default `None`: one thread, deterministic).
+    pub solver: ExactMipLimits,
     /// Most columns, estimated before enumerating (default
     /// [`OFFLINE_MAX_COLUMNS`] = 4,096); at least 1.
     pub max_columns: u64,
-    /// Solver threads; `None` (default) keeps the lp layer's default (one
-    /// thread, deterministic).
-    pub threads: Option<u32>,
 }
 
 impl Default for OfflineLimits {
     fn default() -> Self {
         OfflineLimits {
-            time_limit_s: DEFAULT_OFFLINE_TIME_LIMIT_S,
-            mip_rel_gap: DEFAULT_OFFLINE_MIP_GAP,
+            solver: ExactMipLimits {
+                time_limit_s: DEFAULT_OFFLINE_TIME_LIMIT_S,
+                mip_rel_gap: DEFAULT_OFFLINE_MIP_GAP,
+                threads: None,
+            },
             max_columns: OFFLINE_MAX_COLUMNS,
-            threads: None,
         }
     }
 }
 
 impl OfflineLimits {
-    /// The solver limits (time, gap, threads) as the lp layer's
-    /// [`ExactMipLimits`], which checks them and gives the solve's options.
-    pub fn exact_limits(&self) -> ExactMipLimits {
-        ExactMipLimits {
-            time_limit_s: self.time_limit_s,
-            mip_rel_gap: self.mip_rel_gap,
-            threads: self.threads,
-        }
-    }
-
     /// Checks the limits.
     ///
     /// # Errors
@@ -82,7 +70,7 @@ impl OfflineLimits {
     /// and finite, a gap outside `[0, 1)`, `max_columns = 0` or
     /// `threads == Some(0)`.
     pub fn validate(&self) -> Result<(), GadgetError> {
-        self.exact_limits()
+        self.solver
             .validate_with_max_columns(self.max_columns)
             .map_err(|e| GadgetError::InvalidOption {
                 name: e.name,
@@ -112,7 +100,7 @@ pub struct GadgetOptimum {
     /// not [`optimal`](Self::optimal).
     pub upper_bound: f64,
     /// Whether the solve proved the incumbent optimal (within
-    /// [`OfflineLimits::mip_rel_gap`]).
+    /// the limits' relative gap).
     pub optimal: bool,
     /// `(upper_bound − objective) / upper_bound`, 0 when they are equal.
     pub rel_gap: f64,
@@ -444,7 +432,7 @@ fn solve(lp: &LinearProgram, limits: &OfflineLimits) -> crate::Result<(LpStatus,
         return Ok((LpStatus::Optimal, Vec::new(), 0.0));
     }
     // Presolve off: the optimum and the dual bound are used as proofs.
-    let sol = lp::solve(lp, &limits.exact_limits().proof_solve_options())?;
+    let sol = lp::solve(lp, &limits.solver.proof_solve_options())?;
     let point = |has: bool, primal: Vec<f64>| if has { primal } else { Vec::new() };
     match sol.status {
         LpStatus::Optimal if sol.has_primal => {
@@ -676,7 +664,7 @@ fn apply_weights(
 /// // The online run admits the first job, which blocks the second:
 /// // ALG = 3 ≤ OPT = 5, and its certificate accepts the comparison point.
 /// let solved = Gadget::new(params).solve(&instance)?;
-/// assert!(solved.report.total_value() <= opt.objective + 1e-9);
+/// assert_eq!(solved.report.total_value(), 3.0);
 /// solved.certificate.clone().with_exact(opt.exact_info()).check(1e-9)?;
 /// # Ok::<(), dmlsched::Error>(())
 /// ```
