@@ -257,6 +257,37 @@ fn inputs_are_checked_before_any_solve() {
         offline_optimum(&mixed, &params, &OfflineLimits::default()),
         Err(dmlsched::Error::Gadget(GadgetError::UnsupportedJob { .. }))
     ));
+    // A cluster far beyond the program: refused before enumerating (C(64,
+    // 8) server sets alone are 4.4·10⁹).
+    let big = Cluster::new(
+        (0..64)
+            .map(|i| server(i, 8.0, 100.0 * MB, 100.0 * MB))
+            .collect(),
+    );
+    let ring = RarJob {
+        workers: WorkerCounts::Allowed((1..=16).collect()),
+        reserved_bandwidth_bps: Some(MB),
+        ..RarJob::default()
+    };
+    let jobs = (0..20)
+        .map(|i| Job::new(JobId(i), 0.0, ring.clone()))
+        .collect();
+    let big = Instance::new(big, jobs, 1.0, 500).unwrap();
+    let all = GadgetParams {
+        worker_choice: WorkerChoice::Allowed,
+        ..GadgetParams::default()
+    };
+    let started = std::time::Instant::now();
+    match offline_optimum(&big, &all, &OfflineLimits::default()) {
+        Err(dmlsched::Error::Gadget(GadgetError::TooLarge { value, limit, .. })) => {
+            assert!(value > limit && limit == OFFLINE_MAX_COLUMNS as f64);
+        }
+        other => panic!("{other:?}"),
+    }
+    eprintln!(
+        "large instance refused in {:.3} s",
+        started.elapsed().as_secs_f64()
+    );
     // The whole tiny family fits the default column limit.
     for seed in 0..50 {
         let (instance, params) = family_instance(seed, TINY);
