@@ -212,34 +212,27 @@ fn binomial(n: u64, k: u64) -> f64 {
 
 /// An upper bound on the embeddings of `w` workers on exactly `n` of the
 /// servers `servers` with `1 ≤ y_h ≤ O_h`: `C(|servers|, n)` times the
-/// compositions of `w` into `n` parts in `[1, max O_h]` (counted by a
-/// dynamic programme of `n·w` steps when `n·w ≤ 2¹⁶`, else bounded by
-/// `C(w − 1, n − 1)`).
+/// compositions of `w` into `n` parts in `[1, max O_h]`, counted by a
+/// dynamic programme of sums of non-negative terms (no cancellation) when
+/// it takes at most `2¹⁶` steps, else bounded by `C(w − 1, n − 1)`.
 fn embedding_bound(servers: &[(u32, u32)], w: u32, n: u32) -> f64 {
     let subsets = binomial(servers.len() as u64, u64::from(n));
     let cap = servers.iter().map(|&(_, o)| o).max().unwrap_or(0);
     if subsets == 0.0 || n == 0 || u64::from(w) > u64::from(n) * u64::from(cap) {
         return 0.0;
     }
-    if u64::from(n) * u64::from(w) > 1 << 16 {
+    let steps = u64::from(n) * u64::from(w) * u64::from(cap.min(w));
+    if steps > 1 << 16 {
         return subsets * binomial(u64::from(w) - 1, u64::from(n) - 1);
     }
     // ways[x]: compositions of x into the parts placed so far.
-    let w = w as usize;
-    let cap = cap as usize;
+    let (w, cap) = (w as usize, cap as usize);
     let mut ways = vec![0.0; w + 1];
     ways[0] = 1.0;
     for _ in 0..n {
-        let mut next = vec![0.0; w + 1];
-        let mut window = 0.0;
-        // next[x] = Σ_{y=1..cap} ways[x − y], a sliding sum.
-        for x in 1..=w {
-            window += ways[x - 1];
-            if x > cap {
-                window -= ways[x - 1 - cap];
-            }
-            next[x] = window;
-        }
+        let next: Vec<f64> = (0..=w)
+            .map(|x| (1..=cap.min(x)).map(|y| ways[x - y]).sum())
+            .collect();
         ways = next;
     }
     subsets * ways[w]
@@ -613,7 +606,7 @@ fn apply_weights(
 /// at most `max_h O_h`. The sum of those products is the estimate checked
 /// against [`OfflineLimits::max_columns`] before anything is enumerated
 /// (the sum stops once past the limit, so checking costs at most
-/// `max_columns + 1` embedding counts of `2¹⁶` steps each). Three
+/// `max_columns + 1` embedding counts of at most `2¹⁶` steps each). Three
 /// 4-GPU servers, `T = 12` and six jobs with `W_i = {1, 2, 4}` give at most
 /// `6·12·24 = 1,728` columns; the rows are at most `2·|H|·T + |jobs|`.
 /// The solve is exponential in the worst case, hence the limits; the
