@@ -804,12 +804,20 @@ mod tests {
         }
         assert_eq!(binomial(5, 2), 10.0);
         assert_eq!(binomial(2, 5), 0.0);
-        // The large-argument branch is C(|H|, n)·C(w − 1, n − 1).
+        // More workers than the servers hold: none.
         assert_eq!(
             embedding_bound(&[(0, 1 << 20), (1, 1 << 20)], 1 << 22, 2),
             0.0
         );
+        // Beyond the programme's budget: C(|H|, n)·C(w − 1, n − 1).
         let big = embedding_bound(&[(0, 1 << 21), (1, 1 << 21), (2, 1 << 21)], 1 << 21, 3);
-        assert!(big > 1e12 && big.is_finite());
+        assert_eq!(big, binomial((1 << 21) - 1, 2));
+        // Within the budget the programme counts exactly: 128 workers on two
+        // servers of 128 GPUs, y_0 ∈ [1, 127] (2·128·128 steps).
+        assert_eq!(embedding_bound(&[(0, 128), (1, 128)], 128, 2), 127.0);
+        // Beyond it (2·256·256 steps) the binomial bound, equal here.
+        assert_eq!(embedding_bound(&[(0, 256), (1, 256)], 256, 2), 255.0);
+        // Capacities bind inside the budget: 10 workers, parts in [1, 6].
+        assert_eq!(embedding_bound(&[(0, 6), (1, 6)], 10, 2), 3.0);
     }
 }
