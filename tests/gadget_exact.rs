@@ -36,8 +36,9 @@ fn server(id: u32, gpus: f64, nic: f64, intra: f64) -> Machine {
 /// | 3 | 2 | `(2,1) → 2`, `(2,2) → 1` | `6 − t̂` |
 ///
 /// With `nic_mb = 10` (pools of 20) two rings never share a slot. Job 2
-/// holds a whole server for all three slots, which leaves job 0 no room,
-/// and `{1, 2, 3}` is worth at most 13. With job 0 in `[1, 3)` on `(4, 2)`:
+/// holds a whole server for all three slots, which leaves job 0 no room;
+/// without job 0 the others are worth at most 15 (with job 2 no ring runs:
+/// 5 + 8; without it 10 + 5). With job 0 in `[1, 3)` on `(4, 2)`:
 /// job 1 as a ring in slot 0 (10), job 3 on the free GPUs of the second
 /// server in `[0, 2)` (5; as a ring in slot 0 it would meet job 1's ring):
 /// `OPT = 27`. With job 0 in `[0, 2)` at most `12 + 6 + 5 = 23`. With
