@@ -32,6 +32,9 @@
 //!
 //! The offline problem packs schedules under `Σ y ≤ O_h` and `Σ r ≤ B_h`
 //! per server and slot, at most one schedule per job, maximising `Σ v`.
+//! On tiny instances [`offline_optimum`] solves it exactly (every schedule
+//! enumerated, a set-packing program solved with HiGHS), the comparison
+//! point of the online scheduler's value and dual bounds.
 //!
 //! # The online loop
 //!
@@ -134,6 +137,7 @@
 //! ```
 
 mod error;
+mod exact;
 mod model;
 mod oracle;
 mod params;
@@ -149,6 +153,10 @@ use crate::schedule::verify;
 use super::Solved;
 
 pub use error::GadgetError;
+pub use exact::{
+    ChosenPlan, DEFAULT_OFFLINE_MIP_GAP, DEFAULT_OFFLINE_TIME_LIMIT_S, GadgetOptimum,
+    OFFLINE_MAX_COLUMNS, OfflineLimits, offline_optimum, offline_optimum_weighted,
+};
 pub use model::{
     DATA_UNIT_BYTES, GPU, GadgetCluster, GadgetJob, GadgetModel, GadgetServer, MAX_CELLS,
     MAX_ITERATIONS, MAX_JOBS, MAX_SEARCH, MAX_SERVER_GPUS, MAX_WORKER_COUNTS, NIC, POOL, RESOURCES,

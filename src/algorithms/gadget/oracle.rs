@@ -227,21 +227,7 @@ impl GadgetOracle {
             }
         }
         let best = best?;
-        let shape = &job.shapes[best.shape];
-        let plan = GadgetPlan {
-            job: job.id,
-            start: best.start,
-            slots: shape.slots,
-            workers: shape.workers,
-            nic_per_server: if shape.servers >= 2 {
-                job.ring_nic
-            } else {
-                0.0
-            },
-            placement: best.placement,
-            tau_slots: shape.tau_slots,
-            iterations: shape.iterations,
-        };
+        let plan = plan_of(job, &job.shapes[best.shape], best.start, best.placement);
         let cost = view.cost_of(plan.consumption());
         Some((plan, best.value, cost))
     }
@@ -418,6 +404,31 @@ impl GadgetOracle {
         let (cost, placement) = best?;
         self.placement = placement;
         Some(cost)
+    }
+}
+
+/// The plan of `job` running `shape` from slot `start` with `placement`
+/// (`(server index, y_h)`, server index ascending): each used server also
+/// reserves `2b_i` of NIC when the ring spans `n ≥ 2` servers.
+pub(super) fn plan_of(
+    job: &GadgetJob,
+    shape: &Shape,
+    start: u32,
+    placement: Vec<(u32, u32)>,
+) -> GadgetPlan {
+    GadgetPlan {
+        job: job.id,
+        start,
+        slots: shape.slots,
+        workers: shape.workers,
+        nic_per_server: if shape.servers >= 2 {
+            job.ring_nic
+        } else {
+            0.0
+        },
+        placement,
+        tau_slots: shape.tau_slots,
+        iterations: shape.iterations,
     }
 }
 

@@ -328,20 +328,31 @@ pub(crate) fn schedule_of(
     instance: &Instance,
     report: &GadgetReport,
 ) -> Result<Schedule, GadgetError> {
-    let mut out: Vec<JobSchedule> = instance
-        .jobs()
-        .iter()
-        .map(|j| JobSchedule::rejected(j.id))
-        .collect();
-    let mut plans: Vec<&GadgetPlan> = report
+    let plans = report
         .run
         .outcomes
         .iter()
         .filter_map(|o| match &o.decision {
             Decision::Admitted { plan, .. } => Some(plan),
             Decision::Rejected(_) => None,
-        })
+        });
+    schedule_of_plans(cluster, instance, plans)
+}
+
+/// The crate schedule of `plans` (one per admitted job; every other job of
+/// `instance` rejected), GPU ids assigned at start by lowest free local
+/// index (plans taken in start order, ties in the given order).
+pub(crate) fn schedule_of_plans<'a>(
+    cluster: &GadgetCluster,
+    instance: &Instance,
+    plans: impl IntoIterator<Item = &'a GadgetPlan>,
+) -> Result<Schedule, GadgetError> {
+    let mut out: Vec<JobSchedule> = instance
+        .jobs()
+        .iter()
+        .map(|j| JobSchedule::rejected(j.id))
         .collect();
+    let mut plans: Vec<&GadgetPlan> = plans.into_iter().collect();
     plans.sort_by_key(|p| p.start);
     let mut gpus = GpuPool::new(cluster.servers.len());
     for plan in plans {
