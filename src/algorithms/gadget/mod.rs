@@ -134,7 +134,9 @@
 //! ```
 
 mod error;
+mod metrics;
 mod model;
+mod noprice;
 mod oracle;
 mod params;
 mod plan;
@@ -149,11 +151,13 @@ use crate::schedule::verify;
 use super::Solved;
 
 pub use error::GadgetError;
+pub use metrics::{GadgetMetrics, JctStats, jain_index};
 pub use model::{
     DATA_UNIT_BYTES, GPU, GadgetCluster, GadgetJob, GadgetModel, GadgetServer, MAX_CELLS,
     MAX_ITERATIONS, MAX_JOBS, MAX_SEARCH, MAX_SERVER_GPUS, MAX_WORKER_COUNTS, NIC, POOL, RESOURCES,
     Shape, data_per_slot, ln_utility_at_jct, utility_at_jct,
 };
+pub use noprice::GadgetNoPrice;
 pub use oracle::GadgetOracle;
 pub use params::{
     DurationTable, EXHAUSTIVE_MAX_SERVERS, EmbeddingOracle, ExcessiveTraining, FairnessWeighting,
