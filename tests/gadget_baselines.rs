@@ -8,6 +8,8 @@
 //! worker count, determinism), Jain's index and a hand-checked metrics
 //! case.
 
+mod common;
+
 use dmlsched::algorithms::gadget::*;
 use dmlsched::algorithms::sjf_bco::FaFfpStrategy;
 use dmlsched::baselines::{
@@ -285,25 +287,13 @@ fn sjf_bco_online_keeps_rings_on_one_server_without_nic_room() {
 
 #[test]
 fn ring_baselines_refuse_parameter_server_jobs() {
-    let ps = Job::new(
-        JobId(0),
-        0.0,
-        Architecture::ParameterServer(PsJob {
-            epochs: 1,
-            data_chunks: 1,
-            minibatches_per_chunk: 1,
-            minibatch_compute_s: 1.0,
-            gradient_bytes: 0.0,
-            worker: Resources::zero().gpus(1.0).cpu_cores(1.0),
-            ps: Resources::zero().cpu_cores(1.0),
-            max_workers: 1,
-            max_ps: 1,
-            ps_at_most_workers: true,
-            sync: SyncMode::Synchronous,
-            layers: None,
-        }),
-    );
-    let inst = Instance::new(cluster(1, 5.0), vec![ps], 1.0, 10).unwrap();
+    let ps = common::job(0, 0.0, common::ps_job(1, 1.0));
+    let big = Resources::zero()
+        .gpus(4.0)
+        .cpu_cores(16.0)
+        .memory(1e12)
+        .nic(1e10);
+    let inst = Instance::new(Cluster::homogeneous(1, big, 1e10), vec![ps], 1.0, 10).unwrap();
     for name in RING_NAMES {
         let e = simulate(&inst, &mut by_name(name).unwrap(), &SimOptions::default());
         assert!(

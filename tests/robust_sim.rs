@@ -467,6 +467,32 @@ mod fuzz {
         }
     }
 
+    /// Every run ended well: times in order, finishes after arrivals, no
+    /// negative work left; an error is typed and never the loop guard.
+    fn check_outcomes(
+        outcomes: Vec<(&str, dmlsched::Result<SimResult>)>,
+        what: &str,
+    ) -> Result<(), TestCaseError> {
+        for (name, r) in outcomes {
+            match r {
+                Ok(r) => {
+                    prop_assert!(r.end_s >= r.start_s, "{name}: {what}");
+                    for j in &r.jobs {
+                        if let Some(f) = j.finish_s {
+                            prop_assert!(f >= j.arrival_s && f.is_finite(), "{name}: {j:?}");
+                        }
+                        prop_assert!(j.remaining_work >= 0.0, "{name}: {j:?}");
+                    }
+                }
+                Err(e) => prop_assert!(
+                    !matches!(e, dmlsched::Error::Sim(SimError::Stalled { .. })),
+                    "{name}: {e} ({what})"
+                ),
+            }
+        }
+        Ok(())
+    }
+
     /// One ring of a fuzz case for the ring-only baselines: a job spec, a
     /// reservation (or none) and a convergence estimate (or none).
     fn ring_job(id: u32, s: &JobSpec, reserve: Option<f64>, converge: bool, horizon_s: f64) -> Job {
@@ -540,23 +566,7 @@ mod fuzz {
                     })
                     .collect::<Vec<_>>()
             });
-            for (name, r) in outcomes {
-                match r {
-                    Ok(r) => {
-                        prop_assert!(r.end_s >= r.start_s, "{name}: {what}");
-                        for j in &r.jobs {
-                            if let Some(f) = j.finish_s {
-                                prop_assert!(f >= j.arrival_s && f.is_finite(), "{name}: {j:?}");
-                            }
-                            prop_assert!(j.remaining_work >= 0.0, "{name}: {j:?}");
-                        }
-                    }
-                    Err(e) => prop_assert!(
-                        !matches!(e, dmlsched::Error::Sim(SimError::Stalled { .. })),
-                        "{name}: {e} ({what})"
-                    ),
-                }
-            }
+            check_outcomes(outcomes, &what)?;
         }
     }
 
@@ -606,23 +616,7 @@ mod fuzz {
                     })
                     .collect::<Vec<_>>()
             });
-            for (name, r) in outcomes {
-                match r {
-                    Ok(r) => {
-                        prop_assert!(r.end_s >= r.start_s, "{name}: {what}");
-                        for j in &r.jobs {
-                            if let Some(f) = j.finish_s {
-                                prop_assert!(f >= j.arrival_s && f.is_finite(), "{name}: {j:?}");
-                            }
-                            prop_assert!(j.remaining_work >= 0.0, "{name}: {j:?}");
-                        }
-                    }
-                    Err(e) => prop_assert!(
-                        !matches!(e, dmlsched::Error::Sim(SimError::Stalled { .. })),
-                        "{name}: {e} ({what})"
-                    ),
-                }
-            }
+            check_outcomes(outcomes, &what)?;
         }
     }
 }

@@ -97,6 +97,24 @@
 //! bound `T·|H|` ([`MAX_CELLS`]), the worker counts of a job
 //! ([`MAX_WORKER_COUNTS`]) and the search of one job ([`MAX_SEARCH`]).
 //!
+//! # Simulation, baselines and metrics
+//!
+//! [`GadgetPolicy`] runs the scheduler in the simulator; with
+//! [`GadgetParams::sim_options`] (which stops rings at their convergence
+//! estimate when the scheduler does) every admitted job completes in its
+//! planned slot. [`GadgetNoPrice`] is the oracle at zero prices, outside
+//! the framework (the ablation of pricing). The other baselines —
+//! FIFO-FF, SJF-BCO-online and Random — are in [`crate::baselines`]
+//! (`ff-bandwidth`, `ff-bandwidth-backfill`, `sjf-bco-online`,
+//! `rar-online-random`, `gadget-noprice` by name); all use the same
+//! reservation model and admit every job at its largest worker count
+//! (NoPrice: every job with a plan of positive value). [`GadgetMetrics`]
+//! measures any of them from its simulator run, and this scheduler also
+//! from its offline run: gross and net utility, admission and completion
+//! rates, JCT, deadlines met, GPU-hours, training avoided by stopping at
+//! convergence, GPU and NIC utilisation, and Jain's index over jobs and
+//! tenants ([`jain_index`]).
+//!
 //! # Errors
 //!
 //! [`GadgetError`] for a job that is not ring-all-reduce or outside the
