@@ -467,6 +467,17 @@ mod fuzz {
         }
     }
 
+    /// `machines` machines of `capacity` GPUs (8 cores, 1 GB and 1 GB/s of
+    /// NIC per GPU).
+    fn fuzz_cluster(machines: u32, capacity: f64) -> Cluster {
+        let cap = Resources::zero()
+            .gpus(capacity)
+            .cpu_cores(capacity * 8.0)
+            .memory(capacity * 1e9)
+            .nic(capacity * 1e9);
+        Cluster::homogeneous(machines, cap, 1e10)
+    }
+
     /// Every run ended well: times in order, finishes after arrivals, no
     /// negative work left; an error is typed and never the loop guard.
     fn check_outcomes(
@@ -515,7 +526,7 @@ mod fuzz {
 
     proptest! {
         #![proptest_config(ProptestConfig {
-            cases: 24,
+            cases: 40,
             failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
                 "proptest-regressions/robust_sim.txt",
             ))),
@@ -539,8 +550,7 @@ mod fuzz {
             opts in 0u8..4,
             stop in any::<bool>(),
         ) {
-            let cap = Resources::zero().gpus(capacity).cpu_cores(capacity * 8.0).memory(capacity * 1e9).nic(capacity * 1e9);
-            let cluster = Cluster::homogeneous(machines, cap, 1e10);
+            let cluster = fuzz_cluster(machines, capacity);
             let horizon_s = slot_s * f64::from(horizon);
             let jobs: Vec<Job> = specs
                 .iter()
@@ -568,16 +578,7 @@ mod fuzz {
             });
             check_outcomes(outcomes, &what)?;
         }
-    }
 
-    proptest! {
-        #![proptest_config(ProptestConfig {
-            cases: 40,
-            failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
-                "proptest-regressions/robust_sim.txt",
-            ))),
-            ..ProptestConfig::default()
-        })]
 
         /// Every baseline on extreme but valid instances: a result or a
         /// typed error, never a panic, never a hang (each case under the
@@ -591,8 +592,7 @@ mod fuzz {
             specs in proptest::collection::vec(job_spec(), 1..5),
             opts in 0u8..4,
         ) {
-            let cap = Resources::zero().gpus(capacity).cpu_cores(capacity * 8.0).memory(capacity * 1e9).nic(capacity * 1e9);
-            let cluster = Cluster::homogeneous(machines, cap, 1e10);
+            let cluster = fuzz_cluster(machines, capacity);
             let horizon_s = slot_s * f64::from(horizon);
             let jobs: Vec<Job> = specs
                 .iter()
