@@ -222,7 +222,12 @@ fn run(a: &Args) -> dmlsched::Result<()> {
                 name: "--policies".into(),
                 reason: format!(
                     "unknown policy '{p}' (known: {})",
-                    baselines::NAMES.join(", ")
+                    baselines::NAMES
+                        .iter()
+                        .chain(baselines::RING_NAMES)
+                        .copied()
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             }
             .into());

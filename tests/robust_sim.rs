@@ -467,6 +467,63 @@ mod fuzz {
         }
     }
 
+    /// `machines` machines of `capacity` GPUs (8 cores, 1 GB and 1 GB/s of
+    /// NIC per GPU).
+    fn fuzz_cluster(machines: u32, capacity: f64) -> Cluster {
+        let cap = Resources::zero()
+            .gpus(capacity)
+            .cpu_cores(capacity * 8.0)
+            .memory(capacity * 1e9)
+            .nic(capacity * 1e9);
+        Cluster::homogeneous(machines, cap, 1e10)
+    }
+
+    /// Every run ended well: times in order, finishes after arrivals, no
+    /// negative work left; an error is typed and never the loop guard.
+    fn check_outcomes(
+        outcomes: Vec<(&str, dmlsched::Result<SimResult>)>,
+        what: &str,
+    ) -> Result<(), TestCaseError> {
+        for (name, r) in outcomes {
+            match r {
+                Ok(r) => {
+                    prop_assert!(r.end_s >= r.start_s, "{name}: {what}");
+                    for j in &r.jobs {
+                        if let Some(f) = j.finish_s {
+                            prop_assert!(f >= j.arrival_s && f.is_finite(), "{name}: {j:?}");
+                        }
+                        prop_assert!(j.remaining_work >= 0.0, "{name}: {j:?}");
+                    }
+                }
+                Err(e) => prop_assert!(
+                    !matches!(e, dmlsched::Error::Sim(SimError::Stalled { .. })),
+                    "{name}: {e} ({what})"
+                ),
+            }
+        }
+        Ok(())
+    }
+
+    /// One ring of a fuzz case for the ring-only baselines: a job spec, a
+    /// reservation (or none) and a convergence estimate (or none).
+    fn ring_job(id: u32, s: &JobSpec, reserve: Option<f64>, converge: bool, horizon_s: f64) -> Job {
+        let mut j = make_job(
+            id,
+            &JobSpec {
+                ring: true,
+                ..s.clone()
+            },
+            horizon_s,
+        );
+        if let Architecture::RingAllReduce(r) = &mut j.architecture {
+            r.reserved_bandwidth_bps = reserve;
+            if converge {
+                r.convergence_iterations = Some(r.iterations.div_ceil(2));
+            }
+        }
+        j
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig {
             cases: 40,
@@ -475,6 +532,53 @@ mod fuzz {
             ))),
             ..ProptestConfig::default()
         })]
+
+        /// The ring-only baselines ([`baselines::RING_NAMES`]) on extreme
+        /// but valid ring instances, with and without reservations and
+        /// stopping at convergence: a result or a typed error, never a
+        /// panic, never a hang, never the loop guard.
+        #[test]
+        fn ring_baselines_on_extreme_instances(
+            machines in prop_oneof![1 => Just(0u32), 3 => Just(1), 3 => Just(3), 2 => Just(10_000)],
+            capacity in prop_oneof![Just(8.0), Just(1e300)],
+            slot_s in prop_oneof![Just(1e-3), Just(60.0), Just(1e6)],
+            horizon in prop_oneof![Just(1u32), Just(10), Just(1_000_000_000)],
+            specs in proptest::collection::vec(
+                (job_spec(), prop_oneof![Just(None), Just(Some(1e-3)), Just(Some(1e9)), Just(Some(1e300))], any::<bool>()),
+                1..5,
+            ),
+            opts in 0u8..4,
+            stop in any::<bool>(),
+        ) {
+            let cluster = fuzz_cluster(machines, capacity);
+            let horizon_s = slot_s * f64::from(horizon);
+            let jobs: Vec<Job> = specs
+                .iter()
+                .enumerate()
+                .map(|(i, (s, b, c))| ring_job(i as u32, s, *b, *c, horizon_s))
+                .collect();
+            let inst = match Instance::new(cluster, jobs, slot_s, horizon) {
+                Ok(inst) => inst,
+                Err(_) => return Ok(()),
+            };
+            let what = format!("{machines} machines, capacity {capacity:e}, slot {slot_s} s, {horizon} slots, {specs:?}, options {opts}, stop {stop}");
+            let outcomes = within(WATCHDOG_S, &what.clone(), move || {
+                let opts = SimOptions {
+                    stop_at_convergence: stop,
+                    ..options(opts, if machines > 100 { 40 } else { 2_000 })
+                };
+                baselines::RING_NAMES
+                    .iter()
+                    .chain(&["ff-bandwidth", "ff-bandwidth-backfill"])
+                    .filter_map(|name| {
+                        let mut p = baselines::by_name(name)?;
+                        Some((*name, simulate(&inst, &mut p, &opts)))
+                    })
+                    .collect::<Vec<_>>()
+            });
+            check_outcomes(outcomes, &what)?;
+        }
+
 
         /// Every baseline on extreme but valid instances: a result or a
         /// typed error, never a panic, never a hang (each case under the
@@ -488,8 +592,7 @@ mod fuzz {
             specs in proptest::collection::vec(job_spec(), 1..5),
             opts in 0u8..4,
         ) {
-            let cap = Resources::zero().gpus(capacity).cpu_cores(capacity * 8.0).memory(capacity * 1e9).nic(capacity * 1e9);
-            let cluster = Cluster::homogeneous(machines, cap, 1e10);
+            let cluster = fuzz_cluster(machines, capacity);
             let horizon_s = slot_s * f64::from(horizon);
             let jobs: Vec<Job> = specs
                 .iter()
@@ -513,23 +616,7 @@ mod fuzz {
                     })
                     .collect::<Vec<_>>()
             });
-            for (name, r) in outcomes {
-                match r {
-                    Ok(r) => {
-                        prop_assert!(r.end_s >= r.start_s, "{name}: {what}");
-                        for j in &r.jobs {
-                            if let Some(f) = j.finish_s {
-                                prop_assert!(f >= j.arrival_s && f.is_finite(), "{name}: {j:?}");
-                            }
-                            prop_assert!(j.remaining_work >= 0.0, "{name}: {j:?}");
-                        }
-                    }
-                    Err(e) => prop_assert!(
-                        !matches!(e, dmlsched::Error::Sim(SimError::Stalled { .. })),
-                        "{name}: {e} ({what})"
-                    ),
-                }
-            }
+            check_outcomes(outcomes, &what)?;
         }
     }
 }

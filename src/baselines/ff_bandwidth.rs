@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 
 use crate::model::{Architecture, FIT_TOL, GpuId, Job, RarJob, Resources, TaskKind};
 use crate::schedule::{Placement, Tasks};
-use crate::sim::{Action, Event, Policy, SimView};
+use crate::sim::{Action, Event, JobView, Policy, SimView};
 
 use super::common::{is_queued, workers_fitting};
 use super::{PlacementRule, Placer, requested_tasks};
@@ -16,8 +16,8 @@ use super::{PlacementRule, Placer, requested_tasks};
 ///
 /// # Rule
 ///
-/// Jobs waiting for a start are considered in arrival order (ties by
-/// instance order), each at its [`requested_tasks`] size `w` (the largest
+/// Jobs waiting for a start are considered in arrival order (ties by job
+/// id), each at its [`requested_tasks`] size `w` (the largest
 /// allowed worker count). A ring-all-reduce job starts if a **first-fit
 /// embedding** exists:
 ///
@@ -181,7 +181,15 @@ impl Policy for FifoFirstFitBandwidth {
             taken: vec![BTreeSet::new(); machines.len()],
         };
         let mut actions = Vec::new();
-        for j in view.active().filter(is_queued) {
+        let mut queue: Vec<JobView<'_>> = view.active().filter(is_queued).collect();
+        // `active` is in arrival order with ties by instance order; the
+        // rule breaks ties by id.
+        queue.sort_by(|a, b| {
+            (a.job().arrival_s)
+                .total_cmp(&b.job().arrival_s)
+                .then(a.id().cmp(&b.id()))
+        });
+        for j in queue {
             let job = j.job();
             let (w, ps) = requested_tasks(job);
             let started = match &job.architecture {

@@ -5,10 +5,13 @@
 //! | `DormLike` | Sun et al., SmartComp 2017 (the crate's reconstruction as a MILP, from the OASiS paper's description) | utilisation-maximising MILP at every event, fairness and adjustment rows; only with the `highs` feature |
 //! | [`Drf`] | Ghodsi et al., NSDI 2011 (the YARN/Mesos default in the OASiS and Optimus evaluations) | elastic, progressive filling from scratch at every event |
 //! | [`Fifo`] | Hadoop/Spark default; the FIFO baseline of the OASiS and Optimus evaluations | fixed size, non-preemptive, optional backfill |
-//! | [`FifoFirstFitBandwidth`] | FIFO-FF, the crate's baseline for online ring embedding (after GADGET, Yu, Tian, Ji, Wu, Rajan, Liu, IEEE INFOCOM 2022) | fixed size, first-fit ring embedding with reserved NIC bandwidth, GPU ids |
+//! | [`GadgetNoPrice`](crate::algorithms::gadget::GadgetNoPrice) (`gadget-noprice`) | the GADGET-style scheduler's oracle with every price 0 (an ablation of its pricing) | ring-all-reduce only; admits every job with a positive-value plan, at its best plan, irrevocably |
+//! | [`FifoFirstFitBandwidth`] (`ff-bandwidth`, `ff-bandwidth-backfill`) | FIFO-FF, the crate's baseline for online ring embedding (after GADGET, Yu, Tian, Ji, Wu, Rajan, Liu, IEEE INFOCOM 2022) | fixed size, first-fit ring embedding with reserved NIC bandwidth, GPU ids |
 //! | [`Optimus`] | Peng et al., EuroSys 2018 (and its public code) | elastic, marginal gain of remaining time per dominant share, timing oracle |
 //! | [`ProportionalShare`] | budget proportional share (crate rules) | elastic, GPUs split by fixed budgets at every event |
+//! | [`RarOnlineRandom`] (`rar-online-random`) | the crate's random baseline for online ring embedding (after GADGET, Yu, Tian, Ji, Wu, Rajan, Liu, IEEE INFOCOM 2022) | ring-all-reduce only; random order and random GPUs with reserved NIC bandwidth, seeded |
 //! | [`Rrh`] | Irwin et al., HPDC 2004 (the crate's reading of the risk–reward heuristic the OASiS paper compares with) | fixed size, admission by reward − risk, urgency ranking, preemptive |
+//! | [`SjfBcoOnline`] (`sjf-bco-online`) | SJF-BCO (Yu, Ji, Rajan, Liu, ACM MobiHoc 2022) run online: FA-FFP or LBSGF on the GPUs free now, with reserved NIC bandwidth | ring-all-reduce only; smallest `G` first, non-preemptive, head-of-line blocking by default |
 //! | [`Sjf`] | shortest job first with an oracle (crate rules) | fixed size, non-preemptive, backfill by default |
 //! | [`Tetris`] | Grandl et al., SIGCOMM 2014 (alignment score only) | fixed size, non-preemptive, packs by alignment |
 //! | [`OfflineBaseline`] (`rar-ff`, `rar-ls`, `rar-rand`) | FF, LS and RAND of Yu, Ji, Rajan, Liu, ACM MobiHoc 2022, on SJF-BCO's trial machinery | offline ring-all-reduce placement of a batch at slot 0, returning a schedule with its certificate ([`offline_by_name`]; not a simulator policy) |
@@ -39,6 +42,7 @@ mod optimus;
 mod placement;
 mod proportional;
 mod rar;
+mod rar_online;
 mod realloc;
 mod rrh;
 mod sjf;
@@ -55,6 +59,7 @@ pub use optimus::Optimus;
 pub use placement::{PlacementRule, Placer};
 pub use proportional::ProportionalShare;
 pub use rar::{OFFLINE_NAMES, OfflineBaseline, offline_by_name};
+pub use rar_online::{RarOnlineRandom, SjfBcoOnline};
 pub use rrh::{Rrh, RrhParams};
 pub use sjf::Sjf;
 pub use tetris::Tetris;
@@ -98,7 +103,8 @@ pub fn requested_tasks(job: &Job) -> (u32, u32) {
     }
 }
 
-/// Names accepted by [`by_name`], in a stable order.
+/// Names accepted by [`by_name`] for instances of any job kind, in a
+/// stable order (see also [`RING_NAMES`]).
 pub const NAMES: &[&str] = &[
     "fifo",
     "fifo-backfill",
@@ -107,14 +113,33 @@ pub const NAMES: &[&str] = &[
     "tetris",
     "tiresias",
     "ff-bandwidth",
+    "ff-bandwidth-backfill",
     "proportional",
     "optimus",
     "rrh",
     "dorm",
 ];
 
-/// A baseline by name, with default parameters (see [`NAMES`]); `None` for
-/// an unknown name, and for `dorm` without the `highs` feature.
+/// Names accepted by [`by_name`] for policies that schedule ring-all-reduce
+/// jobs only (their runs end with a typed error on an instance with a
+/// parameter-server job), in a stable order: the online baselines of the
+/// GADGET-style scheduler.
+pub const RING_NAMES: &[&str] = &["sjf-bco-online", "rar-online-random", "gadget-noprice"];
+
+/// A baseline by name, with default parameters (see [`NAMES`] and
+/// [`RING_NAMES`]; `rar-online-random` has seed 0); `None` for an unknown
+/// name, and for `dorm` without the `highs` feature.
+///
+/// ```
+/// use dmlsched::baselines::{NAMES, RING_NAMES, by_name};
+/// for name in NAMES.iter().chain(RING_NAMES) {
+///     if let Some(p) = by_name(name) {
+///         assert!(!p.name().is_empty());
+///     }
+/// }
+/// assert!(by_name("sjf-bco-online").is_some());
+/// assert!(by_name("no-such-policy").is_none());
+/// ```
 pub fn by_name(name: &str) -> Option<Box<dyn crate::sim::Policy>> {
     Some(match name {
         "fifo" => Box::new(Fifo::default()),
@@ -127,6 +152,10 @@ pub fn by_name(name: &str) -> Option<Box<dyn crate::sim::Policy>> {
         "tetris" => Box::new(Tetris::default()),
         "tiresias" => Box::new(Tiresias::default()),
         "ff-bandwidth" => Box::new(FifoFirstFitBandwidth::default()),
+        "ff-bandwidth-backfill" => Box::new(FifoFirstFitBandwidth { backfill: true }),
+        "sjf-bco-online" => Box::new(SjfBcoOnline::default()),
+        "rar-online-random" => Box::new(RarOnlineRandom::default()),
+        "gadget-noprice" => Box::new(crate::algorithms::gadget::GadgetNoPrice::default()),
         "proportional" => Box::new(ProportionalShare::default()),
         "optimus" => Box::new(Optimus::default()),
         "rrh" => Box::new(Rrh::default()),
@@ -143,6 +172,6 @@ pub fn cheap_for(ring: bool) -> Vec<&'static str> {
     NAMES
         .iter()
         .copied()
-        .filter(|n| *n != "dorm" && (ring || *n != "ff-bandwidth"))
+        .filter(|n| *n != "dorm" && (ring || !n.starts_with("ff-bandwidth")))
         .collect()
 }

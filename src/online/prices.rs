@@ -79,6 +79,8 @@ enum Source<'a> {
         mode: ResidualMode,
     },
     Explicit(Box<ExplicitCells>),
+    /// The ledger's residuals at price 0 everywhere inside it.
+    Unpriced(&'a Ledger),
 }
 
 #[derive(Debug, Clone)]
@@ -134,6 +136,28 @@ impl<'a> PriceView<'a> {
         }
     }
 
+    /// The residuals of `ledger` with every price inside it 0 (cells
+    /// outside it are priced `+∞` as always): an oracle then returns the
+    /// plan of largest utility that fits, for schedulers that use an oracle
+    /// without prices (ablations of the pricing). Needs no bounds, since
+    /// none of `U` and `L` is read.
+    ///
+    /// ```
+    /// use dmlsched::model::MachineId;
+    /// use dmlsched::online::{Ledger, PoolId, PriceView, ResourceId};
+    /// let ledger = Ledger::new(4, 1, vec![(PoolId(0), vec![2.0])])?;
+    /// let view = PriceView::unpriced(&ledger);
+    /// assert_eq!(view.price(MachineId(0), ResourceId(0), 3), 0.0);
+    /// assert_eq!(view.residual(MachineId(0), ResourceId(0), 3), 2.0);
+    /// assert_eq!(view.price(MachineId(0), ResourceId(0), 4), f64::INFINITY);
+    /// # Ok::<(), dmlsched::online::OnlineError>(())
+    /// ```
+    pub fn unpriced(ledger: &'a Ledger) -> Self {
+        PriceView {
+            source: Source::Unpriced(ledger),
+        }
+    }
+
     /// A view with arbitrary per-cell prices and residuals, bypassing ledger
     /// and bounds: for oracle unit tests. The
     /// capacity of `(m, r)` is the largest residual over the slots. Negative
@@ -175,7 +199,7 @@ impl<'a> PriceView<'a> {
     /// Number of slots `T`.
     pub fn horizon(&self) -> u32 {
         match &self.source {
-            Source::Ledger { ledger, .. } => ledger.horizon(),
+            Source::Ledger { ledger, .. } | Source::Unpriced(ledger) => ledger.horizon(),
             Source::Explicit(c) => c.horizon,
         }
     }
@@ -183,7 +207,7 @@ impl<'a> PriceView<'a> {
     /// Number of machines.
     pub fn machines(&self) -> usize {
         match &self.source {
-            Source::Ledger { ledger, .. } => ledger.machines(),
+            Source::Ledger { ledger, .. } | Source::Unpriced(ledger) => ledger.machines(),
             Source::Explicit(c) => c.machines,
         }
     }
@@ -191,16 +215,23 @@ impl<'a> PriceView<'a> {
     /// Number of resource types.
     pub fn resources(&self) -> usize {
         match &self.source {
-            Source::Ledger { ledger, .. } => ledger.resources(),
+            Source::Ledger { ledger, .. } | Source::Unpriced(ledger) => ledger.resources(),
             Source::Explicit(c) => c.resources,
         }
     }
 
     /// `ln p_m^r(t)` (`+∞` outside the ledger, `−∞` for a zero explicit
-    /// price).
+    /// price and inside an [unpriced](Self::unpriced) ledger).
     pub fn ln_price(&self, m: MachineId, r: ResourceId, t: u32) -> f64 {
         match &self.source {
             Source::Ledger { ledger, bounds, .. } => ledger_ln_price(ledger, bounds, m, r, t),
+            Source::Unpriced(ledger) => {
+                if ledger.cell_index(m, r, t).is_some() {
+                    f64::NEG_INFINITY
+                } else {
+                    f64::INFINITY
+                }
+            }
             Source::Explicit(c) => c.index(m, r, t).map_or(f64::INFINITY, |i| c.ln_price[i]),
         }
     }
@@ -223,6 +254,7 @@ impl<'a> PriceView<'a> {
                     }
                 }
             },
+            Source::Unpriced(ledger) => ledger.residual(m, r, t),
             Source::Explicit(c) => c.index(m, r, t).map_or(0.0, |i| c.residual[i]),
         }
     }
@@ -230,7 +262,7 @@ impl<'a> PriceView<'a> {
     /// Capacity `c_m^r`.
     pub fn capacity(&self, m: MachineId, r: ResourceId) -> f64 {
         match &self.source {
-            Source::Ledger { ledger, .. } => ledger.capacity(m, r),
+            Source::Ledger { ledger, .. } | Source::Unpriced(ledger) => ledger.capacity(m, r),
             Source::Explicit(c) => {
                 let (mi, ri) = (m.0 as usize, usize::from(r.0));
                 if mi < c.machines && ri < c.resources {

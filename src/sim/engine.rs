@@ -63,6 +63,14 @@ pub struct SimOptions {
     pub stop: StopAt,
     /// Safety limit on events delivered to the policy.
     pub max_events: u64,
+    /// Whether a ring-all-reduce job that carries a convergence estimate
+    /// ([`RarJob::convergence_iterations`](crate::model::RarJob::convergence_iterations))
+    /// completes after those iterations instead of the `iterations` it
+    /// requests (default `false`: every job trains what it requests). The
+    /// option of schedulers that stop training at convergence, such as the
+    /// GADGET-style scheduler's default.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub stop_at_convergence: bool,
 }
 
 impl Default for SimOptions {
@@ -73,6 +81,7 @@ impl Default for SimOptions {
             ps_timing: PsTiming::default(),
             stop: StopAt::default(),
             max_events: 50_000_000,
+            stop_at_convergence: false,
         }
     }
 }
@@ -182,7 +191,11 @@ impl<'a> Engine<'a> {
             opts,
             slot_s: inst.slot_length_s(),
             now: 0.0,
-            runs: inst.jobs().iter().map(JobRun::new).collect(),
+            runs: inst
+                .jobs()
+                .iter()
+                .map(|j| JobRun::new(j, opts.stop_at_convergence))
+                .collect(),
             active: Vec::new(),
             used: vec![Resources::zero(); machines.len()],
             free: machines.iter().map(|m| m.capacity).collect(),

@@ -56,7 +56,9 @@
 //! contention is recounted whenever a multi-server ring without a
 //! reservation starts or stops).
 //! Work is counted in mini-batches for parameter-server jobs (`w` per
-//! iteration) and in iterations for ring-all-reduce jobs. With
+//! iteration) and in iterations for ring-all-reduce jobs: the iterations
+//! requested, or with [`SimOptions::stop_at_convergence`] the convergence
+//! estimate of a job that has one ([`work_to_train`]). With
 //! [`ProgressMode::Fractional`](crate::timing::ProgressMode) a job finishes
 //! at the exact time its work runs out; with `Floor` (which needs
 //! [`Decisions::SlotBoundaries`]) it gains `⌊Δ/τ⌋` whole iterations per slot
@@ -161,4 +163,4 @@ pub use result::{
 };
 pub use state::JobStatus;
 pub use view::{JobView, SimView};
-pub use work::{PsTiming, total_work};
+pub use work::{PsTiming, total_work, work_to_train};

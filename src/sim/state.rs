@@ -69,8 +69,10 @@ pub(crate) struct JobRun {
 }
 
 impl JobRun {
-    pub(super) fn new(job: &Job) -> Self {
-        let total = work::total_work(job);
+    /// A job not arrived yet, with its work to train (its convergence
+    /// iterations when `stop_at_convergence` and it has them).
+    pub(super) fn new(job: &Job, stop_at_convergence: bool) -> Self {
+        let total = work::work_to_train(job, stop_at_convergence);
         JobRun {
             status: JobStatus::NotArrived,
             placement: Placement::new(),

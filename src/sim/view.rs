@@ -77,7 +77,8 @@ impl<'a> JobView<'a> {
         self.run.remaining
     }
 
-    /// Total work (same unit as [`JobView::remaining_work`]).
+    /// Total work the job trains in this run (same unit as
+    /// [`JobView::remaining_work`]; see [`work_to_train`](super::work_to_train)).
     pub fn total_work(&self) -> f64 {
         self.run.total
     }

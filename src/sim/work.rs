@@ -5,7 +5,9 @@
 //!   iteration of `w` workers processes `w` of them. Its iteration time is
 //!   the layered model PS-W when the job has a layer profile, otherwise PS-L
 //!   (placement-level, or the locality-free OASiS form, per [`PsTiming`]).
-//! * A ring-all-reduce job's work is its requested iterations; its iteration
+//! * A ring-all-reduce job's work is its requested iterations (its
+//!   convergence iterations under
+//!   [`SimOptions::stop_at_convergence`](super::SimOptions::stop_at_convergence)); its iteration
 //!   time is RAR-C with the contention count of the running jobs, except
 //!   that a ring with a reserved bandwidth `b` spanning several machines
 //!   runs at `b` without contention
@@ -54,6 +56,28 @@ pub fn total_work(job: &Job) -> f64 {
             f64::from(p.epochs) * f64::from(p.data_chunks) * f64::from(p.minibatches_per_chunk)
         }
         Architecture::RingAllReduce(r) => r.iterations as f64,
+    }
+}
+
+/// The work the simulator trains `job` for: [`total_work`], except that a
+/// ring-all-reduce job with a convergence estimate trains only those
+/// iterations under `stop_at_convergence`
+/// ([`SimOptions::stop_at_convergence`](super::SimOptions::stop_at_convergence)).
+///
+/// ```
+/// use dmlsched::model::{Job, JobId, RarJob};
+/// use dmlsched::sim::work_to_train;
+/// let ring = RarJob { iterations: 100, convergence_iterations: Some(80), ..RarJob::default() };
+/// let job = Job::new(JobId(0), 0.0, ring);
+/// assert_eq!(work_to_train(&job, false), 100.0);
+/// assert_eq!(work_to_train(&job, true), 80.0);
+/// ```
+pub fn work_to_train(job: &Job, stop_at_convergence: bool) -> f64 {
+    match &job.architecture {
+        Architecture::RingAllReduce(r) if stop_at_convergence => {
+            r.convergence_iterations.unwrap_or(r.iterations) as f64
+        }
+        _ => total_work(job),
     }
 }
 

@@ -100,6 +100,24 @@
 //! bound `T·|H|` ([`MAX_CELLS`]), the worker counts of a job
 //! ([`MAX_WORKER_COUNTS`]) and the search of one job ([`MAX_SEARCH`]).
 //!
+//! # Simulation, baselines and metrics
+//!
+//! [`GadgetPolicy`] runs the scheduler in the simulator; with
+//! [`GadgetParams::sim_options`] (which stops rings at their convergence
+//! estimate when the scheduler does) every admitted job completes in its
+//! planned slot. [`GadgetNoPrice`] is the oracle at zero prices, outside
+//! the framework (the ablation of pricing). The other baselines —
+//! FIFO-FF, SJF-BCO-online and Random — are in [`crate::baselines`]
+//! (`ff-bandwidth`, `ff-bandwidth-backfill`, `sjf-bco-online`,
+//! `rar-online-random`, `gadget-noprice` by name); all use the same
+//! reservation model and admit every job at its largest worker count
+//! (NoPrice: every job with a plan of positive value). [`GadgetMetrics`]
+//! measures any of them from its simulator run, and this scheduler also
+//! from its offline run: gross and net utility, admission and completion
+//! rates, JCT, deadlines met, GPU-hours, training avoided by stopping at
+//! convergence, GPU and NIC utilisation, and Jain's index over jobs and
+//! tenants ([`jain_index`]).
+//!
 //! # Errors
 //!
 //! [`GadgetError`] for a job that is not ring-all-reduce or outside the
@@ -138,7 +156,9 @@
 
 mod error;
 mod exact;
+mod metrics;
 mod model;
+mod noprice;
 mod oracle;
 mod params;
 mod plan;
@@ -157,11 +177,13 @@ pub use exact::{
     ChosenPlan, DEFAULT_OFFLINE_MIP_GAP, DEFAULT_OFFLINE_TIME_LIMIT_S, GadgetOptimum,
     OFFLINE_MAX_COLUMNS, OfflineLimits, offline_optimum, offline_optimum_weighted,
 };
+pub use metrics::{GadgetMetrics, JctStats, jain_index};
 pub use model::{
     DATA_UNIT_BYTES, GPU, GadgetCluster, GadgetJob, GadgetModel, GadgetServer, MAX_CELLS,
     MAX_ITERATIONS, MAX_JOBS, MAX_SEARCH, MAX_SERVER_GPUS, MAX_WORKER_COUNTS, NIC, POOL, RESOURCES,
     Shape, data_per_slot, ln_utility_at_jct, utility_at_jct,
 };
+pub use noprice::GadgetNoPrice;
 pub use oracle::GadgetOracle;
 pub use params::{
     DurationTable, EXHAUSTIVE_MAX_SERVERS, EmbeddingOracle, ExcessiveTraining, FairnessWeighting,

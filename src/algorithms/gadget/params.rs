@@ -6,6 +6,7 @@ use super::error::GadgetError;
 use crate::model::JobId;
 use crate::model::units::Num;
 use crate::online::PdOptions;
+use crate::sim::{Decisions, SimOptions};
 use crate::timing::ProgressMode;
 
 /// Most servers one ring may span, `n_max` (an option; the default is 8).
@@ -249,6 +250,38 @@ fn number(
 }
 
 impl GadgetParams {
+    /// The simulator options under which the simulator trains and counts
+    /// iterations as these parameters' plans do: it stops a ring at its
+    /// convergence estimate under [`ExcessiveTraining::StopAtConvergence`]
+    /// ([`SimOptions::stop_at_convergence`]), and under
+    /// `ProgressMode::Floor` it counts whole iterations per slot with
+    /// decisions at slot boundaries (which `Floor` needs). The rest is the
+    /// default. A [`GadgetPolicy`](super::GadgetPolicy) run with them
+    /// completes every admitted job in its planned slot.
+    ///
+    /// ```
+    /// use dmlsched::algorithms::gadget::{ExcessiveTraining, GadgetParams};
+    /// assert!(GadgetParams::default().sim_options().stop_at_convergence);
+    /// let requested = GadgetParams {
+    ///     excessive_training: ExcessiveTraining::TrainRequested,
+    ///     ..GadgetParams::default()
+    /// };
+    /// assert!(!requested.sim_options().stop_at_convergence);
+    /// ```
+    pub fn sim_options(&self) -> SimOptions {
+        let floor = self.progress == ProgressMode::Floor;
+        SimOptions {
+            progress: self.progress,
+            decisions: if floor {
+                Decisions::SlotBoundaries
+            } else {
+                Decisions::default()
+            },
+            stop_at_convergence: self.excessive_training == ExcessiveTraining::StopAtConvergence,
+            ..SimOptions::default()
+        }
+    }
+
     /// Checks every number and count (the duration tables' jobs and shapes
     /// are checked against the instance when it is converted).
     ///

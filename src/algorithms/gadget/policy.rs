@@ -16,24 +16,34 @@ use super::{GadgetParams, GadgetReport};
 /// slot may start from the next boundary on; its delay still counts from
 /// its arrival slot. Plans are reserved without GPU ids (the simulator
 /// hands them out); [`Gadget::solve`](super::Gadget::solve) assigns them in
-/// its schedule. The simulator runs a ring at the RAR-C model's speed with
-/// the cluster's inter-server bandwidth and contention, so its completions
-/// match the plans when that speed equals the reserved one (single-server
-/// rings, or a reservation equal to the inter-server bandwidth without
-/// contention) and every job trains its requested iterations. After the
-/// run, [`report`](Self::report) finishes the framework.
+/// its schedule.
+///
+/// The simulator times a ring as the plans do — on one machine at its
+/// internal bandwidth, across machines at its reserved bandwidth without
+/// contention — so every admitted job completes in its planned slot when
+/// the simulator trains the iterations the plans count and counts them the
+/// same way: run it with [`GadgetParams::sim_options`] (which stops a job
+/// at its convergence estimate under the default
+/// [`ExcessiveTraining::StopAtConvergence`](super::ExcessiveTraining), and
+/// counts whole iterations per slot at slot boundaries under
+/// `ProgressMode::Floor`). With [`WorkUnit::Samples`](super::WorkUnit) the
+/// plans count iterations at the chosen worker count, the simulator the
+/// requested ones. A ring without a reservation spanning machines is never
+/// planned. After the run, [`report`](Self::report) finishes the
+/// framework.
 ///
 /// ```
 /// use dmlsched::algorithms::gadget::{GadgetParams, GadgetPolicy};
 /// use dmlsched::model::*;
-/// use dmlsched::sim::{simulate, SimOptions};
+/// use dmlsched::sim::simulate;
 ///
 /// let cluster = Cluster::homogeneous(2, Resources::zero().gpus(4.0).cpu_cores(8.0), 1e9);
 /// let ring = RarJob { workers: WorkerCounts::Fixed(4), iterations: 150, ..RarJob::default() };
 /// let jobs = (0..3).map(|i| Job::new(JobId(i), 0.0, ring.clone())).collect();
 /// let instance = Instance::new(cluster, jobs, 60.0, 10)?;
-/// let mut policy = GadgetPolicy::new(&instance, &GadgetParams::default())?;
-/// let result = simulate(&instance, &mut policy, &SimOptions::default())?;
+/// let params = GadgetParams::default();
+/// let mut policy = GadgetPolicy::new(&instance, &params)?;
+/// let result = simulate(&instance, &mut policy, &params.sim_options())?;
 /// let report = policy.report()?;
 /// // 150 iterations of 1.001 s: 3 slots each; two jobs run side by side,
 /// // the third after them.

@@ -64,6 +64,8 @@ pub struct JobRecord {
     /// `d^min`: its shortest duration on the empty cluster, slots (`None`
     /// when no shape embeds within the horizon).
     pub min_slots: Option<u32>,
+    /// The workers of that shortest shape (`None` with `min_slots`).
+    pub min_workers: Option<u32>,
     /// `F^req`.
     pub iterations_requested: u64,
     /// `F^eff` at the requested worker count.

@@ -110,8 +110,47 @@ pub(crate) struct Run {
     /// The jobs stepped so far, with their frozen weights.
     stepped: Vec<GadgetJob>,
     decision_seconds: Vec<f64>,
-    /// GPU-slots committed per tenant seen so far.
-    tenants: BTreeMap<Option<String>, f64>,
+    tenants: TenantShares,
+}
+
+/// The fairness weights of a run: the GPU-slots committed per tenant seen
+/// so far, and the rule.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct TenantShares {
+    rule: FairnessWeighting,
+    committed: BTreeMap<Option<String>, f64>,
+}
+
+impl TenantShares {
+    /// No tenant seen yet.
+    pub fn new(rule: FairnessWeighting) -> Self {
+        TenantShares {
+            rule,
+            committed: BTreeMap::new(),
+        }
+    }
+
+    /// `ω` of a job of `tenant` arriving now: `(1 + S_v/S̄)^(−β)` over the
+    /// tenants seen so far (this one included), 1 while `S̄ = 0` or
+    /// without the rule.
+    pub fn weight(&mut self, tenant: &Option<String>) -> f64 {
+        let FairnessWeighting::TenantShare { beta } = self.rule else {
+            return 1.0;
+        };
+        self.committed.entry(tenant.clone()).or_insert(0.0);
+        let mean = self.committed.values().sum::<f64>() / self.committed.len() as f64;
+        let mine = self.committed.get(tenant).copied().unwrap_or(0.0);
+        if mean > 0.0 {
+            (1.0 + mine / mean).powf(-beta)
+        } else {
+            1.0
+        }
+    }
+
+    /// Records `plan`'s GPU-slots for `tenant`.
+    pub fn commit(&mut self, tenant: &Option<String>, plan: &GadgetPlan) {
+        *self.committed.entry(tenant.clone()).or_insert(0.0) += plan.gpu_slots() as f64;
+    }
 }
 
 impl Run {
@@ -140,36 +179,23 @@ impl Run {
             bounds,
             stepped: Vec::with_capacity(model.jobs.len()),
             decision_seconds: Vec::with_capacity(model.jobs.len()),
-            tenants: BTreeMap::new(),
+            tenants: TenantShares::new(params.fairness),
         };
         Ok((run, model.jobs))
     }
 
-    /// `ω` of a job arriving now: `(1 + S_v/S̄)^(−β)` over the tenants seen
-    /// so far (this job's included), 1 while `S̄ = 0`.
-    fn weight(&mut self, job: &GadgetJob) -> f64 {
-        let FairnessWeighting::TenantShare { beta } = self.params.fairness else {
-            return 1.0;
-        };
-        self.tenants.entry(job.tenant.clone()).or_insert(0.0);
-        let mean = self.tenants.values().sum::<f64>() / self.tenants.len() as f64;
-        let mine = self.tenants.get(&job.tenant).copied().unwrap_or(0.0);
-        if mean > 0.0 {
-            (1.0 + mine / mean).powf(-beta)
-        } else {
-            1.0
-        }
-    }
-
     /// Freezes the job's weight and decides on it (timed).
     pub fn step(&mut self, mut job: GadgetJob) -> crate::Result<()> {
-        job.omega = self.weight(&job);
+        job.omega = self.tenants.weight(&job.tenant);
         let start = Instant::now();
         self.engine.step(&job)?;
         self.decision_seconds.push(start.elapsed().as_secs_f64());
-        if let Some(plan) = self.last_plan() {
-            let slots = plan.gpu_slots() as f64;
-            *self.tenants.entry(job.tenant.clone()).or_insert(0.0) += slots;
+        let plan = match self.engine.outcomes().last().map(|o| &o.decision) {
+            Some(Decision::Admitted { plan, .. }) => Some(plan),
+            _ => None,
+        };
+        if let Some(plan) = plan {
+            self.tenants.commit(&job.tenant, plan);
         }
         self.stepped.push(job);
         Ok(())
@@ -278,6 +304,7 @@ fn record(
         omega: job.omega,
         best_value,
         min_slots: empty.fastest.map(|k| job.shapes[k].slots),
+        min_workers: empty.fastest.map(|k| job.shapes[k].workers),
         iterations_requested: job.iterations_requested,
         iterations_effective: job.iterations_effective,
         decision,

@@ -100,6 +100,7 @@
 
 mod baselines;
 mod bounds;
+pub(crate) mod choice;
 mod error;
 pub mod formulation;
 mod model;
@@ -113,11 +114,11 @@ mod trial;
 pub use baselines::{RarFf, RarLs, RarRand};
 pub use bounds::lower_bound_closed_form;
 pub use error::SjfBcoError;
-pub(crate) use model::usable_gpus;
 pub use model::{
     MAX_GPUS, MAX_ITERATIONS, MAX_JOBS, MAX_JOBS_TIMES_GPUS, MAX_SLOTS, RarModel, RarModelJob,
     RarServer, TimeModel,
 };
+pub(crate) use model::{usable_gpus, usable_servers};
 pub use params::{
     Availability, BisectionRule, DurationEstimate, FaFfpStrategy, KappaSpec, LambdaSpec,
     SjfBcoParams, TrialEval,

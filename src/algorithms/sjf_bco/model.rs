@@ -336,13 +336,24 @@ pub(crate) fn usable_gpus<'a>(
     fit
 }
 
-/// Usable GPUs per machine: the most workers of every job that fit on it,
-/// resource by resource, so that any mix of at most `O_s` workers fits.
-fn servers(instance: &Instance, rings: &[RarJob]) -> Result<Vec<RarServer>, SjfBcoError> {
+/// Usable GPUs per machine for ring workers of the given demands: the most
+/// workers of every demand that fit on it, resource by resource, so that
+/// any mix of at most `O_s` workers fits ([`usable_gpus`]); servers in the
+/// cluster's order, numbered flat server-major. Possibly none usable.
+/// Shared by SJF-BCO and the online ring baselines.
+///
+/// # Errors
+///
+/// [`SjfBcoError::TooLarge`] above [`MAX_GPUS`] GPUs on one machine or in
+/// all.
+pub(crate) fn usable_servers<'a>(
+    instance: &Instance,
+    worker_demands: impl IntoIterator<Item = &'a Resources> + Clone,
+) -> Result<Vec<RarServer>, SjfBcoError> {
     let mut out = Vec::with_capacity(instance.cluster().machines.len());
     let mut first = 0usize;
     for m in &instance.cluster().machines {
-        let fit = usable_gpus(m, rings.iter().map(|r| &r.worker));
+        let fit = usable_gpus(m, worker_demands.clone());
         too_large("GPUs of one machine", fit, MAX_GPUS as f64)?;
         let gpus = fit as u32;
         out.push(RarServer {
@@ -354,7 +365,13 @@ fn servers(instance: &Instance, rings: &[RarJob]) -> Result<Vec<RarServer>, SjfB
         first += gpus as usize;
         too_large("usable GPUs", first as f64, MAX_GPUS as f64)?;
     }
-    if first == 0 {
+    Ok(out)
+}
+
+/// [`usable_servers`] for the jobs `rings`, with at least one usable GPU.
+fn servers(instance: &Instance, rings: &[RarJob]) -> Result<Vec<RarServer>, SjfBcoError> {
+    let out = usable_servers(instance, rings.iter().map(|r| &r.worker))?;
+    if out.iter().all(|s| s.gpus == 0) {
         return Err(SjfBcoError::NoGpus);
     }
     Ok(out)

@@ -9,30 +9,18 @@
 //! at placement, with the contention of the jobs active then), and each of
 //! its GPUs is busy until the job's provisional end and is charged `ρ̂_j/u`.
 
-use rand::Rng;
 use rand::rngs::ChaCha8Rng;
 
+pub(crate) use super::choice::Choice;
+use super::choice::GpuLoad;
 use super::model::RarModel;
-use super::params::{Availability, DurationEstimate, FaFfpStrategy, TrialEval};
+use super::params::{Availability, DurationEstimate, TrialEval};
 use super::sim::{Placed, RarExecution, SlotSimOptions, server_counts, simulate};
 use crate::model::units::{ceil_tol, floor_tol};
 use crate::timing::ProgressMode;
 
 /// Slack on the budget test `U[g] + ρ̂/u ≤ θ`.
 pub(crate) const BUDGET_TOL: f64 = 1e-9;
-
-/// How one job picks its GPUs among the candidates.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Choice {
-    /// FA-FFP with a strategy (LS is FA-FFP's `LeastAccumulated` for every job).
-    FaFfp(FaFfpStrategy),
-    /// LBSGF with spreading factor λ.
-    Lbsgf(f64),
-    /// First fit in server, then local index order.
-    FirstFit,
-    /// A uniformly random subset of the candidates.
-    Random,
-}
 
 /// Everything a trial needs besides the rule.
 #[derive(Debug, Clone, Copy)]
@@ -245,6 +233,7 @@ impl State<'_> {
     }
 
     /// Applies a rule to the candidates; `None` if it cannot pick `g` GPUs.
+    /// A server is occupied when one of its GPUs is busy after the clock.
     fn choose(
         &self,
         choice: Choice,
@@ -252,126 +241,18 @@ impl State<'_> {
         g: usize,
         rng: Option<&mut ChaCha8Rng>,
     ) -> Option<Vec<usize>> {
-        if cands.len() < g {
-            return None;
-        }
-        let mut sel = match choice {
-            Choice::FaFfp(FaFfpStrategy::LeastAccumulated) => self.least_u(cands.to_vec(), g),
-            Choice::FaFfp(FaFfpStrategy::PackOccupied) => self.pack_occupied(cands, g),
-            Choice::Lbsgf(lambda) => self.lbsgf(cands, g, lambda)?,
-            Choice::FirstFit => cands[..g].to_vec(),
-            Choice::Random => random_subset(cands, g, rng?),
-        };
-        sel.sort_unstable();
-        Some(sel)
-    }
-
-    /// The `g` GPUs of `v` with least `U`, ties by flat index (= server,
-    /// then local index).
-    fn least_u(&self, mut v: Vec<usize>, g: usize) -> Vec<usize> {
-        let key = |&a: &usize, &b: &usize| self.u[a].total_cmp(&self.u[b]).then(a.cmp(&b));
-        if g < v.len() && g > 0 {
-            v.select_nth_unstable_by(g - 1, key);
-        }
-        v.truncate(g);
-        v
-    }
-
-    /// FA-FFP's packing strategy: occupied servers first, then best fit,
-    /// then index; all from the first server that holds the job, else
-    /// server by server.
-    fn pack_occupied(&self, cands: &[usize], g: usize) -> Vec<usize> {
-        let mut groups: Vec<(u32, Vec<usize>)> = Vec::new();
-        for &c in cands {
-            let s = self.model.gpu_server[c];
-            match groups.last_mut() {
-                Some((last, v)) if *last == s => v.push(c),
-                _ => groups.push((s, vec![c])),
-            }
-        }
         let occupied = |s: u32| {
             let srv = &self.model.servers[s as usize];
             (srv.first_gpu..srv.first_gpu + srv.gpus as usize).any(|x| self.busy[x] > self.clock)
         };
-        groups.sort_by_key(|(s, v)| (!occupied(*s), v.len(), *s));
-        if let Some((_, v)) = groups.iter().find(|(_, v)| v.len() >= g) {
-            let mut one = v.clone();
-            self.sort_by_u(&mut one);
-            one.truncate(g);
-            return one;
-        }
-        let mut out = Vec::with_capacity(g);
-        for (_, v) in groups {
-            let mut v = v;
-            self.sort_by_u(&mut v);
-            out.extend(v.into_iter().take(g - out.len()));
-            if out.len() == g {
-                break;
-            }
-        }
-        out
+        let load = GpuLoad {
+            servers: &self.model.servers,
+            gpu_server: &self.model.gpu_server,
+            u: &self.u,
+            occupied: &occupied,
+        };
+        load.choose(choice, cands, g, rng)
     }
-
-    /// Stable sort by `U` (ties keep the current order).
-    fn sort_by_u(&self, v: &mut [usize]) {
-        v.sort_by(|&a, &b| self.u[a].total_cmp(&self.u[b]));
-    }
-
-    /// LBSGF: the least-busy servers (average `U`) until their capacity
-    /// reaches `λ·G_j`, then the globally least-`U` candidates among them.
-    fn lbsgf(&self, cands: &[usize], g: usize, lambda: f64) -> Option<Vec<usize>> {
-        let m = self.model;
-        let mut servers: Vec<(f64, usize)> = m
-            .servers
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.gpus > 0)
-            .map(|(i, s)| {
-                let load: f64 = self.u[s.first_gpu..s.first_gpu + s.gpus as usize]
-                    .iter()
-                    .sum();
-                (load / f64::from(s.gpus), i)
-            })
-            .collect();
-        servers.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let need = lambda * g as f64;
-        let mut chosen = vec![false; m.servers.len()];
-        let mut cap = 0.0;
-        for &(_, i) in &servers {
-            chosen[i] = true;
-            cap += f64::from(m.servers[i].gpus);
-            if cap >= need {
-                break;
-            }
-        }
-        let mut by_server: Vec<Vec<usize>> = vec![Vec::new(); m.servers.len()];
-        for &c in cands {
-            let s = m.gpu_server[c] as usize;
-            if chosen[s] {
-                by_server[s].push(c);
-            }
-        }
-        let mut list = Vec::new();
-        for &(_, i) in servers.iter().filter(|(_, i)| chosen[*i]) {
-            let own = &mut by_server[i];
-            self.sort_by_u(own);
-            list.append(own);
-        }
-        if list.len() < g {
-            return None;
-        }
-        self.sort_by_u(&mut list);
-        list.truncate(g);
-        Some(list)
-    }
-}
-
-/// A uniformly random `g`-subset of `cands`.
-fn random_subset(cands: &[usize], g: usize, rng: &mut impl Rng) -> Vec<usize> {
-    rand::seq::index::sample(rng, cands.len(), g)
-        .into_iter()
-        .map(|i| cands[i])
-        .collect()
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::algorithms::sjf_bco::model::TimeModel;
+use crate::algorithms::sjf_bco::params::FaFfpStrategy;
 use crate::algorithms::sjf_bco::sim::StartRule;
 use crate::model::{
     Cluster, Instance, Job, JobId, Machine, MachineId, RarJob, Resources, WorkerCounts,

@@ -1,0 +1,694 @@
+//! The baselines of the GADGET-style scheduler and its metrics: stopping
+//! at convergence in the simulator (replays match the offline plans),
+//! FIFO-FF's tie rule and registry names (its hand-checked two-server case
+//! is `fifo_ff_on_two_servers` in `tests/reserved_bandwidth.rs`),
+//! SJF-BCO-online and Random on hand-checked cases, NoPrice's admissions,
+//! the invariants of every new policy (a property test: no GPU or NIC
+//! over-commitment under `verify`, one allocation per job at its largest
+//! worker count, determinism), Jain's index and a hand-checked metrics
+//! case.
+
+mod common;
+
+use dmlsched::algorithms::gadget::*;
+use dmlsched::algorithms::sjf_bco::FaFfpStrategy;
+use dmlsched::baselines::{
+    FifoFirstFitBandwidth, RING_NAMES, RarOnlineRandom, SjfBcoOnline, by_name,
+};
+use dmlsched::model::*;
+use dmlsched::schedule::{Tasks, verify};
+use dmlsched::sim::{Decisions, Policy, SimOptions, SimResult, StopAt, simulate, work_to_train};
+use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
+
+const H0: MachineId = MachineId(0);
+const H1: MachineId = MachineId(1);
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+}
+
+/// `n` servers with 4 GPUs, a NIC of `nic` per direction, internal
+/// bandwidth 20, no per-server overhead: a ring without model bytes takes
+/// exactly its compute time per iteration on any placement.
+fn cluster(n: u32, nic: f64) -> Cluster {
+    let mut c = Cluster::homogeneous(
+        n,
+        Resources::zero().gpus(4.0).cpu_cores(16.0).nic(nic),
+        20.0,
+    );
+    c.ring.overhead_per_server_s = 0.0;
+    c
+}
+
+/// A ring of `w` workers that runs exactly `d` one-second iterations on
+/// any placement, reserving 2 per cross-server edge.
+fn ring(id: u32, w: u32, d: u64) -> Job {
+    Job::new(
+        JobId(id),
+        0.0,
+        RarJob {
+            workers: WorkerCounts::Fixed(w),
+            iterations: d,
+            backward_per_iteration_s: 1.0,
+            reserved_bandwidth_bps: Some(2.0),
+            worker: Resources::zero().gpus(1.0).cpu_cores(1.0),
+            ..RarJob::default()
+        },
+    )
+}
+
+/// `(start, finish)` of every job, instance order.
+fn times(r: &SimResult) -> Vec<(Option<f64>, Option<f64>)> {
+    r.jobs.iter().map(|j| (j.start_s, j.finish_s)).collect()
+}
+
+/// The GPU ids of a job's (only) allocation.
+fn gpus_of(r: &SimResult, job: u32) -> Vec<(u32, u32)> {
+    let a = r.allocations.iter().find(|a| a.job == JobId(job)).unwrap();
+    a.gpus
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|g| (g.machine.0, g.index))
+        .collect()
+}
+
+fn run(inst: &Instance, p: &mut dyn Policy) -> SimResult {
+    let r = simulate(inst, p, &SimOptions::default()).unwrap();
+    verify(inst, &r.to_schedule(inst)).unwrap();
+    r
+}
+
+// ------------------------------------------------------ stop at convergence
+
+/// Three servers, rings of 2–8 workers reserving 4 Gbit/s, converging
+/// after 70% of their iterations, arriving on slot boundaries; `F·τ` is
+/// never a whole number of slots.
+fn convergence_instance() -> Instance {
+    let m = |i| {
+        Machine::new(
+            MachineId(i),
+            Resources::zero().gpus(4.0).cpu_cores(8.0).nic(1.25e9),
+            1e10,
+        )
+    };
+    let cluster = Cluster::new((0..3).map(m).collect());
+    let jobs = (0..8u32)
+        .map(|i| {
+            let r = RarJob {
+                workers: WorkerCounts::Fixed([2, 4, 6, 8][i as usize % 4]),
+                iterations: 1000 + 37 * u64::from(i),
+                convergence_iterations: Some(700 + 23 * u64::from(i)),
+                model_bytes: 1e8,
+                backward_per_iteration_s: 0.1,
+                reserved_bandwidth_bps: Some(5e8),
+                ..RarJob::default()
+            };
+            Job::new(JobId(i), f64::from(i / 2) * 60.0, r).with_utility(Utility::Linear {
+                g1: 50.0,
+                slope: 1.0,
+            })
+        })
+        .collect();
+    Instance::new(cluster, jobs, 60.0, 60).unwrap()
+}
+
+#[test]
+fn the_simulator_stops_at_convergence_when_asked() {
+    let job = Job::new(
+        JobId(0),
+        0.0,
+        RarJob {
+            iterations: 10,
+            convergence_iterations: Some(4),
+            ..RarJob::default()
+        },
+    );
+    assert_eq!(work_to_train(&job, true), 4.0);
+    let inst = Instance::new(cluster(1, 5.0), vec![job], 1.0, 20).unwrap();
+    let fifo = |stop| {
+        let opts = SimOptions {
+            stop_at_convergence: stop,
+            ..SimOptions::default()
+        };
+        simulate(&inst, &mut dmlsched::baselines::Fifo::default(), &opts).unwrap()
+    };
+    assert_eq!(fifo(false).jobs[0].finish_s, Some(10.0));
+    assert_eq!(fifo(true).jobs[0].finish_s, Some(4.0));
+}
+
+#[test]
+fn replays_match_the_plans_when_stopping_at_convergence() {
+    let inst = convergence_instance();
+    let params = GadgetParams::default();
+    let solved = Gadget::new(params.clone()).solve(&inst).unwrap();
+    let multi = solved
+        .report
+        .jobs
+        .iter()
+        .filter_map(|j| j.decision.as_ref().ok())
+        .filter(|a| a.servers() >= 2)
+        .count();
+    assert!(multi >= 2 && solved.report.admitted() >= 6, "{multi}");
+    assert!(
+        solved
+            .report
+            .jobs
+            .iter()
+            .all(|j| j.iterations_effective < j.iterations_requested)
+    );
+    let mut policy = GadgetPolicy::new(&inst, &params).unwrap();
+    let opts = params.sim_options();
+    assert!(opts.stop_at_convergence);
+    let r = simulate(&inst, &mut policy, &opts).unwrap();
+    assert_eq!(policy.report().unwrap().jobs, solved.report.jobs);
+    for rec in &solved.report.jobs {
+        let sim = r.jobs.iter().find(|j| j.job == rec.job).unwrap();
+        match &rec.decision {
+            Ok(a) => {
+                assert_eq!(sim.completion_slot, Some(a.completion), "{}", rec.job);
+                assert_eq!(sim.start_s, Some(f64::from(a.start) * 60.0));
+            }
+            Err(_) => assert!(sim.rejected),
+        }
+    }
+    // Training the requested iterations instead, the plans run out first.
+    let mut policy = GadgetPolicy::new(&inst, &params).unwrap();
+    let r = simulate(&inst, &mut policy, &SimOptions::default()).unwrap();
+    let late = solved.report.jobs.iter().filter(|rec| {
+        let sim = r.jobs.iter().find(|j| j.job == rec.job).unwrap();
+        rec.decision
+            .as_ref()
+            .is_ok_and(|a| sim.completion_slot != Some(a.completion))
+    });
+    assert!(late.count() >= 1);
+}
+
+// ------------------------------------------------------------------ FIFO-FF
+
+/// Ties in arrival go by job id, not instance order; the registry makes
+/// both variants (G13 on them: `fifo_ff_on_two_servers` in
+/// `tests/reserved_bandwidth.rs`, repeated here through the names).
+#[test]
+fn fifo_ff_ties_by_id_and_registry_names() {
+    let jobs = vec![ring(1, 4, 2), ring(0, 4, 1)];
+    let inst = Instance::new(cluster(1, 5.0), jobs, 1.0, 20).unwrap();
+    let r = run(&inst, &mut FifoFirstFitBandwidth::default());
+    assert_eq!(
+        times(&r),
+        vec![(Some(1.0), Some(3.0)), (Some(0.0), Some(1.0))]
+    );
+    // G13: A (w 4, 3 slots), B (w 6, 2), C (w 2, 1), b = 2, NIC 5 per
+    // direction on two 4-GPU servers.
+    let jobs = vec![ring(0, 4, 3), ring(1, 6, 2), ring(2, 2, 1)];
+    let inst = Instance::new(cluster(2, 5.0), jobs, 1.0, 20).unwrap();
+    let strict = run(&inst, &mut by_name("ff-bandwidth").unwrap());
+    assert_eq!(strict.policy, "fifo-ff");
+    let s = |a: f64, b: f64| (Some(a), Some(b));
+    assert_eq!(times(&strict), vec![s(0.0, 3.0), s(3.0, 5.0), s(3.0, 4.0)]);
+    let backfill = run(&inst, &mut by_name("ff-bandwidth-backfill").unwrap());
+    assert_eq!(backfill.policy, "fifo-ff-backfill");
+    assert_eq!(
+        times(&backfill),
+        vec![s(0.0, 3.0), s(3.0, 5.0), s(0.0, 1.0)]
+    );
+}
+
+// ----------------------------------------------------------- SJF-BCO-online
+
+/// A (w 6, 2 slots), B (w 2, 3), C (w 4, 1) at 0, `b = 2`, two 4-GPU
+/// servers with NIC 5 per direction. Queue by G: B, C, A. FA-FFP (least
+/// U, ties by index): B on h0's GPUs 0–1 (`U = 3` each); C on the four
+/// least-U GPUs h0:2–3 and h1:0–1, across both servers (each keeps 5 − 2
+/// of NIC); A finds two free GPUs and blocks. At 1, C is done: A takes the
+/// six free GPUs h0:2–3, h1:0–3. With κ = 2, C (4 > κ) uses LBSGF: h1
+/// (average U 0) before h0 (1.5) holds all four, so C runs on h1 alone.
+#[test]
+fn sjf_bco_online_by_hand() {
+    let jobs = vec![ring(0, 6, 2), ring(1, 2, 3), ring(2, 4, 1)];
+    let inst = Instance::new(cluster(2, 5.0), jobs, 1.0, 20).unwrap();
+    let s = |a: f64, b: f64| (Some(a), Some(b));
+
+    let r = run(&inst, &mut by_name("sjf-bco-online").unwrap());
+    assert_eq!(r.policy, "sjf-bco-online");
+    assert_eq!(times(&r), vec![s(1.0, 3.0), s(0.0, 3.0), s(0.0, 1.0)]);
+    assert_eq!(gpus_of(&r, 1), vec![(0, 0), (0, 1)]);
+    assert_eq!(gpus_of(&r, 2), vec![(0, 2), (0, 3), (1, 0), (1, 1)]);
+    assert_eq!(
+        gpus_of(&r, 0),
+        vec![(0, 2), (0, 3), (1, 0), (1, 1), (1, 2), (1, 3)]
+    );
+
+    let mut lbsgf = SjfBcoOnline::default();
+    lbsgf.kappa = 2;
+    let r = run(&inst, &mut lbsgf);
+    assert_eq!(times(&r), vec![s(1.0, 3.0), s(0.0, 3.0), s(0.0, 1.0)]);
+    assert_eq!(gpus_of(&r, 2), vec![(1, 0), (1, 1), (1, 2), (1, 3)]);
+    assert_eq!(
+        gpus_of(&r, 0),
+        vec![(0, 2), (0, 3), (1, 0), (1, 1), (1, 2), (1, 3)]
+    );
+}
+
+/// The same jobs with NIC 1.5 per direction (below `b = 2`): no ring may
+/// span servers. Least U splits C across the servers, so C's candidates
+/// shrink to none and the strict queue blocks behind it (B alone runs);
+/// packing puts C on the unoccupied h1 instead (servers already running a
+/// job first needs 4 candidates there, h0 has 2), and A never fits.
+#[test]
+fn sjf_bco_online_keeps_rings_on_one_server_without_nic_room() {
+    let jobs = vec![ring(0, 6, 2), ring(1, 2, 3), ring(2, 4, 1)];
+    let inst = Instance::new(cluster(2, 1.5), jobs, 1.0, 20).unwrap();
+    let r = run(&inst, &mut SjfBcoOnline::default());
+    assert!(r.stalled);
+    assert_eq!(
+        times(&r),
+        vec![(None, None), (Some(0.0), Some(3.0)), (None, None)]
+    );
+    let mut pack = SjfBcoOnline::default();
+    pack.faffp = FaFfpStrategy::PackOccupied;
+    let r = run(&inst, &mut pack);
+    assert!(r.stalled);
+    assert_eq!(
+        times(&r),
+        vec![(None, None), (Some(0.0), Some(3.0)), (Some(0.0), Some(1.0))]
+    );
+    assert_eq!(gpus_of(&r, 2), vec![(1, 0), (1, 1), (1, 2), (1, 3)]);
+    // Typed errors: a bad option, a parameter-server job.
+    let mut bad = SjfBcoOnline::default();
+    bad.lambda = 0.5;
+    let e = simulate(&inst, &mut bad, &SimOptions::default()).unwrap_err();
+    assert!(matches!(
+        e,
+        dmlsched::Error::Gadget(GadgetError::InvalidOption { name: "lambda", .. })
+    ));
+}
+
+#[test]
+fn ring_baselines_refuse_parameter_server_jobs() {
+    let ps = common::job(0, 0.0, common::ps_job(1, 1.0));
+    let big = Resources::zero()
+        .gpus(4.0)
+        .cpu_cores(16.0)
+        .memory(1e12)
+        .nic(1e10);
+    let inst = Instance::new(Cluster::homogeneous(1, big, 1e10), vec![ps], 1.0, 10).unwrap();
+    for name in RING_NAMES {
+        let e = simulate(&inst, &mut by_name(name).unwrap(), &SimOptions::default());
+        assert!(
+            matches!(
+                e,
+                Err(dmlsched::Error::Gadget(GadgetError::UnsupportedJob { .. }))
+            ),
+            "{name}: {e:?}"
+        );
+    }
+}
+
+// ------------------------------------------------------------------- Random
+
+/// Three 4-worker jobs on one 4-GPU server: they run one after the other
+/// in a uniformly random order; equal seeds give equal runs.
+#[test]
+fn random_order_is_uniform_and_seeded() {
+    let jobs = (0..3).map(|i| ring(i, 4, 1)).collect();
+    let inst = Instance::new(cluster(1, 5.0), jobs, 1.0, 20).unwrap();
+    let mut first = [0u32; 3];
+    for seed in 0..300 {
+        let r = run(&inst, &mut RarOnlineRandom::new(seed));
+        let mut starts: Vec<f64> = r.jobs.iter().map(|j| j.start_s.unwrap()).collect();
+        let i = starts.iter().position(|&s| s == 0.0).unwrap();
+        first[i] += 1;
+        starts.sort_by(f64::total_cmp);
+        assert_eq!(starts, vec![0.0, 1.0, 2.0]);
+        let again = run(&inst, &mut RarOnlineRandom::new(seed));
+        assert_eq!((&again.jobs, &again.allocations), (&r.jobs, &r.allocations));
+    }
+    // 100 expected each; a 5σ band.
+    assert!(first.iter().all(|&n| (60..=140).contains(&n)), "{first:?}");
+}
+
+/// Two servers with 2 GPUs and NIC 1.5 per direction (below `b = 2`): a
+/// 4-worker ring never starts (every draw spans both servers), a 2-worker
+/// ring that starts runs on one server (draws across both are redrawn).
+/// With room for the reservation, draws across servers are kept.
+#[test]
+fn random_redraws_rings_without_nic_room() {
+    let m = |i| {
+        Machine::new(
+            MachineId(i),
+            Resources::zero().gpus(2.0).cpu_cores(4.0).nic(1.5),
+            20.0,
+        )
+    };
+    let mut c = Cluster::new(vec![m(0), m(1)]);
+    c.ring.overhead_per_server_s = 0.0;
+    let jobs = vec![ring(0, 4, 1), ring(1, 2, 1), ring(2, 2, 1)];
+    let inst = Instance::new(c.clone(), jobs.clone(), 1.0, 20).unwrap();
+    let mut spread = 0;
+    for seed in 0..40 {
+        let r = run(&inst, &mut RarOnlineRandom::new(seed));
+        assert_eq!(r.jobs[0].start_s, None);
+        for a in &r.allocations {
+            assert_eq!(a.placement.len(), 1, "seed {seed}: {a:?}");
+        }
+        let mut wide = c.clone();
+        for machine in &mut wide.machines {
+            machine.capacity.nic_bps = 5.0;
+        }
+        let inst = Instance::new(wide, jobs.clone(), 1.0, 20).unwrap();
+        let r = run(&inst, &mut RarOnlineRandom::new(seed));
+        spread += r
+            .allocations
+            .iter()
+            .filter(|a| a.placement.len() == 2)
+            .count();
+    }
+    assert!(spread > 0);
+}
+
+// ------------------------------------------------------------------ NoPrice
+
+/// On a cluster with room for everyone, NoPrice admits every job at its
+/// best value: the earliest start and its fastest shape. A job whose
+/// deadline no plan meets, or whose energy cost exceeds its utility, is
+/// rejected.
+#[test]
+fn noprice_admits_every_job_of_positive_value() {
+    let mut jobs: Vec<Job> = (0..4)
+        .map(|i| ring(i, [2, 4, 6, 8][i as usize], 3))
+        .collect();
+    jobs.push(ring(4, 4, 5).with_utility(Utility::DeadlineStep {
+        value: 10.0,
+        deadline_slots: 2,
+    }));
+    let inst = Instance::new(cluster(8, 5.0), jobs, 1.0, 20).unwrap();
+    let params = GadgetParams::default();
+    let mut p = GadgetNoPrice::new(params.clone());
+    let r = simulate(&inst, &mut p, &params.sim_options()).unwrap();
+    verify(&inst, &r.to_schedule(&inst)).unwrap();
+    for j in &r.jobs[..4] {
+        assert_eq!((j.start_s, j.finish_s), (Some(0.0), Some(3.0)), "{j:?}");
+    }
+    assert!(r.jobs[4].rejected);
+    assert_eq!(p.plans().len(), 4);
+    // Every admitted plan is on as few servers as its workers need.
+    for plan in p.plans() {
+        assert_eq!(plan.servers(), plan.workers.div_ceil(4));
+    }
+    // An energy price above every job's value rejects everything.
+    let costly = GadgetParams {
+        energy_price: 1.0,
+        ..GadgetParams::default()
+    };
+    let mut p = GadgetNoPrice::new(costly.clone());
+    let r = simulate(&inst, &mut p, &costly.sim_options()).unwrap();
+    assert!(r.jobs.iter().all(|j| j.rejected));
+}
+
+/// Overload: one 4-GPU server, five 4-worker jobs of 3 slots arriving at
+/// 0, horizon 12. NoPrice admits the four that fit back to back
+/// ([0,3), [3,6), [6,9), [9,12)) and rejects the fifth (no room before the
+/// horizon); the priced scheduler admits no more than NoPrice.
+#[test]
+fn noprice_fills_the_horizon() {
+    let jobs = (0..5).map(|i| ring(i, 4, 3)).collect();
+    let inst = Instance::new(cluster(1, 5.0), jobs, 1.0, 12).unwrap();
+    let params = GadgetParams::default();
+    let mut p = GadgetNoPrice::new(params.clone());
+    let r = simulate(&inst, &mut p, &params.sim_options()).unwrap();
+    let done: Vec<Option<u32>> = r.jobs.iter().map(|j| j.completion_slot).collect();
+    assert_eq!(done, vec![Some(2), Some(5), Some(8), Some(11), None]);
+    assert!(r.jobs[4].rejected);
+    let priced = Gadget::new(params).solve(&inst).unwrap();
+    assert!(priced.report.admitted() <= 4);
+}
+
+// ------------------------------------------------------ metrics and Jain
+
+#[test]
+fn g9_jain_index() {
+    assert_eq!(jain_index(&[1.0, 1.0, 1.0, 1.0]), Some(1.0));
+    assert_eq!(jain_index(&[1.0, 0.0, 0.0, 0.0]), Some(0.25));
+    assert!(close(jain_index(&[1.0, 0.5]).unwrap(), 0.9));
+    assert_eq!(jain_index(&[]), None);
+}
+
+/// FIFO-FF (strict) on two 4-GPU servers (NIC 5 per direction, 1 s slots,
+/// horizon 10), stopping at convergence, `e = 0.5`:
+///
+/// * J0 (w 4, 4 iterations converging after 2, tenant a, constant 10) on
+///   h0 in [0, 2): δ = 2, utility 10, 8 GPU-s, 8 GPU-s avoided;
+/// * J1 (w 6, 2 iterations, tenant b, deadline 10 within 2 elapsed slots)
+///   waits for J0, then h0 + h1 in [2, 4) reserving 2 on each: δ = 4,
+///   deadline missed, 12 GPU-s, NIC 2·2·2;
+/// * J2 (w 2, 1 iteration, tenant b, linear 5 − δ_elapsed) waits behind
+///   J1, then h1 in [2, 3): δ = 3, utility 3, 2 GPU-s;
+/// * J3 (w 8, 10 iterations, tenant c, constant 100) starts at 4 across
+///   both servers and is cut by the horizon: unfinished, 48 GPU-s, NIC
+///   2·2·6.
+#[test]
+fn metrics_by_hand() {
+    let tenant = |j: Job, t: &str| Job {
+        tenant: Some(t.into()),
+        ..j
+    };
+    let mut j0 = ring(0, 4, 4);
+    if let Architecture::RingAllReduce(r) = &mut j0.architecture {
+        r.convergence_iterations = Some(2);
+    }
+    let jobs = vec![
+        tenant(j0.with_utility(Utility::Constant { value: 10.0 }), "a"),
+        tenant(
+            ring(1, 6, 2).with_utility(Utility::DeadlineStep {
+                value: 10.0,
+                deadline_slots: 2,
+            }),
+            "b",
+        ),
+        tenant(
+            ring(2, 2, 1).with_utility(Utility::Linear {
+                g1: 5.0,
+                slope: 1.0,
+            }),
+            "b",
+        ),
+        tenant(
+            ring(3, 8, 10).with_utility(Utility::Constant { value: 100.0 }),
+            "c",
+        ),
+    ];
+    let inst = Instance::new(cluster(2, 5.0), jobs, 1.0, 10).unwrap();
+    let opts = SimOptions {
+        stop: StopAt::Horizon,
+        stop_at_convergence: true,
+        ..SimOptions::default()
+    };
+    let r = simulate(&inst, &mut FifoFirstFitBandwidth::default(), &opts).unwrap();
+    let params = GadgetParams {
+        energy_price: 0.5,
+        ..GadgetParams::default()
+    };
+    let m = GadgetMetrics::from_sim(&inst, &r, &opts, &params).unwrap();
+    println!("{m}");
+    assert_eq!((m.arrived, m.admitted, m.completed), (4, 4, 3));
+    assert!(close(m.admission_rate(), 1.0) && close(m.completion_rate(), 0.75));
+    assert!(close(m.gross_utility, 13.0));
+    assert!(close(m.gpu_slots, 70.0));
+    assert!(close(m.net_utility, 13.0 - 35.0));
+    let jct = m.jct_slots.unwrap();
+    assert_eq!((jct.mean, jct.p50, jct.p95, jct.max), (3.0, 3.0, 4.0, 4.0));
+    assert_eq!(m.jct_s.unwrap(), jct);
+    assert_eq!(m.deadline_met_rate, Some(0.0));
+    assert!(close(m.gpu_hours, 70.0 / 3600.0));
+    assert!(close(m.excessive_training_avoided_gpu_hours, 8.0 / 3600.0));
+    assert!(close(m.gpu_utilisation, 70.0 / 80.0));
+    assert!(close(m.nic_utilisation, 32.0 / 100.0));
+    // x = (2/2, 2/4, 1/3, 0) for jobs; (8/8, 14/14, 48/80) for tenants.
+    let x: [f64; 4] = [1.0, 0.5, 1.0 / 3.0, 0.0];
+    let jain = x.iter().sum::<f64>().powi(2) / (4.0 * x.iter().map(|v| v * v).sum::<f64>());
+    assert!(close(m.jain_jobs.unwrap(), jain));
+    assert!(close(m.jain_tenants.unwrap(), 2.6 * 2.6 / (3.0 * 2.36)));
+}
+
+/// From a solved run, the metrics restate the report: gross utility is
+/// `ALG` (no energy price, `ω = 1`), GPU-slots are `Σ w·d`; the replay in
+/// the simulator has the same utility and JCTs.
+#[test]
+fn metrics_of_a_solved_run_and_its_replay() {
+    let inst = convergence_instance();
+    let params = GadgetParams::default();
+    let solved = Gadget::new(params.clone()).solve(&inst).unwrap();
+    let m = GadgetMetrics::from_solved(&inst, &solved);
+    assert!(close(m.gross_utility, solved.report.total_value()));
+    assert!(close(m.gpu_slots, solved.report.gpu_slots() as f64));
+    assert_eq!(m.admitted, solved.report.admitted());
+    assert_eq!(m.completed, m.admitted);
+    assert!(m.excessive_training_avoided_gpu_hours > 0.0);
+    let mut policy = GadgetPolicy::new(&inst, &params).unwrap();
+    let opts = params.sim_options();
+    let r = simulate(&inst, &mut policy, &opts).unwrap();
+    let s = GadgetMetrics::from_sim(&inst, &r, &opts, &params).unwrap();
+    assert!(close(s.gross_utility, m.gross_utility));
+    assert_eq!(s.jct_slots, m.jct_slots);
+    assert_eq!(s.jain_jobs, m.jain_jobs);
+    // The simulator holds GPUs for F·τ, the plans for whole slots.
+    assert!(s.gpu_slots <= m.gpu_slots + 1e-9);
+    assert!(close(
+        s.excessive_training_avoided_gpu_hours,
+        m.excessive_training_avoided_gpu_hours
+    ));
+}
+
+// ------------------------------------------------------- G14 for baselines
+
+/// `(workers, iterations, convergence %, reserves, arrival slot)`.
+type Spec = (u32, u64, u64, bool, u32);
+
+fn scenario() -> impl Strategy<Value = (Vec<f64>, f64, Vec<Spec>)> {
+    let spec = (
+        prop::sample::select(vec![1u32, 2, 3, 4, 6]),
+        1u64..6,
+        50u64..=100,
+        any::<bool>(),
+        0u32..6,
+    );
+    (
+        prop::collection::vec(prop::sample::select(vec![2.0, 3.0, 4.0]), 2..=3),
+        prop::sample::select(vec![1.5, 5.0, 50.0]),
+        prop::collection::vec(spec, 1..=7),
+    )
+}
+
+fn scenario_instance(gpus: &[f64], nic: f64, specs: &[Spec]) -> Instance {
+    let mut c = Cluster::new(
+        gpus.iter()
+            .enumerate()
+            .map(|(i, &g)| {
+                Machine::new(
+                    MachineId(i as u32),
+                    Resources::zero().gpus(g).cpu_cores(g).nic(nic),
+                    20.0,
+                )
+            })
+            .collect(),
+    );
+    c.ring.overhead_per_server_s = 0.0;
+    let total = gpus.iter().sum::<f64>() as u32;
+    let jobs = specs
+        .iter()
+        .enumerate()
+        .map(|(i, &(w, f, conv, reserves, a))| {
+            let r = RarJob {
+                workers: WorkerCounts::Fixed(w.min(total)),
+                iterations: f,
+                convergence_iterations: Some((f * conv).div_ceil(100)),
+                backward_per_iteration_s: 0.7,
+                model_bytes: 1.0,
+                reserved_bandwidth_bps: reserves.then_some(2.0),
+                worker: Resources::zero().gpus(1.0).cpu_cores(1.0),
+                ..RarJob::default()
+            };
+            Job {
+                tenant: Some(format!("t{}", i % 2)),
+                ..Job::new(JobId(i as u32), f64::from(a), r)
+            }
+        })
+        .collect();
+    Instance::new(c, jobs, 1.0, 30).unwrap()
+}
+
+/// The new policies by name, plus the non-default variants.
+fn policies(seed: u64) -> Vec<(String, Box<dyn Policy>)> {
+    let mut out: Vec<(String, Box<dyn Policy>)> = RING_NAMES
+        .iter()
+        .map(|n| (n.to_string(), by_name(n).unwrap()))
+        .collect();
+    let mut variant = SjfBcoOnline::default();
+    (variant.kappa, variant.lambda) = (2, 2.0);
+    (variant.faffp, variant.backfill) = (FaFfpStrategy::PackOccupied, true);
+    out.push((
+        "sjf-bco-online pack, κ 2, λ 2, backfill".into(),
+        Box::new(variant),
+    ));
+    out.push((
+        format!("random seed {seed}"),
+        Box::new(RarOnlineRandom::new(seed)),
+    ));
+    out.push((
+        "ff-bandwidth-backfill".into(),
+        by_name("ff-bandwidth-backfill").unwrap(),
+    ));
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 48,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "proptest-regressions/gadget_baselines.txt",
+        ))),
+        ..ProptestConfig::default()
+    })]
+
+    /// Decisions at slot boundaries (so the run is an exact slotted
+    /// schedule): `verify` finds no GPU or NIC over-commitment (ring
+    /// reservations included) and no broken gang; every started job holds
+    /// one allocation of its largest worker count until it completes its
+    /// `F^eff` iterations or the horizon; equal inputs give equal runs.
+    #[test]
+    fn g14_new_policies((gpus, nic, specs) in scenario(), seed in 0u64..1000) {
+        let inst = scenario_instance(&gpus, nic, &specs);
+        let opts = SimOptions {
+            decisions: Decisions::SlotBoundaries,
+            stop: StopAt::Horizon,
+            stop_at_convergence: true,
+            ..SimOptions::default()
+        };
+        for ((name, mut p), (_, mut q)) in policies(seed).into_iter().zip(policies(seed)) {
+            let r = simulate(&inst, &mut p, &opts).unwrap();
+            verify(&inst, &r.to_schedule(&inst)).unwrap();
+            for j in &r.jobs {
+                let job = inst.job(j.job).unwrap();
+                let held: Vec<_> = r.allocations.iter().filter(|a| a.job == j.job).collect();
+                prop_assert!(held.len() <= 1, "{name}: {held:?}");
+                if let Some(a) = held.first() {
+                    let w: u32 = a.placement.iter().map(|(_, t): &(MachineId, Tasks)| t.workers).sum();
+                    prop_assert_eq!(w, job.max_workers(), "{}", name);
+                }
+                if let (Some(s), Some(f)) = (j.start_s, j.finish_s) {
+                    // One contiguous run of all its workers.
+                    prop_assert!(j.remaining_work == 0.0);
+                    let w = f64::from(job.max_workers());
+                    prop_assert!(close(j.gpu_seconds, w * (f - s)), "{}: {:?}", name, j);
+                }
+            }
+            let again = simulate(&inst, &mut q, &opts).unwrap();
+            prop_assert_eq!(&again.jobs, &r.jobs, "{}", name);
+            prop_assert_eq!(&again.allocations, &r.allocations, "{}", name);
+            let m = GadgetMetrics::from_sim(&inst, &r, &opts, &GadgetParams::default()).unwrap();
+            prop_assert!(m.gpu_utilisation <= 1.0 + 1e-9 && m.nic_utilisation <= 1.0 + 1e-9, "{}", m);
+        }
+    }
+}
+
+#[test]
+fn names_and_multi_server_reservations_in_the_metrics() {
+    // One 6-worker ring on two 4-GPU servers under every new policy that
+    // admits it: NIC utilisation is b on both servers while it runs.
+    let inst = Instance::new(cluster(2, 5.0), vec![ring(0, 6, 2)], 1.0, 4).unwrap();
+    let opts = GadgetParams::default().sim_options();
+    for name in RING_NAMES {
+        let mut p = by_name(name).unwrap();
+        let r = simulate(&inst, &mut p, &opts).unwrap();
+        let m = GadgetMetrics::from_sim(&inst, &r, &opts, &GadgetParams::default()).unwrap();
+        assert_eq!(m.completed, 1, "{name}");
+        assert!(
+            close(m.nic_utilisation, (2.0 * 2.0 * 2.0) / (10.0 * 4.0)),
+            "{name}: {m}"
+        );
+        let placed: Vec<MachineId> = r.allocations[0].placement.iter().map(|(m, _)| *m).collect();
+        assert_eq!(placed, vec![H0, H1], "{name}");
+    }
+}
