@@ -9,8 +9,9 @@
 //! cycling); the bench also times every job alone (best of 5) and prints
 //! p50, p90 and the maximum, which `docs/benchmarks.md` records.
 
+mod common;
+
 use std::hint::black_box;
-use std::time::Instant;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use dmlsched::algorithms::oasis::{Oasis, OasisCluster, OasisJob, OasisOracle, OasisParams};
@@ -49,28 +50,8 @@ fn state(bounds: BoundsChoice) -> State {
 fn quantiles(s: &State, name: &str) {
     let view = PriceView::new(&s.ledger, &s.bounds);
     let mut oracle = OasisOracle::new(s.cluster.clone(), true);
-    let mut times: Vec<f64> = s
-        .rest
-        .iter()
-        .map(|j| {
-            (0..5)
-                .map(|_| {
-                    let t = Instant::now();
-                    black_box(oracle.best_plan(j, &view));
-                    t.elapsed().as_secs_f64()
-                })
-                .fold(f64::INFINITY, f64::min)
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    let q = |p: f64| times[((p * times.len() as f64) as usize).min(times.len() - 1)] * 1e3;
-    println!(
-        "oasis_decision/{name}: {} jobs, p50 {:.3} ms, p90 {:.3} ms, max {:.3} ms",
-        times.len(),
-        q(0.5),
-        q(0.9),
-        times[times.len() - 1] * 1e3
-    );
+    let times = common::best_of_each(&s.rest, 5, |j| oracle.best_plan(j, &view));
+    common::print_quantiles(&format!("oasis_decision/{name}"), times);
 }
 
 fn bench(c: &mut Criterion) {

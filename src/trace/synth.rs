@@ -65,12 +65,21 @@ fn philly_sizes(opts: &PhillyGpuOptions) -> Vec<(u32, u64)> {
 /// (93.2% of the jobs use one GPU), optionally restricted to powers of
 /// two up to a cap.
 pub fn philly_gpu_count(rng: &mut impl Rng, opts: &PhillyGpuOptions) -> u32 {
-    let sizes = philly_sizes(opts);
+    draw_by_count(rng, &philly_sizes(opts))
+}
+
+/// A size drawn with probability proportional to its count: `u ~ U{0..Σn}`,
+/// then the first size whose cumulative count exceeds `u` (1 for an empty
+/// or all-zero table).
+fn draw_by_count(rng: &mut impl Rng, sizes: &[(u32, u64)]) -> u32 {
     let total: u64 = sizes.iter().map(|&(_, n)| n).sum();
+    if total == 0 {
+        return 1;
+    }
     let mut u = rng.random_range(0..total);
-    for (g, n) in &sizes {
-        if u < *n {
-            return *g;
+    for &(g, n) in sizes {
+        if u < n {
+            return g;
         }
         u -= n;
     }
@@ -244,6 +253,24 @@ pub fn ms160_like(rng: &mut impl Rng) -> Vec<Ms160Job> {
         }
     }
     out
+}
+
+/// A GPU count drawn from the 160-job ring-all-reduce mix as a
+/// distribution: 1, 2, 4, 8, 16, 32 GPUs with probability 80, 14, 26, 30, 8,
+/// 2 in 160 (50, 8.75, 16.25, 18.75, 5 and 1.25%), one uniform draw each.
+///
+/// ```
+/// use dmlsched::trace::synth::ms160_gpu_count;
+/// use rand::SeedableRng;
+/// use rand::rngs::ChaCha8Rng;
+///
+/// let mut rng = ChaCha8Rng::seed_from_u64(3);
+/// let ones = (0..4000).filter(|_| ms160_gpu_count(&mut rng) == 1).count();
+/// assert!((1800..2200).contains(&ones));
+/// ```
+pub fn ms160_gpu_count(rng: &mut impl Rng) -> u32 {
+    let sizes = MS160_GPU_COUNTS.map(|(g, n)| (g, n as u64));
+    draw_by_count(rng, &sizes)
 }
 
 /// A uniform draw in `[lo, hi]` (inclusive integers).

@@ -193,6 +193,23 @@ pub enum JobClass {
     TimeCritical,
 }
 
+impl JobClass {
+    /// A class drawn with the shares `(insensitive, sensitive, critical)`
+    /// (the last is what the first two leave): one uniform `u ~ U[0, 1)`,
+    /// time-insensitive below the first share, time-sensitive below the
+    /// sum of the first two, else time-critical.
+    pub fn draw(rng: &mut impl Rng, (insensitive, sensitive, _): (f64, f64, f64)) -> JobClass {
+        let u: f64 = rng.random();
+        if u < insensitive {
+            JobClass::TimeInsensitive
+        } else if u < insensitive + sensitive {
+            JobClass::TimeSensitive
+        } else {
+            JobClass::TimeCritical
+        }
+    }
+}
+
 /// Parameters of [`generate`]. `Default` is the paper's main simulation
 /// (Fig. 3 with 100 jobs).
 #[derive(Debug, Clone, PartialEq)]
@@ -569,15 +586,7 @@ fn draw_arrivals(rng: &mut impl Rng, p: &ReproParams) -> Vec<u32> {
 
 /// The class, the target `γ3` and the sigmoid utility of one sample.
 fn draw_utility(rng: &mut impl Rng, p: &ReproParams) -> (JobClass, f64, Utility) {
-    let (insensitive, sensitive, _) = p.class_shares;
-    let u: f64 = rng.random();
-    let class = if u < insensitive {
-        JobClass::TimeInsensitive
-    } else if u < insensitive + sensitive {
-        JobClass::TimeSensitive
-    } else {
-        JobClass::TimeCritical
-    };
+    let class = JobClass::draw(rng, p.class_shares);
     let g1 = uniform_f64(rng, p.gamma1);
     let g3 = uniform_f64(rng, ranges::GAMMA3);
     let g2 = match class {
