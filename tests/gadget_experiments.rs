@@ -327,3 +327,19 @@ fn philly_window_from_the_real_trace() {
     solved.certificate.check(1e-9).unwrap();
     assert!(solved.report.admitted() > 0);
 }
+
+#[test]
+fn experiment_errors_convert_to_the_crate_error() {
+    use dmlsched::experiments::gadget::{GadgetScenario, GadgetVariant};
+    // A non-positive load is refused; `?` carries it into `dmlsched::Error`.
+    let run = || -> dmlsched::Result<()> {
+        GadgetScenario::synthetic(0.0).generate(0, GadgetVariant::BASE)?;
+        Ok(())
+    };
+    let err = run().unwrap_err();
+    assert!(matches!(err, dmlsched::Error::GadgetExperiment(_)), "{err}");
+    assert!(
+        err.to_string().starts_with("GADGET-style experiment:"),
+        "{err}"
+    );
+}
