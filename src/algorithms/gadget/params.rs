@@ -6,7 +6,7 @@ use super::error::GadgetError;
 use crate::model::JobId;
 use crate::model::units::Num;
 use crate::online::PdOptions;
-use crate::sim::{Decisions, SimOptions};
+use crate::sim::{Decisions, SimOptions, StopAt};
 use crate::timing::ProgressMode;
 
 /// Most servers one ring may span, `n_max` (an option; the default is 8).
@@ -255,13 +255,18 @@ impl GadgetParams {
     /// convergence estimate under [`ExcessiveTraining::StopAtConvergence`]
     /// ([`SimOptions::stop_at_convergence`]), and under
     /// `ProgressMode::Floor` it counts whole iterations per slot with
-    /// decisions at slot boundaries (which `Floor` needs). The rest is the
-    /// default. A [`GadgetPolicy`](super::GadgetPolicy) run with them
+    /// decisions at slot boundaries (which `Floor` needs); and the run stops
+    /// at the instance's horizon ([`StopAt::Horizon`]), as the scheduler's
+    /// plans must end by `T`: a job unfinished at `T` earns nothing, and
+    /// the GPU time it holds is counted up to `T`, not past it. The rest is
+    /// the default. A [`GadgetPolicy`](super::GadgetPolicy) run with them
     /// completes every admitted job in its planned slot.
     ///
     /// ```
     /// use dmlsched::algorithms::gadget::{ExcessiveTraining, GadgetParams};
+    /// use dmlsched::sim::StopAt;
     /// assert!(GadgetParams::default().sim_options().stop_at_convergence);
+    /// assert_eq!(GadgetParams::default().sim_options().stop, StopAt::Horizon);
     /// let requested = GadgetParams {
     ///     excessive_training: ExcessiveTraining::TrainRequested,
     ///     ..GadgetParams::default()
@@ -278,6 +283,7 @@ impl GadgetParams {
                 Decisions::default()
             },
             stop_at_convergence: self.excessive_training == ExcessiveTraining::StopAtConvergence,
+            stop: StopAt::Horizon,
             ..SimOptions::default()
         }
     }
