@@ -4,7 +4,8 @@
 use std::fmt;
 
 use super::{
-    BoundKind, Certificate, ConstraintClass, ExactStatus, GuaranteeKind, GuaranteeScope, Sense,
+    BoundKind, Certificate, ConstraintClass, ExactStatus, Guarantee, GuaranteeKind, GuaranteeScope,
+    GuaranteeStanding, Sense,
 };
 
 impl fmt::Display for Sense {
@@ -19,12 +20,14 @@ impl fmt::Display for Sense {
 impl fmt::Display for BoundKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            BoundKind::LpDualSafe => f.write_str("LpDualSafe"),
-            BoundKind::LpPrimal => f.write_str("LpPrimal"),
-            BoundKind::MipDual => f.write_str("MipDual"),
-            BoundKind::Trivial => f.write_str("Trivial"),
-            BoundKind::OnlineDual { valid: true } => f.write_str("OnlineDual"),
-            BoundKind::OnlineDual { valid: false } => f.write_str("OnlineDual, not valid"),
+            BoundKind::LpDualSafe => f.write_str("safe LP dual bound"),
+            BoundKind::LpPrimal => f.write_str("LP optimum"),
+            BoundKind::MipDual => f.write_str("MIP dual bound"),
+            BoundKind::Trivial => f.write_str("trivial bound"),
+            BoundKind::OnlineDual { valid: true } => f.write_str("online dual bound"),
+            BoundKind::OnlineDual { valid: false } => {
+                f.write_str("online dual value, not a valid bound")
+            }
         }
     }
 }
@@ -32,9 +35,9 @@ impl fmt::Display for BoundKind {
 impl fmt::Display for ExactStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ExactStatus::Optimal => f.write_str("Optimal"),
-            ExactStatus::ProvenByBound => f.write_str("ProvenByBound"),
-            ExactStatus::Limit { status } => write!(f, "Limit: {status}"),
+            ExactStatus::Optimal => f.write_str("optimal"),
+            ExactStatus::ProvenByBound => f.write_str("optimal by the bound"),
+            ExactStatus::Limit { status } => write!(f, "stopped at a limit: {status}"),
         }
     }
 }
@@ -113,6 +116,9 @@ impl fmt::Display for Certificate {
             write!(f, " ({})", details.join(", "))?;
         }
 
+        if let Some(scope) = &self.scope {
+            write!(f, "\n  scope: {scope}")?;
+        }
         if let Some(exact) = &self.exact {
             write!(f, "\n  exact: incumbent ")?;
             match exact.incumbent {
@@ -191,35 +197,49 @@ impl fmt::Display for Certificate {
         write!(f, "\n  run: {}", parts.join(" | "))?;
 
         for g in &self.guarantees {
-            if g.valid {
-                write!(f, "\n  guarantee [valid] {}", g.expression)?;
-            } else if g.reasons.is_empty() {
-                write!(f, "\n  guarantee [not valid] {}", g.expression)?;
-            } else {
-                write!(
-                    f,
-                    "\n  guarantee [not valid: {}] {}",
-                    g.reasons.join("; "),
-                    g.expression
-                )?;
-            }
-            let mut vals = Vec::new();
-            if let Some(v) = g.value {
-                vals.push(format!("value {}", num(v)));
-            }
-            if let Some(r) = g.ratio {
-                vals.push(format!("ratio {}", num(r)));
-            }
-            if let Some(r) = g.ratio_bound {
-                vals.push(format!("ratio bound {}", num(r)));
-            }
-            if !vals.is_empty() {
-                write!(f, ": {}", vals.join(", "))?;
-            }
-            write!(f, " ({}, {}; source: {})", g.kind, g.scope, g.source)?;
+            write!(f, "\n  guarantee [{}] ", standing_label(self, g))?;
+            write_guarantee(f, g)?;
         }
         Ok(())
     }
+}
+
+/// The bracketed label of a guarantee in a certificate's display.
+fn standing_label(cert: &Certificate, g: &Guarantee) -> String {
+    let rel = match cert.sense {
+        Sense::Maximise => "≤",
+        Sense::Minimise => "≥",
+    };
+    match cert.standing(g) {
+        GuaranteeStanding::Valid => "valid".into(),
+        GuaranteeStanding::NotValid(reasons) if reasons.is_empty() => "not valid".into(),
+        GuaranteeStanding::NotValid(reasons) => format!("not valid: {}", reasons.join("; ")),
+        GuaranteeStanding::Vacuous(reason) => format!("vacuous here: {reason}"),
+        GuaranteeStanding::Superseded { implied, proven } => format!(
+            "valid, superseded here: implies OPT {rel} {}, the bound proves OPT {rel} {}",
+            num(implied),
+            num(proven)
+        ),
+    }
+}
+
+/// A guarantee's statement, numbers, kind, scope and source.
+fn write_guarantee(f: &mut fmt::Formatter<'_>, g: &Guarantee) -> fmt::Result {
+    write!(f, "{}", g.expression)?;
+    let mut vals = Vec::new();
+    if let Some(v) = g.value {
+        vals.push(format!("value {}", num(v)));
+    }
+    if let Some(r) = g.ratio {
+        vals.push(format!("ratio {}", num(r)));
+    }
+    if let Some(r) = g.ratio_bound {
+        vals.push(format!("ratio bound {}", num(r)));
+    }
+    if !vals.is_empty() {
+        write!(f, ": {}", vals.join(", "))?;
+    }
+    write!(f, " ({}, {}; source: {})", g.kind, g.scope, g.source)
 }
 
 /// Formats a number with about six significant digits, trailing zeros
@@ -269,7 +289,7 @@ mod tests {
         assert!(s.starts_with("test::min (minimise)\n"), "{s}");
         assert!(
             s.contains(
-                "objective 15 | bound 12.5 (LpDualSafe) | exact 15 (Optimal) | best bound 15 | ratio 1 | trials 16 (best #3, seed 7, ChaCha8)"
+                "objective 15 | bound 12.5 (safe LP dual bound) | exact 15 (optimal) | best bound 15 | ratio 1 | trials 16 (best #3, seed 7, ChaCha8)"
             ),
             "{s}"
         );
@@ -308,10 +328,93 @@ mod tests {
         )
         .with_feasibility(f);
         let s = c.to_string();
-        assert!(s.contains("bound inf (OnlineDual, not valid)"), "{s}");
+        assert!(
+            s.contains("bound inf (online dual value, not a valid bound)"),
+            "{s}"
+        );
         assert!(s.contains("best bound inf | ratio inf | trials 1"), "{s}");
         assert!(s.contains("packing 0.5 at row 3 (relative 0.125)"), "{s}");
         assert!(s.contains("packing slack 0.25 allowed"), "{s}");
+    }
+
+    #[test]
+    fn guarantees_are_labelled_by_their_standing() {
+        let c = Certificate::new(
+            "online",
+            Sense::Maximise,
+            100.0,
+            Bound::new(150.0, BoundKind::OnlineDual { valid: true }),
+        )
+        .with_scope("the scheduler's own plans within the horizon T = 10")
+        .with_guarantee(Guarantee::ratio_bound("OPT ≤ 2α·ALG", "crate", 1.2))
+        .with_guarantee(Guarantee::ratio_bound("OPT ≤ 2α_eff·ALG", "crate", 1e12))
+        .with_guarantee(Guarantee::ratio_bound(
+            "OPT ≤ ∞·ALG",
+            "crate",
+            f64::INFINITY,
+        ))
+        .with_guarantee(Guarantee::probabilistic(
+            "c·x ≤ β·LP",
+            "crate",
+            0.0,
+            GuaranteeScope::RoundedBeforeRepair,
+        ))
+        .with_guarantee(Guarantee::ratio_bound("OPT ≤ 2α·ALG", "paper", 3.0).invalid("greedy"));
+        let s = c.to_string();
+        assert!(
+            s.contains("\n  scope: the scheduler's own plans within the horizon T = 10"),
+            "{s}"
+        );
+        assert!(
+            s.contains("guarantee [valid] OPT ≤ 2α·ALG: ratio bound 1.2"),
+            "{s}"
+        );
+        assert!(
+            s.contains(
+                "guarantee [valid, superseded here: implies OPT ≤ 100000000000000, the bound proves OPT ≤ 150] OPT ≤ 2α_eff·ALG"
+            ),
+            "{s}"
+        );
+        assert!(
+            s.contains("guarantee [vacuous here: ratio bound inf] OPT ≤ ∞·ALG"),
+            "{s}"
+        );
+        assert!(
+            s.contains("guarantee [vacuous here: holds with probability 0] c·x ≤ β·LP"),
+            "{s}"
+        );
+        assert!(
+            s.contains("guarantee [not valid: greedy] OPT ≤ 2α·ALG"),
+            "{s}"
+        );
+        assert_eq!(s.matches("[valid]").count(), 1, "{s}");
+
+        // Minimisation: the implied bound is a lower bound.
+        let m = Certificate::new(
+            "m",
+            Sense::Minimise,
+            30.0,
+            Bound::new(20.0, BoundKind::LpDualSafe),
+        )
+        .with_guarantee(Guarantee::ratio_bound("ALG ≤ 2·OPT", "crate", 2.0))
+        .with_guarantee(Guarantee::ratio_bound("ALG ≤ 1.2·OPT", "crate", 1.2))
+        .with_guarantee(Guarantee::deterministic_value(
+            "c·x ≤ ∞",
+            "crate",
+            f64::INFINITY,
+        ));
+        let s = m.to_string();
+        assert!(
+            s.contains(
+                "[valid, superseded here: implies OPT ≥ 15, the bound proves OPT ≥ 20] ALG ≤ 2·OPT"
+            ),
+            "{s}"
+        );
+        assert!(s.contains("guarantee [valid] ALG ≤ 1.2·OPT"), "{s}");
+        assert!(
+            s.contains("guarantee [vacuous here: right-hand side inf] c·x ≤ ∞"),
+            "{s}"
+        );
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! A-priori statements of an algorithm: [`Guarantee`], [`GuaranteeKind`],
-//! [`GuaranteeScope`].
+//! [`GuaranteeScope`], and how one stands on an instance
+//! ([`GuaranteeStanding`], [`Certificate::standing`]).
 
-#[cfg(doc)]
-use super::Certificate;
+use super::{Certificate, Sense};
 
 /// An a-priori statement of an algorithm, evaluated for this instance.
 ///
@@ -177,4 +177,119 @@ pub enum GuaranteeScope {
     RoundedBeforeRepair,
     /// The point the algorithm returns.
     FinalPoint,
+}
+
+/// How a [`Guarantee`] stands on the instance of its certificate
+/// ([`Certificate::standing`]): whether it tells the reader anything here.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GuaranteeStanding {
+    /// Valid, and it bounds something on this instance.
+    Valid,
+    /// The theorem's assumptions do not hold in this run (its reasons).
+    NotValid(Vec<String>),
+    /// Valid, but it bounds nothing on this instance: it holds with
+    /// probability 0, or its ratio bound or right-hand side is infinite or
+    /// undefined. The reason, in words.
+    Vacuous(String),
+    /// A valid ratio statement whose implied bound on `OPT` (`ratio_bound ·
+    /// ALG` when maximising, `ALG / ratio_bound` when minimising) is looser
+    /// than the bound the certificate proves ([`Certificate::best_bound`]):
+    /// true, but it adds nothing on this instance.
+    Superseded {
+        /// The bound on `OPT` the guarantee implies.
+        implied: f64,
+        /// The bound on `OPT` the certificate proves.
+        proven: f64,
+    },
+}
+
+impl Guarantee {
+    /// Why this guarantee bounds nothing whatever the instance's numbers,
+    /// if it does not.
+    fn vacuity(&self, sense: Sense) -> Option<String> {
+        if let GuaranteeKind::WithProbability(p) = self.kind
+            && (p.is_nan() || p <= 0.0)
+        {
+            return Some(format!("holds with probability {}", super::display::num(p)));
+        }
+        if let Some(r) = self.ratio_bound
+            && !(r.is_finite() && r > 0.0)
+        {
+            return Some(format!("ratio bound {}", super::display::num(r)));
+        }
+        match self.value {
+            Some(v) if v.is_nan() => Some("right-hand side undefined".into()),
+            // min `objective ≤ +∞`, max `objective ≥ −∞`.
+            Some(v) if v == -sense.no_bound() => {
+                Some(format!("right-hand side {}", super::display::num(v)))
+            }
+            _ => None,
+        }
+    }
+
+    /// The bound on `OPT` a valid deterministic ratio statement about the
+    /// final point implies for the objective `alg`: `ratio_bound·alg`
+    /// (max, `alg ≥ 0`) or `alg/ratio_bound` (min, `alg ≥ 0`).
+    fn implied_bound(&self, sense: Sense, alg: f64) -> Option<f64> {
+        let r = self.ratio_bound?;
+        if !(self.is_checked() && r.is_finite() && r > 0.0 && alg.is_finite() && alg >= 0.0) {
+            return None;
+        }
+        Some(match sense {
+            Sense::Maximise => r * alg,
+            Sense::Minimise => alg / r,
+        })
+    }
+}
+
+impl Certificate {
+    /// How `guarantee` stands on this certificate's instance: not valid
+    /// (its reasons), vacuous (it bounds nothing), superseded (a true ratio
+    /// statement whose implied bound on `OPT` is looser than the one the
+    /// certificate proves), or valid. The display of a certificate labels
+    /// each guarantee by it; the data is unchanged.
+    ///
+    /// ```
+    /// use dmlsched::certificate::{
+    ///     Bound, BoundKind, Certificate, Guarantee, GuaranteeKind, GuaranteeScope,
+    ///     GuaranteeStanding, Sense,
+    /// };
+    ///
+    /// let cert = Certificate::new(
+    ///     "online",
+    ///     Sense::Maximise,
+    ///     100.0,
+    ///     Bound::new(150.0, BoundKind::OnlineDual { valid: true }),
+    /// );
+    /// let tight = Guarantee::ratio_bound("OPT ≤ 2α·ALG", "crate", 1.2);
+    /// assert_eq!(cert.standing(&tight), GuaranteeStanding::Valid);
+    /// let loose = Guarantee::ratio_bound("OPT ≤ 2α·ALG", "crate", 1e12);
+    /// assert!(matches!(cert.standing(&loose), GuaranteeStanding::Superseded { .. }));
+    /// let never = Guarantee::probabilistic(
+    ///     "c·x ≤ β·LP",
+    ///     "crate",
+    ///     0.0,
+    ///     GuaranteeScope::RoundedBeforeRepair,
+    /// );
+    /// assert!(matches!(cert.standing(&never), GuaranteeStanding::Vacuous(_)));
+    /// ```
+    pub fn standing(&self, guarantee: &Guarantee) -> GuaranteeStanding {
+        if !guarantee.valid {
+            return GuaranteeStanding::NotValid(guarantee.reasons.clone());
+        }
+        if let Some(reason) = guarantee.vacuity(self.sense) {
+            return GuaranteeStanding::Vacuous(reason);
+        }
+        let proven = self.best_bound();
+        if let Some(implied) = guarantee.implied_bound(self.sense, self.objective) {
+            let looser = match self.sense {
+                Sense::Maximise => implied > proven,
+                Sense::Minimise => implied < proven,
+            };
+            if proven.is_finite() && looser {
+                return GuaranteeStanding::Superseded { implied, proven };
+            }
+        }
+        GuaranteeStanding::Valid
+    }
 }

@@ -40,7 +40,7 @@ mod serde_inf;
 pub use bound::{Bound, BoundKind, ExactInfo, ExactStatus};
 pub use check::CertificateViolation;
 pub use feasibility::{ClassViolation, ConstraintClass, FeasibilityReport};
-pub use guarantee::{Guarantee, GuaranteeKind, GuaranteeScope};
+pub use guarantee::{Guarantee, GuaranteeKind, GuaranteeScope, GuaranteeStanding};
 pub use run::RunInfo;
 pub use sense::Sense;
 
@@ -100,6 +100,13 @@ pub struct Certificate {
     pub feasibility: FeasibilityReport,
     /// How the run went.
     pub run: RunInfo,
+    /// What the bound and the guarantees cover, in words: the model, the
+    /// horizon and the jobs (e.g. an online scheduler's bound covers its
+    /// own plans within the horizon, not a simulator's replay of them).
+    /// `None` when the certificate is about the returned point of the
+    /// stated program only.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub scope: Option<String>,
 }
 
 impl Certificate {
@@ -120,6 +127,7 @@ impl Certificate {
             guarantees: Vec::new(),
             feasibility: FeasibilityReport::feasible(),
             run: RunInfo::new(),
+            scope: None,
         }
     }
 
@@ -144,6 +152,12 @@ impl Certificate {
     /// Sets [`Certificate::run`].
     pub fn with_run(mut self, run: RunInfo) -> Self {
         self.run = run;
+        self
+    }
+
+    /// Sets [`Certificate::scope`].
+    pub fn with_scope(mut self, scope: impl Into<String>) -> Self {
+        self.scope = Some(scope.into());
         self
     }
 

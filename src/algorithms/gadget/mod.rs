@@ -242,7 +242,13 @@ impl Gadget {
         let (cluster, report) = run.finish()?;
         let schedule = run::schedule_of(&cluster, instance, &report)?;
         verify(instance, &schedule)?;
-        let certificate = run::certificate(&report);
+        let mut certificate = run::certificate(&report);
+        certificate.scope = Some(super::plan_scope(
+            "total weighted utility, net of the energy price, of plans of the GADGET-style model \
+             (rigid rings with reserved bandwidth, no preemption, each job's utility at its \
+             completion slot)",
+            instance,
+        ));
         Ok(Solved {
             schedule,
             certificate,

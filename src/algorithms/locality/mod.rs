@@ -428,6 +428,11 @@ impl Locality {
         verify_locality(instance, &self.params, &schedule)?;
         let mut certificate = report.run.certificate.clone();
         certificate.algorithm = "locality".into();
+        certificate.scope = Some(super::plan_scope(
+            "total utility of plans of the locality model (LOCAL or DISTRIBUTED workers and \
+             parameter servers per slot, each job's utility at its completion slot)",
+            instance,
+        ));
         // The framework's run information knows nothing of the oracle's
         // solves and seed: record them.
         certificate.run.lp_solves = u32::try_from(report.lp_solves).unwrap_or(u32::MAX);

@@ -416,6 +416,11 @@ impl Oasis {
         verify(instance, &schedule)?;
         let mut certificate = report.run.certificate.clone();
         certificate.algorithm = "oasis".into();
+        certificate.scope = Some(super::plan_scope(
+            "total utility of plans of the OASiS model (workers and parameter servers per slot, \
+             each job's utility at its completion slot)",
+            instance,
+        ));
         Ok(Solved {
             schedule,
             certificate,

@@ -198,6 +198,13 @@ fn finish(
     let time_indexed = time_indexed_bound(model, params)?;
     let raw = execution.makespan;
     let mut certificate = certificate(algo, raw, closed, time_indexed.as_ref());
+    certificate.scope = Some(format!(
+        "OPT is the smallest makespan of this instance's {} ring-all-reduce jobs, non-preemptive, \
+         under the run's timing model (its per-iteration times and contention), in slots of {} s \
+         and not capped at the horizon",
+        instance.jobs().len(),
+        instance.slot_length_s()
+    ));
     let certified = certificate.relaxation_bound.value;
     certificate
         .run

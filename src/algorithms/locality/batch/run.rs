@@ -463,6 +463,16 @@ impl LocalityBatch {
         if self.params.objective == BatchObjective::Makespan {
             certificate.exact = run.exact.clone();
         }
+        certificate.scope = Some(format!(
+            "OPT is the best {} of this batch of {} jobs, all present from slot 0, over plans of the \
+             locality model (LOCAL or DISTRIBUTED workers and parameter servers per slot, slots of {} s)",
+            match self.params.objective {
+                BatchObjective::Makespan => "makespan",
+                BatchObjective::WeightedCompletion => "weighted completion-time proxy",
+            },
+            instance.jobs().len(),
+            instance.slot_length_s()
+        ));
         certificate.run.lp_solves = tally.lp;
         certificate.run.seed = Some(seed);
         certificate.run.generator = Some("ChaCha8 (locality batch draw seeds)".into());
