@@ -13,6 +13,8 @@ use super::prices::{PriceView, ledger_ln_price};
 
 /// Options of the online loop.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
 pub struct PdOptions {
     /// Admit iff `payoff > admission_epsilon` (default `0.0`: strict).
     pub admission_epsilon: f64,

@@ -173,6 +173,8 @@ impl DurationTable {
 
 /// Parameters of the GADGET-style scheduler.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
 pub struct GadgetParams {
     /// The embedding oracle (default: greedy).
     pub oracle: EmbeddingOracle,
@@ -205,7 +207,9 @@ pub struct GadgetParams {
     /// meets the price `U` there and the final dual is feasible whatever
     /// the demand sizes (at the cost of a larger `α_eff`).
     pub headroom: bool,
-    /// Duration tables that replace the timing model of some jobs (tests).
+    /// Duration tables that replace the timing model of some jobs (tests;
+    /// not serialized).
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub durations: BTreeMap<JobId, DurationTable>,
     /// Options of the online loop.
     pub pd: PdOptions,

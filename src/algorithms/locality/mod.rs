@@ -200,6 +200,8 @@ pub use verify::{CheckedJob, LocalityCheck, verify_locality};
 
 /// Parameters of the locality-aware scheduler.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
 pub struct LocalityParams {
     /// Plan window in slots from the arrival slot (default
     /// [`DEFAULT_HORIZON`] = 64).

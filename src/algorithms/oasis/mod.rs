@@ -149,6 +149,8 @@ pub use policy::OasisPolicy;
 
 /// Parameters of OASiS.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
 pub struct OasisParams {
     /// How `U` and `L` are derived (default: the η rule).
     pub bounds: BoundsChoice,

@@ -113,6 +113,8 @@ pub enum KappaSpec {
 /// ([`RarFf`](super::RarFf), [`RarLs`](super::RarLs),
 /// [`RarRand`](super::RarRand), which ignore κ, λ and the FA-FFP strategy).
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
 pub struct SjfBcoParams {
     /// `u ≥ 1`: estimates satisfy `ρ̂_j/u ≤ ρ_j` (default 1.15).
     pub est_upper: f64,

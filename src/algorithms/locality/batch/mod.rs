@@ -150,6 +150,8 @@ pub enum BatchObjective {
 
 /// Parameters of [`LocalityBatch`].
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
 pub struct LocalityBatchParams {
     /// The objective (default: makespan).
     pub objective: BatchObjective,

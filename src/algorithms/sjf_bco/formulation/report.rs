@@ -17,6 +17,8 @@ pub const DEFAULT_MAX_COLUMNS: u64 = 20_000;
 
 /// Limits of a MIP solve.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
 pub struct MipLimits {
     /// Wall-clock limit, seconds (default [`DEFAULT_TIME_LIMIT_S`] = 60);
     /// positive and finite. A solve stopped here is reported as a limit
