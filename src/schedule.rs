@@ -1338,6 +1338,22 @@ fn check_gpu_sharing(schedule: &Schedule) -> Result<(), Violation> {
     Ok(())
 }
 
+/// `4 workers + 1 PS`, `1 worker`, `2 PSs`.
+fn tasks(workers: u32, ps: u32) -> String {
+    let plural = |n: u32, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    match (workers, ps) {
+        (w, 0) => plural(w, "worker", "workers"),
+        (0, p) => plural(p, "PS", "PSs"),
+        (w, p) => format!(
+            "{} + {}",
+            plural(w, "worker", "workers"),
+            plural(p, "PS", "PSs")
+        ),
+    }
+}
+
+/// One line per job (`job 3: rejected`, or `job 3:` and one line per
+/// segment: `  slots 0..4: m3: 4 workers + 1 PS, m5: 2 workers`).
 impl fmt::Display for Schedule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for js in &self.jobs {
@@ -1345,18 +1361,21 @@ impl fmt::Display for Schedule {
                 writeln!(f, "{}: rejected", js.job)?;
                 continue;
             }
-            write!(f, "{}:", js.job)?;
+            writeln!(f, "{}:", js.job)?;
             for seg in &js.segments {
-                write!(f, " slots {}..{} [", seg.slots.start, seg.slots.end)?;
-                for (i, (m, t)) in seg.placement.iter().enumerate() {
-                    if i > 0 {
-                        write!(f, ", ")?;
-                    }
-                    write!(f, "{}: {}w+{}ps", m.0, t.workers, t.ps)?;
+                write!(f, "  slots {}..{}", seg.slots.start, seg.slots.end)?;
+                match seg.config {
+                    Some(Configuration::Local { .. }) => write!(f, " LOCAL")?,
+                    Some(Configuration::Distributed) => write!(f, " DISTRIBUTED")?,
+                    None => {}
                 }
-                write!(f, "]")?;
+                write!(f, ":")?;
+                for (i, (m, t)) in seg.placement.iter().enumerate() {
+                    let sep = if i > 0 { "," } else { "" };
+                    write!(f, "{sep} m{}: {}", m.0, tasks(t.workers, t.ps))?;
+                }
+                writeln!(f)?;
             }
-            writeln!(f)?;
         }
         Ok(())
     }

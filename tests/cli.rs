@@ -1,0 +1,160 @@
+//! The `dmlsched` command line on the shipped instance files: every
+//! algorithm runs and its schedule passes the checker, `--out` writes JSON
+//! that reads back, bad input exits with code 2 and a one-line message.
+#![cfg(feature = "cli")]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use dmlsched::Certificate;
+use dmlsched::schedule::Schedule;
+
+fn dmlsched(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dmlsched"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the dmlsched binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+const PS: &str = "examples/data/instance_ps.json";
+const RING: &str = "examples/data/instance_ring.json";
+const RING_BATCH: &str = "examples/data/instance_ring_batch.json";
+
+#[test]
+fn every_algorithm_solves_its_instance_file() {
+    for (algorithm, file) in [
+        ("oasis", PS),
+        ("locality", PS),
+        ("gadget", RING),
+        ("gadget", RING_BATCH),
+        ("sjf-bco", RING_BATCH),
+        ("rar-ff", RING_BATCH),
+        ("rar-ls", RING_BATCH),
+        ("rar-rand", RING_BATCH),
+    ] {
+        let out = dmlsched(&["solve", "--algorithm", algorithm, file, "--seed", "3"]);
+        let stdout = text(&out.stdout);
+        assert!(out.status.success(), "{algorithm}: {}", text(&out.stderr));
+        assert!(
+            stdout.starts_with(&format!("{algorithm} on {file}: 10 jobs"))
+                || stdout.starts_with(&format!("{algorithm} on {file}: 8 jobs")),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains("the schedule passed schedule::verify"),
+            "{stdout}"
+        );
+        assert!(stdout.contains("\n  scope: OPT is"), "{stdout}");
+        assert!(stdout.contains("job 0:"), "{stdout}");
+    }
+}
+
+#[test]
+fn out_writes_schedule_and_certificate_that_read_back() {
+    let dir = std::env::temp_dir().join(format!("dmlsched-cli-test-{}", std::process::id()));
+    let out = dmlsched(&[
+        "solve",
+        "-a",
+        "gadget",
+        RING,
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let schedule: Schedule =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("schedule.json")).unwrap()).unwrap();
+    let cert: Certificate =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("certificate.json")).unwrap())
+            .unwrap();
+    let inst =
+        dmlsched::model::Instance::from_json(&std::fs::read_to_string(RING).unwrap()).unwrap();
+    dmlsched::schedule::verify(&inst, &schedule).unwrap();
+    cert.check(1e-9).unwrap();
+    assert_eq!(cert.algorithm, "gadget");
+    assert!(text(&out.stdout).contains("gadget (maximise)"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn parameters_change_the_run() {
+    let dir = std::env::temp_dir().join(format!("dmlsched-cli-params-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let params = dir.join("params.json");
+    std::fs::write(&params, r#"{"oracle": "exhaustive", "headroom": true}"#).unwrap();
+    let out = dmlsched(&[
+        "solve",
+        "-a",
+        "gadget",
+        RING,
+        "--params",
+        params.to_str().unwrap(),
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // The exhaustive oracle has a ratio; the greedy default has none.
+    assert!(
+        !stdout.contains("no ratio for the greedy embedding"),
+        "{stdout}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_input_exits_with_code_two_and_one_line() {
+    let dir = std::env::temp_dir().join(format!("dmlsched-cli-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let empty = dir.join("empty.json");
+    std::fs::write(&empty, "").unwrap();
+    let bad_params = dir.join("bad.json");
+    std::fs::write(&bad_params, r#"{"no_such_option": 1}"#).unwrap();
+    let nan = dir.join("nan.json");
+    let inst = std::fs::read_to_string(RING).unwrap();
+    std::fs::write(
+        &nan,
+        inst.replacen("\"slot_length_s\": 60.0", "\"slot_length_s\": -1.0", 1),
+    )
+    .unwrap();
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["solve", "-a", "gadget", "/no/such/file.json"],
+        vec!["solve", "-a", "gadget", empty.to_str().unwrap()],
+        vec!["solve", "-a", "gadget", nan.to_str().unwrap()],
+        vec![
+            "solve",
+            "-a",
+            "gadget",
+            RING,
+            "--params",
+            bad_params.to_str().unwrap(),
+        ],
+        vec!["solve", "-a", "no-such-algorithm", RING],
+        vec!["solve", RING],
+        vec!["no-such-command"],
+    ];
+    for args in cases {
+        let out = dmlsched(&args);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains("Error {") && !stderr.contains("Some("),
+            "{args:?}: {stderr}"
+        );
+    }
+    assert!(Path::new(RING).is_file());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn every_subcommand_has_help() {
+    for args in [vec!["--help"], vec!["solve", "--help"]] {
+        let out = dmlsched(&args);
+        assert!(out.status.success());
+        assert!(text(&out.stdout).contains("Usage: dmlsched"), "{args:?}");
+    }
+}
