@@ -134,6 +134,16 @@ fn bad_input_exits_with_code_two_and_one_line() {
         vec!["solve", "-a", "no-such-algorithm", RING],
         vec!["solve", RING],
         vec!["no-such-command"],
+        vec!["simulate", RING, "--policies", "no-such-policy"],
+        vec![
+            "simulate",
+            RING,
+            "--policies",
+            "gadget",
+            "--params",
+            "fifo=x.json",
+        ],
+        vec!["simulate", RING],
     ];
     for args in cases {
         let out = dmlsched(&args);
@@ -152,9 +162,49 @@ fn bad_input_exits_with_code_two_and_one_line() {
 
 #[test]
 fn every_subcommand_has_help() {
-    for args in [vec!["--help"], vec!["solve", "--help"]] {
+    for args in [
+        vec!["--help"],
+        vec!["solve", "--help"],
+        vec!["simulate", "--help"],
+    ] {
         let out = dmlsched(&args);
         assert!(out.status.success());
         assert!(text(&out.stdout).contains("Usage: dmlsched"), "{args:?}");
     }
+}
+
+#[test]
+fn simulate_runs_baselines_and_algorithm_policies_and_writes_reports() {
+    let dir = std::env::temp_dir().join(format!("dmlsched-cli-sim-{}", std::process::id()));
+    let out = dmlsched(&[
+        "simulate",
+        RING,
+        "--policies",
+        "fifo,ff-bandwidth,sjf-bco-online,gadget",
+        "--stop",
+        "horizon",
+        "--stop-at-convergence",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for p in ["fifo", "ff-bandwidth", "sjf-bco-online", "gadget"] {
+        assert!(
+            stdout.lines().any(|l| l.starts_with(&format!("{p} "))),
+            "{stdout}"
+        );
+    }
+    let summary = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
+    assert_eq!(summary.lines().count(), 5, "{summary}");
+    let jobs = std::fs::read_to_string(dir.join("jobs.csv")).unwrap();
+    assert_eq!(jobs.lines().filter(|l| l.starts_with("policy,")).count(), 1);
+    assert_eq!(jobs.lines().count(), 1 + 4 * 10, "{jobs}");
+    for f in ["utilization.csv", "jct_cdf.svg", "utilization.svg"] {
+        assert!(std::fs::metadata(dir.join(f)).unwrap().len() > 0, "{f}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    let out = dmlsched(&["simulate", PS, "--policies", "oasis,locality,drf"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
 }

@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! dmlsched solve --algorithm gadget instance.json [--params params.json] [--seed N] [--out DIR]
+//! dmlsched simulate instance.json --policies fifo,gadget [--out DIR]
 //! ```
 //!
 //! Run `dmlsched --help` and `dmlsched <command> --help` for every option.
@@ -9,6 +10,7 @@
 //! instance) exits with code 2 and a one-line message; a run that fails
 //! exits with code 1.
 
+mod simulate;
 mod solve;
 
 use std::path::PathBuf;
@@ -31,6 +33,10 @@ enum Command {
     /// the schedule and its certificate are printed (and written as JSON
     /// with --out).
     Solve(solve::SolveArgs),
+    /// Run the simulator on an instance file (its jobs arriving as given)
+    /// under baselines and algorithm policies: a summary table, and CSV
+    /// tables and SVG plots with --out.
+    Simulate(simulate::SimulateArgs),
 }
 
 /// Why a command failed: bad input (exit code 2) or a failed run (1).
@@ -59,6 +65,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Solve(args) => solve::run(&args),
+        Command::Simulate(args) => simulate::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

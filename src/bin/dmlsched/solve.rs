@@ -92,7 +92,7 @@ fn outcome<R>(s: Solved<R>) -> Outcome {
 }
 
 /// The parameters from `path` (defaults without one).
-fn params<P: DeserializeOwned + Default>(path: Option<&Path>) -> Result<P, CliError> {
+pub(crate) fn params<P: DeserializeOwned + Default>(path: Option<&Path>) -> Result<P, CliError> {
     let Some(path) = path else {
         return Ok(P::default());
     };
