@@ -18,7 +18,12 @@
 //! | [`Tiresias`] | Gu et al., NSDI 2019 | fixed size, preemptive, discretised 2D-LAS, wakes itself at threshold crossings |
 //!
 //! Every policy sizes jobs with [`requested_tasks`] unless it says
-//! otherwise, and places tasks with a [`Placer`], which charges a
+//! otherwise, and places tasks with a [`Placer`] by a [`PlacementRule`]
+//! that is one of its parameters, [`PlacementRule::BestFit`] (the fewest
+//! machines that fit) by default. The exceptions place by their own rule:
+//! FIFO-FF (first fit, its definition), proportional share (machines'
+//! shares come from the bids) and the online ring-embedding baselines. The
+//! [`Placer`] charges a
 //! reserving ring's bandwidth on every machine it spans exactly as the
 //! simulator does (so no baseline's allocation is refused for it). Policies that recompute
 //! allocations from scratch ([`Drf`], [`ProportionalShare`], [`Tiresias`],
@@ -56,7 +61,7 @@ pub use drf::Drf;
 pub use ff_bandwidth::FifoFirstFitBandwidth;
 pub use fifo::Fifo;
 pub use optimus::Optimus;
-pub use placement::{PlacementRule, Placer};
+pub use placement::{PlacementRule, Placer, UnknownPlacementRule};
 pub use proportional::ProportionalShare;
 pub use rar::{OFFLINE_NAMES, OfflineBaseline, offline_by_name};
 pub use rar_online::{RarOnlineRandom, SjfBcoOnline};
