@@ -144,7 +144,9 @@ impl GavelThroughputs {
     /// Reads Gavel's throughput JSON from any reader: an object of GPU
     /// kinds, each an object keyed by `('<job type>', <scale factor>)`
     /// whose value is an object with a `"null"` rate (steps per second,
-    /// finite and > 0) and co-location pairs (ignored).
+    /// finite and ≥ 0) and co-location pairs (ignored). A rate of 0 (Gavel's
+    /// mark for a configuration it could not run, e.g. ResNet-50 with batch
+    /// 128 on two K80s) is read as not measured.
     ///
     /// # Errors
     ///
@@ -179,7 +181,11 @@ impl GavelThroughputs {
                     .get("null")
                     .and_then(serde_json::Value::as_f64)
                     .ok_or_else(|| malformed(name(), "no numeric `null` (isolated) rate"))?;
-                table.insert(gpu, &job_type, scale, rate)?;
+                // Gavel writes 0 for a configuration it could not run (e.g.
+                // out of memory on a K80): not measured.
+                if rate != 0.0 {
+                    table.insert(gpu, &job_type, scale, rate)?;
+                }
             }
         }
         if table.rates.values().all(BTreeMap::is_empty) {
@@ -448,8 +454,17 @@ mod tests {
                 err(bad)
             );
         }
-        let e = err(r#"{"v100": {"('A3C', 1)": {"null": 0}}}"#);
+        let e = err(r#"{"v100": {"('A3C', 1)": {"null": -0.5}}}"#);
         assert!(e.to_string().contains("v100: ('A3C', 1)"), "{e}");
+        // 0: not measured.
+        let zero = r#"{"k80": {"('A3C', 1)": {"null": 0}, "('A3C', 2)": {"null": 1.5}}}"#;
+        let t = GavelThroughputs::read(zero.as_bytes()).unwrap();
+        assert_eq!(t.rate("k80", "A3C", 1), None);
+        assert_eq!(t.entries("k80"), 1);
+        assert!(matches!(
+            err(r#"{"k80": {"('A3C', 1)": {"null": 0}}}"#),
+            TraceError::Empty { .. }
+        ));
     }
 
     #[test]
