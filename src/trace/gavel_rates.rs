@@ -152,18 +152,16 @@ impl GavelThroughputs {
     ///
     /// As [`GavelThroughputs::load`], without a path.
     #[cfg(feature = "serde")]
-    pub fn read(reader: impl std::io::Read) -> Result<GavelThroughputs, TraceError> {
-        let value: serde_json::Value =
-            serde_json::from_reader(reader).map_err(|e| match e.classify() {
-                serde_json::error::Category::Io => TraceError::Io {
-                    path: None,
-                    source: e.into(),
-                },
-                serde_json::error::Category::Eof if e.line() <= 1 && e.column() == 0 => {
-                    TraceError::Empty { path: None }
-                }
-                _ => malformed(None, format!("not valid JSON: {e}")),
-            })?;
+    pub fn read(mut reader: impl std::io::Read) -> Result<GavelThroughputs, TraceError> {
+        let mut bytes = Vec::new();
+        reader
+            .read_to_end(&mut bytes)
+            .map_err(|source| TraceError::Io { path: None, source })?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Err(TraceError::Empty { path: None });
+        }
+        let value: serde_json::Value = serde_json::from_slice(&bytes)
+            .map_err(|e| malformed(None, format!("not valid JSON: {e}")))?;
         let kinds = value
             .as_object()
             .ok_or_else(|| malformed(None, "the top level is not an object of GPU kinds"))?;
