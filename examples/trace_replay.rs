@@ -28,7 +28,7 @@ use std::time::Instant;
 use dmlsched::baselines::{self, BaselineParams, PlacementRule, Tiresias};
 use dmlsched::sim::plot::{jct_cdf_svg, jct_vs_load_svg, utilization_svg};
 use dmlsched::sim::report::{RunMeta, write_jobs_csv, write_summary_csv, write_utilization_csv};
-use dmlsched::sim::{SimOptions, SimResult, simulate};
+use dmlsched::sim::{RunSummary, SimOptions, SimResult, simulate};
 use dmlsched::trace::{
     Arch, RecipeOptions, ReplayOptions, TraceFormat, TraceJob, Window, WindowStart, guess_format,
     load, replay_instance, scale_arrivals, select,
@@ -429,13 +429,24 @@ fn run(a: &Args) -> dmlsched::Result<()> {
         }
     }
 
+    write_outputs(a, &summaries, &load_points, &first_scale)
+}
+
+/// Writes the summary and utilization tables and the plots, and prints the
+/// table of results.
+fn write_outputs(
+    a: &Args,
+    summaries: &[(RunMeta, RunSummary)],
+    load_points: &[(String, f64, f64)],
+    first_scale: &[(String, SimResult)],
+) -> dmlsched::Result<()> {
     let file = std::fs::File::create(a.out.join("summary.csv"))
         .map_err(dmlsched::sim::report::ReportError::Io)?;
-    write_summary_csv(file, &summaries)?;
+    write_summary_csv(file, summaries)?;
     let runs: Vec<(&str, &SimResult)> = first_scale.iter().map(|(n, r)| (n.as_str(), r)).collect();
     // One utilization table for all policies: every run's rows under one header.
     let mut table = Vec::new();
-    for (k, ((_, result), (meta, _))) in first_scale.iter().zip(&summaries).enumerate() {
+    for (k, ((_, result), (meta, _))) in first_scale.iter().zip(summaries).enumerate() {
         let mut buf = Vec::new();
         write_utilization_csv(&mut buf, meta, result)?;
         let skip = if k == 0 {
@@ -486,7 +497,7 @@ fn run(a: &Args) -> dmlsched::Result<()> {
         "util",
         "preempt"
     );
-    for (m, s) in &summaries {
+    for (m, s) in summaries {
         println!(
             "{:<16} {:>6} {:>9} {:>12.0} {:>12.0} {:>12.0} {:>12.0} {:>7.3} {:>8}",
             m.policy,

@@ -204,7 +204,8 @@ fn malformed(entry: Option<String>, reason: impl Into<String>) -> TraceError {
 
 /// Parses a key `('<job type>', <n>)` (Python's repr of a tuple; the job
 /// type quoted with `'` or `"`).
-pub(crate) fn parse_key(key: &str) -> Option<(String, u32)> {
+#[cfg(feature = "serde")]
+fn parse_key(key: &str) -> Option<(String, u32)> {
     let inner = key.trim().strip_prefix('(')?.strip_suffix(')')?;
     let (quoted, scale) = inner.rsplit_once(',')?;
     let quoted = quoted.trim();
@@ -413,6 +414,7 @@ pub(crate) fn convert(
 mod tests {
     use super::*;
 
+    #[cfg(feature = "serde")]
     #[test]
     fn keys() {
         assert_eq!(
