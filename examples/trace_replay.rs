@@ -7,7 +7,16 @@
 //! ```
 //!
 //! `DMLSCHED_TRACES` names the folder holding the public traces (the
-//! README's "Traces" section says where each comes from).
+//! README's "Traces" section says where each comes from). A Gavel trace
+//! counts steps, not seconds: its rows get durations from Gavel's measured
+//! throughputs (`--gavel-throughputs`, by default
+//! `$DMLSCHED_TRACES/gavel-simulation_throughputs.json`, on `--gavel-gpu`,
+//! v100 by default); rows without a measured rate are named and skipped.
+//!
+//! ```text
+//! cargo run --release --example trace_replay -- "$DMLSCHED_TRACES/gavel-msr-seed0-6214e9.trace" \
+//!     --out /tmp/gavel --jobs 2000 --policies fifo,tiresias --placement best-fit
+//! ```
 //!
 //! Run with `--help` for every option.
 
@@ -16,13 +25,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use dmlsched::baselines;
+use dmlsched::baselines::{self, BaselineParams, PlacementRule, Tiresias};
 use dmlsched::sim::plot::{jct_cdf_svg, jct_vs_load_svg, utilization_svg};
 use dmlsched::sim::report::{RunMeta, write_jobs_csv, write_summary_csv, write_utilization_csv};
-use dmlsched::sim::{SimOptions, SimResult, simulate};
+use dmlsched::sim::{RunSummary, SimOptions, SimResult, simulate};
 use dmlsched::trace::{
-    Arch, RecipeOptions, ReplayOptions, TraceFormat, Window, WindowStart, load, replay_instance,
-    scale_arrivals, select,
+    Arch, RecipeOptions, ReplayOptions, TraceFormat, TraceJob, Window, WindowStart, guess_format,
+    load, replay_instance, scale_arrivals, select,
 };
 
 const USAGE: &str = "\
@@ -45,6 +54,17 @@ OPTIONS:
     --policies <P,P,...>      baselines to run                                [default: every cheap policy for the arch]
     --load-scales <S,S,...>   arrival-rate multipliers: 2 halves every inter-arrival time [default: 1]
     --seed <N>                seed of the recipe's random draws               [default: 0]
+    --placement <R>           best-fit|first-fit|consolidate|round-robin: how every baseline
+                              that places spreads a job over machines         [default: best-fit]
+    --tiresias-thresholds <T,T,...>
+                              Tiresias queue thresholds, GPU-seconds, increasing
+                                                                              [default: 3250,7200]
+    --tiresias-starve-factor <F>
+                              Tiresias starvation guard (off unless given)
+    --gavel-throughputs <FILE>
+                              Gavel's measured throughputs (JSON), to turn a Gavel trace's
+                              steps into durations [default: $DMLSCHED_TRACES/gavel-simulation_throughputs.json]
+    --gavel-gpu <KIND>        GPU kind of the Gavel rates (k80, p100, v100)   [default: v100]
     -h, --help                print this help
 
 OUTPUT (in --out):
@@ -68,6 +88,9 @@ struct Args {
     policies: Option<Vec<String>>,
     load_scales: Vec<f64>,
     seed: u64,
+    baselines: BaselineParams,
+    gavel_throughputs: Option<PathBuf>,
+    gavel_gpu: String,
 }
 
 fn parse_list<T: std::str::FromStr>(flag: &str, v: &str) -> Result<Vec<T>, String> {
@@ -94,6 +117,9 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Stri
         policies: None,
         load_scales: vec![1.0],
         seed: 0,
+        baselines: BaselineParams::default(),
+        gavel_throughputs: None,
+        gavel_gpu: "v100".into(),
     };
     let mut out = None;
     while let Some(arg) = it.next() {
@@ -148,6 +174,27 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Stri
                     .copied()
                     .unwrap_or(0)
             }
+            "--placement" => {
+                a.baselines.placement = value("--placement")?
+                    .parse::<PlacementRule>()
+                    .map_err(|e| format!("--placement: {e}"))?
+            }
+            "--tiresias-thresholds" => {
+                a.baselines.tiresias_thresholds =
+                    parse_list("--tiresias-thresholds", &value("--tiresias-thresholds")?)?
+            }
+            "--tiresias-starve-factor" => {
+                a.baselines.tiresias_starve_factor = parse_list(
+                    "--tiresias-starve-factor",
+                    &value("--tiresias-starve-factor")?,
+                )?
+                .first()
+                .copied()
+            }
+            "--gavel-throughputs" => {
+                a.gavel_throughputs = Some(PathBuf::from(value("--gavel-throughputs")?))
+            }
+            "--gavel-gpu" => a.gavel_gpu = value("--gavel-gpu")?,
             s if s.starts_with('-') => return Err(format!("unknown option {s}")),
             s => {
                 if trace.replace(PathBuf::from(s)).is_some() {
@@ -164,6 +211,14 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Stri
     if a.load_scales.iter().any(|s| !(s.is_finite() && *s > 0.0)) {
         return Err("--load-scales must be positive numbers".into());
     }
+    let mut tiresias = Tiresias::default();
+    tiresias
+        .thresholds
+        .clone_from(&a.baselines.tiresias_thresholds);
+    tiresias.starve_factor = a.baselines.tiresias_starve_factor;
+    tiresias
+        .validate()
+        .map_err(|e| format!("--tiresias-thresholds / --tiresias-starve-factor: {e}"))?;
     Ok(Some(a))
 }
 
@@ -201,8 +256,55 @@ impl Progress {
     }
 }
 
+/// The trace's rows; a Gavel trace's steps become durations with Gavel's
+/// measured throughputs (rows without a rate are named on stderr).
+fn load_rows(a: &Args) -> dmlsched::Result<Vec<TraceJob>> {
+    let format = match a.format {
+        Some(f) => f,
+        None => guess_format(&a.trace)?,
+    };
+    if format != TraceFormat::Gavel {
+        return Ok(load(&a.trace, Some(format))?);
+    }
+    load_gavel(a)
+}
+
+#[cfg(feature = "serde")]
+fn load_gavel(a: &Args) -> dmlsched::Result<Vec<TraceJob>> {
+    use dmlsched::trace::{GavelConversion, GavelThroughputs, load_gavel_trace_with_rates};
+    let path = GavelThroughputs::locate(a.gavel_throughputs.as_deref())?;
+    let rates = GavelThroughputs::load(&path)?;
+    let conv = GavelConversion {
+        gpu: a.gavel_gpu.clone(),
+        gpus_per_machine: a.gpus_per_machine,
+    };
+    let report = load_gavel_trace_with_rates(&a.trace, &rates, &conv)?;
+    if !report.skipped.is_empty() {
+        eprintln!(
+            "warning: {} Gavel rows have no measured {} rate in {} and are skipped:",
+            report.skipped.len(),
+            conv.gpu,
+            path.display()
+        );
+        for s in &report.skipped {
+            eprintln!("  {s}");
+        }
+    }
+    Ok(report.jobs)
+}
+
+#[cfg(not(feature = "serde"))]
+fn load_gavel(_: &Args) -> dmlsched::Result<Vec<TraceJob>> {
+    Err(dmlsched::trace::TraceError::InvalidArgument {
+        name: "trace".into(),
+        reason: "a Gavel trace needs Gavel's throughput table (JSON): build with the serde feature"
+            .into(),
+    }
+    .into())
+}
+
 fn run(a: &Args) -> dmlsched::Result<()> {
-    let rows = load(&a.trace, a.format)?;
+    let rows = load_rows(a)?;
     let window = Window {
         start: a.start.clone(),
         jobs: Some(a.jobs),
@@ -217,7 +319,7 @@ fn run(a: &Args) -> dmlsched::Result<()> {
             .collect(),
     };
     for p in &policies {
-        if baselines::by_name(p).is_none() {
+        if baselines::by_name_with(p, &a.baselines).is_none() {
             return Err(dmlsched::trace::TraceError::InvalidArgument {
                 name: "--policies".into(),
                 reason: format!(
@@ -258,13 +360,15 @@ fn run(a: &Args) -> dmlsched::Result<()> {
             .unwrap_or_default()
     );
     println!(
-        "{workload}, {cluster_name}, {} recipe, seed {}",
+        "{workload}, {cluster_name}, {} recipe, seed {}, {} placement, Tiresias thresholds {:?} GPU-s",
         if a.arch == Arch::RingAllReduce {
             "ring-all-reduce"
         } else {
             "parameter-server"
         },
-        a.seed
+        a.seed,
+        a.baselines.placement,
+        a.baselines.tiresias_thresholds
     );
 
     let mut progress = Progress {
@@ -296,7 +400,7 @@ fn run(a: &Args) -> dmlsched::Result<()> {
         }
         for name in &policies {
             progress.tick(&format!("{name} x{scale}"));
-            let mut policy = baselines::by_name(name).ok_or_else(|| {
+            let mut policy = baselines::by_name_with(name, &a.baselines).ok_or_else(|| {
                 dmlsched::trace::TraceError::InvalidArgument {
                     name: "--policies".into(),
                     reason: format!("unknown policy '{name}'"),
@@ -325,13 +429,24 @@ fn run(a: &Args) -> dmlsched::Result<()> {
         }
     }
 
+    write_outputs(a, &summaries, &load_points, &first_scale)
+}
+
+/// Writes the summary and utilization tables and the plots, and prints the
+/// table of results.
+fn write_outputs(
+    a: &Args,
+    summaries: &[(RunMeta, RunSummary)],
+    load_points: &[(String, f64, f64)],
+    first_scale: &[(String, SimResult)],
+) -> dmlsched::Result<()> {
     let file = std::fs::File::create(a.out.join("summary.csv"))
         .map_err(dmlsched::sim::report::ReportError::Io)?;
-    write_summary_csv(file, &summaries)?;
+    write_summary_csv(file, summaries)?;
     let runs: Vec<(&str, &SimResult)> = first_scale.iter().map(|(n, r)| (n.as_str(), r)).collect();
     // One utilization table for all policies: every run's rows under one header.
     let mut table = Vec::new();
-    for (k, ((_, result), (meta, _))) in first_scale.iter().zip(&summaries).enumerate() {
+    for (k, ((_, result), (meta, _))) in first_scale.iter().zip(summaries).enumerate() {
         let mut buf = Vec::new();
         write_utilization_csv(&mut buf, meta, result)?;
         let skip = if k == 0 {
@@ -371,12 +486,20 @@ fn run(a: &Args) -> dmlsched::Result<()> {
     }
 
     println!(
-        "{:<16} {:>6} {:>9} {:>12} {:>12} {:>12} {:>12} {:>7}",
-        "policy", "load", "completed", "avg JCT s", "p50 JCT s", "p99 JCT s", "makespan s", "util"
+        "{:<16} {:>6} {:>9} {:>12} {:>12} {:>12} {:>12} {:>7} {:>8}",
+        "policy",
+        "load",
+        "completed",
+        "avg JCT s",
+        "p50 JCT s",
+        "p99 JCT s",
+        "makespan s",
+        "util",
+        "preempt"
     );
-    for (m, s) in &summaries {
+    for (m, s) in summaries {
         println!(
-            "{:<16} {:>6} {:>9} {:>12.0} {:>12.0} {:>12.0} {:>12.0} {:>7.3}",
+            "{:<16} {:>6} {:>9} {:>12.0} {:>12.0} {:>12.0} {:>12.0} {:>7.3} {:>8}",
             m.policy,
             m.load_scale,
             s.completed,
@@ -384,7 +507,8 @@ fn run(a: &Args) -> dmlsched::Result<()> {
             s.p50_jct_s,
             s.p99_jct_s,
             s.makespan_s,
-            s.gpu_utilization
+            s.gpu_utilization,
+            s.preemptions
         );
     }
     println!("wrote CSVs and SVGs to {}", a.out.display());

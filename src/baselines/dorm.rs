@@ -61,7 +61,7 @@ use super::realloc::Realloc;
 /// fallbacks, dropped fairness rows and placement decrements.
 ///
 /// **Placement.** The counts are then placed ([`DormParams::placement`],
-/// round robin by default, pointer kept between decisions), tasks first on
+/// best fit by default; a round-robin pointer is kept between decisions), tasks first on
 /// the machines the job already uses. If a job cannot be placed
 /// (fragmentation), the largest `n_j` is decremented by one worker (its
 /// `m_j` by one PS, within the linking and PS rules) and placement
@@ -138,7 +138,7 @@ pub struct DormParams {
     pub fairness_fraction: f64,
     /// `ψ` of the adjustment bound `max(1, ⌈ψ·Σ n^prev⌉)` (default 0.2).
     pub adjustment_fraction: f64,
-    /// How tasks are spread over machines (default round robin).
+    /// How tasks are spread over machines (default best fit).
     pub placement: PlacementRule,
 }
 
@@ -179,7 +179,7 @@ impl Default for DormParams {
             total_budget_s: None,
             fairness_fraction: 0.5,
             adjustment_fraction: 0.2,
-            placement: PlacementRule::RoundRobin,
+            placement: PlacementRule::BestFit,
         }
     }
 }

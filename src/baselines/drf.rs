@@ -66,8 +66,9 @@ use super::{PlacementRule, Placer, ps_for, requested_tasks};
 /// # Parameters
 ///
 /// * `step` (default 1): workers added per step (0 is read as 1);
-/// * `placement` (default [`PlacementRule::RoundRobin`], the placement of
-///   the crate's OASiS baselines).
+/// * `placement` (default [`PlacementRule::BestFit`]; the crate's OASiS
+///   reproduction used [`PlacementRule::RoundRobin`] before best fit
+///   became every baseline's default).
 ///
 /// # Complexity
 ///
@@ -82,7 +83,7 @@ use super::{PlacementRule, Placer, ps_for, requested_tasks};
 /// ```
 /// use dmlsched::baselines::{Drf, PlacementRule};
 /// let drf = Drf::default();
-/// assert_eq!((drf.step, drf.placement), (1, PlacementRule::RoundRobin));
+/// assert_eq!((drf.step, drf.placement), (1, PlacementRule::BestFit));
 /// let coarse = Drf { step: 2, ..Drf::default() };
 /// assert_eq!(coarse.step, 2);
 /// ```
@@ -98,7 +99,7 @@ impl Default for Drf {
     fn default() -> Self {
         Drf {
             step: 1,
-            placement: PlacementRule::RoundRobin,
+            placement: PlacementRule::BestFit,
         }
     }
 }

@@ -18,7 +18,12 @@
 //! | [`Tiresias`] | Gu et al., NSDI 2019 | fixed size, preemptive, discretised 2D-LAS, wakes itself at threshold crossings |
 //!
 //! Every policy sizes jobs with [`requested_tasks`] unless it says
-//! otherwise, and places tasks with a [`Placer`], which charges a
+//! otherwise, and places tasks with a [`Placer`] by a [`PlacementRule`]
+//! that is one of its parameters, [`PlacementRule::BestFit`] (the fewest
+//! machines that fit) by default. The exceptions place by their own rule:
+//! FIFO-FF (first fit, its definition), proportional share (machines'
+//! shares come from the bids) and the online ring-embedding baselines. The
+//! [`Placer`] charges a
 //! reserving ring's bandwidth on every machine it spans exactly as the
 //! simulator does (so no baseline's allocation is refused for it). Policies that recompute
 //! allocations from scratch ([`Drf`], [`ProportionalShare`], [`Tiresias`],
@@ -56,7 +61,7 @@ pub use drf::Drf;
 pub use ff_bandwidth::FifoFirstFitBandwidth;
 pub use fifo::Fifo;
 pub use optimus::Optimus;
-pub use placement::{PlacementRule, Placer};
+pub use placement::{PlacementRule, Placer, UnknownPlacementRule};
 pub use proportional::ProportionalShare;
 pub use rar::{OFFLINE_NAMES, OfflineBaseline, offline_by_name};
 pub use rar_online::{RarOnlineRandom, SjfBcoOnline};
@@ -128,7 +133,8 @@ pub const RING_NAMES: &[&str] = &["sjf-bco-online", "rar-online-random", "gadget
 
 /// A baseline by name, with default parameters (see [`NAMES`] and
 /// [`RING_NAMES`]; `rar-online-random` has seed 0); `None` for an unknown
-/// name, and for `dorm` without the `highs` feature.
+/// name, and for `dorm` without the `highs` feature. The same as
+/// [`by_name_with`] with [`BaselineParams::default`].
 ///
 /// ```
 /// use dmlsched::baselines::{NAMES, RING_NAMES, by_name};
@@ -141,26 +147,86 @@ pub const RING_NAMES: &[&str] = &["sjf-bco-online", "rar-online-random", "gadget
 /// assert!(by_name("no-such-policy").is_none());
 /// ```
 pub fn by_name(name: &str) -> Option<Box<dyn crate::sim::Policy>> {
+    by_name_with(name, &BaselineParams::default())
+}
+
+/// The parameters [`by_name_with`] sets on the baselines it builds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BaselineParams {
+    /// The placement rule of every baseline that takes one (FIFO, SJF,
+    /// Tetris, Tiresias, DRF, Optimus, RRH, Dorm-like); default
+    /// [`PlacementRule::BestFit`].
+    pub placement: PlacementRule,
+    /// Tiresias's queue thresholds, GPU-seconds ([`Tiresias::thresholds`];
+    /// default [`Tiresias::SIMULATOR_THRESHOLDS`]).
+    pub tiresias_thresholds: Vec<f64>,
+    /// Tiresias's starvation guard ([`Tiresias::starve_factor`]; default
+    /// off).
+    pub tiresias_starve_factor: Option<f64>,
+}
+
+impl Default for BaselineParams {
+    fn default() -> Self {
+        BaselineParams {
+            placement: PlacementRule::BestFit,
+            tiresias_thresholds: Tiresias::SIMULATOR_THRESHOLDS.to_vec(),
+            tiresias_starve_factor: None,
+        }
+    }
+}
+
+/// A baseline by name (as [`by_name`]) with `params`: the placement rule on
+/// every baseline that takes one, and Tiresias's queues. Invalid Tiresias
+/// parameters are reported by the run ([`Tiresias::validate`]).
+///
+/// ```
+/// use dmlsched::baselines::{BaselineParams, PlacementRule, by_name_with};
+/// let first_fit = BaselineParams { placement: PlacementRule::FirstFit, ..BaselineParams::default() };
+/// assert_eq!(by_name_with("fifo", &first_fit).unwrap().name(), "fifo");
+/// assert!(by_name_with("nope", &first_fit).is_none());
+/// ```
+pub fn by_name_with(name: &str, params: &BaselineParams) -> Option<Box<dyn crate::sim::Policy>> {
+    let placement = params.placement;
     Some(match name {
-        "fifo" => Box::new(Fifo::default()),
-        "fifo-backfill" => Box::new(Fifo {
-            backfill: true,
-            ..Fifo::default()
+        "fifo" | "fifo-backfill" => Box::new(Fifo {
+            backfill: name == "fifo-backfill",
+            placement,
         }),
-        "sjf" => Box::new(Sjf::default()),
-        "drf" => Box::new(Drf::default()),
-        "tetris" => Box::new(Tetris::default()),
-        "tiresias" => Box::new(Tiresias::default()),
+        "sjf" => Box::new(Sjf {
+            placement,
+            ..Sjf::default()
+        }),
+        "drf" => Box::new(Drf {
+            placement,
+            ..Drf::default()
+        }),
+        "tetris" => Box::new(Tetris { placement }),
+        "tiresias" => {
+            let mut t = Tiresias::default();
+            t.thresholds.clone_from(&params.tiresias_thresholds);
+            t.starve_factor = params.tiresias_starve_factor;
+            t.placement = placement;
+            Box::new(t)
+        }
         "ff-bandwidth" => Box::new(FifoFirstFitBandwidth::default()),
         "ff-bandwidth-backfill" => Box::new(FifoFirstFitBandwidth { backfill: true }),
         "sjf-bco-online" => Box::new(SjfBcoOnline::default()),
         "rar-online-random" => Box::new(RarOnlineRandom::default()),
         "gadget-noprice" => Box::new(crate::algorithms::gadget::GadgetNoPrice::default()),
         "proportional" => Box::new(ProportionalShare::default()),
-        "optimus" => Box::new(Optimus::default()),
-        "rrh" => Box::new(Rrh::default()),
+        "optimus" => Box::new(Optimus {
+            placement,
+            ..Optimus::default()
+        }),
+        "rrh" => Box::new(Rrh::new(RrhParams {
+            placement,
+            ..RrhParams::default()
+        })),
         #[cfg(feature = "highs")]
-        "dorm" => Box::new(DormLike::default()),
+        "dorm" => Box::new(DormLike::new(DormParams {
+            placement,
+            ..DormParams::default()
+        })),
         _ => return None,
     })
 }

@@ -101,7 +101,7 @@ use super::realloc::{Realloc, oracle_placement};
 /// assert!((r.jobs[0].finish_s.unwrap() - 90.0).abs() < 1e-9);
 ///
 /// let public_code = Optimus { stop_at_first_misfit: true, ..Optimus::default() };
-/// assert_eq!(public_code.placement, dmlsched::baselines::PlacementRule::FirstFit);
+/// assert_eq!(public_code.placement, dmlsched::baselines::PlacementRule::BestFit);
 /// # Ok::<(), dmlsched::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,7 +110,7 @@ pub struct Optimus {
     /// skipping it (default `false`).
     pub stop_at_first_misfit: bool,
     /// How new tasks are spread over machines, and the canonical placement
-    /// the remaining time is evaluated on (default first fit).
+    /// the remaining time is evaluated on (default best fit).
     pub placement: PlacementRule,
 }
 
@@ -118,7 +118,7 @@ impl Default for Optimus {
     fn default() -> Self {
         Optimus {
             stop_at_first_misfit: false,
-            placement: PlacementRule::FirstFit,
+            placement: PlacementRule::BestFit,
         }
     }
 }

@@ -1,26 +1,95 @@
-//! Task placement shared by the baselines: first fit, consolidating first
-//! fit and round robin, over a scratch copy of the free capacities, with
-//! the ring reservation charged as the simulator charges it ([`Span`]).
+//! Task placement shared by the baselines: best fit (fewest machines),
+//! first fit, consolidating first fit and round robin, over a scratch copy
+//! of the free capacities, with the ring reservation charged as the
+//! simulator charges it ([`Span`]).
 
+use super::common::workers_fitting;
 use crate::model::{FIT_TOL, Instance, Job, Resources, TaskKind};
 use crate::schedule::{Placement, Tasks};
 
 /// How tasks are spread over machines.
+///
+/// The default, [`PlacementRule::BestFit`], puts a job on the fewest
+/// machines that can hold it, as production GPU schedulers and the
+/// Tiresias authors' simulator do for multi-GPU jobs (Gu et al., NSDI
+/// 2019): a ring split over more machines than it needs runs slower.
+///
+/// ```
+/// use dmlsched::baselines::PlacementRule;
+/// assert_eq!(PlacementRule::default(), PlacementRule::BestFit);
+/// assert_eq!("first-fit".parse::<PlacementRule>(), Ok(PlacementRule::FirstFit));
+/// assert_eq!(PlacementRule::BestFit.to_string(), "best-fit");
+/// assert!("worst-fit".parse::<PlacementRule>().is_err());
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum PlacementRule {
+    /// The fewest machines that fit, tightest first. If one machine holds
+    /// the whole job (workers and PSs), the one that is left with the fewest
+    /// free GPUs (ties: a machine the job already uses, then the lowest
+    /// index). Otherwise the workers go first to the machines the job
+    /// already uses, then to the machines that hold the most of them, in
+    /// decreasing order, except that the last machine needed is the one
+    /// with the least room that still holds the rest; PSs then go to the
+    /// first machine in that order with room. This minimises the number of
+    /// machines a job's workers span, given what is free.
+    #[default]
+    BestFit,
     /// Each task on the lowest-index machine that fits it (workers first,
     /// then PSs).
     FirstFit,
     /// The lowest-index single machine that fits the whole job; otherwise
     /// first fit (the "first-fit" of FIFO-FF ring embedding).
-    #[default]
     Consolidate,
     /// One task at a time on the next machine, in cyclic order from a
     /// rotating pointer, that fits it (the placement of the crate's OASiS
     /// baselines).
     RoundRobin,
+}
+
+impl PlacementRule {
+    /// Every rule, with its name for [`std::str::FromStr`].
+    pub const ALL: [(PlacementRule, &'static str); 4] = [
+        (PlacementRule::BestFit, "best-fit"),
+        (PlacementRule::FirstFit, "first-fit"),
+        (PlacementRule::Consolidate, "consolidate"),
+        (PlacementRule::RoundRobin, "round-robin"),
+    ];
+
+    /// The rule's name: `best-fit`, `first-fit`, `consolidate` or
+    /// `round-robin`.
+    pub fn name(self) -> &'static str {
+        PlacementRule::ALL
+            .iter()
+            .find(|(r, _)| *r == self)
+            .map_or("best-fit", |(_, n)| n)
+    }
+}
+
+impl std::fmt::Display for PlacementRule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that is no [`PlacementRule`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown placement rule `{0}` (expected best-fit, first-fit, consolidate or round-robin)")]
+pub struct UnknownPlacementRule(pub String);
+
+impl std::str::FromStr for PlacementRule {
+    type Err = UnknownPlacementRule;
+
+    /// Case-insensitive; `_` may stand for `-`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let key = s.trim().to_ascii_lowercase().replace('_', "-");
+        PlacementRule::ALL
+            .iter()
+            .find(|(_, n)| *n == key)
+            .map(|(r, _)| *r)
+            .ok_or_else(|| UnknownPlacementRule(s.to_string()))
+    }
 }
 
 /// What one placement step charges: `demand` on machine position `pos`
@@ -354,19 +423,32 @@ impl<'a> Placer<'a> {
         if !self.may_fit(job, workers, ps) {
             return None;
         }
-        if self.rule == PlacementRule::Consolidate
-            && let Some(p) = self.consolidate(job, &span, workers, ps)
+        if matches!(
+            self.rule,
+            PlacementRule::Consolidate | PlacementRule::BestFit
+        ) && let Some(p) = self.consolidate(job, &span, workers, ps)
         {
             return Some(p);
         }
-        let mut found = self.spread(job, &mut span.clone(), self.free.clone(), workers, ps);
+        let order = match self.rule {
+            PlacementRule::BestFit => self.fewest_machines_order(job, &span, workers),
+            _ => Vec::new(),
+        };
+        let mut found = self.spread(
+            job,
+            &mut span.clone(),
+            self.free.clone(),
+            workers,
+            ps,
+            &order,
+        );
         if found.is_none() && workers > 0 && span.reserves() {
             // Second pass: the reservation charged on every machine the
             // ring uses from the start, given back if it ends on one.
             let mut eager = span;
             let mut free = self.free.clone();
             if eager.charge_all(&mut free) {
-                found = self.spread(job, &mut eager, free, workers, ps).map(
+                found = self.spread(job, &mut eager, free, workers, ps, &order).map(
                     |(counts, mut free, pointer)| {
                         eager.settle(&mut free);
                         (counts, free, pointer)
@@ -388,11 +470,16 @@ impl<'a> Placer<'a> {
         )
     }
 
-    /// The lowest-index single machine that takes all the tasks, with the
-    /// reservation they bring; `None` (unchanged) if there is none.
+    /// A single machine that takes all the tasks, with the reservation they
+    /// bring: the lowest-index one ([`PlacementRule::Consolidate`]) or the
+    /// tightest ([`PlacementRule::BestFit`]: fewest GPUs left, then a
+    /// machine the job uses, then the lowest index); `None` (unchanged) if
+    /// there is none.
     fn consolidate(&mut self, job: &Job, span: &Span, workers: u32, ps: u32) -> Option<Placement> {
         let machines = &self.instance.cluster().machines;
         let need = job.demand_for(workers, ps);
+        let best = self.rule == PlacementRule::BestFit;
+        let mut chosen: Option<(f64, bool, usize, Charge)> = None;
         for (p, m) in machines.iter().enumerate() {
             let hosts = (workers == 0 || m.hosts.allows(TaskKind::Worker))
                 && (ps == 0 || m.hosts.allows(TaskKind::ParameterServer));
@@ -400,16 +487,91 @@ impl<'a> Placer<'a> {
                 continue;
             }
             let c = span.charge(p, &need, workers > 0);
-            if c.fits(&self.free) {
-                c.apply(&mut self.free);
-                return Some(Placement::from(vec![(m.id, Tasks::new(workers, ps))]));
+            if !c.fits(&self.free) {
+                continue;
+            }
+            let left = self.free[p].gpus - need.gpus;
+            let new_host = span.hosts.binary_search(&p).is_err();
+            let better = chosen
+                .as_ref()
+                .is_none_or(|&(l, n, _, _)| (left, new_host) < (l, n));
+            if better {
+                chosen = Some((left, new_host, p, c));
+            }
+            if !best {
+                break;
             }
         }
-        None
+        let (_, _, p, c) = chosen?;
+        c.apply(&mut self.free);
+        Some(Placement::from(vec![(
+            machines[p].id,
+            Tasks::new(workers, ps),
+        )]))
+    }
+
+    /// The machine order of [`PlacementRule::BestFit`] for `workers` more
+    /// workers: machines the job already uses (most room first), then
+    /// those that hold the most workers, down to the one with the least
+    /// room that holds the rest, then every other machine by position.
+    fn fewest_machines_order(&self, job: &Job, span: &Span, workers: u32) -> Vec<usize> {
+        let machines = &self.instance.cluster().machines;
+        let unit = job.task_demand(TaskKind::Worker).copied();
+        // (room in workers, position) of the machines that take a worker.
+        let mut held = Vec::new();
+        let mut others = Vec::new();
+        if let Some(unit) = unit.filter(|_| workers > 0) {
+            for (p, m) in machines.iter().enumerate() {
+                if !(job.may_use(m.id) && m.can_host(TaskKind::Worker, &unit)) {
+                    continue;
+                }
+                let k = span
+                    .room(&self.free, p)
+                    .map_or(0, |room| workers_fitting(&unit, &room, workers));
+                if k == 0 {
+                    continue;
+                }
+                if span.hosts.binary_search(&p).is_ok() {
+                    held.push((k, p));
+                } else {
+                    others.push((k, p));
+                }
+            }
+        }
+        let by_room = |a: &(u32, usize), b: &(u32, usize)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
+        held.sort_by(by_room);
+        others.sort_by(by_room);
+        let mut order: Vec<usize> = held.iter().map(|&(_, p)| p).collect();
+        let mut rest = workers.saturating_sub(held.iter().map(|&(k, _)| k).sum::<u32>());
+        let mut i = 0;
+        while rest > 0 && i < others.len() {
+            // The tightest machine that holds the rest, if any; else the roomiest.
+            let tight = others[i..]
+                .iter()
+                .rposition(|&(k, _)| k >= rest)
+                .map(|j| others[i + j].0);
+            // The lowest position among the machines of that room.
+            let pick = tight
+                .and_then(|t| others[i..].iter().position(|&(k, _)| k == t))
+                .map_or(i, |j| i + j);
+            others[i..=pick].rotate_right(1);
+            rest = rest.saturating_sub(others[i].0);
+            order.push(others[i].1);
+            i += 1;
+        }
+        order.extend(others[i..].iter().map(|&(_, p)| p));
+        let mut seen = vec![false; machines.len()];
+        for &p in &order {
+            seen[p] = true;
+        }
+        order.extend((0..machines.len()).filter(|&p| !seen[p]));
+        order
     }
 
     /// Task by task by the rule (workers first, then PSs) on `free`, with
     /// the reservations of `span`; `None` if a task fits nowhere.
+    /// `order` (a permutation of the positions, or empty) replaces the
+    /// rule's own machine order.
     fn spread(
         &self,
         job: &Job,
@@ -417,6 +579,7 @@ impl<'a> Placer<'a> {
         mut free: Vec<Resources>,
         workers: u32,
         ps: u32,
+        order: &[usize],
     ) -> Option<Spread> {
         let machines = &self.instance.cluster().machines;
         let n = machines.len();
@@ -433,7 +596,8 @@ impl<'a> Placer<'a> {
                 } else {
                     0
                 };
-                let found = (0..n).map(|k| (start + k) % n).find(|&p| {
+                let position = |k: usize| order.get(k).copied().unwrap_or((start + k) % n);
+                let found = (0..n).map(position).find(|&p| {
                     let m = &machines[p];
                     job.may_use(m.id)
                         && m.can_host(kind, &unit)
@@ -519,6 +683,51 @@ mod tests {
         );
         assert_eq!(p.place(job, 1, 0), None);
         assert!(p.free().iter().all(|r| r.gpus.abs() < 1e-12));
+    }
+
+    #[test]
+    fn best_fit_uses_the_fewest_and_tightest_machines() {
+        let i = inst(&[2.0, 4.0, 4.0, 1.0]);
+        let job = &i.jobs()[0];
+        let mut p = Placer::new(&i, &full(&i), PlacementRule::BestFit);
+        let on = |m: u32, w: u32| (MachineId(m), Tasks::new(w, 0));
+        // One machine: the one left with the fewest free GPUs.
+        assert_eq!(p.place(job, 1, 0), Some(Placement::from(vec![on(3, 1)])));
+        assert_eq!(p.place(job, 2, 0), Some(Placement::from(vec![on(0, 2)])));
+        assert_eq!(p.place(job, 3, 0), Some(Placement::from(vec![on(1, 3)])));
+        // Free: 1 on m1, 4 on m2: 5 workers take both.
+        assert_eq!(
+            p.place(job, 5, 0),
+            Some(Placement::from(vec![on(1, 1), on(2, 4)]))
+        );
+        // Free 1, 1, 4, 4: first fit spans three machines, best fit two
+        // (the roomiest, then the tightest that holds the rest).
+        let mut free = full(&i);
+        free[0].gpus = 1.0;
+        free[1].gpus = 1.0;
+        free[3].gpus = 4.0;
+        for (rule, want) in [
+            (PlacementRule::FirstFit, vec![on(0, 1), on(1, 1), on(2, 4)]),
+            (
+                PlacementRule::Consolidate,
+                vec![on(0, 1), on(1, 1), on(2, 4)],
+            ),
+            (PlacementRule::BestFit, vec![on(2, 4), on(3, 2)]),
+        ] {
+            let mut p = Placer::new(&i, &free, rule);
+            assert_eq!(p.place(job, 6, 0), Some(Placement::from(want)), "{rule}");
+        }
+        // Growing: the machines the job holds first, then the tightest.
+        free[2].gpus = 0.0;
+        free[3].gpus = 2.0;
+        let mut p = Placer::new(&i, &free, PlacementRule::BestFit);
+        let held = Placement::from(vec![on(3, 2)]);
+        assert_eq!(
+            p.grow(job, &held, 3, 0),
+            Some(Placement::from(vec![on(0, 1), on(3, 2)]))
+        );
+        assert_eq!(p.place(job, 2, 0), None);
+        assert_eq!(p.free()[1].gpus, 1.0);
     }
 
     #[test]

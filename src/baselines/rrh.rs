@@ -52,9 +52,9 @@ use super::{PlacementRule, Placer, requested_tasks};
 /// dropped: it keeps its allocation ahead of the ranking.
 ///
 /// New allocations go on free capacity before capacity that paused jobs
-/// give up; the round-robin pointer of [`PlacementRule::RoundRobin`] (the
-/// default, as for the crate's other OASiS baselines) is kept between decisions in the
-/// policy's private run state.
+/// give up, by [`RrhParams::placement`] (default [`PlacementRule::BestFit`]);
+/// the pointer of [`PlacementRule::RoundRobin`] is kept between decisions
+/// in the policy's private run state.
 ///
 /// # Complexity
 ///
@@ -89,7 +89,7 @@ use super::{PlacementRule, Placer, requested_tasks};
 /// let cluster = Cluster::homogeneous(1, Resources::zero().gpus(1.0).cpu_cores(64.0).memory(64e9).nic(1e12), 1e11);
 /// let inst = Instance::new(cluster, vec![job(0, 0.0, 1000), b], 10.0, 100)?;
 /// let mut rrh = Rrh::default();
-/// assert_eq!((rrh.params().theta, rrh.params().placement), (0.0, PlacementRule::RoundRobin));
+/// assert_eq!((rrh.params().theta, rrh.params().placement), (0.0, PlacementRule::BestFit));
 /// let r = simulate(&inst, &mut rrh, &SimOptions::default())?;
 /// assert_eq!(r.jobs[0].preemptions, 1);
 /// assert!((r.jobs[1].finish_s.unwrap() - 51.0).abs() < 1e-9);
@@ -110,7 +110,7 @@ pub struct Rrh {
 pub struct RrhParams {
     /// Admission threshold `θ` on reward minus risk (default 0).
     pub theta: f64,
-    /// How tasks are spread over machines (default round robin).
+    /// How tasks are spread over machines (default best fit).
     pub placement: PlacementRule,
 }
 
@@ -118,7 +118,7 @@ impl Default for RrhParams {
     fn default() -> Self {
         RrhParams {
             theta: 0.0,
-            placement: PlacementRule::RoundRobin,
+            placement: PlacementRule::BestFit,
         }
     }
 }

@@ -36,8 +36,8 @@ use super::{PlacementRule, Placer, requested_tasks};
 ///
 /// * `backfill` (default `true`): let later jobs start past one that does
 ///   not fit;
-/// * `placement` (default [`PlacementRule::Consolidate`]: the lowest-index
-///   machine that holds the whole job, else first fit).
+/// * `placement` (default [`PlacementRule::BestFit`]: the fewest machines
+///   that hold the job).
 ///
 /// # Complexity
 ///
@@ -56,7 +56,7 @@ use super::{PlacementRule, Placer, requested_tasks};
 /// use dmlsched::baselines::{PlacementRule, Sjf};
 /// let sjf = Sjf::default();
 /// assert!(sjf.backfill);
-/// assert_eq!(sjf.placement, PlacementRule::Consolidate);
+/// assert_eq!(sjf.placement, PlacementRule::BestFit);
 /// let strict = Sjf { backfill: false, ..Sjf::default() };
 /// assert!(!strict.backfill);
 /// ```
@@ -72,7 +72,7 @@ impl Default for Sjf {
     fn default() -> Self {
         Sjf {
             backfill: true,
-            placement: PlacementRule::Consolidate,
+            placement: PlacementRule::BestFit,
         }
     }
 }

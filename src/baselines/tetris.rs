@@ -34,7 +34,7 @@ use super::{PlacementRule, Placer, requested_tasks};
 ///
 /// # Parameters
 ///
-/// * `placement` (default [`PlacementRule::Consolidate`]).
+/// * `placement` (default [`PlacementRule::BestFit`]).
 ///
 /// # Complexity
 ///
@@ -48,7 +48,7 @@ use super::{PlacementRule, Placer, requested_tasks};
 /// ```
 /// use dmlsched::baselines::{PlacementRule, Tetris};
 /// let t = Tetris::default();
-/// assert_eq!(t.placement, PlacementRule::Consolidate);
+/// assert_eq!(t.placement, PlacementRule::BestFit);
 /// let rr = Tetris { placement: PlacementRule::RoundRobin };
 /// assert_ne!(t, rr);
 /// ```

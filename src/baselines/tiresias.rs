@@ -22,8 +22,10 @@ use super::{PlacementRule, Placer, requested_tasks};
 /// * **Queues** `Q_0 … Q_{K−1}` with thresholds `0 = T_0 < T_1 < … <
 ///   T_{K−1}`: the job is in the queue of the largest `T_k ≤ S_j`, that is
 ///   queue `#{k ≥ 1 : T_k ≤ S_j}`. [`Tiresias::thresholds`] lists `T_1 …
-///   T_{K−1}` in increasing order (default `[3600]`: K = 2 queues and a
-///   one-GPU-hour threshold — crate defaults, not values from the paper).
+///   T_{K−1}` in increasing order (default `[3250, 7200]`: K = 3 queues,
+///   the defaults of the Tiresias authors' public simulator,
+///   `SymbioticLab/Tiresias`, whose queue limits are 3,250 and 7,200
+///   GPU-seconds for its three queues).
 /// * **Order**: lower queue first, then arrival order (ties by instance
 ///   order).
 /// * At each event, walk that order and keep or start every job whose
@@ -53,9 +55,11 @@ use super::{PlacementRule, Placer, requested_tasks};
 ///
 /// # Parameters
 ///
-/// * `thresholds` (default `[3600.0]` GPU-seconds): `T_1 … T_{K−1}`;
+/// * `thresholds` (default `[3250.0, 7200.0]` GPU-seconds): `T_1 …
+///   T_{K−1}` ([`Tiresias::SIMULATOR_THRESHOLDS`]);
 /// * `starve_factor` (default `None`): the starvation guard;
-/// * `placement` (default [`PlacementRule::Consolidate`]).
+/// * `placement` (default [`PlacementRule::BestFit`], the consolidated
+///   placement of the Tiresias simulator's default scheme).
 ///
 /// # Complexity
 ///
@@ -68,10 +72,10 @@ use super::{PlacementRule, Placer, requested_tasks};
 /// ```
 /// use dmlsched::baselines::Tiresias;
 /// let mut t = Tiresias::default();
-/// assert_eq!(t.thresholds, vec![3600.0]);
+/// assert_eq!(t.thresholds, vec![3250.0, 7200.0]);
 /// assert_eq!(t.starve_factor, None);
-/// // Three queues, and the starvation guard.
-/// t.thresholds = vec![600.0, 7200.0];
+/// // Two queues and a one-GPU-hour threshold, and the starvation guard.
+/// t.thresholds = vec![3600.0];
 /// t.starve_factor = Some(2.0);
 /// ```
 #[derive(Debug, Clone, PartialEq)]
@@ -100,15 +104,67 @@ struct Memory {
 impl Default for Tiresias {
     fn default() -> Self {
         Tiresias {
-            thresholds: vec![3600.0],
+            thresholds: Tiresias::SIMULATOR_THRESHOLDS.to_vec(),
             starve_factor: None,
-            placement: PlacementRule::Consolidate,
+            placement: PlacementRule::BestFit,
             memory: Memory::default(),
         }
     }
 }
 
 impl Tiresias {
+    /// The queue thresholds of the Tiresias authors' public simulator
+    /// (three queues, limits 3,250 and 7,200 GPU-seconds): the default.
+    pub const SIMULATOR_THRESHOLDS: [f64; 2] = [3250.0, 7200.0];
+
+    /// Checks the parameters: thresholds finite, > 0 and strictly
+    /// increasing; a starvation factor finite and > 0. [`Policy::on_event`]
+    /// calls it, so a run with bad parameters ends with this error.
+    ///
+    /// ```
+    /// use dmlsched::baselines::Tiresias;
+    /// let mut t = Tiresias::default();
+    /// assert!(t.validate().is_ok());
+    /// t.thresholds = vec![7200.0, 3250.0];
+    /// assert!(t.validate().is_err());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`SimError::BadParams`](crate::sim::SimError::BadParams) naming the
+    /// bad value.
+    pub fn validate(&self) -> crate::Result<()> {
+        let bad = |reason: String| {
+            Err(crate::sim::SimError::BadParams {
+                policy: "tiresias".into(),
+                reason,
+            }
+            .into())
+        };
+        for (k, &t) in self.thresholds.iter().enumerate() {
+            if !(t.is_finite() && t > 0.0) {
+                return bad(format!(
+                    "threshold {} is {t}: thresholds must be finite and > 0 GPU-seconds",
+                    k + 1
+                ));
+            }
+            if k > 0 && t <= self.thresholds[k - 1] {
+                return bad(format!(
+                    "thresholds must increase, found {} then {t}",
+                    self.thresholds[k - 1]
+                ));
+            }
+        }
+        if let Some(f) = self.starve_factor
+            && !(f.is_finite() && f > 0.0)
+        {
+            return bad(format!(
+                "the starvation factor must be finite and > 0, found {f}"
+            ));
+        }
+        Ok(())
+    }
+
     /// The queue of a job with attained service `s` GPU-seconds.
     fn queue(&self, s: f64) -> usize {
         self.thresholds.iter().filter(|&&t| t <= s).count()
@@ -176,6 +232,7 @@ impl Policy for Tiresias {
     }
 
     fn on_event(&mut self, view: &SimView<'_>, _event: &Event) -> crate::Result<Vec<Action>> {
+        self.validate()?;
         self.refresh(view);
         let instance = view.instance();
         let candidates: Vec<JobView<'_>> = view

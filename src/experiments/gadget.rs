@@ -602,7 +602,10 @@ fn philly_window(
         drop_pending: true,
         origin: Origin::FirstArrival,
     };
-    let rows = select(&trace, &window)?;
+    let rows = match select(&trace, &window) {
+        Err(TraceError::EmptyWindow { .. }) => Vec::new(),
+        other => other?,
+    };
     let Some(last) = rows.last() else {
         return Err(GadgetExperimentError::EmptyWindow {
             path,

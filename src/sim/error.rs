@@ -113,6 +113,15 @@ pub enum SimError {
         /// What is wrong.
         reason: String,
     },
+    /// A policy's parameters are invalid (e.g. Tiresias thresholds that
+    /// are not finite, positive and increasing).
+    #[error("invalid parameters of policy {policy}: {reason}")]
+    BadParams {
+        /// The policy.
+        policy: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// The options are inconsistent.
     #[error("invalid simulator options: {reason}")]
     BadOptions {

@@ -5,7 +5,8 @@ use std::io::Read;
 use std::path::Path;
 
 use super::fields::{Row, format_error, records};
-use super::{LoadReport, TraceError, TraceJob, with_file};
+use super::gavel_rates::{GavelConversion, GavelThroughputs, convert};
+use super::{LoadReport, TraceError, TraceJob, TraceWarning, with_file};
 
 const MSR: &[&str] = &[
     "job_type",
@@ -126,7 +127,62 @@ pub fn load_gavel_trace(path: impl AsRef<Path>) -> Result<LoadReport, TraceError
 ///
 /// As [`load_gavel_trace`], without a path.
 pub fn read_gavel_trace(reader: impl Read) -> Result<LoadReport, TraceError> {
+    read_rows(reader).map(|(report, _)| report)
+}
+
+/// Loads a Gavel trace and gives its rows durations from Gavel's measured
+/// throughputs ([`gavel_steps_to_durations`](super::gavel_steps_to_durations)):
+/// `total_steps / rate`, with the `<gpu>` rate for a job that fits one
+/// machine and `<gpu>_unconsolidated` otherwise. Rows without a measured
+/// rate are left out: each is listed in [`LoadReport::skipped`] (with its
+/// line, id, job type and GPU count) and named in a warning.
+///
+/// # Errors
+///
+/// As [`load_gavel_trace`], and [`TraceError::InvalidArgument`] when the
+/// table has no rate for `conv.gpu` or `conv.gpus_per_machine` is 0.
+pub fn load_gavel_trace_with_rates(
+    path: impl AsRef<Path>,
+    rates: &GavelThroughputs,
+    conv: &GavelConversion,
+) -> Result<LoadReport, TraceError> {
+    with_file(path.as_ref(), |f| {
+        read_gavel_trace_with_rates(f, rates, conv)
+    })
+}
+
+/// [`load_gavel_trace_with_rates`] from any reader.
+///
+/// # Errors
+///
+/// As [`load_gavel_trace_with_rates`], without a path.
+pub fn read_gavel_trace_with_rates(
+    reader: impl Read,
+    rates: &GavelThroughputs,
+    conv: &GavelConversion,
+) -> Result<LoadReport, TraceError> {
+    let (report, lines) = read_rows(reader)?;
+    let converted = convert(&report.jobs, Some(&lines), rates, conv)?;
+    let mut warnings = report.warnings;
+    for s in &converted.skipped {
+        warnings.push(TraceWarning {
+            line: s.line.unwrap_or(0),
+            column: Some("job_type".into()),
+            message: format!("skipped: {s}"),
+        });
+    }
+    warnings.sort_by_key(|w| w.line);
+    Ok(LoadReport {
+        jobs: converted.jobs,
+        warnings,
+        skipped: converted.skipped,
+    })
+}
+
+/// The rows of a Gavel trace and the 1-based line of each.
+fn read_rows(reader: impl Read) -> Result<(LoadReport, Vec<u64>), TraceError> {
     let mut report = LoadReport::default();
+    let mut lines = Vec::new();
     let mut layout = None;
     let mut rows = records(reader, b'\t')?;
     let mut row_index = 0;
@@ -159,12 +215,13 @@ pub fn read_gavel_trace(reader: impl Read) -> Result<LoadReport, TraceError> {
             layout,
             row_index,
         )?);
+        lines.push(line);
         row_index += 1;
     }
     if report.jobs.is_empty() {
         return Err(TraceError::Empty { path: None });
     }
-    Ok(report)
+    Ok((report, lines))
 }
 
 fn job(row: &Row<'_>, layout: Layout, row_index: usize) -> Result<TraceJob, TraceError> {
@@ -235,6 +292,35 @@ mod tests {
         let text = "A3C\tc\t-s\t0\t5\t0\t1\nA3C\tc\twd\t-s\t0\t5\t1\t1\t-1\t0\n";
         let e = read_gavel_trace(text.as_bytes()).unwrap_err();
         assert!(matches!(e, TraceError::Format { line: 2, .. }), "{e}");
+    }
+
+    #[test]
+    fn rates_give_durations_and_skips_are_listed() {
+        let text = "A3C\tc\t-s\t0\t50\t0\t1\n\nA3C\tc\t-s\t0\t50\t3\t2\nLM (batch size 5)\tc\t-s\t0\t9\t4\t16\n";
+        let mut rates = GavelThroughputs::new();
+        rates.insert("v100", "A3C", 1, 5.0).unwrap();
+        rates
+            .insert("v100_unconsolidated", "LM (batch size 5)", 16, 3.0)
+            .unwrap();
+        let r = read_gavel_trace_with_rates(text.as_bytes(), &rates, &GavelConversion::default())
+            .unwrap();
+        let got: Vec<_> = r
+            .jobs
+            .iter()
+            .map(|j| (j.id.as_str(), j.duration_s))
+            .collect();
+        assert_eq!(got, [("gavel-0", Some(10.0)), ("gavel-2", Some(3.0))]);
+        assert_eq!(r.skipped.len(), 1);
+        assert_eq!((r.skipped[0].index, r.skipped[0].line), (1, Some(3)));
+        assert_eq!(r.warnings.len(), 1);
+        assert_eq!(r.warnings[0].line, 3);
+        assert!(
+            r.warnings[0]
+                .message
+                .contains("no measured v100 rate for ('A3C', 2)"),
+            "{}",
+            r.warnings[0]
+        );
     }
 
     #[test]

@@ -76,6 +76,7 @@ pub mod catalog;
 pub mod date;
 mod fields;
 mod gavel;
+mod gavel_rates;
 mod itp;
 mod philly;
 pub mod recipe;
@@ -87,7 +88,13 @@ pub use alibaba::{
     AlibabaNode, load_alibaba_nodes, load_alibaba_openb_pods, read_alibaba_nodes,
     read_alibaba_openb_pods,
 };
-pub use gavel::{load_gavel_trace, read_gavel_trace};
+pub use gavel::{
+    load_gavel_trace, load_gavel_trace_with_rates, read_gavel_trace, read_gavel_trace_with_rates,
+};
+pub use gavel_rates::{
+    Converted, GAVEL_THROUGHPUTS_FILE, GavelConversion, GavelThroughputs, SkipCause, SkippedRow,
+    TRACES_ENV, gavel_job_type, gavel_steps_to_durations,
+};
 pub use itp::{load_itp_csv, read_itp_csv};
 pub use philly::{PhillyFilter, load_philly_pollux_csv, read_philly_pollux_csv};
 pub use recipe::{
@@ -311,14 +318,19 @@ impl fmt::Display for TraceWarning {
     }
 }
 
-/// What a loader read: the jobs in file order, and warnings about rows that
-/// loaded but look wrong.
+/// What a loader read: the jobs in file order, warnings about rows that
+/// loaded but look wrong, and the rows left out.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LoadReport {
     /// The jobs, in file order.
     pub jobs: Vec<TraceJob>,
     /// Non-fatal findings, in file order.
     pub warnings: Vec<TraceWarning>,
+    /// Rows that were read but produced no job (e.g. Gavel rows without a
+    /// measured throughput, [`read_gavel_trace_with_rates`]), in file
+    /// order; each also has a warning. Empty for the plain loaders, which
+    /// keep every valid row.
+    pub skipped: Vec<SkippedRow>,
 }
 
 /// Why a trace could not be read, or a trace tool rejected its input.
@@ -358,6 +370,34 @@ pub enum TraceError {
         /// Which name or first line did not match.
         detail: String,
     },
+    /// A throughput table (Gavel's `simulation_throughputs.json`) is
+    /// malformed: not JSON, not the expected shape, or a rate that is not
+    /// finite and positive.
+    #[error("{}: {}{reason}", path_or_input(path), entry_prefix(entry))]
+    Throughputs {
+        /// The file, when reading from a path.
+        path: Option<PathBuf>,
+        /// The entry concerned (`<gpu>: ('<job type>', <scale factor>)`),
+        /// if one.
+        entry: Option<String>,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A window selects no job of the trace.
+    #[error("{}", empty_window(window, *jobs, *without_duration, span))]
+    EmptyWindow {
+        /// The window, described (start, job count, pending rule).
+        window: String,
+        /// Jobs in the trace.
+        jobs: usize,
+        /// Jobs without a duration in the trace (dropped when the window
+        /// drops pending jobs).
+        without_duration: usize,
+        /// The earliest and latest arrival of the trace, as written in the
+        /// file (dates for Philly) and in raw seconds; `None` for an empty
+        /// trace.
+        span: Option<(String, String)>,
+    },
     /// An argument of a window, generator or recipe is invalid.
     #[error("invalid {name}: {reason}")]
     InvalidArgument {
@@ -378,6 +418,30 @@ fn path_prefix(path: &Option<PathBuf>) -> String {
         .map_or_else(String::new, |p| format!("{}: ", p.display()))
 }
 
+fn empty_window(
+    window: &str,
+    jobs: usize,
+    without_duration: usize,
+    span: &Option<(String, String)>,
+) -> String {
+    let mut s = format!("the window {window} selects none of the trace's {jobs} jobs");
+    if let Some((a, b)) = span {
+        s += &format!(", which arrive from {a} to {b}");
+    }
+    if without_duration > 0 {
+        s += &format!(
+            " ({without_duration} have no duration and are dropped as pending; Gavel rows need a throughput table to get one)"
+        );
+    }
+    s
+}
+
+fn entry_prefix(entry: &Option<String>) -> String {
+    entry
+        .as_ref()
+        .map_or_else(String::new, |e| format!("entry `{e}`: "))
+}
+
 fn column_suffix(column: &Option<String>) -> String {
     column
         .as_ref()
@@ -391,6 +455,7 @@ impl TraceError {
         match &mut self {
             TraceError::Io { path, .. }
             | TraceError::Format { path, .. }
+            | TraceError::Throughputs { path, .. }
             | TraceError::Empty { path }
                 if path.is_none() =>
             {
@@ -454,40 +519,64 @@ pub fn load_report(
     format: Option<TraceFormat>,
 ) -> Result<LoadReport, TraceError> {
     let path = path.as_ref();
-    let io_error = |source| TraceError::Io {
-        path: Some(path.to_path_buf()),
-        source,
-    };
-    // Read up to the first non-blank line, keeping what was read so that the
-    // loader still sees the whole file (and counts its lines right).
     let mut reader = BufReader::new(open(path)?);
+    let (prefix, first) = first_line(&mut reader, path)?;
+    let format = match format {
+        Some(f) => f,
+        None => guess(&first, path)?,
+    };
+    let input = Cursor::new(prefix.into_bytes()).chain(reader);
+    read_format(input, format, itp::tenant_from_path(path).as_deref())
+        .map_err(|e| e.with_path(path))
+}
+
+/// Reads up to the first non-blank line, returning what was read (so that
+/// a loader can still see the whole file and count its lines right) and
+/// that line.
+fn first_line(reader: &mut impl BufRead, path: &Path) -> Result<(String, String), TraceError> {
     let mut prefix = String::new();
-    let first = loop {
+    loop {
         let start = prefix.len();
-        if reader.read_line(&mut prefix).map_err(io_error)? == 0 {
+        let n = reader
+            .read_line(&mut prefix)
+            .map_err(|source| TraceError::Io {
+                path: Some(path.to_path_buf()),
+                source,
+            })?;
+        if n == 0 {
             return Err(TraceError::Empty {
                 path: Some(path.to_path_buf()),
             });
         }
         if !prefix[start..].trim().is_empty() {
-            break prefix[start..].to_string();
+            let first = prefix[start..].to_string();
+            return Ok((prefix, first));
         }
-    };
-    let format = match format {
-        Some(f) => f,
-        None => {
-            TraceFormat::guess_from_header(&first).ok_or_else(|| TraceError::UnknownFormat {
-                detail: format!(
-                    "{}: first line `{}` matches no known header",
-                    path.display(),
-                    first.trim_end().chars().take(120).collect::<String>()
-                ),
-            })?
-        }
-    };
-    let input = Cursor::new(prefix.into_bytes()).chain(reader);
-    read_format(input, format, itp::tenant_from_path(path).as_deref())
-        .map_err(|e| e.with_path(path))
+    }
+}
+
+fn guess(first: &str, path: &Path) -> Result<TraceFormat, TraceError> {
+    TraceFormat::guess_from_header(first).ok_or_else(|| TraceError::UnknownFormat {
+        detail: format!(
+            "{}: first line `{}` matches no known header",
+            path.display(),
+            first.trim_end().chars().take(120).collect::<String>()
+        ),
+    })
+}
+
+/// The format of the trace file at `path`, guessed from its first non-blank
+/// line ([`TraceFormat::guess_from_header`]).
+///
+/// # Errors
+///
+/// [`TraceError::Io`] if the file cannot be read, [`TraceError::Empty`] if
+/// it has no non-blank line, [`TraceError::UnknownFormat`] if no format
+/// matches.
+pub fn guess_format(path: impl AsRef<Path>) -> Result<TraceFormat, TraceError> {
+    let path = path.as_ref();
+    let (_, first) = first_line(&mut BufReader::new(open(path)?), path)?;
+    guess(&first, path)
 }
 
 /// Reads a trace of a known format from any reader. `tenant` is used by the

@@ -4,7 +4,9 @@
 //! A trace gives each job an arrival, a GPU count and a run time, but no
 //! model, no per-iteration time and no communication volume. A recipe fills
 //! those in and chooses the amount of work so that the job, run alone at its
-//! full (possibly capped) size, takes about as long as the trace says.
+//! full (possibly capped) size, takes as long as the trace says (exactly,
+//! for ring-all-reduce jobs on the fewest machines; about, for
+//! parameter-server jobs).
 //!
 //! # Ring-all-reduce ([`Arch::RingAllReduce`])
 //!
@@ -18,14 +20,26 @@
 //! - worker demand: 1 GPU, 4 cores, 16 GB memory, no storage, no NIC
 //!   reservation (ring traffic is modelled by the cluster's
 //!   [`RingParams`], not by reservations);
-//! - per-iteration compute `τ⁰ = (forward + backward) ms per mini-batch /
-//!   1000` seconds, and `F = max(1, round(duration_s / τ⁰))` iterations.
-//!   `τ⁰` is the **compute time only**: the single-server exchange and
-//!   overhead of the physical ring calibration ([`physical_ring_params`]:
-//!   about 0.017 s + 2 ms for resnet50
-//!   on 8 GPUs, next to 0.105 s of compute) are left out, so the recipe's
-//!   jobs run a little longer than the trace on one server and much longer
-//!   when their ring crosses servers.
+//! - **a job placed as it ran runs its trace duration.** The trace ran the
+//!   job on its `G` GPUs; the recipe assumes they sat on the fewest
+//!   machines that hold them, `n = ⌈G / gpus_per_machine⌉`
+//!   ([`RecipeOptions::gpus_per_machine`]), with no other ring competing.
+//!   `τ_c` is the iteration time RAR-C gives that placement on a
+//!   [`gpu_cluster`] (physical ring calibration, [`physical_ring_params`]:
+//!   exchange inside or across machines, per-machine overhead `ξ2`, and the
+//!   model's compute `τ⁰ = (forward + backward) ms per mini-batch / 1000`
+//!   s), and `F = max(1, round(duration_s / τ_c))` iterations (fewer if
+//!   their communication alone would outlast the duration). The compute is
+//!   then scaled so that `F` iterations take `duration_s` exactly (the
+//!   iteration time moves by a factor within `1 ± 1/(2F − 1)` in the first
+//!   case): run alone on `n` machines,
+//!   the job lasts its trace duration (to floating-point rounding). On one
+//!   machine more than needed, or beside other cross-machine rings
+//!   (contention), it runs longer, by the timing model; when it fits fewer
+//!   machines than the trace's GPU count needs (a cluster with larger
+//!   machines than the recipe assumed), faster. A row shorter than one
+//!   iteration's communication (a few milliseconds) keeps no compute, runs
+//!   longer than the trace, and is listed in [`RecipeOutput::too_short`].
 //!
 //! # Parameter server ([`Arch::ParameterServer`])
 //!
@@ -181,8 +195,9 @@ pub struct RecipeOptions {
     /// Cap on GPUs per job; capped rows are listed in
     /// [`RecipeOutput::capped`].
     pub max_gpus_per_job: Option<u32>,
-    /// GPUs per machine of the target cluster ([`gpu_cluster`]); caps PS
-    /// task demands so that they fit one machine.
+    /// GPUs per machine of the target cluster ([`gpu_cluster`]): a
+    /// ring-all-reduce job's work is set by its iteration time on the
+    /// fewest such machines, and PS task demands are capped to fit one.
     pub gpus_per_machine: u32,
 }
 
@@ -252,6 +267,11 @@ pub struct RecipeOutput {
     pub capped: Vec<usize>,
     /// Trace indices of rows that produced no job, with the reason.
     pub skipped: Vec<(usize, SkipReason)>,
+    /// Trace indices of ring-all-reduce rows shorter than one iteration's
+    /// communication on their consolidated placement (a few milliseconds):
+    /// their job has no compute and runs that one iteration, longer than
+    /// the trace.
+    pub too_short: Vec<usize>,
 }
 
 /// Turns trace rows into jobs; see the [module docs](self) for the recipe.
@@ -293,6 +313,7 @@ pub fn to_jobs(trace: &[TraceJob], opts: &RecipeOptions) -> Result<RecipeOutput,
         origins: Vec::new(),
         capped: Vec::new(),
         skipped: Vec::new(),
+        too_short: Vec::new(),
     };
     for (index, row) in trace.iter().enumerate() {
         if !(row.arrival_s.is_finite() && row.arrival_s >= 0.0) {
@@ -329,8 +350,14 @@ pub fn to_jobs(trace: &[TraceJob], opts: &RecipeOptions) -> Result<RecipeOutput,
         let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
         rng.set_stream(index as u64);
         let (architecture, model) = match opts.arch {
-            Arch::RingAllReduce => rar_job(&mut rng, gpus, duration)
-                .map(|(job, model)| (Architecture::RingAllReduce(job), Some(model))),
+            Arch::RingAllReduce => rar_job(&mut rng, gpus, duration, opts.gpus_per_machine).map(
+                |(job, model, too_short)| {
+                    if too_short {
+                        out.too_short.push(index);
+                    }
+                    (Architecture::RingAllReduce(job), Some(model))
+                },
+            ),
             Arch::ParameterServer => ps_job(&mut rng, gpus, duration, opts)
                 .map(|j| (Architecture::ParameterServer(j), None)),
         }
@@ -380,18 +407,22 @@ fn round_count(v: f64) -> u32 {
     v.round().clamp(1.0, f64::from(u32::MAX)) as u32
 }
 
-/// `None` when the duration needs more iterations than a `u64` counts.
-fn rar_job(rng: &mut ChaCha8Rng, gpus: u32, duration_s: f64) -> Option<(RarJob, &'static str)> {
+/// A ring-all-reduce job of `gpus` workers whose iterations take exactly
+/// `duration_s` on the fewest machines of `gpus_per_machine` GPUs, alone
+/// ([module docs](self)), with the model it was drawn with and whether the
+/// duration is shorter than one iteration's communication (then it runs
+/// one iteration of communication alone, longer than the trace). `None`
+/// when the duration needs more iterations than a `u64` counts.
+fn rar_job(
+    rng: &mut ChaCha8Rng,
+    gpus: u32,
+    duration_s: f64,
+    gpus_per_machine: u32,
+) -> Option<(RarJob, &'static str, bool)> {
     let model = MS160_MODELS[rng.random_range(0..MS160_MODELS.len())];
-    let tau0 = model.compute_per_iteration_s();
-    let n = (duration_s / tau0).round();
-    if n >= u64::MAX as f64 {
-        return None;
-    }
-    let iterations = n.max(1.0) as u64;
-    let job = RarJob {
+    let mut job = RarJob {
         workers: WorkerCounts::Fixed(gpus),
-        iterations,
+        iterations: 1,
         convergence_iterations: None,
         model_bytes: model.model_bytes(),
         minibatch_size: model.batch_size,
@@ -400,7 +431,41 @@ fn rar_job(rng: &mut ChaCha8Rng, gpus: u32, duration_s: f64) -> Option<(RarJob, 
         reserved_bandwidth_bps: None,
         worker: Resources::zero().gpus(1.0).cpu_cores(4.0).memory(16.0 * GB),
     };
-    Some((job, model.name))
+    let (tau, compute) = consolidated_tau(&job, gpus, gpus_per_machine)?;
+    let communication = tau - compute;
+    let mut n = (duration_s / tau).round().max(1.0);
+    if communication > 0.0 {
+        // Never more iterations than their communication alone fits.
+        n = n.min((duration_s / communication).floor().max(1.0));
+    }
+    if n >= u64::MAX as f64 {
+        return None;
+    }
+    job.iterations = n as u64;
+    // Scale the compute so that the iterations take `duration_s` exactly
+    // (τ moves by a factor within 1 ± 1/(2n − 1) when n = round(duration / τ)).
+    let wanted = duration_s / job.iterations as f64 - communication;
+    let too_short = wanted < 0.0;
+    let scale = if compute > 0.0 {
+        wanted.max(0.0) / compute
+    } else {
+        1.0
+    };
+    job.forward_per_sample_s *= scale;
+    job.backward_per_iteration_s *= scale;
+    Some((job, model.name, too_short))
+}
+
+/// `(τ, t_c)` of `job` with `gpus` workers on the fewest machines of
+/// `gpus_per_machine` GPUs of a [`gpu_cluster`], without contention: the
+/// iteration time RAR-C gives a ring that runs alone on
+/// `⌈gpus / gpus_per_machine⌉` machines, and its compute part. `None` only
+/// if the catalogue model were invalid.
+fn consolidated_tau(job: &RarJob, gpus: u32, gpus_per_machine: u32) -> Option<(f64, f64)> {
+    let timing =
+        crate::timing::RarTiming::from_job(job, gpus, INTRA_BPS, &physical_ring_params()).ok()?;
+    let servers = gpus.div_ceil(gpus_per_machine.max(1)).max(1);
+    Some((timing.iteration_time_s(servers, 1.0), timing.compute_s))
 }
 
 /// A uniform draw in `[lo, min(hi, cap)]` (just `cap` when `cap < lo`).
@@ -502,32 +567,68 @@ mod tests {
     }
 
     #[test]
-    fn rar_iterations_match_the_duration() {
-        let trace = vec![
-            row("a", 0.0, 8, Some(10_500.0)),
-            row("b", 5.0, 1, Some(1.0)),
-        ];
-        let out = to_jobs(&trace, &RecipeOptions::rar()).unwrap();
-        for (job, origin) in out.jobs.iter().zip(&out.origins) {
-            let Architecture::RingAllReduce(r) = &job.architecture else {
-                panic!()
-            };
-            let model = MS160_MODELS
-                .iter()
-                .find(|m| Some(m.name) == origin.model)
-                .unwrap();
-            let d = trace[origin.trace_index].duration_s.unwrap();
-            let expect = (d / model.compute_per_iteration_s()).round().max(1.0) as u64;
-            assert_eq!(r.iterations, expect);
-            let tau =
-                r.forward_per_sample_s * f64::from(r.minibatch_size) + r.backward_per_iteration_s;
-            assert!((tau - model.compute_per_iteration_s()).abs() < 1e-12);
-            assert_eq!(job.discipline, Discipline::ELASTIC);
+    fn rar_iterations_take_the_duration_on_the_fewest_machines() {
+        let durations = [0.001, 1.0, 61.0, 1144.0, 11_266.0, 4_628_226.0];
+        let gpus = [1, 2, 4, 8, 12, 16, 64];
+        let mut trace = Vec::new();
+        for (i, &d) in durations.iter().enumerate() {
+            for &g in &gpus {
+                trace.push(row(&format!("{i}-{g}"), 0.0, g, Some(d)));
+            }
         }
-        let Architecture::RingAllReduce(r) = &out.jobs[0].architecture else {
-            panic!()
-        };
-        assert_eq!(r.workers, WorkerCounts::Fixed(8));
+        for per_machine in [4, 8] {
+            let opts = RecipeOptions {
+                gpus_per_machine: per_machine,
+                ..RecipeOptions::rar()
+            };
+            let out = to_jobs(&trace, &opts).unwrap();
+            let ring = physical_ring_params();
+            for (k, (job, origin)) in out.jobs.iter().zip(&out.origins).enumerate() {
+                let Architecture::RingAllReduce(r) = &job.architecture else {
+                    panic!()
+                };
+                let g = origin.requested_gpus;
+                assert_eq!(r.workers, WorkerCounts::Fixed(g));
+                let d = trace[origin.trace_index].duration_s.unwrap();
+                let timing = crate::timing::RarTiming::from_job(r, g, INTRA_BPS, &ring).unwrap();
+                let servers = g.div_ceil(per_machine);
+                let run = r.iterations as f64 * timing.iteration_time_s(servers, 1.0);
+                if out.too_short.contains(&k) {
+                    // Less than one iteration's communication: no compute.
+                    assert_eq!((r.iterations, timing.compute_s), (1, 0.0));
+                    assert!(run > d, "{origin:?}");
+                    continue;
+                }
+                assert!((run / d - 1.0).abs() < 1e-9, "{origin:?}: {run} vs {d}");
+                // The iteration time moved by at most a factor 1 ± 1/(2F − 1)
+                // from the model's.
+                let model = MS160_MODELS
+                    .iter()
+                    .find(|m| Some(m.name) == origin.model)
+                    .unwrap();
+                let f = r.iterations as f64;
+                let tau = timing.iteration_time_s(servers, 1.0);
+                let tau0 = tau - timing.compute_s + model.compute_per_iteration_s();
+                if f > 1.0 && f == (d / tau0).round() {
+                    assert!((tau / tau0 - 1.0).abs() <= 1.0 / (2.0 * f - 1.0) + 1e-12);
+                }
+                // One more machine than needed is slower (a worse placement):
+                // much slower when the ring leaves its one machine, by the
+                // per-machine overhead when it already spans several.
+                if g > 1 && servers < g {
+                    let worse = r.iterations as f64 * timing.iteration_time_s(servers + 1, 1.0);
+                    let margin = if servers == 1 { 1.01 } else { 1.0 };
+                    assert!(worse > run * margin, "{origin:?}");
+                }
+            }
+            // Only the 1-ms rows are shorter than one exchange.
+            assert!(
+                out.too_short
+                    .iter()
+                    .all(|&k| trace[out.origins[k].trace_index].duration_s == Some(0.001))
+            );
+            assert!(!out.too_short.is_empty());
+        }
     }
 
     #[test]

@@ -78,6 +78,24 @@ impl Default for Window {
     }
 }
 
+impl std::fmt::Display for Window {
+    /// `from 2017-11-01, at most 500 jobs, pending dropped`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.start {
+            None => write!(f, "from the first arrival")?,
+            Some(WindowStart::Date(d)) => write!(f, "from {d}")?,
+            Some(WindowStart::Seconds(s)) => write!(f, "from {} s", Num(*s))?,
+        }
+        if let Some(n) = self.jobs {
+            write!(f, ", at most {n} jobs")?;
+        }
+        if self.drop_pending {
+            write!(f, ", jobs without a duration dropped")?;
+        }
+        Ok(())
+    }
+}
+
 /// Sorts jobs by arrival, stably: ties keep their current (file) order.
 /// Non-finite arrivals, which loaders never produce, sort last.
 pub fn sort_by_arrival(jobs: &mut [TraceJob]) {
@@ -104,7 +122,11 @@ pub fn rebase(jobs: &mut [TraceJob], origin_s: f64) {
 ///
 /// # Errors
 ///
-/// [`TraceError::InvalidArgument`] for an invalid start.
+/// [`TraceError::InvalidArgument`] for an invalid start, and
+/// [`TraceError::EmptyWindow`] when the window selects no job (an empty
+/// trace, a start after the last arrival, `jobs = Some(0)`, or only jobs
+/// without a duration): the error names the window and the trace's span of
+/// arrivals as written in the file (dates for Philly).
 pub fn select(jobs: &[TraceJob], window: &Window) -> Result<Vec<TraceJob>, TraceError> {
     let start = window
         .start
@@ -120,12 +142,38 @@ pub fn select(jobs: &[TraceJob], window: &Window) -> Result<Vec<TraceJob>, Trace
         .take(window.jobs.unwrap_or(usize::MAX))
         .cloned()
         .collect();
+    if out.is_empty() {
+        return Err(empty_window(jobs, window));
+    }
     let origin = match window.origin {
         Origin::FirstArrival => out.first().map_or(0.0, |j| j.arrival_s),
         Origin::WindowStart => start.unwrap_or(0.0),
     };
     rebase(&mut out, origin);
     Ok(out)
+}
+
+/// The error of a window that selects none of `jobs`.
+fn empty_window(jobs: &[TraceJob], window: &Window) -> TraceError {
+    let shown = |j: &TraceJob| {
+        if j.raw_arrival.trim().parse::<f64>().is_ok() {
+            format!("{} s", j.raw_arrival.trim())
+        } else {
+            j.raw_arrival.clone()
+        }
+    };
+    let first = jobs
+        .iter()
+        .min_by(|a, b| a.arrival_s.total_cmp(&b.arrival_s));
+    let last = jobs
+        .iter()
+        .max_by(|a, b| a.arrival_s.total_cmp(&b.arrival_s));
+    TraceError::EmptyWindow {
+        window: window.to_string(),
+        jobs: jobs.len(),
+        without_duration: jobs.iter().filter(|j| j.duration_s.is_none()).count(),
+        span: first.zip(last).map(|(a, b)| (shown(a), shown(b))),
+    }
 }
 
 /// Multiplies every inter-arrival time by `factor`, keeping the earliest
@@ -288,7 +336,38 @@ mod tests {
             select(&jobs, &bad),
             Err(TraceError::InvalidArgument { .. })
         ));
-        assert!(select(&[], &Window::default()).unwrap().is_empty());
+        assert!(matches!(
+            select(&[], &Window::default()),
+            Err(TraceError::EmptyWindow {
+                jobs: 0,
+                span: None,
+                ..
+            })
+        ));
+        // A start after the last arrival names the window and the span.
+        let late = Window {
+            start: Some(WindowStart::Seconds(1000.0)),
+            ..Window::default()
+        };
+        let e = select(&jobs, &late).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the window from 1000 s, jobs without a duration dropped selects none of the \
+             trace's 4 jobs, which arrive from 50 s to 300 s (1 have no duration and are \
+             dropped as pending; Gavel rows need a throughput table to get one)"
+        );
+        let none = Window {
+            jobs: Some(0),
+            ..Window::default()
+        };
+        assert!(matches!(
+            select(&jobs, &none),
+            Err(TraceError::EmptyWindow {
+                jobs: 4,
+                without_duration: 1,
+                ..
+            })
+        ));
     }
 
     #[test]
