@@ -6,6 +6,17 @@
 use dmlsched::algorithms::smd::*;
 use dmlsched::model::*;
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
+
+fn persisted(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "proptest-regressions/smd.txt",
+        ))),
+        ..ProptestConfig::default()
+    }
+}
 
 fn layer(f: f64, g: f64, mb: f64) -> Layer {
     Layer {
@@ -227,7 +238,8 @@ fn kat_m2() -> EpochProblem {
 #[test]
 fn plan_evaluator_and_outer_selection_hand_example() {
     // Jobs A (ρ = 10, 6, 4 s) and B (8, 5, 3 s) on 1, 2, 4 of 4 GPUs, queue
-    // charges ω = (13, 8): B's 1-GPU option costs ω_B and is pruned.
+    // charges ω = (13, 8). B's 1-GPU option costs ω_B: kept (ties go to
+    // running), it changes no optimum here.
     let a = Group::new(
         JobId(0),
         13.0,
@@ -239,15 +251,14 @@ fn plan_evaluator_and_outer_selection_hand_example() {
         vec![gpus(1, 8.0), gpus(2, 5.0), gpus(4, 3.0)],
     );
     let p = EpochProblem::new(vec![4.0], vec![4.0], vec![a, b]).unwrap();
-    assert_eq!(p.pruned(), 1);
-    assert_eq!(p.groups()[1].options.len(), 2);
+    assert_eq!(p.pruned(), 0);
     assert_eq!(p.srpt_order(), &[1, 0]);
     // Joint optimum A2 + B2 (cost 11): B ends at 5, A at 6.
-    let joint = vec![Some(1), Some(0)];
+    let joint = vec![Some(1), Some(1)];
     assert_eq!(p.cost(&joint), 11.0);
     assert_eq!(evaluate_plan(&p, &joint), 11.0);
     // Prefix(1): B on 4 GPUs ends at 3, then A on 4 GPUs ends at 7.
-    let prefix = vec![None, Some(1)];
+    let prefix = vec![None, Some(2)];
     assert_eq!(evaluate_plan(&p, &prefix), 10.0);
     // A waiting job never starts at 0: A on 2 GPUs, B waits though it fits
     // 2 GPUs; B starts at 6 on 4 GPUs and ends at 9.
@@ -438,7 +449,7 @@ fn brute_force(p: &EpochProblem) -> f64 {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(persisted(256))]
 
     /// Greedy plans fit and cost at least the capacity-free bound; the
     /// evaluator is finite when every job has a fitting option.
@@ -460,7 +471,7 @@ proptest! {
 
 #[cfg(feature = "highs")]
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    #![proptest_config(persisted(400))]
 
     /// An optimal basic LP point has at most d (indeed at most the tight
     /// rows) fractional groups; the rounded plan fits, meets the additive
@@ -518,11 +529,25 @@ fn pruning_keeps_the_optimum_and_the_first_duplicate() {
         vec![gpus(2, 4.0), gpus(2, 4.0), gpus(3, 5.0), gpus(1, 9.0)],
     );
     let p = EpochProblem::new(vec![3.0], vec![3.0], vec![dup]).unwrap();
-    // The duplicate (second) goes, (3 GPUs, 5) is dominated by (2 GPUs, 4),
-    // and (1 GPU, 9) costs the wait charge.
-    assert_eq!(p.pruned(), 3);
-    assert_eq!(p.groups()[0].options.len(), 1);
+    // The duplicate (second) goes, (3 GPUs, 5) is dominated by (2 GPUs, 4);
+    // (1 GPU, 9) costs the wait charge and stays (ties go to running).
+    assert_eq!(p.pruned(), 2);
+    assert_eq!(p.groups()[0].options.len(), 2);
+    assert_eq!(p.groups()[0].options[1].cost, 9.0);
     assert_eq!(brute_force(&p), 4.0);
+    let costly = Group::new(JobId(0), 9.0, vec![gpus(1, 9.5)]);
+    let p = EpochProblem::new(vec![3.0], vec![3.0], vec![costly]).unwrap();
+    assert_eq!(p.pruned(), 1);
+    // A tie with waiting runs, in the greedy and after the LP.
+    let tie = Group::new(JobId(0), 9.0, vec![gpus(1, 9.0)]);
+    let p = EpochProblem::new(vec![3.0], vec![3.0], vec![tie]).unwrap();
+    for greedy in [true, false] {
+        if !greedy && cfg!(not(feature = "highs")) {
+            continue;
+        }
+        let s = solve_mcmdk(&p, &[false], greedy, &SmdParams::default()).unwrap();
+        assert_eq!(s.plan, vec![Some(0)], "greedy {greedy}");
+    }
 }
 
 #[test]

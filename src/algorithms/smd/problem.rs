@@ -70,11 +70,12 @@ impl Group {
 /// total cost.
 ///
 /// [`EpochProblem::new`] validates the numbers and drops dominated options:
-/// an option is dropped when another option of its group, or waiting, uses
-/// no more of every row and costs no more, one of them strictly (waiting
-/// wins exact ties, then the earlier option). Dropping cannot change the
-/// optimum: swapping the dropped option for its dominator keeps any plan
-/// feasible and no more expensive.
+/// an option is dropped when another option of its group uses no more of
+/// every row and costs no more, one of them strictly (of two identical
+/// options the earlier stays), or when it costs more than waiting.
+/// Dropping cannot change the optimum: swapping the dropped option for its
+/// dominator keeps any plan feasible and no more expensive. An option that
+/// costs exactly the wait charge stays, so that ties go to running.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EpochProblem {
     capacity: Vec<f64>,
@@ -242,8 +243,11 @@ fn prune(mut g: Group) -> (Group, usize) {
     let n = g.options.len();
     let dominated = |k: usize| {
         let o = &g.options[k];
-        // Waiting: no usage; dominates when no cheaper than waiting.
-        if o.cost >= g.wait_cost {
+        // Waiting: no usage; dominates an option that costs more. (An
+        // option that costs exactly the wait charge is kept: a tie goes
+        // to running, or a job whose wait charge equals its smallest
+        // configuration's cost would wait for ever.)
+        if o.cost > g.wait_cost {
             return true;
         }
         g.options.iter().enumerate().any(|(j, p)| {

@@ -217,7 +217,8 @@ impl Residual {
 }
 
 /// The cheapest option of group `i` that fits `res` (ties: smaller
-/// dominant share, then earlier option); waiting when none is cheaper.
+/// dominant share, then earlier option); waiting when every fitting option
+/// costs more (a tie with waiting goes to running).
 pub(crate) fn cheapest_fitting(p: &EpochProblem, i: usize, res: &Residual) -> Option<usize> {
     let g = &p.groups()[i];
     let mut best: Option<(usize, f64, f64)> = None;
@@ -231,7 +232,8 @@ pub(crate) fn cheapest_fitting(p: &EpochProblem, i: usize, res: &Residual) -> Op
             best = Some((k, o.cost, share));
         }
     }
-    best.filter(|&(_, c, _)| c < g.wait_cost).map(|(k, _, _)| k)
+    best.filter(|&(_, c, _)| c <= g.wait_cost)
+        .map(|(k, _, _)| k)
 }
 
 /// Assigns each group of `order` its cheapest fitting option, in order.
@@ -246,7 +248,8 @@ fn assign(p: &EpochProblem, order: &[usize], plan: &mut Plan, res: &mut Residual
 }
 
 /// The improvement pass: in shortest-remaining-first order, each group of
-/// `free` switches to its cheapest fitting option if strictly cheaper;
+/// `free` switches to its cheapest fitting option if strictly cheaper (or
+/// as cheap, from waiting to running);
 /// repeated until nothing changes, at most `passes` times.
 pub(crate) fn improve(p: &EpochProblem, free: &[bool], plan: &mut Plan, passes: usize) {
     let mut res = Residual::new(p);
@@ -266,7 +269,10 @@ pub(crate) fn improve(p: &EpochProblem, free: &[bool], plan: &mut Plan, passes: 
                 res.apply(&g.options[k].usage, 1.0);
             }
             let k = cheapest_fitting(p, i, &res);
-            let k = if g.cost_of(k) < g.cost_of(plan[i]) {
+            // Strictly cheaper, or as cheap and running instead of waiting:
+            // (cost, waiting jobs) falls lexicographically at every switch.
+            let (new, old) = (g.cost_of(k), g.cost_of(plan[i]));
+            let k = if new < old || (new == old && k.is_some() && plan[i].is_none()) {
                 changed = true;
                 k
             } else {
