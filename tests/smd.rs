@@ -236,6 +236,26 @@ fn kat_m2() -> EpochProblem {
 }
 
 #[test]
+fn greedy_known_answers() {
+    let greedy = SmdParams {
+        selection: Selection::Greedy,
+        ..SmdParams::default()
+    };
+    // KAT-M1, capacity 5: B first (cheapest 3.5) takes 4 GPUs, A gets its
+    // 1-GPU option: 3.5 + 10; the capacity-free bound is 4 + 3.5.
+    let s = solve_mcmdk(&kat_m1(5.0), &[false, false], true, &greedy).unwrap();
+    assert_eq!(s.plan, vec![Some(0), Some(2)]);
+    assert_eq!((s.objective, s.trivial_bound), (13.5, 7.5));
+    assert!(s.lp.is_none() && s.guarantee_value.is_none());
+    // KAT-M2: order 0, 2, 1 gives the optimum 29 directly.
+    let s = solve_mcmdk(&kat_m2(), &[false; 3], true, &greedy).unwrap();
+    assert_eq!(s.plan, vec![Some(0), None, Some(1)]);
+    assert_eq!(s.objective, 29.0);
+    assert_eq!(brute_force(&kat_m2()), 29.0);
+    assert_eq!(brute_force(&kat_m1(5.0)), 11.0);
+}
+
+#[test]
 fn plan_evaluator_and_outer_selection_hand_example() {
     // Jobs A (ρ = 10, 6, 4 s) and B (8, 5, 3 s) on 1, 2, 4 of 4 GPUs, queue
     // charges ω = (13, 8). B's 1-GPU option costs ω_B: kept (ties go to
