@@ -83,10 +83,10 @@
 //! # #[cfg(feature = "highs")] {
 //! let s = solve_mcmdk(&p, &[false, false], false, &SmdParams::default())?;
 //! let lp = s.lp.as_ref().unwrap();
-//! assert!((lp.value - 10.0).abs() < 1e-9);
+//! assert!((lp.value - 10.0).abs() < 1e-7); // capacity rows carry a 10⁻⁹ relative tolerance
 //! assert_eq!(lp.fractional, vec![0]);
 //! assert_eq!(s.objective, 11.0);
-//! assert!((s.guarantee_value.unwrap() - 26.0).abs() < 1e-9);
+//! assert!((s.guarantee_value.unwrap() - 26.0).abs() < 1e-7);
 //! # }
 //! # Ok::<(), SmdError>(())
 //! ```
