@@ -401,7 +401,7 @@ fn random_problem(
     groups: Vec<Vec<(Vec<u8>, f64)>>,
     wait_extra: Vec<f64>,
     cap_frac: Vec<f64>,
-) -> EpochProblem {
+) -> (EpochProblem, Vec<Group>) {
     let mut totals = vec![0.0; d];
     let mut count = 0.0;
     let gs: Vec<Group> = groups
@@ -430,10 +430,15 @@ fn random_problem(
         .zip(&cap_frac)
         .map(|(t, f)| (t * f / per_k).max(0.0))
         .collect();
-    EpochProblem::new(cap.clone(), cap, gs).unwrap()
+    (EpochProblem::new(cap.clone(), cap, gs.clone()).unwrap(), gs)
 }
 
 fn problem_strategy(max_n: usize) -> impl Strategy<Value = EpochProblem> {
+    raw_strategy(max_n).prop_map(|(p, _)| p)
+}
+
+/// A random program and its groups before pruning.
+fn raw_strategy(max_n: usize) -> impl Strategy<Value = (EpochProblem, Vec<Group>)> {
     (1usize..=4, 2usize..=max_n).prop_flat_map(|(d, n)| {
         let option = (prop::collection::vec(1u8..=5, 4), 1.0f64..=10.0);
         (
@@ -444,6 +449,49 @@ fn problem_strategy(max_n: usize) -> impl Strategy<Value = EpochProblem> {
         )
             .prop_map(|(d, g, w, c)| random_problem(d, g, w, c))
     })
+}
+
+/// The optimum by enumeration of the unpruned groups `gs` over the
+/// capacity of `p` (small programs only).
+fn brute_force_raw(p: &EpochProblem, gs: &[Group]) -> f64 {
+    let mut best = f64::INFINITY;
+    let n = gs.len();
+    let mut idx = vec![0usize; n];
+    loop {
+        let mut used = vec![0.0; p.rows()];
+        let mut cost = 0.0;
+        for (g, &k) in gs.iter().zip(&idx) {
+            if k == 0 {
+                cost += g.wait_cost;
+            } else {
+                let o = &g.options[k - 1];
+                cost += o.cost;
+                for (u, a) in used.iter_mut().zip(&o.usage) {
+                    *u += a;
+                }
+            }
+        }
+        let fits = used
+            .iter()
+            .zip(p.capacity())
+            .all(|(u, c)| *u <= c + CAPACITY_TOL * c.max(1.0));
+        if fits {
+            best = best.min(cost);
+        }
+        // Next combination.
+        let mut i = 0;
+        while i < n {
+            idx[i] += 1;
+            if idx[i] <= gs[i].options.len() {
+                break;
+            }
+            idx[i] = 0;
+            i += 1;
+        }
+        if i == n {
+            return best;
+        }
+    }
 }
 
 /// The optimum by enumeration (small programs only).
@@ -525,7 +573,7 @@ proptest! {
     /// On small programs: LB ≤ LP ≤ OPT (MIP) = OPT (enumeration of the
     /// unpruned options, so pruning kept the optimum) ≤ J.
     #[test]
-    fn sandwich_with_exact_and_brute_force(p in problem_strategy(5)) {
+    fn sandwich_with_exact_and_brute_force((p, raw) in raw_strategy(5)) {
         let n = p.groups().len();
         let params = SmdParams { exact: ExactMode::Always, ..SmdParams::default() };
         let s = solve_mcmdk(&p, &vec![false; n], false, &params).unwrap();
@@ -536,6 +584,7 @@ proptest! {
         prop_assert!(lp.value <= opt + tol);
         prop_assert!(opt <= s.objective + tol);
         prop_assert!((brute_force(&p) - opt).abs() <= tol);
+        prop_assert!((brute_force_raw(&p, &raw) - opt).abs() <= tol);
     }
 }
 
