@@ -556,6 +556,14 @@ proptest! {
         prop_assert!(lp.safe_bound <= lp.value + 1e-7 * lp.value.abs().max(1.0));
         prop_assert!((lp.safe_bound - lp.value).abs() <= 1e-7 * lp.value.abs().max(1.0));
         prop_assert!(lp.value <= s.objective + 1e-7 * s.objective.max(1.0));
+        // LB at the solver's prices, and at random prices, never above LP.
+        prop_assert_eq!(p.lagrangian_bound(&lp.prices).unwrap(), lp.safe_bound);
+        for scale in [0.0, 0.1, 1.0, 10.0] {
+            let y: Vec<f64> = (0..p.rows()).map(|r| scale * (1.0 + r as f64) / 2.0).collect();
+            let lb = p.lagrangian_bound(&y).unwrap();
+            prop_assert!(lb <= lp.value + 1e-7 * lp.value.abs().max(1.0), "{lb} > {}", lp.value);
+        }
+        prop_assert!(p.lagrangian_bound(&[]).is_err() || p.rows() == 0);
         // The additive bound in its weak, d-wide form.
         let delta = p.groups().iter().map(|g| g.wait_cost - g.min_cost()).fold(0.0, f64::max);
         prop_assert!(s.objective <= lp.value + p.rows() as f64 * delta + 1e-7 * s.objective.max(1.0));

@@ -131,6 +131,31 @@ fn unchanged_configurations_keep_their_placement() {
 }
 
 #[test]
+fn non_preemptible_running_jobs_keep_their_allocation() {
+    // Job 0 (long, non-preemptible) starts alone; jobs 1 and 2 arrive later
+    // and are shorter: the scheduler may not move, resize or pause job 0.
+    let mut long = layered(0, 0.0, 200_000, 4, 20.0, 1.0);
+    long.discipline.preemptible = false;
+    let jobs = vec![
+        long,
+        layered(1, 10.0, 2_000, 4, 20.0, 1.0),
+        layered(2, 20.0, 2_000, 4, 20.0, 1.0),
+    ];
+    let inst = Instance::new(cluster(2, 4.0, 32.0), jobs, 60.0, 100_000).unwrap();
+    let mut smd = SmdScheduler::new(params());
+    let r = simulate(&inst, &mut smd, &SimOptions::default()).unwrap();
+    assert!(r.jobs.iter().all(|j| j.finish_s.is_some()));
+    assert_eq!((r.jobs[0].preemptions, r.jobs[0].reconfigurations), (0, 0));
+    let allocations: Vec<_> = r.allocations.iter().filter(|a| a.job == JobId(0)).collect();
+    assert_eq!(allocations.len(), 1, "{allocations:?}");
+    for rep in smd.reports() {
+        rep.check(1e-9).unwrap();
+    }
+    // Its arrival epoch decided it alone; later epochs left it out.
+    assert!(smd.reports().len() >= 5);
+}
+
+#[test]
 fn bad_epochs_are_typed_errors() {
     let ring = Job::new(JobId(1), 0.0, RarJob::default());
     let plain = Job::new(JobId(2), 0.0, PsJob::default());

@@ -222,6 +222,28 @@ impl EpochProblem {
             .sum()
     }
 
+    /// The Lagrangian bound `LB(π) = Σ_i min_{k∈K_i∪{0}} (c_i(k) + π·a_i(k))
+    /// − π·C` (capacities with [`CAPACITY_TOL`]): a lower bound on the
+    /// optimum for any prices `π ≥ 0`, one per row.
+    ///
+    /// # Errors
+    ///
+    /// [`SmdError::InvalidInput`] unless there is one finite, non-negative
+    /// price per row.
+    pub fn lagrangian_bound(&self, prices: &[f64]) -> Result<f64, SmdError> {
+        if prices.len() != self.rows() {
+            return Err(SmdError::InvalidInput {
+                name: "prices",
+                reason: format!("{} prices for {} rows", prices.len(), self.rows()),
+            });
+        }
+        for &y in prices {
+            non_negative("prices", y)?;
+        }
+        let all: Vec<usize> = (0..self.groups.len()).collect();
+        Ok(super::solve::safe_bound(self, &all, prices, 0.0))
+    }
+
     /// Whether a plan fits the capacity of every row (with
     /// [`CAPACITY_TOL`]).
     pub fn fits(&self, plan: &[Option<usize>]) -> bool {
