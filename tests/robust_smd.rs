@@ -125,6 +125,30 @@ proptest! {
         }
     }
 
+    /// The continuous form on extreme numbers.
+    #[test]
+    fn continuous_form_on_extreme_numbers(
+        jobs in proptest::collection::vec(
+            (extreme(), extreme(), extreme(), proptest::collection::vec((extreme(), extreme()), 0..3)),
+            0..4,
+        ),
+        capacity in extreme(),
+        epsilon in extreme(),
+        iterations in prop_oneof![Just(0usize), Just(3), Just(2000)],
+    ) {
+        use dmlsched::algorithms::smd::continuous::*;
+        let jobs: Vec<ContinuousJob> = jobs
+            .into_iter()
+            .map(|(work, x_min, theta_min, segments)| ContinuousJob { work, x_min, theta_min, segments })
+            .collect();
+        let opts = ContinuousOptions { epsilon, max_iterations: iterations };
+        let r = within(WATCHDOG_S, "continuous", move || solve_continuous(&jobs, capacity, &opts));
+        if let Ok(s) = r {
+            prop_assert!(!s.objective.is_nan());
+            prop_assert!(s.allocation.iter().all(|x| x.is_finite()));
+        }
+    }
+
     /// Wait charges on extreme numbers.
     #[test]
     fn wait_charges_on_extreme_numbers(

@@ -66,6 +66,9 @@
 //! wins. [`Selection::Greedy`] needs no solver (the path without the
 //! `highs` feature).
 //!
+//! [`continuous`] treats one divisible resource with concave throughputs
+//! instead of discrete configurations (Frank–Wolfe with a duality gap).
+//!
 //! # Example
 //!
 //! The rounding example: one GPU row of 5 GPUs, two jobs. The LP mixes job
@@ -92,6 +95,7 @@
 //! ```
 
 mod build;
+pub mod continuous;
 mod epoch;
 mod error;
 mod params;
