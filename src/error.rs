@@ -9,6 +9,7 @@ pub use crate::algorithms::gadget::GadgetError;
 pub use crate::algorithms::locality::LocalityError;
 pub use crate::algorithms::oasis::OasisError;
 pub use crate::algorithms::sjf_bco::SjfBcoError;
+pub use crate::algorithms::smd::SmdError;
 pub use crate::calibrate::CalibrateError;
 pub use crate::certificate::CertificateViolation;
 pub use crate::lp::LpError;
@@ -67,6 +68,11 @@ pub enum Error {
     /// or no trial placed every job.
     #[error("SJF-BCO: {0}")]
     SjfBco(#[from] SjfBcoError),
+    /// The SMD-style scheduler cannot decide an epoch (a job outside its
+    /// layered parameter-server model, an invalid input or option, a size
+    /// guard, an LP failure).
+    #[error("SMD-style: {0}")]
+    Smd(#[from] SmdError),
     /// A timing model or configuration is invalid (non-finite, negative or
     /// zero bandwidth, inconsistent counts).
     #[error("timing model: {0}")]

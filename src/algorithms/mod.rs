@@ -8,6 +8,7 @@ pub mod gadget;
 pub mod locality;
 pub mod oasis;
 pub mod sjf_bco;
+pub mod smd;
 
 use crate::certificate::Certificate;
 use crate::model::Instance;

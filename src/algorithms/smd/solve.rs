@@ -1,0 +1,515 @@
+//! Solving one epoch program: the LP relaxation and its safe bound, the
+//! rounding of the fractional groups, the improvement pass, the greedy
+//! without LP, and the exact MIP for comparison.
+
+use std::time::Instant;
+
+use crate::certificate::{ExactInfo, ExactStatus};
+use crate::lp::{self, ColumnKind, LinearProgram, LpSolution, Sense, SolveOptions};
+
+use super::problem::{EpochProblem, loosened};
+use super::{ExactMode, SmdError, SmdParams};
+
+/// One choice per group: `Some(k)` runs option `k`, `None` waits.
+pub type Plan = Vec<Option<usize>>;
+
+/// A value of an LP variable counts as 0 below this and as 1 above
+/// `1 − FRACTION_TOL`.
+pub const FRACTION_TOL: f64 = 1e-7;
+
+/// The LP relaxation of an epoch program, as solved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LpRelaxation {
+    /// The LP optimum (forced waits included), as the solver reports it.
+    pub value: f64,
+    /// `LB(π) = Σ_i min_k (c_i(k) + π·a_i(k)) − π·C` at the solver's
+    /// capacity prices: a lower bound on the integer optimum whatever the
+    /// solver's accuracy.
+    pub safe_bound: f64,
+    /// The capacity prices `π ≥ 0` (one per row; 0 for rows not in the LP).
+    pub prices: Vec<f64>,
+    /// The groups with a value strictly between 0 and 1 (by
+    /// [`FRACTION_TOL`]).
+    pub fractional: Vec<usize>,
+    /// Capacity rows at their bound in the LP point.
+    pub tight_rows: usize,
+    /// Columns and rows of the LP.
+    pub columns: usize,
+    /// Rows of the LP (capacity rows that some option uses, plus one per
+    /// group).
+    pub rows: usize,
+    /// Solver seconds.
+    pub seconds: f64,
+    /// Per group, the LP value of each option, waiting last.
+    pub x: Vec<Vec<f64>>,
+}
+
+/// The result of solving one epoch program.
+#[derive(Debug, Clone, PartialEq)]
+pub struct McmdkSolution {
+    /// The plan (groups forced to wait are `None`).
+    pub plan: Plan,
+    /// `J`: its cost.
+    pub objective: f64,
+    /// The LP relaxation (`None` under the greedy).
+    pub lp: Option<LpRelaxation>,
+    /// `LP + Σ_{i∈F} (ω_i − c_i^min)`, the right-hand side of the additive
+    /// guarantee (`None` under the greedy).
+    pub guarantee_value: Option<f64>,
+    /// `Σ_i c_i^min` (forced waits at `ω`): a lower bound that ignores
+    /// capacity.
+    pub trivial_bound: f64,
+    /// The exact MIP, when run.
+    pub exact: Option<ExactInfo>,
+}
+
+/// The LP model over the groups that are not forced to wait, with the
+/// column of each `(group, option)` (waiting last) and the capacity rows'
+/// indices.
+struct Model {
+    lp: LinearProgram,
+    cols: Vec<Vec<usize>>,
+    cap_rows: Vec<Option<usize>>,
+}
+
+fn model(p: &EpochProblem, free: &[usize], kind: ColumnKind) -> Model {
+    let mut lp = LinearProgram::new(Sense::Minimise);
+    let mut entries: Vec<Vec<(usize, f64)>> = vec![Vec::new(); p.rows()];
+    let mut cols = vec![Vec::new(); p.groups().len()];
+    // The group rows imply x ≤ 1; the MIP states it for its integer
+    // columns, the LP leaves it out (same polytope, fewer bounds).
+    let upper = match kind {
+        ColumnKind::Integer => 1.0,
+        ColumnKind::Continuous => f64::INFINITY,
+    };
+    for &i in free {
+        let g = &p.groups()[i];
+        for o in &g.options {
+            let c = lp.add_column(o.cost, 0.0, upper, kind);
+            for (r, &a) in o.usage.iter().enumerate() {
+                if a > 0.0 {
+                    entries[r].push((c, a));
+                }
+            }
+            cols[i].push(c);
+        }
+        cols[i].push(lp.add_column(g.wait_cost, 0.0, upper, kind));
+    }
+    let cap_rows = entries
+        .iter()
+        .enumerate()
+        .map(|(r, e)| {
+            (!e.is_empty()).then(|| lp.add_row(f64::NEG_INFINITY, loosened(p.capacity()[r]), e))
+        })
+        .collect();
+    for &i in free {
+        let e: Vec<(usize, f64)> = cols[i].iter().map(|&c| (c, 1.0)).collect();
+        lp.add_row(1.0, 1.0, &e);
+    }
+    Model { lp, cols, cap_rows }
+}
+
+/// `LB(π)` over the free groups plus the forced waits' constant.
+pub(crate) fn safe_bound(p: &EpochProblem, free: &[usize], prices: &[f64], constant: f64) -> f64 {
+    let priced: f64 = free
+        .iter()
+        .map(|&i| {
+            let g = &p.groups()[i];
+            g.options
+                .iter()
+                .map(|o| o.cost + o.usage.iter().zip(prices).map(|(a, y)| a * y).sum::<f64>())
+                .fold(g.wait_cost, f64::min)
+        })
+        .sum();
+    let cap: f64 = p
+        .capacity()
+        .iter()
+        .zip(prices)
+        .map(|(&c, y)| loosened(c) * y)
+        .sum();
+    priced - cap + constant
+}
+
+/// Solves the LP relaxation over the free groups.
+fn relax(p: &EpochProblem, free: &[usize], constant: f64) -> Result<LpRelaxation, SmdError> {
+    let m = model(p, free, ColumnKind::Continuous);
+    let sol = lp::solve(&m.lp, &SolveOptions::default().with_presolve(false))?;
+    if !sol.status.is_optimal() || !sol.has_primal || !sol.has_dual {
+        return Err(SmdError::LpNotOptimal {
+            status: format!("{:?}", sol.status),
+        });
+    }
+    let prices: Vec<f64> = m
+        .cap_rows
+        .iter()
+        .map(|r| r.map_or(0.0, |r| (-sol.row_duals[r]).max(0.0)))
+        .collect();
+    let mut x = vec![Vec::new(); p.groups().len()];
+    let mut fractional = Vec::new();
+    for &i in free {
+        x[i] = m.cols[i].iter().map(|&c| sol.primal[c]).collect();
+        if x[i]
+            .iter()
+            .any(|&v| v > FRACTION_TOL && v < 1.0 - FRACTION_TOL)
+        {
+            fractional.push(i);
+        }
+    }
+    let activity = m.lp.row_activity(&sol.primal)?;
+    let tight_rows = m
+        .cap_rows
+        .iter()
+        .enumerate()
+        .filter(|(r, row)| {
+            row.is_some_and(|row| {
+                let c = loosened(p.capacity()[*r]);
+                activity[row] >= c - FRACTION_TOL * c.abs().max(1.0)
+            })
+        })
+        .count();
+    Ok(LpRelaxation {
+        value: sol.objective.unwrap_or(f64::NAN) + constant,
+        safe_bound: safe_bound(p, free, &prices, constant),
+        prices,
+        fractional,
+        tight_rows,
+        columns: m.lp.n_cols(),
+        rows: m.lp.n_rows(),
+        seconds: sol.seconds,
+        x,
+    })
+}
+
+/// Residual capacity bookkeeping for a partial plan.
+#[derive(Debug, Clone)]
+pub(crate) struct Residual {
+    left: Vec<f64>,
+    slack: Vec<f64>,
+}
+
+impl Residual {
+    /// The loosened capacity of `p`, nothing used.
+    pub(crate) fn new(p: &EpochProblem) -> Self {
+        Residual {
+            left: p.capacity().iter().map(|&c| loosened(c)).collect(),
+            slack: p
+                .capacity()
+                .iter()
+                .map(|c| 1e-12 * c.abs().max(1.0))
+                .collect(),
+        }
+    }
+
+    /// Whether `usage` fits what is left.
+    pub(crate) fn fits(&self, usage: &[f64]) -> bool {
+        usage
+            .iter()
+            .zip(self.left.iter().zip(&self.slack))
+            .all(|(a, (l, s))| *a <= l + s)
+    }
+
+    /// Takes (`sign = -1`) or gives back (`+1`) `usage`.
+    pub(crate) fn apply(&mut self, usage: &[f64], sign: f64) {
+        for (l, a) in self.left.iter_mut().zip(usage) {
+            *l += sign * a;
+        }
+    }
+}
+
+/// The cheapest option of group `i` that fits `res` (ties: smaller
+/// dominant share, then earlier option); waiting when every fitting option
+/// costs more (a tie with waiting goes to running).
+pub(crate) fn cheapest_fitting(p: &EpochProblem, i: usize, res: &Residual) -> Option<usize> {
+    let g = &p.groups()[i];
+    let mut best: Option<(usize, f64, f64)> = None;
+    for (k, o) in g.options.iter().enumerate() {
+        if !res.fits(&o.usage) {
+            continue;
+        }
+        let share = p.share(&o.usage);
+        let better = best.is_none_or(|(_, c, s)| o.cost < c || (o.cost == c && share < s));
+        if better {
+            best = Some((k, o.cost, share));
+        }
+    }
+    best.filter(|&(_, c, _)| c <= g.wait_cost)
+        .map(|(k, _, _)| k)
+}
+
+/// Assigns each group of `order` its cheapest fitting option, in order.
+fn assign(p: &EpochProblem, order: &[usize], plan: &mut Plan, res: &mut Residual) {
+    for &i in order {
+        let k = cheapest_fitting(p, i, res);
+        if let Some(k) = k {
+            res.apply(&p.groups()[i].options[k].usage, -1.0);
+        }
+        plan[i] = k;
+    }
+}
+
+/// The improvement pass: in shortest-remaining-first order, each group of
+/// `free` switches to its cheapest fitting option if strictly cheaper (or
+/// as cheap, from waiting to running);
+/// repeated until nothing changes, at most `passes` times.
+pub(crate) fn improve(p: &EpochProblem, free: &[bool], plan: &mut Plan, passes: usize) {
+    let mut res = Residual::new(p);
+    for (g, c) in p.groups().iter().zip(plan.iter()) {
+        if let Some(k) = c {
+            res.apply(&g.options[*k].usage, -1.0);
+        }
+    }
+    for _ in 0..passes {
+        let mut changed = false;
+        for &i in p.srpt_order() {
+            if !free[i] {
+                continue;
+            }
+            let g = &p.groups()[i];
+            if let Some(k) = plan[i] {
+                res.apply(&g.options[k].usage, 1.0);
+            }
+            let k = cheapest_fitting(p, i, &res);
+            // Strictly cheaper, or as cheap and running instead of waiting:
+            // (cost, waiting jobs) falls lexicographically at every switch.
+            let (new, old) = (g.cost_of(k), g.cost_of(plan[i]));
+            let k = if new < old || (new == old && k.is_some() && plan[i].is_none()) {
+                changed = true;
+                k
+            } else {
+                plan[i]
+            };
+            if let Some(k) = k {
+                res.apply(&g.options[k].usage, -1.0);
+            }
+            plan[i] = k;
+        }
+        if !changed {
+            break;
+        }
+    }
+}
+
+/// Rounds an LP point: integral groups keep their option, the fractional
+/// ones (and any integral group that no longer fits, numerically) take
+/// their cheapest fitting option in the best of all orders (up to
+/// `max_permutation_groups` of them) or by decreasing regret. Returns the
+/// plan and the groups rounded.
+fn round(p: &EpochProblem, free: &[usize], x: &[Vec<f64>], max_perm: usize) -> (Plan, Vec<usize>) {
+    let mut plan: Plan = vec![None; p.groups().len()];
+    let mut res = Residual::new(p);
+    let mut rounded = Vec::new();
+    for &i in free {
+        let g = &p.groups()[i];
+        let last = g.options.len();
+        let whole = x[i].iter().position(|&v| v >= 1.0 - FRACTION_TOL);
+        let integral = whole.filter(|_| {
+            x[i].iter()
+                .all(|&v| v <= FRACTION_TOL || v >= 1.0 - FRACTION_TOL)
+        });
+        match integral {
+            Some(k) if k == last => plan[i] = None,
+            Some(k) if res.fits(&g.options[k].usage) => {
+                res.apply(&g.options[k].usage, -1.0);
+                plan[i] = Some(k);
+            }
+            _ => rounded.push(i),
+        }
+    }
+    let job = |i: usize| p.groups()[i].job;
+    if rounded.len() <= max_perm {
+        rounded.sort_by_key(|&i| (job(i), i));
+        let mut order = rounded.clone();
+        let mut best: Option<(f64, Plan)> = None;
+        loop {
+            let (mut trial, mut r) = (plan.clone(), res.clone());
+            assign(p, &order, &mut trial, &mut r);
+            let cost = p.cost(&trial);
+            if best.as_ref().is_none_or(|(c, _)| cost < *c) {
+                best = Some((cost, trial));
+            }
+            if !next_permutation(&mut order, |a, b| (job(*a), *a).cmp(&(job(*b), *b))) {
+                break;
+            }
+        }
+        if let Some((_, b)) = best {
+            plan = b;
+        }
+    } else {
+        let mut order = rounded.clone();
+        let regret = |i: usize| p.groups()[i].wait_cost - p.groups()[i].min_cost();
+        order.sort_by(|&a, &b| {
+            regret(b)
+                .total_cmp(&regret(a))
+                .then((job(a), a).cmp(&(job(b), b)))
+        });
+        assign(p, &order, &mut plan, &mut res);
+    }
+    (plan, rounded)
+}
+
+/// `Σ_i max(0, c_i(k_i) − Σ_k c_ik x_ik)` over the groups rounding kept
+/// (integral up to [`FRACTION_TOL`]): what their tiny LP remainders on
+/// other options saved the LP, so that `J ≤ LP + Σ_F(ω − c^min) + this`
+/// holds exactly (it is of the order of `FRACTION_TOL` times the costs).
+fn near_integral_excess(
+    p: &EpochProblem,
+    free: &[usize],
+    rounded: &[usize],
+    x: &[Vec<f64>],
+    plan: &Plan,
+) -> f64 {
+    free.iter()
+        .filter(|i| !rounded.contains(i))
+        .map(|&i| {
+            let g = &p.groups()[i];
+            let costs = g.options.iter().map(|o| o.cost).chain([g.wait_cost]);
+            let mix: f64 = costs.zip(&x[i]).map(|(c, v)| c * v).sum();
+            (g.cost_of(plan[i]) - mix).max(0.0)
+        })
+        .sum()
+}
+
+/// The next permutation in lexicographic order under `cmp`; `false` (and
+/// `v` sorted back) after the last one.
+fn next_permutation<T>(v: &mut [T], cmp: impl Fn(&T, &T) -> std::cmp::Ordering) -> bool {
+    use std::cmp::Ordering::Less;
+    if v.len() < 2 {
+        return false;
+    }
+    let mut i = v.len() - 1;
+    while i > 0 && cmp(&v[i - 1], &v[i]) != Less {
+        i -= 1;
+    }
+    if i == 0 {
+        v.reverse();
+        return false;
+    }
+    let mut j = v.len() - 1;
+    while cmp(&v[i - 1], &v[j]) != Less {
+        j -= 1;
+    }
+    v.swap(i - 1, j);
+    v[i..].reverse();
+    true
+}
+
+/// Solves the epoch program with the groups of `forced` waiting: LP,
+/// rounding and improvement (`greedy = false`), or the greedy and
+/// improvement; then the exact MIP if `params.exact` asks for it.
+///
+/// # Errors
+///
+/// [`SmdError::Lp`] (for example no solver without the `highs` feature,
+/// unless `greedy`), [`SmdError::LpNotOptimal`].
+pub fn solve_mcmdk(
+    p: &EpochProblem,
+    forced: &[bool],
+    greedy: bool,
+    params: &SmdParams,
+) -> Result<McmdkSolution, SmdError> {
+    let n = p.groups().len();
+    if forced.len() != n {
+        return Err(SmdError::InvalidInput {
+            name: "forced",
+            reason: format!("{} entries for {n} groups", forced.len()),
+        });
+    }
+    let free: Vec<usize> = (0..n).filter(|&i| !forced[i]).collect();
+    let is_free: Vec<bool> = forced.iter().map(|f| !f).collect();
+    let constant: f64 = (0..n)
+        .filter(|&i| forced[i])
+        .map(|i| p.groups()[i].wait_cost)
+        .sum();
+    let trivial_bound = constant + free.iter().map(|&i| p.groups()[i].min_cost()).sum::<f64>();
+    let (mut plan, lp, guarantee_value) = if greedy || free.is_empty() {
+        let mut plan = vec![None; n];
+        let order: Vec<usize> = p
+            .srpt_order()
+            .iter()
+            .copied()
+            .filter(|&i| is_free[i])
+            .collect();
+        assign(p, &order, &mut plan, &mut Residual::new(p));
+        (plan, None, None)
+    } else {
+        let lp = relax(p, &free, constant)?;
+        let (plan, rounded) = round(p, &free, &lp.x, params.max_permutation_groups);
+        let loss: f64 = rounded
+            .iter()
+            .map(|&i| p.groups()[i].wait_cost - p.groups()[i].min_cost())
+            .sum();
+        let value = lp.value + loss + near_integral_excess(p, &free, &rounded, &lp.x, &plan);
+        (plan, Some(lp), Some(value))
+    };
+    improve(p, &is_free, &mut plan, params.improvement_passes);
+    let objective = p.cost(&plan);
+    let columns = p.columns();
+    let run_exact = match params.exact {
+        ExactMode::Never => false,
+        ExactMode::Always => true,
+        ExactMode::IfSmall { max_columns } => columns <= max_columns,
+    };
+    let exact = if run_exact && !free.is_empty() {
+        Some(exact(p, &free, constant, objective, params)?)
+    } else {
+        None
+    };
+    Ok(McmdkSolution {
+        plan,
+        objective,
+        lp,
+        guarantee_value,
+        trivial_bound,
+        exact,
+    })
+}
+
+/// The exact MIP over the free groups, as a comparison point.
+///
+/// A lower bound cannot exceed a feasible cost, so the solver's dual bound
+/// is capped at the rounded plan's cost `j`. A solve that reports
+/// optimality with an incumbent dearer than `j` stopped within its absolute
+/// gap, not at the optimum: it is reported as stopped at a limit, never as
+/// exact.
+fn exact(
+    p: &EpochProblem,
+    free: &[usize],
+    constant: f64,
+    j: f64,
+    params: &SmdParams,
+) -> Result<ExactInfo, SmdError> {
+    let start = Instant::now();
+    let m = model(p, free, ColumnKind::Integer);
+    let sol: LpSolution = lp::solve(&m.lp, &params.mip.proof_solve_options())?;
+    let seconds = start.elapsed().as_secs_f64();
+    let dual = sol
+        .mip_dual_bound
+        .map_or(f64::NEG_INFINITY, |b| b + constant)
+        .min(j);
+    let gap = sol.mip_gap.unwrap_or(f64::INFINITY);
+    Ok(match sol.objective.filter(|_| sol.has_primal) {
+        Some(obj) => {
+            let inc = obj + constant;
+            // Sums of the same costs in another order differ in the last bits.
+            let optimal = sol.status.is_optimal() && inc <= j + 1e-10 * j.abs();
+            let status = if sol.status.is_optimal() && !optimal {
+                "optimal within the solver's absolute gap only".to_string()
+            } else {
+                format!("{:?}", sol.status)
+            };
+            // At optimality the incumbent is the bound.
+            let dual = if optimal { dual.min(inc) } else { dual };
+            ExactInfo::comparison(optimal, status, (inc, dual, gap), seconds)
+        }
+        None => ExactInfo {
+            status: ExactStatus::Limit {
+                status: format!("{:?}", sol.status),
+            },
+            incumbent: None,
+            dual_bound: dual,
+            rel_gap: f64::INFINITY,
+            seconds,
+            returned: false,
+        },
+    })
+}

@@ -1,0 +1,261 @@
+//! Robustness of the SMD-style scheduler: every public entry point (the
+//! knapsack program, its solver, the outer selection, the plan evaluator,
+//! wait charges, candidate generation, one epoch, the simulator policy) on
+//! extreme and invalid inputs gives a result or a typed error, never a
+//! panic, never a hang (every case under the watchdog).
+
+mod common;
+
+use common::{WATCHDOG_S, within};
+use dmlsched::algorithms::smd::*;
+use dmlsched::model::*;
+use dmlsched::sim::{SimError, SimOptions, simulate};
+use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
+
+fn extreme() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        Just(0.0),
+        Just(5e-324),
+        Just(1e-12),
+        Just(1.0),
+        Just(7.5),
+        Just(1e12),
+        Just(1e300),
+        Just(f64::MAX),
+        Just(f64::INFINITY),
+        Just(f64::NAN),
+        Just(-1.0),
+    ]
+}
+
+fn params_strategy() -> impl Strategy<Value = SmdParams> {
+    (
+        0u8..4,
+        0u8..3,
+        prop_oneof![Just(0usize), Just(1), Just(5), Just(9)],
+        prop_oneof![Just(0usize), Just(1), Just(10)],
+        any::<bool>(),
+        any::<bool>(),
+        extreme(),
+    )
+        .prop_map(|(sel, wait, perm, passes, exact, pow, x)| SmdParams {
+            selection: [
+                Selection::Best,
+                Selection::Joint,
+                Selection::Prefix,
+                Selection::Greedy,
+            ][usize::from(sel)],
+            wait_charge: match wait {
+                0 => WaitCharge::Queue {
+                    share_weighted: pow,
+                },
+                1 => WaitCharge::NextEpoch { horizon_s: x },
+                _ => WaitCharge::Parametric { beta: x },
+            },
+            max_permutation_groups: perm,
+            improvement_passes: passes,
+            exact: if exact {
+                ExactMode::IfSmall { max_columns: 200 }
+            } else {
+                ExactMode::Never
+            },
+            powers_of_two: pow,
+            max_candidates_per_job: 256,
+            ..SmdParams::default()
+        })
+}
+
+/// A typed outcome: anything but a panic or a hang is fine here, except
+/// that a solver failure on a valid program would be a bug.
+fn no_solver_failure<T>(r: &Result<T, SmdError>) -> Result<(), TestCaseError> {
+    if let Err(SmdError::LpNotOptimal { status }) = r {
+        return Err(TestCaseError::fail(format!("LP not optimal: {status}")));
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 128,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "proptest-regressions/robust_smd.txt",
+        ))),
+        ..ProptestConfig::default()
+    })]
+
+    /// Knapsack programs with extreme numbers: a typed refusal, or a plan
+    /// that fits with a checked bound.
+    #[test]
+    fn programs_with_extreme_numbers(
+        caps in proptest::collection::vec(extreme(), 0..3),
+        groups in proptest::collection::vec(
+            (extreme(), proptest::collection::vec((extreme(), extreme()), 0..4)),
+            0..6,
+        ),
+        params in params_strategy(),
+    ) {
+        let d = caps.len();
+        let gs: Vec<Group> = groups
+            .iter()
+            .enumerate()
+            .map(|(i, (wait, opts))| {
+                let options = opts
+                    .iter()
+                    .map(|&(a, c)| EpochOption { config: (1, 1), usage: vec![a; d], cost: c })
+                    .collect();
+                Group::new(JobId(i as u32), *wait, options)
+            })
+            .collect();
+        let what = format!("{caps:?} {groups:?} {params:?}");
+        let r = within(WATCHDOG_S, &what, move || {
+            let p = EpochProblem::new(caps.clone(), caps, gs)?;
+            let n = p.groups().len();
+            let s = select(&p, &params)?;
+            let e = evaluate_plan(&p, &s.solution.plan);
+            let direct = solve_mcmdk(&p, &vec![false; n], true, &params)?;
+            Ok::<_, SmdError>((p, s, e, direct))
+        });
+        no_solver_failure(&r)?;
+        if let Ok((p, s, e, direct)) = r {
+            prop_assert!(p.fits(&s.solution.plan));
+            prop_assert!(p.fits(&direct.plan));
+            prop_assert!(!e.is_nan());
+            prop_assert!(s.solution.trivial_bound <= s.solution.objective * (1.0 + 1e-9) || s.solution.objective.is_infinite());
+        }
+    }
+
+    /// The continuous form on extreme numbers.
+    #[test]
+    fn continuous_form_on_extreme_numbers(
+        jobs in proptest::collection::vec(
+            (extreme(), extreme(), extreme(), proptest::collection::vec((extreme(), extreme()), 0..3)),
+            0..4,
+        ),
+        capacity in extreme(),
+        epsilon in extreme(),
+        iterations in prop_oneof![Just(0usize), Just(3), Just(2000)],
+    ) {
+        use dmlsched::algorithms::smd::continuous::*;
+        let jobs: Vec<ContinuousJob> = jobs
+            .into_iter()
+            .map(|(work, x_min, theta_min, segments)| ContinuousJob { work, x_min, theta_min, segments })
+            .collect();
+        let opts = ContinuousOptions { epsilon, max_iterations: iterations };
+        let r = within(WATCHDOG_S, "continuous", move || solve_continuous(&jobs, capacity, &opts));
+        if let Ok(s) = r {
+            prop_assert!(!s.objective.is_nan());
+            prop_assert!(s.allocation.iter().all(|x| x.is_finite()));
+        }
+    }
+
+    /// Wait charges on extreme numbers.
+    #[test]
+    fn wait_charges_on_extreme_numbers(
+        jobs in proptest::collection::vec((extreme(), extreme(), extreme(), extreme(), extreme()), 0..5),
+        x in extreme(),
+        mode in 0u8..3,
+    ) {
+        let jobs: Vec<WaitJob> = jobs
+            .iter()
+            .enumerate()
+            .map(|(i, &(a, b, s, m, o))| WaitJob {
+                job: JobId(i as u32),
+                arrival_s: a,
+                best_time_s: b,
+                best_share: s,
+                smallest_time_s: m,
+                reconfiguration_s: o,
+            })
+            .collect();
+        let mode = match mode {
+            0 => WaitCharge::Queue { share_weighted: true },
+            1 => WaitCharge::NextEpoch { horizon_s: x },
+            _ => WaitCharge::Parametric { beta: x },
+        };
+        let r = within(WATCHDOG_S, "wait charges", move || wait_charges(&jobs, mode));
+        if let Ok(w) = r {
+            prop_assert!(w.iter().all(|v| !v.is_nan() && *v >= 0.0));
+        }
+    }
+
+    /// The simulator policy and one epoch on extreme but valid layered
+    /// instances.
+    #[test]
+    fn scheduler_on_extreme_instances(
+        machines in prop_oneof![Just(1u32), Just(3), Just(200)],
+        capacity in prop_oneof![Just(1.0), Just(8.0), Just(1e300)],
+        specs in proptest::collection::vec(
+            (
+                prop_oneof![Just(0.0), Just(1e-12), Just(1.0), Just(1e12)],
+                prop_oneof![Just(0.0), Just(1.0), Just(1e9), Just(1e300)],
+                prop_oneof![Just(1u32), Just(1000), Just(u32::MAX)],
+                prop_oneof![Just(1u32), Just(4), Just(u32::MAX)],
+                0.0f64..100.0,
+            ),
+            1..4,
+        ),
+        params in params_strategy(),
+    ) {
+        let cap = Resources::zero()
+            .gpus(capacity)
+            .cpu_cores(capacity * 8.0)
+            .memory(capacity * 1e9)
+            .nic(capacity * 1e9);
+        let cluster = Cluster::homogeneous(machines, cap, 1e10);
+        let jobs: Vec<Job> = specs
+            .iter()
+            .enumerate()
+            .map(|(i, &(f, bytes, work, w, arrival))| {
+                let layer = Layer { forward_s: f, backward_s: 2.0 * f, bytes, update_s: 0.0 };
+                let ps = PsJob {
+                    minibatches_per_chunk: work,
+                    worker: Resources::zero().gpus(1.0).cpu_cores(1.0).nic(1e8),
+                    ps: Resources::zero().cpu_cores(1.0).nic(1e8),
+                    max_workers: w,
+                    max_ps: w,
+                    sync: SyncMode::Synchronous,
+                    layers: Some(vec![layer; 2]),
+                    ..PsJob::default()
+                };
+                Job::new(JobId(i as u32), arrival, ps)
+            })
+            .collect();
+        let Ok(inst) = Instance::new(cluster, jobs, 60.0, 1_000_000) else {
+            return Ok(());
+        };
+        let what = format!("{machines} × {capacity:e}, {specs:?}, {params:?}");
+        let (sim, ep) = within(WATCHDOG_S, &what, move || {
+            let free: Vec<Resources> = inst.cluster().machines.iter().map(|m| m.capacity).collect();
+            let ejobs: Vec<EpochJob> = inst
+                .jobs()
+                .iter()
+                .map(|j| EpochJob::waiting(j.id, dmlsched::sim::total_work(j)))
+                .collect();
+            let ep = epoch(&inst, &free, &ejobs, &params);
+            let mut smd = SmdScheduler::new(params);
+            let opts = SimOptions { max_events: 200, ..SimOptions::default() };
+            let sim = simulate(&inst, &mut smd, &opts).map(|r| (r, smd.reports().to_vec()));
+            (sim, ep)
+        });
+        no_solver_failure(&ep)?;
+        if let Ok(ep) = ep {
+            ep.report.check(1e-9).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        }
+        match sim {
+            Ok((r, reports)) => {
+                for rep in reports {
+                    rep.check(1e-9).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                }
+                for j in &r.jobs {
+                    prop_assert!(j.remaining_work >= 0.0);
+                }
+            }
+            Err(e) => prop_assert!(
+                !matches!(e, dmlsched::Error::Sim(SimError::Stalled { .. }))
+                    && !matches!(e, dmlsched::Error::Smd(SmdError::LpNotOptimal { .. })),
+                "{e}"
+            ),
+        }
+    }
+}
