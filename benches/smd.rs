@@ -1,0 +1,62 @@
+//! SMD-style scheduler (the crate's own design after the abstract of Yu, Wu,
+//! Ji, Liu, IEEE INFOCOM 2021): one scheduling epoch with 200 active jobs on
+//! a 256-GPU cluster. Targets: ≤ 100 ms with `Selection::Joint`, ≤ 1 s with
+//! the default `Selection::Best`.
+//!
+//! The instance is `experiments::smd::generate` with 32 machines of 8 GPUs,
+//! 200 jobs, seed 0; every job is waiting with its whole work, on the empty
+//! cluster, so every job's candidate configurations are enumerated (the
+//! bench prints the epoch's candidates, LP columns after pruning and rows).
+//! One iteration is [`epoch`]: candidates, pruning, the LP, rounding,
+//! improvement, outer selection and placement, with the certificate.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use dmlsched::algorithms::smd::{EpochJob, Selection, SmdParams, epoch};
+use dmlsched::experiments::smd::{SmdWorkloadOptions, generate};
+
+fn one_epoch(c: &mut Criterion) {
+    let w = generate(&SmdWorkloadOptions {
+        machines: 32,
+        jobs: 200,
+        ..SmdWorkloadOptions::default()
+    })
+    .expect("workload");
+    let inst = &w.instance;
+    let free: Vec<_> = inst.cluster().machines.iter().map(|m| m.capacity).collect();
+    let jobs: Vec<EpochJob> = inst
+        .jobs()
+        .iter()
+        .map(|j| EpochJob::waiting(j.id, dmlsched::sim::total_work(j)))
+        .collect();
+    let mut group = c.benchmark_group("smd_epoch_200_jobs_256_gpus");
+    for (name, selection) in [("joint", Selection::Joint), ("best", Selection::Best)] {
+        let params = SmdParams {
+            selection,
+            ..SmdParams::default()
+        };
+        let out = epoch(inst, &free, &jobs, &params).expect("epoch");
+        out.report.check(1e-9).expect("certificate");
+        let r = &out.report;
+        eprintln!(
+            "{name}: {} plans evaluated, {} LP columns after pruning, {} rows, {} fractional groups, objective {:.1}",
+            r.candidates_evaluated,
+            r.lp_columns,
+            r.lp_rows,
+            r.fractional_groups,
+            r.certificate.objective
+        );
+        group.bench_function(name, |b| {
+            b.iter(|| black_box(epoch(inst, &free, &jobs, &params).expect("epoch")))
+        });
+    }
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(10);
+    targets = one_epoch
+}
+criterion_main!(benches);
