@@ -98,6 +98,66 @@ pub enum Error {
     Json(#[from] serde_json::Error),
 }
 
+impl Error {
+    /// Whether the error is about the caller's input — an invalid instance,
+    /// option or file, a job or cluster outside an algorithm's model, a
+    /// size beyond a documented limit — rather than a failure of a run on
+    /// valid input (a solver failure, a violated certificate, a bug). Tools
+    /// map the first to "bad input" (the `dmlsched` command exits with code
+    /// 2) and the second to "run failed" (code 1).
+    pub fn is_input(&self) -> bool {
+        match self {
+            Error::Model(_) | Error::Trace(_) | Error::Timing(_) | Error::Calibrate(_) => true,
+            #[cfg(feature = "serde")]
+            Error::Json(_) => true,
+            Error::Oasis(e) => matches!(
+                e,
+                OasisError::UnsupportedCluster { .. }
+                    | OasisError::UnsupportedJob { .. }
+                    | OasisError::InvalidOption { .. }
+                    | OasisError::ExactTooLarge { .. }
+            ),
+            Error::Locality(e) => matches!(
+                e,
+                LocalityError::UnsupportedCluster { .. }
+                    | LocalityError::UnsupportedJob { .. }
+                    | LocalityError::InvalidOption { .. }
+                    | LocalityError::OfflineTooLarge { .. }
+                    | LocalityError::JobCannotFit { .. }
+                    | LocalityError::BatchTooLarge { .. }
+            ),
+            Error::Gadget(e) => matches!(
+                e,
+                GadgetError::NoJobs
+                    | GadgetError::NoServers
+                    | GadgetError::UnsupportedJob { .. }
+                    | GadgetError::InvalidOption { .. }
+                    | GadgetError::TooLarge { .. }
+            ),
+            Error::SjfBco(e) => matches!(
+                e,
+                SjfBcoError::NoJobs
+                    | SjfBcoError::NoGpus
+                    | SjfBcoError::UnsupportedJob { .. }
+                    | SjfBcoError::JobCannotFit { .. }
+                    | SjfBcoError::InvalidOption { .. }
+                    | SjfBcoError::TooLarge { .. }
+            ),
+            Error::Smd(e) => matches!(
+                e,
+                SmdError::UnsupportedJob { .. }
+                    | SmdError::JobNeverFits { .. }
+                    | SmdError::InvalidInput { .. }
+                    | SmdError::InvalidOption { .. }
+                    | SmdError::TooLarge { .. }
+            ),
+            Error::Sim(e) => matches!(e, SimError::BadParams { .. } | SimError::BadOptions { .. }),
+            Error::Pc(e) => e.is_input(),
+            _ => false,
+        }
+    }
+}
+
 /// `Result` with the crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

@@ -144,6 +144,19 @@ fn bad_input_exits_with_code_two_and_one_line() {
             "fifo=x.json",
         ],
         vec!["simulate", RING],
+        // A job or cluster outside the algorithm's model is bad input too.
+        vec!["solve", "-a", "oasis", RING],
+        vec!["replay", "/no/such/trace.csv"],
+        vec!["replay", RING, "--jobs", "0"],
+        vec!["replay", RING, "--load-scales", "NaN"],
+        vec!["replay", RING, "--horizon", "soon"],
+        vec!["replay", RING, "--utility", "sigmoid:x"],
+        vec!["replay", RING, "--policies", "no-such-policy"],
+        vec!["replay", RING, "--tiresias-thresholds", "7200,3250"],
+        vec!["pcip", "/no/such/problem.json"],
+        vec!["pcip", "examples/pcip/ka5.json", "--time-limit", "0"],
+        // An infeasible program has no answer: bad input, not a failed run.
+        vec!["pcip", "examples/pcip/ka6.json"],
     ];
     for args in cases {
         let out = dmlsched(&args);
@@ -166,6 +179,8 @@ fn every_subcommand_has_help() {
         vec!["--help"],
         vec!["solve", "--help"],
         vec!["simulate", "--help"],
+        vec!["replay", "--help"],
+        vec!["pcip", "--help"],
     ] {
         let out = dmlsched(&args);
         assert!(out.status.success());
@@ -207,4 +222,96 @@ fn simulate_runs_baselines_and_algorithm_policies_and_writes_reports() {
 
     let out = dmlsched(&["simulate", PS, "--policies", "oasis,locality,drf"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+/// A small Philly-format trace: `n` jobs, one every 10 minutes, of 1, 2 or 4
+/// GPUs lasting 20 minutes to 2 hours.
+fn philly_trace(dir: &Path, n: usize) -> std::path::PathBuf {
+    let mut csv = String::from("timestamp,duration,num_gpus,gpu_time,cluster\n");
+    for i in 0..n {
+        let (h, m) = (i / 6, (i % 6) * 10);
+        let duration = 1200 + 600 * (i % 10);
+        let gpus = [1, 2, 4][i % 3];
+        csv.push_str(&format!(
+            "2017-10-09 {h:02}:{m:02}:00,{duration}.0,{gpus},{}.0,abc\n",
+            duration * gpus
+        ));
+    }
+    let path = dir.join("philly.csv");
+    std::fs::write(&path, csv).unwrap();
+    path
+}
+
+#[test]
+fn replay_runs_baselines_and_oasis_on_a_trace_and_writes_reports() {
+    let dir = std::env::temp_dir().join(format!("dmlsched-cli-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = philly_trace(&dir, 30);
+    let out_dir = dir.join("out");
+    let out = dmlsched(&[
+        "replay",
+        trace.to_str().unwrap(),
+        "--jobs",
+        "30",
+        "--gpus",
+        "16",
+        "--policies",
+        "fifo,tiresias,oasis",
+        "--seeds",
+        "0,1",
+        "--load-scales",
+        "1,2",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // OASiS among the policies: PS jobs, PS-only machines, a horizon that
+    // covers the jobs and sigmoid utilities, said in the header.
+    let header = stdout.lines().next().unwrap();
+    for part in [
+        "+ 2 PS-only machines",
+        "parameter-server recipe",
+        "horizon cover:3",
+        "utility sigmoid:2:4",
+    ] {
+        assert!(header.contains(part), "{header}");
+    }
+    let summary = std::fs::read_to_string(out_dir.join("summary.csv")).unwrap();
+    assert_eq!(summary.lines().count(), 1 + 3 * 2 * 2, "{summary}");
+    let oasis_rows: Vec<&str> = summary
+        .lines()
+        .filter(|l| l.starts_with("oasis,"))
+        .collect();
+    assert_eq!(oasis_rows.len(), 4);
+    // OASiS completes jobs and earns utility on the replay.
+    let utility = |row: &str| -> f64 {
+        let cols: Vec<&str> = row.split(',').collect();
+        cols[cols.len() - 4].parse().unwrap()
+    };
+    assert!(oasis_rows.iter().all(|r| utility(r) > 0.0), "{summary}");
+    for f in [
+        "jobs-oasis-x1-seed0.csv",
+        "jobs-fifo-x2-seed1.csv",
+        "utilization.csv",
+        "jct_cdf.svg",
+        "jct_vs_load.svg",
+        "utilization.svg",
+    ] {
+        assert!(std::fs::metadata(out_dir.join(f)).unwrap().len() > 0, "{f}");
+    }
+    // The printed table names the share of each resource held.
+    assert!(stdout.contains("GPU") && stdout.contains("CPU") && stdout.contains("NIC"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn pcip_solves_the_known_answer_programs() {
+    for (name, opt) in [("ka1", 2.0), ("ka4", 15.0), ("ka5", 15.0)] {
+        let out = dmlsched(&["pcip", &format!("examples/pcip/{name}.json"), "--exact"]);
+        assert!(out.status.success(), "{name}: {}", text(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["objective"].as_f64(), Some(opt), "{name}");
+        assert_eq!(v["certificate"]["exact"]["status"], "Optimal", "{name}");
+    }
 }

@@ -430,3 +430,33 @@ mod props {
         }
     }
 }
+
+#[test]
+fn resource_use_charges_every_task_of_every_allocation() {
+    let (inst, r) = run(1);
+    let u = r.resource_use(&inst);
+    // GPUs: the same area as the utilization timeline.
+    assert!((u.gpus - r.gpu_utilization()).abs() < 1e-9, "{u:?}");
+    // One worker + one PS (1 + 1 cores of 64) whenever the GPU is held.
+    assert!((u.cpu_cores - u.gpus * 2.0 / 64.0).abs() < 1e-9, "{u:?}");
+    // NIC: 1e9 per task, two tasks, of 1e11.
+    assert!((u.nic - u.gpus * 2e9 / 1e11).abs() < 1e-9, "{u:?}");
+    assert!(u.gpus > 0.0 && u.gpus <= 1.0);
+}
+
+#[test]
+fn several_runs_share_one_header() {
+    let (inst, r) = run(1);
+    let (_, r2) = run(2);
+    let runs = [(meta(&inst, "a", 1.0), &r), (meta(&inst, "b", 1.0), &r2)];
+    let mut buf = Vec::new();
+    dmlsched::sim::report::write_jobs_csv_runs(&mut buf, &runs).unwrap();
+    let text = String::from_utf8(buf).unwrap();
+    assert_eq!(text.lines().filter(|l| l.starts_with("policy,")).count(), 1);
+    assert_eq!(text.lines().count(), 1 + 3 + 3);
+    let mut buf = Vec::new();
+    dmlsched::sim::report::write_utilization_csv_runs(&mut buf, &runs).unwrap();
+    let text = String::from_utf8(buf).unwrap();
+    assert_eq!(text.lines().filter(|l| l.starts_with("policy,")).count(), 1);
+    assert!(text.lines().any(|l| l.starts_with("a,")) && text.lines().any(|l| l.starts_with("b,")));
+}

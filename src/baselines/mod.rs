@@ -232,8 +232,8 @@ pub fn by_name_with(name: &str, params: &BaselineParams) -> Option<Box<dyn crate
 }
 
 /// The baselines that need no solver and suit ring-all-reduce jobs
-/// (`ring = true`) or parameter-server jobs: the default set of the
-/// `trace_replay` example.
+/// (`ring = true`) or parameter-server jobs: the default set of
+/// `dmlsched replay`.
 pub fn cheap_for(ring: bool) -> Vec<&'static str> {
     NAMES
         .iter()

@@ -494,3 +494,37 @@ pub enum PcError {
     #[error(transparent)]
     Lp(#[from] LpError),
 }
+
+impl PcError {
+    /// Whether the error is about the problem or options given — an
+    /// invalid or too large problem, a bad option, group or move, or a
+    /// problem that has no answer (its LP relaxation or the integer program
+    /// is infeasible, or the LP is unbounded) — rather than a failure to
+    /// solve a valid problem (a time limit, a failed repair, a solver
+    /// error).
+    pub fn is_input(&self) -> bool {
+        matches!(
+            self,
+            PcError::DimensionMismatch { .. }
+                | PcError::NonFinite { .. }
+                | PcError::DuplicateEntry { .. }
+                | PcError::NegativeCoefficient { .. }
+                | PcError::NegativeCapacity { .. }
+                | PcError::NonPositiveDemand { .. }
+                | PcError::EmptyRow { .. }
+                | PcError::NegativeObjective { .. }
+                | PcError::CoveringUnreachable { .. }
+                | PcError::UnboundedColumn { .. }
+                | PcError::InvalidUpper { .. }
+                | PcError::TooLarge { .. }
+                | PcError::OutOfRange { .. }
+                | PcError::InvalidGroup { .. }
+                | PcError::InvalidMove { .. }
+                | PcError::InvalidOption { .. }
+                | PcError::LpInfeasible
+                | PcError::LpUnbounded
+                | PcError::LpUnboundedOrInfeasible
+                | PcError::IntegerInfeasible
+        )
+    }
+}

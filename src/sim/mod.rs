@@ -159,7 +159,7 @@ pub use engine::{Decisions, SimOptions, StopAt, simulate};
 pub use error::SimError;
 pub use policy::{Action, Event, Policy};
 pub use result::{
-    AllocationRecord, JobRecord, RunSummary, SimResult, UtilizationPoint, percentile,
+    AllocationRecord, JobRecord, ResourceUse, RunSummary, SimResult, UtilizationPoint, percentile,
 };
 pub use state::JobStatus;
 pub use view::{JobView, SimView};

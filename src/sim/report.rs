@@ -208,27 +208,42 @@ pub fn write_jobs_csv<W: Write>(
     meta: &RunMeta,
     result: &SimResult,
 ) -> Result<(), ReportError> {
+    write_jobs_csv_runs(w, &[(meta.clone(), result)])
+}
+
+/// [`write_jobs_csv`] for several runs in one table: one header, then every
+/// run's rows in the order given (tell runs apart by `policy` and `seed`).
+///
+/// # Errors
+///
+/// [`ReportError::Csv`] or [`ReportError::Io`] when writing fails.
+pub fn write_jobs_csv_runs<W: Write>(
+    w: W,
+    runs: &[(RunMeta, &SimResult)],
+) -> Result<(), ReportError> {
     let mut out = csv::Writer::from_writer(w);
     out.write_record(JOBS_HEADER)?;
-    let seed = meta.seed.to_string();
-    for j in &result.jobs {
-        out.write_record([
-            meta.policy.clone(),
-            seed.clone(),
-            j.job.0.to_string(),
-            num(j.arrival_s),
-            opt(j.start_s),
-            opt(j.finish_s),
-            opt(j.jct_s),
-            opt(j.queueing_s),
-            num(j.utility),
-            num(j.gpu_seconds),
-            j.preemptions.to_string(),
-            j.reconfigurations.to_string(),
-            j.admitted.to_string(),
-            j.rejected.to_string(),
-            j.finish_s.is_some().to_string(),
-        ])?;
+    for (meta, result) in runs {
+        let seed = meta.seed.to_string();
+        for j in &result.jobs {
+            out.write_record([
+                meta.policy.clone(),
+                seed.clone(),
+                j.job.0.to_string(),
+                num(j.arrival_s),
+                opt(j.start_s),
+                opt(j.finish_s),
+                opt(j.jct_s),
+                opt(j.queueing_s),
+                num(j.utility),
+                num(j.gpu_seconds),
+                j.preemptions.to_string(),
+                j.reconfigurations.to_string(),
+                j.admitted.to_string(),
+                j.rejected.to_string(),
+                j.finish_s.is_some().to_string(),
+            ])?;
+        }
     }
     out.flush()?;
     Ok(())
@@ -300,26 +315,41 @@ pub fn write_utilization_csv<W: Write>(
     meta: &RunMeta,
     result: &SimResult,
 ) -> Result<(), ReportError> {
+    write_utilization_csv_runs(w, &[(meta.clone(), result)])
+}
+
+/// [`write_utilization_csv`] for several runs in one table: one header,
+/// then every run's steps in the order given.
+///
+/// # Errors
+///
+/// [`ReportError::Csv`] or [`ReportError::Io`] when writing fails.
+pub fn write_utilization_csv_runs<W: Write>(
+    w: W,
+    runs: &[(RunMeta, &SimResult)],
+) -> Result<(), ReportError> {
     let mut out = csv::Writer::from_writer(w);
     out.write_record(UTILIZATION_HEADER)?;
-    let seed = meta.seed.to_string();
-    let total = result.gpus_total;
-    let fraction = |used: f64| {
-        if total > 0.0 {
-            num(used / total)
-        } else {
-            String::new()
+    for (meta, result) in runs {
+        let seed = meta.seed.to_string();
+        let total = result.gpus_total;
+        let fraction = |used: f64| {
+            if total > 0.0 {
+                num(used / total)
+            } else {
+                String::new()
+            }
+        };
+        for (time_s, used) in utilization_steps(result) {
+            out.write_record([
+                meta.policy.clone(),
+                seed.clone(),
+                num(time_s),
+                num(used),
+                num(total),
+                fraction(used),
+            ])?;
         }
-    };
-    for (time_s, used) in utilization_steps(result) {
-        out.write_record([
-            meta.policy.clone(),
-            seed.clone(),
-            num(time_s),
-            num(used),
-            num(total),
-            fraction(used),
-        ])?;
     }
     out.flush()?;
     Ok(())

@@ -3,6 +3,22 @@
 use crate::model::{GpuId, Instance, JobId, units};
 use crate::schedule::{JobSchedule, Placement, Schedule, Segment};
 
+/// Mean fraction of the cluster's capacity of each resource held over a
+/// run ([`SimResult::resource_use`]), each in `[0, 1]` for a run that
+/// respects capacity.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ResourceUse {
+    /// GPUs.
+    pub gpus: f64,
+    /// CPU cores.
+    pub cpu_cores: f64,
+    /// Memory.
+    pub memory: f64,
+    /// NIC bandwidth (per direction).
+    pub nic: f64,
+}
+
 /// Per-job measurements of one run.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -215,6 +231,48 @@ impl SimResult {
             area += p.gpus_used * (next - p.time_s).max(0.0);
         }
         area / (span * self.gpus_total)
+    }
+
+    /// Mean fraction of the cluster's capacity of each resource that the
+    /// run's allocations held over `[start_s, end_s]`: each allocation
+    /// charges its tasks' demands, plus a ring's reserved NIC bandwidth on
+    /// every machine holding its workers when they span several machines
+    /// ([`Job::demand_with_reservation`](crate::model::Job::demand_with_reservation)).
+    /// A resource the cluster does not have reads 0. Shows which resource
+    /// bounds a run: a run limited by its parameter servers holds much CPU
+    /// and NIC and few GPUs.
+    pub fn resource_use(&self, instance: &Instance) -> ResourceUse {
+        let span = self.end_s - self.start_s;
+        let capacity = instance.cluster().total_capacity();
+        let mut held = crate::model::Resources::zero();
+        for a in &self.allocations {
+            let Some(job) = instance.job(a.job) else {
+                continue;
+            };
+            let from = a.from_s.max(self.start_s);
+            let to = a.to_s.min(self.end_s);
+            if to <= from {
+                continue;
+            }
+            let spread = a.placement.iter().filter(|(_, t)| t.workers > 0).count();
+            for (_, t) in a.placement.iter() {
+                let d = job.demand_with_reservation(t.workers, t.ps, spread);
+                held = held.plus(&d.scaled(to - from));
+            }
+        }
+        let share = |used: f64, cap: f64| {
+            if cap > 0.0 && span > 0.0 {
+                used / (cap * span)
+            } else {
+                0.0
+            }
+        };
+        ResourceUse {
+            gpus: share(held.gpus, capacity.gpus),
+            cpu_cores: share(held.cpu_cores, capacity.cpu_cores),
+            memory: share(held.memory_bytes, capacity.memory_bytes),
+            nic: share(held.nic_bps, capacity.nic_bps),
+        }
     }
 
     /// Summary statistics.

@@ -10,8 +10,12 @@
 //! instance) exits with code 2 and a one-line message; a run that fails
 //! exits with code 1.
 
+mod pcip;
+mod policies;
+mod replay;
 mod simulate;
 mod solve;
+mod summary;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -37,6 +41,14 @@ enum Command {
     /// under baselines and algorithm policies: a summary table, and CSV
     /// tables and SVG plots with --out.
     Simulate(simulate::SimulateArgs),
+    /// Replay a window of a real cluster trace (Philly, ITP, Gavel,
+    /// Tiresias, Alibaba) under baselines and algorithm policies, OASiS
+    /// included: a summary table, and CSV tables and SVG plots with --out.
+    Replay(replay::ReplayArgs),
+    /// Solve a packing–covering program from a JSON file (the format of
+    /// docs/pcip-format.md) with the crate's rounding pipeline, or exactly
+    /// with --exact.
+    Pcip(pcip::PcipArgs),
 }
 
 /// Why a command failed: bad input (exit code 2) or a failed run (1).
@@ -54,6 +66,18 @@ impl CliError {
     pub(crate) fn input(path: &std::path::Path, e: impl std::fmt::Display) -> Self {
         CliError::Input(format!("{}: {e}", path.display()))
     }
+
+    /// A library error in `context`: bad input when [`dmlsched::Error::is_input`]
+    /// says so (a job or cluster outside the algorithm's model, an invalid
+    /// option), a failed run otherwise.
+    pub(crate) fn lib(context: &str, e: &dmlsched::Error) -> Self {
+        let m = format!("{context}: {e}");
+        if e.is_input() {
+            CliError::Input(m)
+        } else {
+            CliError::Run(m)
+        }
+    }
 }
 
 /// Reads `path` as UTF-8 text.
@@ -66,6 +90,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Solve(args) => solve::run(&args),
         Command::Simulate(args) => simulate::run(&args),
+        Command::Replay(args) => replay::run(&args),
+        Command::Pcip(args) => pcip::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

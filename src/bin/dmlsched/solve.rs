@@ -104,7 +104,8 @@ pub(crate) fn params<P: DeserializeOwned + Default>(path: Option<&Path>) -> Resu
 fn solve(args: &SolveArgs, inst: &Instance) -> Result<Outcome, CliError> {
     let p = args.params.as_deref();
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
-    let run = |e: dmlsched::Error| CliError::Run(format!("{} failed: {e}", args.algorithm.name()));
+    let name = args.algorithm.name();
+    let run = |e: dmlsched::Error| CliError::lib(&name, &e);
     Ok(match args.algorithm {
         Algorithm::Oasis => outcome(
             Oasis::new(params::<OasisParams>(p)?)
