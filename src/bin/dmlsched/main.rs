@@ -14,6 +14,7 @@ mod pcip;
 mod policies;
 mod replay;
 mod simulate;
+mod smd;
 mod solve;
 mod summary;
 

@@ -32,7 +32,7 @@ pub(crate) struct SolveArgs {
     instance: PathBuf,
     /// The algorithm's parameters as JSON: an object with any fields of its
     /// parameter struct (`OasisParams`, `LocalityParams`,
-    /// `LocalityBatchParams`, `GadgetParams`, `SjfBcoParams`); missing
+    /// `LocalityBatchParams`, `GadgetParams`, `SjfBcoParams`, `SmdParams`); missing
     /// fields take their defaults, unknown fields are errors.
     #[arg(long, value_name = "PARAMS.json")]
     params: Option<PathBuf>,
@@ -68,6 +68,11 @@ enum Algorithm {
     RarLs,
     /// Ring-all-reduce random placement (SJF-BCO's baseline).
     RarRand,
+    /// SMD-style scheduling of layered parameter-server jobs (the crate's
+    /// design after Yu et al., INFOCOM 2021): the simulator runs the
+    /// scheduler over the instance's arrivals, re-solving at every arrival
+    /// and completion; one certificate per epoch.
+    Smd,
 }
 
 impl Algorithm {
@@ -147,11 +152,16 @@ fn solve(args: &SolveArgs, inst: &Instance) -> Result<Outcome, CliError> {
                 .solve(inst, &mut rng)
                 .map_err(run)?,
         ),
+        Algorithm::Smd => return Err(CliError::Run("smd runs through smd::run".into())),
     })
 }
 
 /// Writes `value` as pretty JSON to `dir/name`.
-fn write_json(dir: &Path, name: &str, value: &impl serde::Serialize) -> Result<(), CliError> {
+pub(crate) fn write_json(
+    dir: &Path,
+    name: &str,
+    value: &impl serde::Serialize,
+) -> Result<(), CliError> {
     let path = dir.join(name);
     let text =
         serde_json::to_string_pretty(value).map_err(|e| CliError::Run(format!("{name}: {e}")))?;
@@ -163,6 +173,14 @@ fn write_json(dir: &Path, name: &str, value: &impl serde::Serialize) -> Result<(
 pub(crate) fn run(args: &SolveArgs) -> Result<(), CliError> {
     let text = read(&args.instance)?;
     let inst = Instance::from_json(&text).map_err(|e| CliError::input(&args.instance, e))?;
+    if args.algorithm == Algorithm::Smd {
+        return crate::smd::run(
+            &inst,
+            &args.instance,
+            args.params.as_deref(),
+            args.out.as_deref(),
+        );
+    }
     let out = solve(args, &inst)?;
     verify(&inst, &out.schedule)
         .map_err(|v| CliError::Run(format!("the schedule fails the checker: {v}")))?;
