@@ -1,0 +1,149 @@
+//! The sub-MIP neighbourhood of the improvement phase: the integer columns
+//! on which the LP point and a feasible incumbent agree are fixed at that
+//! value, and the MIP solver searches the rest of the program, under a node
+//! limit (repeatable) and a time limit (a safety net). This is the
+//! relaxation-induced neighbourhood search of Danna, Rothberg and Le Pape
+//! (Mathematical Programming, 2005), restated for packing–covering
+//! programs: the neighbourhood always contains the incumbent, and its
+//! solutions are checked with the independent [`evaluate`] before one
+//! replaces it.
+
+use super::error::PcError;
+use super::problem::{PcProblem, evaluate};
+use super::relax::build_lp;
+use crate::certificate::Sense;
+use crate::lp::{self, SolveOptions};
+use crate::model::units::Num;
+
+/// Options of the sub-MIP neighbourhood search
+/// ([`RoundingSolver::neighbourhood`](super::RoundingSolver::neighbourhood)).
+///
+/// ```
+/// use dmlsched::pcip::Neighbourhood;
+/// let n = Neighbourhood::default();
+/// assert_eq!((n.max_nodes, n.time_limit_s), (500, 2.0));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Neighbourhood {
+    /// Most branch-and-bound nodes of the sub-MIP (default 500; at least 1).
+    /// The node limit makes the search repeatable.
+    pub max_nodes: u32,
+    /// Time limit of the sub-MIP in seconds (default 2; positive): a safety
+    /// net on slow machines, cut further to what is left of the pipeline's
+    /// budget. A run that reaches it may differ from one that does not.
+    pub time_limit_s: f64,
+}
+
+impl Default for Neighbourhood {
+    fn default() -> Self {
+        Neighbourhood {
+            max_nodes: 500,
+            time_limit_s: 2.0,
+        }
+    }
+}
+
+impl Neighbourhood {
+    /// Checks the options.
+    ///
+    /// # Errors
+    ///
+    /// [`PcError::InvalidOption`] naming the option.
+    pub fn validate(&self) -> Result<(), PcError> {
+        if self.max_nodes == 0 || self.max_nodes > i32::MAX as u32 {
+            return Err(PcError::InvalidOption {
+                option: "neighbourhood.max_nodes",
+                reason: format!("must be between 1 and {}, got {}", i32::MAX, self.max_nodes),
+            });
+        }
+        if !(self.time_limit_s.is_finite() && self.time_limit_s > 0.0) {
+            return Err(PcError::InvalidOption {
+                option: "neighbourhood.time_limit_s",
+                reason: format!(
+                    "must be positive and finite, got {}",
+                    Num(self.time_limit_s)
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// What one neighbourhood search did.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct SubMipOutcome {
+    /// The better point, with its objective (user's sense), if one was found.
+    pub better: Option<(Vec<f64>, f64)>,
+    /// Integer columns left free.
+    pub free: usize,
+    /// Simplex iterations of the sub-MIP, when reported.
+    pub iterations: Option<i64>,
+}
+
+/// Searches the neighbourhood of the feasible `x` induced by the LP point
+/// `lp_x` (module docs) for `limit_s` seconds at most; a point is returned
+/// only when it passes [`evaluate`] at `feas_tol` and is strictly better
+/// than `x` (by more than `10⁻⁹·max(1, |objective|)`).
+///
+/// # Errors
+///
+/// [`PcError::Lp`] when the solver fails or is missing; limits and
+/// infeasible neighbourhoods are not errors (no better point).
+pub(crate) fn search(
+    p: &PcProblem,
+    x: &[f64],
+    lp_x: &[f64],
+    opts: &Neighbourhood,
+    limit_s: f64,
+    feas_tol: f64,
+) -> Result<SubMipOutcome, PcError> {
+    let mut model = build_lp(p);
+    let mut free = 0;
+    for (j, (&v, &l)) in x.iter().zip(lp_x).enumerate() {
+        if !p.is_integer(j) {
+            continue;
+        }
+        if (v - l).abs() <= 1e-6 {
+            model.set_col_bounds(j, v, v)?;
+        } else {
+            free += 1;
+        }
+    }
+    let mut out = SubMipOutcome {
+        better: None,
+        free,
+        iterations: None,
+    };
+    if free == 0 {
+        return Ok(out);
+    }
+    let so = SolveOptions::default()
+        .with_time_limit(limit_s)
+        .with_mip_max_nodes(opts.max_nodes);
+    let sol = lp::solve(&model, &so)?;
+    out.iterations = sol.simplex_iterations;
+    let Some(point) = sol.primal_point() else {
+        return Ok(out);
+    };
+    let y: Vec<f64> = point
+        .iter()
+        .enumerate()
+        .map(|(j, &v)| {
+            let v = v.max(0.0).min(p.upper(j)) + 0.0;
+            if p.is_integer(j) { v.round() } else { v }
+        })
+        .collect();
+    if !evaluate(p, &y, feas_tol).is_feasible() {
+        return Ok(out);
+    }
+    let (old, new) = (p.objective_value(x), p.objective_value(&y));
+    let gain = match p.sense() {
+        Sense::Minimise => old - new,
+        Sense::Maximise => new - old,
+    };
+    if gain > 1e-9 * old.abs().max(1.0) {
+        out.better = Some((y, new));
+    }
+    Ok(out)
+}
