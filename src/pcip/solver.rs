@@ -746,7 +746,14 @@ impl RoundingSolver {
             return Ok(());
         };
         let t = Instant::now();
-        let out = neighbourhood::search(p, x, &lp.x, &opts, limit, self.repair.feas_tol)?;
+        let out = neighbourhood::search(
+            p,
+            x,
+            (&lp.x, &lp.reduced_costs),
+            &opts,
+            limit,
+            self.repair.feas_tol,
+        )?;
         run.add_stage("sub_mip", t.elapsed().as_secs_f64());
         run.lp_solves += 1;
         let trial = *trial;

@@ -14,7 +14,7 @@ use crate::pcip::error::RowClass;
 const MAX_ADDED: usize = 4;
 /// Most passes over the priced columns; each pass that changes nothing ends
 /// the search.
-const MAX_PASSES: usize = 8;
+const MAX_PASSES: usize = 3;
 
 /// Undo record of a shift attempt: `(column, old value)` and
 /// `(class slot, row, old activity)` entries, restored in reverse.
