@@ -1556,6 +1556,21 @@ mod tests {
         assert_eq!(o.clone().without_time_limit().time_limit_s, None);
         assert!(o.validate().is_ok());
         assert!(d.clone().with_time_limit(f64::INFINITY).validate().is_ok());
+        assert_eq!(d.mip_max_nodes, None);
+        assert_eq!(d.clone().with_mip_max_nodes(9).mip_max_nodes, Some(9));
+        assert!(d.clone().with_mip_max_nodes(1).validate().is_ok());
+        for bad in [
+            d.clone().with_mip_max_nodes(0),
+            d.clone().with_mip_max_nodes(u32::MAX),
+        ] {
+            assert!(matches!(
+                bad.validate(),
+                Err(LpError::InvalidOption {
+                    option: "mip_max_nodes",
+                    ..
+                })
+            ));
+        }
         for bad in [
             d.clone().with_time_limit(0.0),
             d.clone().with_time_limit(f64::NAN),

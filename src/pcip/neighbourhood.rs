@@ -103,8 +103,9 @@ pub(crate) struct SubMipOutcome {
 ///
 /// # Errors
 ///
-/// [`PcError::Lp`] when the solver fails or is missing; limits and
-/// infeasible neighbourhoods are not errors (no better point).
+/// [`PcError::Lp`] only if fixing a column fails (it cannot for a valid
+/// point); limits, infeasible neighbourhoods, solver refusals and failures
+/// are not errors (no better point).
 pub(crate) fn search(
     p: &PcProblem,
     x: &[f64],
@@ -150,7 +151,11 @@ pub(crate) fn search(
     let so = SolveOptions::default()
         .with_time_limit(limit_s)
         .with_mip_max_nodes(opts.max_nodes);
-    let sol = lp::solve(&model, &so)?;
+    // A heuristic: a refusal (integer bounds beyond the solver's range) or
+    // a failure of the solver leaves the incumbent as it is.
+    let Ok(sol) = lp::solve(&model, &so) else {
+        return Ok(out);
+    };
     out.iterations = sol.simplex_iterations;
     let Some(point) = sol.primal_point() else {
         return Ok(out);
