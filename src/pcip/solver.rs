@@ -79,6 +79,9 @@ pub struct RoundingSolver {
     /// fixed, the MIP solver searches the others under a node limit, and a
     /// point it finds replaces the rounded one only when [`evaluate`]
     /// accepts it and it is strictly better ([`Method::Neighbourhood`]).
+    /// With [`time_limit_s`](Self::time_limit_s) the search continues while
+    /// time is left, around the best point so far, with three times as many
+    /// free columns per row each round, until every column is free.
     pub neighbourhood: Option<Neighbourhood>,
     /// Seconds to spend, after the trials, on a stronger bound: the exact
     /// MIP (without presolve, since its dual bound serves as a proof) under
@@ -727,7 +730,8 @@ impl RoundingSolver {
 
     /// The sub-MIP neighbourhood search around `best` when it comes from a
     /// rounding trial, within what is left of the budget; replaces `best`
-    /// with a strictly better point.
+    /// with a strictly better point. Under a budget, rounds with wider
+    /// neighbourhoods follow while time is left.
     fn run_neighbourhood(
         &self,
         p: &PcProblem,
@@ -739,26 +743,35 @@ impl RoundingSolver {
         let Some(opts) = self.neighbourhood else {
             return Ok(());
         };
-        let Some((x, _, Method::Rounding { trial })) = best.as_ref() else {
-            return Ok(());
+        let trial = match best.as_ref() {
+            Some((_, _, Method::Rounding { trial })) => *trial,
+            _ => return Ok(()),
         };
-        let Some(limit) = clock.cap(opts.time_limit_s) else {
-            return Ok(());
-        };
-        let t = Instant::now();
-        let out = neighbourhood::search(
-            p,
-            x,
-            (&lp.x, &lp.reduced_costs),
-            &opts,
-            limit,
-            self.repair.feas_tol,
-        )?;
-        run.add_stage("sub_mip", t.elapsed().as_secs_f64());
-        run.lp_solves += 1;
-        let trial = *trial;
-        if let Some((y, v)) = out.better {
-            *best = Some((y, v, Method::Neighbourhood { trial }));
+        let ints = (0..p.n_vars()).filter(|&j| p.is_integer(j)).count();
+        let mut round = opts;
+        while let Some(limit) = clock.cap(opts.time_limit_s)
+            && let Some((x, _, _)) = best.as_ref()
+        {
+            let t = Instant::now();
+            let out = neighbourhood::search(
+                p,
+                x,
+                (&lp.x, &lp.reduced_costs),
+                &round,
+                limit,
+                self.repair.feas_tol,
+            )?;
+            run.add_stage("sub_mip", t.elapsed().as_secs_f64());
+            run.lp_solves += 1;
+            if let Some((y, v)) = out.better {
+                *best = Some((y, v, Method::Neighbourhood { trial }));
+            }
+            // Without a budget, one round (repeatable); with one, widen the
+            // neighbourhood threefold while time is left and columns are fixed.
+            if self.time_limit_s.is_none() || out.free >= ints || clock.expired() {
+                break;
+            }
+            round.free_per_row = (round.free_per_row * 3.0).max(1.0);
         }
         Ok(())
     }

@@ -218,28 +218,24 @@ mod tests {
         // Work 2x0 + x1 + x2 ≥ 2, costs 3, 1, 1.2; capacity x1 ≤ 1. From
         // (1, 0, 0) (cost 3): one unit of x1 (1) and one of x2 (1.2) cover
         // for 2.2 < 3; x1 alone is capped at 1.
-        let p = PcBuilder::new(Sense::Minimise, 3)
-            .objective(vec![3.0, 1.0, 1.2])
-            .upper(1, Some(4))
-            .upper(2, Some(4))
-            .covering_row(&[(0, 2.0), (1, 1.0), (2, 1.0)], 2.0)
-            .packing_row(&[(1, 1.0)], 1.0)
-            .build()
-            .unwrap();
+        let program = |c2: f64| {
+            PcBuilder::new(Sense::Minimise, 3)
+                .objective(vec![3.0, 1.0, c2])
+                .upper(1, Some(4))
+                .upper(2, Some(4))
+                .covering_row(&[(0, 2.0), (1, 1.0), (2, 1.0)], 2.0)
+                .packing_row(&[(1, 1.0)], 1.0)
+                .build()
+                .unwrap()
+        };
+        let p = program(1.2);
         let mut x = vec![1.0, 0.0, 0.0];
         let r = repair(&p, &mut x, &RepairOptions::default()).unwrap();
         assert_eq!(x, vec![0.0, 1.0, 1.0]);
         assert!((r.objective - 2.2).abs() < 1e-12);
         assert!(evaluate(&p, &x, 1e-9).is_feasible());
         // With x2 at 2.5 a shift would cost 1 + 2.5 > 3: x stays.
-        let p = PcBuilder::new(Sense::Minimise, 3)
-            .objective(vec![3.0, 1.0, 2.5])
-            .upper(1, Some(4))
-            .upper(2, Some(4))
-            .covering_row(&[(0, 2.0), (1, 1.0), (2, 1.0)], 2.0)
-            .packing_row(&[(1, 1.0)], 1.0)
-            .build()
-            .unwrap();
+        let p = program(2.5);
         let mut x = vec![1.0, 0.0, 0.0];
         repair(&p, &mut x, &RepairOptions::default()).unwrap();
         assert_eq!(x, vec![1.0, 0.0, 0.0]);
