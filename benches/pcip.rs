@@ -1,12 +1,8 @@
 //! Packing–covering engine benchmark (issue: pcip bench).
 //!
-//! Random placement programs: n jobs × m machines, integer worker counts
-//! `0 ≤ y_jm ≤ 8`, one covering row per job (`Σ_m s_jm·y_jm ≥ W_j`), two
-//! packing rows per machine (`Σ_j d_j^r·y_jm ≤ C_m^r`, r = GPU, NIC), costs in
-//! [1, 2]. Speeds s ∈ [0.5, 2), GPU demand ∈ [1, 4), NIC demand ∈ [0.1, 1),
-//! work W ∈ [5, 20); capacities are 1.3 × each machine's load when every job
-//! spreads evenly over all machines, so every instance is feasible and the
-//! packing rows matter. Data come from ChaCha8 with the instance seed.
+//! Random placement programs from the library's benchmark family
+//! ([`dmlsched::experiments::placement`]): n jobs × m machines, integer
+//! worker counts, one covering row per job, two packing rows per machine.
 //!
 //! Besides the criterion timings (LP; one rounding trial plus repair), the
 //! bench prints, per size, medians over 20 instance seeds of the full
@@ -16,49 +12,17 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use dmlsched::certificate::Sense;
+use dmlsched::experiments::placement::{BENCH_SIZES, placement as family};
 use dmlsched::lp::SolveOptions;
 use dmlsched::pcip::{
-    ExactMode, PcBuilder, PcProblem, RepairOptions, RoundingSolver, repair, round_independent,
-    scaled_point, solve_lp, trial_rng,
+    ExactMode, PcProblem, RepairOptions, RoundingSolver, repair, round_independent, scaled_point,
+    solve_lp, trial_rng,
 };
-use rand::rngs::ChaCha8Rng;
-use rand::{RngExt, SeedableRng};
 
-const SIZES: [(usize, usize); 3] = [(50, 20), (200, 50), (500, 100)];
+const SIZES: [(usize, usize); 3] = BENCH_SIZES;
 
 fn placement(jobs: usize, machines: usize, seed: u64) -> PcProblem {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let n = jobs * machines;
-    let speed: Vec<f64> = (0..n).map(|_| rng.random_range(0.5..2.0)).collect();
-    let gpu: Vec<f64> = (0..jobs).map(|_| rng.random_range(1.0..4.0)).collect();
-    let nic: Vec<f64> = (0..jobs).map(|_| rng.random_range(0.1..1.0)).collect();
-    let cost: Vec<f64> = (0..n).map(|_| rng.random_range(1.0..2.0)).collect();
-    let mut b = PcBuilder::new(Sense::Minimise, n).objective(cost);
-    for j in 0..n {
-        b = b.upper(j, Some(8));
-    }
-    let mut gpu_load = vec![0.0; machines];
-    let mut nic_load = vec![0.0; machines];
-    for j in 0..jobs {
-        let work = rng.random_range(5.0..20.0);
-        let row: Vec<(usize, f64)> = (0..machines)
-            .map(|m| (j * machines + m, speed[j * machines + m]))
-            .collect();
-        b = b.covering_row(&row, work);
-        for m in 0..machines {
-            let y = work / (machines as f64 * speed[j * machines + m]);
-            gpu_load[m] += gpu[j] * y;
-            nic_load[m] += nic[j] * y;
-        }
-    }
-    for m in 0..machines {
-        let g: Vec<(usize, f64)> = (0..jobs).map(|j| (j * machines + m, gpu[j])).collect();
-        b = b.packing_row(&g, 1.3 * gpu_load[m]);
-        let w: Vec<(usize, f64)> = (0..jobs).map(|j| (j * machines + m, nic[j])).collect();
-        b = b.packing_row(&w, 1.3 * nic_load[m]);
-    }
-    b.build().expect("the generator builds valid programs")
+    family(jobs, machines, seed).expect("the benchmark sizes are valid")
 }
 
 fn median(mut v: Vec<f64>) -> f64 {

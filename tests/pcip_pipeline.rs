@@ -107,15 +107,15 @@ fn ka3_integral_lp_rounds_deterministically() {
 #[test]
 fn ka4_best_of_k_frequencies() {
     let runs = 400;
+    // The rounding's own statistics: without the neighbourhood search
+    // (which turns every run into the optimum 15, checked below).
+    let rounding = |s, k| RoundingSolver {
+        neighbourhood: None,
+        ..solver(s, k, ExactMode::Never)
+    };
     let fifteen = |k| {
         (0..runs)
-            .filter(|&s| {
-                solver(s, k, ExactMode::Never)
-                    .solve(&ka4())
-                    .unwrap()
-                    .objective
-                    == 15.0
-            })
+            .filter(|&s| rounding(s, k).solve(&ka4()).unwrap().objective == 15.0)
             .count()
     };
     let f1 = fifteen(1) as f64 / runs as f64;
@@ -125,8 +125,12 @@ fn ka4_best_of_k_frequencies() {
     assert!(f8 >= 0.98, "k = 8: P[15] = {f8}");
     // Every result is 13 or 15 and certified.
     for s in 0..50 {
-        let sol = solver(s, 1, ExactMode::Never).solve(&ka4()).unwrap();
+        let sol = rounding(s, 1).solve(&ka4()).unwrap();
         assert!(sol.objective == 13.0 || sol.objective == 15.0);
+        sol.certificate.check(1e-9).unwrap();
+        // With the neighbourhood search (the default) one trial suffices.
+        let sol = solver(s, 1, ExactMode::Never).solve(&ka4()).unwrap();
+        assert_eq!(sol.objective, 15.0);
         sol.certificate.check(1e-9).unwrap();
     }
 }
@@ -193,7 +197,9 @@ fn pre_repair_statistics_match_the_exact_values() {
 fn same_seed_same_result() {
     let strip = |mut s: PcSolution| {
         s.certificate.run.stage_seconds.clear();
-        s.lp.seconds = 0.0;
+        if let Some(lp) = s.lp.as_mut() {
+            lp.seconds = 0.0;
+        }
         if let Some(e) = s.exact.as_mut() {
             e.seconds = 0.0;
         }
@@ -325,20 +331,49 @@ proptest! {
             (Some(opt), Ok(sol)) => {
                 prop_assert!(evaluate(&p, &sol.x, 1e-9).is_feasible());
                 let bound = sol.certificate.relaxation_bound.value;
+                let lp = sol.lp.as_ref().expect("the LP ran");
                 match s.sense {
                     Sense::Minimise => {
-                        prop_assert!(bound <= sol.lp.objective + 1e-7);
-                        prop_assert!(sol.lp.objective <= opt + 1e-7);
+                        prop_assert!(bound <= lp.objective + 1e-7);
+                        prop_assert!(lp.objective <= opt + 1e-7);
                         prop_assert!(sol.objective >= opt - 1e-9);
                     }
                     Sense::Maximise => {
-                        prop_assert!(bound >= sol.lp.objective - 1e-7);
-                        prop_assert!(sol.lp.objective >= opt - 1e-7);
+                        prop_assert!(bound >= lp.objective - 1e-7);
+                        prop_assert!(lp.objective >= opt - 1e-7);
                         prop_assert!(sol.objective <= opt + 1e-9);
                     }
                 }
                 prop_assert!(sol.certificate.check(1e-9).is_ok(), "{:?}", sol.certificate.check(1e-9));
             }
+        }
+    }
+
+    /// The improvement phase (reverse delete, greedy fill, shift moves) never
+    /// returns an infeasible or a worse point, and is deterministic: from a
+    /// feasible point (repaired without it) a repair with it keeps the point
+    /// feasible and its objective no worse, twice the same.
+    #[test]
+    fn improvement_never_worsens(s in small_pc(), start in proptest::collection::vec(0u32..=2, 1..=4)) {
+        let Some(p) = s.problem() else { return Ok(()); };
+        let mut x: Vec<f64> = (0..p.n_vars()).map(|j| f64::from(start[j % start.len()])).collect();
+        let off = RepairOptions { improve: false, ..RepairOptions::default() };
+        if repair(&p, &mut x, &off).is_err() {
+            return Ok(());
+        }
+        prop_assert!(evaluate(&p, &x, 1e-9).is_feasible());
+        let before = p.objective_value(&x);
+        let (mut a, mut b) = (x.clone(), x.clone());
+        let ra = repair(&p, &mut a, &RepairOptions::default());
+        let rb = repair(&p, &mut b, &RepairOptions::default());
+        prop_assert_eq!(&ra, &rb);
+        prop_assert_eq!(&a, &b);
+        prop_assert!(ra.is_ok(), "{:?}", ra);
+        prop_assert!(evaluate(&p, &a, 1e-9).is_feasible());
+        let after = p.objective_value(&a);
+        match s.sense {
+            Sense::Minimise => prop_assert!(after <= before + 1e-9, "{after} > {before}"),
+            Sense::Maximise => prop_assert!(after >= before - 1e-9, "{after} < {before}"),
         }
     }
 
@@ -542,4 +577,81 @@ fn hooks_are_checked_against_the_problem() {
         matches!(e, Err(PcError::InvalidOption { option: "x", .. })),
         "{e:?}"
     );
+}
+
+// ---------------------------------------------------------------------------
+// Anytime answers, the sub-MIP neighbourhood, the benchmark family.
+// ---------------------------------------------------------------------------
+
+/// A budget spent before the LP starts gives the greedy repair's point,
+/// feasible, with the trivial bound (0 for a minimisation with costs ≥ 0,
+/// `Σ v_j·u_j` for a maximisation), never an error or a silent LP answer.
+#[test]
+fn a_budget_too_short_for_the_lp_gives_the_greedy_point() {
+    use dmlsched::certificate::BoundKind;
+    use dmlsched::experiments::placement::placement;
+    let short = |p: &PcProblem| {
+        RoundingSolver {
+            time_limit_s: Some(1e-9),
+            ..RoundingSolver::default()
+        }
+        .solve(p)
+        .unwrap()
+    };
+    let p = placement(20, 10, 3).unwrap();
+    let sol = short(&p);
+    assert_eq!(sol.method, Method::Greedy);
+    assert!(sol.lp.is_none() && sol.trials.is_empty() && sol.beta.is_none());
+    assert!(evaluate(&p, &sol.x, 1e-9).is_feasible());
+    let bound = &sol.certificate.relaxation_bound;
+    assert_eq!((bound.kind, bound.value), (BoundKind::Trivial, 0.0));
+    assert_eq!(sol.certificate.algorithm, "pcip::greedy_repair");
+    sol.certificate.check(1e-9).unwrap();
+    // The same call twice gives the same point.
+    assert_eq!(short(&p).x, sol.x);
+    // Maximisation (KA4, binary): the bound is the sum of the values.
+    let p = ka4();
+    let sol = short(&p);
+    assert_eq!(sol.method, Method::Greedy);
+    let total: f64 = p.objective().iter().sum();
+    assert_eq!(sol.certificate.relaxation_bound.value, total);
+    sol.certificate.check(1e-9).unwrap();
+}
+
+/// The neighbourhood search only ever improves the rounded point, keeps
+/// it feasible and repeatable, and its options are checked.
+#[test]
+fn the_neighbourhood_search_improves_and_repeats() {
+    use dmlsched::experiments::placement::placement;
+    let p = placement(30, 10, 1).unwrap();
+    let with = solver(1, 4, ExactMode::Never);
+    let without = RoundingSolver {
+        neighbourhood: None,
+        ..with.clone()
+    };
+    let (a, b) = (with.solve(&p).unwrap(), without.solve(&p).unwrap());
+    assert!(a.objective <= b.objective + 1e-9);
+    assert!(evaluate(&p, &a.x, 1e-9).is_feasible());
+    a.certificate.check(1e-9).unwrap();
+    assert!(matches!(b.method, Method::Rounding { .. }));
+    if a.objective < b.objective - 1e-9 {
+        assert!(matches!(a.method, Method::Neighbourhood { .. }));
+    }
+    assert_eq!(with.solve(&p).unwrap().x, a.x);
+    for bad in [
+        Neighbourhood {
+            max_nodes: 0,
+            ..Neighbourhood::default()
+        },
+        Neighbourhood {
+            time_limit_s: Some(f64::NAN),
+            ..Neighbourhood::default()
+        },
+    ] {
+        let s = RoundingSolver {
+            neighbourhood: Some(bad),
+            ..RoundingSolver::default()
+        };
+        assert!(matches!(s.solve(&p), Err(PcError::InvalidOption { .. })));
+    }
 }

@@ -218,6 +218,13 @@ fn apply_options(model: &mut Model, opts: &SolveOptions) -> Result<(), LpError> 
         set_option(model, "time_limit", limit, &limit)?;
     }
     set_option(model, "mip_rel_gap", opts.mip_rel_gap, &opts.mip_rel_gap)?;
+    if let Some(nodes) = opts.mip_max_nodes {
+        let nodes = i32::try_from(nodes).map_err(|_| LpError::InvalidOption {
+            option: "mip_max_nodes",
+            reason: format!("{nodes} does not fit HiGHS's 32-bit integer"),
+        })?;
+        set_option(model, "mip_max_nodes", nodes, &nodes)?;
+    }
     Ok(())
 }
 

@@ -722,6 +722,12 @@ pub struct SolveOptions {
     pub relax_integrality: bool,
     /// Let the solver print its log to the console (default `false`: quiet).
     pub verbose: bool,
+    /// Most branch-and-bound nodes of a MIP solve (HiGHS `mip_max_nodes`),
+    /// `1..=2³¹−1`; `None` (default) means no limit. Unlike a time limit it
+    /// stops every run at the same point, so a node-limited solve is
+    /// repeatable. A solve that reaches it ends with a limit status
+    /// ([`LpStatus::SolutionLimit`] in HiGHS 1.15), not an error.
+    pub mip_max_nodes: Option<u32>,
 }
 
 impl Default for SolveOptions {
@@ -734,6 +740,7 @@ impl Default for SolveOptions {
             presolve: true,
             relax_integrality: false,
             verbose: false,
+            mip_max_nodes: None,
         }
     }
 }
@@ -785,6 +792,12 @@ impl SolveOptions {
         self
     }
 
+    /// Sets the MIP node limit.
+    pub fn with_mip_max_nodes(mut self, nodes: u32) -> Self {
+        self.mip_max_nodes = Some(nodes);
+        self
+    }
+
     /// Lets the solver log to the console when `true`.
     pub fn with_verbose(mut self, verbose: bool) -> Self {
         self.verbose = verbose;
@@ -793,7 +806,7 @@ impl SolveOptions {
 
     /// Checks the options: a time limit that is positive and not NaN, a
     /// finite non-negative MIP gap, at least one thread, a seed at most
-    /// [`MAX_SEED`](Self::MAX_SEED).
+    /// [`MAX_SEED`](Self::MAX_SEED), a node limit of at least one.
     ///
     /// # Errors
     ///
@@ -817,6 +830,14 @@ impl SolveOptions {
             return Err(LpError::InvalidOption {
                 option: "threads",
                 reason: format!("must be between 1 and {}, got {}", i32::MAX, self.threads),
+            });
+        }
+        if let Some(n) = self.mip_max_nodes
+            && (n == 0 || n > i32::MAX as u32)
+        {
+            return Err(LpError::InvalidOption {
+                option: "mip_max_nodes",
+                reason: format!("must be between 1 and {}, got {n}", i32::MAX),
             });
         }
         if self.seed > Self::MAX_SEED {
@@ -1535,6 +1556,21 @@ mod tests {
         assert_eq!(o.clone().without_time_limit().time_limit_s, None);
         assert!(o.validate().is_ok());
         assert!(d.clone().with_time_limit(f64::INFINITY).validate().is_ok());
+        assert_eq!(d.mip_max_nodes, None);
+        assert_eq!(d.clone().with_mip_max_nodes(9).mip_max_nodes, Some(9));
+        assert!(d.clone().with_mip_max_nodes(1).validate().is_ok());
+        for bad in [
+            d.clone().with_mip_max_nodes(0),
+            d.clone().with_mip_max_nodes(u32::MAX),
+        ] {
+            assert!(matches!(
+                bad.validate(),
+                Err(LpError::InvalidOption {
+                    option: "mip_max_nodes",
+                    ..
+                })
+            ));
+        }
         for bad in [
             d.clone().with_time_limit(0.0),
             d.clone().with_time_limit(f64::NAN),

@@ -8,6 +8,7 @@ mod error;
 #[cfg(feature = "serde")]
 mod io;
 pub mod known_answers;
+mod neighbourhood;
 mod problem;
 mod relax;
 mod repair;
@@ -19,6 +20,7 @@ pub use bounds::{Beta, RowBounds};
 pub use error::{Field, GroupIssue, PcError, RepairFailure, RowClass, RowRef, RowReport};
 #[cfg(feature = "serde")]
 pub use io::PC_FORMAT_VERSION;
+pub use neighbourhood::Neighbourhood;
 pub use problem::{
     ColKind, Evaluation, MAX_EXACT_INTEGER, MAX_VARS, PcBuilder, PcProblem, RowLabels, RowSense,
     evaluate,

@@ -25,6 +25,7 @@ use std::cmp::Ordering;
 use std::collections::BTreeSet;
 
 mod moves;
+mod shift;
 
 use moves::Phase;
 pub use moves::{Move, MoveSource, repair_with};
@@ -188,7 +189,7 @@ fn run_phases<'p>(
     let shrink_moves = model(&mut st, x, Phase::Shrink)? + shrink(&mut st, x)?;
     let grow_moves = model(&mut st, x, Phase::Grow)? + grow(&mut st, x)?;
     let prune_moves = if opts.improve {
-        model(&mut st, x, Phase::Prune)? + st.improve(x)
+        model(&mut st, x, Phase::Prune)? + st.improve(x) + st.shift(x)
     } else {
         0
     };

@@ -6,16 +6,17 @@ use std::time::Instant;
 
 use super::bounds::{Beta, RowBounds, beta_for, row_failure_bounds};
 use super::error::{PcError, RepairFailure, RowClass};
+use super::neighbourhood::{self, Neighbourhood};
 use super::problem::{PcProblem, evaluate};
 use super::relax::{ExactResult, LpRelaxation, MipOptions, solve_exact, solve_lp};
 use super::repair::{MoveSource, RepairOptions, repair, repair_with};
 use super::rounding::{round_independent, scaled_point, trial_rng};
 use super::structure::{Derive, Structure, round_structured};
 use crate::certificate::{
-    Certificate, ConstraintClass, ExactInfo, ExactStatus, FeasibilityReport, Guarantee,
-    GuaranteeScope, RunInfo, Sense,
+    Bound, BoundKind, Certificate, ConstraintClass, ExactInfo, ExactStatus, FeasibilityReport,
+    Guarantee, GuaranteeScope, RunInfo, Sense,
 };
-use crate::lp::SolveOptions;
+use crate::lp::{LpStatus, SolveOptions};
 use crate::model::units::Num;
 
 /// When the exact MIP runs in the pipeline.
@@ -63,11 +64,33 @@ pub struct RoundingSolver {
     /// relaxation and the MIP each get at most what is left of it (and at
     /// most their own limits); trials stop when it is spent. Reaching it
     /// with a feasible point is not an error: the best point so far is
-    /// returned, with its certificate. Without any point, the LP's limit
-    /// status or [`PcError::TimeLimit`]. When the budget runs out before
+    /// returned, with its certificate. When the budget runs out before
     /// the trials and no point is known, one trial still runs (one rounding
-    /// and one repair, far cheaper than the LP).
+    /// and one repair, far cheaper than the LP). When the LP relaxation
+    /// itself stops at a time limit (this one or its own), the answer is the
+    /// greedy repair of the zero point with the improvement phase
+    /// ([`Method::Greedy`]): no LP, so the certificate's bound is the
+    /// trivial one ([`BoundKind::Trivial`]); if that repair fails too, the
+    /// LP's limit status or [`PcError::TimeLimit`].
     pub time_limit_s: Option<f64>,
+    /// The sub-MIP neighbourhood search run on the best rounded point
+    /// (default `Some` with [`Neighbourhood::default`]; `None` skips it):
+    /// the integer columns where that point and the LP point agree are
+    /// fixed, the MIP solver searches the others under a node limit, and a
+    /// point it finds replaces the rounded one only when [`evaluate`]
+    /// accepts it and it is strictly better ([`Method::Neighbourhood`]).
+    /// With [`time_limit_s`](Self::time_limit_s) the search continues while
+    /// time is left, around the best point so far, with three times as many
+    /// free columns per row each round, until every column is free.
+    pub neighbourhood: Option<Neighbourhood>,
+    /// Seconds to spend, after the trials, on a stronger bound: the exact
+    /// MIP (without presolve, since its dual bound serves as a proof) under
+    /// this time limit and what is left of the budget (default `None`: no
+    /// such solve). Its dual bound enters the certificate as
+    /// [`BoundKind::MipDual`] when tighter than the LP's; its incumbent is
+    /// returned when strictly better than the pipeline's point. Skipped when
+    /// the MIP already ran.
+    pub bound_budget_s: Option<f64>,
 }
 
 impl Default for RoundingSolver {
@@ -81,6 +104,8 @@ impl Default for RoundingSolver {
             lp: SolveOptions::default(),
             mip: MipOptions::default(),
             time_limit_s: None,
+            neighbourhood: Some(Neighbourhood::default()),
+            bound_budget_s: None,
         }
     }
 }
@@ -130,6 +155,16 @@ pub enum Method {
     Exact,
     /// The exact MIP, run because every trial failed.
     ExactFallback,
+    /// The sub-MIP neighbourhood search around a rounding trial's point
+    /// ([`RoundingSolver::neighbourhood`]).
+    Neighbourhood {
+        /// The trial whose point the search started from.
+        trial: u32,
+    },
+    /// The greedy repair from the zero point (with the improvement phase),
+    /// run because the LP relaxation stopped at a time limit: a feasible
+    /// point without the LP's bound (the certificate's bound is trivial).
+    Greedy,
 }
 
 /// Result of [`RoundingSolver::solve`].
@@ -141,14 +176,15 @@ pub struct PcSolution {
     pub objective: f64,
     /// Which step produced it.
     pub method: Method,
-    /// The LP relaxation.
-    pub lp: LpRelaxation,
-    /// The β used.
-    pub beta: f64,
+    /// The LP relaxation (`None` when it stopped at a time limit and the
+    /// point comes from [`Method::Greedy`]).
+    pub lp: Option<LpRelaxation>,
+    /// The β used (`None` without the LP).
+    pub beta: Option<f64>,
     /// The a-priori per-row failure bounds of one trial (Chernoff tails per
     /// row, combined by Harris–FKG within a class and a union bound across
-    /// classes).
-    pub row_bounds: RowBounds,
+    /// classes); `None` without the LP.
+    pub row_bounds: Option<RowBounds>,
     /// The exact MIP result, if it ran.
     pub exact: Option<ExactResult>,
     /// Per-trial statistics.
@@ -323,6 +359,15 @@ impl Budget {
         self.remaining().is_some_and(|r| r <= 0.0)
     }
 
+    /// [`cap`](Self::cap) for an optional own limit: `Some(None)` (no limit
+    /// at all) when there is neither an own limit nor a budget.
+    fn cap_opt(&self, own: Option<f64>) -> Option<Option<f64>> {
+        match (own, self.remaining()) {
+            (None, None) => Some(None),
+            (own, _) => self.cap(own.unwrap_or(f64::INFINITY)).map(Some),
+        }
+    }
+
     /// A solver limit of `own` seconds cut to what is left; `None` when
     /// nothing is left.
     fn cap(&self, own: f64) -> Option<f64> {
@@ -382,6 +427,37 @@ fn no_point(
     })))
 }
 
+/// Whether `e` says the LP relaxation stopped at a time limit (its own, or
+/// the whole solve's budget).
+fn stopped_by_time(e: &PcError) -> bool {
+    matches!(
+        e,
+        PcError::LpLimit {
+            status: LpStatus::TimeLimit
+        } | PcError::TimeLimit { .. }
+    )
+}
+
+/// The bound every point respects by its box alone: in the canonical
+/// minimisation `Σ_j min(0, c_j)·u_j` (`0` when no cost is negative, `−∞`
+/// when a negative cost has no upper bound), reported in the user's sense.
+pub(crate) fn trivial_bound(p: &PcProblem) -> Bound {
+    let canonical = |v: f64| match p.sense() {
+        Sense::Minimise => v,
+        Sense::Maximise => -v,
+    };
+    let lower: f64 = p
+        .objective()
+        .iter()
+        .enumerate()
+        .map(|(j, &v)| {
+            let c = canonical(v);
+            if c < 0.0 { c * p.upper(j) } else { 0.0 }
+        })
+        .sum();
+    Bound::new(canonical(lower) + 0.0, BoundKind::Trivial)
+}
+
 /// Whether `a` is strictly better than `b` in `sense`.
 fn better(sense: Sense, a: f64, b: f64) -> bool {
     match sense {
@@ -414,7 +490,10 @@ impl RoundingSolver {
     /// # Errors
     ///
     /// LP outcomes ([`PcError::LpInfeasible`] …, [`PcError::LpLimit`] when
-    /// the LP stops at a limit), [`PcError::IntegerInfeasible`] when the MIP
+    /// the LP stops at a limit other than time, or at a time limit and the
+    /// greedy repair of the zero point fails as well; [`PcError::TimeLimit`]
+    /// likewise when the budget was spent before the LP started),
+    /// [`PcError::IntegerInfeasible`] when the MIP
     /// proves infeasibility, [`PcError::RepairFailed`] (the trial with the
     /// least remaining deficit) when no trial repairs and no exact solve runs
     /// or finds a point, [`PcError::MipNoIncumbent`] when the MIP stops at a
@@ -446,10 +525,31 @@ impl RoundingSolver {
         if let Some(s) = hooks.structure {
             s.check(p)?;
         }
+        if let Some(n) = &self.neighbourhood {
+            n.validate()?;
+        }
+        if let Some(b) = self.bound_budget_s
+            && !(b.is_finite() && b > 0.0)
+        {
+            return Err(PcError::InvalidOption {
+                option: "bound_budget_s",
+                reason: format!("must be positive and finite, got {}", Num(b)),
+            });
+        }
         let clock = Budget::start(self.time_limit_s)?;
         let mut run = RunInfo::new().with_seed(self.seed, "ChaCha8");
         let t_lp = Instant::now();
-        let lp = solve_lp(p, &clock.lp_options(&self.lp, "lp")?)?;
+        let lp = match clock
+            .lp_options(&self.lp, "lp")
+            .and_then(|o| solve_lp(p, &o))
+        {
+            Ok(lp) => lp,
+            Err(e) if stopped_by_time(&e) => {
+                run.add_stage("lp", t_lp.elapsed().as_secs_f64());
+                return self.greedy(p, hooks, e, run);
+            }
+            Err(e) => return Err(e),
+        };
         run.add_stage("lp", t_lp.elapsed().as_secs_f64());
         run.lp_solves = 1;
         run.lp_iterations = lp.simplex_iterations.unwrap_or(0).max(0) as u64;
@@ -479,7 +579,7 @@ impl RoundingSolver {
         let may_fall_back = matches!(self.exact, ExactMode::Fallback | ExactMode::IfSmall { .. });
         let mut exact: Option<ExactResult> = None;
         let mut best: Option<Best> = None;
-        if small && let Some(e) = self.run_exact(p, &clock, &mut run)? {
+        if small && let Some(e) = self.run_exact(p, &clock, &mut run, self.mip.time_limit_s)? {
             best =
                 e.x.clone()
                     .zip(e.incumbent)
@@ -495,11 +595,29 @@ impl RoundingSolver {
         run.add_stage("rounding_repair", t_round.elapsed().as_secs_f64());
         run.trials = trials.records.len() as u32;
         run.repair_moves = trials.moves;
+        if !trials.proven_by_bound {
+            self.run_neighbourhood(p, &lp, &clock, &mut run, &mut best)?;
+        }
+        if let Some(budget) = self.bound_budget_s
+            && exact.is_none()
+            && best.is_some()
+            && !trials.proven_by_bound
+            && let Some(e) = self.run_exact(p, &clock, &mut run, budget)?
+        {
+            if let (Some(xe), Some(v)) = (&e.x, e.incumbent)
+                && best
+                    .as_ref()
+                    .is_some_and(|(_, b, _)| better(p.sense(), v, *b))
+            {
+                best = Some((xe.clone(), v, Method::Exact));
+            }
+            exact = Some(e);
+        }
 
         if best.is_none()
             && may_fall_back
             && exact.is_none()
-            && let Some(e) = self.run_exact(p, &clock, &mut run)?
+            && let Some(e) = self.run_exact(p, &clock, &mut run, self.mip.time_limit_s)?
         {
             best =
                 e.x.clone()
@@ -510,7 +628,7 @@ impl RoundingSolver {
         let Some((x, objective, method)) = best else {
             return Err(no_point(exact.as_ref(), trials.least_bad, &clock));
         };
-        if let Method::Rounding { trial } = method {
+        if let Method::Rounding { trial } | Method::Neighbourhood { trial } = method {
             run.best_trial = Some(trial);
         }
 
@@ -531,9 +649,9 @@ impl RoundingSolver {
             x,
             objective,
             method,
-            lp,
-            beta,
-            row_bounds,
+            lp: Some(lp),
+            beta: Some(beta),
+            row_bounds: Some(row_bounds),
             exact,
             trials: trials.records,
             certificate,
@@ -619,15 +737,67 @@ impl RoundingSolver {
         Ok(out)
     }
 
-    /// Runs the exact MIP within what is left of the time budget and
-    /// records it in `run`; `None` when no time is left for it.
+    /// The sub-MIP neighbourhood search around `best` when it comes from a
+    /// rounding trial, within what is left of the budget; replaces `best`
+    /// with a strictly better point. Under a budget, rounds with wider
+    /// neighbourhoods follow while time is left.
+    fn run_neighbourhood(
+        &self,
+        p: &PcProblem,
+        lp: &LpRelaxation,
+        clock: &Budget,
+        run: &mut RunInfo,
+        best: &mut Option<Best>,
+    ) -> Result<(), PcError> {
+        let Some(opts) = self.neighbourhood else {
+            return Ok(());
+        };
+        let trial = match best.as_ref() {
+            Some((_, _, Method::Rounding { trial })) => *trial,
+            _ => return Ok(()),
+        };
+        let ints = (0..p.n_vars()).filter(|&j| p.is_integer(j)).count();
+        let mut round = opts;
+        // No limit of its own and no budget: the node limit alone, so that
+        // the default pipeline is repeatable on any machine.
+        while let Some(limit) = clock.cap_opt(opts.time_limit_s)
+            && let Some((x, _, _)) = best.as_ref()
+        {
+            let t = Instant::now();
+            let out = neighbourhood::search(
+                p,
+                x,
+                (&lp.x, &lp.reduced_costs),
+                &round,
+                limit,
+                self.repair.feas_tol,
+            )?;
+            run.add_stage("sub_mip", t.elapsed().as_secs_f64());
+            run.lp_solves += 1;
+            if let Some((y, v)) = out.better {
+                *best = Some((y, v, Method::Neighbourhood { trial }));
+            }
+            // Without a budget, one round (repeatable); with one, widen the
+            // neighbourhood threefold while time is left and columns are fixed.
+            if self.time_limit_s.is_none() || out.free >= ints || clock.expired() {
+                break;
+            }
+            round.free_per_row = (round.free_per_row * 3.0).max(1.0);
+        }
+        Ok(())
+    }
+
+    /// Runs the exact MIP for at most `own` seconds and what is left of
+    /// the time budget, and records it in `run`; `None` when no time is left
+    /// for it.
     fn run_exact(
         &self,
         p: &PcProblem,
         clock: &Budget,
         run: &mut RunInfo,
+        own: f64,
     ) -> Result<Option<ExactResult>, PcError> {
-        let Some(limit) = clock.cap(self.mip.time_limit_s) else {
+        let Some(limit) = clock.cap(own) else {
             return Ok(None);
         };
         let opts = MipOptions {
@@ -641,26 +811,8 @@ impl RoundingSolver {
         Ok(Some(e))
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn certificate(
-        &self,
-        p: &PcProblem,
-        x: &[f64],
-        objective: f64,
-        method: Method,
-        lp: &LpRelaxation,
-        (y, independent): (&[f64], bool),
-        beta: f64,
-        bounds: &RowBounds,
-        exact: Option<&ExactResult>,
-        proven_by_bound: bool,
-        run: RunInfo,
-    ) -> Certificate {
-        let algorithm = match method {
-            Method::Rounding { .. } => "pcip::randomized_rounding",
-            Method::Exact | Method::ExactFallback => "pcip::exact_mip",
-        };
-        let returned_exact = !matches!(method, Method::Rounding { .. });
+    /// The feasibility report of `x`, rechecked with [`evaluate`].
+    fn feasibility(&self, p: &PcProblem, x: &[f64]) -> FeasibilityReport {
         let eval = evaluate(p, x, self.repair.feas_tol);
         let mut feas = if self.repair.packing_slack > 0.0 {
             FeasibilityReport::bicriteria(self.repair.packing_slack)
@@ -686,6 +838,81 @@ impl RoundingSolver {
             };
             feas.record(ConstraintClass::Other, j, excess, u);
         }
+        feas
+    }
+
+    /// The answer when the LP relaxation stopped at a time limit (`stopped`,
+    /// returned when this fails too): the zero point, derived, repaired with
+    /// the model's moves (or the unit moves) and improved, with a certificate
+    /// whose bound is the trivial one ([`trivial_bound`]).
+    fn greedy(
+        &self,
+        p: &PcProblem,
+        hooks: &Hooks<'_>,
+        stopped: PcError,
+        mut run: RunInfo,
+    ) -> Result<PcSolution, PcError> {
+        let t = Instant::now();
+        let mut x = vec![0.0; p.n_vars()];
+        if let Some(d) = hooks.derive {
+            d.derive(p, &mut x);
+        }
+        let repaired = match hooks.moves {
+            Some(m) => repair_with(p, &mut x, &self.repair, m),
+            None => repair(p, &mut x, &self.repair),
+        };
+        let report = match repaired {
+            Ok(r) => r,
+            Err(PcError::RepairFailed(_)) => return Err(stopped),
+            Err(e) => return Err(e),
+        };
+        run.add_stage("greedy_repair", t.elapsed().as_secs_f64());
+        run.repair_moves = report.moves;
+        let objective = p.objective_value(&x);
+        let certificate = Certificate::new(
+            "pcip::greedy_repair",
+            p.sense(),
+            objective,
+            trivial_bound(p),
+        )
+        .with_feasibility(self.feasibility(p, &x))
+        .with_run(run);
+        Ok(PcSolution {
+            x,
+            objective,
+            method: Method::Greedy,
+            lp: None,
+            beta: None,
+            row_bounds: None,
+            exact: None,
+            trials: Vec::new(),
+            certificate,
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn certificate(
+        &self,
+        p: &PcProblem,
+        x: &[f64],
+        objective: f64,
+        method: Method,
+        lp: &LpRelaxation,
+        (y, independent): (&[f64], bool),
+        beta: f64,
+        bounds: &RowBounds,
+        exact: Option<&ExactResult>,
+        proven_by_bound: bool,
+        run: RunInfo,
+    ) -> Certificate {
+        let algorithm = match method {
+            Method::Rounding { .. } => "pcip::randomized_rounding",
+            Method::Neighbourhood { .. } => "pcip::randomized_rounding+sub_mip",
+            Method::Exact | Method::ExactFallback => "pcip::exact_mip",
+            Method::Greedy => "pcip::greedy_repair",
+        };
+        let returned_exact = matches!(method, Method::Exact | Method::ExactFallback);
+        let feas = self.feasibility(p, x);
         let mut cert = Certificate::new(algorithm, p.sense(), objective, lp.safe_bound.clone())
             .with_feasibility(feas)
             .with_run(run);
