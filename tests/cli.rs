@@ -196,6 +196,7 @@ fn bad_input_exits_with_code_two_and_one_line() {
         vec!["replay", RING, "--tiresias-thresholds", "7200,3250"],
         vec!["pcip", "/no/such/problem.json"],
         vec!["pcip", "examples/pcip/ka5.json", "--time-limit", "0"],
+        vec!["pcip", "examples/pcip/ka5.json", "--bound-budget", "-1"],
         // An infeasible program has no answer: bad input, not a failed run.
         vec!["pcip", "examples/pcip/ka6.json"],
     ];
@@ -355,4 +356,16 @@ fn pcip_solves_the_known_answer_programs() {
         assert_eq!(v["objective"].as_f64(), Some(opt), "{name}");
         assert_eq!(v["certificate"]["exact"]["status"], "Optimal", "{name}");
     }
+    // The pipeline with a bound budget certifies ka5's optimum too.
+    let out = dmlsched(&[
+        "pcip",
+        "examples/pcip/ka5.json",
+        "--bound-budget",
+        "5",
+        "--no-neighbourhood",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["objective"].as_f64(), Some(15.0));
+    assert_eq!(v["certificate"]["exact"]["dual_bound"].as_f64(), Some(15.0));
 }

@@ -21,9 +21,19 @@ pub(crate) struct PcipArgs {
     /// Solve the exact MIP (its optimum is returned when proven).
     #[arg(long)]
     exact: bool,
-    /// Bound on the whole solve (LP, MIP and trials together), seconds.
+    /// Bound on the whole solve (LP, MIP, trials and the neighbourhood
+    /// search together), seconds. If the LP relaxation does not finish in
+    /// time, the answer is a greedy feasible point with the trivial bound.
     #[arg(long, value_name = "S")]
     time_limit: Option<f64>,
+    /// Skip the sub-MIP neighbourhood search around the best rounded point.
+    #[arg(long)]
+    no_neighbourhood: bool,
+    /// Seconds to spend, after the trials, on the exact MIP's dual bound (a
+    /// tighter certified bound than the LP's; its incumbent is returned when
+    /// better).
+    #[arg(long, value_name = "S")]
+    bound_budget: Option<f64>,
 }
 
 /// `dmlsched pcip`: prints one JSON object `{"x", "objective", "method",
@@ -39,6 +49,10 @@ pub(crate) fn run(args: &PcipArgs) -> Result<(), CliError> {
     if args.exact {
         solver.exact = ExactMode::Always;
     }
+    if args.no_neighbourhood {
+        solver.neighbourhood = None;
+    }
+    solver.bound_budget_s = args.bound_budget;
     if let Some(s) = args.time_limit {
         if !(s.is_finite() && s > 0.0) {
             return Err(CliError::Input(format!(
