@@ -342,6 +342,17 @@ fn replay_runs_baselines_and_oasis_on_a_trace_and_writes_reports() {
     ] {
         assert!(std::fs::metadata(out_dir.join(f)).unwrap().len() > 0, "{f}");
     }
+    // Every job OASiS rejected says why, in the per-job table and the
+    // printed summary.
+    let jobs = std::fs::read_to_string(out_dir.join("jobs-oasis-x1-seed0.csv")).unwrap();
+    for row in jobs.lines().skip(1) {
+        let cols: Vec<&str> = row.split(',').collect();
+        let (rejected, why) = (cols[13], cols[15]);
+        assert_eq!(rejected == "true", !why.is_empty(), "{row}");
+    }
+    if jobs.lines().any(|l| l.contains(",true,false,")) {
+        assert!(stdout.contains("rejected\n"), "{stdout}");
+    }
     // The printed table names the share of each resource held.
     assert!(stdout.contains("GPU") && stdout.contains("CPU") && stdout.contains("NIC"));
     std::fs::remove_dir_all(&dir).unwrap();

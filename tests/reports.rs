@@ -57,18 +57,18 @@ fn jobs_csv_header_and_rows_are_exact() {
     assert_eq!(
         lines[0],
         "policy,seed,job,arrival_s,start_s,finish_s,jct_s,queueing_s,utility,gpu_seconds,\
-         preemptions,reconfigurations,admitted,rejected,completed"
+         preemptions,reconfigurations,admitted,rejected,completed,rejection"
     );
     // One GPU: job 0 runs 0–50 s, job 1 waits 10–50 and runs 50–100,
     // job 2 waits 20–100 and runs 100–110.
-    assert_eq!(lines[1], "fifo,42,0,0,0,50,50,0,1,50,0,0,true,false,true");
+    assert_eq!(lines[1], "fifo,42,0,0,0,50,50,0,1,50,0,0,true,false,true,");
     assert_eq!(
         lines[2],
-        "fifo,42,1,10,50,100,90,40,1,50,0,0,true,false,true"
+        "fifo,42,1,10,50,100,90,40,1,50,0,0,true,false,true,"
     );
     assert_eq!(
         lines[3],
-        "fifo,42,2,20,100,110,90,80,1,10,0,0,true,false,true"
+        "fifo,42,2,20,100,110,90,80,1,10,0,0,true,false,true,"
     );
     assert_eq!(lines.len(), 4);
 }
@@ -100,7 +100,7 @@ fn unfinished_jobs_and_nan_statistics_are_empty_cells() {
     let text = jobs_csv(&m, &r);
     assert_eq!(
         text.lines().nth(1).unwrap(),
-        "fifo,42,0,0,0,,,0,0,50,0,0,true,false,false"
+        "fifo,42,0,0,0,,,0,0,50,0,0,true,false,false,"
     );
     let s = r.summary();
     assert!(s.avg_jct_s.is_nan() && s.makespan_s.is_nan());

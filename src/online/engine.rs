@@ -57,6 +57,20 @@ pub enum RejectReason {
     },
 }
 
+impl RejectReason {
+    /// The simulator's [`Rejection`](crate::sim::Rejection) for this
+    /// reason; `why` explains an unschedulable job (called only then).
+    pub fn to_rejection(self, why: impl FnOnce() -> String) -> crate::sim::Rejection {
+        match self {
+            RejectReason::Unschedulable => crate::sim::Rejection::Unschedulable { why: why() },
+            RejectReason::NoFeasiblePlan => crate::sim::Rejection::NoRoom,
+            RejectReason::NonPositivePayoff { payoff } => {
+                crate::sim::Rejection::NotWorthIt { payoff }
+            }
+        }
+    }
+}
+
 /// The irrevocable decision on one job.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Decision<P> {
@@ -252,6 +266,16 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
     /// The current prices and residuals.
     pub fn view(&self) -> PriceView<'_> {
         PriceView::new(&self.ledger, &self.bounds)
+    }
+
+    /// Why the last job stepped was rejected, as the simulator records it
+    /// (`None` when it was admitted or no job was stepped); `why` explains
+    /// an unschedulable job (called only then).
+    pub fn last_rejection(&self, why: impl FnOnce() -> String) -> Option<crate::sim::Rejection> {
+        match self.outcomes.last().map(|o| &o.decision) {
+            Some(Decision::Rejected(r)) => Some(r.to_rejection(why)),
+            _ => None,
+        }
     }
 
     /// The outcomes so far.

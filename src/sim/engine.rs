@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
-use crate::model::{GpuId, Instance, Resources, units};
+use crate::model::{GpuId, Instance, JobId, Resources, units};
 use crate::schedule::Tasks;
 use crate::timing::{ProgressMode, iterations_in};
 
@@ -12,7 +12,7 @@ use super::result::{AllocationRecord, JobRecord, SimResult, UtilizationPoint};
 use super::state::{JobRun, JobStatus, boundary_slot, first_plannable_slot, next_boundary_slot};
 use super::view::SimView;
 use super::work::{self, PsTiming};
-use super::{Event, Policy, SimError};
+use super::{Event, Policy, Rejection, SimError};
 
 /// When the policy is asked to decide.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -171,7 +171,7 @@ pub fn simulate<P: Policy + ?Sized>(
         }
         e.advance_to(next);
     };
-    Ok(e.finish(policy.name(), start, stalled))
+    Ok(e.finish(policy.name(), |j| policy.rejection(j), start, stalled))
 }
 
 /// The event sources outside the engine's job state.
@@ -536,7 +536,13 @@ impl<'a> Engine<'a> {
         }
     }
 
-    fn finish(mut self, policy: String, start_s: f64, stalled: bool) -> SimResult {
+    fn finish(
+        mut self,
+        policy: String,
+        rejection: impl Fn(JobId) -> Option<Rejection>,
+        start_s: f64,
+        stalled: bool,
+    ) -> SimResult {
         for p in self.running.clone() {
             self.close_record(p);
         }
@@ -569,6 +575,11 @@ impl<'a> Engine<'a> {
                     preemptions: r.preemptions,
                     reconfigurations: r.reconfigurations,
                     remaining_work: r.remaining,
+                    rejection: if r.status == JobStatus::Rejected {
+                        rejection(job.id)
+                    } else {
+                        None
+                    },
                 }
             })
             .collect();

@@ -157,7 +157,7 @@ mod work;
 
 pub use engine::{Decisions, SimOptions, StopAt, simulate};
 pub use error::SimError;
-pub use policy::{Action, Event, Policy};
+pub use policy::{Action, Event, Policy, Rejection};
 pub use result::{
     AllocationRecord, JobRecord, ResourceUse, RunSummary, SimResult, UtilizationPoint, percentile,
 };

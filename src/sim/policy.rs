@@ -41,6 +41,63 @@ impl Event {
     }
 }
 
+/// Why a policy turned a job away ([`Policy::rejection`]; recorded in
+/// [`JobRecord::rejection`](super::JobRecord::rejection)).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum Rejection {
+    /// The job cannot run even on an empty cluster within the horizon:
+    /// `why` says what it lacks (a horizon too short, tasks larger than a
+    /// machine).
+    Unschedulable {
+        /// What the job lacks.
+        why: String,
+    },
+    /// No plan fits the capacity left before the horizon.
+    NoRoom,
+    /// The best plan is not worth its cost at the current prices: its
+    /// utility minus its priced cost is `payoff ≤ 0` (or below the
+    /// admission threshold).
+    NotWorthIt {
+        /// Utility minus cost of the best plan.
+        payoff: f64,
+    },
+    /// A reason of the policy's own.
+    Other {
+        /// The reason.
+        why: String,
+    },
+}
+
+impl Rejection {
+    /// A short label of the kind, for grouping (`"unschedulable"`, `"no
+    /// room"`, `"not worth its cost"`, `"other"`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Rejection::Unschedulable { .. } => "unschedulable",
+            Rejection::NoRoom => "no room",
+            Rejection::NotWorthIt { .. } => "not worth its cost",
+            Rejection::Other { .. } => "other",
+        }
+    }
+}
+
+impl std::fmt::Display for Rejection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Rejection::Unschedulable { why } => write!(f, "unschedulable: {why}"),
+            Rejection::NoRoom => write!(f, "no plan fits the capacity left before the horizon"),
+            Rejection::NotWorthIt { payoff } => write!(
+                f,
+                "not worth its cost at the current prices (utility − cost = {:.4})",
+                crate::model::units::Num(*payoff)
+            ),
+            Rejection::Other { why } => write!(f, "{why}"),
+        }
+    }
+}
+
 /// A decision of the policy about one job.
 ///
 /// All actions of one answer of [`Policy::on_event`] are applied as one
@@ -193,6 +250,15 @@ pub trait Policy {
         let _ = view;
         None
     }
+
+    /// Why the policy rejected `job` ([`Action::Reject`]), when it can say;
+    /// the simulator records it in the job's
+    /// [`JobRecord::rejection`](super::JobRecord::rejection) at the end of
+    /// the run. `None` (the default) says nothing.
+    fn rejection(&self, job: JobId) -> Option<Rejection> {
+        let _ = job;
+        None
+    }
 }
 
 impl<P: Policy + ?Sized> Policy for Box<P> {
@@ -206,5 +272,9 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
 
     fn next_wakeup_s(&self, view: &SimView<'_>) -> Option<f64> {
         (**self).next_wakeup_s(view)
+    }
+
+    fn rejection(&self, job: JobId) -> Option<Rejection> {
+        (**self).rejection(job)
     }
 }

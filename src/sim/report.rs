@@ -135,7 +135,7 @@ fn opt(x: Option<f64>) -> String {
 }
 
 /// Header of [`write_jobs_csv`].
-pub const JOBS_HEADER: [&str; 15] = [
+pub const JOBS_HEADER: [&str; 16] = [
     "policy",
     "seed",
     "job",
@@ -151,6 +151,7 @@ pub const JOBS_HEADER: [&str; 15] = [
     "admitted",
     "rejected",
     "completed",
+    "rejection",
 ];
 
 /// Header of [`write_summary_csv`].
@@ -199,6 +200,7 @@ pub const UTILIZATION_HEADER: [&str; 6] = [
 /// | `gpu_seconds` | GPU-seconds held, reconfiguration included |
 /// | `preemptions`, `reconfigurations` | counts |
 /// | `admitted`, `rejected`, `completed` | `true` / `false` |
+/// | `rejection` | why the policy rejected the job ([`Rejection`](super::Rejection)'s text), empty when it did not or did not say |
 ///
 /// # Errors
 ///
@@ -242,6 +244,9 @@ pub fn write_jobs_csv_runs<W: Write>(
                 j.admitted.to_string(),
                 j.rejected.to_string(),
                 j.finish_s.is_some().to_string(),
+                j.rejection
+                    .as_ref()
+                    .map_or_else(String::new, |r| r.to_string()),
             ])?;
         }
     }
@@ -393,6 +398,7 @@ mod tests {
             preemptions: 0,
             reconfigurations: 2,
             remaining_work: 0.0,
+            rejection: None,
         }
     }
 

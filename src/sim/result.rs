@@ -54,6 +54,10 @@ pub struct JobRecord {
     /// Work still to do at the end (0 when finished): mini-batches for PS
     /// jobs, iterations for ring-all-reduce jobs.
     pub remaining_work: f64,
+    /// Why the policy rejected the job, when it said
+    /// ([`Policy::rejection`](super::Policy::rejection)).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub rejection: Option<super::Rejection>,
 }
 
 /// One step of the cluster's GPU use: from `time_s` until the next point,

@@ -1,8 +1,10 @@
 //! The GADGET-style scheduler as a simulator [`Policy`]: every arrival is
 //! priced and either reserved for good ([`Action::Reserve`]) or rejected.
 
+use std::collections::BTreeMap;
+
 use crate::model::{Instance, JobId};
-use crate::sim::{Action, Event, Policy, SimView};
+use crate::sim::{Action, Event, Policy, Rejection, SimView};
 
 use super::error::GadgetError;
 use super::model::GadgetJob;
@@ -56,6 +58,8 @@ pub struct GadgetPolicy {
     run: Run,
     /// Every job of the instance by position.
     by_position: Vec<Option<GadgetJob>>,
+    /// Why each rejected job was rejected.
+    rejections: BTreeMap<JobId, Rejection>,
 }
 
 impl GadgetPolicy {
@@ -71,7 +75,11 @@ impl GadgetPolicy {
             let p = j.position;
             by_position[p] = Some(j);
         }
-        Ok(GadgetPolicy { run, by_position })
+        Ok(GadgetPolicy {
+            run,
+            by_position,
+            rejections: BTreeMap::new(),
+        })
     }
 
     /// Finishes the framework (final dual, certificate) over the jobs that
@@ -97,7 +105,12 @@ impl GadgetPolicy {
                 job: id,
                 segments: vec![plan.segment(&self.run.cluster, None)],
             },
-            None => Action::Reject { job: id },
+            None => {
+                if let Some(r) = self.run.last_rejection() {
+                    self.rejections.insert(id, r);
+                }
+                Action::Reject { job: id }
+            }
         })
     }
 }
@@ -112,5 +125,9 @@ impl Policy for GadgetPolicy {
             Event::Arrival { job } => Ok(vec![self.decide(view, *job)?]),
             _ => Ok(Vec::new()),
         }
+    }
+
+    fn rejection(&self, job: JobId) -> Option<Rejection> {
+        self.rejections.get(&job).cloned()
     }
 }

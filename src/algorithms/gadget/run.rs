@@ -209,6 +209,15 @@ impl Run {
         }
     }
 
+    /// Why the last job stepped was rejected (`None` when admitted).
+    pub fn last_rejection(&self) -> Option<crate::sim::Rejection> {
+        self.engine.last_rejection(|| {
+            "no ring shape embeds in the empty cluster, ends within the horizon and has a \
+             positive value"
+                .into()
+        })
+    }
+
     /// Finishes the framework (final dual, certificate) and builds the
     /// report.
     pub fn finish(self) -> crate::Result<(GadgetCluster, GadgetReport)> {

@@ -540,6 +540,15 @@ impl Run {
         Ok(())
     }
 
+    /// Why the last job stepped was rejected (`None` when admitted).
+    pub(crate) fn last_rejection(&self) -> Option<crate::sim::Rejection> {
+        self.engine.last_rejection(|| {
+            "even the fastest pace on the empty cluster cannot finish its work within its \
+             window (or the window is empty)"
+                .into()
+        })
+    }
+
     /// The plan of the last job stepped, when it was admitted.
     pub(crate) fn last_plan(&self) -> Option<&LocalityPlan> {
         match self.engine.outcomes().last().map(|o| &o.decision) {

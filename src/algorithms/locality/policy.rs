@@ -2,8 +2,10 @@
 //! is priced and either reserved for good ([`Action::Reserve`] of segments
 //! with their configurations) or rejected.
 
+use std::collections::BTreeMap;
+
 use crate::model::{Instance, JobId};
-use crate::sim::{Action, Event, Policy, SimView};
+use crate::sim::{Action, Event, Policy, Rejection, SimView};
 
 use super::{LocalityError, LocalityJob, LocalityParams, LocalityReport, Run};
 
@@ -22,6 +24,8 @@ pub struct LocalityPolicy {
     run: Run,
     /// Every job of the instance by position.
     by_position: Vec<Option<LocalityJob>>,
+    /// Why each rejected job was rejected.
+    rejections: BTreeMap<JobId, Rejection>,
 }
 
 impl LocalityPolicy {
@@ -43,7 +47,11 @@ impl LocalityPolicy {
                 by_position[p] = Some(j);
             }
         }
-        Ok(LocalityPolicy { run, by_position })
+        Ok(LocalityPolicy {
+            run,
+            by_position,
+            rejections: BTreeMap::new(),
+        })
     }
 
     /// Finishes the framework (final dual, certificate) over the jobs that
@@ -71,7 +79,12 @@ impl LocalityPolicy {
         Ok(
             match self.run.last_plan().map(|p| p.segments(&self.run.cluster)) {
                 Some(segments) => Action::Reserve { job: id, segments },
-                None => Action::Reject { job: id },
+                None => {
+                    if let Some(r) = self.run.last_rejection() {
+                        self.rejections.insert(id, r);
+                    }
+                    Action::Reject { job: id }
+                }
             },
         )
     }
@@ -87,5 +100,9 @@ impl Policy for LocalityPolicy {
             Event::Arrival { job } => Ok(vec![self.decide(view, *job)?]),
             _ => Ok(Vec::new()),
         }
+    }
+
+    fn rejection(&self, job: JobId) -> Option<Rejection> {
+        self.rejections.get(&job).cloned()
     }
 }

@@ -358,6 +358,16 @@ impl Run {
         }
     }
 
+    /// Why the last job stepped was rejected (`None` when admitted).
+    fn last_rejection(&self) -> Option<crate::sim::Rejection> {
+        self.engine.last_rejection(|| {
+            self.stepped
+                .last()
+                .and_then(|j| j.unschedulable_why(&self.cluster))
+                .unwrap_or_else(|| "no plan on the empty cluster".into())
+        })
+    }
+
     /// Finishes the framework (final dual, certificate) over the stepped
     /// jobs.
     fn finish(self) -> crate::Result<(OasisCluster, OasisReport)> {

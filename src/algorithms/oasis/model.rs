@@ -451,11 +451,35 @@ impl OasisJob {
     /// least one chunk per slot fits, and `⌈D_i / X⌉` slots from
     /// [`earliest`](Self::earliest) end within the horizon.
     pub fn schedulable(&self, cluster: &OasisCluster) -> bool {
-        let (_, x) = self.empty_cluster_pace(cluster);
+        self.unschedulable_why(cluster).is_none()
+    }
+
+    /// Why no chunk-model plan exists on the empty cluster (`None` when one
+    /// does, [`schedulable`](Self::schedulable)): a task fits no server, the
+    /// workers that fit train less than one chunk per slot, or even the
+    /// fastest pace needs more slots than the horizon leaves.
+    pub fn unschedulable_why(&self, cluster: &OasisCluster) -> Option<String> {
+        let (y, x) = self.empty_cluster_pace(cluster);
+        if y == 0 {
+            return Some(
+                "too large: no worker server or no PS server has room for one of its tasks".into(),
+            );
+        }
         if x == 0 {
-            return false;
+            return Some(format!(
+                "too slow for the slot: even {y} workers (all the empty cluster holds, within its \
+                 cap) train less than one whole data chunk per slot (ρ = {:.3} workers per chunk)",
+                self.rho
+            ));
         }
         let slots = self.total_chunks.div_ceil(x);
-        u64::from(self.earliest) + slots <= u64::from(cluster.horizon)
+        (u64::from(self.earliest) + slots > u64::from(cluster.horizon)).then(|| {
+            format!(
+                "horizon too short: even on the empty cluster it needs {slots} slots from slot \
+                 {}, past the horizon of {} slots",
+                self.earliest + 1,
+                cluster.horizon
+            )
+        })
     }
 }

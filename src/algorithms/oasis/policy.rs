@@ -1,8 +1,10 @@
 //! OASiS as a simulator [`Policy`]: every arrival is priced and either
 //! reserved for good ([`Action::Reserve`]) or rejected.
 
+use std::collections::BTreeMap;
+
 use crate::model::{Instance, JobId};
-use crate::sim::{Action, Event, Policy, SimView};
+use crate::sim::{Action, Event, Policy, Rejection, SimView};
 
 use super::error::OasisError;
 use super::model::OasisJob;
@@ -40,6 +42,9 @@ use super::{OasisParams, OasisReport, Run};
 /// let report = policy.report()?;
 /// assert_eq!(report.admitted(), 4);
 /// assert_eq!(result.jobs.iter().filter(|j| j.finish_s.is_some()).count(), 4);
+/// // The fifth job is turned away, and the run says why.
+/// let rejected = result.jobs.iter().find(|j| j.rejected).unwrap();
+/// println!("job {}: {}", rejected.job, rejected.rejection.as_ref().unwrap());
 /// # Ok::<(), dmlsched::Error>(())
 /// ```
 #[derive(Debug)]
@@ -47,6 +52,8 @@ pub struct OasisPolicy {
     run: Run,
     /// Every job of the instance by position.
     by_position: Vec<Option<OasisJob>>,
+    /// Why each rejected job was rejected.
+    rejections: BTreeMap<JobId, Rejection>,
 }
 
 impl OasisPolicy {
@@ -63,7 +70,11 @@ impl OasisPolicy {
                 by_position[p] = Some(j);
             }
         }
-        Ok(OasisPolicy { run, by_position })
+        Ok(OasisPolicy {
+            run,
+            by_position,
+            rejections: BTreeMap::new(),
+        })
     }
 
     /// Finishes the framework (final dual, certificate) over the jobs that
@@ -87,7 +98,12 @@ impl OasisPolicy {
         Ok(
             match self.run.last_plan().map(|p| p.segments(&self.run.cluster)) {
                 Some(segments) => Action::Reserve { job: id, segments },
-                None => Action::Reject { job: id },
+                None => {
+                    if let Some(r) = self.run.last_rejection() {
+                        self.rejections.insert(id, r);
+                    }
+                    Action::Reject { job: id }
+                }
             },
         )
     }
@@ -103,5 +119,9 @@ impl Policy for OasisPolicy {
             Event::Arrival { job } => Ok(vec![self.decide(view, *job)?]),
             _ => Ok(Vec::new()),
         }
+    }
+
+    fn rejection(&self, job: JobId) -> Option<Rejection> {
+        self.rejections.get(&job).cloned()
     }
 }

@@ -441,6 +441,7 @@ pub(crate) fn run(args: &ReplayArgs) -> Result<(), CliError> {
         runs.iter()
             .map(|r| (&r.meta, &r.result, &instances[r.instance_index])),
     );
+    summary::print_rejections(runs.iter().map(|r| (&r.meta, &r.result)));
     if let Some(dir) = &args.out {
         write_outputs(dir, &runs)?;
         println!("wrote CSVs and SVGs to {}", dir.display());

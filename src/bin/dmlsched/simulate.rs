@@ -146,6 +146,7 @@ pub(crate) fn run(args: &SimulateArgs) -> Result<(), CliError> {
         .map(|(n, _)| meta(args, &inst, &label, n))
         .collect();
     summary::print_table(metas.iter().zip(&runs).map(|(m, (_, r))| (m, r, &inst)));
+    summary::print_rejections(metas.iter().zip(&runs).map(|(m, (_, r))| (m, r)));
     if let Some(dir) = &args.out {
         write_outputs(dir, &inst, &label, args, &runs)?;
         println!(

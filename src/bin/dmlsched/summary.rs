@@ -47,3 +47,39 @@ pub(crate) fn print_table<'a>(
     }
     println!("(GPU, CPU, NIC: mean share of the cluster's capacity held over the run)");
 }
+
+/// Prints, for every run that rejected jobs, how many for each reason the
+/// policy gave (with one example of each reason's text).
+pub(crate) fn print_rejections<'a>(runs: impl IntoIterator<Item = (&'a RunMeta, &'a SimResult)>) {
+    for (meta, result) in runs {
+        let rejected: Vec<_> = result.jobs.iter().filter(|j| j.rejected).collect();
+        if rejected.is_empty() {
+            continue;
+        }
+        let mut kinds: Vec<(&str, usize, String)> = Vec::new();
+        for j in &rejected {
+            let (kind, text) = match &j.rejection {
+                Some(r) => (r.kind(), r.to_string()),
+                None => ("no reason given", String::new()),
+            };
+            match kinds.iter_mut().find(|k| k.0 == kind) {
+                Some(k) => k.1 += 1,
+                None => kinds.push((kind, 1, text)),
+            }
+        }
+        println!(
+            "{} (load {}, seed {}): {} rejected",
+            meta.policy,
+            meta.load_scale,
+            meta.seed,
+            rejected.len()
+        );
+        for (kind, n, example) in kinds {
+            if example.is_empty() {
+                println!("  {n:>6} {kind}");
+            } else {
+                println!("  {n:>6} {kind} (e.g. {example})");
+            }
+        }
+    }
+}
