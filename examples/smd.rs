@@ -58,6 +58,13 @@ OUTPUT (in --out):
     summary.md        the tables
 ";
 
+/// Why the joint plan alone does badly (see the selection ablation).
+const JOINT_NOTE: &str = "`smd-joint` runs the joint program alone. A job's wait charge counts only the jobs \
+ahead of it in shortest-first order, so a long job's charge is large and a short job's is close to its \
+one-worker time: the program saves most by running the longest jobs and letting short ones wait, and does \
+so again at every epoch. `smd` (Best) compares that plan with shortest-first prefix plans under the plan \
+evaluator, which picks a prefix plan.\n\n";
+
 struct Args {
     out: PathBuf,
     seeds: u64,
@@ -288,6 +295,7 @@ fn run(args: &Args) -> Result<(), String> {
     epoch_table(&e2.epochs, &mut text);
     let _ = writeln!(text, "## Selection ablation at load {}\n", opts.loads[0]);
     e2_table(&e6.runs, &mut text);
+    text.push_str(JOINT_NOTE);
     e5::section(args, &mut text)?;
     write(&args.out.join("summary.md"), &text)?;
     print!("{text}");
