@@ -317,6 +317,7 @@ fn figure3(
                     Box::new(Fifo {
                         backfill: false,
                         placement: PlacementRule::RoundRobin,
+                        ..Fifo::default()
                     }),
                 ),
                 ("drf", inst, Box::new(Drf::default())),

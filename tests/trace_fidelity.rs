@@ -60,6 +60,7 @@ fn run_alone(
         let mut fifo = Fifo {
             backfill: false,
             placement: rule,
+            ..Fifo::default()
         };
         let r = simulate(&inst, &mut fifo, &SimOptions::default()).unwrap();
         let first = r.allocations.first().expect("the job ran");
@@ -147,6 +148,7 @@ fn synthetic_rows_run_their_duration_and_only_worse_placements_slow_them() {
         let mut fifo = Fifo {
             backfill: false,
             placement: rule,
+            ..Fifo::default()
         };
         let r = simulate(&inst, &mut fifo, &SimOptions::default()).unwrap();
         r.jobs[1].jct_s.unwrap()
@@ -219,6 +221,7 @@ fn real_tiresias_rows_run_their_duration_and_fifo_matches_the_trace() {
         let mut fifo = Fifo {
             backfill: false,
             placement: rule,
+            ..Fifo::default()
         };
         simulate(&inst, &mut fifo, &SimOptions::default())
             .unwrap()

@@ -138,10 +138,23 @@ pub(crate) fn start_in_order<'a>(
     rule: PlacementRule,
     backfill: bool,
 ) -> Vec<Action> {
+    let sized = order.into_iter().map(|j| {
+        let size = super::requested_tasks(j.job());
+        (j, size)
+    });
+    start_sized_in_order(view, sized, rule, backfill)
+}
+
+/// [`start_in_order`] with each job's size given beside it.
+pub(crate) fn start_sized_in_order<'a>(
+    view: &SimView<'a>,
+    order: impl IntoIterator<Item = (JobView<'a>, (u32, u32))>,
+    rule: PlacementRule,
+    backfill: bool,
+) -> Vec<Action> {
     let mut placer = Placer::new(view.instance(), view.free_all(), rule);
     let mut actions = Vec::new();
-    for j in order {
-        let (w, p) = super::requested_tasks(j.job());
+    for (j, (w, p)) in order {
         match placer.place(j.job(), w, p) {
             Some(placement) => actions.push(Action::run(j.id(), placement)),
             None if backfill => {}

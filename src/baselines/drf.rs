@@ -28,7 +28,9 @@ use super::{PlacementRule, Placer, ps_for, requested_tasks};
 ///
 /// * a parameter-server job grows by `step` workers (capped at its
 ///   `max_workers`), with [`ps_for`] PSs for the new count (the increment
-///   places the extra PSs too);
+///   places the extra PSs too) — or, with [`Drf::workers_per_ps`]
+///   `= Some(b)`, in bundles of `b` workers per PS: `n` workers come with
+///   `⌈n/b⌉` PSs (capped at `max_ps`; never fewer than before);
 /// * a ring-all-reduce job jumps to the smallest allowed worker count
 ///   `≥ w + step` (or, if there is none, the largest allowed count above
 ///   `w`);
@@ -66,6 +68,8 @@ use super::{PlacementRule, Placer, ps_for, requested_tasks};
 /// # Parameters
 ///
 /// * `step` (default 1): workers added per step (0 is read as 1);
+/// * `workers_per_ps` (default `None`: [`ps_for`]): workers per PS of an
+///   elastic parameter-server job's bundles (0 is read as 1);
 /// * `placement` (default [`PlacementRule::BestFit`]; the crate's OASiS
 ///   reproduction used [`PlacementRule::RoundRobin`] before best fit
 ///   became every baseline's default).
@@ -86,6 +90,9 @@ use super::{PlacementRule, Placer, ps_for, requested_tasks};
 /// assert_eq!((drf.step, drf.placement), (1, PlacementRule::BestFit));
 /// let coarse = Drf { step: 2, ..Drf::default() };
 /// assert_eq!(coarse.step, 2);
+/// // Bundles of four workers per PS: 1–4 workers with 1 PS, 5–8 with 2.
+/// let bundles = Drf { workers_per_ps: Some(4), ..Drf::default() };
+/// assert_eq!((Drf::default().workers_per_ps, bundles.workers_per_ps), (None, Some(4)));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Drf {
@@ -93,6 +100,9 @@ pub struct Drf {
     pub step: u32,
     /// How tasks are spread over machines.
     pub placement: PlacementRule,
+    /// Workers per PS of a parameter-server job's bundles (`None`: the
+    /// PSs of [`ps_for`]).
+    pub workers_per_ps: Option<u32>,
 }
 
 impl Default for Drf {
@@ -100,7 +110,22 @@ impl Default for Drf {
         Drf {
             step: 1,
             placement: PlacementRule::BestFit,
+            workers_per_ps: None,
         }
+    }
+}
+
+/// The next size `(w, p)` with the PSs of bundles of `wps` workers per PS
+/// for an elastic parameter-server job that has `now` PSs: `⌈w/wps⌉`, at
+/// most `max_ps`, at least `now`.
+fn bundled(job: &Job, (w, p): (u32, u32), now: u32, wps: Option<u32>) -> (u32, u32) {
+    match (&job.architecture, wps) {
+        (Architecture::ParameterServer(ps), Some(b))
+            if job.discipline.elasticity != Elasticity::Rigid =>
+        {
+            (w, w.div_ceil(b.max(1)).clamp(1, ps.max_ps.max(1)).max(now))
+        }
+        _ => (w, p),
     }
 }
 
@@ -196,6 +221,7 @@ impl Policy for Drf {
             let job = jobs[i].job();
             let f = &mut fill[i];
             let grown = next_size(job, f.workers, f.ps, step)
+                .map(|size| bundled(job, size, f.ps, self.workers_per_ps))
                 .filter(|&(w, _)| w > f.workers)
                 .and_then(|(w, p)| {
                     placer

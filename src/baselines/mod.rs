@@ -70,7 +70,69 @@ pub use sjf::Sjf;
 pub use tetris::Tetris;
 pub use tiresias::Tiresias;
 
-use crate::model::{Architecture, Job};
+use std::collections::BTreeMap;
+
+use crate::model::{Architecture, Job, JobId};
+
+/// Requested sizes `(workers, PSs)` per job, for the fixed-size baselines
+/// that take them ([`Fifo::requests`], [`Tiresias::requests`]): a job in
+/// the table runs at its entry, any other at [`requested_tasks`]. A
+/// requested configuration `k^req` usually comes from a trace or a workload
+/// generator (for example
+/// [`SmdJobDraw::requested`](crate::experiments::smd::SmdJobDraw::requested)).
+pub type RequestedSizes = BTreeMap<JobId, (u32, u32)>;
+
+/// The size a fixed-size policy named `policy` runs `job` at: its entry in
+/// `requests`, checked, or else [`requested_tasks`].
+///
+/// ```
+/// use dmlsched::baselines::{RequestedSizes, requested_size};
+/// use dmlsched::model::{Job, JobId, PsJob};
+/// let job = Job::new(JobId(3), 0.0, PsJob { max_workers: 8, max_ps: 4, ..PsJob::default() });
+/// let mut req = RequestedSizes::new();
+/// assert_eq!(requested_size(&job, &req, "fifo")?.0, 8);
+/// req.insert(JobId(3), (2, 1));
+/// assert_eq!(requested_size(&job, &req, "fifo")?, (2, 1));
+/// req.insert(JobId(3), (9, 1));
+/// assert!(requested_size(&job, &req, "fifo").is_err());
+/// # Ok::<(), dmlsched::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`SimError::BadParams`](crate::sim::SimError::BadParams) for an entry
+/// the job cannot run at: a parameter-server job needs
+/// `1 ≤ w ≤ max_workers`, `1 ≤ p ≤ max_ps` (and `p ≤ w` under its PS
+/// rule); a ring-all-reduce job `w ≥ 1` and `p = 0`.
+pub fn requested_size(
+    job: &Job,
+    requests: &RequestedSizes,
+    policy: &str,
+) -> crate::Result<(u32, u32)> {
+    let Some(&(w, p)) = requests.get(&job.id) else {
+        return Ok(requested_tasks(job));
+    };
+    let ok = match &job.architecture {
+        Architecture::ParameterServer(ps) => {
+            (1..=ps.max_workers).contains(&w)
+                && (1..=ps.max_ps).contains(&p)
+                && (!ps.ps_at_most_workers || p <= w)
+        }
+        Architecture::RingAllReduce(_) => w >= 1 && p == 0,
+    };
+    if ok {
+        Ok((w, p))
+    } else {
+        Err(crate::sim::SimError::BadParams {
+            policy: policy.into(),
+            reason: format!(
+                "{}: requested size ({w} workers, {p} PSs) is not a configuration of the job",
+                job.id
+            ),
+        }
+        .into())
+    }
+}
 
 /// PSs for `workers` workers of a parameter-server job:
 /// [`PsJob::ps_needed`](crate::model::PsJob::ps_needed), `z = ⌈w·b/B⌉`
@@ -191,6 +253,7 @@ pub fn by_name_with(name: &str, params: &BaselineParams) -> Option<Box<dyn crate
         "fifo" | "fifo-backfill" => Box::new(Fifo {
             backfill: name == "fifo-backfill",
             placement,
+            ..Fifo::default()
         }),
         "sjf" => Box::new(Sjf {
             placement,

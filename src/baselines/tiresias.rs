@@ -7,7 +7,7 @@ use crate::schedule::Placement;
 use crate::sim::{Action, Event, JobStatus, JobView, Policy, SimView};
 
 use super::common::{keeps_allocation, to_actions};
-use super::{PlacementRule, Placer, requested_tasks};
+use super::{PlacementRule, Placer, RequestedSizes, requested_size};
 
 /// Least attained service over a few priority queues, after Tiresias (Gu
 /// et al., "Tiresias: A GPU Cluster Manager for Distributed Deep
@@ -29,7 +29,9 @@ use super::{PlacementRule, Placer, requested_tasks};
 /// * **Order**: lower queue first, then arrival order (ties by instance
 ///   order).
 /// * At each event, walk that order and keep or start every job whose
-///   requested size ([`requested_tasks`]) fits what is left (backfilling).
+///   requested size fits what is left (backfilling): its entry in
+///   [`Tiresias::requests`] (a requested configuration `k^req` from a trace
+///   or a generator), else [`requested_tasks`](super::requested_tasks).
 ///   A running job that stays selected keeps its placement; one whose
 ///   resources went to jobs ahead of it is preempted (the simulator charges
 ///   `reconfiguration_s` when it resumes). A starting job is placed with
@@ -58,6 +60,7 @@ use super::{PlacementRule, Placer, requested_tasks};
 /// * `thresholds` (default `[3250.0, 7200.0]` GPU-seconds): `T_1 …
 ///   T_{K−1}` ([`Tiresias::SIMULATOR_THRESHOLDS`]);
 /// * `starve_factor` (default `None`): the starvation guard;
+/// * `requests` (default empty): requested sizes per job;
 /// * `placement` (default [`PlacementRule::BestFit`], the consolidated
 ///   placement of the Tiresias simulator's default scheme).
 ///
@@ -87,6 +90,11 @@ pub struct Tiresias {
     pub starve_factor: Option<f64>,
     /// How starting jobs are spread over machines.
     pub placement: PlacementRule,
+    /// Requested sizes per job (default empty: every job at
+    /// [`requested_tasks`](super::requested_tasks)). A run with an entry a
+    /// job cannot run at ends with
+    /// [`SimError::BadParams`](crate::sim::SimError::BadParams).
+    pub requests: RequestedSizes,
     /// Bookkeeping across events of one run.
     memory: Memory,
 }
@@ -107,6 +115,7 @@ impl Default for Tiresias {
             thresholds: Tiresias::SIMULATOR_THRESHOLDS.to_vec(),
             starve_factor: None,
             placement: PlacementRule::BestFit,
+            requests: RequestedSizes::new(),
             memory: Memory::default(),
         }
     }
@@ -270,7 +279,7 @@ impl Policy for Tiresias {
                 }
                 continue;
             }
-            let (w, p) = requested_tasks(job);
+            let (w, p) = requested_size(job, &self.requests, "tiresias")?;
             let mut spare = scratch.clone();
             for (_, later) in order[k + 1..].iter().filter(|(_, l)| l.is_running()) {
                 spare.take(later.job(), later.placement());

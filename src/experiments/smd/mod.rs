@@ -39,6 +39,14 @@ use rand::{RngExt, SeedableRng};
 use crate::algorithms::smd::{SmdError, SmdParams, candidates};
 use crate::model::{Cluster, Instance, Job, JobId, Layer, PsJob, Resources, SyncMode};
 
+#[cfg(feature = "highs")]
+mod e5;
+mod runs;
+
+#[cfg(feature = "highs")]
+pub use e5::{E5Options, E5Row, run_e5};
+pub use runs::*;
+
 /// A model type of the workload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -212,6 +220,28 @@ fn ps_job(model: ModelType, w_max: u32, work: u32) -> PsJob {
     }
 }
 
+/// A job of the workload: `model`'s layer profile, at most `w_max` workers
+/// and `w_max/2` PSs (at least 1), `minibatches` mini-batches of work, the
+/// workload's worker and PS demands, 30 s of reconfiguration.
+///
+/// ```
+/// use dmlsched::experiments::smd::{ModelType, layered_job};
+/// use dmlsched::model::JobId;
+/// let j = layered_job(JobId(0), 5.0, ModelType::CnnFc, 8, 1000);
+/// assert_eq!((j.max_workers(), j.reconfiguration_s), (8, 30.0));
+/// ```
+pub fn layered_job(
+    id: JobId,
+    arrival_s: f64,
+    model: ModelType,
+    w_max: u32,
+    minibatches: u32,
+) -> Job {
+    let mut job = Job::new(id, arrival_s, ps_job(model, w_max, minibatches));
+    job.reconfiguration_s = 30.0;
+    job
+}
+
 /// Seconds per mini-batch of the fastest configuration of `job` on the
 /// empty cluster of capacity `total`, and its workers.
 fn best_per_minibatch(job: &Job, total: &Resources) -> crate::Result<(f64, u32)> {
@@ -225,6 +255,119 @@ fn best_per_minibatch(job: &Job, total: &Resources) -> crate::Result<(f64, u32)>
 /// The requested configurations, among which each job draws one with at
 /// most `W_max` workers.
 pub const REQUESTS: [(u32, u32); 5] = [(1, 1), (2, 1), (4, 2), (8, 4), (16, 4)];
+
+fn bad_option(name: &'static str, reason: &str) -> crate::Error {
+    SmdError::InvalidOption {
+        name,
+        reason: reason.into(),
+    }
+    .into()
+}
+
+fn check_options(opts: &SmdWorkloadOptions) -> crate::Result<()> {
+    if opts.machines == 0 || opts.machines > 4096 {
+        return Err(bad_option("machines", "must be in 1..=4096"));
+    }
+    if opts.jobs == 0 || opts.jobs > 1_000_000 {
+        return Err(bad_option("jobs", "must be in 1..=1000000"));
+    }
+    if !(opts.load.is_finite() && opts.load > 0.0) {
+        return Err(bad_option("load", "must be finite and positive"));
+    }
+    Ok(())
+}
+
+/// Draws `n` jobs (types, `W_max`, sizes; requests among those allowed, or
+/// fixed per job by `gpus`, a trace's GPU counts), all arriving at 0.
+fn draw_jobs(
+    opts: &SmdWorkloadOptions,
+    n: usize,
+    gpus: Option<&[u32]>,
+    total: &Resources,
+) -> crate::Result<Vec<SmdJobDraw>> {
+    let (mut types, mut sizes, mut requests) = (
+        stream(opts.seed, 0),
+        stream(opts.seed, 1),
+        stream(opts.seed, 2),
+    );
+    let mut draws = Vec::with_capacity(n);
+    for i in 0..n {
+        let model = ModelType::ALL[types.random_range(0..4)];
+        let mut w_max = [4, 8, 16][types.random_range(0..3)];
+        let id = JobId(u32::try_from(i).map_err(|_| bad_option("jobs", "too many jobs"))?);
+        let target = (600f64.ln() + sizes.random::<f64>() * (36_000f64 / 600.0).ln()).exp();
+        let requested = match gpus {
+            Some(g) => {
+                let (req, cap) = trace_request(g[i]);
+                w_max = cap;
+                req
+            }
+            None => {
+                let allowed: Vec<(u32, u32)> =
+                    REQUESTS.iter().copied().filter(|r| r.0 <= w_max).collect();
+                allowed[requests.random_range(0..allowed.len())]
+            }
+        };
+        let probe = Job::new(id, 0.0, ps_job(model, w_max, 1));
+        let (per_mb, best_gpus) = best_per_minibatch(&probe, total)?;
+        let work = (target / per_mb).ceil().clamp(1.0, f64::from(u32::MAX)) as u32;
+        draws.push(SmdJobDraw {
+            job: layered_job(id, 0.0, model, w_max, work),
+            model,
+            requested,
+            best_time_s: f64::from(work) * per_mb,
+            best_gpus,
+        });
+    }
+    Ok(draws)
+}
+
+/// The requested configuration and `W_max` of a job that asked for `gpus`
+/// GPUs in a trace: the listed request with the most workers `≤ gpus`
+/// (at least `(1, 1)`), and the smallest of 4, 8, 16 that holds `gpus`
+/// (16 above).
+fn trace_request(gpus: u32) -> ((u32, u32), u32) {
+    let req = REQUESTS
+        .iter()
+        .copied()
+        .rfind(|r| r.0 <= gpus.max(1))
+        .unwrap_or((1, 1));
+    let cap = [4, 8, 16].into_iter().find(|&c| c >= gpus).unwrap_or(16);
+    (req, cap)
+}
+
+/// Mean over the draws of best standalone time × its GPUs.
+fn mean_gpu_s(draws: &[SmdJobDraw]) -> f64 {
+    draws
+        .iter()
+        .map(|d| d.best_time_s * f64::from(d.best_gpus))
+        .sum::<f64>()
+        / draws.len().max(1) as f64
+}
+
+/// The instance of `draws` (arrivals set) on `cl`.
+fn finish(cl: Cluster, draws: Vec<SmdJobDraw>, rate: f64) -> crate::Result<SmdWorkload> {
+    let last = draws.iter().map(|d| d.job.arrival_s).fold(0.0, f64::max);
+    let longest = draws.iter().map(|d| d.best_time_s).fold(0.0, f64::max);
+    let slots = ((last + 10.0 * longest) / 60.0).ceil() + 1.0;
+    let horizon = slots.min(f64::from(u32::MAX)) as u32;
+    let jobs = draws.iter().map(|d| d.job.clone()).collect();
+    let instance = Instance::new(cl, jobs, 60.0, horizon)?;
+    Ok(SmdWorkload {
+        instance,
+        draws,
+        arrivals_per_hour: rate * 3600.0,
+    })
+}
+
+impl SmdWorkload {
+    /// Every job's requested configuration, for the fixed-size baselines
+    /// ([`Fifo::requests`](crate::baselines::Fifo::requests),
+    /// [`Tiresias::requests`](crate::baselines::Tiresias::requests)).
+    pub fn requests(&self) -> crate::baselines::RequestedSizes {
+        self.draws.iter().map(|d| (d.job.id, d.requested)).collect()
+    }
+}
 
 /// Generates the workload of `opts`.
 ///
@@ -244,72 +387,124 @@ pub const REQUESTS: [(u32, u32); 5] = [(1, 1), (2, 1), (4, 2), (8, 4), (16, 4)];
 /// # Ok::<(), dmlsched::Error>(())
 /// ```
 pub fn generate(opts: &SmdWorkloadOptions) -> crate::Result<SmdWorkload> {
-    let bad = |name, reason: &str| -> crate::Error {
-        SmdError::InvalidOption {
-            name,
-            reason: reason.into(),
-        }
-        .into()
-    };
-    if opts.machines == 0 || opts.machines > 4096 {
-        return Err(bad("machines", "must be in 1..=4096"));
-    }
-    if opts.jobs == 0 || opts.jobs > 1_000_000 {
-        return Err(bad("jobs", "must be in 1..=1000000"));
-    }
-    if !(opts.load.is_finite() && opts.load > 0.0) {
-        return Err(bad("load", "must be finite and positive"));
-    }
+    check_options(opts)?;
     let cl = cluster(opts.machines);
     let total = cl.total_capacity();
-    let (mut types, mut sizes, mut requests, mut arrivals) = (
-        stream(opts.seed, 0),
-        stream(opts.seed, 1),
-        stream(opts.seed, 2),
-        stream(opts.seed, 3),
-    );
-    let mut draws = Vec::with_capacity(opts.jobs);
-    for i in 0..opts.jobs {
-        let model = ModelType::ALL[types.random_range(0..4)];
-        let w_max = [4, 8, 16][types.random_range(0..3)];
-        let probe = Job::new(JobId(i as u32), 0.0, ps_job(model, w_max, 1));
-        let (per_mb, gpus) = best_per_minibatch(&probe, &total)?;
-        let target = (600f64.ln() + sizes.random::<f64>() * (36_000f64 / 600.0).ln()).exp();
-        let work = (target / per_mb).ceil().clamp(1.0, f64::from(u32::MAX)) as u32;
-        let allowed: Vec<(u32, u32)> = REQUESTS.iter().copied().filter(|r| r.0 <= w_max).collect();
-        let requested = allowed[requests.random_range(0..allowed.len())];
-        let mut job = Job::new(JobId(i as u32), 0.0, ps_job(model, w_max, work));
-        job.reconfiguration_s = 30.0;
-        draws.push(SmdJobDraw {
-            job,
-            model,
-            requested,
-            best_time_s: f64::from(work) * per_mb,
-            best_gpus: gpus,
-        });
-    }
-    let mean_gpu_s = draws
-        .iter()
-        .map(|d| d.best_time_s * f64::from(d.best_gpus))
-        .sum::<f64>()
-        / draws.len() as f64;
-    let rate = opts.load * total.gpus / mean_gpu_s;
+    let mut draws = draw_jobs(opts, opts.jobs, None, &total)?;
+    let rate = opts.load * total.gpus / mean_gpu_s(&draws);
+    let mut arrivals = stream(opts.seed, 3);
     let mut t = 0.0;
     for d in &mut draws {
         t += -(1.0 - arrivals.random::<f64>()).ln() / rate;
         d.job.arrival_s = t;
     }
-    let longest = draws.iter().map(|d| d.best_time_s).fold(0.0, f64::max);
-    let slots = ((t + 10.0 * longest) / 60.0).ceil() + 1.0;
-    let horizon = slots.min(f64::from(u32::MAX)) as u32;
-    let jobs = draws.iter().map(|d| d.job.clone()).collect();
-    let instance = Instance::new(cl, jobs, 60.0, horizon)?;
-    Ok(SmdWorkload {
-        instance,
-        draws,
-        arrivals_per_hour: rate * 3600.0,
-    })
+    finish(cl, draws, rate)
 }
+
+/// The workload of `opts` with the arrival times and GPU counts of trace
+/// rows (for example a window of the Philly trace, [`philly_window`]).
+///
+/// The first `opts.jobs` rows (all of them if fewer) become jobs, in
+/// order. Types and sizes are drawn as in [`generate`] (same seed, same
+/// streams). A row's GPU count `g` sets the job's request, the listed
+/// configuration with the most workers `≤ g` ((1, 1), (2, 1), (4, 2),
+/// (8, 4), (16, 4)), and its `W_max`, the smallest of 4, 8 and 16 that
+/// holds `g`. The rows' arrival times, re-based to start at 0, are scaled
+/// by one factor so that the mean arrival rate (jobs over the span of the
+/// arrivals) gives the offered load `opts.load` as in [`generate`]; so the
+/// trace keeps its burstiness and the load is comparable.
+///
+/// ```
+/// use dmlsched::experiments::smd::{SmdWorkloadOptions, generate_from_trace};
+/// use dmlsched::trace::TraceJob;
+/// let rows: Vec<TraceJob> = [(0.0, 1), (10.0, 8), (400.0, 2)]
+///     .iter()
+///     .enumerate()
+///     .map(|(i, &(t, g))| TraceJob::new(i.to_string(), t, g))
+///     .collect();
+/// let w = generate_from_trace(&rows, &SmdWorkloadOptions { machines: 2, jobs: 3, ..SmdWorkloadOptions::default() })?;
+/// assert_eq!(w.draws[1].requested, (8, 4));
+/// assert_eq!(w.draws[1].job.max_workers(), 8);
+/// assert_eq!(w.draws[0].job.arrival_s, 0.0);
+/// # Ok::<(), dmlsched::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`generate`]; [`SmdError::InvalidOption`] for fewer than two rows,
+/// a row with no GPU or a non-finite arrival, or arrivals that span no
+/// time.
+pub fn generate_from_trace(
+    rows: &[crate::trace::TraceJob],
+    opts: &SmdWorkloadOptions,
+) -> crate::Result<SmdWorkload> {
+    check_options(opts)?;
+    let rows = &rows[..rows.len().min(opts.jobs)];
+    if rows.len() < 2 {
+        return Err(bad_option("rows", "at least two trace rows are needed"));
+    }
+    if rows
+        .iter()
+        .any(|r| r.num_gpus == 0 || !r.arrival_s.is_finite())
+    {
+        return Err(bad_option(
+            "rows",
+            "every row needs a GPU and a finite arrival",
+        ));
+    }
+    let first = rows
+        .iter()
+        .map(|r| r.arrival_s)
+        .fold(f64::INFINITY, f64::min);
+    let span = rows.iter().map(|r| r.arrival_s).fold(first, f64::max) - first;
+    if span.is_nan() || span <= 0.0 {
+        return Err(bad_option("rows", "the arrivals span no time"));
+    }
+    let cl = cluster(opts.machines);
+    let total = cl.total_capacity();
+    let gpus: Vec<u32> = rows.iter().map(|r| r.num_gpus).collect();
+    let mut draws = draw_jobs(opts, rows.len(), Some(&gpus), &total)?;
+    let rate = opts.load * total.gpus / mean_gpu_s(&draws);
+    // `n` arrivals at `rate` span about `n / rate` seconds.
+    let factor = rows.len() as f64 / rate / span;
+    for (d, r) in draws.iter_mut().zip(rows) {
+        d.job.arrival_s = (r.arrival_s - first) * factor;
+    }
+    finish(cl, draws, rate)
+}
+
+/// Where [`philly_window`] looks for the trace: `$DMLSCHED_TRACES/philly.csv`.
+pub fn philly_path() -> Option<std::path::PathBuf> {
+    std::env::var_os(crate::experiments::gadget::TRACES_ENV)
+        .map(|d| std::path::Path::new(&d).join(crate::experiments::gadget::PHILLY_FILE))
+}
+
+/// The first `jobs` rows of the Pollux Philly CSV at `path` submitted from
+/// 2017-11-01 (local midnight of the trace's clock) that ask for 1 to 16
+/// GPUs, sorted by arrival and re-based to start at 0.
+///
+/// # Errors
+///
+/// [`crate::Error::Trace`] when the file cannot be read or parsed, or the
+/// window is empty.
+pub fn philly_window(
+    path: &std::path::Path,
+    jobs: usize,
+) -> crate::Result<Vec<crate::trace::TraceJob>> {
+    use crate::trace::{Origin, Window, WindowStart, load_philly_pollux_csv, select};
+    let mut rows = load_philly_pollux_csv(path)?.jobs;
+    rows.retain(|j| (1..=16).contains(&j.num_gpus));
+    let window = Window {
+        start: Some(WindowStart::Date(PHILLY_START.into())),
+        jobs: Some(jobs),
+        drop_pending: true,
+        origin: Origin::FirstArrival,
+    };
+    Ok(select(&rows, &window)?)
+}
+
+/// The first day of [`philly_window`].
+pub const PHILLY_START: &str = "2017-11-01";
 
 #[cfg(test)]
 mod tests {
