@@ -362,6 +362,9 @@ impl<'a> Placer<'a> {
     /// and changes nothing. The job holds nothing else on this placer.
     pub fn take(&mut self, job: &Job, placement: &Placement) -> bool {
         let spread = placement.worker_machines();
+        if let Some(taken) = self.take_distinct(job, placement, spread) {
+            return taken;
+        }
         let mut needs: Vec<(usize, Resources)> = Vec::with_capacity(placement.len());
         for &(m, t) in placement {
             if t.is_empty() {
@@ -386,6 +389,39 @@ impl<'a> Placer<'a> {
             self.free[p] = self.free[p].minus(&need);
         }
         true
+    }
+
+    /// [`Placer::take`] of a small placement whose machines are distinct
+    /// and known (the usual case), without allocating: the same checks and
+    /// subtractions, each machine's need being its one entry's. `None` for
+    /// any other placement.
+    fn take_distinct(&mut self, job: &Job, placement: &Placement, spread: usize) -> Option<bool> {
+        let entries = || placement.iter().filter(|(_, t)| !t.is_empty());
+        if placement.len() > 16 {
+            return None;
+        }
+        for (i, &(m, _)) in entries().enumerate() {
+            if entries().take(i).any(|&(x, _)| x == m)
+                || self.instance.machine_position(m).is_none()
+            {
+                return None;
+            }
+        }
+        let need = |t: &Tasks| job.demand_with_reservation(t.workers, t.ps, spread);
+        let fits = entries().all(|(m, t)| {
+            self.instance
+                .machine_position(*m)
+                .is_some_and(|p| need(t).fits_in(&self.free[p], FIT_TOL))
+        });
+        if !fits {
+            return Some(false);
+        }
+        for (m, t) in entries() {
+            if let Some(p) = self.instance.machine_position(*m) {
+                self.free[p] = self.free[p].minus(&need(t));
+            }
+        }
+        Some(true)
     }
 
     /// Whether the free capacity of all allowed machines together could
