@@ -137,6 +137,19 @@ impl Placement {
     /// assert_eq!(p.worker_machines(), 2);
     /// ```
     pub fn worker_machines(&self) -> usize {
+        let hosts = || {
+            self.0
+                .iter()
+                .filter(|(_, t)| t.workers > 0)
+                .map(|(m, _)| *m)
+        };
+        if self.0.len() <= 16 {
+            // A small placement: distinct ids counted without allocating.
+            return hosts()
+                .enumerate()
+                .filter(|&(i, m)| hosts().take(i).all(|x| x != m))
+                .count();
+        }
         let mut ms: Vec<MachineId> = self
             .0
             .iter()

@@ -112,7 +112,10 @@ impl Charge {
 
     /// Whether every part fits in `free` (per machine position).
     pub(crate) fn fits(&self, free: &[Resources]) -> bool {
-        self.parts().all(|(p, d)| d.fits_in(&free[p], FIT_TOL))
+        self.demand.fits_in(&free[self.pos], FIT_TOL)
+            && self
+                .other
+                .is_none_or(|(q, b)| Resources::zero().nic(b).fits_in(&free[q], FIT_TOL))
     }
 
     /// Subtracts every part from `free`.
@@ -278,6 +281,13 @@ impl Span {
     }
 }
 
+/// One component of [`Resources::fits_in`]: `demand ≤ free` up to
+/// [`FIT_TOL`], the same formula, for tests that look at one resource
+/// before the whole vector.
+fn fits_one(demand: f64, free: f64) -> bool {
+    demand <= free + FIT_TOL * free.abs().max(1.0)
+}
+
 /// Tasks per machine position, capacities left and pointer after a
 /// task-by-task placement.
 type Spread = (Vec<Tasks>, Vec<Resources>, usize);
@@ -352,6 +362,9 @@ impl<'a> Placer<'a> {
     /// and changes nothing. The job holds nothing else on this placer.
     pub fn take(&mut self, job: &Job, placement: &Placement) -> bool {
         let spread = placement.worker_machines();
+        if let Some(taken) = self.take_distinct(job, placement, spread) {
+            return taken;
+        }
         let mut needs: Vec<(usize, Resources)> = Vec::with_capacity(placement.len());
         for &(m, t) in placement {
             if t.is_empty() {
@@ -376,6 +389,39 @@ impl<'a> Placer<'a> {
             self.free[p] = self.free[p].minus(&need);
         }
         true
+    }
+
+    /// [`Placer::take`] of a small placement whose machines are distinct
+    /// and known (the usual case), without allocating: the same checks and
+    /// subtractions, each machine's need being its one entry's. `None` for
+    /// any other placement.
+    fn take_distinct(&mut self, job: &Job, placement: &Placement, spread: usize) -> Option<bool> {
+        let entries = || placement.iter().filter(|(_, t)| !t.is_empty());
+        if placement.len() > 16 {
+            return None;
+        }
+        for (i, &(m, _)) in entries().enumerate() {
+            if entries().take(i).any(|&(x, _)| x == m)
+                || self.instance.machine_position(m).is_none()
+            {
+                return None;
+            }
+        }
+        let need = |t: &Tasks| job.demand_with_reservation(t.workers, t.ps, spread);
+        let fits = entries().all(|(m, t)| {
+            self.instance
+                .machine_position(*m)
+                .is_some_and(|p| need(t).fits_in(&self.free[p], FIT_TOL))
+        });
+        if !fits {
+            return Some(false);
+        }
+        for (m, t) in entries() {
+            if let Some(p) = self.instance.machine_position(*m) {
+                self.free[p] = self.free[p].minus(&need(t));
+            }
+        }
+        Some(true)
     }
 
     /// Whether the free capacity of all allowed machines together could
@@ -481,6 +527,21 @@ impl<'a> Placer<'a> {
         let best = self.rule == PlacementRule::BestFit;
         let mut chosen: Option<(f64, bool, usize, Charge)> = None;
         for (p, m) in machines.iter().enumerate() {
+            // The tests are pure, so their order does not change the
+            // choice: the cheap ones (the GPU term of the fit, then
+            // whether the machine would be better) go first.
+            let free_gpus = self.free[p].gpus;
+            if !fits_one(need.gpus, free_gpus) {
+                continue;
+            }
+            let left = free_gpus - need.gpus;
+            let new_host = span.hosts.binary_search(&p).is_err();
+            let better = chosen
+                .as_ref()
+                .is_none_or(|&(l, n, _, _)| (left, new_host) < (l, n));
+            if !better {
+                continue;
+            }
             let hosts = (workers == 0 || m.hosts.allows(TaskKind::Worker))
                 && (ps == 0 || m.hosts.allows(TaskKind::ParameterServer));
             if !(hosts && job.may_use(m.id)) {
@@ -490,14 +551,7 @@ impl<'a> Placer<'a> {
             if !c.fits(&self.free) {
                 continue;
             }
-            let left = self.free[p].gpus - need.gpus;
-            let new_host = span.hosts.binary_search(&p).is_err();
-            let better = chosen
-                .as_ref()
-                .is_none_or(|&(l, n, _, _)| (left, new_host) < (l, n));
-            if better {
-                chosen = Some((left, new_host, p, c));
-            }
+            chosen = Some((left, new_host, p, c));
             if !best {
                 break;
             }
@@ -522,6 +576,11 @@ impl<'a> Placer<'a> {
         let mut others = Vec::new();
         if let Some(unit) = unit.filter(|_| workers > 0) {
             for (p, m) in machines.iter().enumerate() {
+                // No GPU for one worker: no room (the GPU term of
+                // `workers_fitting`, tested first because it is cheap).
+                if unit.gpus > 0.0 && !fits_one(unit.gpus, self.free[p].gpus) {
+                    continue;
+                }
                 if !(job.may_use(m.id) && m.can_host(TaskKind::Worker, &unit)) {
                     continue;
                 }
@@ -599,7 +658,8 @@ impl<'a> Placer<'a> {
                 let position = |k: usize| order.get(k).copied().unwrap_or((start + k) % n);
                 let found = (0..n).map(position).find(|&p| {
                     let m = &machines[p];
-                    job.may_use(m.id)
+                    fits_one(unit.gpus, free[p].gpus)
+                        && job.may_use(m.id)
                         && m.can_host(kind, &unit)
                         && span.charge(p, &unit, worker).fits(&free)
                 })?;

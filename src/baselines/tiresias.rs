@@ -262,9 +262,13 @@ impl Policy for Tiresias {
             scratch.release(j.job(), j.placement());
         }
         let mut changes = Vec::new();
+        // `scratch` less the running jobs behind the current one; kept
+        // while neither changes (waiting jobs in a row that do not start).
+        let mut spare_base: Option<Placer<'_>> = None;
         for (k, &(_, j)) in order.iter().enumerate() {
             let job = j.job();
             if j.is_running() {
+                spare_base = None;
                 if !scratch.take(job, j.placement()) {
                     changes.push((j, Placement::new()));
                 }
@@ -275,20 +279,33 @@ impl Policy for Tiresias {
                 .flatten();
             if let Some(pin) = pin {
                 if scratch.take(job, pin) {
+                    spare_base = None;
                     changes.push((j, pin.clone()));
                 }
                 continue;
             }
             let (w, p) = requested_size(job, &self.requests, "tiresias")?;
-            let mut spare = scratch.clone();
-            for (_, later) in order[k + 1..].iter().filter(|(_, l)| l.is_running()) {
-                spare.take(later.job(), later.placement());
+            // What does not fit the total of `scratch` fits neither there
+            // nor on `spare` (less room): skip building `spare`.
+            if !scratch.may_fit(job, w, p) {
+                continue;
             }
+            let mut spare = spare_base
+                .get_or_insert_with(|| {
+                    let mut spare = scratch.clone();
+                    for (_, later) in order[k + 1..].iter().filter(|(_, l)| l.is_running()) {
+                        spare.take(later.job(), later.placement());
+                    }
+                    spare
+                })
+                .clone();
             if let Some(placement) = spare.place(job, w, p) {
                 if scratch.take(job, &placement) {
+                    spare_base = None;
                     changes.push((j, placement));
                 }
             } else if let Some(placement) = scratch.place(job, w, p) {
+                spare_base = None;
                 changes.push((j, placement));
             }
         }

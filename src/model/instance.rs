@@ -127,23 +127,31 @@ impl Instance {
 
     /// The machine with this id.
     pub fn machine(&self, id: MachineId) -> Option<&Machine> {
-        self.machine_index
-            .get(&id)
-            .map(|&i| &self.cluster.machines[i])
+        self.machine_position(id).map(|i| &self.cluster.machines[i])
     }
 
     /// Position of a machine in [`Cluster::machines`].
     pub fn machine_position(&self, id: MachineId) -> Option<usize> {
+        // Ids are usually their positions: no hashing then.
+        let guess = id.0 as usize;
+        if self.cluster.machines.get(guess).is_some_and(|m| m.id == id) {
+            return Some(guess);
+        }
         self.machine_index.get(&id).copied()
     }
 
     /// The job with this id.
     pub fn job(&self, id: JobId) -> Option<&Job> {
-        self.job_index.get(&id).map(|&i| &self.jobs[i])
+        self.job_position(id).map(|i| &self.jobs[i])
     }
 
     /// Position of a job in [`Instance::jobs`].
     pub fn job_position(&self, id: JobId) -> Option<usize> {
+        // Ids are usually their positions: no hashing then.
+        let guess = id.0 as usize;
+        if self.jobs.get(guess).is_some_and(|j| j.id == id) {
+            return Some(guess);
+        }
         self.job_index.get(&id).copied()
     }
 

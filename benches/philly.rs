@@ -1,0 +1,104 @@
+//! The whole Philly trace (82,247 jobs) on 256 machines × 8 GPUs under the
+//! trace-replay baselines: the jobs and cluster of `trace_replay
+//! "$DMLSCHED_TRACES/philly.csv" --jobs 100000 --gpus 2048` (ring-all-reduce
+//! recipe, seed 0, every baseline at its default parameters, best-fit
+//! placement), one full simulation per iteration and policy.
+//!
+//! Targets on a 2-core machine: FIFO, SJF, Tetris and Tiresias ≤ 2 s each;
+//! DRF, Optimus, RRH and proportional share (which reallocate at every
+//! event) ≤ 10 s each (`docs/benchmarks.md`).
+//!
+//! The trace is read once from `$DMLSCHED_TRACES/philly.csv`; without the
+//! variable or the file the bench prints why and measures nothing. Each
+//! policy takes criterion's minimum of 10 samples of one run; select some
+//! with a filter, e.g. `cargo bench --bench philly -- 'philly_whole/(fifo|drf)'`.
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
+use dmlsched::baselines::{self, BaselineParams};
+use dmlsched::model::Instance;
+use dmlsched::sim::{SimOptions, simulate};
+use dmlsched::trace::{RecipeOptions, ReplayOptions, Window, load, replay_instance, select};
+
+/// The policies, in the order of the benchmarks table.
+const POLICIES: [&str; 8] = [
+    "fifo",
+    "sjf",
+    "tetris",
+    "tiresias",
+    "drf",
+    "optimus",
+    "rrh",
+    "proportional",
+];
+
+/// The instance of `trace_replay --jobs 100000 --gpus 2048`, or why there
+/// is none.
+fn instance() -> Result<Instance, String> {
+    let dir = std::env::var_os("DMLSCHED_TRACES")
+        .map(PathBuf::from)
+        .ok_or("DMLSCHED_TRACES is not set")?;
+    let path = dir.join("philly.csv");
+    if !path.exists() {
+        return Err(format!("{} not found", path.display()));
+    }
+    let rows = load(&path, None).map_err(|e| e.to_string())?;
+    let window = Window {
+        jobs: Some(100_000),
+        ..Window::default()
+    };
+    let rows = select(&rows, &window).map_err(|e| e.to_string())?;
+    let opts = ReplayOptions {
+        gpus: 2048,
+        gpus_per_machine: 8,
+        recipe: RecipeOptions {
+            seed: 0,
+            ..RecipeOptions::rar()
+        },
+        ..ReplayOptions::default()
+    };
+    Ok(replay_instance(&rows, &opts).map_err(|e| e.to_string())?.0)
+}
+
+fn bench(c: &mut Criterion) {
+    let inst = match instance() {
+        Ok(inst) => inst,
+        Err(why) => {
+            eprintln!("skipping the philly bench: {why}");
+            return;
+        }
+    };
+    let params = BaselineParams::default();
+    let mut group = c.benchmark_group("philly_whole");
+    group
+        .sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_millis(1))
+        .measurement_time(Duration::from_secs(10));
+    for name in POLICIES {
+        let make = || baselines::by_name_with(name, &params).expect("a known baseline");
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let t = Instant::now();
+                let r = simulate(&inst, &mut make(), &SimOptions::default()).expect("run");
+                let s = r.summary();
+                eprintln!(
+                    "{name}: {} of {} jobs done, avg JCT {:.0} s, {} events, {:.2} s",
+                    s.completed,
+                    s.jobs,
+                    s.avg_jct_s,
+                    r.events,
+                    t.elapsed().as_secs_f64()
+                );
+                black_box(r)
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

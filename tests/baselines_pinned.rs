@@ -1,0 +1,173 @@
+//! Pinned results of the trace-replay baselines on a small synthetic
+//! workload: every job's start, finish, GPU-seconds, preemptions and
+//! reconfigurations, to the last bit, folded into one digest per policy.
+//! A change that is meant to make a policy faster must leave these digests
+//! as they are; a change of behaviour updates them on purpose.
+//!
+//! The workload mixes what the policies treat differently: elastic and
+//! rigid, preemptible and not, parameter-server jobs with several PSs,
+//! rings with fixed and allowed worker counts, rings with a reserved
+//! bandwidth, on machines whose free capacities end up fractional.
+
+use dmlsched::baselines::by_name;
+use dmlsched::model::*;
+use dmlsched::sim::{SimOptions, SimResult, simulate};
+use rand::rngs::ChaCha8Rng;
+use rand::{RngExt, SeedableRng};
+
+/// 6 machines of 4 or 8 GPUs; 60 jobs arriving over 2,000 s.
+fn workload(seed: u64) -> Instance {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let machines = (0..6u32)
+        .map(|i| {
+            let gpus = if i % 2 == 0 { 8.0 } else { 4.0 };
+            Machine::new(
+                MachineId(i),
+                Resources::zero()
+                    .gpus(gpus)
+                    .cpu_cores(24.0)
+                    .memory(256e9)
+                    .nic(12.5e9),
+                1e11,
+            )
+        })
+        .collect();
+    let disciplines = [
+        Discipline::ELASTIC,
+        Discipline::RIGID_GANG,
+        Discipline {
+            elasticity: Elasticity::Rigid,
+            preemptible: true,
+        },
+        Discipline {
+            elasticity: Elasticity::Elastic,
+            preemptible: false,
+        },
+    ];
+    let mut jobs = Vec::new();
+    for id in 0..60u32 {
+        let arrival = f64::from(rng.random_range(0..2000u32)) + 0.25;
+        let job = if rng.random_bool(0.4) {
+            let max_workers = rng.random_range(1..=6u32);
+            let ps = PsJob {
+                epochs: 1,
+                data_chunks: max_workers,
+                minibatches_per_chunk: rng.random_range(20..300u32),
+                minibatch_compute_s: 0.3 * f64::from(rng.random_range(1..=5u32)),
+                gradient_bytes: 2e7,
+                worker: Resources::zero()
+                    .gpus(1.0)
+                    .cpu_cores(1.5)
+                    .memory(6e9)
+                    .nic(3e8),
+                ps: Resources::zero().cpu_cores(1.0).memory(4e9).nic(7e8),
+                max_workers,
+                max_ps: max_workers.div_ceil(2),
+                ps_at_most_workers: true,
+                sync: SyncMode::Synchronous,
+                layers: None,
+            };
+            Job::new(JobId(id), arrival, Architecture::ParameterServer(ps))
+                .with_discipline(disciplines[rng.random_range(0..4usize)])
+        } else {
+            let elastic = rng.random_bool(0.3);
+            let workers = if elastic {
+                WorkerCounts::Allowed(vec![1, 2, 3, 6])
+            } else {
+                WorkerCounts::Fixed([1, 2, 3, 4, 8, 12][rng.random_range(0..6usize)])
+            };
+            let reserved = rng
+                .random_bool(0.3)
+                .then(|| f64::from(rng.random_range(1..=3u32)) * 1.5e9);
+            let ring = RarJob {
+                workers,
+                iterations: rng.random_range(100..2000u64),
+                convergence_iterations: None,
+                model_bytes: 1e8,
+                minibatch_size: 32,
+                forward_per_sample_s: 0.005,
+                backward_per_iteration_s: 0.3,
+                reserved_bandwidth_bps: reserved,
+                worker: Resources::zero().gpus(1.0).cpu_cores(2.5).memory(10e9),
+            };
+            let job = Job::new(JobId(id), arrival, Architecture::RingAllReduce(ring));
+            if elastic {
+                job.with_discipline(Discipline::ELASTIC)
+            } else {
+                job.with_discipline(disciplines[rng.random_range(0..3usize)])
+            }
+        };
+        let mut job = job;
+        job.reconfiguration_s = f64::from(rng.random_range(0..30u32));
+        jobs.push(job);
+    }
+    Instance::new(Cluster::new(machines), jobs, 60.0, 100_000).expect("workload")
+}
+
+/// FNV-1a over every job's outcome, bit for bit.
+fn digest(r: &SimResult) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |x: u64| {
+        for b in x.to_le_bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    for j in &r.jobs {
+        eat(u64::from(j.job.0));
+        eat(j.start_s.map_or(u64::MAX, f64::to_bits));
+        eat(j.finish_s.map_or(u64::MAX, f64::to_bits));
+        eat(j.gpu_seconds.to_bits());
+        eat(u64::from(j.preemptions));
+        eat(u64::from(j.reconfigurations));
+        eat(u64::from(j.rejected));
+    }
+    h
+}
+
+#[test]
+fn baselines_keep_their_results() {
+    // (policy, seed, digest, completed jobs)
+    let pinned: &[(&str, u64, u64, usize)] = &[
+        ("fifo", 1, 5939149616065568990, 60),
+        ("sjf", 1, 12590906666818183046, 60),
+        ("tetris", 1, 5084728716336266997, 60),
+        ("tiresias", 1, 2854970020561081602, 60),
+        ("drf", 1, 15082031554891629204, 60),
+        ("optimus", 1, 16298513948588955317, 60),
+        ("rrh", 1, 15827068364720885912, 60),
+        ("proportional", 1, 9888574268985524976, 60),
+        ("fifo", 2, 2581578576724773949, 60),
+        ("sjf", 2, 10467376399596820745, 60),
+        ("tetris", 2, 2930604534034083630, 60),
+        ("tiresias", 2, 959538594272583608, 60),
+        ("drf", 2, 8541547907242691315, 60),
+        ("optimus", 2, 13387925250250466473, 60),
+        ("rrh", 2, 9932641023200158421, 60),
+        ("proportional", 2, 10597899497820655539, 60),
+    ];
+    let mut seen = Vec::new();
+    for seed in [1, 2] {
+        let inst = workload(seed);
+        for name in [
+            "fifo",
+            "sjf",
+            "tetris",
+            "tiresias",
+            "drf",
+            "optimus",
+            "rrh",
+            "proportional",
+        ] {
+            let mut policy = by_name(name).expect("a known baseline");
+            let r = simulate(&inst, &mut policy, &SimOptions::default())
+                .unwrap_or_else(|e| panic!("{name} seed {seed}: {e}"));
+            let done = r.jobs.iter().filter(|j| j.finish_s.is_some()).count();
+            seen.push((name, seed, digest(&r), done));
+        }
+    }
+    for line in &seen {
+        println!("{line:?}");
+    }
+    assert_eq!(seen.as_slice(), pinned);
+}
