@@ -66,7 +66,7 @@
 //! | [`calibrate`] | fitting the timing models to measured iteration times (least squares with sign constraints, profile, alternation and pattern search), cross-validation, and predictors with a 10% held-out error target |
 //! | [`trace`] | loaders for public cluster traces, windows, synthetic workload generators and recipes that turn trace rows into jobs |
 //! | [`sim`] | the discrete-event simulator and its [`sim::Policy`] interface; CSV tables ([`sim::report`]) and SVG plots ([`sim::plot`]) of runs |
-//! | [`pcip`] | mixed packing–covering integer programs: LP relaxation with a safe dual bound, randomized rounding with per-instance Chernoff/Harris–FKG bounds, repair, exact MIP fallback |
+//! | [`pcip`] | mixed packing–covering integer programs: LP relaxation with a safe dual bound, randomized rounding with per-instance Chernoff/Harris–FKG bounds, repair and improvement (shift moves, a sub-MIP neighbourhood), anytime answers under a time limit, exact MIP fallback |
 //! | [`online`] | the generic online primal–dual admission framework: exponential prices, strict admission, `2α` / `2α_eff` certificates |
 //! | [`algorithms`] | the published algorithms, one module per system, returning [`algorithms::Solved`] |
 //! | [`baselines`] | the policies the papers compare against (FIFO, SJF, DRF, Tetris, …) |
@@ -77,7 +77,7 @@
 //!
 //! | system | guarantee reported | status |
 //! |---|---|---|
-//! | mixed packing–covering rounding, [`pcip`] | LP safe bound; per-instance Chernoff/FKG bounds; exact MIP on small instances | done |
+//! | mixed packing–covering rounding, [`pcip`] | LP safe bound or the MIP's dual bound under a budget; per-instance Chernoff/FKG bounds; exact MIP on small instances | done |
 //! | OASiS (online primal–dual), [`algorithms::oasis`] | `OPT ≤ 2α·ALG` with validity flags; `OPT ≤ 2α_eff·ALG`; online dual bound | done |
 //! | locality-aware worker/PS placement (in the spirit of Yu et al.), online and offline batch, [`algorithms::locality`] | exact inner solver: `OPT ≤ 2α·ALG` with validity flags; LP rounding (default): `OPT ≤ 2α'ρ0·ALG` valid when every realised factor `ρ̂ ≤ ρ0`; online dual bound; offline: makespan against the LP bisection bound `T_LP` (no guarantee), exact optimum on small instances | online scheduler, both inner solvers, checker, simulator policy, baselines, offline batch variant (`LocalityBatch`), exact offline optimum, example (L-E1…L-E5), quality test and bench done; full-size reproduction pending |
 //! | SJF-BCO (ring-all-reduce with contention), [`algorithms::sjf_bco`] | closed-form lower bound (the LP relaxation's optimum), or the time-indexed ILP's dual bound on request; the paper's ratio is recorded as not valid | SJF-BCO, slot simulator, RAR-FF/LS/RAND baselines, compact and time-indexed ILPs ([`algorithms::sjf_bco::formulation`]), calibrations, example, thresholds test and bench done |
