@@ -32,7 +32,7 @@
 //! applies one answer as a transaction, so no order is needed and moves
 //! that form a cycle (two jobs swapping machines) cost no preemption.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::model::{FIT_TOL, Instance, Job, ResourceKind, Resources, TaskKind};
 use crate::schedule::{Placement, Tasks};
@@ -60,22 +60,80 @@ pub(crate) fn standalone(
     Placer::new(instance, &capacity, rule).place(job, workers, ps)
 }
 
-/// The placement the timing oracle is evaluated on for `workers` and `ps`
-/// of `job`: [`standalone`] when they fit the empty cluster; otherwise a
-/// nominal placement that ignores capacity — all workers on the first
-/// machine that may host them, all PSs on the first machine that may host
-/// PSs — so that a configuration that cannot be placed still has a
-/// remaining time (the timing models read counts and co-location only).
-pub(crate) fn oracle_placement(
-    instance: &Instance,
-    job: &Job,
-    workers: u32,
-    ps: u32,
-    rule: PlacementRule,
-) -> Placement {
-    if let Some(p) = standalone(instance, job, workers, ps, rule) {
-        return p;
+/// What [`standalone`] reads of a job and its counts, for a job that may
+/// use every machine: the demands of a worker and of a PS, the ring
+/// reservation, the counts. Jobs with the same shape get the same
+/// standalone placement.
+type Shape = (Option<[u64; 5]>, Option<[u64; 5]>, u64, u32, u32);
+
+fn bits(r: &Resources) -> [u64; 5] {
+    [
+        r.gpus.to_bits(),
+        r.cpu_cores.to_bits(),
+        r.memory_bytes.to_bits(),
+        r.storage_bytes.to_bits(),
+        r.nic_bps.to_bits(),
+    ]
+}
+
+/// [`standalone`] placements of one decision, shared by the jobs of the
+/// same [`Shape`] (a queue holds many jobs of a few shapes).
+#[derive(Debug, Default)]
+pub(crate) struct Standalone {
+    placements: HashMap<Shape, Option<Placement>>,
+}
+
+impl Standalone {
+    /// [`standalone`], looked up by shape when the job may use every
+    /// machine.
+    pub(crate) fn get(
+        &mut self,
+        instance: &Instance,
+        job: &Job,
+        workers: u32,
+        ps: u32,
+        rule: PlacementRule,
+    ) -> Option<Placement> {
+        if job.allowed_machines.is_some() {
+            return standalone(instance, job, workers, ps, rule);
+        }
+        let shape = (
+            job.task_demand(TaskKind::Worker).map(bits),
+            job.task_demand(TaskKind::ParameterServer).map(bits),
+            job.reserved_nic_bps(2).to_bits(),
+            workers,
+            ps,
+        );
+        self.placements
+            .entry(shape)
+            .or_insert_with(|| standalone(instance, job, workers, ps, rule))
+            .clone()
     }
+
+    /// The placement the timing oracle is evaluated on for `workers` and `ps`
+    /// of `job`: [`standalone`] (looked up) when they fit the empty cluster; otherwise a
+    /// nominal placement that ignores capacity — all workers on the first
+    /// machine that may host them, all PSs on the first machine that may host
+    /// PSs — so that a configuration that cannot be placed still has a
+    /// remaining time (the timing models read counts and co-location only).
+    pub(crate) fn oracle(
+        &mut self,
+        instance: &Instance,
+        job: &Job,
+        workers: u32,
+        ps: u32,
+        rule: PlacementRule,
+    ) -> Placement {
+        match self.get(instance, job, workers, ps, rule) {
+            Some(p) => p,
+            None => nominal(instance, job, workers, ps),
+        }
+    }
+}
+
+/// The nominal placement of [`Standalone::oracle`] for counts that do not
+/// fit the empty cluster.
+fn nominal(instance: &Instance, job: &Job, workers: u32, ps: u32) -> Placement {
     let machines = &instance.cluster().machines;
     let host = |kind: TaskKind| {
         machines
