@@ -213,6 +213,7 @@ impl Span {
 
     /// Charges `demand` on `pos` if it fits in `free` with the reservation
     /// it brings, and records it; otherwise changes nothing.
+    #[cfg(test)]
     pub(crate) fn try_put(
         &mut self,
         free: &mut [Resources],

@@ -191,11 +191,10 @@ struct Entry<'a> {
     new: BTreeMap<usize, Tasks>,
 }
 
-/// The result of placing an increment, not yet committed.
+/// The result of placing an increment on the ledgers: the tasks added
+/// (not yet recorded in the entry) and the pointer after it.
 struct Increment {
     added: Vec<(usize, Tasks)>,
-    scratch: Vec<Resources>,
-    unclaimed: Vec<Resources>,
     pointer: usize,
 }
 
@@ -322,8 +321,6 @@ impl<'a> Realloc<'a> {
                     slot.workers += t.workers;
                     slot.ps += t.ps;
                 }
-                self.scratch = inc.scratch;
-                self.unclaimed = inc.unclaimed;
                 self.pointer = inc.pointer;
                 true
             }
@@ -353,12 +350,41 @@ impl<'a> Realloc<'a> {
         true
     }
 
-    /// Where an increment of entry `e` would go.
-    fn plan(&self, e: usize, workers: u32, ps: u32) -> Option<Increment> {
-        let entry = &self.entries[e];
+    /// Places an increment of entry `e` on the ledgers and returns where it
+    /// went and the pointer after it; or restores every ledger entry it
+    /// changed (from a log of the old values, instead of working on
+    /// copies) and returns `None`.
+    fn plan(&mut self, e: usize, workers: u32, ps: u32) -> Option<Increment> {
+        let mut log: Vec<(usize, Resources, Resources)> = Vec::new();
+        let out = self.plan_logged(e, workers, ps, &mut log);
+        if out.is_none() {
+            for (p, s, u) in log.into_iter().rev() {
+                self.scratch[p] = s;
+                self.unclaimed[p] = u;
+            }
+        }
+        out
+    }
+
+    /// [`Realloc::plan`], logging the old value of every ledger entry
+    /// before it changes.
+    fn plan_logged(
+        &mut self,
+        e: usize,
+        workers: u32,
+        ps: u32,
+        log: &mut Vec<(usize, Resources, Resources)>,
+    ) -> Option<Increment> {
+        let Realloc {
+            instance,
+            rule,
+            pointer: start,
+            scratch,
+            unclaimed,
+            entries,
+        } = self;
+        let entry = &entries[e];
         let job = entry.view.job();
-        let mut scratch = self.scratch.clone();
-        let mut unclaimed = self.unclaimed.clone();
         let mut added: BTreeMap<usize, Tasks> = BTreeMap::new();
         let mut span = Span::new(job, hosts(&entry.new));
         let mut rest = Tasks::new(workers, ps);
@@ -376,9 +402,15 @@ impl<'a> Realloc<'a> {
                     + added.get(&pos).map_or(0, |t| get(t, kind));
                 let mut room = get(old, kind).saturating_sub(now);
                 while room > 0 && left > 0 {
-                    let Some(c) = span.try_put(&mut scratch, pos, &unit, worker) else {
+                    let c = span.charge(pos, &unit, worker);
+                    if !c.fits(scratch) {
                         break;
-                    };
+                    }
+                    for (p, _) in c.parts() {
+                        log.push((p, scratch[p], unclaimed[p]));
+                    }
+                    c.apply(scratch);
+                    span.record(pos, worker);
                     for (p, _) in c.parts() {
                         unclaimed[p] = min_floor0(&unclaimed[p], &scratch[p]);
                     }
@@ -393,17 +425,16 @@ impl<'a> Realloc<'a> {
             *get_mut(&mut rest, kind) = left;
         }
         // 2. The rest by the rule: free capacity first, then released.
-        let mut pointer = self.pointer;
+        let mut pointer = *start;
         if rest.workers > 0 || rest.ps > 0 {
-            let mut tier1 = Placer::new(self.instance, &unclaimed, self.rule).with_pointer(pointer);
+            let mut tier1 = Placer::new(instance, unclaimed, *rule).with_pointer(pointer);
             let placed = match tier1.grow_span(job, span.clone(), rest.workers, rest.ps) {
                 Some(p) => {
                     pointer = tier1.pointer();
                     p
                 }
                 None => {
-                    let mut tier2 =
-                        Placer::new(self.instance, &scratch, self.rule).with_pointer(pointer);
+                    let mut tier2 = Placer::new(instance, scratch, *rule).with_pointer(pointer);
                     let p = tier2.grow_span(job, span.clone(), rest.workers, rest.ps)?;
                     pointer = tier2.pointer();
                     p
@@ -411,9 +442,10 @@ impl<'a> Realloc<'a> {
             };
             // The placer checked these charges against its tier; they are
             // recomputed here for both ledgers.
-            for (pos, t) in positions(self.instance, &placed) {
+            for (pos, t) in positions(instance, &placed) {
                 let c = span.charge(pos, &job.demand_for(t.workers, t.ps), t.workers > 0);
                 for (p, d) in c.parts() {
+                    log.push((p, scratch[p], unclaimed[p]));
                     scratch[p] = scratch[p].minus(&d);
                     unclaimed[p] = min_floor0(&unclaimed[p].minus(&d), &scratch[p]);
                 }
@@ -425,8 +457,6 @@ impl<'a> Realloc<'a> {
         }
         Some(Increment {
             added: added.into_iter().collect(),
-            scratch,
-            unclaimed,
             pointer,
         })
     }
