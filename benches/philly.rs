@@ -1,5 +1,5 @@
 //! The whole Philly trace (82,247 jobs) on 256 machines × 8 GPUs under the
-//! trace-replay baselines: the jobs and cluster of `trace_replay
+//! trace-replay baselines: the jobs and cluster of `dmlsched replay
 //! "$DMLSCHED_TRACES/philly.csv" --jobs 100000 --gpus 2048` (ring-all-reduce
 //! recipe, seed 0, every baseline at its default parameters, best-fit
 //! placement), one full simulation per iteration and policy.
@@ -10,8 +10,16 @@
 //!
 //! The trace is read once from `$DMLSCHED_TRACES/philly.csv`; without the
 //! variable or the file the bench prints why and measures nothing. Each
-//! policy takes criterion's minimum of 10 samples of one run; select some
-//! with a filter, e.g. `cargo bench --bench philly -- 'philly_whole/(fifo|drf)'`.
+//! policy is its own benchmark, `philly_whole/<policy>`, and takes
+//! criterion's minimum of 10 samples of one run.
+//!
+//! **Default set.** A plain `cargo bench --bench philly` measures only the
+//! policies whose run takes a few seconds (FIFO, SJF, Tetris, Tiresias;
+//! about two minutes in all). DRF, Optimus, RRH and proportional share
+//! take from about 10 s to several minutes per run (so 10 samples take
+//! minutes to hours) and are measured only when asked for: name them in
+//! the filter, e.g. `cargo bench --bench philly -- 'philly_whole/(drf|rrh)'`,
+//! or set `DMLSCHED_PHILLY_ALL=1` for all eight.
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -35,7 +43,19 @@ const POLICIES: [&str; 8] = [
     "proportional",
 ];
 
-/// The instance of `trace_replay --jobs 100000 --gpus 2048`, or why there
+/// The policies measured without being asked for (a run of each takes a
+/// few seconds).
+const DEFAULT: [&str; 4] = ["fifo", "sjf", "tetris", "tiresias"];
+
+/// Whether to register `name`'s benchmark: a default policy, or one the
+/// command line names (in a filter), or all under `DMLSCHED_PHILLY_ALL=1`.
+fn wanted(name: &str) -> bool {
+    DEFAULT.contains(&name)
+        || std::env::var("DMLSCHED_PHILLY_ALL").is_ok_and(|v| v == "1")
+        || std::env::args().skip(1).any(|a| a.contains(name))
+}
+
+/// The instance of `dmlsched replay --jobs 100000 --gpus 2048`, or why there
 /// is none.
 fn instance() -> Result<Instance, String> {
     let dir = std::env::var_os("DMLSCHED_TRACES")
@@ -78,7 +98,7 @@ fn bench(c: &mut Criterion) {
         .sampling_mode(SamplingMode::Flat)
         .warm_up_time(Duration::from_millis(1))
         .measurement_time(Duration::from_secs(10));
-    for name in POLICIES {
+    for name in POLICIES.into_iter().filter(|n| wanted(n)) {
         let make = || baselines::by_name_with(name, &params).expect("a known baseline");
         group.bench_function(name, |b| {
             b.iter(|| {

@@ -201,6 +201,8 @@ impl Policy for Drf {
         for j in jobs.iter().filter(|j| j.is_running()) {
             scratch.release(j.job(), j.placement());
         }
+        // Many increments go on these placers: keep them indexed.
+        let scratch = scratch.indexed();
 
         // Progressive filling.
         let mut fill: Vec<Fill> = jobs

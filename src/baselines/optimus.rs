@@ -7,7 +7,7 @@ use crate::sim::{Action, Event, JobView, Policy, SimView};
 
 use super::PlacementRule;
 use super::dominant_share;
-use super::realloc::{Realloc, oracle_placement};
+use super::realloc::{Realloc, Standalone};
 
 /// Optimus-style marginal gain (Peng et al., "Optimus: An Efficient Dynamic
 /// Resource Scheduler for Deep Learning Clusters", EuroSys 2018, and its
@@ -165,6 +165,7 @@ struct Oracle<'v, 'a> {
     view: &'v SimView<'a>,
     rule: PlacementRule,
     cache: HashMap<(usize, u32, u32), f64>,
+    placements: Standalone,
 }
 
 impl Oracle<'_, '_> {
@@ -173,7 +174,9 @@ impl Oracle<'_, '_> {
         if let Some(&r) = self.cache.get(&(e, w, p)) {
             return Ok(r);
         }
-        let placement = oracle_placement(self.view.instance(), job, w, p, self.rule);
+        let placement = self
+            .placements
+            .oracle(self.view.instance(), job, w, p, self.rule);
         let r = self.view.remaining_time_s(job, &placement)?;
         self.cache.insert((e, w, p), r);
         Ok(r)
@@ -218,6 +221,7 @@ impl Policy for Optimus {
             view,
             rule: self.placement,
             cache: HashMap::new(),
+            placements: Standalone::default(),
         };
         let mut steps: Vec<[Option<Step>; 2]> = Vec::with_capacity(managed.len());
         for e in 0..managed.len() {

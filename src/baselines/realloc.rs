@@ -32,7 +32,7 @@
 //! applies one answer as a transaction, so no order is needed and moves
 //! that form a cycle (two jobs swapping machines) cost no preemption.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::model::{FIT_TOL, Instance, Job, ResourceKind, Resources, TaskKind};
 use crate::schedule::{Placement, Tasks};
@@ -60,22 +60,80 @@ pub(crate) fn standalone(
     Placer::new(instance, &capacity, rule).place(job, workers, ps)
 }
 
-/// The placement the timing oracle is evaluated on for `workers` and `ps`
-/// of `job`: [`standalone`] when they fit the empty cluster; otherwise a
-/// nominal placement that ignores capacity — all workers on the first
-/// machine that may host them, all PSs on the first machine that may host
-/// PSs — so that a configuration that cannot be placed still has a
-/// remaining time (the timing models read counts and co-location only).
-pub(crate) fn oracle_placement(
-    instance: &Instance,
-    job: &Job,
-    workers: u32,
-    ps: u32,
-    rule: PlacementRule,
-) -> Placement {
-    if let Some(p) = standalone(instance, job, workers, ps, rule) {
-        return p;
+/// What [`standalone`] reads of a job and its counts, for a job that may
+/// use every machine: the demands of a worker and of a PS, the ring
+/// reservation, the counts. Jobs with the same shape get the same
+/// standalone placement.
+type Shape = (Option<[u64; 5]>, Option<[u64; 5]>, u64, u32, u32);
+
+fn bits(r: &Resources) -> [u64; 5] {
+    [
+        r.gpus.to_bits(),
+        r.cpu_cores.to_bits(),
+        r.memory_bytes.to_bits(),
+        r.storage_bytes.to_bits(),
+        r.nic_bps.to_bits(),
+    ]
+}
+
+/// [`standalone`] placements of one decision, shared by the jobs of the
+/// same [`Shape`] (a queue holds many jobs of a few shapes).
+#[derive(Debug, Default)]
+pub(crate) struct Standalone {
+    placements: HashMap<Shape, Option<Placement>>,
+}
+
+impl Standalone {
+    /// [`standalone`], looked up by shape when the job may use every
+    /// machine.
+    pub(crate) fn get(
+        &mut self,
+        instance: &Instance,
+        job: &Job,
+        workers: u32,
+        ps: u32,
+        rule: PlacementRule,
+    ) -> Option<Placement> {
+        if job.allowed_machines.is_some() {
+            return standalone(instance, job, workers, ps, rule);
+        }
+        let shape = (
+            job.task_demand(TaskKind::Worker).map(bits),
+            job.task_demand(TaskKind::ParameterServer).map(bits),
+            job.reserved_nic_bps(2).to_bits(),
+            workers,
+            ps,
+        );
+        self.placements
+            .entry(shape)
+            .or_insert_with(|| standalone(instance, job, workers, ps, rule))
+            .clone()
     }
+
+    /// The placement the timing oracle is evaluated on for `workers` and `ps`
+    /// of `job`: [`standalone`] (looked up) when they fit the empty cluster; otherwise a
+    /// nominal placement that ignores capacity — all workers on the first
+    /// machine that may host them, all PSs on the first machine that may host
+    /// PSs — so that a configuration that cannot be placed still has a
+    /// remaining time (the timing models read counts and co-location only).
+    pub(crate) fn oracle(
+        &mut self,
+        instance: &Instance,
+        job: &Job,
+        workers: u32,
+        ps: u32,
+        rule: PlacementRule,
+    ) -> Placement {
+        match self.get(instance, job, workers, ps, rule) {
+            Some(p) => p,
+            None => nominal(instance, job, workers, ps),
+        }
+    }
+}
+
+/// The nominal placement of [`Standalone::oracle`] for counts that do not
+/// fit the empty cluster.
+fn nominal(instance: &Instance, job: &Job, workers: u32, ps: u32) -> Placement {
     let machines = &instance.cluster().machines;
     let host = |kind: TaskKind| {
         machines
@@ -133,11 +191,10 @@ struct Entry<'a> {
     new: BTreeMap<usize, Tasks>,
 }
 
-/// The result of placing an increment, not yet committed.
+/// The result of placing an increment on the ledgers: the tasks added
+/// (not yet recorded in the entry) and the pointer after it.
 struct Increment {
     added: Vec<(usize, Tasks)>,
-    scratch: Vec<Resources>,
-    unclaimed: Vec<Resources>,
     pointer: usize,
 }
 
@@ -264,8 +321,6 @@ impl<'a> Realloc<'a> {
                     slot.workers += t.workers;
                     slot.ps += t.ps;
                 }
-                self.scratch = inc.scratch;
-                self.unclaimed = inc.unclaimed;
                 self.pointer = inc.pointer;
                 true
             }
@@ -295,12 +350,41 @@ impl<'a> Realloc<'a> {
         true
     }
 
-    /// Where an increment of entry `e` would go.
-    fn plan(&self, e: usize, workers: u32, ps: u32) -> Option<Increment> {
-        let entry = &self.entries[e];
+    /// Places an increment of entry `e` on the ledgers and returns where it
+    /// went and the pointer after it; or restores every ledger entry it
+    /// changed (from a log of the old values, instead of working on
+    /// copies) and returns `None`.
+    fn plan(&mut self, e: usize, workers: u32, ps: u32) -> Option<Increment> {
+        let mut log: Vec<(usize, Resources, Resources)> = Vec::new();
+        let out = self.plan_logged(e, workers, ps, &mut log);
+        if out.is_none() {
+            for (p, s, u) in log.into_iter().rev() {
+                self.scratch[p] = s;
+                self.unclaimed[p] = u;
+            }
+        }
+        out
+    }
+
+    /// [`Realloc::plan`], logging the old value of every ledger entry
+    /// before it changes.
+    fn plan_logged(
+        &mut self,
+        e: usize,
+        workers: u32,
+        ps: u32,
+        log: &mut Vec<(usize, Resources, Resources)>,
+    ) -> Option<Increment> {
+        let Realloc {
+            instance,
+            rule,
+            pointer: start,
+            scratch,
+            unclaimed,
+            entries,
+        } = self;
+        let entry = &entries[e];
         let job = entry.view.job();
-        let mut scratch = self.scratch.clone();
-        let mut unclaimed = self.unclaimed.clone();
         let mut added: BTreeMap<usize, Tasks> = BTreeMap::new();
         let mut span = Span::new(job, hosts(&entry.new));
         let mut rest = Tasks::new(workers, ps);
@@ -318,9 +402,15 @@ impl<'a> Realloc<'a> {
                     + added.get(&pos).map_or(0, |t| get(t, kind));
                 let mut room = get(old, kind).saturating_sub(now);
                 while room > 0 && left > 0 {
-                    let Some(c) = span.try_put(&mut scratch, pos, &unit, worker) else {
+                    let c = span.charge(pos, &unit, worker);
+                    if !c.fits(scratch) {
                         break;
-                    };
+                    }
+                    for (p, _) in c.parts() {
+                        log.push((p, scratch[p], unclaimed[p]));
+                    }
+                    c.apply(scratch);
+                    span.record(pos, worker);
                     for (p, _) in c.parts() {
                         unclaimed[p] = min_floor0(&unclaimed[p], &scratch[p]);
                     }
@@ -335,17 +425,16 @@ impl<'a> Realloc<'a> {
             *get_mut(&mut rest, kind) = left;
         }
         // 2. The rest by the rule: free capacity first, then released.
-        let mut pointer = self.pointer;
+        let mut pointer = *start;
         if rest.workers > 0 || rest.ps > 0 {
-            let mut tier1 = Placer::new(self.instance, &unclaimed, self.rule).with_pointer(pointer);
+            let mut tier1 = Placer::new(instance, unclaimed, *rule).with_pointer(pointer);
             let placed = match tier1.grow_span(job, span.clone(), rest.workers, rest.ps) {
                 Some(p) => {
                     pointer = tier1.pointer();
                     p
                 }
                 None => {
-                    let mut tier2 =
-                        Placer::new(self.instance, &scratch, self.rule).with_pointer(pointer);
+                    let mut tier2 = Placer::new(instance, scratch, *rule).with_pointer(pointer);
                     let p = tier2.grow_span(job, span.clone(), rest.workers, rest.ps)?;
                     pointer = tier2.pointer();
                     p
@@ -353,9 +442,10 @@ impl<'a> Realloc<'a> {
             };
             // The placer checked these charges against its tier; they are
             // recomputed here for both ledgers.
-            for (pos, t) in positions(self.instance, &placed) {
+            for (pos, t) in positions(instance, &placed) {
                 let c = span.charge(pos, &job.demand_for(t.workers, t.ps), t.workers > 0);
                 for (p, d) in c.parts() {
+                    log.push((p, scratch[p], unclaimed[p]));
                     scratch[p] = scratch[p].minus(&d);
                     unclaimed[p] = min_floor0(&unclaimed[p].minus(&d), &scratch[p]);
                 }
@@ -367,8 +457,6 @@ impl<'a> Realloc<'a> {
         }
         Some(Increment {
             added: added.into_iter().collect(),
-            scratch,
-            unclaimed,
             pointer,
         })
     }

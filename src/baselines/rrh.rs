@@ -6,7 +6,7 @@ use crate::model::{Elasticity, JobId, units};
 use crate::schedule::Placement;
 use crate::sim::{Action, Event, JobView, Policy, SimView};
 
-use super::realloc::{Realloc, standalone};
+use super::realloc::{Realloc, Standalone};
 use super::{PlacementRule, Placer, requested_tasks};
 
 /// The risk–reward heuristic (Irwin, Grit, Chase, "Balancing Risk and
@@ -162,13 +162,18 @@ fn completion_slot(start_s: f64, rho_s: f64, slot_s: f64) -> u32 {
 }
 
 impl Rrh {
-    fn estimate(&self, view: &SimView<'_>, j: &JobView<'_>) -> crate::Result<Estimate> {
+    fn estimate(
+        &self,
+        view: &SimView<'_>,
+        j: &JobView<'_>,
+        placements: &mut Standalone,
+    ) -> crate::Result<Estimate> {
         let job = j.job();
         let placement: Option<Placement> = if j.is_running() {
             Some(j.placement().clone())
         } else {
             let (w, p) = requested_tasks(job);
-            standalone(view.instance(), job, w, p, self.params.placement)
+            placements.get(view.instance(), job, w, p, self.params.placement)
         };
         let rho_s = match placement {
             Some(p) => Some(view.remaining_time_s(job, &p)?),
@@ -193,10 +198,11 @@ impl Rrh {
         view: &SimView<'_>,
         i: &JobView<'_>,
         est: &[(JobView<'_>, Estimate)],
+        placements: &mut Standalone,
     ) -> crate::Result<bool> {
         let slot_s = view.instance().slot_length_s();
         let job = i.job();
-        let mine = self.estimate(view, i)?;
+        let mine = self.estimate(view, i, placements)?;
         let Some(rho) = mine.rho_s else {
             return Ok(false);
         };
@@ -248,8 +254,9 @@ impl Policy for Rrh {
         self.state.last_now_s = Some(now);
 
         let mut est: Vec<(JobView<'_>, Estimate)> = Vec::new();
+        let mut placements = Standalone::default();
         for j in view.active() {
-            let e = self.estimate(view, &j)?;
+            let e = self.estimate(view, &j, &mut placements)?;
             est.push((j, e));
         }
         let mut actions = Vec::new();
@@ -262,7 +269,7 @@ impl Policy for Rrh {
             && !self.state.tested.contains(&job)
         {
             let i = *i;
-            let admit = self.admit(view, &i, &est)?;
+            let admit = self.admit(view, &i, &est, &mut placements)?;
             self.state.tested.insert(job);
             if !admit && !closed(&i) {
                 actions.push(Action::Reject { job });
