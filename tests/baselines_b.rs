@@ -234,6 +234,12 @@ fn rrh_rejects_risky_and_admits_fitting_jobs() {
     });
     let r = simulate(&inst, &mut strict, &SimOptions::default()).unwrap();
     assert!(r.jobs.iter().all(|j| j.rejected));
+    // Each says why: the admission test.
+    assert!(r.jobs.iter().all(|j| {
+        j.rejection
+            .as_ref()
+            .is_some_and(|w| w.to_string().contains("admission test"))
+    }));
 }
 
 /// One GPU. A (t = 0, 100 s, f = 1, preemptible) runs; B (t = 1, 50 s,

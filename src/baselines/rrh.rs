@@ -1,10 +1,10 @@
 //! RRH: the risk–reward heuristic.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::{Elasticity, JobId, units};
 use crate::schedule::Placement;
-use crate::sim::{Action, Event, JobView, Policy, SimView};
+use crate::sim::{Action, Event, JobView, Policy, Rejection, SimView};
 
 use super::realloc::{Realloc, Standalone};
 use super::{PlacementRule, Placer, requested_tasks};
@@ -131,6 +131,8 @@ struct RrhState {
     tested: BTreeSet<JobId>,
     pointer: usize,
     last_now_s: Option<f64>,
+    /// Why each rejected job was rejected.
+    rejections: BTreeMap<JobId, Rejection>,
 }
 
 impl Rrh {
@@ -245,6 +247,10 @@ impl Policy for Rrh {
         "rrh".into()
     }
 
+    fn rejection(&self, job: JobId) -> Option<Rejection> {
+        self.state.rejections.get(&job).cloned()
+    }
+
     fn on_event(&mut self, view: &SimView<'_>, event: &Event) -> crate::Result<Vec<Action>> {
         let now = view.now_s();
         if self.state.last_now_s.is_some_and(|t| now < t) {
@@ -273,6 +279,14 @@ impl Policy for Rrh {
             self.state.tested.insert(job);
             if !admit && !closed(&i) {
                 actions.push(Action::Reject { job });
+                self.state.rejections.insert(
+                    job,
+                    Rejection::Other {
+                        why: "RRH's admission test: its reward minus the risk it brings to the admitted \
+                              jobs is at most the threshold (or it has no standalone run time)"
+                            .into(),
+                    },
+                );
                 gone.push(i);
             }
         }
@@ -288,6 +302,12 @@ impl Policy for Rrh {
             let zero = Self::delta_run(view, e).is_none_or(|d| j.job().utility.value(d) <= 0.0);
             if zero {
                 actions.push(Action::Reject { job: j.id() });
+                self.state.rejections.insert(
+                    j.id(),
+                    Rejection::Other {
+                        why: "its utility would be 0 by the time it could finish".into(),
+                    },
+                );
                 gone.push(*j);
             }
         }
