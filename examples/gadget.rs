@@ -28,6 +28,8 @@
 //!
 //! Run with `--help` for every option.
 
+mod common;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -133,29 +135,6 @@ enum Philly {
     Skip,
 }
 
-fn parse_count(flag: &str, v: &str) -> Result<u64, String> {
-    match v.parse::<u64>() {
-        Ok(k) if k >= 1 => Ok(k),
-        Ok(_) => Err(format!("{flag}: at least 1")),
-        Err(e) => Err(format!("{flag} '{v}': {e}")),
-    }
-}
-
-fn parse_loads(v: &str) -> Result<Vec<f64>, String> {
-    let mut loads = Vec::new();
-    for l in v.split(',') {
-        let x: f64 = l
-            .trim()
-            .parse()
-            .map_err(|e| format!("--loads '{l}': {e}"))?;
-        if !(x.is_finite() && x > 0.0 && x <= 100.0) {
-            return Err(format!("--loads: {x} is not in (0, 100]"));
-        }
-        loads.push(x);
-    }
-    Ok(loads)
-}
-
 fn parse_schedulers(v: &str) -> Result<Vec<&'static str>, String> {
     let mut out = Vec::new();
     for s in v.split(',') {
@@ -198,9 +177,11 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Stri
         match flag.as_str() {
             "-h" | "--help" => return Ok(None),
             "--out" => a.out = PathBuf::from(value()?),
-            "--loads" => a.loads = parse_loads(&value()?)?,
-            "--seeds" => a.seeds = parse_count("--seeds", &value()?)?,
-            "--philly-seeds" => a.philly_seeds = parse_count("--philly-seeds", &value()?)?,
+            "--loads" => a.loads = common::parse_loads("--loads", &value()?)?,
+            "--seeds" => a.seeds = common::parse_count("--seeds", &value()?, u64::MAX)?,
+            "--philly-seeds" => {
+                a.philly_seeds = common::parse_count("--philly-seeds", &value()?, u64::MAX)?
+            }
             "--schedulers" => a.schedulers = parse_schedulers(&value()?)?,
             "--variant" => a.variant = parse_variant(&value()?)?,
             "--philly" => a.philly = Philly::Path(PathBuf::from(value()?)),
@@ -500,21 +481,5 @@ fn run(args: &Args) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    match parse_args(std::env::args().skip(1)) {
-        Ok(None) => {
-            print!("{USAGE}");
-            ExitCode::SUCCESS
-        }
-        Ok(Some(args)) => match run(&args) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::FAILURE
-            }
-        },
-        Err(e) => {
-            eprintln!("error: {e}\n\n{USAGE}");
-            ExitCode::from(2)
-        }
-    }
+    common::main(USAGE, parse_args, run)
 }

@@ -39,6 +39,8 @@
 //!
 //! Run with `--help` for every option.
 
+mod common;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -161,14 +163,7 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Stri
                     }
                 }
             }
-            "--seeds" => {
-                let v = value()?;
-                let k: u64 = v.parse().map_err(|e| format!("--seeds '{v}': {e}"))?;
-                if k == 0 {
-                    return Err("--seeds: at least 1".into());
-                }
-                a.seeds = Some(k);
-            }
+            "--seeds" => a.seeds = Some(common::parse_count("--seeds", &value()?, u64::MAX)?),
             "--jobs" => {
                 let v = value()?;
                 let n: usize = v.parse().map_err(|e| format!("--jobs '{v}': {e}"))?;
@@ -508,29 +503,13 @@ fn write_csv(path: &Path, experiment: &str, rows: &[Row]) -> Result<(), String> 
     w.flush().map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Mean and sample standard deviation of the finite values (NaN when none).
-fn mean_sd(v: &[f64]) -> (f64, f64) {
-    let v: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
-    let n = v.len() as f64;
-    if v.is_empty() {
-        return (f64::NAN, f64::NAN);
-    }
-    let m = v.iter().sum::<f64>() / n;
-    let var = if v.len() > 1 {
-        v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)
-    } else {
-        0.0
-    };
-    (m, var.sqrt())
-}
-
 fn stat(rows: &[Row], point: f64, scheduler: &str, metric: &str) -> (f64, f64) {
     let v: Vec<f64> = rows
         .iter()
         .filter(|r| r.point == point && r.scheduler == scheduler && r.metric == metric)
         .map(|r| r.value)
         .collect();
-    mean_sd(&v)
+    common::mean_sd(&v)
 }
 
 /// L-E4 schedulers (CSV names) at κ = 1 and at κ = 10, in the same order.
@@ -875,21 +854,5 @@ fn run(args: &Args) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    match parse_args(std::env::args().skip(1)) {
-        Ok(None) => {
-            print!("{USAGE}");
-            ExitCode::SUCCESS
-        }
-        Ok(Some(args)) => match run(&args) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::FAILURE
-            }
-        },
-        Err(e) => {
-            eprintln!("error: {e}\n\n{USAGE}");
-            ExitCode::from(2)
-        }
-    }
+    common::main(USAGE, parse_args, run)
 }

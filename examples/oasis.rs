@@ -13,6 +13,8 @@
 //! Run with `--help` for every option. See `docs/reproduction.md` for the
 //! numbers this produces next to the paper's.
 
+mod common;
+
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -111,14 +113,7 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Stri
                 }
                 a.jobs = Some(list);
             }
-            "--seeds" => {
-                let v = value()?;
-                let k: u64 = v.parse().map_err(|e| format!("--seeds '{v}': {e}"))?;
-                if k == 0 {
-                    return Err("--seeds: at least 1".into());
-                }
-                a.seeds = Some(k);
-            }
+            "--seeds" => a.seeds = Some(common::parse_count("--seeds", &value()?, u64::MAX)?),
             "--bounds" => {
                 a.bounds = match value()?.as_str() {
                     "eta" => vec![BoundsChoice::Eta],
@@ -198,17 +193,6 @@ fn write_svg(
     std::fs::write(path, svg).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-fn mean_sd(v: &[f64]) -> (f64, f64) {
-    let n = v.len() as f64;
-    let m = v.iter().sum::<f64>() / n;
-    let var = if v.len() > 1 {
-        v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)
-    } else {
-        0.0
-    };
-    (m, var.sqrt())
-}
-
 /// Means of `metric` per (policy, x) in first-appearance order.
 fn means(rows: &[Row], metric: &str, x: impl Fn(&Row) -> f64) -> Vec<(String, f64, f64, f64)> {
     let mut keys: Vec<(String, f64)> = Vec::new();
@@ -225,7 +209,7 @@ fn means(rows: &[Row], metric: &str, x: impl Fn(&Row) -> f64) -> Vec<(String, f6
                 .filter(|r| r.metric == metric && r.policy == p && x(r) == xv)
                 .map(|r| r.value)
                 .collect();
-            let (m, sd) = mean_sd(&v);
+            let (m, sd) = common::mean_sd(&v);
             (p, xv, m, sd)
         })
         .collect()
@@ -607,21 +591,5 @@ fn run(args: &Args) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    match parse_args(std::env::args().skip(1)) {
-        Ok(None) => {
-            print!("{USAGE}");
-            ExitCode::SUCCESS
-        }
-        Ok(Some(args)) => match run(&args) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::FAILURE
-            }
-        },
-        Err(e) => {
-            eprintln!("error: {e}\n\n{USAGE}");
-            ExitCode::from(2)
-        }
-    }
+    common::main(USAGE, parse_args, run)
 }

@@ -27,6 +27,8 @@
 //!
 //! Run with `--help` for every option.
 
+mod common;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -144,14 +146,7 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Stri
             "-h" | "--help" => return Ok(None),
             "--full" => a.full = true,
             "--out" => a.out = PathBuf::from(value()?),
-            "--seeds" => {
-                let v = value()?;
-                let k: u64 = v.parse().map_err(|e| format!("--seeds '{v}': {e}"))?;
-                if k == 0 {
-                    return Err("--seeds: at least 1".into());
-                }
-                a.seeds = Some(k);
-            }
+            "--seeds" => a.seeds = Some(common::parse_count("--seeds", &value()?, u64::MAX)?),
             "--experiment" => {
                 for e in value()?.split(',') {
                     match e.trim().trim_start_matches(['E', 'e']) {
@@ -447,21 +442,6 @@ fn write_csv(path: &Path, rows: &[Row]) -> Result<(), String> {
     w.flush().map_err(|e| e.to_string())
 }
 
-/// Mean and sample standard deviation.
-fn mean_sd(v: &[f64]) -> (f64, f64) {
-    let n = v.len() as f64;
-    if v.is_empty() {
-        return (f64::NAN, f64::NAN);
-    }
-    let m = v.iter().sum::<f64>() / n;
-    let var = if v.len() > 1 {
-        v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)
-    } else {
-        0.0
-    };
-    (m, var.sqrt())
-}
-
 /// The rows of one (calibration, experiment) matching `keep`.
 fn select<'a>(
     rows: &'a [Row],
@@ -489,10 +469,10 @@ fn cell<'a>(rows: impl Iterator<Item = &'a Row>) -> Cell {
     let col =
         |f: &dyn Fn(&ReportRow) -> f64| -> Vec<f64> { rows.iter().map(|r| f(&r.report)).collect() };
     Cell {
-        makespan: mean_sd(&col(&|p| p.makespan_reported as f64)),
-        raw: mean_sd(&col(&|p| p.makespan_raw as f64)).0,
-        jct: mean_sd(&col(&|p| p.mean_jct)).0,
-        lb: mean_sd(&col(&|p| p.lower_bound)).0,
+        makespan: common::mean_sd(&col(&|p| p.makespan_reported as f64)),
+        raw: common::mean_sd(&col(&|p| p.makespan_raw as f64)).0,
+        jct: common::mean_sd(&col(&|p| p.mean_jct)).0,
+        lb: common::mean_sd(&col(&|p| p.lower_bound)).0,
         censored: rows.iter().filter(|r| !r.report.within_horizon).count(),
         n: rows.len(),
     }
@@ -803,21 +783,5 @@ fn run(args: &Args) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    match parse_args(std::env::args().skip(1)) {
-        Ok(None) => {
-            print!("{USAGE}");
-            ExitCode::SUCCESS
-        }
-        Ok(Some(args)) => match run(&args) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::FAILURE
-            }
-        },
-        Err(e) => {
-            eprintln!("error: {e}\n\n{USAGE}");
-            ExitCode::from(2)
-        }
-    }
+    common::main(USAGE, parse_args, run)
 }

@@ -24,6 +24,8 @@
 //!
 //! Run with `--help` for every option.
 
+mod common;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -73,29 +75,6 @@ struct Args {
     philly: bool,
 }
 
-fn parse_count(flag: &str, v: &str) -> Result<u64, String> {
-    match v.parse::<u64>() {
-        Ok(k) if (1..=100_000).contains(&k) => Ok(k),
-        Ok(k) => Err(format!("{flag}: {k} is not in 1..=100000")),
-        Err(e) => Err(format!("{flag} '{v}': {e}")),
-    }
-}
-
-fn parse_loads(v: &str) -> Result<Vec<f64>, String> {
-    let mut loads = Vec::new();
-    for l in v.split(',') {
-        let x: f64 = l
-            .trim()
-            .parse()
-            .map_err(|e| format!("--loads '{l}': {e}"))?;
-        if !(x.is_finite() && x > 0.0 && x <= 100.0) {
-            return Err(format!("--loads: {x} is not in (0, 100]"));
-        }
-        loads.push(x);
-    }
-    Ok(loads)
-}
-
 fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, String> {
     let mut a = Args {
         out: PathBuf::from("target/smd-example"),
@@ -109,9 +88,9 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> Result<Option<Args>, Stri
         match flag.as_str() {
             "-h" | "--help" => return Ok(None),
             "--out" => a.out = PathBuf::from(value()?),
-            "--seeds" => a.seeds = parse_count("--seeds", &value()?)?,
-            "--loads" => a.loads = parse_loads(&value()?)?,
-            "--jobs" => a.jobs = parse_count("--jobs", &value()?)? as usize,
+            "--seeds" => a.seeds = common::parse_count("--seeds", &value()?, 100_000)?,
+            "--loads" => a.loads = common::parse_loads("--loads", &value()?)?,
+            "--jobs" => a.jobs = common::parse_count("--jobs", &value()?, 100_000)? as usize,
             "--no-philly" => a.philly = false,
             other => return Err(format!("unknown argument '{other}' (see --help)")),
         }
@@ -402,21 +381,5 @@ mod e5 {
 }
 
 fn main() -> ExitCode {
-    match parse_args(std::env::args().skip(1)) {
-        Ok(None) => {
-            print!("{USAGE}");
-            ExitCode::SUCCESS
-        }
-        Ok(Some(args)) => match run(&args) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::FAILURE
-            }
-        },
-        Err(e) => {
-            eprintln!("error: {e}\n\n{USAGE}");
-            ExitCode::from(2)
-        }
-    }
+    common::main(USAGE, parse_args, run)
 }
