@@ -109,6 +109,7 @@
 //! # Ok::<(), dmlsched::Error>(())
 //! ```
 
+mod arrivals;
 mod bounds;
 mod engine;
 mod error;
@@ -118,6 +119,7 @@ mod prices;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use arrivals::Arrivals;
 pub use bounds::{
     BoundInputs, BoundsChoice, BoundsOrigin, BoundsRule, MIN_POSITIVE_DEMAND, PriceBounds,
     UnitDemand, default_v_floor, value_floor_from,

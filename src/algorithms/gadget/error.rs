@@ -65,8 +65,9 @@ pub enum GadgetError {
         /// The guard.
         limit: f64,
     },
-    /// The simulator handed the policy a job it was not built for.
-    #[error("{job} is not in the instance the GADGET-style policy was built for")]
+    /// The simulator handed the policy a job it was not built for, or the
+    /// same arrival twice.
+    #[error("{job} is not in the instance the GADGET-style policy was built for, or arrived twice")]
     UnknownJob {
         /// The job.
         job: JobId,

@@ -1,9 +1,8 @@
 //! The GADGET-style scheduler as a simulator [`Policy`]: every arrival is
 //! priced and either reserved for good ([`Action::Reserve`]) or rejected.
 
-use std::collections::BTreeMap;
-
 use crate::model::{Instance, JobId};
+use crate::online::Arrivals;
 use crate::sim::{Action, Event, Policy, Rejection, SimView};
 
 use super::error::GadgetError;
@@ -56,10 +55,8 @@ use super::{GadgetParams, GadgetReport};
 #[derive(Debug)]
 pub struct GadgetPolicy {
     run: Run,
-    /// Every job of the instance by position.
-    by_position: Vec<Option<GadgetJob>>,
-    /// Why each rejected job was rejected.
-    rejections: BTreeMap<JobId, Rejection>,
+    /// The jobs still to arrive, and why rejected ones were rejected.
+    arrivals: Arrivals<GadgetJob>,
 }
 
 impl GadgetPolicy {
@@ -70,15 +67,10 @@ impl GadgetPolicy {
     /// As [`Gadget::solve`](super::Gadget::solve).
     pub fn new(instance: &Instance, params: &GadgetParams) -> crate::Result<Self> {
         let (run, jobs) = Run::new(instance, params)?;
-        let mut by_position = vec![None; instance.jobs().len()];
-        for j in jobs {
-            let p = j.position;
-            by_position[p] = Some(j);
-        }
+        let positioned = jobs.into_iter().map(|j| (j.position, j));
         Ok(GadgetPolicy {
             run,
-            by_position,
-            rejections: BTreeMap::new(),
+            arrivals: Arrivals::new(instance.jobs().len(), positioned),
         })
     }
 
@@ -93,25 +85,17 @@ impl GadgetPolicy {
     }
 
     fn decide(&mut self, view: &SimView<'_>, id: JobId) -> crate::Result<Action> {
-        let job = view
-            .instance()
-            .job_position(id)
-            .and_then(|p| self.by_position.get_mut(p).and_then(Option::take))
+        let job = self
+            .arrivals
+            .take(view.instance(), id)
             .ok_or(GadgetError::UnknownJob { job: id })?;
         let earliest = view.first_plannable_slot().unwrap_or(u32::MAX);
         self.run.step(job.starting_at(earliest))?;
-        Ok(match self.run.last_plan() {
-            Some(plan) => Action::Reserve {
-                job: id,
-                segments: vec![plan.segment(&self.run.cluster, None)],
-            },
-            None => {
-                if let Some(r) = self.run.last_rejection() {
-                    self.rejections.insert(id, r);
-                }
-                Action::Reject { job: id }
-            }
-        })
+        let segments =
+            (self.run.last_plan()).map(|plan| vec![plan.segment(&self.run.cluster, None)]);
+        Ok(self
+            .arrivals
+            .action(id, segments, || self.run.last_rejection()))
     }
 }
 
@@ -128,6 +112,6 @@ impl Policy for GadgetPolicy {
     }
 
     fn rejection(&self, job: JobId) -> Option<Rejection> {
-        self.rejections.get(&job).cloned()
+        self.arrivals.rejection(job)
     }
 }

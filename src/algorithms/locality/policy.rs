@@ -2,9 +2,8 @@
 //! is priced and either reserved for good ([`Action::Reserve`] of segments
 //! with their configurations) or rejected.
 
-use std::collections::BTreeMap;
-
 use crate::model::{Instance, JobId};
+use crate::online::Arrivals;
 use crate::sim::{Action, Event, Policy, Rejection, SimView};
 
 use super::{LocalityError, LocalityJob, LocalityParams, LocalityReport, Run};
@@ -22,10 +21,8 @@ use super::{LocalityError, LocalityJob, LocalityParams, LocalityReport, Run};
 #[derive(Debug)]
 pub struct LocalityPolicy {
     run: Run,
-    /// Every job of the instance by position.
-    by_position: Vec<Option<LocalityJob>>,
-    /// Why each rejected job was rejected.
-    rejections: BTreeMap<JobId, Rejection>,
+    /// The jobs still to arrive, and why rejected ones were rejected.
+    arrivals: Arrivals<LocalityJob>,
 }
 
 impl LocalityPolicy {
@@ -41,16 +38,12 @@ impl LocalityPolicy {
         rng: &mut impl rand::Rng,
     ) -> crate::Result<Self> {
         let (run, jobs) = Run::new(params, instance, rng)?;
-        let mut by_position = vec![None; instance.jobs().len()];
-        for j in jobs {
-            if let Some(p) = instance.job_position(j.id) {
-                by_position[p] = Some(j);
-            }
-        }
+        let positioned = jobs
+            .into_iter()
+            .filter_map(|j| instance.job_position(j.id).map(|p| (p, j)));
         Ok(LocalityPolicy {
             run,
-            by_position,
-            rejections: BTreeMap::new(),
+            arrivals: Arrivals::new(instance.jobs().len(), positioned),
         })
     }
 
@@ -65,28 +58,19 @@ impl LocalityPolicy {
     }
 
     fn decide(&mut self, view: &SimView<'_>, id: JobId) -> crate::Result<Action> {
-        let job = view
-            .instance()
-            .job_position(id)
-            .and_then(|p| self.by_position.get_mut(p).and_then(Option::take))
-            .ok_or_else(|| LocalityError::UnsupportedJob {
+        let job = self.arrivals.take(view.instance(), id).ok_or_else(|| {
+            LocalityError::UnsupportedJob {
                 job: id,
                 reason: "not a job of the instance the policy was built for, or decided twice"
                     .into(),
-            })?;
+            }
+        })?;
         let earliest = view.first_plannable_slot().unwrap_or(u32::MAX);
         self.run.step(job.starting_at(earliest))?;
-        Ok(
-            match self.run.last_plan().map(|p| p.segments(&self.run.cluster)) {
-                Some(segments) => Action::Reserve { job: id, segments },
-                None => {
-                    if let Some(r) = self.run.last_rejection() {
-                        self.rejections.insert(id, r);
-                    }
-                    Action::Reject { job: id }
-                }
-            },
-        )
+        let segments = self.run.last_plan().map(|p| p.segments(&self.run.cluster));
+        Ok(self
+            .arrivals
+            .action(id, segments, || self.run.last_rejection()))
     }
 }
 
@@ -103,6 +87,6 @@ impl Policy for LocalityPolicy {
     }
 
     fn rejection(&self, job: JobId) -> Option<Rejection> {
-        self.rejections.get(&job).cloned()
+        self.arrivals.rejection(job)
     }
 }

@@ -42,8 +42,9 @@ pub enum OasisError {
         /// The limit.
         limit: u64,
     },
-    /// The simulator handed the policy a job it was not built for.
-    #[error("{job} is not in the instance the OASiS policy was built for")]
+    /// The simulator handed the policy a job it was not built for, or the
+    /// same arrival twice.
+    #[error("{job} is not in the instance the OASiS policy was built for, or arrived twice")]
     UnknownJob {
         /// The job.
         job: JobId,

@@ -1,9 +1,8 @@
 //! OASiS as a simulator [`Policy`]: every arrival is priced and either
 //! reserved for good ([`Action::Reserve`]) or rejected.
 
-use std::collections::BTreeMap;
-
 use crate::model::{Instance, JobId};
+use crate::online::Arrivals;
 use crate::sim::{Action, Event, Policy, Rejection, SimView};
 
 use super::error::OasisError;
@@ -50,10 +49,8 @@ use super::{OasisParams, OasisReport, Run};
 #[derive(Debug)]
 pub struct OasisPolicy {
     run: Run,
-    /// Every job of the instance by position.
-    by_position: Vec<Option<OasisJob>>,
-    /// Why each rejected job was rejected.
-    rejections: BTreeMap<JobId, Rejection>,
+    /// The jobs still to arrive, and why rejected ones were rejected.
+    arrivals: Arrivals<OasisJob>,
 }
 
 impl OasisPolicy {
@@ -64,16 +61,12 @@ impl OasisPolicy {
     /// As [`Oasis::solve`](super::Oasis::solve).
     pub fn new(instance: &Instance, params: &OasisParams) -> crate::Result<Self> {
         let (run, jobs) = Run::new(instance, params)?;
-        let mut by_position = vec![None; instance.jobs().len()];
-        for j in jobs {
-            if let Some(p) = instance.job_position(j.id) {
-                by_position[p] = Some(j);
-            }
-        }
+        let positioned = jobs
+            .into_iter()
+            .filter_map(|j| instance.job_position(j.id).map(|p| (p, j)));
         Ok(OasisPolicy {
             run,
-            by_position,
-            rejections: BTreeMap::new(),
+            arrivals: Arrivals::new(instance.jobs().len(), positioned),
         })
     }
 
@@ -88,24 +81,16 @@ impl OasisPolicy {
     }
 
     fn decide(&mut self, view: &SimView<'_>, id: JobId) -> crate::Result<Action> {
-        let job = view
-            .instance()
-            .job_position(id)
-            .and_then(|p| self.by_position.get(p).cloned().flatten())
+        let job = self
+            .arrivals
+            .take(view.instance(), id)
             .ok_or(OasisError::UnknownJob { job: id })?;
         let earliest = view.first_plannable_slot().unwrap_or(u32::MAX);
         self.run.step(job.starting_at(earliest))?;
-        Ok(
-            match self.run.last_plan().map(|p| p.segments(&self.run.cluster)) {
-                Some(segments) => Action::Reserve { job: id, segments },
-                None => {
-                    if let Some(r) = self.run.last_rejection() {
-                        self.rejections.insert(id, r);
-                    }
-                    Action::Reject { job: id }
-                }
-            },
-        )
+        let segments = self.run.last_plan().map(|p| p.segments(&self.run.cluster));
+        Ok(self
+            .arrivals
+            .action(id, segments, || self.run.last_rejection()))
     }
 }
 
@@ -122,6 +107,6 @@ impl Policy for OasisPolicy {
     }
 
     fn rejection(&self, job: JobId) -> Option<Rejection> {
-        self.rejections.get(&job).cloned()
+        self.arrivals.rejection(job)
     }
 }
