@@ -99,29 +99,10 @@ fn zeroed(mut r: SimResult) -> SimResult {
 /// | 4    | (3,2) | 1062.5 | 375     | 916.67, 18 CPU > 16 | +worker |
 /// | 5    | (4,2) | 968.75 | 5 GPUs  | 20 CPUs             | stop    |
 fn spec_example() -> Instance {
-    let layer = |f: f64, g: f64, mb: f64| Layer {
-        forward_s: f * 1e-3,
-        backward_s: g * 1e-3,
-        bytes: mb * 1e6,
-        update_s: 0.0,
-    };
     let p = PsJob {
-        epochs: 1,
-        data_chunks: 1,
-        minibatches_per_chunk: 62_500,
         minibatch_compute_s: 0.03,
         gradient_bytes: 14e6,
-        worker: Resources::zero().gpus(1.0).cpu_cores(2.0).nic(1e9),
-        ps: Resources::zero().cpu_cores(4.0).nic(1e9),
-        max_workers: 8,
-        max_ps: 8,
-        ps_at_most_workers: true,
-        sync: SyncMode::Synchronous,
-        layers: Some(vec![
-            layer(3.0, 6.0, 2.0),
-            layer(3.0, 6.0, 4.0),
-            layer(4.0, 8.0, 8.0),
-        ]),
+        ..common::layered_table_job(1e9, 8, 8, true)
     };
     // The NIC is large enough never to bind nor count in the shares.
     let cluster = Cluster::homogeneous(

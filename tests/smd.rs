@@ -3,6 +3,8 @@
 //! selection), properties of the LP and the rounding on random programs,
 //! placement, and simulator runs.
 
+mod common;
+
 use dmlsched::algorithms::smd::*;
 use dmlsched::model::*;
 use proptest::prelude::*;
@@ -18,35 +20,13 @@ fn persisted(cases: u32) -> ProptestConfig {
     }
 }
 
-fn layer(f: f64, g: f64, mb: f64) -> Layer {
-    Layer {
-        forward_s: f * 1e-3,
-        backward_s: g * 1e-3,
-        bytes: mb * 1e6,
-        update_s: 0.0,
-    }
-}
-
 /// The three-layer job of the hand-computed table: B_w = B_s = `bw` B/s.
 fn table_job(bw: f64, max_workers: u32, max_ps: u32) -> Job {
-    let ps = PsJob {
-        epochs: 1,
-        data_chunks: 1,
-        minibatches_per_chunk: 62_500,
-        worker: Resources::zero().gpus(1.0).cpu_cores(2.0).nic(bw),
-        ps: Resources::zero().cpu_cores(4.0).nic(bw),
-        max_workers,
-        max_ps,
-        ps_at_most_workers: false,
-        sync: SyncMode::Synchronous,
-        layers: Some(vec![
-            layer(3.0, 6.0, 2.0),
-            layer(3.0, 6.0, 4.0),
-            layer(4.0, 8.0, 8.0),
-        ]),
-        ..PsJob::default()
-    };
-    Job::new(JobId(0), 0.0, ps)
+    Job::new(
+        JobId(0),
+        0.0,
+        common::layered_table_job(bw, max_workers, max_ps, false),
+    )
 }
 
 fn close(a: f64, b: f64, rel: f64) -> bool {

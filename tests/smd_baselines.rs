@@ -5,6 +5,8 @@
 //! bundles), Tiresias-like demotion and preemption; and the experiment
 //! runner on a tiny size.
 
+mod common;
+
 use dmlsched::baselines::{Drf, Fifo, Optimus, RequestedSizes, Tiresias};
 use dmlsched::experiments::smd::*;
 use dmlsched::model::*;
@@ -103,30 +105,7 @@ fn requested_sizes_a_job_cannot_run_at_are_refused() {
 /// 1 GB/s, 2·10⁶ samples = 62 500 mini-batches of 32): worker 1 GPU +
 /// 2 cores, PS 4 cores.
 fn table_job() -> Job {
-    let layer = |f: f64, g: f64, mb: f64| Layer {
-        forward_s: f * 1e-3,
-        backward_s: g * 1e-3,
-        bytes: mb * 1e6,
-        update_s: 0.0,
-    };
-    let ps = PsJob {
-        epochs: 1,
-        data_chunks: 1,
-        minibatches_per_chunk: 62_500,
-        worker: Resources::zero().gpus(1.0).cpu_cores(2.0).nic(1e9),
-        ps: Resources::zero().cpu_cores(4.0).nic(1e9),
-        max_workers: 8,
-        max_ps: 4,
-        ps_at_most_workers: true,
-        sync: SyncMode::Synchronous,
-        layers: Some(vec![
-            layer(3.0, 6.0, 2.0),
-            layer(3.0, 6.0, 4.0),
-            layer(4.0, 8.0, 8.0),
-        ]),
-        ..PsJob::default()
-    };
-    Job::new(JobId(0), 0.0, ps)
+    Job::new(JobId(0), 0.0, common::layered_table_job(1e9, 8, 4, true))
 }
 
 #[test]

@@ -229,3 +229,40 @@ pub fn l1_job(id: u32, arrival_s: f64, mem_w_gb: f64, mem_s_gb: f64) -> dmlsched
         },
     )
 }
+
+/// The three-layer parameter-server job of the hand-computed timing table:
+/// 62 500 mini-batches in one chunk of one epoch, layers of (forward ms,
+/// backward ms, MB) = (3, 6, 2), (3, 6, 4), (4, 8, 8); a worker holds 1 GPU
+/// and 2 cores, a PS 4 cores, and each has a NIC of `bw` B/s.
+#[allow(dead_code)]
+pub fn layered_table_job(
+    bw: f64,
+    max_workers: u32,
+    max_ps: u32,
+    ps_at_most_workers: bool,
+) -> dmlsched::model::PsJob {
+    use dmlsched::model::{Layer, PsJob, Resources, SyncMode};
+    let layer = |f: f64, g: f64, mb: f64| Layer {
+        forward_s: f * 1e-3,
+        backward_s: g * 1e-3,
+        bytes: mb * 1e6,
+        update_s: 0.0,
+    };
+    PsJob {
+        epochs: 1,
+        data_chunks: 1,
+        minibatches_per_chunk: 62_500,
+        worker: Resources::zero().gpus(1.0).cpu_cores(2.0).nic(bw),
+        ps: Resources::zero().cpu_cores(4.0).nic(bw),
+        max_workers,
+        max_ps,
+        ps_at_most_workers,
+        sync: SyncMode::Synchronous,
+        layers: Some(vec![
+            layer(3.0, 6.0, 2.0),
+            layer(3.0, 6.0, 4.0),
+            layer(4.0, 8.0, 8.0),
+        ]),
+        ..PsJob::default()
+    }
+}
