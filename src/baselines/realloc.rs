@@ -54,13 +54,17 @@ pub(crate) fn standalone(
     ps: u32,
     rule: PlacementRule,
 ) -> Option<Placement> {
-    let capacity: Vec<Resources> = instance
+    Placer::new(instance, &capacities(instance), rule).place(job, workers, ps)
+}
+
+/// The capacity of every machine, in cluster order.
+fn capacities(instance: &Instance) -> Vec<Resources> {
+    instance
         .cluster()
         .machines
         .iter()
         .map(|m| m.capacity)
-        .collect();
-    Placer::new(instance, &capacity, rule).place(job, workers, ps)
+        .collect()
 }
 
 /// What [`standalone`] reads of a job and its counts, for a job that may
@@ -125,6 +129,9 @@ impl std::hash::Hasher for Fx {
 #[derive(Debug, Default)]
 pub(crate) struct Standalone {
     placements: HashMap<Shape, Option<Placement>, FxBuild>,
+    /// [`capacities`], from the first placement computed on (empty
+    /// before).
+    capacity: Vec<Resources>,
 }
 
 impl Standalone {
@@ -148,9 +155,15 @@ impl Standalone {
             workers,
             ps,
         );
+        let capacity = &mut self.capacity;
         self.placements
             .entry(shape)
-            .or_insert_with(|| standalone(instance, job, workers, ps, rule))
+            .or_insert_with(|| {
+                if capacity.is_empty() {
+                    *capacity = capacities(instance);
+                }
+                Placer::new(instance, capacity, rule).place(job, workers, ps)
+            })
             .as_ref()
             .map(Cow::Borrowed)
     }
