@@ -178,6 +178,48 @@ impl Ord for Share {
 }
 
 /// One job's state during progressive filling.
+/// The queue of progressive filling: the job with the smallest key
+/// `(share, index)` next. Every job starts at share 0 and gets one more key
+/// after each step it takes, so the queue is the indices `next..n`, each
+/// at share 0 and in index order, merged with a min-heap of the keys pushed
+/// since: the same order as one heap of every key (keys are distinct, as a
+/// job has one key at a time), without sifting every job through the heap
+/// (most jobs of a long queue take no step).
+struct FillQueue {
+    next: usize,
+    n: usize,
+    heap: BinaryHeap<Reverse<(Share, usize)>>,
+}
+
+impl FillQueue {
+    /// Jobs `0..n`, each at share 0.
+    fn new(n: usize) -> Self {
+        FillQueue {
+            next: 0,
+            n,
+            heap: BinaryHeap::new(),
+        }
+    }
+
+    /// The job with the smallest key, taken off the queue.
+    fn pop(&mut self) -> Option<usize> {
+        let fresh = (self.next < self.n).then_some((Share(0.0), self.next));
+        match (fresh, self.heap.peek()) {
+            (Some(f), Some(Reverse(h))) if *h < f => self.heap.pop().map(|Reverse((_, i))| i),
+            (Some((_, i)), _) => {
+                self.next += 1;
+                Some(i)
+            }
+            (None, _) => self.heap.pop().map(|Reverse((_, i))| i),
+        }
+    }
+
+    /// Job `i` (off the queue) back at `share`.
+    fn push(&mut self, share: f64, i: usize) {
+        self.heap.push(Reverse((Share(share), i)));
+    }
+}
+
 struct Fill {
     workers: u32,
     ps: u32,
@@ -215,11 +257,10 @@ impl Policy for Drf {
             .collect();
         let mut placer = scratch.clone();
         // The job with the smallest dominant share next (ties: the earlier
-        // in `jobs`, i.e. arrival order): a min-heap on (share, index), a
-        // job's entry pushed again after each step it takes.
-        let mut heap: BinaryHeap<Reverse<(Share, usize)>> =
-            (0..jobs.len()).map(|i| Reverse((Share(0.0), i))).collect();
-        while let Some(Reverse((_, i))) = heap.pop() {
+        // in `jobs`, i.e. arrival order), a job's entry pushed again after
+        // each step it takes.
+        let mut queue = FillQueue::new(jobs.len());
+        while let Some(i) = queue.pop() {
             let job = jobs[i].job();
             let f = &mut fill[i];
             let grown = next_size(job, f.workers, f.ps, step)
@@ -236,7 +277,7 @@ impl Policy for Drf {
                 f.ps = p;
                 f.placement.merge(&part);
                 let share = dominant_share(&job.demand_for(w, f.ps), &total);
-                heap.push(Reverse((Share(share), i)));
+                queue.push(share, i);
             }
         }
 
@@ -305,6 +346,30 @@ mod tests {
             }),
         )
         .with_discipline(discipline)
+    }
+
+    #[test]
+    fn fill_queue_pops_as_one_heap() {
+        use rand::rngs::ChaCha8Rng;
+        use rand::{RngExt, SeedableRng};
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        for _ in 0..300 {
+            let n = rng.random_range(0..12);
+            let mut queue = FillQueue::new(n);
+            let mut heap: BinaryHeap<Reverse<(Share, usize)>> =
+                (0..n).map(|i| Reverse((Share(0.0), i))).collect();
+            loop {
+                let want = heap.pop().map(|Reverse((_, i))| i);
+                assert_eq!(queue.pop(), want);
+                let Some(i) = want else { break };
+                if rng.random_range(0..3) > 0 {
+                    // Shares as DRF makes them, ties and zeros included.
+                    let share = [0.0, -0.0, 0.25, 0.5, 1.0][rng.random_range(0..5)];
+                    queue.push(share, i);
+                    heap.push(Reverse((Share(share), i)));
+                }
+            }
+        }
     }
 
     #[test]

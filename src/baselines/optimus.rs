@@ -7,7 +7,7 @@ use crate::sim::{Action, Event, JobView, Policy, SimView};
 
 use super::PlacementRule;
 use super::dominant_share;
-use super::realloc::{Realloc, Standalone};
+use super::realloc::{FxBuild, Realloc, Standalone};
 
 /// Optimus-style marginal gain (Peng et al., "Optimus: An Efficient Dynamic
 /// Resource Scheduler for Deep Learning Clusters", EuroSys 2018, and its
@@ -164,7 +164,7 @@ fn grown(job: &Job, w: u32, p: u32, kind: usize) -> Option<(u32, u32)> {
 struct Oracle<'v, 'a> {
     view: &'v SimView<'a>,
     rule: PlacementRule,
-    cache: HashMap<(usize, u32, u32), f64>,
+    cache: HashMap<(usize, u32, u32), f64, FxBuild>,
     placements: Standalone,
 }
 
@@ -220,7 +220,7 @@ impl Policy for Optimus {
         let mut oracle = Oracle {
             view,
             rule: self.placement,
-            cache: HashMap::new(),
+            cache: HashMap::with_capacity_and_hasher(3 * managed.len(), FxBuild::default()),
             placements: Standalone::default(),
         };
         let mut steps: Vec<[Option<Step>; 2]> = Vec::with_capacity(managed.len());

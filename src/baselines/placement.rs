@@ -442,6 +442,17 @@ impl<'a> Placer<'a> {
         self.free = free;
     }
 
+    /// Makes this placer what [`Placer::new`] on `free` (same instance and
+    /// rule) with [`Placer::with_pointer`] at `pointer` makes, reusing its
+    /// buffer (for callers that place on many short-lived copies).
+    pub(crate) fn refill(&mut self, free: &[Resources], pointer: usize) {
+        self.free.clear();
+        self.free.extend_from_slice(free);
+        self.pointer = pointer;
+        self.index = None;
+        self.want_index = false;
+    }
+
     /// Starts the round-robin pointer at a machine position (policies keep
     /// the pointer across decisions).
     pub fn with_pointer(mut self, pointer: usize) -> Self {

@@ -32,7 +32,10 @@
 //! applies one answer as a transaction, so no order is needed and moves
 //! that form a cycle (two jobs swapping machines) cost no preemption.
 
-use std::collections::{BTreeMap, HashMap};
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+use std::ops::Range;
 
 use crate::model::{FIT_TOL, Instance, Job, ResourceKind, Resources, TaskKind};
 use crate::schedule::{Placement, Tasks};
@@ -51,13 +54,17 @@ pub(crate) fn standalone(
     ps: u32,
     rule: PlacementRule,
 ) -> Option<Placement> {
-    let capacity: Vec<Resources> = instance
+    Placer::new(instance, &capacities(instance), rule).place(job, workers, ps)
+}
+
+/// The capacity of every machine, in cluster order.
+fn capacities(instance: &Instance) -> Vec<Resources> {
+    instance
         .cluster()
         .machines
         .iter()
         .map(|m| m.capacity)
-        .collect();
-    Placer::new(instance, &capacity, rule).place(job, workers, ps)
+        .collect()
 }
 
 /// What [`standalone`] reads of a job and its counts, for a job that may
@@ -76,16 +83,60 @@ fn bits(r: &Resources) -> [u64; 5] {
     ]
 }
 
+/// A fast hasher for the small integer keys of one decision's tables
+/// (FxHash's rotate–xor–multiply per 8 bytes). Hash values only pick
+/// buckets, so no result depends on it.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Fx(u64);
+
+/// Builds [`Fx`] hashers.
+pub(crate) type FxBuild = BuildHasherDefault<Fx>;
+
+impl Fx {
+    fn add(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl std::hash::Hasher for Fx {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(b));
+        }
+    }
+
+    fn write_u32(&mut self, x: u32) {
+        self.add(u64::from(x));
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.add(x);
+    }
+
+    fn write_usize(&mut self, x: usize) {
+        self.add(x as u64);
+    }
+}
+
 /// [`standalone`] placements of one decision, shared by the jobs of the
 /// same [`Shape`] (a queue holds many jobs of a few shapes).
 #[derive(Debug, Default)]
 pub(crate) struct Standalone {
-    placements: HashMap<Shape, Option<Placement>>,
+    placements: HashMap<Shape, Option<Placement>, FxBuild>,
+    /// [`capacities`], from the first placement computed on (empty
+    /// before).
+    capacity: Vec<Resources>,
 }
 
 impl Standalone {
     /// [`standalone`], looked up by shape when the job may use every
-    /// machine.
+    /// machine (borrowed from the table then).
     pub(crate) fn get(
         &mut self,
         instance: &Instance,
@@ -93,9 +144,9 @@ impl Standalone {
         workers: u32,
         ps: u32,
         rule: PlacementRule,
-    ) -> Option<Placement> {
+    ) -> Option<Cow<'_, Placement>> {
         if job.allowed_machines.is_some() {
-            return standalone(instance, job, workers, ps, rule);
+            return standalone(instance, job, workers, ps, rule).map(Cow::Owned);
         }
         let shape = (
             job.task_demand(TaskKind::Worker).map(bits),
@@ -104,10 +155,17 @@ impl Standalone {
             workers,
             ps,
         );
+        let capacity = &mut self.capacity;
         self.placements
             .entry(shape)
-            .or_insert_with(|| standalone(instance, job, workers, ps, rule))
-            .clone()
+            .or_insert_with(|| {
+                if capacity.is_empty() {
+                    *capacity = capacities(instance);
+                }
+                Placer::new(instance, capacity, rule).place(job, workers, ps)
+            })
+            .as_ref()
+            .map(Cow::Borrowed)
     }
 
     /// The placement the timing oracle is evaluated on for `workers` and `ps`
@@ -123,10 +181,10 @@ impl Standalone {
         workers: u32,
         ps: u32,
         rule: PlacementRule,
-    ) -> Placement {
+    ) -> Cow<'_, Placement> {
         match self.get(instance, job, workers, ps, rule) {
             Some(p) => p,
-            None => nominal(instance, job, workers, ps),
+            None => Cow::Owned(nominal(instance, job, workers, ps)),
         }
     }
 }
@@ -183,18 +241,108 @@ fn get_mut(t: &mut Tasks, kind: TaskKind) -> &mut u32 {
     }
 }
 
+/// Tasks per machine position, `(position, tasks)` pairs.
+type Pairs = Vec<(usize, Tasks)>;
+
+/// How many pairs [`Spots`] keeps without allocating.
+const INLINE: usize = 2;
+
+/// Tasks per machine position: sorted by position, one pair per position
+/// (what a `BTreeMap<usize, Tasks>` iterates), kept inline up to
+/// [`INLINE`] positions — most jobs hold one or two machines — so that most
+/// entries of a decision allocate nothing.
+///
+/// Invariant: while `heap` is empty the pairs are `inline[..len]`;
+/// once it is not, they are all in `heap` (and `len` is 0).
+#[derive(Debug, Clone, Default)]
+struct Spots {
+    inline: [(usize, Tasks); INLINE],
+    len: usize,
+    heap: Pairs,
+}
+
+impl Spots {
+    /// `pairs` (sorted, one per position).
+    fn from_slice(pairs: &[(usize, Tasks)]) -> Self {
+        let mut out = Spots::default();
+        if pairs.len() <= INLINE {
+            out.inline[..pairs.len()].copy_from_slice(pairs);
+            out.len = pairs.len();
+        } else {
+            out.heap = pairs.to_vec();
+        }
+        out
+    }
+
+    fn as_slice(&self) -> &[(usize, Tasks)] {
+        if self.heap.is_empty() {
+            &self.inline[..self.len]
+        } else {
+            &self.heap
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.as_slice().is_empty()
+    }
+
+    /// Adds `t` to the tasks at `pos` (a new pair, in order, if `pos` has
+    /// none).
+    fn bump(&mut self, pos: usize, t: Tasks) {
+        match self.as_slice().binary_search_by_key(&pos, |&(p, _)| p) {
+            Ok(i) => {
+                let u = if self.heap.is_empty() {
+                    &mut self.inline[i].1
+                } else {
+                    &mut self.heap[i].1
+                };
+                u.workers += t.workers;
+                u.ps += t.ps;
+            }
+            Err(i) => {
+                let pair = (pos, Tasks::new(t.workers, t.ps));
+                if self.heap.is_empty() && self.len < INLINE {
+                    self.inline.copy_within(i..self.len, i + 1);
+                    self.inline[i] = pair;
+                    self.len += 1;
+                } else {
+                    if self.heap.is_empty() {
+                        self.heap.extend_from_slice(&self.inline[..self.len]);
+                        self.len = 0;
+                    }
+                    self.heap.insert(i, pair);
+                }
+            }
+        }
+    }
+}
+
+/// The tasks of `spots` at `pos`, if it has a pair there.
+fn at(spots: &[(usize, Tasks)], pos: usize) -> Option<&Tasks> {
+    spots
+        .binary_search_by_key(&pos, |&(p, _)| p)
+        .ok()
+        .map(|i| &spots[i].1)
+}
+
 /// A managed job: its current and its new tasks per machine position.
 #[derive(Debug, Clone)]
 struct Entry<'a> {
     view: JobView<'a>,
-    old: BTreeMap<usize, Tasks>,
-    new: BTreeMap<usize, Tasks>,
+    /// Its current tasks: `Realloc::olds[old]` (one buffer for all the
+    /// entries of a decision).
+    old: Range<usize>,
+    /// Its new tasks, unless `kept`.
+    new: Spots,
+    /// Its new tasks are exactly its current ones (given back by
+    /// [`Realloc::keep`]; `new` is then empty and unused).
+    kept: bool,
 }
 
 /// The result of placing an increment on the ledgers: the tasks added
 /// (not yet recorded in the entry) and the pointer after it.
 struct Increment {
-    added: Vec<(usize, Tasks)>,
+    added: Spots,
     pointer: usize,
 }
 
@@ -203,13 +351,21 @@ struct Increment {
 #[derive(Debug, Clone)]
 pub(crate) struct Realloc<'a> {
     instance: &'a Instance,
-    rule: PlacementRule,
     pointer: usize,
     /// Capacity minus the unmanaged jobs minus the new allocations.
     scratch: Vec<Resources>,
     /// Free now, minus the new allocations placed on it (≤ `scratch`).
     unclaimed: Vec<Resources>,
     entries: Vec<Entry<'a>>,
+    /// The current tasks of every entry, each a range of this buffer.
+    olds: Pairs,
+    /// A placer reused for the rule's placements on either ledger (its
+    /// capacities are refilled before each use, so it carries nothing
+    /// between them but its buffer).
+    tier: Placer<'a>,
+    /// The undo log of [`Realloc::plan`], kept for its buffer (empty
+    /// between calls).
+    log: Vec<(usize, Resources, Resources)>,
 }
 
 /// What `tasks` (per machine position) of `job` are charged on each
@@ -217,31 +373,45 @@ pub(crate) struct Realloc<'a> {
 /// workers.
 fn charged<'t>(
     job: &'t Job,
-    tasks: &'t BTreeMap<usize, Tasks>,
+    tasks: &'t [(usize, Tasks)],
 ) -> impl Iterator<Item = (usize, Resources)> + 't {
-    let spread = tasks.values().filter(|t| t.workers > 0).count();
+    let spread = tasks.iter().filter(|(_, t)| t.workers > 0).count();
     tasks
         .iter()
-        .map(move |(&p, t)| (p, job.demand_with_reservation(t.workers, t.ps, spread)))
+        .map(move |&(p, t)| (p, job.demand_with_reservation(t.workers, t.ps, spread)))
 }
 
 /// The positions of `tasks` that hold workers.
-fn hosts(tasks: &BTreeMap<usize, Tasks>) -> impl Iterator<Item = usize> + '_ {
-    tasks.iter().filter(|(_, t)| t.workers > 0).map(|(&p, _)| p)
+fn hosts(tasks: &[(usize, Tasks)]) -> impl Iterator<Item = usize> + '_ {
+    tasks.iter().filter(|(_, t)| t.workers > 0).map(|&(p, _)| p)
 }
 
-fn positions(instance: &Instance, p: &Placement) -> BTreeMap<usize, Tasks> {
-    let mut out: BTreeMap<usize, Tasks> = BTreeMap::new();
+/// Appends the tasks of `p` per machine position to `out`, as [`Spots`]
+/// (machines merged by position, sorted, empty tasks and unknown machines
+/// left out), and returns where they are.
+fn push_positions(instance: &Instance, p: &Placement, out: &mut Pairs) -> Range<usize> {
+    let start = out.len();
     for &(m, t) in p {
         if t.is_empty() {
             continue;
         }
         if let Some(pos) = instance.machine_position(m) {
-            let e = out.entry(pos).or_default();
-            e.workers += t.workers;
-            e.ps += t.ps;
+            match out[start..].iter_mut().find(|(q, _)| *q == pos) {
+                Some((_, u)) => {
+                    u.workers += t.workers;
+                    u.ps += t.ps;
+                }
+                None => out.push((pos, Tasks::new(t.workers, t.ps))),
+            }
         }
     }
+    out[start..].sort_unstable_by_key(|&(q, _)| q);
+    start..out.len()
+}
+
+fn positions(instance: &Instance, p: &Placement) -> Pairs {
+    let mut out = Pairs::new();
+    push_positions(instance, p, &mut out);
     out
 }
 
@@ -264,17 +434,19 @@ impl<'a> Realloc<'a> {
             }
         }
         let mut scratch = free_before.clone();
+        let mut olds = Pairs::with_capacity(managed.len());
         let entries: Vec<Entry<'a>> = managed
             .iter()
             .map(|&j| {
-                let old = positions(instance, j.placement());
-                for (pos, d) in charged(j.job(), &old) {
+                let old = push_positions(instance, j.placement(), &mut olds);
+                for (pos, d) in charged(j.job(), &olds[old.clone()]) {
                     scratch[pos] = scratch[pos].plus(&d);
                 }
                 Entry {
                     view: j,
                     old,
-                    new: BTreeMap::new(),
+                    new: Spots::default(),
+                    kept: false,
                 }
             })
             .collect();
@@ -286,11 +458,27 @@ impl<'a> Realloc<'a> {
         let n = instance.cluster().machines.len().max(1);
         Realloc {
             instance,
-            rule,
             pointer: pointer % n,
             scratch,
             unclaimed,
             entries,
+            olds,
+            tier: Placer::new(instance, &[], rule),
+            log: Vec::new(),
+        }
+    }
+
+    /// The current tasks of entry `e`.
+    fn old(&self, e: usize) -> &[(usize, Tasks)] {
+        &self.olds[self.entries[e].old.clone()]
+    }
+
+    /// The new tasks of entry `e` so far.
+    fn new_tasks(&self, e: usize) -> &[(usize, Tasks)] {
+        if self.entries[e].kept {
+            self.old(e)
+        } else {
+            self.entries[e].new.as_slice()
         }
     }
 
@@ -301,9 +489,11 @@ impl<'a> Realloc<'a> {
 
     /// The new tasks of entry `e` so far.
     pub fn total(&self, e: usize) -> Tasks {
-        self.entries[e].new.values().fold(Tasks::default(), |a, t| {
-            Tasks::new(a.workers + t.workers, a.ps + t.ps)
-        })
+        self.new_tasks(e)
+            .iter()
+            .fold(Tasks::default(), |a, (_, t)| {
+                Tasks::new(a.workers + t.workers, a.ps + t.ps)
+            })
     }
 
     /// The round-robin pointer after the placements so far.
@@ -316,10 +506,14 @@ impl<'a> Realloc<'a> {
     pub fn add(&mut self, e: usize, workers: u32, ps: u32) -> bool {
         match self.plan(e, workers, ps) {
             Some(inc) => {
-                for (pos, t) in inc.added {
-                    let slot = self.entries[e].new.entry(pos).or_default();
-                    slot.workers += t.workers;
-                    slot.ps += t.ps;
+                if self.entries[e].kept {
+                    let old = Spots::from_slice(self.old(e));
+                    let entry = &mut self.entries[e];
+                    entry.new = old;
+                    entry.kept = false;
+                }
+                for &(pos, t) in inc.added.as_slice() {
+                    self.entries[e].new.bump(pos, t);
                 }
                 self.pointer = inc.pointer;
                 true
@@ -332,21 +526,28 @@ impl<'a> Realloc<'a> {
     /// placement again, if that capacity is still unused in the scratch
     /// state; otherwise changes nothing and returns `false`.
     pub fn keep(&mut self, e: usize) -> bool {
-        let entry = &self.entries[e];
-        if !entry.new.is_empty() || entry.old.is_empty() {
+        let Realloc {
+            scratch,
+            unclaimed,
+            entries,
+            olds,
+            ..
+        } = self;
+        let entry = &mut entries[e];
+        let old = &olds[entry.old.clone()];
+        if entry.kept || !entry.new.is_empty() || old.is_empty() {
             return false;
         }
         let job = entry.view.job();
-        let ok = charged(job, &entry.old).all(|(pos, d)| d.fits_in(&self.scratch[pos], FIT_TOL));
+        let ok = charged(job, old).all(|(pos, d)| d.fits_in(&scratch[pos], FIT_TOL));
         if !ok {
             return false;
         }
-        let old = entry.old.clone();
-        for (pos, d) in charged(job, &old) {
-            self.scratch[pos] = self.scratch[pos].minus(&d);
-            self.unclaimed[pos] = min_floor0(&self.unclaimed[pos], &self.scratch[pos]);
+        for (pos, d) in charged(job, old) {
+            scratch[pos] = scratch[pos].minus(&d);
+            unclaimed[pos] = min_floor0(&unclaimed[pos], &scratch[pos]);
         }
-        self.entries[e].new = old;
+        entry.kept = true;
         true
     }
 
@@ -355,14 +556,16 @@ impl<'a> Realloc<'a> {
     /// changed (from a log of the old values, instead of working on
     /// copies) and returns `None`.
     fn plan(&mut self, e: usize, workers: u32, ps: u32) -> Option<Increment> {
-        let mut log: Vec<(usize, Resources, Resources)> = Vec::new();
+        let mut log = std::mem::take(&mut self.log);
         let out = self.plan_logged(e, workers, ps, &mut log);
         if out.is_none() {
-            for (p, s, u) in log.into_iter().rev() {
+            for &(p, s, u) in log.iter().rev() {
                 self.scratch[p] = s;
                 self.unclaimed[p] = u;
             }
         }
+        log.clear();
+        self.log = log;
         out
     }
 
@@ -377,16 +580,24 @@ impl<'a> Realloc<'a> {
     ) -> Option<Increment> {
         let Realloc {
             instance,
-            rule,
             pointer: start,
             scratch,
             unclaimed,
             entries,
+            olds,
+            tier,
+            ..
         } = self;
         let entry = &entries[e];
         let job = entry.view.job();
-        let mut added: BTreeMap<usize, Tasks> = BTreeMap::new();
-        let mut span = Span::new(job, hosts(&entry.new));
+        let old = &olds[entry.old.clone()];
+        let new: &[(usize, Tasks)] = if entry.kept {
+            old
+        } else {
+            entry.new.as_slice()
+        };
+        let mut added = Spots::default();
+        let mut span = Span::new(job, hosts(new));
         let mut rest = Tasks::new(workers, ps);
         // 1. Sticky: the job's own current machines.
         for kind in [TaskKind::Worker, TaskKind::ParameterServer] {
@@ -397,10 +608,10 @@ impl<'a> Realloc<'a> {
             let unit = *job.task_demand(kind)?;
             let worker = kind == TaskKind::Worker;
             let mut left = need;
-            for (&pos, old) in &entry.old {
-                let now = entry.new.get(&pos).map_or(0, |t| get(t, kind))
-                    + added.get(&pos).map_or(0, |t| get(t, kind));
-                let mut room = get(old, kind).saturating_sub(now);
+            for &(pos, ref held) in old {
+                let now = at(new, pos).map_or(0, |t| get(t, kind))
+                    + at(added.as_slice(), pos).map_or(0, |t| get(t, kind));
+                let mut room = get(held, kind).saturating_sub(now);
                 while room > 0 && left > 0 {
                     let c = span.charge(pos, &unit, worker);
                     if !c.fits(scratch) {
@@ -414,7 +625,11 @@ impl<'a> Realloc<'a> {
                     for (p, _) in c.parts() {
                         unclaimed[p] = min_floor0(&unclaimed[p], &scratch[p]);
                     }
-                    *get_mut(added.entry(pos).or_default(), kind) += 1;
+                    let one = match kind {
+                        TaskKind::Worker => Tasks::new(1, 0),
+                        TaskKind::ParameterServer => Tasks::new(0, 1),
+                    };
+                    added.bump(pos, one);
                     room -= 1;
                     left -= 1;
                 }
@@ -427,19 +642,17 @@ impl<'a> Realloc<'a> {
         // 2. The rest by the rule: free capacity first, then released.
         let mut pointer = *start;
         if rest.workers > 0 || rest.ps > 0 {
-            let mut tier1 = Placer::new(instance, unclaimed, *rule).with_pointer(pointer);
-            let placed = match tier1.grow_span(job, span.clone(), rest.workers, rest.ps) {
-                Some(p) => {
-                    pointer = tier1.pointer();
-                    p
-                }
+            // Free capacity first, then the released capacity too: the
+            // same placer, refilled, is `Placer::new` on each ledger.
+            tier.refill(unclaimed, pointer);
+            let placed = match tier.grow_span(job, span.clone(), rest.workers, rest.ps) {
+                Some(p) => p,
                 None => {
-                    let mut tier2 = Placer::new(instance, scratch, *rule).with_pointer(pointer);
-                    let p = tier2.grow_span(job, span.clone(), rest.workers, rest.ps)?;
-                    pointer = tier2.pointer();
-                    p
+                    tier.refill(scratch, pointer);
+                    tier.grow_span(job, span.clone(), rest.workers, rest.ps)?
                 }
             };
+            pointer = tier.pointer();
             // The placer checked these charges against its tier; they are
             // recomputed here for both ledgers.
             for (pos, t) in positions(instance, &placed) {
@@ -450,15 +663,10 @@ impl<'a> Realloc<'a> {
                     unclaimed[p] = min_floor0(&unclaimed[p].minus(&d), &scratch[p]);
                 }
                 span.record(pos, t.workers > 0);
-                let slot = added.entry(pos).or_default();
-                slot.workers += t.workers;
-                slot.ps += t.ps;
+                added.bump(pos, t);
             }
         }
-        Some(Increment {
-            added: added.into_iter().collect(),
-            pointer,
-        })
+        Some(Increment { added, pointer })
     }
 
     /// The actions that take every managed job from its current allocation
@@ -466,12 +674,17 @@ impl<'a> Realloc<'a> {
     /// were given. Jobs whose allocation does not change get no action.
     pub fn into_actions(self) -> Vec<Action> {
         let machines = &self.instance.cluster().machines;
+        let olds = &self.olds;
         self.entries
             .into_iter()
-            .filter(|e| e.old != e.new)
+            .filter(|e| !e.kept && olds[e.old.clone()] != *e.new.as_slice())
             .map(|e| {
-                let placement: Placement =
-                    e.new.iter().map(|(&p, &t)| (machines[p].id, t)).collect();
+                let placement: Placement = e
+                    .new
+                    .as_slice()
+                    .iter()
+                    .map(|&(p, t)| (machines[p].id, t))
+                    .collect();
                 if placement.is_empty() {
                     Action::pause(e.view.id())
                 } else {
@@ -486,6 +699,76 @@ impl<'a> Realloc<'a> {
 mod tests {
     use super::*;
     use crate::baselines::dominant_share;
+    use crate::model::MachineId;
+    use rand::rngs::ChaCha8Rng;
+    use rand::{RngExt, SeedableRng};
+    use std::collections::BTreeMap;
+
+    /// What a `BTreeMap<usize, Tasks>` iterates.
+    fn pairs(m: &BTreeMap<usize, Tasks>) -> Pairs {
+        m.iter().map(|(&p, &t)| (p, t)).collect()
+    }
+
+    #[test]
+    fn spots_agree_with_a_btree_map() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        for _ in 0..500 {
+            let mut spots = Spots::default();
+            let mut map: BTreeMap<usize, Tasks> = BTreeMap::new();
+            for _ in 0..rng.random_range(0..8) {
+                let pos = rng.random_range(0..6);
+                let t = Tasks::new(rng.random_range(0..3), rng.random_range(0..2));
+                spots.bump(pos, t);
+                let e = map.entry(pos).or_default();
+                e.workers += t.workers;
+                e.ps += t.ps;
+                assert_eq!(spots.as_slice(), &pairs(&map)[..]);
+                assert_eq!(spots.is_empty(), map.is_empty());
+                let copy = Spots::from_slice(spots.as_slice());
+                assert_eq!(copy.as_slice(), spots.as_slice());
+                for q in 0..6 {
+                    assert_eq!(at(spots.as_slice(), q), map.get(&q));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn positions_merge_and_sort_like_a_btree_map() {
+        let machines = (0..5)
+            .map(|i| {
+                crate::model::Machine::new(MachineId(10 + i), Resources::zero().gpus(8.0), 1e10)
+            })
+            .collect();
+        let cluster = crate::model::Cluster::new(machines);
+        let inst = Instance::new(cluster, vec![], 60.0, 10).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let mut arena = Pairs::new();
+        for _ in 0..500 {
+            let placement: Placement = (0..rng.random_range(0..6))
+                .map(|_| {
+                    let m = MachineId(rng.random_range(8..16));
+                    (
+                        m,
+                        Tasks::new(rng.random_range(0..3), rng.random_range(0..2)),
+                    )
+                })
+                .collect();
+            let mut map: BTreeMap<usize, Tasks> = BTreeMap::new();
+            for &(m, t) in &placement {
+                if t.is_empty() {
+                    continue;
+                }
+                if let Some(pos) = inst.machine_position(m) {
+                    let e = map.entry(pos).or_default();
+                    e.workers += t.workers;
+                    e.ps += t.ps;
+                }
+            }
+            let r = push_positions(&inst, &placement, &mut arena);
+            assert_eq!(&arena[r], &pairs(&map)[..]);
+        }
+    }
 
     #[test]
     fn dominant_share_ignores_empty_resources() {

@@ -1,6 +1,7 @@
 //! RRH: the risk–reward heuristic.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 
 use crate::model::{Elasticity, JobId, units};
 use crate::schedule::Placement;
@@ -128,11 +129,29 @@ impl Default for RrhParams {
 /// afresh.
 #[derive(Debug, Clone, PartialEq, Default)]
 struct RrhState {
-    tested: BTreeSet<JobId>,
+    /// Whether the job at each position of the instance's job list had
+    /// its admission test (positions past the end: not yet).
+    tested: Vec<bool>,
     pointer: usize,
     last_now_s: Option<f64>,
     /// Why each rejected job was rejected.
     rejections: BTreeMap<JobId, Rejection>,
+}
+
+impl RrhState {
+    /// Whether `j` had its admission test.
+    fn tested(&self, j: &JobView<'_>) -> bool {
+        self.tested.get(j.position()).copied().unwrap_or(false)
+    }
+
+    /// Records that `j` had its admission test.
+    fn set_tested(&mut self, j: &JobView<'_>) {
+        let p = j.position();
+        if self.tested.len() <= p {
+            self.tested.resize(p + 1, false);
+        }
+        self.tested[p] = true;
+    }
 }
 
 impl Rrh {
@@ -171,8 +190,8 @@ impl Rrh {
         placements: &mut Standalone,
     ) -> crate::Result<Estimate> {
         let job = j.job();
-        let placement: Option<Placement> = if j.is_running() {
-            Some(j.placement().clone())
+        let placement: Option<Cow<'_, Placement>> = if j.is_running() {
+            Some(Cow::Borrowed(j.placement()))
         } else {
             let (w, p) = requested_tasks(job);
             placements.get(view.instance(), job, w, p, self.params.placement)
@@ -230,7 +249,7 @@ impl Rrh {
         let d = units::slots_covering(rho, slot_s);
         let mut risk = 0.0;
         for (j, e) in est {
-            if j.id() == i.id() || j.is_running() || !self.state.tested.contains(&j.id()) {
+            if j.id() == i.id() || j.is_running() || !self.state.tested(j) {
                 continue;
             }
             if let Some(delta) = Self::delta_run(view, e) {
@@ -272,11 +291,11 @@ impl Policy for Rrh {
         // 1. Admission of the arriving job.
         if let Event::Arrival { job } = *event
             && let Some((i, _)) = est.iter().find(|(j, _)| j.id() == job)
-            && !self.state.tested.contains(&job)
+            && !self.state.tested(i)
         {
             let i = *i;
             let admit = self.admit(view, &i, &est, &mut placements)?;
-            self.state.tested.insert(job);
+            self.state.set_tested(&i);
             if !admit && !closed(&i) {
                 actions.push(Action::Reject { job });
                 self.state.rejections.insert(
@@ -293,10 +312,7 @@ impl Policy for Rrh {
 
         // 2. Drop admitted jobs whose utility reached 0.
         for (j, e) in &est {
-            if !self.state.tested.contains(&j.id())
-                || gone.iter().any(|g| g.id() == j.id())
-                || closed(j)
-            {
+            if !self.state.tested(j) || gone.iter().any(|g| g.id() == j.id()) || closed(j) {
                 continue;
             }
             let zero = Self::delta_run(view, e).is_none_or(|d| j.job().utility.value(d) <= 0.0);
@@ -317,7 +333,7 @@ impl Policy for Rrh {
             .iter()
             .enumerate()
             .filter(|(_, (j, _))| {
-                self.state.tested.contains(&j.id())
+                self.state.tested(j)
                     && !gone.iter().any(|g| g.id() == j.id())
                     && !closed(j)
                     && !j.has_plan()
