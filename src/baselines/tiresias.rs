@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::{Elasticity, JobId};
-use crate::schedule::Placement;
+use crate::model::{Elasticity, Job, JobId, MachineId, Resources, TaskKind};
+use crate::schedule::{Placement, Tasks};
 use crate::sim::{Action, Event, JobStatus, JobView, Policy, SimView};
 
 use super::common::{keeps_allocation, to_actions};
@@ -66,8 +66,12 @@ use super::{PlacementRule, Placer, RequestedSizes, requested_size};
 ///
 /// # Complexity
 ///
-/// `O(J log J + J·(R·P + P))` per event for `J` candidate jobs, `R ≤ J`
-/// running ones and `P` one placement or take (`O((w + p)·H)`): each start
+/// `O(J + K + W·P)` per event for `J` candidate jobs, `K` queues, `W`
+/// waiting jobs and `P` one placement or take (`O((w + p)·H)`) when every
+/// free capacity, demand and reservation is a whole number (and their sums
+/// stay below 2⁵²): then the arithmetic is exact and the running jobs need
+/// no bookkeeping until a start would have to preempt. Otherwise, or from
+/// such a start on, `O(J·(R·P + P))` for `R ≤ J` running jobs: each start
 /// first tries the room that the running jobs behind it leave.
 ///
 /// # Example
@@ -220,12 +224,17 @@ impl Policy for Tiresias {
     fn next_wakeup_s(&self, view: &SimView<'_>) -> Option<f64> {
         let now = view.now_s();
         let mut next = f64::INFINITY;
+        let promoted = &self.memory.promoted;
         for j in view.active() {
-            let offset = self.memory.promoted.get(&j.id()).copied().unwrap_or(0.0);
+            let offset = if promoted.is_empty() {
+                0.0
+            } else {
+                promoted.get(&j.id()).copied().unwrap_or(0.0)
+            };
             let service = (j.attained_gpu_s() - offset).max(0.0);
             if j.is_running() {
                 let t = j.tasks();
-                let gpus = j.job().demand_for(t.workers, t.ps).gpus;
+                let gpus = gpus_for(j.job(), t);
                 if let Some(&th) = self.thresholds.iter().find(|&&th| th > service)
                     && gpus > 0.0
                 {
@@ -243,29 +252,83 @@ impl Policy for Tiresias {
     fn on_event(&mut self, view: &SimView<'_>, _event: &Event) -> crate::Result<Vec<Action>> {
         self.validate()?;
         self.refresh(view);
-        let instance = view.instance();
-        let candidates: Vec<JobView<'_>> = view
-            .active()
-            .filter(|j| !j.has_plan() && !keeps_allocation(j, false))
-            .collect();
-        let mut order: Vec<(usize, JobView<'_>)> = Vec::with_capacity(candidates.len());
-        for j in candidates {
-            let s = self.service(view, &j);
-            let q = self.queue(s);
-            order.push((q, j));
-        }
-        // Stable: arrival (then instance) order within a queue.
-        order.sort_by_key(|&(q, _)| q);
+        let changes = match self.waiting_if_exact(view) {
+            Some(waiting) => self.walk_spare(view, &waiting)?,
+            None => {
+                let order = self.order(view);
+                let mut scratch = Placer::new(view.instance(), view.free_all(), self.placement);
+                for (_, j) in order.iter().filter(|(_, j)| j.is_running()) {
+                    scratch.release(j.job(), j.placement());
+                }
+                self.walk(&order, 0, scratch, Vec::new())?
+            }
+        };
+        Ok(to_actions(changes))
+    }
+}
 
-        let mut scratch = Placer::new(instance, view.free_all(), self.placement);
-        for (_, j) in order.iter().filter(|(_, j)| j.is_running()) {
-            scratch.release(j.job(), j.placement());
+/// A job in the walk's order, with its queue.
+type Ranked<'v> = (usize, JobView<'v>);
+
+/// What a decision changes: each job and its new placement (empty: paused).
+type Changes<'v> = Vec<(JobView<'v>, Placement)>;
+
+impl Tiresias {
+    /// The candidates (jobs without a plan that may be preempted) by queue,
+    /// then arrival (then instance) order.
+    fn order<'v>(&mut self, view: &SimView<'v>) -> Vec<Ranked<'v>> {
+        let mut ranked = Vec::new();
+        for j in view.active() {
+            if is_candidate(&j) {
+                let s = self.service(view, &j);
+                ranked.push((self.queue(s), j));
+            }
         }
-        let mut changes = Vec::new();
+        by_queue(ranked, self.thresholds.len() + 1)
+    }
+
+    /// The waiting candidates in the order of [`Tiresias::order`], if
+    /// [`ExactRoom`] holds for the free room and every candidate (else
+    /// `None`, with no other effect than [`Tiresias::service`]'s on the
+    /// waiting jobs, which [`Tiresias::order`] repeats identically).
+    fn waiting_if_exact<'v>(&mut self, view: &SimView<'v>) -> Option<Vec<Ranked<'v>>> {
+        #[cfg(test)]
+        if tests::SLOW_ONLY.with(std::cell::Cell::get) {
+            return None;
+        }
+        let mut exact = ExactRoom::new(view.free_all());
+        let mut waiting = Vec::new();
+        for j in view.active() {
+            if !is_candidate(&j) {
+                continue;
+            }
+            exact.add_job(j.job(), &self.requests);
+            if !j.is_running() {
+                let s = self.service(view, &j);
+                waiting.push((self.queue(s), j));
+            }
+        }
+        exact
+            .holds()
+            .then(|| by_queue(waiting, self.thresholds.len() + 1))
+    }
+
+    /// Walks `order` from position `from` on `scratch`: the free room plus
+    /// what the running jobs from `from` on hold (the rule of the type's
+    /// docs). Running jobs are kept where they fit, and waiting jobs start
+    /// on the room that the running jobs behind them leave if possible,
+    /// else on `scratch`. Appends to `changes` and returns them.
+    fn walk<'v>(
+        &self,
+        order: &[Ranked<'v>],
+        from: usize,
+        mut scratch: Placer<'v>,
+        mut changes: Changes<'v>,
+    ) -> crate::Result<Changes<'v>> {
         // `scratch` less the running jobs behind the current one; kept
         // while neither changes (waiting jobs in a row that do not start).
         let mut spare_base: Option<Placer<'_>> = None;
-        for (k, &(_, j)) in order.iter().enumerate() {
+        for (k, &(_, j)) in order.iter().enumerate().skip(from) {
             let job = j.job();
             if j.is_running() {
                 spare_base = None;
@@ -274,10 +337,7 @@ impl Policy for Tiresias {
                 }
                 continue;
             }
-            let pin = (job.discipline.elasticity == Elasticity::Rigid)
-                .then(|| self.memory.pins.get(&j.id()))
-                .flatten();
-            if let Some(pin) = pin {
+            if let Some(pin) = self.pin(&j) {
                 if scratch.take(job, pin) {
                     spare_base = None;
                     changes.push((j, pin.clone()));
@@ -309,6 +369,388 @@ impl Policy for Tiresias {
                 changes.push((j, placement));
             }
         }
-        Ok(to_actions(changes))
+        Ok(changes)
+    }
+
+    /// Where a rigid gang must resume, if it ran before.
+    fn pin(&self, j: &JobView<'_>) -> Option<&Placement> {
+        (j.job().discipline.elasticity == Elasticity::Rigid)
+            .then(|| self.memory.pins.get(&j.id()))
+            .flatten()
+    }
+
+    /// [`Tiresias::walk`] of the whole order when [`ExactRoom`] holds, on
+    /// the spare room alone, with the same result; `waiting` are the
+    /// waiting jobs of the order, in order.
+    ///
+    /// `spare` is the free room less what the waiting jobs started so far
+    /// take, and has no negative component. The arithmetic is exact, so
+    /// `walk`'s `scratch` at any point is `spare` plus what the running
+    /// jobs not yet passed hold, whatever the order of its additions and
+    /// subtractions. Hence:
+    /// * a running job fits `scratch` (its own holding plus non-negative
+    ///   room), so `walk` keeps it, and `scratch` less it is again `spare`
+    ///   plus the rest: nothing to do;
+    /// * `walk`'s spare room for a waiting job (`scratch` less the running
+    ///   jobs behind, each of which fits in turn for the same reason) is
+    ///   `spare`; a placement on it passes `spare`'s total-room test, hence
+    ///   `scratch`'s (more room, none negative), and when `spare` takes it
+    ///   and stays non-negative, so does `scratch` (which has more room),
+    ///   and the job starts; a gang's pin likewise.
+    ///
+    /// At the first waiting job where this proves nothing (no placement on
+    /// `spare`, or one that would leave a component negative) the running
+    /// jobs not yet passed are given back to `spare`, which is then
+    /// `walk`'s `scratch`, and `walk` goes on from that job.
+    fn walk_spare<'v>(
+        &mut self,
+        view: &SimView<'v>,
+        waiting: &[Ranked<'v>],
+    ) -> crate::Result<Changes<'v>> {
+        let instance = view.instance();
+        let mut changes = Vec::new();
+        let mut kept: Option<Placer<'v>> = None;
+        for &(_, j) in waiting {
+            let mut spare = kept
+                .take()
+                .unwrap_or_else(|| Placer::new(instance, view.free_all(), self.placement));
+            let job = j.job();
+            let start = match self.pin(&j) {
+                Some(pin) => spare.take(job, pin).then(|| pin.clone()),
+                None => {
+                    let (w, p) = requested_size(job, &self.requests, "tiresias")?;
+                    // `place` charges what `take` charges for the same
+                    // placement (the placer's contract), exactly here: the
+                    // same as `walk`'s `place` on a copy and `take` after.
+                    // The copy's round-robin pointer stays at 0.
+                    let placement = spare.place(job, w, p);
+                    spare = spare.with_pointer(0);
+                    placement
+                }
+            };
+            if let Some(placement) = start {
+                let room = |(m, _): &(MachineId, Tasks)| {
+                    instance
+                        .machine_position(*m)
+                        .is_none_or(|p| !has_negative(&spare.free()[p]))
+                };
+                if placement.iter().all(room) {
+                    changes.push((j, placement));
+                    kept = Some(spare);
+                    continue;
+                }
+                // Exact: gives back what was taken.
+                spare.release(job, &placement);
+            }
+            #[cfg(test)]
+            tests::HANDOVERS.with(|h| h.set(h.get() + 1));
+            let order = self.order(view);
+            let k = order
+                .iter()
+                .position(|(_, o)| o.position() == j.position())
+                .unwrap_or(order.len());
+            for (_, later) in order[k..].iter().filter(|(_, l)| l.is_running()) {
+                spare.release(later.job(), later.placement());
+            }
+            return self.walk(&order, k, spare, changes);
+        }
+        Ok(changes)
+    }
+}
+
+/// `job.demand_for(t.workers, t.ps).gpus` (the same operations in the same
+/// order, so the same bits) without the other resources.
+fn gpus_for(job: &Job, t: Tasks) -> f64 {
+    let mut gpus = 0.0;
+    if let Some(d) = job.task_demand(TaskKind::Worker) {
+        gpus += d.gpus * f64::from(t.workers);
+    }
+    if let Some(d) = job.task_demand(TaskKind::ParameterServer) {
+        gpus += d.gpus * f64::from(t.ps);
+    }
+    gpus
+}
+
+/// Whether the policy may move the job: no plan, and preemptible if it
+/// runs.
+fn is_candidate(j: &JobView<'_>) -> bool {
+    !j.has_plan() && !keeps_allocation(j, false)
+}
+
+/// `ranked` sorted by queue (`< queues`), stably: a counting sort.
+fn by_queue(ranked: Vec<Ranked<'_>>, queues: usize) -> Vec<Ranked<'_>> {
+    if ranked.is_sorted_by_key(|&(q, _)| q) {
+        return ranked;
+    }
+    let mut start = vec![0usize; queues + 1];
+    for &(q, _) in &ranked {
+        start[q + 1] += 1;
+    }
+    for q in 1..start.len() {
+        start[q] += start[q - 1];
+    }
+    let mut slot = vec![0usize; ranked.len()];
+    for (i, &(q, _)) in ranked.iter().enumerate() {
+        slot[start[q]] = i;
+        start[q] += 1;
+    }
+    slot.into_iter().map(|i| ranked[i]).collect()
+}
+
+/// Whether some component of `r` is below zero.
+fn has_negative(r: &Resources) -> bool {
+    r.gpus < 0.0
+        || r.cpu_cores < 0.0
+        || r.memory_bytes < 0.0
+        || r.storage_bytes < 0.0
+        || r.nic_bps < 0.0
+}
+
+/// Sums below this bound, of whole numbers, are exact in `f64`.
+const EXACT_BOUND: f64 = 4_503_599_627_370_496.0; // 2⁵²
+
+/// Whether `x ≥ 0` is a whole number, provided `x < 2⁵²` (checked on the
+/// sums by [`ExactRoom`]): then `x + 2⁵²` is exact (doubles in `[2⁵², 2⁵³)`
+/// are the whole numbers), and for any other such `x` it rounds to a whole
+/// number, so taking `2⁵²` off again gives `x` back exactly when `x` is
+/// whole. (NaN fails; infinity passes here and fails the sums.)
+/// Branch-free, for long loops.
+fn whole(x: f64) -> bool {
+    (x >= 0.0) & ((x + EXACT_BOUND) - EXACT_BOUND == x)
+}
+
+/// The components of `r`.
+fn parts(r: &Resources) -> [f64; 5] {
+    [
+        r.gpus,
+        r.cpu_cores,
+        r.memory_bytes,
+        r.storage_bytes,
+        r.nic_bps,
+    ]
+}
+
+/// Whether the arithmetic of [`Tiresias::walk`] on a free room is exact,
+/// which lets [`Tiresias::walk_spare`] skip the running jobs: every free
+/// component and every task demand and ring reservation of the candidates
+/// is a whole number `≥ 0`, and per resource the free room of all machines
+/// plus the candidates' largest charges stays below 2⁵². A candidate's
+/// largest charge is bounded with its largest worker and PS counts
+/// ([`Job::max_workers`], [`Job::max_ps`] or a larger request; a running
+/// job's or a pin's counts are within the caps, which the simulator
+/// checks) times the largest worker and PS demands of all candidates, plus
+/// as many reservations as workers (one per worker's machine at most).
+/// Every value the walk computes (a machine's free room plus some charges
+/// given back, less some taken, each job's at most once per placer; a
+/// product of a count and a demand; a total over machines) is then a whole
+/// number below 2⁵³ in magnitude, so each addition, subtraction and product
+/// is exact, and the walk's values do not depend on the order in which it
+/// adds and subtracts. (A zero may come out as `-0.0` instead of `0.0` or
+/// the reverse: equal in every comparison, and no placement looks at a sign
+/// bit.)
+struct ExactRoom {
+    /// Per resource, the free room of all machines.
+    free: [f64; 5],
+    /// The candidates' largest worker and PS counts, summed.
+    counts: [u64; 2],
+    /// Per resource, the largest worker and PS demand of a candidate.
+    largest: [[f64; 5]; 2],
+    /// The largest reservation of a candidate.
+    largest_b: f64,
+    /// Every number seen is a whole number `≥ 0` (given the bound).
+    whole: bool,
+    /// The demands and reservation last checked: a candidate with the same
+    /// (most jobs of a trace share their shape) adds only its counts.
+    last: Option<([Resources; 2], f64)>,
+}
+
+impl ExactRoom {
+    /// Starts with the free room of every machine.
+    fn new(free: &[Resources]) -> Self {
+        let mut total = [0.0f64; 5];
+        let mut all = true;
+        for r in free {
+            for (t, x) in total.iter_mut().zip(parts(r)) {
+                all &= whole(x);
+                *t += x;
+            }
+        }
+        ExactRoom {
+            free: total,
+            counts: [0; 2],
+            largest: [[0.0; 5]; 2],
+            largest_b: 0.0,
+            whole: all,
+            last: None,
+        }
+    }
+
+    /// Adds a candidate: its largest counts, task demands and reservation.
+    fn add_job(&mut self, job: &Job, requests: &RequestedSizes) {
+        let (mut w, mut p) = (job.max_workers(), job.max_ps());
+        if let Some(&(rw, rp)) = requests.get(&job.id) {
+            w = w.max(rw);
+            p = p.max(rp);
+        }
+        self.counts[0] += u64::from(w);
+        self.counts[1] += u64::from(p);
+        let demand = |kind| job.task_demand(kind).copied().unwrap_or_default();
+        let shape = (
+            [demand(TaskKind::Worker), demand(TaskKind::ParameterServer)],
+            job.reserved_nic_bps(2),
+        );
+        if self.last == Some(shape) {
+            return;
+        }
+        let (demands, b) = shape;
+        self.whole &= whole(b);
+        self.largest_b = self.largest_b.max(b);
+        for (largest, d) in self.largest.iter_mut().zip(&demands) {
+            for (l, x) in largest.iter_mut().zip(parts(d)) {
+                self.whole &= whole(x);
+                *l = l.max(x);
+            }
+        }
+        self.last = Some(shape);
+    }
+
+    /// Whether every number was whole and every bound is below 2⁵² (which
+    /// bounds every number, all being `≥ 0`). Each bound is a sum of
+    /// products of numbers `≥ 0`; rounding is monotone, so a bound of 2⁵²
+    /// or more is never computed as less.
+    fn holds(&self) -> bool {
+        let [w, p] = self.counts.map(|c| c as f64);
+        let bound = |c: usize| {
+            let b = if c == 4 { w * self.largest_b } else { 0.0 };
+            self.free[c] + w * self.largest[0][c] + p * self.largest[1][c] + b
+        };
+        self.whole && (0..5).all(|c| bound(c) < EXACT_BOUND)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{
+        Architecture, Cluster, Discipline, Instance, Job, Machine, PsJob, RarJob, SyncMode,
+        WorkerCounts,
+    };
+    use crate::sim::{SimOptions, simulate};
+    use rand::rngs::ChaCha8Rng;
+    use rand::{RngExt, SeedableRng};
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Forces the walk over every job (the reference).
+        pub(super) static SLOW_ONLY: Cell<bool> = const { Cell::new(false) };
+        /// How many times the spare walk handed over to the full walk.
+        pub(super) static HANDOVERS: Cell<u64> = const { Cell::new(0) };
+    }
+
+    #[test]
+    fn whole_numbers() {
+        for x in [0.0, 1.0, 3.0, 16e9, 4_503_599_627_370_495.0] {
+            assert!(whole(x), "{x}");
+        }
+        for x in [-1.0, 0.5, 1.5e9 + 0.25, f64::NAN, -f64::INFINITY, 1e-300] {
+            assert!(!whole(x), "{x}");
+        }
+    }
+
+    /// Machines of 4 or 8 GPUs and whole-number demands (the exact case),
+    /// or with `fraction` a CPU demand of 1.5 (not exact).
+    fn workload(seed: u64, fraction: bool) -> Instance {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let machines = (0..4u32)
+            .map(|i| {
+                let gpus = if i % 2 == 0 { 8.0 } else { 4.0 };
+                Machine::new(
+                    MachineId(i),
+                    Resources::zero()
+                        .gpus(gpus)
+                        .cpu_cores(24.0)
+                        .memory(256e9)
+                        .nic(12.5e9),
+                    1e11,
+                )
+            })
+            .collect();
+        let disciplines = [
+            Discipline::ELASTIC,
+            Discipline::RIGID_GANG,
+            Discipline {
+                elasticity: Elasticity::Rigid,
+                preemptible: true,
+            },
+        ];
+        let cpu = if fraction { 1.5 } else { 2.0 };
+        let jobs = (0..50u32)
+            .map(|id| {
+                let arrival = f64::from(rng.random_range(0..1500u32));
+                let job = if rng.random_bool(0.3) {
+                    let max_workers = rng.random_range(1..=4u32);
+                    let ps = PsJob {
+                        epochs: 1,
+                        data_chunks: max_workers,
+                        minibatches_per_chunk: rng.random_range(20..300u32),
+                        minibatch_compute_s: f64::from(rng.random_range(1..=3u32)),
+                        gradient_bytes: 2e7,
+                        worker: Resources::zero()
+                            .gpus(1.0)
+                            .cpu_cores(cpu)
+                            .memory(6e9)
+                            .nic(3e8),
+                        ps: Resources::zero().cpu_cores(1.0).memory(4e9).nic(7e8),
+                        max_workers,
+                        max_ps: max_workers.div_ceil(2),
+                        ps_at_most_workers: true,
+                        sync: SyncMode::Synchronous,
+                        layers: None,
+                    };
+                    Job::new(JobId(id), arrival, Architecture::ParameterServer(ps))
+                } else {
+                    let ring = RarJob {
+                        workers: WorkerCounts::Fixed([1, 2, 4, 6, 8][rng.random_range(0..5usize)]),
+                        iterations: rng.random_range(100..2000u64),
+                        convergence_iterations: None,
+                        model_bytes: 1e8,
+                        minibatch_size: 32,
+                        forward_per_sample_s: 0.005,
+                        backward_per_iteration_s: 0.3,
+                        reserved_bandwidth_bps: rng.random_bool(0.3).then_some(3e9),
+                        worker: Resources::zero().gpus(1.0).cpu_cores(cpu).memory(10e9),
+                    };
+                    Job::new(JobId(id), arrival, Architecture::RingAllReduce(ring))
+                };
+                job.with_discipline(disciplines[rng.random_range(0..3usize)])
+            })
+            .collect();
+        Instance::new(Cluster::new(machines), jobs, 60.0, 100_000).expect("workload")
+    }
+
+    /// The spare walk (with its hand-overs) decides exactly as the full
+    /// walk, on busy clusters with gangs, pins, PS jobs and reserving rings.
+    #[test]
+    fn spare_walk_decides_as_the_full_walk() {
+        let opts = SimOptions::default();
+        HANDOVERS.with(|h| h.set(0));
+        for seed in 0..6 {
+            for fraction in [false, true] {
+                let instance = workload(seed, fraction);
+                let tiresias = || Tiresias {
+                    starve_factor: (seed % 2 == 1).then_some(2.0),
+                    thresholds: vec![300.0, 3000.0],
+                    ..Tiresias::default()
+                };
+                SLOW_ONLY.with(|s| s.set(true));
+                let slow = simulate(&instance, &mut tiresias(), &opts).expect("slow");
+                SLOW_ONLY.with(|s| s.set(false));
+                let fast = simulate(&instance, &mut tiresias(), &opts).expect("fast");
+                assert_eq!(slow.jobs, fast.jobs, "seed {seed}");
+                assert_eq!(slow.allocations, fast.allocations, "seed {seed}");
+                assert_eq!(slow.utilization, fast.utilization, "seed {seed}");
+            }
+        }
+        assert!(HANDOVERS.with(Cell::get) > 0, "no hand-over exercised");
     }
 }
