@@ -1,6 +1,12 @@
 //! Budget-based proportional share: a fixed-budget GPU market.
 
-use crate::model::{Architecture, Elasticity, Job, Resources, TaskKind, WorkerCounts, units};
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::rc::Rc;
+
+use crate::model::{
+    Architecture, Elasticity, Job, Machine, Resources, TaskKind, WorkerCounts, units,
+};
 use crate::schedule::{Placement, Tasks};
 use crate::sim::{Action, Event, JobView, Policy, SimView};
 
@@ -116,8 +122,8 @@ struct Bidder<'a> {
     gpu: f64,
     /// Most workers it may get.
     cap: u32,
-    /// Bid per machine position.
-    bids: Vec<f64>,
+    /// Bid per machine position (shared by the bidders of one shape).
+    bids: Rc<[f64]>,
     /// Workers per machine position.
     workers: Vec<u32>,
     total: u32,
@@ -174,19 +180,29 @@ fn largest_remainder<K: Ord>(units: u64, weights: &[f64], order: &[K]) -> Vec<u6
     let exact: Vec<f64> = weights.iter().map(|w| units as f64 * w / sum).collect();
     let mut shares: Vec<u64> = exact.iter().map(|x| x.floor().max(0.0) as u64).collect();
     let given: u64 = shares.iter().fold(0, |a, &b| a.saturating_add(b));
-    let mut left = units.saturating_sub(given);
+    // The spare units go one each to the `k` largest remainders (ties:
+    // smaller `order`, then smaller index — a strict total order, so the
+    // `k` first are the same set as after a stable sort): a selection, not
+    // a sort.
+    let k = usize::try_from(units.saturating_sub(given))
+        .unwrap_or(usize::MAX)
+        .min(weights.len());
+    if k == 0 {
+        return shares;
+    }
     let mut rank: Vec<usize> = (0..weights.len()).collect();
-    rank.sort_by(|&a, &b| {
+    let before = |&a: &usize, &b: &usize| {
         let fa = exact[a] - exact[a].floor();
         let fb = exact[b] - exact[b].floor();
-        fb.total_cmp(&fa).then_with(|| order[a].cmp(&order[b]))
-    });
-    for i in rank {
-        if left == 0 {
-            break;
-        }
+        fb.total_cmp(&fa)
+            .then_with(|| order[a].cmp(&order[b]))
+            .then(a.cmp(&b))
+    };
+    if k < rank.len() {
+        rank.select_nth_unstable_by(k - 1, before);
+    }
+    for &i in &rank[..k] {
         shares[i] += 1;
-        left -= 1;
     }
     shares
 }
@@ -216,6 +232,8 @@ impl Policy for ProportionalShare {
 
         let mut bidders: Vec<Bidder<'_>> = Vec::new();
         let mut outside: Vec<JobView<'_>> = Vec::new();
+        // Jobs of one shape bid alike: their bids are computed once.
+        let mut bids_by_shape: HashMap<BidShape, Rc<[f64]>> = HashMap::new();
         for &j in &jobs {
             let job = j.job();
             let Some(worker) = job.task_demand(TaskKind::Worker).copied() else {
@@ -226,38 +244,19 @@ impl Policy for ProportionalShare {
             } else {
                 self.budget
             };
-            let eligible: Vec<bool> = machines
-                .iter()
-                .map(|m| {
-                    job.may_use(m.id)
-                        && m.can_host(TaskKind::Worker, &worker)
-                        && m.capacity.gpus > 0.0
-                })
-                .collect();
-            let capacity: f64 = machines
-                .iter()
-                .zip(&eligible)
-                .filter(|(_, e)| **e)
-                .map(|(m, _)| m.capacity.gpus)
-                .sum();
             if worker.gpus <= 0.0 {
                 outside.push(j);
                 continue;
             }
-            let bids = if budget > 0.0 && budget.is_finite() && capacity > 0.0 {
-                machines
-                    .iter()
-                    .zip(&eligible)
-                    .map(|(m, e)| {
-                        if *e {
-                            budget * m.capacity.gpus / capacity
-                        } else {
-                            0.0
-                        }
-                    })
-                    .collect()
-            } else {
-                vec![0.0; h_count]
+            let bids = match bids_by_shape.entry(BidShape::of(job, &worker, budget)) {
+                Entry::Occupied(e) => Rc::clone(e.get()),
+                Entry::Vacant(e) => {
+                    let bids = bids_of(machines, job, &worker, budget);
+                    if e.key().shared {
+                        e.insert(Rc::clone(&bids));
+                    }
+                    bids
+                }
             };
             let cap = if job.discipline.elasticity == Elasticity::Rigid {
                 requested_tasks(job).0
@@ -335,6 +334,64 @@ impl Policy for ProportionalShare {
             .filter(|(j, p)| !j.placement().same_as(p))
             .collect();
         Ok(to_actions(changes))
+    }
+}
+
+/// What a job's bids depend on besides the cluster: its worker demand and
+/// budget (bit for bit), when it may use every machine (`shared`); the bids
+/// of a job limited to some machines are computed for it alone.
+#[derive(PartialEq, Eq, Hash)]
+struct BidShape {
+    worker: [u64; 5],
+    budget: u64,
+    shared: bool,
+}
+
+impl BidShape {
+    fn of(job: &Job, worker: &Resources, budget: f64) -> Self {
+        BidShape {
+            worker: [
+                worker.gpus.to_bits(),
+                worker.cpu_cores.to_bits(),
+                worker.memory_bytes.to_bits(),
+                worker.storage_bytes.to_bits(),
+                worker.nic_bps.to_bits(),
+            ],
+            budget: budget.to_bits(),
+            shared: job.allowed_machines.is_none(),
+        }
+    }
+}
+
+/// Rules 1–2: `job`'s bid on each machine, `budget` split over the machines
+/// it may use in proportion to their GPU capacity (all 0 when it has no
+/// budget or no such machine). Depends on the job only through its allowed
+/// machines, `worker` and `budget`.
+fn bids_of(machines: &[Machine], job: &Job, worker: &Resources, budget: f64) -> Rc<[f64]> {
+    let eligible: Vec<bool> = machines
+        .iter()
+        .map(|m| job.may_use(m.id) && m.can_host(TaskKind::Worker, worker) && m.capacity.gpus > 0.0)
+        .collect();
+    let capacity: f64 = machines
+        .iter()
+        .zip(&eligible)
+        .filter(|(_, e)| **e)
+        .map(|(m, _)| m.capacity.gpus)
+        .sum();
+    if budget > 0.0 && budget.is_finite() && capacity > 0.0 {
+        machines
+            .iter()
+            .zip(&eligible)
+            .map(|(m, e)| {
+                if *e {
+                    budget * m.capacity.gpus / capacity
+                } else {
+                    0.0
+                }
+            })
+            .collect()
+    } else {
+        vec![0.0; machines.len()].into()
     }
 }
 
@@ -527,6 +584,54 @@ mod tests {
         assert_eq!(largest_remainder(5, &[0.0, 0.0], &[0, 1]), vec![0, 0]);
         let s = largest_remainder(7, &[0.3, 0.3, 0.4], &[0, 1, 2]);
         assert_eq!(s.iter().sum::<u64>(), 7);
+    }
+
+    /// The split with a full stable sort of the remainders (the reference
+    /// the selection must agree with).
+    fn by_sorting(units: u64, weights: &[f64], order: &[usize]) -> Vec<u64> {
+        let sum: f64 = weights.iter().sum();
+        if units == 0 || sum <= 0.0 || !sum.is_finite() {
+            return vec![0; weights.len()];
+        }
+        let exact: Vec<f64> = weights.iter().map(|w| units as f64 * w / sum).collect();
+        let mut shares: Vec<u64> = exact.iter().map(|x| x.floor().max(0.0) as u64).collect();
+        let mut left = units.saturating_sub(shares.iter().sum());
+        let mut rank: Vec<usize> = (0..weights.len()).collect();
+        rank.sort_by(|&a, &b| {
+            let fa = exact[a] - exact[a].floor();
+            let fb = exact[b] - exact[b].floor();
+            fb.total_cmp(&fa).then_with(|| order[a].cmp(&order[b]))
+        });
+        for i in rank {
+            if left == 0 {
+                break;
+            }
+            shares[i] += 1;
+            left -= 1;
+        }
+        shares
+    }
+
+    #[test]
+    fn the_selection_splits_as_a_full_sort() {
+        use rand::rngs::ChaCha8Rng;
+        use rand::{RngExt, SeedableRng};
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        for _ in 0..5_000 {
+            let n = rng.random_range(1..40usize);
+            // Few distinct weights and orders: many equal remainders and
+            // equal orders.
+            let weights: Vec<f64> = (0..n)
+                .map(|_| f64::from(rng.random_range(0..4u32)) * 0.25)
+                .collect();
+            let order: Vec<usize> = (0..n).map(|_| rng.random_range(0..5usize)).collect();
+            let units = rng.random_range(0..20u64);
+            assert_eq!(
+                largest_remainder(units, &weights, &order),
+                by_sorting(units, &weights, &order),
+                "{units} units over {weights:?} ranked {order:?}"
+            );
+        }
     }
 
     #[test]
