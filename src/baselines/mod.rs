@@ -43,6 +43,8 @@ mod dorm;
 mod drf;
 mod ff_bandwidth;
 mod fifo;
+#[cfg(test)]
+mod fixtures;
 mod optimus;
 mod placement;
 mod proportional;

@@ -84,10 +84,13 @@ use super::{PlacementRule, Placer, ps_for, requested_tasks};
 ///
 /// # Complexity
 ///
-/// One clearing costs `O(K·H·J log J + J·H·p)` for `J` jobs on `H`
-/// machines, `K` rounds (at most the number of workers placed plus one,
-/// usually a handful) and `p` PSs per job; an event runs at most `J + 1`
-/// clearings (usually one).
+/// For `J` jobs on `H` machines, `K` rounds (at most the number of workers
+/// placed plus one, usually two) and `p` PSs per job: when every job bids
+/// alike (the same budget and machines, the usual case) each machine
+/// finds its bidders in arrival order without looking at the others, and
+/// one clearing costs `O(J + K·H + g·(log J + p·H))` for `g` shares given;
+/// otherwise `O(K·H·J + g·p·H)`. An event runs at most `J + 1` clearings
+/// (usually one).
 ///
 /// # Example
 ///
@@ -118,18 +121,22 @@ impl Default for ProportionalShare {
 /// One job in the market.
 struct Bidder<'a> {
     view: JobView<'a>,
+    /// Position among the jobs the event looks at (the order of the
+    /// actions).
+    pos: usize,
     /// GPUs per worker.
     gpu: f64,
     /// Most workers it may get.
     cap: u32,
     /// Bid per machine position (shared by the bidders of one shape).
     bids: Rc<[f64]>,
-    /// Workers per machine position.
-    workers: Vec<u32>,
+    /// Workers per machine position, for the positions holding any (in no
+    /// particular order).
+    workers: Vec<(usize, u32)>,
     total: u32,
     saturated: bool,
-    /// Machines whose other resources ran out for it.
-    blocked: Vec<bool>,
+    /// Machine positions whose other resources ran out for it, sorted.
+    blocked: Vec<usize>,
     /// The machines holding its workers, and its ring reservation.
     span: Span,
     /// Left the market: it could not use what it was given.
@@ -143,6 +150,19 @@ impl Bidder<'_> {
         self.view.job()
     }
 
+    fn is_blocked(&self, h: usize) -> bool {
+        self.blocked.binary_search(&h).is_ok()
+    }
+
+    /// Adds `y` workers on machine position `h` to its count.
+    fn add_workers(&mut self, h: usize, y: u32) {
+        match self.workers.iter_mut().find(|(p, _)| *p == h) {
+            Some((_, w)) => *w += y,
+            None => self.workers.push((h, y)),
+        }
+        self.total += y;
+    }
+
     /// Drops `k` workers, from the machines where it has the fewest
     /// (ties: the higher index), giving their resources back to `pool`
     /// (with the ring reservation of a machine left without workers, and
@@ -153,14 +173,15 @@ impl Bidder<'_> {
                 .workers
                 .iter()
                 .enumerate()
-                .filter(|(_, w)| **w > 0)
-                .min_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(&a.0)))
-                .map(|(h, _)| h);
-            let Some(h) = pick else { return };
-            self.workers[h] -= 1;
+                .min_by(|(_, a), (_, b)| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+                .map(|(i, _)| i);
+            let Some(i) = pick else { return };
+            let h = self.workers[i].0;
+            self.workers[i].1 -= 1;
             self.total -= 1;
             pool[h] = pool[h].plus(&self.job().demand_for(1, 0));
-            if self.workers[h] == 0 {
+            if self.workers[i].1 == 0 {
+                self.workers.swap_remove(i);
                 self.span.vacate(pool, h);
             }
         }
@@ -207,6 +228,28 @@ fn largest_remainder<K: Ord>(units: u64, weights: &[f64], order: &[K]) -> Vec<u6
     shares
 }
 
+/// [`largest_remainder`] of `units` among `n` bit-identical weights whose
+/// sum (as `Iterator::sum` adds them) is `sum`, with distinct orders:
+/// `(q, k)` — every weight gets `q` units and the `k` smallest orders one
+/// more.
+///
+/// Exactness: every weight's exact share `units · w / sum` is the same
+/// float, so every floor is `q`, `given` is `n·q` (saturating, as the fold
+/// of saturating additions), and every remainder is the same float: the
+/// `k` spare units go to the `k` smallest orders, the tie-break.
+fn equal_split(units: u64, w: f64, sum: f64, n: usize) -> (u64, usize) {
+    let units = units.min(1 << 53);
+    if units == 0 || sum <= 0.0 || !sum.is_finite() || n == 0 {
+        return (0, 0);
+    }
+    let q = (units as f64 * w / sum).floor().max(0.0) as u64;
+    let given = q.saturating_mul(n as u64);
+    let k = usize::try_from(units.saturating_sub(given))
+        .unwrap_or(usize::MAX)
+        .min(n);
+    (q, k)
+}
+
 impl Policy for ProportionalShare {
     fn name(&self) -> String {
         if self.weighted {
@@ -218,23 +261,83 @@ impl Policy for ProportionalShare {
 
     fn on_event(&mut self, view: &SimView<'_>, _event: &Event) -> crate::Result<Vec<Action>> {
         let instance = view.instance();
-        let machines = &instance.cluster().machines;
-        let h_count = machines.len();
         let jobs: Vec<JobView<'_>> = view
             .active()
             .filter(|j| !j.has_plan() && !keeps_allocation(j, true))
             .collect();
-        let mut scratch = Placer::new(instance, view.free_all(), PlacementRule::FirstFit);
-        for j in jobs.iter().filter(|j| j.is_running()) {
-            scratch.release(j.job(), j.placement());
-        }
-        let pool: Vec<Resources> = scratch.free().to_vec();
+        let base = market_pool(view, &jobs);
+        let (mut bidders, outside) = self.bidders(&instance.cluster().machines, &jobs);
+        let mut market = Market::new(&mut bidders, base.len());
 
+        // Clear the market; a job left with nothing although it was given
+        // GPUs leaves the market (the latest such arrival first) and the
+        // market clears again without it.
+        let mut pool;
+        let mut results;
+        loop {
+            pool = base.clone();
+            results = market.clear(instance, &mut bidders, &mut pool);
+            let short = bidders
+                .iter()
+                .zip(&results)
+                .rposition(|(b, (_, given))| *given && b.total == 0);
+            match short {
+                Some(i) => bidders[i].excluded = true,
+                None => break,
+            }
+        }
+        let mut changes: Vec<(usize, JobView<'_>, Placement)> = bidders
+            .iter()
+            .zip(results)
+            .filter(|(b, (p, _))| !b.view.placement().same_as(p))
+            .map(|(b, (p, _))| (b.pos, b.view, p))
+            .collect();
+        // Jobs outside the market, at their requested size, first fit.
+        for (pos, j) in outside {
+            let (w, p) = requested_tasks(j.job());
+            let mut placer = Placer::new(instance, &pool, PlacementRule::FirstFit);
+            let placement = match placer.place(j.job(), w, p) {
+                Some(placement) => {
+                    pool = placer.free().to_vec();
+                    placement
+                }
+                None => Placement::new(),
+            };
+            if !j.placement().same_as(&placement) {
+                changes.push((pos, j, placement));
+            }
+        }
+        // Ties in the action order follow arrival order.
+        changes.sort_by_key(|(pos, _, _)| *pos);
+        Ok(to_actions(
+            changes.into_iter().map(|(_, j, p)| (j, p)).collect(),
+        ))
+    }
+}
+
+/// The free room of the market: the cluster's free capacities plus what
+/// the taking-part running jobs hold.
+fn market_pool(view: &SimView<'_>, jobs: &[JobView<'_>]) -> Vec<Resources> {
+    let mut scratch = Placer::new(view.instance(), view.free_all(), PlacementRule::FirstFit);
+    for j in jobs.iter().filter(|j| j.is_running()) {
+        scratch.release(j.job(), j.placement());
+    }
+    scratch.free().to_vec()
+}
+
+impl ProportionalShare {
+    /// Rules 1–2: the bidders among `jobs` (with their positions), and the
+    /// jobs whose workers need no GPU (outside the market).
+    fn bidders<'a>(
+        &self,
+        machines: &[Machine],
+        jobs: &[JobView<'a>],
+    ) -> (Vec<Bidder<'a>>, Vec<(usize, JobView<'a>)>) {
         let mut bidders: Vec<Bidder<'_>> = Vec::new();
-        let mut outside: Vec<JobView<'_>> = Vec::new();
+        let mut outside = Vec::new();
         // Jobs of one shape bid alike: their bids are computed once.
         let mut bids_by_shape: HashMap<BidShape, Rc<[f64]>> = HashMap::new();
-        for &j in &jobs {
+        for (pos, &j) in jobs.iter().enumerate() {
             let job = j.job();
             let Some(worker) = job.task_demand(TaskKind::Worker).copied() else {
                 continue;
@@ -245,7 +348,7 @@ impl Policy for ProportionalShare {
                 self.budget
             };
             if worker.gpus <= 0.0 {
-                outside.push(j);
+                outside.push((pos, j));
                 continue;
             }
             let bids = match bids_by_shape.entry(BidShape::of(job, &worker, budget)) {
@@ -265,75 +368,20 @@ impl Policy for ProportionalShare {
             };
             bidders.push(Bidder {
                 view: j,
+                pos,
                 gpu: worker.gpus,
                 cap,
                 bids,
-                workers: vec![0; h_count],
+                workers: Vec::new(),
                 total: 0,
                 saturated: false,
-                blocked: vec![false; h_count],
+                blocked: Vec::new(),
                 span: Span::new(job, []),
                 excluded: false,
                 rank: 0,
             });
         }
-        let mut by_arrival: Vec<usize> = (0..bidders.len()).collect();
-        by_arrival.sort_by(|&a, &b| {
-            let (x, y) = (bidders[a].job(), bidders[b].job());
-            x.arrival_s.total_cmp(&y.arrival_s).then(x.id.cmp(&y.id))
-        });
-        for (rank, i) in by_arrival.into_iter().enumerate() {
-            bidders[i].rank = rank;
-        }
-
-        // Clear the market; a job left with nothing although it was given
-        // GPUs leaves the market (the latest such arrival first) and the
-        // market clears again without it.
-        let base = pool;
-        let mut pool;
-        let mut results;
-        loop {
-            pool = base.clone();
-            results = clear(instance, &mut bidders, &mut pool);
-            let short = bidders
-                .iter()
-                .zip(&results)
-                .rposition(|(b, (_, given))| *given && b.total == 0);
-            match short {
-                Some(i) => bidders[i].excluded = true,
-                None => break,
-            }
-        }
-        let mut placements: Vec<(JobView<'_>, Placement)> = bidders
-            .iter()
-            .zip(results)
-            .map(|(b, (p, _))| (b.view, p))
-            .collect();
-        // Jobs outside the market, at their requested size, first fit.
-        for j in outside {
-            let (w, p) = requested_tasks(j.job());
-            let mut placer = Placer::new(instance, &pool, PlacementRule::FirstFit);
-            let placement = match placer.place(j.job(), w, p) {
-                Some(placement) => {
-                    pool = placer.free().to_vec();
-                    placement
-                }
-                None => Placement::new(),
-            };
-            placements.push((j, placement));
-        }
-
-        // Ties in the action order follow arrival order.
-        placements.sort_by_key(|(j, _)| {
-            jobs.iter()
-                .position(|k| k.id() == j.id())
-                .unwrap_or(usize::MAX)
-        });
-        let changes: Vec<_> = placements
-            .into_iter()
-            .filter(|(j, p)| !j.placement().same_as(p))
-            .collect();
-        Ok(to_actions(changes))
+        (bidders, outside)
     }
 }
 
@@ -395,130 +443,282 @@ fn bids_of(machines: &[Machine], job: &Job, worker: &Resources, budget: f64) -> 
     }
 }
 
-/// One clearing of the market over `pool`: the rounds of shares, then the
-/// counts, PSs and placements. Returns each bidder's placement and whether
-/// it was given any worker before the counts were settled.
-fn clear(
-    instance: &crate::model::Instance,
-    bidders: &mut [Bidder<'_>],
-    pool: &mut [Resources],
-) -> Vec<(Placement, bool)> {
-    let machines = &instance.cluster().machines;
-    for b in bidders.iter_mut() {
-        b.workers.iter_mut().for_each(|w| *w = 0);
-        b.blocked.iter_mut().for_each(|x| *x = false);
-        b.total = 0;
-        b.saturated = b.cap == 0 || b.excluded;
-        b.span = Span::new(b.view.job(), []);
-    }
-    loop {
-        let mut progress = false;
-        for h in 0..pool.len() {
-            let units = units::floor_tol(pool[h].gpus.max(0.0));
-            if units < 1.0 {
-                continue;
-            }
-            let here: Vec<usize> = (0..bidders.len())
-                .filter(|&i| {
-                    let b = &bidders[i];
-                    !b.saturated && !b.blocked[h] && b.bids[h] > 0.0
-                })
-                .collect();
-            if here.is_empty() {
-                continue;
-            }
-            let weights: Vec<f64> = here.iter().map(|&i| bidders[i].bids[h]).collect();
-            let order: Vec<usize> = here.iter().map(|&i| bidders[i].rank).collect();
-            let shares = largest_remainder(units as u64, &weights, &order);
-            for (&i, share) in here.iter().zip(shares) {
-                if share == 0 {
-                    continue;
-                }
-                let b = &mut bidders[i];
-                let room = b.cap.saturating_sub(b.total);
-                let paid = units::floor_tol(share as f64 / b.gpu);
-                let paid = if paid >= f64::from(u32::MAX) {
-                    u32::MAX
-                } else {
-                    paid as u32
-                };
-                let worker = b.job().demand_for(1, 0);
-                // What is left for workers after the ring reservation they
-                // would bring (none: it does not fit).
-                let y = b
-                    .span
-                    .room(pool, h)
-                    .map_or(0, |free| paid.min(workers_fitting(&worker, &free, room)));
-                if y > 0 {
-                    b.workers[h] += y;
-                    b.total += y;
-                    b.span
-                        .charge(h, &b.job().demand_for(y, 0), true)
-                        .apply(pool);
-                    b.span.record(h, true);
-                    progress = true;
-                }
-                if b.total >= b.cap {
-                    b.saturated = true;
-                } else if y < paid {
-                    b.blocked[h] = true;
-                }
-            }
+/// The bidders' rank order, and what lets each machine find its bidders
+/// in a round without looking at every bidder.
+struct Market {
+    /// Bidder indices by rank.
+    by_rank: Vec<usize>,
+    /// Skip pointers over `by_rank` (one more, a sentinel): `next[p] == p`
+    /// while the bidder of rank `p` is not saturated, otherwise a later
+    /// position (path halving), so the unsaturated bidders are visited in
+    /// rank order without the saturated ones.
+    next: Vec<usize>,
+    /// Unsaturated bidders.
+    unsaturated: usize,
+    /// Per machine position, the unsaturated bidders blocked there.
+    blocked_here: Vec<usize>,
+    /// The bids of every bidder when they are all the same, bit for bit:
+    /// then each machine's bidders are its unsaturated, unblocked ones
+    /// (or none), their shares equal ([`equal_split`]).
+    uniform: Option<Rc<[f64]>>,
+    /// Sums of `n` equal bids, added as `Iterator::sum` adds them: per
+    /// bid's bits, `sums[w][n - 1]`.
+    sums: HashMap<u64, Vec<f64>>,
+}
+
+impl Market {
+    /// Ranks `bidders` by (arrival, id).
+    fn new(bidders: &mut [Bidder<'_>], machines: usize) -> Self {
+        let mut by_rank: Vec<usize> = (0..bidders.len()).collect();
+        let before = |a: &Bidder<'_>, b: &Bidder<'_>| {
+            let (x, y) = (a.job(), b.job());
+            x.arrival_s.total_cmp(&y.arrival_s).then(x.id.cmp(&y.id))
+        };
+        // The simulator's active jobs usually come in arrival order.
+        if !bidders.is_sorted_by(|a, b| before(a, b).is_le()) {
+            by_rank.sort_by(|&a, &b| before(&bidders[a], &bidders[b]));
         }
-        if !progress {
-            break;
+        for (rank, &i) in by_rank.iter().enumerate() {
+            bidders[i].rank = rank;
+        }
+        let uniform = bidders.first().and_then(|first| {
+            let same = |b: &Bidder<'_>| {
+                Rc::ptr_eq(&b.bids, &first.bids)
+                    || b.bids
+                        .iter()
+                        .zip(first.bids.iter())
+                        .all(|(x, y)| x.to_bits() == y.to_bits())
+            };
+            bidders.iter().all(same).then(|| Rc::clone(&first.bids))
+        });
+        #[cfg(test)]
+        let uniform = uniform.filter(|_| !tests::SCAN_ONLY.with(std::cell::Cell::get));
+        Market {
+            next: Vec::with_capacity(bidders.len() + 1),
+            by_rank,
+            unsaturated: 0,
+            blocked_here: vec![0; machines],
+            uniform,
+            sums: HashMap::new(),
         }
     }
 
-    // Counts, PSs and placements.
-    let mut out = Vec::with_capacity(bidders.len());
-    for b in bidders.iter_mut() {
-        let given = b.total > 0;
-        let job = b.view.job();
-        let rigid = job.discipline.elasticity == Elasticity::Rigid;
-        let keep = if rigid && b.total < b.cap {
-            0
-        } else {
-            match &job.architecture {
-                Architecture::RingAllReduce(r) => largest_allowed(&r.workers, b.total),
-                Architecture::ParameterServer(_) => b.total,
+    /// Rules 3–6, one clearing over `pool`: the rounds of shares, then the
+    /// counts, PSs and placements. Returns each bidder's placement and
+    /// whether it was given any worker before the counts were settled.
+    fn clear(
+        &mut self,
+        instance: &crate::model::Instance,
+        bidders: &mut [Bidder<'_>],
+        pool: &mut [Resources],
+    ) -> Vec<(Placement, bool)> {
+        self.reset(bidders);
+        loop {
+            let mut progress = false;
+            for h in 0..pool.len() {
+                let units = units::floor_tol(pool[h].gpus.max(0.0));
+                if units < 1.0 {
+                    continue;
+                }
+                for (i, share) in self.shares(bidders, h, units as u64) {
+                    progress |= self.take(&mut bidders[i], h, share, pool);
+                }
             }
-        };
-        b.drop_workers(b.total.saturating_sub(keep), pool);
-        let mut ps_placement = Placement::new();
-        if b.total > 0 && job.max_ps() > 0 {
-            loop {
-                let ps = if rigid {
-                    requested_tasks(job).1
-                } else {
-                    ps_for(job, b.total)
-                };
-                if let Some(p) = place_ps(instance, job, ps, pool) {
-                    ps_placement = p;
-                    break;
-                }
-                if rigid || b.total <= 1 {
-                    b.drop_workers(b.total, pool);
-                    break;
-                }
-                b.drop_workers(1, pool);
+            if !progress {
+                break;
             }
         }
-        let mut placement: Placement = b
-            .workers
-            .iter()
-            .enumerate()
-            .filter(|(_, w)| **w > 0)
-            .map(|(h, w)| (machines[h].id, Tasks::new(*w, 0)))
-            .collect();
-        if b.total > 0 {
-            placement.merge(&ps_placement);
-        } else {
-            placement.clear();
-        }
-        out.push((placement, given));
+        bidders
+            .iter_mut()
+            .map(|b| settle(instance, b, pool))
+            .collect()
     }
-    out
+
+    /// Every bidder with nothing, unsaturated unless it has no room or left
+    /// the market.
+    fn reset(&mut self, bidders: &mut [Bidder<'_>]) {
+        self.next.clear();
+        self.unsaturated = 0;
+        self.blocked_here.iter_mut().for_each(|c| *c = 0);
+        for (p, &i) in self.by_rank.iter().enumerate() {
+            let b = &mut bidders[i];
+            b.workers.clear();
+            b.blocked.clear();
+            b.total = 0;
+            b.saturated = b.cap == 0 || b.excluded;
+            b.span = Span::new(b.view.job(), []);
+            self.next.push(if b.saturated { p + 1 } else { p });
+            self.unsaturated += usize::from(!b.saturated);
+        }
+        self.next.push(self.by_rank.len());
+    }
+
+    /// The first unsaturated rank position at or after `p`.
+    fn find(&mut self, mut p: usize) -> usize {
+        while self.next[p] != p {
+            self.next[p] = self.next[self.next[p]];
+            p = self.next[p];
+        }
+        p
+    }
+
+    /// Rule 3 on machine position `h` with `units` whole GPUs: the bidders
+    /// given a positive share, in bidder order, with their shares.
+    fn shares(&mut self, bidders: &[Bidder<'_>], h: usize, units: u64) -> Vec<(usize, u64)> {
+        let Some(w) = self.uniform.as_ref().map(|bids| bids[h]) else {
+            return scan_shares(bidders, h, units);
+        };
+        let n = self.unsaturated - self.blocked_here[h];
+        // As the scan's `bid > 0` (a NaN bid is no bid).
+        if w.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) || n == 0 {
+            return Vec::new();
+        }
+        let (q, k) = equal_split(units, w, self.sum_of(w, n), n);
+        let given = if q == 0 { k } else { n };
+        #[cfg(test)]
+        tests::EQUAL.with(|e| {
+            let mut c = e.get();
+            c[usize::from(given < n)] += 1;
+            e.set(c);
+        });
+        let mut out = Vec::with_capacity(given);
+        let mut p = self.find(0);
+        while out.len() < given && p < self.by_rank.len() {
+            let i = self.by_rank[p];
+            if !bidders[i].is_blocked(h) {
+                out.push((i, q + u64::from(out.len() < k)));
+            }
+            p = self.find(p + 1);
+        }
+        out.sort_unstable_by_key(|&(i, _)| i);
+        out
+    }
+
+    /// The sum of `n ≥ 1` bids `w`, as `Iterator::sum` adds them.
+    fn sum_of(&mut self, w: f64, n: usize) -> f64 {
+        let sums = self.sums.entry(w.to_bits()).or_default();
+        while sums.len() < n {
+            sums.push(sums.last().map_or(w, |s| s + w));
+        }
+        sums[n - 1]
+    }
+
+    /// Rule 4 (and 5's bookkeeping): `b` turns a share of `share` GPUs on
+    /// machine position `h` into workers, within its cap and the machine's
+    /// other resources; whether it placed any.
+    fn take(&mut self, b: &mut Bidder<'_>, h: usize, share: u64, pool: &mut [Resources]) -> bool {
+        let room = b.cap.saturating_sub(b.total);
+        let paid = units::floor_tol(share as f64 / b.gpu);
+        let paid = if paid >= f64::from(u32::MAX) {
+            u32::MAX
+        } else {
+            paid as u32
+        };
+        let worker = b.job().demand_for(1, 0);
+        // What is left for workers after the ring reservation they would
+        // bring (none: it does not fit).
+        let y = b
+            .span
+            .room(pool, h)
+            .map_or(0, |free| paid.min(workers_fitting(&worker, &free, room)));
+        if y > 0 {
+            b.add_workers(h, y);
+            b.span
+                .charge(h, &b.job().demand_for(y, 0), true)
+                .apply(pool);
+            b.span.record(h, true);
+        }
+        if b.total >= b.cap {
+            b.saturated = true;
+            self.next[b.rank] = b.rank + 1;
+            self.unsaturated -= 1;
+            for &q in &b.blocked {
+                self.blocked_here[q] -= 1;
+            }
+        } else if y < paid
+            && let Err(at) = b.blocked.binary_search(&h)
+        {
+            b.blocked.insert(at, h);
+            self.blocked_here[h] += 1;
+        }
+        y > 0
+    }
+}
+
+/// Rule 3 on machine position `h` by looking at every bidder (bids that
+/// differ between bidders): the bidders given a positive share, in bidder
+/// order, with their shares.
+fn scan_shares(bidders: &[Bidder<'_>], h: usize, units: u64) -> Vec<(usize, u64)> {
+    let here: Vec<usize> = (0..bidders.len())
+        .filter(|&i| {
+            let b = &bidders[i];
+            !b.saturated && !b.is_blocked(h) && b.bids[h] > 0.0
+        })
+        .collect();
+    if here.is_empty() {
+        return Vec::new();
+    }
+    let weights: Vec<f64> = here.iter().map(|&i| bidders[i].bids[h]).collect();
+    let order: Vec<usize> = here.iter().map(|&i| bidders[i].rank).collect();
+    let shares = largest_remainder(units, &weights, &order);
+    here.into_iter()
+        .zip(shares)
+        .filter(|&(_, s)| s > 0)
+        .collect()
+}
+
+/// Rule 6 for one bidder after the rounds: its count, PSs and placement,
+/// and whether it was given any worker before.
+fn settle(
+    instance: &crate::model::Instance,
+    b: &mut Bidder<'_>,
+    pool: &mut [Resources],
+) -> (Placement, bool) {
+    if b.total == 0 {
+        return (Placement::new(), false);
+    }
+    let job = b.view.job();
+    let rigid = job.discipline.elasticity == Elasticity::Rigid;
+    let keep = if rigid && b.total < b.cap {
+        0
+    } else {
+        match &job.architecture {
+            Architecture::RingAllReduce(r) => largest_allowed(&r.workers, b.total),
+            Architecture::ParameterServer(_) => b.total,
+        }
+    };
+    b.drop_workers(b.total.saturating_sub(keep), pool);
+    let mut ps_placement = Placement::new();
+    if b.total > 0 && job.max_ps() > 0 {
+        loop {
+            let ps = if rigid {
+                requested_tasks(job).1
+            } else {
+                ps_for(job, b.total)
+            };
+            if let Some(p) = place_ps(instance, job, ps, pool) {
+                ps_placement = p;
+                break;
+            }
+            if rigid || b.total <= 1 {
+                b.drop_workers(b.total, pool);
+                break;
+            }
+            b.drop_workers(1, pool);
+        }
+    }
+    if b.total == 0 {
+        return (Placement::new(), true);
+    }
+    let machines = &instance.cluster().machines;
+    b.workers.sort_unstable();
+    let mut placement: Placement = b
+        .workers
+        .iter()
+        .map(|&(h, w)| (machines[h].id, Tasks::new(w, 0)))
+        .collect();
+    placement.merge(&ps_placement);
+    (placement, true)
 }
 
 /// The largest allowed worker count `≤ w` (0 if none).
@@ -546,25 +746,128 @@ fn place_ps(
 ) -> Option<Placement> {
     let unit = job.task_demand(TaskKind::ParameterServer).copied()?;
     let machines = &instance.cluster().machines;
-    let mut free = pool.to_vec();
+    // The capacities taken, to put back as they were if one does not fit.
+    let mut taken: Vec<(usize, Resources)> = Vec::new();
     let mut placement = Placement::new();
     for _ in 0..ps {
-        let h = (0..machines.len()).find(|&h| {
-            let m = &machines[h];
+        let fits = |h: &usize| {
+            let m = &machines[*h];
             job.may_use(m.id)
                 && m.can_host(TaskKind::ParameterServer, &unit)
-                && unit.fits_in(&free[h], crate::model::FIT_TOL)
-        })?;
-        free[h] = free[h].minus(&unit);
+                && unit.fits_in(&pool[*h], crate::model::FIT_TOL)
+        };
+        let Some(h) = (0..machines.len()).find(fits) else {
+            for (h, was) in taken.into_iter().rev() {
+                pool[h] = was;
+            }
+            return None;
+        };
+        taken.push((h, pool[h]));
+        pool[h] = pool[h].minus(&unit);
         placement.add(machines[h].id, Tasks::new(0, 1));
     }
-    pool.copy_from_slice(&free);
     Some(placement)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::baselines::fixtures::{Busy, busy_workload};
+    use crate::sim::{SimOptions, simulate};
+    use rand::rngs::ChaCha8Rng;
+    use rand::seq::SliceRandom;
+    use rand::{RngExt, SeedableRng};
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Forces every machine's shares to be found by looking at every
+        /// bidder (the reference).
+        pub(super) static SCAN_ONLY: Cell<bool> = const { Cell::new(false) };
+        /// Machines whose shares were found from the rank order, with
+        /// every bidder given (`[0]`) or only some (`[1]`).
+        pub(super) static EQUAL: Cell<[u64; 2]> = const { Cell::new([0; 2]) };
+    }
+
+    /// Equal bids split as [`largest_remainder`] splits them.
+    #[test]
+    fn equal_bids_split_as_the_largest_remainder() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let bids = [1.0 / 256.0, 1.0 / 3.0, 0.1, 2.0, 1.0 / 255.0, 1e-300, 1e300];
+        let mut market = Market::new(&mut [], 0);
+        for _ in 0..3_000 {
+            let n = rng.random_range(1..300usize);
+            let w = bids[rng.random_range(0..bids.len())];
+            let units = if rng.random_bool(0.1) {
+                rng.random_range(0..u64::MAX)
+            } else {
+                rng.random_range(0..40u64)
+            };
+            let mut order: Vec<usize> = (0..n).collect();
+            order.shuffle(&mut rng);
+            let weights = vec![w; n];
+            let sum = market.sum_of(w, n);
+            assert_eq!(
+                sum.to_bits(),
+                weights.iter().sum::<f64>().to_bits(),
+                "{n} × {w}"
+            );
+            let (q, k) = equal_split(units, w, sum, n);
+            let want = largest_remainder(units, &weights, &order);
+            let got: Vec<u64> = order.iter().map(|&o| q + u64::from(o < k)).collect();
+            assert_eq!(got, want, "{units} units over {n} bids of {w}");
+        }
+    }
+
+    /// Finding each machine's bidders from the rank order decides exactly
+    /// as looking at every bidder, on busy clusters (more bidders than
+    /// GPUs, and fewer), with gangs, rings, PS jobs and reservations.
+    #[test]
+    fn equal_bids_decide_as_the_scan() {
+        let opts = SimOptions::default();
+        let kinds = [
+            Busy::default(),
+            Busy {
+                fraction: true,
+                ..Busy::default()
+            },
+            Busy {
+                restricted: true,
+                ..Busy::default()
+            },
+            Busy {
+                weighted: true,
+                ..Busy::default()
+            },
+        ];
+        EQUAL.with(|e| e.set([0; 2]));
+        for seed in 0..4 {
+            for (k, busy) in kinds.into_iter().enumerate() {
+                for machines in [3, 6] {
+                    let instance = busy_workload(seed, machines, busy);
+                    let policy = || ProportionalShare {
+                        weighted: k == 3,
+                        ..ProportionalShare::default()
+                    };
+                    SCAN_ONLY.with(|s| s.set(true));
+                    let scan = simulate(&instance, &mut policy(), &opts).expect("scan");
+                    SCAN_ONLY.with(|s| s.set(false));
+                    let fast = simulate(&instance, &mut policy(), &opts).expect("fast");
+                    assert!(
+                        scan.jobs.iter().any(|j| j.finish_s.is_some()),
+                        "seed {seed}"
+                    );
+                    assert_eq!(scan.jobs, fast.jobs, "seed {seed} {busy:?}");
+                    assert_eq!(scan.allocations, fast.allocations, "seed {seed} {busy:?}");
+                    assert_eq!(scan.utilization, fast.utilization, "seed {seed} {busy:?}");
+                }
+            }
+        }
+        let [all, some] = EQUAL.with(Cell::get);
+        assert!(
+            all > 0 && some > 0,
+            "equal shares to all {all}, to some {some}"
+        );
+    }
 
     #[test]
     fn largest_remainder_splits_in_whole_units() {
