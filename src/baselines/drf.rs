@@ -3,7 +3,9 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::model::{Architecture, Elasticity, Job, WorkerCounts};
+use crate::model::{
+    Architecture, Elasticity, Instance, Job, ResourceKind, Resources, TaskKind, WorkerCounts,
+};
 use crate::schedule::Placement;
 use crate::sim::{Action, Event, JobView, Policy, SimView};
 
@@ -80,7 +82,12 @@ use super::{PlacementRule, Placer, ps_for, requested_tasks};
 /// ⌈W_j/step⌉ + J` filling steps (the next job comes from a heap ordered
 /// by dominant share), where `P` is one increment's placement (`O(step·H)`
 /// on `H` machines); plus `O(J·P)` for the final placement. So a long
-/// queue costs linear, not quadratic, time per event.
+/// queue costs linear, not quadratic, time per event. When every job
+/// takes a single step of one-GPU ring workers with whole-number demands
+/// on machines with room in proportion to their free GPUs (the trace
+/// recipes' case), the filling counts free GPUs in `O(J + H)` instead of
+/// placing, with the same counts; its placements are then built only if
+/// the final placement fails.
 ///
 /// # Example
 ///
@@ -226,27 +233,18 @@ struct Fill {
     placement: Placement,
 }
 
-impl Policy for Drf {
-    fn name(&self) -> String {
-        "drf".into()
+impl Drf {
+    /// The step job `job` takes from `w` workers and `p` PSs, or `None`
+    /// when it cannot grow (its cap is reached).
+    fn next_step(&self, job: &Job, w: u32, p: u32) -> Option<(u32, u32)> {
+        next_size(job, w, p, self.step.max(1))
+            .map(|size| bundled(job, size, p, self.workers_per_ps))
+            .filter(|&(w2, _)| w2 > w)
     }
 
-    fn on_event(&mut self, view: &SimView<'_>, _event: &Event) -> crate::Result<Vec<Action>> {
-        let instance = view.instance();
-        let total = instance.cluster().total_capacity();
-        let step = self.step.max(1);
-        let jobs: Vec<JobView<'_>> = view
-            .active()
-            .filter(|j| !j.has_plan() && !keeps_allocation(j, true))
-            .collect();
-        let mut scratch = Placer::new(instance, view.free_all(), self.placement);
-        for j in jobs.iter().filter(|j| j.is_running()) {
-            scratch.release(j.job(), j.placement());
-        }
-        // Many increments go on these placers: keep them indexed.
-        let scratch = scratch.indexed();
-
-        // Progressive filling.
+    /// Progressive filling on `placer`, placing every step: each job's
+    /// counts and placement.
+    fn fill(&self, jobs: &[JobView<'_>], mut placer: Placer<'_>, total: &Resources) -> Vec<Fill> {
         let mut fill: Vec<Fill> = jobs
             .iter()
             .map(|_| Fill {
@@ -255,7 +253,6 @@ impl Policy for Drf {
                 placement: Placement::new(),
             })
             .collect();
-        let mut placer = scratch.clone();
         // The job with the smallest dominant share next (ties: the earlier
         // in `jobs`, i.e. arrival order), a job's entry pushed again after
         // each step it takes.
@@ -263,27 +260,178 @@ impl Policy for Drf {
         while let Some(i) = queue.pop() {
             let job = jobs[i].job();
             let f = &mut fill[i];
-            let grown = next_size(job, f.workers, f.ps, step)
-                .map(|size| bundled(job, size, f.ps, self.workers_per_ps))
-                .filter(|&(w, _)| w > f.workers)
-                .and_then(|(w, p)| {
-                    placer
-                        .grow(job, &f.placement, w - f.workers, p.saturating_sub(f.ps))
-                        .map(|part| (w, p.max(f.ps), part))
-                });
+            let grown = self.next_step(job, f.workers, f.ps).and_then(|(w, p)| {
+                placer
+                    .grow(job, &f.placement, w - f.workers, p.saturating_sub(f.ps))
+                    .map(|part| (w, p.max(f.ps), part))
+            });
             // A job that cannot grow is saturated: it takes no further step.
             if let Some((w, p, part)) = grown {
                 f.workers = w;
                 f.ps = p;
                 f.placement.merge(&part);
-                let share = dominant_share(&job.demand_for(w, f.ps), &total);
+                let share = dominant_share(&job.demand_for(w, f.ps), total);
                 queue.push(share, i);
             }
         }
+        fill
+    }
+
+    /// The counts [`Drf::fill`] gives every job, found by counting free
+    /// GPUs instead of placing, when that provably gives the same counts;
+    /// otherwise `None`.
+    ///
+    /// **When.** Every job is a ring-all-reduce job that reserves no
+    /// bandwidth, may use every machine, takes exactly one step (to `w_j`
+    /// workers, no PS: a fixed count or a rigid gang) and whose worker
+    /// demand `u_j` has exactly 1 GPU and whole-number other components;
+    /// `U` is their componentwise maximum. Every machine `p` of `free` has
+    /// a whole number `g_p ∈ [0, 1024]` of free GPUs and, for every other
+    /// resource `r`, `free_r ≥ g_p·U_r`; a machine with `g_p ≥ 1` hosts
+    /// workers and can host `U`; and `G·U_r < 2⁵²` for `G = Σ_p g_p`. So
+    /// every `g·U_r` below is a whole number under 2⁵², exact in floating
+    /// point.
+    ///
+    /// **Claim.** Then [`Drf::fill`] grows the jobs in order (every job is
+    /// taken at share 0 first, in index order, and a job taken again has
+    /// no step left), and job `j`'s grow succeeds iff `w_j ≤ G_j`, the
+    /// free GPUs left by the jobs before it; `G_j` drops by `w_j` when it
+    /// does. By induction over the grows, the invariant above holds on the
+    /// placer (with `G_j`): a grow that places `n ≤ g_p` workers on `p`
+    /// leaves `g_p − n` (exact) and subtracts `n·u_r` (at once, as a
+    /// product, or worker by worker) from `free_r`; the exact result is
+    /// `≥ g_p·U_r − n·U_r = (g_p − n)·U_r`, a float, so the rounded result
+    /// is too. And the grow decides as claimed: with whole free GPUs below
+    /// 10⁹ every GPU test `d ≤ g + tol·max(g, 1)` is `d ≤ g` exactly. If
+    /// `w_j > G_j`: no machine takes `w_j` GPUs, the total-room test fails
+    /// or the worker-by-worker pass runs out of GPUs (a worker takes a
+    /// GPU), so the grow fails and changes nothing. If `w_j ≤ G_j`: the
+    /// single-machine search may succeed; otherwise the total-room test
+    /// passes (the float sums of `free_r ≥ g_p·U_r` are at least the exact
+    /// sum `G_j·U_r ≥ w_j·u_r`: rounding is monotone, each exact partial
+    /// sum is a float) and the worker-by-worker pass puts a worker on any
+    /// machine with a free GPU (`free_r ≥ g_p·U_r ≥ u_r`), so it places all
+    /// `w_j`. The placements themselves do not matter for the counts.
+    fn fill_counts(
+        &self,
+        instance: &Instance,
+        jobs: &[JobView<'_>],
+        free: &[Resources],
+    ) -> Option<Vec<(u32, u32)>> {
+        #[cfg(test)]
+        if tests::PLACING_ONLY.with(std::cell::Cell::get) {
+            return None;
+        }
+        const WHOLE_BOUND: f64 = 1_099_511_627_776.0; // 2⁴⁰
+        const EXACT_BOUND: f64 = 4_503_599_627_370_496.0; // 2⁵²
+        let mut most = Resources::zero();
+        let mut steps = Vec::with_capacity(jobs.len());
+        for j in jobs {
+            let job = j.job();
+            let unit = match &job.architecture {
+                Architecture::RingAllReduce(r) => r.worker,
+                Architecture::ParameterServer(_) => return None,
+            };
+            let whole = |x: f64| (0.0..=WHOLE_BOUND).contains(&x) && x.fract() == 0.0;
+            if job.allowed_machines.is_some()
+                || job.reserved_nic_bps(2) != 0.0
+                || unit.gpus != 1.0
+                || !ResourceKind::ALL.into_iter().all(|k| whole(unit.get(k)))
+            {
+                return None;
+            }
+            let first = self.next_step(job, 0, 0);
+            if let Some((w, p)) = first
+                && (p != 0 || self.next_step(job, w, p).is_some())
+            {
+                return None;
+            }
+            most = most.max(&unit);
+            steps.push(first.map_or(0, |(w, _)| w));
+        }
+        let machines = &instance.cluster().machines;
+        let mut gpus = 0.0;
+        for (m, r) in machines.iter().zip(free) {
+            let g = r.gpus;
+            if !((0.0..=1024.0).contains(&g) && g.fract() == 0.0) {
+                return None;
+            }
+            let room = ResourceKind::ALL
+                .into_iter()
+                .filter(|&k| k != ResourceKind::Gpu)
+                .all(|k| r.get(k) >= g * most.get(k));
+            let hosts = g < 1.0
+                || (m.hosts.allows(TaskKind::Worker) && m.can_host(TaskKind::Worker, &most));
+            if !(room && hosts) {
+                return None;
+            }
+            gpus += g;
+        }
+        if !ResourceKind::ALL
+            .into_iter()
+            .all(|k| gpus * most.get(k) < EXACT_BOUND)
+        {
+            return None;
+        }
+        #[cfg(test)]
+        tests::COUNTED.with(|c| c.set(c.get() + 1));
+        Some(
+            steps
+                .into_iter()
+                .map(|w| {
+                    let fits = w > 0 && f64::from(w) <= gpus;
+                    if fits {
+                        gpus -= f64::from(w);
+                    }
+                    if fits { (w, 0) } else { (0, 0) }
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Policy for Drf {
+    fn name(&self) -> String {
+        "drf".into()
+    }
+
+    fn on_event(&mut self, view: &SimView<'_>, _event: &Event) -> crate::Result<Vec<Action>> {
+        let instance = view.instance();
+        let total = instance.cluster().total_capacity();
+        let jobs: Vec<JobView<'_>> = view
+            .active()
+            .filter(|j| !j.has_plan() && !keeps_allocation(j, true))
+            .collect();
+        let mut scratch = Placer::new(instance, view.free_all(), self.placement);
+        for j in jobs.iter().filter(|j| j.is_running()) {
+            scratch.release(j.job(), j.placement());
+        }
+
+        // Progressive filling: by counting GPUs when that is exact (the
+        // placements it would make are needed only if the final placement
+        // below fails), else placing every step. Many increments go on the
+        // filling's placer: keep it indexed.
+        let counted = self.fill_counts(instance, &jobs, scratch.free());
+        let mut fill = match &counted {
+            Some(counts) => counts
+                .iter()
+                .map(|&(workers, ps)| Fill {
+                    workers,
+                    ps,
+                    placement: Placement::new(),
+                })
+                .collect(),
+            None => self.fill(&jobs, scratch.clone().indexed(), &total),
+        };
 
         // Final placement: a running job keeps what it can of its current
         // placement, and the tasks it gains are placed on what is left.
-        let mut sticky = scratch;
+        let mut sticky = if counted.is_some() {
+            // A few increments at most: no index to build.
+            scratch.clone()
+        } else {
+            scratch.clone().indexed()
+        };
         let mut placements: Vec<Placement> = jobs
             .iter()
             .zip(&fill)
@@ -311,6 +459,14 @@ impl Policy for Drf {
             }
         }
         if !ok {
+            if let Some(counts) = &counted {
+                fill = self.fill(&jobs, scratch.indexed(), &total);
+                debug_assert!(
+                    fill.iter()
+                        .zip(counts)
+                        .all(|(f, &c)| (f.workers, f.ps) == c)
+                );
+            }
             placements = fill.into_iter().map(|f| f.placement).collect();
         }
 
@@ -327,7 +483,13 @@ impl Policy for Drf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Discipline, JobId, RarJob, Resources};
+    use crate::model::{
+        Cluster, Discipline, JobId, Machine, MachineId, PsJob, RarJob, Resources, SyncMode,
+    };
+    use crate::sim::{SimOptions, simulate};
+    use rand::rngs::ChaCha8Rng;
+    use rand::{RngExt, SeedableRng};
+    use std::cell::Cell;
 
     fn ring(counts: WorkerCounts, discipline: Discipline) -> Job {
         Job::new(
@@ -348,10 +510,108 @@ mod tests {
         .with_discipline(discipline)
     }
 
+    thread_local! {
+        /// Forces the filling that places every step (the reference).
+        pub(super) static PLACING_ONLY: Cell<bool> = const { Cell::new(false) };
+        /// How many decisions counted instead of placing.
+        pub(super) static COUNTED: Cell<u64> = const { Cell::new(0) };
+    }
+
+    /// Rings of fixed sizes on five machines, busy enough that jobs wait
+    /// and span machines: whole-number demands (`kind` 0: the counting
+    /// case), a CPU demand of 1.5 (1), some rings reserving bandwidth (2),
+    /// or some rigid gangs and parameter-server jobs (3).
+    fn workload(seed: u64, kind: u32) -> Instance {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let machines = (0..5u32)
+            .map(|i| {
+                let gpus = if i == 3 { 4.0 } else { 8.0 };
+                Machine::new(
+                    MachineId(i),
+                    Resources::zero()
+                        .gpus(gpus)
+                        .cpu_cores(8.0 * gpus)
+                        .memory(64e9 * gpus)
+                        .nic(1.25e9),
+                    1e10,
+                )
+            })
+            .collect();
+        let cpu = if kind == 1 { 1.5 } else { 4.0 };
+        let jobs = (0..60u32)
+            .map(|id| {
+                let arrival = f64::from(rng.random_range(0..2000u32));
+                let size = [1, 1, 1, 2, 4, 8, 12, 16][rng.random_range(0..8usize)];
+                let mut job = ring(WorkerCounts::Fixed(size), Discipline::ELASTIC);
+                job.id = JobId(id);
+                job.arrival_s = arrival;
+                if let Architecture::RingAllReduce(r) = &mut job.architecture {
+                    r.iterations = rng.random_range(100..3000u64);
+                    r.worker = Resources::zero().gpus(1.0).cpu_cores(cpu).memory(16e9);
+                    if kind == 2 && rng.random_bool(0.3) {
+                        r.reserved_bandwidth_bps = Some(2e8);
+                    }
+                }
+                if kind == 3 && rng.random_bool(0.3) {
+                    job = job.with_discipline(Discipline::RIGID_GANG);
+                }
+                if kind == 3 && rng.random_bool(0.2) {
+                    job.architecture = Architecture::ParameterServer(PsJob {
+                        epochs: 1,
+                        data_chunks: 4,
+                        minibatches_per_chunk: rng.random_range(20..300u32),
+                        minibatch_compute_s: 1.0,
+                        gradient_bytes: 2e7,
+                        worker: Resources::zero()
+                            .gpus(1.0)
+                            .cpu_cores(2.0)
+                            .memory(6e9)
+                            .nic(3e8),
+                        ps: Resources::zero().cpu_cores(1.0).memory(4e9).nic(7e8),
+                        max_workers: 4,
+                        max_ps: 2,
+                        ps_at_most_workers: true,
+                        sync: SyncMode::Synchronous,
+                        layers: None,
+                    });
+                }
+                job
+            })
+            .collect();
+        Instance::new(Cluster::new(machines), jobs, 60.0, 100_000).expect("workload")
+    }
+
+    /// Counting free GPUs decides as placing every step, for every rule,
+    /// step and workload, and the counting case is exercised.
+    #[test]
+    fn counting_fill_decides_as_the_placing_fill() {
+        let opts = SimOptions::default();
+        COUNTED.with(|c| c.set(0));
+        for seed in 0..4 {
+            for kind in 0..4 {
+                let instance = workload(seed, kind);
+                for (placement, _) in PlacementRule::ALL {
+                    let drf = || Drf {
+                        step: 1 + (seed % 2) as u32,
+                        placement,
+                        ..Drf::default()
+                    };
+                    PLACING_ONLY.with(|s| s.set(true));
+                    let placing = simulate(&instance, &mut drf(), &opts).expect("placing");
+                    PLACING_ONLY.with(|s| s.set(false));
+                    let counting = simulate(&instance, &mut drf(), &opts).expect("counting");
+                    let at = format!("seed {seed}, kind {kind}, {placement}");
+                    assert_eq!(placing.jobs, counting.jobs, "{at}");
+                    assert_eq!(placing.allocations, counting.allocations, "{at}");
+                    assert_eq!(placing.utilization, counting.utilization, "{at}");
+                }
+            }
+        }
+        assert!(COUNTED.with(Cell::get) > 100, "counting hardly exercised");
+    }
+
     #[test]
     fn fill_queue_pops_as_one_heap() {
-        use rand::rngs::ChaCha8Rng;
-        use rand::{RngExt, SeedableRng};
         let mut rng = ChaCha8Rng::seed_from_u64(5);
         for _ in 0..300 {
             let n = rng.random_range(0..12);
