@@ -69,7 +69,10 @@ use super::realloc::{FxBuild, Realloc, Standalone};
 /// most `2J` misfits (a misfit stays one until its job grows); each step
 /// scans the `J` active jobs and tests one placement (`O(H)` for `H`
 /// machines): `O((Σ_j (W_j + P_j) + J) · (J + H))` per event, plus one
-/// oracle call per distinct `(job, w, p)` evaluated.
+/// oracle call per distinct `(job, w, p)` evaluated. A job with no growth
+/// action (a fixed-size ring, a rigid gang, a job at its caps) needs no
+/// `ρ`, and the oracle is not asked for it (nor can its timing errors
+/// stop the decision).
 ///
 /// # Example
 ///
@@ -288,10 +291,18 @@ impl Optimus {
         if now.workers == 0 {
             return Ok(out);
         }
-        let rho = oracle.rho(e, job, now.workers, now.ps)?;
+        // `ρ(w, p)` of the current size, evaluated only once a growth
+        // action needs it: a job that cannot grow (a fixed-size ring, a
+        // rigid gang, a job at its caps) has no step, whatever its
+        // remaining time, so the oracle is not asked.
+        let mut rho = None;
         for (kind, slot) in out.iter_mut().enumerate() {
             let Some((w, p)) = grown(job, now.workers, now.ps, kind) else {
                 continue;
+            };
+            let rho = match rho {
+                Some(r) => r,
+                None => *rho.insert(oracle.rho(e, job, now.workers, now.ps)?),
             };
             let next = oracle.rho(e, job, w, p)?;
             let added = job.demand_for(w.saturating_sub(now.workers), p.saturating_sub(now.ps));

@@ -231,7 +231,13 @@ impl<'a> SimView<'a> {
         placement: &Placement,
         config: Option<Configuration>,
     ) -> crate::Result<f64> {
-        let mut pos = Vec::with_capacity(placement.len());
+        // The non-empty tasks by machine position: on the stack for up to
+        // `INLINE` machines (most placements), in `heap` beyond — the same
+        // pairs in the same order either way, so nothing else changes.
+        const INLINE: usize = 8;
+        let mut inline = [(0, Tasks::default()); INLINE];
+        let mut heap: Vec<(usize, Tasks)> = Vec::new();
+        let mut len = 0;
         let mut multi = 0;
         for &(m, t) in placement {
             let p = self.instance.machine_position(m).ok_or(
@@ -241,12 +247,25 @@ impl<'a> SimView<'a> {
                 },
             )?;
             if !t.is_empty() {
-                pos.push((p, t));
+                if len < INLINE {
+                    inline[len] = (p, t);
+                } else {
+                    if heap.is_empty() {
+                        heap.extend_from_slice(&inline);
+                    }
+                    heap.push((p, t));
+                }
+                len += 1;
                 if t.workers > 0 {
                     multi += 1;
                 }
             }
         }
+        let pos = if len <= INLINE {
+            &inline[..len]
+        } else {
+            &heap[..]
+        };
         let contenders = if multi >= 2 {
             let me = self.instance.job_position(job.id);
             let mine = me.map(|p| &self.runs[p]);
@@ -262,7 +281,7 @@ impl<'a> SimView<'a> {
             0
         };
         let local = work::is_local(config);
-        let s = work::speed(self.instance, job, &pos, contenders, self.ps_timing, local)?;
+        let s = work::speed(self.instance, job, pos, contenders, self.ps_timing, local)?;
         Ok(s.rate())
     }
 
@@ -278,5 +297,74 @@ impl<'a> SimView<'a> {
             .job_position(job.id)
             .map_or_else(|| work::total_work(job), |p| self.runs[p].remaining);
         Ok(remaining / self.rate(job, placement)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Architecture, Cluster, MachineId, RarJob, WorkerCounts};
+    use crate::sim::{Action, Event, Policy, SimOptions, simulate};
+
+    /// Records, at the first event, `rate` of a ring of 12 workers spread
+    /// round-robin over 1 to 12 machines (an empty entry first), and what
+    /// `work::speed` gives on the same pairs collected in a `Vec`.
+    struct Probe(Vec<(f64, f64)>);
+
+    impl Policy for Probe {
+        fn name(&self) -> String {
+            "probe".into()
+        }
+
+        fn on_event(&mut self, view: &SimView<'_>, _: &Event) -> crate::Result<Vec<Action>> {
+            if !self.0.is_empty() {
+                return Ok(Vec::new());
+            }
+            let job = &view.instance().jobs()[0];
+            for k in 1..=12u32 {
+                let mut list = vec![(MachineId(k % 12), Tasks::new(0, 0))];
+                list.extend((0..k).map(|m| (MachineId(m), Tasks::new(0, 0))));
+                for w in 0..12 {
+                    list[1 + (w % k) as usize].1.workers += 1;
+                }
+                let pairs: Vec<(usize, Tasks)> = list[1..]
+                    .iter()
+                    .map(|&(m, t)| (view.instance().machine_position(m).unwrap(), t))
+                    .collect();
+                let contenders = u32::from(k >= 2);
+                let s = work::speed(
+                    view.instance(),
+                    job,
+                    &pairs,
+                    contenders,
+                    view.ps_timing,
+                    false,
+                )?;
+                self.0
+                    .push((view.rate(job, &Placement::from(list))?, s.rate()));
+            }
+            Ok(Vec::new())
+        }
+    }
+
+    #[test]
+    fn rate_on_the_stack_and_beyond_agrees_with_a_vec() {
+        let cluster = Cluster::homogeneous(12, Resources::zero().gpus(12.0).cpu_cores(64.0), 20.0);
+        let ring = RarJob {
+            workers: WorkerCounts::Fixed(12),
+            iterations: 10,
+            model_bytes: 0.8,
+            backward_per_iteration_s: 0.08,
+            worker: Resources::zero().gpus(1.0).cpu_cores(1.0),
+            ..RarJob::default()
+        };
+        let job = Job::new(JobId(0), 0.0, Architecture::RingAllReduce(ring));
+        let inst = Instance::new(cluster, vec![job], 1.0, 100).unwrap();
+        let mut probe = Probe(Vec::new());
+        let _ = simulate(&inst, &mut probe, &SimOptions::default());
+        assert_eq!(probe.0.len(), 12);
+        for (k, &(got, want)) in probe.0.iter().enumerate() {
+            assert_eq!(got.to_bits(), want.to_bits(), "{} machines", k + 1);
+        }
     }
 }
