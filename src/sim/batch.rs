@@ -500,6 +500,7 @@ impl Engine<'_> {
         let run = &mut self.runs[p];
         run.load.clear();
         run.placement.clear();
+        run.tasks = Tasks::default();
         run.gpus = None;
         run.config = None;
         run.gpus_held = 0.0;
@@ -553,6 +554,7 @@ impl Engine<'_> {
                 run.last_gpus = c.gpus.clone();
             }
             run.contends = work::contends(job, c.placement.worker_machines());
+            run.tasks = c.placement.total();
             run.placement = c.placement;
             run.gpus = c.gpus;
             run.config = c.config;

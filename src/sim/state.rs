@@ -45,6 +45,8 @@ pub(crate) struct JobRun {
     pub reconfig_left_s: f64,
     pub gpu_seconds: f64,
     pub gpus_held: f64,
+    /// `placement.total()`, kept with `placement` (set wherever it is).
+    pub tasks: Tasks,
     /// `Some((t, f))`: the engine's `finish_at` of the job was `f` when the
     /// time was `t`. It reads the time and the job's `remaining`,
     /// `reconfig_left_s` and `speed`; those fields change only when the
@@ -109,6 +111,7 @@ impl JobRun {
             last_run_s: 0.0,
             gpu_seconds: 0.0,
             gpus_held: 0.0,
+            tasks: Tasks::default(),
             preemptions: 0,
             reconfigurations: 0,
             admitted: false,

@@ -65,7 +65,9 @@ impl<'a> JobView<'a> {
 
     /// Workers and PSs it runs now.
     pub fn tasks(&self) -> Tasks {
-        self.run.placement.total()
+        #[cfg(test)]
+        assert_eq!(self.run.tasks, self.run.placement.total(), "stale tasks");
+        self.run.tasks
     }
 
     /// Whether it holds a plan (from [`Action::Reserve`](super::Action::Reserve)).
