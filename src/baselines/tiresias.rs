@@ -111,6 +111,73 @@ pub struct Tiresias {
 struct Memory {
     promoted: BTreeMap<JobId, f64>,
     pins: BTreeMap<JobId, Placement>,
+    shapes: Shapes,
+}
+
+/// What [`ExactRoom`] needs of each job, kept for one run: a job's model
+/// and its request never change during a run, and a run's stamp
+/// ([`SimView::run_stamp`]) is never another run's, so entries found under
+/// the current stamp are the job's own.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct Shapes {
+    /// The run the entries belong to (0: none yet).
+    run: u64,
+    /// Per job position, once seen: its largest counts and its shape's
+    /// index in `table`.
+    jobs: Vec<Option<JobShape>>,
+    /// Shapes, a new entry whenever a job's differs from the last entry's
+    /// (most jobs of a trace share one).
+    table: Vec<Shape>,
+}
+
+/// A job's largest worker and PS counts ([`Job::max_workers`],
+/// [`Job::max_ps`] or a larger request) and the index of its shape.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct JobShape {
+    counts: [u32; 2],
+    shape: usize,
+}
+
+/// A job's worker and PS demands and its ring reservation.
+type Shape = ([Resources; 2], f64);
+
+impl Shapes {
+    /// Forgets another run's entries.
+    fn start(&mut self, view: &SimView<'_>) {
+        if self.run != view.run_stamp() {
+            self.run = view.run_stamp();
+            self.jobs.clear();
+            self.jobs.resize(view.instance().jobs().len(), None);
+            self.table.clear();
+        }
+    }
+
+    /// The entry of the job at `position` (in the run of the last
+    /// [`Shapes::start`]).
+    fn get(&mut self, job: &Job, position: usize, requests: &RequestedSizes) -> JobShape {
+        if let Some(s) = self.jobs[position] {
+            return s;
+        }
+        let (mut w, mut p) = (job.max_workers(), job.max_ps());
+        if let Some(&(rw, rp)) = requests.get(&job.id) {
+            w = w.max(rw);
+            p = p.max(rp);
+        }
+        let demand = |kind| job.task_demand(kind).copied().unwrap_or_default();
+        let shape = (
+            [demand(TaskKind::Worker), demand(TaskKind::ParameterServer)],
+            job.reserved_nic_bps(2),
+        );
+        if self.table.last() != Some(&shape) {
+            self.table.push(shape);
+        }
+        let s = JobShape {
+            counts: [w, p],
+            shape: self.table.len() - 1,
+        };
+        self.jobs[position] = Some(s);
+        s
+    }
 }
 
 impl Default for Tiresias {
@@ -193,7 +260,11 @@ impl Tiresias {
         self.memory.pins.retain(|id, _| live(id));
         for j in view.active() {
             if j.is_running() && j.job().discipline.elasticity == Elasticity::Rigid {
-                self.memory.pins.insert(j.id(), j.placement().clone());
+                // Most pins are already there: no clone then.
+                let placement = j.placement();
+                if self.memory.pins.get(&j.id()) != Some(placement) {
+                    self.memory.pins.insert(j.id(), placement.clone());
+                }
             }
         }
     }
@@ -296,18 +367,22 @@ impl Tiresias {
         if tests::SLOW_ONLY.with(std::cell::Cell::get) {
             return None;
         }
-        let mut exact = ExactRoom::new(view.free_all());
+        let mut exact = ExactRoom::new(view);
+        let mut shapes = std::mem::take(&mut self.memory.shapes);
+        shapes.start(view);
         let mut waiting = Vec::new();
         for j in view.active() {
             if !is_candidate(&j) {
                 continue;
             }
-            exact.add_job(j.job(), &self.requests);
+            let s = shapes.get(j.job(), j.position(), &self.requests);
+            exact.add_job(s, &shapes.table);
             if !j.is_running() {
                 let s = self.service(view, &j);
                 waiting.push((self.queue(s), j));
             }
         }
+        self.memory.shapes = shapes;
         exact
             .holds()
             .then(|| by_queue(waiting, self.thresholds.len() + 1))
@@ -559,20 +634,29 @@ struct ExactRoom {
     largest_b: f64,
     /// Every number seen is a whole number `≥ 0` (given the bound).
     whole: bool,
-    /// The demands and reservation last checked: a candidate with the same
-    /// (most jobs of a trace share their shape) adds only its counts.
-    last: Option<([Resources; 2], f64)>,
+    /// The index (in [`Shapes::table`]) of the shape last added: a
+    /// candidate with the same adds only its counts.
+    last: Option<usize>,
 }
 
 impl ExactRoom {
-    /// Starts with the free room of every machine.
-    fn new(free: &[Resources]) -> Self {
+    /// Starts with the free room of every machine: its exact totals kept
+    /// by the simulator when every component is a whole number below 2⁶³
+    /// (then `u128 → f64` rounds a total below 2⁵² to itself and one of
+    /// 2⁵² or more to 2⁵² or more, rounding being monotone, so
+    /// [`ExactRoom::holds`] says what it says on the sums below), else
+    /// from a scan.
+    fn new(view: &SimView<'_>) -> Self {
         let mut total = [0.0f64; 5];
         let mut all = true;
-        for r in free {
-            for (t, x) in total.iter_mut().zip(parts(r)) {
-                all &= whole(x);
-                *t += x;
+        if let Some(exact) = view.whole_free_totals() {
+            total = exact.map(|x| x as f64);
+        } else {
+            for r in view.free_all() {
+                for (t, x) in total.iter_mut().zip(parts(r)) {
+                    all &= whole(x);
+                    *t += x;
+                }
             }
         }
         ExactRoom {
@@ -586,32 +670,22 @@ impl ExactRoom {
     }
 
     /// Adds a candidate: its largest counts, task demands and reservation.
-    fn add_job(&mut self, job: &Job, requests: &RequestedSizes) {
-        let (mut w, mut p) = (job.max_workers(), job.max_ps());
-        if let Some(&(rw, rp)) = requests.get(&job.id) {
-            w = w.max(rw);
-            p = p.max(rp);
-        }
-        self.counts[0] += u64::from(w);
-        self.counts[1] += u64::from(p);
-        let demand = |kind| job.task_demand(kind).copied().unwrap_or_default();
-        let shape = (
-            [demand(TaskKind::Worker), demand(TaskKind::ParameterServer)],
-            job.reserved_nic_bps(2),
-        );
-        if self.last == Some(shape) {
+    fn add_job(&mut self, job: JobShape, table: &[Shape]) {
+        self.counts[0] += u64::from(job.counts[0]);
+        self.counts[1] += u64::from(job.counts[1]);
+        if self.last == Some(job.shape) {
             return;
         }
-        let (demands, b) = shape;
-        self.whole &= whole(b);
-        self.largest_b = self.largest_b.max(b);
-        for (largest, d) in self.largest.iter_mut().zip(&demands) {
+        let (demands, b) = &table[job.shape];
+        self.whole &= whole(*b);
+        self.largest_b = self.largest_b.max(*b);
+        for (largest, d) in self.largest.iter_mut().zip(demands) {
             for (l, x) in largest.iter_mut().zip(parts(d)) {
                 self.whole &= whole(x);
                 *l = l.max(x);
             }
         }
-        self.last = Some(shape);
+        self.last = Some(job.shape);
     }
 
     /// Whether every number was whole and every bound is below 2⁵² (which
@@ -752,5 +826,25 @@ mod tests {
             }
         }
         assert!(HANDOVERS.with(Cell::get) > 0, "no hand-over exercised");
+    }
+
+    /// A policy reused on other instances decides as a fresh one: what it
+    /// keeps of a run's jobs is kept under the run's stamp.
+    #[test]
+    fn a_reused_policy_decides_as_a_fresh_one() {
+        let opts = SimOptions::default();
+        let tiresias = || Tiresias {
+            thresholds: vec![300.0, 3000.0],
+            ..Tiresias::default()
+        };
+        let mut reused = tiresias();
+        for (seed, fraction) in [(0, false), (3, false), (3, true), (0, false)] {
+            let instance = workload(seed, fraction);
+            let again = simulate(&instance, &mut reused, &opts).expect("reused");
+            let fresh = simulate(&instance, &mut tiresias(), &opts).expect("fresh");
+            assert_eq!(again.jobs, fresh.jobs, "seed {seed}");
+            assert_eq!(again.allocations, fresh.allocations, "seed {seed}");
+            assert_eq!(again.utilization, fresh.utilization, "seed {seed}");
+        }
     }
 }

@@ -448,9 +448,11 @@ impl Engine<'_> {
             if !from_plan {
                 self.open_used[m] = self.open_used[m].minus(d);
             }
-            self.free[m] = self.inst.cluster().machines[m]
+            let free = self.inst.cluster().machines[m]
                 .capacity
                 .minus(&self.used[m]);
+            self.free_totals.replace(&self.free[m], &free);
+            self.free[m] = free;
         }
         for g in self.runs[p].gpus.iter().flatten() {
             if self.gpu_owner.get(g) == Some(&p) {
@@ -473,9 +475,11 @@ impl Engine<'_> {
             if !from_plan {
                 self.open_used[m] = self.open_used[m].plus(d);
             }
-            self.free[m] = self.inst.cluster().machines[m]
+            let free = self.inst.cluster().machines[m]
                 .capacity
                 .minus(&self.used[m]);
+            self.free_totals.replace(&self.free[m], &free);
+            self.free[m] = free;
         }
         if let Some(ids) = &self.runs[p].gpus {
             for g in ids {
@@ -496,11 +500,13 @@ impl Engine<'_> {
         let run = &mut self.runs[p];
         run.load.clear();
         run.placement.clear();
+        run.tasks = Tasks::default();
         run.gpus = None;
         run.config = None;
         run.gpus_held = 0.0;
         run.contends = false;
         run.speed = None;
+        self.forget_finish(p);
         self.speeds_dirty = true;
     }
 
@@ -527,6 +533,7 @@ impl Engine<'_> {
     /// the totals) and updates its status and counters.
     fn settle(&mut self, c: Change, stopped: &mut Vec<usize>, rejected: &mut Vec<usize>) {
         let p = c.p;
+        self.forget_finish(p);
         let now = self.now;
         let job = &self.inst.jobs()[p];
         let run = &self.runs[p];
@@ -547,6 +554,7 @@ impl Engine<'_> {
                 run.last_gpus = c.gpus.clone();
             }
             run.contends = work::contends(job, c.placement.worker_machines());
+            run.tasks = c.placement.total();
             run.placement = c.placement;
             run.gpus = c.gpus;
             run.config = c.config;
@@ -699,6 +707,7 @@ mod tests {
                 &e.plan_jobs,
                 &e.plan_slots,
                 &e.contention,
+                &e.free_totals,
             ),
         ) + &format!("{:?}", (e.gpus_used, &e.log))
     }

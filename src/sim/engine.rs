@@ -9,6 +9,7 @@ use crate::timing::{ProgressMode, iterations_in};
 
 use super::ledger::Steps;
 use super::result::{AllocationRecord, JobRecord, SimResult, UtilizationPoint};
+use super::room::{FreeTotals, new_run_stamp};
 use super::state::{JobRun, JobStatus, boundary_slot, first_plannable_slot, next_boundary_slot};
 use super::view::SimView;
 use super::work::{self, PsTiming};
@@ -95,6 +96,10 @@ pub(super) struct Engine<'a> {
     pub active: Vec<usize>,
     pub used: Vec<Resources>,
     pub free: Vec<Resources>,
+    /// The exact totals of `free` (updated with every change of it).
+    pub free_totals: FreeTotals,
+    /// This run's stamp, unique in the process ([`new_run_stamp`]).
+    pub run_stamp: u64,
     /// Use by plans per machine over slots (only where it changes).
     pub reserved: Vec<Steps>,
     /// Use by allocations that do not come from plans.
@@ -186,6 +191,7 @@ struct Cursor {
 impl<'a> Engine<'a> {
     pub(super) fn new(inst: &'a Instance, opts: &'a SimOptions) -> Self {
         let machines = &inst.cluster().machines;
+        let free: Vec<Resources> = machines.iter().map(|m| m.capacity).collect();
         Engine {
             inst,
             opts,
@@ -198,7 +204,9 @@ impl<'a> Engine<'a> {
                 .collect(),
             active: Vec::new(),
             used: vec![Resources::zero(); machines.len()],
-            free: machines.iter().map(|m| m.capacity).collect(),
+            free_totals: FreeTotals::new(&free),
+            free,
+            run_stamp: new_run_stamp(),
             reserved: vec![Steps::new(); machines.len()],
             open_used: vec![Resources::zero(); machines.len()],
             plan_jobs: Vec::new(),
@@ -283,7 +291,7 @@ impl<'a> Engine<'a> {
     }
 
     /// When the next thing happens (infinite when nothing can).
-    fn next_time(&self, c: &Cursor) -> crate::Result<f64> {
+    fn next_time(&mut self, c: &Cursor) -> crate::Result<f64> {
         let t_arrival = c
             .order
             .get(c.next_arrival)
@@ -353,6 +361,8 @@ impl<'a> Engine<'a> {
             runs: &self.runs,
             active: &self.active,
             free: &self.free,
+            free_totals: &self.free_totals,
+            run_stamp: self.run_stamp,
             gpu_owner: &self.gpu_owner,
             ps_timing: self.opts.ps_timing,
             contention: &self.contention,
@@ -416,6 +426,7 @@ impl<'a> Engine<'a> {
                 work::is_local(run.config),
             )?;
             self.runs[p].speed = Some(s);
+            self.forget_finish(p);
         }
         Ok(())
     }
@@ -437,14 +448,46 @@ impl<'a> Engine<'a> {
         (!t.is_nan()).then_some(t.max(self.now))
     }
 
-    fn next_completion(&self) -> Option<f64> {
+    /// [`Engine::finish_at`] through the job's `finish_memo`.
+    fn finish_at_memo(&mut self, p: usize) -> Option<f64> {
+        if let Some((t, f)) = self.runs[p].finish_memo
+            && t == self.now
+        {
+            #[cfg(test)]
+            assert_eq!(
+                f.map(f64::to_bits),
+                self.finish_at(p).map(f64::to_bits),
+                "stale finish memo"
+            );
+            return f;
+        }
+        let f = self.finish_at(p);
+        self.runs[p].finish_memo = Some((self.now, f));
+        f
+    }
+
+    /// Clears job `p`'s `finish_memo` (its allocation, speed or work
+    /// changed).
+    pub(super) fn forget_finish(&mut self, p: usize) {
+        self.runs[p].finish_memo = None;
+    }
+
+    fn next_completion(&mut self) -> Option<f64> {
         if self.opts.progress == ProgressMode::Floor {
             return None;
         }
-        self.running
-            .iter()
-            .filter_map(|&p| self.finish_at(p))
-            .min_by(f64::total_cmp)
+        let mut first: Option<f64> = None;
+        for i in 0..self.running.len() {
+            let p = self.running[i];
+            // As `min_by(f64::total_cmp)`: the first least value (equal
+            // values under `total_cmp` have the same bits).
+            if let Some(f) = self.finish_at_memo(p)
+                && first.is_none_or(|m| f.total_cmp(&m).is_lt())
+            {
+                first = Some(f);
+            }
+        }
+        first
     }
 
     fn check_floor_progress(&self) -> Result<(), SimError> {
@@ -475,7 +518,7 @@ impl<'a> Engine<'a> {
         for i in 0..self.running.len() {
             let p = self.running[i];
             let done_by_t =
-                mode == ProgressMode::Fractional && self.finish_at(p).is_some_and(|f| f <= t);
+                mode == ProgressMode::Fractional && self.finish_at_memo(p).is_some_and(|f| f <= t);
             let r = &mut self.runs[p];
             r.gpu_seconds += r.gpus_held * dt;
             let eff = (dt - r.reconfig_left_s).max(0.0);
@@ -495,17 +538,18 @@ impl<'a> Engine<'a> {
 
     fn collect_completions(&mut self) -> Vec<usize> {
         let fractional = self.opts.progress == ProgressMode::Fractional;
-        let done: Vec<usize> = self
-            .running
-            .iter()
-            .copied()
-            .filter(|&p| {
-                let r = &self.runs[p];
-                r.remaining <= 1e-9 * r.total.max(1.0)
-                    || fractional && self.finish_at(p).is_some_and(|f| f <= self.now)
-            })
-            .collect();
+        let mut done: Vec<usize> = Vec::new();
+        for i in 0..self.running.len() {
+            let p = self.running[i];
+            let r = &self.runs[p];
+            if r.remaining <= 1e-9 * r.total.max(1.0)
+                || fractional && self.finish_at_memo(p).is_some_and(|f| f <= self.now)
+            {
+                done.push(p);
+            }
+        }
         for &p in &done {
+            self.forget_finish(p);
             self.drop_plan(p);
             self.release(p);
             let now = self.now;

@@ -151,6 +151,7 @@ pub mod plot;
 mod policy;
 pub mod report;
 mod result;
+mod room;
 mod state;
 mod view;
 mod work;

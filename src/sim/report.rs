@@ -129,9 +129,62 @@ fn num(x: f64) -> String {
     }
 }
 
-/// An optional float cell: empty for `None` or `NaN`.
-fn opt(x: Option<f64>) -> String {
-    x.map_or_else(String::new, num)
+/// Writes the cells of long tables one at a time, each formatted into one
+/// reused buffer (the same text as [`num`] and `to_string`, with
+/// no string allocated per cell).
+struct Cells<W: Write> {
+    out: csv::Writer<W>,
+    buf: String,
+}
+
+impl<W: Write> Cells<W> {
+    fn new(w: W, header: &[&str]) -> Result<Self, ReportError> {
+        let mut out = csv::Writer::from_writer(w);
+        out.write_record(header)?;
+        Ok(Cells {
+            out,
+            buf: String::new(),
+        })
+    }
+
+    /// A cell of `{}` formatting.
+    fn show(&mut self, x: impl std::fmt::Display) -> Result<(), ReportError> {
+        use std::fmt::Write as _;
+        self.buf.clear();
+        write!(self.buf, "{x}").expect("writing to a String");
+        self.out.write_field(self.buf.as_bytes())?;
+        Ok(())
+    }
+
+    /// An optional float cell: empty for `None` or `NaN`, else as
+    /// [`num`].
+    fn opt(&mut self, x: Option<f64>) -> Result<(), ReportError> {
+        match x {
+            Some(x) if !x.is_nan() => self.show(x),
+            _ => self.text(""),
+        }
+    }
+
+    /// A float cell as [`num`] writes it.
+    fn num(&mut self, x: f64) -> Result<(), ReportError> {
+        self.opt(Some(x))
+    }
+
+    fn text(&mut self, x: &str) -> Result<(), ReportError> {
+        self.out.write_field(x)?;
+        Ok(())
+    }
+
+    /// Ends the row.
+    fn end(&mut self) -> Result<(), ReportError> {
+        self.out.write_record(None::<&[u8]>)?;
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), ReportError> {
+        self.out.flush()?;
+        Ok(())
+    }
 }
 
 /// Header of [`write_jobs_csv`].
@@ -223,31 +276,30 @@ pub fn write_jobs_csv_runs<W: Write>(
     w: W,
     runs: &[(RunMeta, &SimResult)],
 ) -> Result<(), ReportError> {
-    let mut out = csv::Writer::from_writer(w);
-    out.write_record(JOBS_HEADER)?;
+    let mut out = Cells::new(w, &JOBS_HEADER)?;
     for (meta, result) in runs {
         let seed = meta.seed.to_string();
         for j in &result.jobs {
-            out.write_record([
-                meta.policy.clone(),
-                seed.clone(),
-                j.job.0.to_string(),
-                num(j.arrival_s),
-                opt(j.start_s),
-                opt(j.finish_s),
-                opt(j.jct_s),
-                opt(j.queueing_s),
-                num(j.utility),
-                num(j.gpu_seconds),
-                j.preemptions.to_string(),
-                j.reconfigurations.to_string(),
-                j.admitted.to_string(),
-                j.rejected.to_string(),
-                j.finish_s.is_some().to_string(),
-                j.rejection
-                    .as_ref()
-                    .map_or_else(String::new, |r| r.to_string()),
-            ])?;
+            out.text(&meta.policy)?;
+            out.text(&seed)?;
+            out.show(j.job.0)?;
+            out.num(j.arrival_s)?;
+            out.opt(j.start_s)?;
+            out.opt(j.finish_s)?;
+            out.opt(j.jct_s)?;
+            out.opt(j.queueing_s)?;
+            out.num(j.utility)?;
+            out.num(j.gpu_seconds)?;
+            out.show(j.preemptions)?;
+            out.show(j.reconfigurations)?;
+            out.show(j.admitted)?;
+            out.show(j.rejected)?;
+            out.show(j.finish_s.is_some())?;
+            match &j.rejection {
+                Some(r) => out.show(r)?,
+                None => out.text("")?,
+            }
+            out.end()?;
         }
     }
     out.flush()?;
@@ -333,31 +385,21 @@ pub fn write_utilization_csv_runs<W: Write>(
     w: W,
     runs: &[(RunMeta, &SimResult)],
 ) -> Result<(), ReportError> {
-    let mut out = csv::Writer::from_writer(w);
-    out.write_record(UTILIZATION_HEADER)?;
+    let mut out = Cells::new(w, &UTILIZATION_HEADER)?;
     for (meta, result) in runs {
         let seed = meta.seed.to_string();
         let total = result.gpus_total;
-        let fraction = |used: f64| {
-            if total > 0.0 {
-                num(used / total)
-            } else {
-                String::new()
-            }
-        };
         for (time_s, used) in utilization_steps(result) {
-            out.write_record([
-                meta.policy.clone(),
-                seed.clone(),
-                num(time_s),
-                num(used),
-                num(total),
-                fraction(used),
-            ])?;
+            out.text(&meta.policy)?;
+            out.text(&seed)?;
+            out.num(time_s)?;
+            out.num(used)?;
+            out.num(total)?;
+            out.opt((total > 0.0).then(|| used / total))?;
+            out.end()?;
         }
     }
-    out.flush()?;
-    Ok(())
+    out.flush()
 }
 
 /// The utilization step points of a run, closed by a point at the run's

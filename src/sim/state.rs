@@ -31,35 +31,53 @@ pub(crate) struct Plan {
 }
 
 /// The simulator's per-job state.
+///
+/// `repr(C)` keeps the declaration order: the fields that the event loop
+/// reads for every running job at every step (and policies for every
+/// active job at every event) come first, so they share a cache line or
+/// two instead of being spread over the whole record.
 #[derive(Debug, Clone, PartialEq)]
+#[repr(C)]
 pub(crate) struct JobRun {
+    pub speed: Option<Speed>,
+    pub remaining: f64,
+    pub total: f64,
+    pub reconfig_left_s: f64,
+    pub gpu_seconds: f64,
+    pub gpus_held: f64,
+    /// `placement.total()`, kept with `placement` (set wherever it is).
+    pub tasks: Tasks,
+    /// `Some((t, f))`: the engine's `finish_at` of the job was `f` when the
+    /// time was `t`. It reads the time and the job's `remaining`,
+    /// `reconfig_left_s` and `speed`; those fields change only when the
+    /// time moves forward (so the entry no longer matches) or where the
+    /// engine clears the entry (`Engine::forget_finish`: a change of
+    /// allocation, a release, a new speed, a completion). So an entry whose
+    /// `t` is the current time is what `finish_at` computes again, bit for
+    /// bit: the completion check, the next event's time and the advance
+    /// that follows share one computation per running job.
+    pub finish_memo: Option<(f64, Option<f64>)>,
     pub status: JobStatus,
+    /// Whether the current allocation is a ring that counts in (and
+    /// suffers from) contention: a multi-server ring without a reserved
+    /// bandwidth.
+    pub contends: bool,
+    /// Whether the current allocation came from the plan.
+    pub from_plan: bool,
+    pub admitted: bool,
     pub placement: Placement,
+    pub since_s: f64,
+    pub last_run_s: f64,
+    pub plan: Option<Plan>,
     /// Machine positions and demand of the current allocation.
     pub load: Vec<(usize, Tasks, Resources)>,
     pub gpus: Option<Vec<GpuId>>,
     /// Configuration of the current allocation (`None` when empty).
     pub config: Option<Configuration>,
-    pub plan: Option<Plan>,
-    /// Whether the current allocation came from the plan.
-    pub from_plan: bool,
-    pub total: f64,
-    pub remaining: f64,
-    pub speed: Option<Speed>,
-    /// Whether the current allocation is a ring that counts in (and
-    /// suffers from) contention: a multi-server ring without a reserved
-    /// bandwidth.
-    pub contends: bool,
-    pub reconfig_left_s: f64,
     pub start_s: Option<f64>,
     pub finish_s: Option<f64>,
-    pub since_s: f64,
-    pub last_run_s: f64,
-    pub gpu_seconds: f64,
-    pub gpus_held: f64,
     pub preemptions: u32,
     pub reconfigurations: u32,
-    pub admitted: bool,
     /// Start of the current allocation.
     pub alloc_since_s: f64,
     /// The last non-empty allocation (a rigid job may only resume on it).
@@ -84,6 +102,7 @@ impl JobRun {
             total,
             remaining: total,
             speed: None,
+            finish_memo: None,
             contends: false,
             reconfig_left_s: 0.0,
             start_s: None,
@@ -92,6 +111,7 @@ impl JobRun {
             last_run_s: 0.0,
             gpu_seconds: 0.0,
             gpus_held: 0.0,
+            tasks: Tasks::default(),
             preemptions: 0,
             reconfigurations: 0,
             admitted: false,

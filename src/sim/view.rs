@@ -3,6 +3,7 @@
 use crate::model::{GpuId, Instance, Job, JobId, Resources, units};
 use crate::schedule::{Configuration, Placement, Tasks};
 
+use super::room::FreeTotals;
 use super::state::{JobRun, JobStatus};
 use super::work::{self, PsTiming};
 
@@ -64,7 +65,9 @@ impl<'a> JobView<'a> {
 
     /// Workers and PSs it runs now.
     pub fn tasks(&self) -> Tasks {
-        self.run.placement.total()
+        #[cfg(test)]
+        assert_eq!(self.run.tasks, self.run.placement.total(), "stale tasks");
+        self.run.tasks
     }
 
     /// Whether it holds a plan (from [`Action::Reserve`](super::Action::Reserve)).
@@ -118,6 +121,8 @@ pub struct SimView<'a> {
     pub(crate) runs: &'a [JobRun],
     pub(crate) active: &'a [usize],
     pub(crate) free: &'a [Resources],
+    pub(crate) free_totals: &'a FreeTotals,
+    pub(crate) run_stamp: u64,
     pub(crate) gpu_owner: &'a std::collections::BTreeMap<GpuId, usize>,
     pub(crate) ps_timing: PsTiming,
     pub(crate) contention: &'a [u32],
@@ -192,6 +197,21 @@ impl<'a> SimView<'a> {
     /// [`SimView::free`]: ring reservations included).
     pub fn free_all(&self) -> &'a [Resources] {
         self.free
+    }
+
+    /// Per resource (GPUs, CPU cores, memory, storage, NIC), the exact
+    /// total of [`SimView::free_all`] when every component of every
+    /// machine is a whole number in `[0, 2⁶³)`; else `None`. Kept by the
+    /// simulator as the free room changes, so it costs nothing here.
+    pub(crate) fn whole_free_totals(&self) -> Option<[u128; 5]> {
+        self.free_totals.whole()
+    }
+
+    /// A stamp of the run, unique in the process: what a policy learns
+    /// about the run's jobs (which never change during a run) may be kept
+    /// under it, since no other run has it.
+    pub(crate) fn run_stamp(&self) -> u64 {
+        self.run_stamp
     }
 
     /// The job holding a GPU id, for allocations made with GPU ids.
