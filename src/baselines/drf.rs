@@ -483,10 +483,10 @@ impl Policy for Drf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::baselines::fixtures::assert_same_runs;
     use crate::model::{
         Cluster, Discipline, JobId, Machine, MachineId, PsJob, RarJob, Resources, SyncMode,
     };
-    use crate::sim::{SimOptions, simulate};
     use rand::rngs::ChaCha8Rng;
     use rand::{RngExt, SeedableRng};
     use std::cell::Cell;
@@ -585,25 +585,21 @@ mod tests {
     /// step and workload, and the counting case is exercised.
     #[test]
     fn counting_fill_decides_as_the_placing_fill() {
-        let opts = SimOptions::default();
         COUNTED.with(|c| c.set(0));
         for seed in 0..4 {
             for kind in 0..4 {
                 let instance = workload(seed, kind);
                 for (placement, _) in PlacementRule::ALL {
-                    let drf = || Drf {
-                        step: 1 + (seed % 2) as u32,
-                        placement,
-                        ..Drf::default()
-                    };
-                    PLACING_ONLY.with(|s| s.set(true));
-                    let placing = simulate(&instance, &mut drf(), &opts).expect("placing");
-                    PLACING_ONLY.with(|s| s.set(false));
-                    let counting = simulate(&instance, &mut drf(), &opts).expect("counting");
-                    let at = format!("seed {seed}, kind {kind}, {placement}");
-                    assert_eq!(placing.jobs, counting.jobs, "{at}");
-                    assert_eq!(placing.allocations, counting.allocations, "{at}");
-                    assert_eq!(placing.utilization, counting.utilization, "{at}");
+                    assert_same_runs(
+                        &instance,
+                        || Drf {
+                            step: 1 + (seed % 2) as u32,
+                            placement,
+                            ..Drf::default()
+                        },
+                        |placing| PLACING_ONLY.with(|s| s.set(placing)),
+                        &format!("seed {seed}, kind {kind}, {placement}"),
+                    );
                 }
             }
         }

@@ -7,6 +7,7 @@ use crate::model::{
     Architecture, Cluster, Discipline, Elasticity, Instance, Job, JobId, Machine, MachineId, PsJob,
     RarJob, Resources, SyncMode, WorkerCounts,
 };
+use crate::sim::{Policy, SimOptions, simulate};
 
 /// What varies in [`busy_workload`].
 #[derive(Debug, Clone, Copy, Default)]
@@ -110,4 +111,28 @@ pub(crate) fn busy_workload(seed: u64, machines: usize, busy: Busy) -> Instance 
         })
         .collect();
     Instance::new(Cluster::new(machines), jobs, 60.0, 100_000).expect("busy workload")
+}
+
+/// Runs `instance` under a fresh policy from `make` twice — first with
+/// `reference(true)` (the reference path forced), then with
+/// `reference(false)` (the shortcut allowed) — and asserts identical job
+/// records, allocation logs and utilisation (`at` names the case).
+pub(crate) fn assert_same_runs<P: Policy>(
+    instance: &Instance,
+    make: impl Fn() -> P,
+    reference: impl Fn(bool),
+    at: &str,
+) {
+    let opts = SimOptions::default();
+    reference(true);
+    let slow = simulate(instance, &mut make(), &opts).expect("reference run");
+    reference(false);
+    let fast = simulate(instance, &mut make(), &opts).expect("shortcut run");
+    assert!(
+        slow.jobs.iter().any(|j| j.finish_s.is_some()),
+        "{at}: no job completes"
+    );
+    assert_eq!(slow.jobs, fast.jobs, "{at}");
+    assert_eq!(slow.allocations, fast.allocations, "{at}");
+    assert_eq!(slow.utilization, fast.utilization, "{at}");
 }

@@ -772,8 +772,7 @@ fn place_ps(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::baselines::fixtures::{Busy, busy_workload};
-    use crate::sim::{SimOptions, simulate};
+    use crate::baselines::fixtures::{Busy, assert_same_runs, busy_workload};
     use rand::rngs::ChaCha8Rng;
     use rand::seq::SliceRandom;
     use rand::{RngExt, SeedableRng};
@@ -823,7 +822,6 @@ mod tests {
     /// GPUs, and fewer), with gangs, rings, PS jobs and reservations.
     #[test]
     fn equal_bids_decide_as_the_scan() {
-        let opts = SimOptions::default();
         let kinds = [
             Busy::default(),
             Busy {
@@ -841,24 +839,17 @@ mod tests {
         ];
         EQUAL.with(|e| e.set([0; 2]));
         for seed in 0..4 {
-            for (k, busy) in kinds.into_iter().enumerate() {
+            for busy in kinds {
                 for machines in [3, 6] {
-                    let instance = busy_workload(seed, machines, busy);
-                    let policy = || ProportionalShare {
-                        weighted: k == 3,
-                        ..ProportionalShare::default()
-                    };
-                    SCAN_ONLY.with(|s| s.set(true));
-                    let scan = simulate(&instance, &mut policy(), &opts).expect("scan");
-                    SCAN_ONLY.with(|s| s.set(false));
-                    let fast = simulate(&instance, &mut policy(), &opts).expect("fast");
-                    assert!(
-                        scan.jobs.iter().any(|j| j.finish_s.is_some()),
-                        "seed {seed}"
+                    assert_same_runs(
+                        &busy_workload(seed, machines, busy),
+                        || ProportionalShare {
+                            weighted: busy.weighted,
+                            ..ProportionalShare::default()
+                        },
+                        |scan| SCAN_ONLY.with(|s| s.set(scan)),
+                        &format!("seed {seed}, {machines} machines, {busy:?}"),
                     );
-                    assert_eq!(scan.jobs, fast.jobs, "seed {seed} {busy:?}");
-                    assert_eq!(scan.allocations, fast.allocations, "seed {seed} {busy:?}");
-                    assert_eq!(scan.utilization, fast.utilization, "seed {seed} {busy:?}");
                 }
             }
         }

@@ -705,13 +705,8 @@ impl ExactRoom {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{
-        Architecture, Cluster, Discipline, Instance, Job, Machine, PsJob, RarJob, SyncMode,
-        WorkerCounts,
-    };
+    use crate::baselines::fixtures::{Busy, assert_same_runs, busy_workload};
     use crate::sim::{SimOptions, simulate};
-    use rand::rngs::ChaCha8Rng;
-    use rand::{RngExt, SeedableRng};
     use std::cell::Cell;
 
     thread_local! {
@@ -731,98 +726,27 @@ mod tests {
         }
     }
 
-    /// Machines of 4 or 8 GPUs and whole-number demands (the exact case),
-    /// or with `fraction` a CPU demand of 1.5 (not exact).
-    fn workload(seed: u64, fraction: bool) -> Instance {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let machines = (0..4u32)
-            .map(|i| {
-                let gpus = if i % 2 == 0 { 8.0 } else { 4.0 };
-                Machine::new(
-                    MachineId(i),
-                    Resources::zero()
-                        .gpus(gpus)
-                        .cpu_cores(24.0)
-                        .memory(256e9)
-                        .nic(12.5e9),
-                    1e11,
-                )
-            })
-            .collect();
-        let disciplines = [
-            Discipline::ELASTIC,
-            Discipline::RIGID_GANG,
-            Discipline {
-                elasticity: Elasticity::Rigid,
-                preemptible: true,
-            },
-        ];
-        let cpu = if fraction { 1.5 } else { 2.0 };
-        let jobs = (0..50u32)
-            .map(|id| {
-                let arrival = f64::from(rng.random_range(0..1500u32));
-                let job = if rng.random_bool(0.3) {
-                    let max_workers = rng.random_range(1..=4u32);
-                    let ps = PsJob {
-                        epochs: 1,
-                        data_chunks: max_workers,
-                        minibatches_per_chunk: rng.random_range(20..300u32),
-                        minibatch_compute_s: f64::from(rng.random_range(1..=3u32)),
-                        gradient_bytes: 2e7,
-                        worker: Resources::zero()
-                            .gpus(1.0)
-                            .cpu_cores(cpu)
-                            .memory(6e9)
-                            .nic(3e8),
-                        ps: Resources::zero().cpu_cores(1.0).memory(4e9).nic(7e8),
-                        max_workers,
-                        max_ps: max_workers.div_ceil(2),
-                        ps_at_most_workers: true,
-                        sync: SyncMode::Synchronous,
-                        layers: None,
-                    };
-                    Job::new(JobId(id), arrival, Architecture::ParameterServer(ps))
-                } else {
-                    let ring = RarJob {
-                        workers: WorkerCounts::Fixed([1, 2, 4, 6, 8][rng.random_range(0..5usize)]),
-                        iterations: rng.random_range(100..2000u64),
-                        convergence_iterations: None,
-                        model_bytes: 1e8,
-                        minibatch_size: 32,
-                        forward_per_sample_s: 0.005,
-                        backward_per_iteration_s: 0.3,
-                        reserved_bandwidth_bps: rng.random_bool(0.3).then_some(3e9),
-                        worker: Resources::zero().gpus(1.0).cpu_cores(cpu).memory(10e9),
-                    };
-                    Job::new(JobId(id), arrival, Architecture::RingAllReduce(ring))
-                };
-                job.with_discipline(disciplines[rng.random_range(0..3usize)])
-            })
-            .collect();
-        Instance::new(Cluster::new(machines), jobs, 60.0, 100_000).expect("workload")
-    }
-
     /// The spare walk (with its hand-overs) decides exactly as the full
     /// walk, on busy clusters with gangs, pins, PS jobs and reserving rings.
     #[test]
     fn spare_walk_decides_as_the_full_walk() {
-        let opts = SimOptions::default();
         HANDOVERS.with(|h| h.set(0));
         for seed in 0..6 {
             for fraction in [false, true] {
-                let instance = workload(seed, fraction);
-                let tiresias = || Tiresias {
-                    starve_factor: (seed % 2 == 1).then_some(2.0),
-                    thresholds: vec![300.0, 3000.0],
-                    ..Tiresias::default()
+                let busy = Busy {
+                    fraction,
+                    ..Busy::default()
                 };
-                SLOW_ONLY.with(|s| s.set(true));
-                let slow = simulate(&instance, &mut tiresias(), &opts).expect("slow");
-                SLOW_ONLY.with(|s| s.set(false));
-                let fast = simulate(&instance, &mut tiresias(), &opts).expect("fast");
-                assert_eq!(slow.jobs, fast.jobs, "seed {seed}");
-                assert_eq!(slow.allocations, fast.allocations, "seed {seed}");
-                assert_eq!(slow.utilization, fast.utilization, "seed {seed}");
+                assert_same_runs(
+                    &busy_workload(seed, 4, busy),
+                    || Tiresias {
+                        starve_factor: (seed % 2 == 1).then_some(2.0),
+                        thresholds: vec![300.0, 3000.0],
+                        ..Tiresias::default()
+                    },
+                    |slow| SLOW_ONLY.with(|s| s.set(slow)),
+                    &format!("seed {seed}, {busy:?}"),
+                );
             }
         }
         assert!(HANDOVERS.with(Cell::get) > 0, "no hand-over exercised");
@@ -839,7 +763,11 @@ mod tests {
         };
         let mut reused = tiresias();
         for (seed, fraction) in [(0, false), (3, false), (3, true), (0, false)] {
-            let instance = workload(seed, fraction);
+            let busy = Busy {
+                fraction,
+                ..Busy::default()
+            };
+            let instance = busy_workload(seed, 4, busy);
             let again = simulate(&instance, &mut reused, &opts).expect("reused");
             let fresh = simulate(&instance, &mut tiresias(), &opts).expect("fresh");
             assert_eq!(again.jobs, fresh.jobs, "seed {seed}");
