@@ -1,6 +1,8 @@
 //! Pinned results of the trace-replay baselines on a small synthetic
 //! workload: every job's start, finish, GPU-seconds, preemptions and
-//! reconfigurations, to the last bit, folded into one digest per policy.
+//! reconfigurations, to the last bit, folded into one digest per policy,
+//! and every allocation the policy made (job, time, machines and tasks)
+//! folded into a second one.
 //! A change that is meant to make a policy faster must leave these digests
 //! as they are; a change of behaviour updates them on purpose.
 //!
@@ -104,15 +106,26 @@ fn workload(seed: u64) -> Instance {
     Instance::new(Cluster::new(machines), jobs, 60.0, 100_000).expect("workload")
 }
 
+/// FNV-1a over `bytes`.
+fn fnv(bytes: impl IntoIterator<Item = u8>) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// FNV-1a over every allocation record (its `Debug` form prints every
+/// float exactly: the shortest text that reads back to the same bits).
+fn allocation_digest(r: &SimResult) -> u64 {
+    fnv(format!("{:?}", r.allocations).into_bytes())
+}
+
 /// FNV-1a over every job's outcome, bit for bit.
 fn digest(r: &SimResult) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut eat = |x: u64| {
-        for b in x.to_le_bytes() {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-    };
+    let mut bytes = Vec::new();
+    let mut eat = |x: u64| bytes.extend(x.to_le_bytes());
     for j in &r.jobs {
         eat(u64::from(j.job.0));
         eat(j.start_s.map_or(u64::MAX, f64::to_bits));
@@ -122,29 +135,41 @@ fn digest(r: &SimResult) -> u64 {
         eat(u64::from(j.reconfigurations));
         eat(u64::from(j.rejected));
     }
-    h
+    fnv(bytes)
 }
 
 #[test]
 fn baselines_keep_their_results() {
-    // (policy, seed, digest, completed jobs)
-    let pinned: &[(&str, u64, u64, usize)] = &[
-        ("fifo", 1, 5939149616065568990, 60),
-        ("sjf", 1, 12590906666818183046, 60),
-        ("tetris", 1, 5084728716336266997, 60),
-        ("tiresias", 1, 2854970020561081602, 60),
-        ("drf", 1, 15082031554891629204, 60),
-        ("optimus", 1, 16298513948588955317, 60),
-        ("rrh", 1, 15827068364720885912, 60),
-        ("proportional", 1, 9888574268985524976, 60),
-        ("fifo", 2, 2581578576724773949, 60),
-        ("sjf", 2, 10467376399596820745, 60),
-        ("tetris", 2, 2930604534034083630, 60),
-        ("tiresias", 2, 959538594272583608, 60),
-        ("drf", 2, 8541547907242691315, 60),
-        ("optimus", 2, 13387925250250466473, 60),
-        ("rrh", 2, 9932641023200158421, 60),
-        ("proportional", 2, 10597899497820655539, 60),
+    // (policy, seed, digest, allocation digest, completed jobs)
+    let pinned: &[(&str, u64, u64, u64, usize)] = &[
+        ("fifo", 1, 5939149616065568990, 12645646671129785341, 60),
+        ("sjf", 1, 12590906666818183046, 1954275848770941552, 60),
+        ("tetris", 1, 5084728716336266997, 10435266758071189314, 60),
+        ("tiresias", 1, 2854970020561081602, 7714226252024569296, 60),
+        ("drf", 1, 15082031554891629204, 11495205787385038518, 60),
+        ("optimus", 1, 16298513948588955317, 12003675075419279781, 60),
+        ("rrh", 1, 15827068364720885912, 16763078309063374898, 60),
+        (
+            "proportional",
+            1,
+            9888574268985524976,
+            17672890421662626655,
+            60,
+        ),
+        ("fifo", 2, 2581578576724773949, 11274379680170063871, 60),
+        ("sjf", 2, 10467376399596820745, 18263566139589932588, 60),
+        ("tetris", 2, 2930604534034083630, 13646095929055570086, 60),
+        ("tiresias", 2, 959538594272583608, 868824670497048334, 60),
+        ("drf", 2, 8541547907242691315, 13710153276969373687, 60),
+        ("optimus", 2, 13387925250250466473, 5837888102246432138, 60),
+        ("rrh", 2, 9932641023200158421, 1782198600391787023, 60),
+        (
+            "proportional",
+            2,
+            10597899497820655539,
+            4761660739688285766,
+            60,
+        ),
     ];
     let mut seen = Vec::new();
     for seed in [1, 2] {
@@ -163,7 +188,7 @@ fn baselines_keep_their_results() {
             let r = simulate(&inst, &mut policy, &SimOptions::default())
                 .unwrap_or_else(|e| panic!("{name} seed {seed}: {e}"));
             let done = r.jobs.iter().filter(|j| j.finish_s.is_some()).count();
-            seen.push((name, seed, digest(&r), done));
+            seen.push((name, seed, digest(&r), allocation_digest(&r), done));
         }
     }
     for line in &seen {
