@@ -485,7 +485,7 @@ mod tests {
     use super::*;
     use crate::baselines::fixtures::assert_same_runs;
     use crate::model::{
-        Cluster, Discipline, JobId, Machine, MachineId, PsJob, RarJob, Resources, SyncMode,
+        Cluster, Discipline, Hosting, JobId, Machine, MachineId, PsJob, RarJob, Resources, SyncMode,
     };
     use rand::rngs::ChaCha8Rng;
     use rand::{RngExt, SeedableRng};
@@ -520,13 +520,15 @@ mod tests {
     /// Rings of fixed sizes on five machines, busy enough that jobs wait
     /// and span machines: whole-number demands (`kind` 0: the counting
     /// case), a CPU demand of 1.5 (1), some rings reserving bandwidth (2),
-    /// or some rigid gangs and parameter-server jobs (3).
+    /// some rigid gangs and parameter-server jobs (3), two whole-number
+    /// worker shapes (4: counting too), some rings with several allowed
+    /// counts (5), or a machine that hosts only PSs (6).
     fn workload(seed: u64, kind: u32) -> Instance {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let machines = (0..5u32)
             .map(|i| {
                 let gpus = if i == 3 { 4.0 } else { 8.0 };
-                Machine::new(
+                let m = Machine::new(
                     MachineId(i),
                     Resources::zero()
                         .gpus(gpus)
@@ -534,7 +536,12 @@ mod tests {
                         .memory(64e9 * gpus)
                         .nic(1.25e9),
                     1e10,
-                )
+                );
+                if kind == 6 && i == 1 {
+                    m.hosting(Hosting::ParameterServers)
+                } else {
+                    m
+                }
             })
             .collect();
         let cpu = if kind == 1 { 1.5 } else { 4.0 };
@@ -542,12 +549,20 @@ mod tests {
             .map(|id| {
                 let arrival = f64::from(rng.random_range(0..2000u32));
                 let size = [1, 1, 1, 2, 4, 8, 12, 16][rng.random_range(0..8usize)];
-                let mut job = ring(WorkerCounts::Fixed(size), Discipline::ELASTIC);
+                let counts = if kind == 5 && rng.random_bool(0.3) {
+                    WorkerCounts::Allowed(vec![1, 2, 4, 8])
+                } else {
+                    WorkerCounts::Fixed(size)
+                };
+                let mut job = ring(counts, Discipline::ELASTIC);
                 job.id = JobId(id);
                 job.arrival_s = arrival;
                 if let Architecture::RingAllReduce(r) = &mut job.architecture {
                     r.iterations = rng.random_range(100..3000u64);
                     r.worker = Resources::zero().gpus(1.0).cpu_cores(cpu).memory(16e9);
+                    if kind == 4 && rng.random_bool(0.5) {
+                        r.worker = Resources::zero().gpus(1.0).cpu_cores(2.0).memory(32e9);
+                    }
                     if kind == 2 && rng.random_bool(0.3) {
                         r.reserved_bandwidth_bps = Some(2e8);
                     }
@@ -587,7 +602,7 @@ mod tests {
     fn counting_fill_decides_as_the_placing_fill() {
         COUNTED.with(|c| c.set(0));
         for seed in 0..4 {
-            for kind in 0..4 {
+            for kind in 0..7 {
                 let instance = workload(seed, kind);
                 for (placement, _) in PlacementRule::ALL {
                     assert_same_runs(

@@ -156,8 +156,29 @@ impl Shapes {
     /// [`Shapes::start`]).
     fn get(&mut self, job: &Job, position: usize, requests: &RequestedSizes) -> JobShape {
         if let Some(s) = self.jobs[position] {
+            #[cfg(test)]
+            assert_eq!(
+                (s.counts, self.table[s.shape]),
+                Self::of(job, requests),
+                "stale shape of job {}",
+                job.id.0
+            );
             return s;
         }
+        let (counts, shape) = Self::of(job, requests);
+        if self.table.last() != Some(&shape) {
+            self.table.push(shape);
+        }
+        let s = JobShape {
+            counts,
+            shape: self.table.len() - 1,
+        };
+        self.jobs[position] = Some(s);
+        s
+    }
+
+    /// A job's largest counts and its shape, computed afresh.
+    fn of(job: &Job, requests: &RequestedSizes) -> ([u32; 2], Shape) {
         let (mut w, mut p) = (job.max_workers(), job.max_ps());
         if let Some(&(rw, rp)) = requests.get(&job.id) {
             w = w.max(rw);
@@ -168,15 +189,7 @@ impl Shapes {
             [demand(TaskKind::Worker), demand(TaskKind::ParameterServer)],
             job.reserved_nic_bps(2),
         );
-        if self.table.last() != Some(&shape) {
-            self.table.push(shape);
-        }
-        let s = JobShape {
-            counts: [w, p],
-            shape: self.table.len() - 1,
-        };
-        self.jobs[position] = Some(s);
-        s
+        ([w, p], shape)
     }
 }
 
