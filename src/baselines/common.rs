@@ -8,6 +8,25 @@ use crate::sim::{Action, JobStatus, JobView, SimView};
 
 use super::{PlacementRule, Placer};
 
+/// What a policy that reallocates from scratch works on: the active jobs
+/// it recomputes (no plan, not bound to keep their allocation, rigid
+/// gangs kept) and a placer by `rule` on the free room plus what the
+/// running ones among them hold.
+pub(crate) fn from_scratch<'a>(
+    view: &SimView<'a>,
+    rule: PlacementRule,
+) -> (Vec<JobView<'a>>, Placer<'a>) {
+    let jobs: Vec<JobView<'a>> = view
+        .active()
+        .filter(|j| !j.has_plan() && !keeps_allocation(j, true))
+        .collect();
+    let mut placer = Placer::new(view.instance(), view.free_all(), rule);
+    for j in jobs.iter().filter(|j| j.is_running()) {
+        placer.release(j.job(), j.placement());
+    }
+    (jobs, placer)
+}
+
 /// Whether a job waits for a start: it arrived and holds nothing (never
 /// started, or paused) and holds no plan.
 pub(crate) fn is_queued(j: &JobView<'_>) -> bool {

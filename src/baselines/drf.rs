@@ -9,7 +9,7 @@ use crate::model::{
 use crate::schedule::Placement;
 use crate::sim::{Action, Event, JobView, Policy, SimView};
 
-use super::common::{dominant_share, keeps_allocation, to_actions, trim};
+use super::common::{dominant_share, from_scratch, to_actions, trim};
 use super::{PlacementRule, Placer, ps_for, requested_tasks};
 
 /// Dominant-resource fairness (Ghodsi et al., "Dominant Resource Fairness",
@@ -398,14 +398,7 @@ impl Policy for Drf {
     fn on_event(&mut self, view: &SimView<'_>, _event: &Event) -> crate::Result<Vec<Action>> {
         let instance = view.instance();
         let total = instance.cluster().total_capacity();
-        let jobs: Vec<JobView<'_>> = view
-            .active()
-            .filter(|j| !j.has_plan() && !keeps_allocation(j, true))
-            .collect();
-        let mut scratch = Placer::new(instance, view.free_all(), self.placement);
-        for j in jobs.iter().filter(|j| j.is_running()) {
-            scratch.release(j.job(), j.placement());
-        }
+        let (jobs, scratch) = from_scratch(view, self.placement);
 
         // Progressive filling: by counting GPUs when that is exact (the
         // placements it would make are needed only if the final placement

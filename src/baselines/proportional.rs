@@ -10,7 +10,7 @@ use crate::model::{
 use crate::schedule::{Placement, Tasks};
 use crate::sim::{Action, Event, JobView, Policy, SimView};
 
-use super::common::{keeps_allocation, to_actions, workers_fitting};
+use super::common::{from_scratch, to_actions, workers_fitting};
 use super::placement::Span;
 use super::{PlacementRule, Placer, ps_for, requested_tasks};
 
@@ -261,11 +261,10 @@ impl Policy for ProportionalShare {
 
     fn on_event(&mut self, view: &SimView<'_>, _event: &Event) -> crate::Result<Vec<Action>> {
         let instance = view.instance();
-        let jobs: Vec<JobView<'_>> = view
-            .active()
-            .filter(|j| !j.has_plan() && !keeps_allocation(j, true))
-            .collect();
-        let base = market_pool(view, &jobs);
+        // The free room of the market: the free capacities plus what the
+        // taking-part running jobs hold.
+        let (jobs, scratch) = from_scratch(view, PlacementRule::FirstFit);
+        let base = scratch.free().to_vec();
         let (mut bidders, outside) = self.bidders(&instance.cluster().machines, &jobs);
         let mut market = Market::new(&mut bidders, base.len());
 
@@ -313,16 +312,6 @@ impl Policy for ProportionalShare {
             changes.into_iter().map(|(_, j, p)| (j, p)).collect(),
         ))
     }
-}
-
-/// The free room of the market: the cluster's free capacities plus what
-/// the taking-part running jobs hold.
-fn market_pool(view: &SimView<'_>, jobs: &[JobView<'_>]) -> Vec<Resources> {
-    let mut scratch = Placer::new(view.instance(), view.free_all(), PlacementRule::FirstFit);
-    for j in jobs.iter().filter(|j| j.is_running()) {
-        scratch.release(j.job(), j.placement());
-    }
-    scratch.free().to_vec()
 }
 
 impl ProportionalShare {
