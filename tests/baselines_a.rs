@@ -5,7 +5,7 @@
 mod common;
 
 use dmlsched::baselines::{
-    Drf, Fifo, FifoFirstFitBandwidth, ProportionalShare, Sjf, Tetris, Tiresias,
+    Drf, Fifo, FifoFirstFitBandwidth, PlacementRule, ProportionalShare, Sjf, Tetris, Tiresias,
 };
 use dmlsched::model::*;
 use dmlsched::schedule::{Tasks, verify};
@@ -651,6 +651,54 @@ fn proportional_share_reoffers_unused_gpus() {
     assert_eq!(workers_at(&r, 1, 1.0), 3);
     assert_times(&r, 1, 0.0, 10.0);
     assert_times(&r, 0, 0.0, 30.0);
+}
+
+/// Two 4-GPU machines; two jobs of up to 4 workers (W = 400, τ = 1) at 0.
+/// Each machine's GPUs are split 2/2, so the market pays each job for 4
+/// workers; where they go is the placement rule's: best fit puts each
+/// job's 4 on one machine (J0, the earlier, on machine 0), round robin
+/// spreads them over both. Both finish at 100.
+#[test]
+fn proportional_share_places_paid_workers_by_the_rule() {
+    let cluster = Cluster::homogeneous(
+        2,
+        Resources::zero()
+            .gpus(4.0)
+            .cpu_cores(32.0)
+            .memory(64e9)
+            .nic(1e10),
+        1e10,
+    );
+    let inst = instance(
+        cluster,
+        vec![simple(0, 0.0, 400, 4), simple(1, 0.0, 400, 4)],
+    );
+    // (machine, workers) of the job's allocation at t = 1.
+    let workers_on = |r: &SimResult, job: u32| -> Vec<(u32, u32)> {
+        r.allocations
+            .iter()
+            .filter(|a| a.job == JobId(job) && a.from_s <= 1.0 && 1.0 < a.to_s)
+            .flat_map(|a| a.placement.iter())
+            .filter(|(_, t)| t.workers > 0)
+            .map(|(m, t)| (m.0, t.workers))
+            .collect()
+    };
+    let r = run(&inst, &mut ProportionalShare::default(), events());
+    assert_eq!(workers_on(&r, 0), vec![(0, 4)]);
+    assert_eq!(workers_on(&r, 1), vec![(1, 4)]);
+    assert_times(&r, 0, 0.0, 100.0);
+    assert_times(&r, 1, 0.0, 100.0);
+
+    let mut spread = ProportionalShare {
+        placement: PlacementRule::RoundRobin,
+        ..ProportionalShare::default()
+    };
+    let r = run(&inst, &mut spread, events());
+    for job in [0, 1] {
+        let on = workers_on(&r, job);
+        assert_eq!(on.len(), 2, "job {job}: {on:?}");
+        assert_eq!(on.iter().map(|(_, w)| w).sum::<u32>(), 4);
+    }
 }
 
 // ---------------------------------------------------------------------------

@@ -16,15 +16,21 @@ pub(crate) fn from_scratch<'a>(
     view: &SimView<'a>,
     rule: PlacementRule,
 ) -> (Vec<JobView<'a>>, Placer<'a>) {
-    let jobs: Vec<JobView<'a>> = view
-        .active()
-        .filter(|j| !j.has_plan() && !keeps_allocation(j, true))
-        .collect();
+    let jobs = recomputed(view);
     let mut placer = Placer::new(view.instance(), view.free_all(), rule);
     for j in jobs.iter().filter(|j| j.is_running()) {
         placer.release(j.job(), j.placement());
     }
     (jobs, placer)
+}
+
+/// The active jobs a policy that reallocates from scratch recomputes: no
+/// plan, not bound to keep their allocation (rigid gangs kept), in arrival
+/// order.
+pub(crate) fn recomputed<'a>(view: &SimView<'a>) -> Vec<JobView<'a>> {
+    view.active()
+        .filter(|j| !j.has_plan() && !keeps_allocation(j, true))
+        .collect()
 }
 
 /// Whether a job waits for a start: it arrived and holds nothing (never

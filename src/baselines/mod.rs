@@ -218,8 +218,8 @@ pub fn by_name(name: &str) -> Option<Box<dyn crate::sim::Policy>> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct BaselineParams {
     /// The placement rule of every baseline that takes one (FIFO, SJF,
-    /// Tetris, Tiresias, DRF, Optimus, RRH, Dorm-like); default
-    /// [`PlacementRule::BestFit`].
+    /// Tetris, Tiresias, DRF, proportional share, Optimus, RRH, Dorm-like);
+    /// default [`PlacementRule::BestFit`].
     pub placement: PlacementRule,
     /// Tiresias's queue thresholds, GPU-seconds ([`Tiresias::thresholds`];
     /// default [`Tiresias::SIMULATOR_THRESHOLDS`]).
@@ -278,7 +278,10 @@ pub fn by_name_with(name: &str, params: &BaselineParams) -> Option<Box<dyn crate
         "sjf-bco-online" => Box::new(SjfBcoOnline::default()),
         "rar-online-random" => Box::new(RarOnlineRandom::default()),
         "gadget-noprice" => Box::new(crate::algorithms::gadget::GadgetNoPrice::default()),
-        "proportional" => Box::new(ProportionalShare::default()),
+        "proportional" => Box::new(ProportionalShare {
+            placement,
+            ..ProportionalShare::default()
+        }),
         "optimus" => Box::new(Optimus {
             placement,
             ..Optimus::default()

@@ -241,20 +241,6 @@ impl Span {
         c.fits(free).then(|| free[pos].minus(&c.demand))
     }
 
-    /// `pos` holds no more workers (their demands already given back):
-    /// gives back its reservation, and the last host's when the job is
-    /// left on one machine.
-    pub(crate) fn vacate(&mut self, free: &mut [Resources], pos: usize) {
-        let Ok(i) = self.hosts.binary_search(&pos) else {
-            return;
-        };
-        self.hosts.remove(i);
-        if self.charged {
-            free[pos].nic_bps += self.b;
-            self.settle(free);
-        }
-    }
-
     /// Charges `b` on every host now, as a job about to span machines is
     /// charged, if each host's NIC holds it; otherwise `false`, unchanged.
     fn charge_all(&mut self, free: &mut [Resources]) -> bool {
@@ -1180,7 +1166,7 @@ mod tests {
     }
 
     #[test]
-    fn a_span_gives_the_reservation_back_on_one_machine() {
+    fn a_span_charges_the_reservation_once_it_spans() {
         let i = inst_reserving(&[4.0, 4.0, 4.0], Some(4e9));
         let job = &i.jobs()[0];
         let mut free = full(&i);
@@ -1191,12 +1177,13 @@ mod tests {
         }
         let nic = |f: &[Resources]| f.iter().map(|r| r.nic_bps / 1e9).collect::<Vec<_>>();
         assert_eq!(nic(&free), [6.0, 6.0, 6.0]);
-        span.vacate(&mut free, 2);
-        assert_eq!(nic(&free), [6.0, 6.0, 10.0]);
-        span.vacate(&mut free, 0);
+        // On one machine nothing is reserved; room for workers on a second
+        // machine is net of `b`, and none when the first machine cannot
+        // take it.
+        let mut free = full(&i);
+        let mut span = Span::new(job, []);
+        assert!(span.try_put(&mut free, 1, &w, true).is_some());
         assert_eq!(nic(&free), [10.0, 10.0, 10.0]);
-        // Room for workers on a second machine is net of `b`, and none
-        // when the first machine cannot take it.
         assert_eq!(span.room(&free, 0).map(|r| r.nic_bps), Some(6e9));
         free[1].nic_bps = 3e9;
         assert_eq!(span.room(&free, 0), None);

@@ -7,18 +7,20 @@ use std::rc::Rc;
 use crate::model::{
     Architecture, Elasticity, Job, Machine, Resources, TaskKind, WorkerCounts, units,
 };
-use crate::schedule::{Placement, Tasks};
+use crate::schedule::Tasks;
 use crate::sim::{Action, Event, JobView, Policy, SimView};
 
-use super::common::{from_scratch, to_actions, workers_fitting};
-use super::placement::Span;
-use super::{PlacementRule, Placer, ps_for, requested_tasks};
+use super::common::recomputed;
+use super::realloc::Realloc;
+use super::{PlacementRule, ps_for, requested_tasks};
 
 /// Fixed-budget proportional share: each job spends a fixed budget on the
-/// GPUs of the machines it may use, and each machine's GPUs are split in
-/// proportion to the bids (a budget proportional share in the style of
+/// GPUs of the machines it may use, each machine's GPUs are split in
+/// proportion to the bids, and the GPUs a job is paid for are placed by a
+/// placement rule (a budget proportional share in the style of
 /// proportional-share markets such as Tycoon, Lai et al. 2005; no paper
-/// fixes it here, so the rules are the crate's, stated below). Recomputed at every event; jobs are elastic.
+/// fixes it here, so the rules are the crate's, stated below). Recomputed
+/// at every event; jobs are elastic.
 ///
 /// # Rule
 ///
@@ -33,46 +35,48 @@ use super::{PlacementRule, Placer, ps_for, requested_tasks};
 ///    what the taking-part jobs hold now) are split among its bidders in
 ///    proportion to their bids, in whole GPUs by the largest-remainder
 ///    method (ties: earlier arrival, then id).
-/// 4. **Workers.** A job runs as many workers on the machine as its share
-///    pays for (`⌊share / GPUs per worker⌋`), within its `max_workers`
-///    overall and within what the machine's other resources (CPU, memory,
-///    NIC, …) still hold. A ring-all-reduce job with a reserved bandwidth
-///    `b` is charged `b` of NIC on every machine holding its workers once
-///    they span two or more, as the simulator charges it: workers on a new
-///    machine need `b` free there beside their own demand (and on the
-///    job's first machine when they make it multi-machine), and the
-///    reservation is given back when the job is left on one machine.
-/// 5. **Unused shares.** GPUs a job cannot use — its cap is reached, the
-///    machine lacks its other resources, or the share is smaller than one
-///    worker — go back to the machine and are offered again, in a new
-///    round, to the jobs that can still use them there, in proportion to
-///    their bids. Rounds repeat while they place a worker. Whatever is left
-///    after the last round stays idle until the next event.
-/// 6. **Counts.** A ring-all-reduce job's workers are rounded down to an
-///    allowed count; a parameter-server job gets [`ps_for`] PSs, each on
-///    the lowest-index machine with room; if they do not fit it loses one
-///    worker at a time until they do. Workers are dropped from the
-///    machines where the job has the fewest (ties: the higher index), and
-///    the GPUs they free stay idle until the next event.
+/// 4. **Paid workers.** A share on a machine pays for
+///    `⌊share / GPUs per worker⌋` workers, within the job's `max_workers`
+///    overall.
+/// 5. **Unused shares.** GPUs a job cannot use — its cap is reached or the
+///    share is smaller than one worker — go back to the machine and are
+///    offered again, in a new round, to the jobs that can still use them,
+///    in proportion to their bids. Rounds repeat while they pay for a
+///    worker.
+/// 6. **Counts.** A ring-all-reduce job's paid workers are rounded down to
+///    an allowed count; a rigid gang gets its whole [`requested_tasks`]
+///    size or nothing; a parameter-server job keeps them all, with
+///    [`ps_for`] PSs.
 /// 7. **Leaving the market.** A job left with no worker although it was
-///    given GPUs — a rigid gang short of its size, a ring below its
-///    smallest allowed count, PSs that fit nowhere — leaves the market
-///    (the latest arrival among such jobs first) and the market clears
-///    again from step 3 without it, so its GPUs go to the others; it
-///    waits for the next event. (Without this, a few early gangs that can
-///    never be paid in full would hold every share and nothing would run.)
+///    paid for some — a rigid gang short of its size, a ring below its
+///    smallest allowed count — leaves the market (the latest arrival among
+///    such jobs first) and the market clears again from step 3 without it,
+///    so its GPUs go to the others; it waits for the next event. (Without
+///    this, a few early gangs that can never be paid in full would hold
+///    every share and nothing would run.)
+/// 8. **Placement.** The market decides how many workers each job runs,
+///    not where: in arrival order, each job's workers and PSs go by the
+///    sticky reallocation the other reallocating baselines use — first
+///    back on the machines the job holds now, the rest by
+///    [`ProportionalShare::placement`] (best fit, the fewest machines, by
+///    default), all or nothing, charging what the simulator charges (other
+///    resources, a reserving ring's bandwidth). A job that does not fit
+///    loses one worker at a time (a ring: down to the next allowed count;
+///    a rigid gang: all of them) until it fits or has none; after 32 such
+///    tries it halves its count instead, so a decision stays bounded. The
+///    GPUs it does not use stay idle until the next event.
 ///
 /// **Who takes part.** Waiting and paused jobs, and running jobs that are
 /// elastic and preemptible: all recomputed from scratch, so a running job
 /// whose share shrinks to nothing is paused. A running job that is not
 /// preemptible, or is a rigid gang, keeps its allocation and its GPUs are
 /// not offered. A waiting rigid gang starts only when its shares pay for
-/// its whole [`requested_tasks`] size (then it keeps that allocation
-/// until it completes). Jobs whose workers need no GPU are outside the
-/// market and start at their requested size, first fit, on what the
-/// market leaves, if it fits. Jobs holding a plan are left alone. Each
-/// changed allocation is stated directly (the simulator applies the answer
-/// as one transaction); a job whose placement is unchanged gets no action.
+/// its whole size (then it keeps that allocation until it completes).
+/// Jobs whose workers need no GPU are outside the market and start at
+/// their requested size, placed after the market's jobs, if they fit. Jobs
+/// holding a plan are left alone. Each changed allocation is stated
+/// directly (the simulator applies the answer as one transaction); a job
+/// whose placement is unchanged gets no action.
 ///
 /// # Parameters
 ///
@@ -80,24 +84,27 @@ use super::{PlacementRule, Placer, ps_for, requested_tasks};
 ///   non-finite budget bids nothing, so such a job never runs — with
 ///   `weighted`, a job of weight 0 never runs);
 /// * `weighted` (default `false`): multiply the budget by the job's
-///   `weight`.
+///   `weight`;
+/// * `placement` (default [`PlacementRule::BestFit`]): where the paid
+///   workers go (step 8).
 ///
 /// # Complexity
 ///
 /// For `J` jobs on `H` machines, `K` rounds (at most the number of workers
-/// placed plus one, usually two) and `p` PSs per job: when every job bids
-/// alike (the same budget and machines, the usual case) each machine
-/// finds its bidders in arrival order without looking at the others, and
-/// one clearing costs `O(J + K·H + g·(log J + p·H))` for `g` shares given;
-/// otherwise `O(K·H·J + g·p·H)`. An event runs at most `J + 1` clearings
-/// (usually one).
+/// paid plus one, usually two): when every job bids alike (the same budget
+/// and machines, the usual case) each machine finds its bidders in arrival
+/// order without looking at the others, and one clearing costs
+/// `O(J + K·H + g·log J)` for `g` shares given; otherwise `O(K·H·J)`. An
+/// event runs at most `J + 1` clearings (usually one), then one placement
+/// of every job that takes part.
 ///
 /// # Example
 ///
 /// ```
-/// use dmlsched::baselines::ProportionalShare;
+/// use dmlsched::baselines::{PlacementRule, ProportionalShare};
 /// let equal = ProportionalShare::default();
 /// assert_eq!((equal.budget, equal.weighted), (1.0, false));
+/// assert_eq!(equal.placement, PlacementRule::BestFit);
 /// let by_weight = ProportionalShare { weighted: true, ..ProportionalShare::default() };
 /// assert!(by_weight.weighted);
 /// ```
@@ -107,6 +114,8 @@ pub struct ProportionalShare {
     pub budget: f64,
     /// Multiply the budget by the job's weight.
     pub weighted: bool,
+    /// Where the paid workers are placed.
+    pub placement: PlacementRule,
 }
 
 impl Default for ProportionalShare {
@@ -114,6 +123,7 @@ impl Default for ProportionalShare {
         ProportionalShare {
             budget: 1.0,
             weighted: false,
+            placement: PlacementRule::BestFit,
         }
     }
 }
@@ -121,8 +131,8 @@ impl Default for ProportionalShare {
 /// One job in the market.
 struct Bidder<'a> {
     view: JobView<'a>,
-    /// Position among the jobs the event looks at (the order of the
-    /// actions).
+    /// Position among the jobs the event looks at (the entry in the
+    /// reallocation).
     pos: usize,
     /// GPUs per worker.
     gpu: f64,
@@ -130,15 +140,9 @@ struct Bidder<'a> {
     cap: u32,
     /// Bid per machine position (shared by the bidders of one shape).
     bids: Rc<[f64]>,
-    /// Workers per machine position, for the positions holding any (in no
-    /// particular order).
-    workers: Vec<(usize, u32)>,
+    /// Workers paid for so far in this clearing.
     total: u32,
     saturated: bool,
-    /// Machine positions whose other resources ran out for it, sorted.
-    blocked: Vec<usize>,
-    /// The machines holding its workers, and its ring reservation.
-    span: Span,
     /// Left the market: it could not use what it was given.
     excluded: bool,
     /// Rank by (arrival, id), for ties between equal remainders.
@@ -150,40 +154,55 @@ impl Bidder<'_> {
         self.view.job()
     }
 
-    fn is_blocked(&self, h: usize) -> bool {
-        self.blocked.binary_search(&h).is_ok()
+    fn is_rigid(&self) -> bool {
+        self.job().discipline.elasticity == Elasticity::Rigid
     }
 
-    /// Adds `y` workers on machine position `h` to its count.
-    fn add_workers(&mut self, h: usize, y: u32) {
-        match self.workers.iter_mut().find(|(p, _)| *p == h) {
-            Some((_, w)) => *w += y,
-            None => self.workers.push((h, y)),
+    /// Rule 6: the workers it keeps of those paid for.
+    fn count(&self) -> u32 {
+        if self.total == 0 || self.is_rigid() && self.total < self.cap {
+            return 0;
         }
-        self.total += y;
+        match &self.job().architecture {
+            Architecture::RingAllReduce(r) => largest_allowed(&r.workers, self.total),
+            Architecture::ParameterServer(_) => self.total,
+        }
     }
 
-    /// Drops `k` workers, from the machines where it has the fewest
-    /// (ties: the higher index), giving their resources back to `pool`
-    /// (with the ring reservation of a machine left without workers, and
-    /// of the last one when the job is left on one machine).
-    fn drop_workers(&mut self, k: u32, pool: &mut [Resources]) {
-        for _ in 0..k.min(self.total) {
-            let pick = self
-                .workers
-                .iter()
-                .enumerate()
-                .min_by(|(_, a), (_, b)| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
-                .map(|(i, _)| i);
-            let Some(i) = pick else { return };
-            let h = self.workers[i].0;
-            self.workers[i].1 -= 1;
-            self.total -= 1;
-            pool[h] = pool[h].plus(&self.job().demand_for(1, 0));
-            if self.workers[i].1 == 0 {
-                self.workers.swap_remove(i);
-                self.span.vacate(pool, h);
+    /// Rule 8: places `workers` of its workers (and their PSs) on `r`,
+    /// losing workers while they do not fit.
+    fn place(&self, r: &mut Realloc<'_>, mut workers: u32) {
+        let job = self.job();
+        let rigid = self.is_rigid();
+        let ps_of = |workers: u32| {
+            if rigid {
+                requested_tasks(job).1
+            } else if job.max_ps() > 0 {
+                ps_for(job, workers)
+            } else {
+                0
             }
+        };
+        // A running job whose counts do not change keeps its placement if
+        // it is still free.
+        if workers > 0
+            && self.view.tasks() == Tasks::new(workers, ps_of(workers))
+            && r.keep(self.pos)
+        {
+            return;
+        }
+        let mut tries = 0u32;
+        while workers > 0 {
+            let ps = ps_of(workers);
+            if r.add(self.pos, workers, ps) || rigid {
+                return;
+            }
+            tries += 1;
+            let fewer = if tries > 32 { workers / 2 } else { workers - 1 };
+            workers = match &job.architecture {
+                Architecture::RingAllReduce(r) => largest_allowed(&r.workers, fewer),
+                Architecture::ParameterServer(_) => fewer,
+            };
         }
     }
 }
@@ -261,71 +280,56 @@ impl Policy for ProportionalShare {
 
     fn on_event(&mut self, view: &SimView<'_>, _event: &Event) -> crate::Result<Vec<Action>> {
         let instance = view.instance();
-        // The free room of the market: the free capacities plus what the
-        // taking-part running jobs hold.
-        let (jobs, scratch) = from_scratch(view, PlacementRule::FirstFit);
-        let base = scratch.free().to_vec();
+        let jobs = recomputed(view);
+        let mut realloc = Realloc::new(view, self.placement, 0, &jobs, &[]);
+        // The market's GPUs: the free ones plus what the taking-part
+        // running jobs hold.
+        let base: Vec<f64> = realloc.room().iter().map(|r| r.gpus).collect();
         let (mut bidders, outside) = self.bidders(&instance.cluster().machines, &jobs);
-        let mut market = Market::new(&mut bidders, base.len());
+        let mut market = Market::new(&mut bidders);
 
-        // Clear the market; a job left with nothing although it was given
-        // GPUs leaves the market (the latest such arrival first) and the
-        // market clears again without it.
-        let mut pool;
-        let mut results;
+        // Clear the market; a job left with no worker although it was paid
+        // for some leaves the market (the latest such arrival first) and
+        // the market clears again without it.
+        let mut counts;
         loop {
-            pool = base.clone();
-            results = market.clear(instance, &mut bidders, &mut pool);
+            market.clear(&mut bidders, &mut base.clone());
+            counts = bidders.iter().map(Bidder::count).collect::<Vec<u32>>();
             let short = bidders
                 .iter()
-                .zip(&results)
-                .rposition(|(b, (_, given))| *given && b.total == 0);
+                .zip(&counts)
+                .rposition(|(b, &c)| b.total > 0 && c == 0);
             match short {
                 Some(i) => bidders[i].excluded = true,
                 None => break,
             }
         }
-        let mut changes: Vec<(usize, JobView<'_>, Placement)> = bidders
-            .iter()
-            .zip(results)
-            .filter(|(b, (p, _))| !b.view.placement().same_as(p))
-            .map(|(b, (p, _))| (b.pos, b.view, p))
-            .collect();
-        // Jobs outside the market, at their requested size, first fit.
-        for (pos, j) in outside {
-            let (w, p) = requested_tasks(j.job());
-            let mut placer = Placer::new(instance, &pool, PlacementRule::FirstFit);
-            let placement = match placer.place(j.job(), w, p) {
-                Some(placement) => {
-                    pool = placer.free().to_vec();
-                    placement
-                }
-                None => Placement::new(),
-            };
-            if !j.placement().same_as(&placement) {
-                changes.push((pos, j, placement));
-            }
+        // Where the paid workers go: in arrival order, then the jobs
+        // outside the market at their requested size.
+        for &i in &market.by_rank {
+            bidders[i].place(&mut realloc, counts[i]);
         }
-        // Ties in the action order follow arrival order.
-        changes.sort_by_key(|(pos, _, _)| *pos);
-        Ok(to_actions(
-            changes.into_iter().map(|(_, j, p)| (j, p)).collect(),
-        ))
+        for pos in outside {
+            let (w, p) = requested_tasks(jobs[pos].job());
+            realloc.add(pos, w, p);
+        }
+        Ok(realloc.into_actions())
     }
 }
 
 impl ProportionalShare {
-    /// Rules 1–2: the bidders among `jobs` (with their positions), and the
-    /// jobs whose workers need no GPU (outside the market).
+    /// Rules 1–2: the bidders among `jobs`, and the positions of the jobs
+    /// whose workers need no GPU (outside the market).
     fn bidders<'a>(
         &self,
         machines: &[Machine],
         jobs: &[JobView<'a>],
-    ) -> (Vec<Bidder<'a>>, Vec<(usize, JobView<'a>)>) {
-        let mut bidders: Vec<Bidder<'_>> = Vec::new();
+    ) -> (Vec<Bidder<'a>>, Vec<usize>) {
+        let mut bidders: Vec<Bidder<'_>> = Vec::with_capacity(jobs.len());
         let mut outside = Vec::new();
         // Jobs of one shape bid alike: their bids are computed once.
         let mut bids_by_shape: HashMap<BidShape, Rc<[f64]>> = HashMap::new();
+        let mut last: Option<(BidShape, Rc<[f64]>)> = None;
         for (pos, &j) in jobs.iter().enumerate() {
             let job = j.job();
             let Some(worker) = job.task_demand(TaskKind::Worker).copied() else {
@@ -337,15 +341,26 @@ impl ProportionalShare {
                 self.budget
             };
             if worker.gpus <= 0.0 {
-                outside.push((pos, j));
+                outside.push(pos);
                 continue;
             }
-            let bids = match bids_by_shape.entry(BidShape::of(job, &worker, budget)) {
-                Entry::Occupied(e) => Rc::clone(e.get()),
-                Entry::Vacant(e) => {
-                    let bids = bids_of(machines, job, &worker, budget);
-                    if e.key().shared {
-                        e.insert(Rc::clone(&bids));
+            let shape = BidShape::of(job, &worker, budget);
+            let bids = match &last {
+                // Consecutive jobs usually share a shape.
+                Some((s, bids)) if *s == shape => Rc::clone(bids),
+                _ => {
+                    let bids = match bids_by_shape.entry(shape.clone()) {
+                        Entry::Occupied(e) => Rc::clone(e.get()),
+                        Entry::Vacant(e) => {
+                            let bids = bids_of(machines, job, &worker, budget);
+                            if e.key().shared {
+                                e.insert(Rc::clone(&bids));
+                            }
+                            bids
+                        }
+                    };
+                    if shape.shared {
+                        last = Some((shape, Rc::clone(&bids)));
                     }
                     bids
                 }
@@ -361,11 +376,8 @@ impl ProportionalShare {
                 gpu: worker.gpus,
                 cap,
                 bids,
-                workers: Vec::new(),
                 total: 0,
                 saturated: false,
-                blocked: Vec::new(),
-                span: Span::new(job, []),
                 excluded: false,
                 rank: 0,
             });
@@ -377,7 +389,7 @@ impl ProportionalShare {
 /// What a job's bids depend on besides the cluster: its worker demand and
 /// budget (bit for bit), when it may use every machine (`shared`); the bids
 /// of a job limited to some machines are computed for it alone.
-#[derive(PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 struct BidShape {
     worker: [u64; 5],
     budget: u64,
@@ -444,20 +456,20 @@ struct Market {
     next: Vec<usize>,
     /// Unsaturated bidders.
     unsaturated: usize,
-    /// Per machine position, the unsaturated bidders blocked there.
-    blocked_here: Vec<usize>,
     /// The bids of every bidder when they are all the same, bit for bit:
-    /// then each machine's bidders are its unsaturated, unblocked ones
-    /// (or none), their shares equal ([`equal_split`]).
+    /// then each machine's bidders are the unsaturated ones (or none),
+    /// their shares equal ([`equal_split`]).
     uniform: Option<Rc<[f64]>>,
     /// Sums of `n` equal bids, added as `Iterator::sum` adds them: per
-    /// bid's bits, `sums[w][n - 1]`.
-    sums: HashMap<u64, Vec<f64>>,
+    /// bid's bits (one per distinct machine capacity), the sums of 1, 2, …
+    sums: Vec<(u64, Vec<f64>)>,
+    /// The shares of one machine (a buffer).
+    given: Vec<(usize, u64)>,
 }
 
 impl Market {
     /// Ranks `bidders` by (arrival, id).
-    fn new(bidders: &mut [Bidder<'_>], machines: usize) -> Self {
+    fn new(bidders: &mut [Bidder<'_>]) -> Self {
         let mut by_rank: Vec<usize> = (0..bidders.len()).collect();
         let before = |a: &Bidder<'_>, b: &Bidder<'_>| {
             let (x, y) = (a.job(), b.job());
@@ -486,56 +498,49 @@ impl Market {
             next: Vec::with_capacity(bidders.len() + 1),
             by_rank,
             unsaturated: 0,
-            blocked_here: vec![0; machines],
             uniform,
-            sums: HashMap::new(),
+            sums: Vec::new(),
+            given: Vec::new(),
         }
     }
 
-    /// Rules 3–6, one clearing over `pool`: the rounds of shares, then the
-    /// counts, PSs and placements. Returns each bidder's placement and
-    /// whether it was given any worker before the counts were settled.
-    fn clear(
-        &mut self,
-        instance: &crate::model::Instance,
-        bidders: &mut [Bidder<'_>],
-        pool: &mut [Resources],
-    ) -> Vec<(Placement, bool)> {
+    /// Rules 3–5, one clearing over the GPUs of each machine (`pool`): the
+    /// rounds of shares, leaving each bidder's paid workers in `total`.
+    fn clear(&mut self, bidders: &mut [Bidder<'_>], pool: &mut [f64]) {
         self.reset(bidders);
         loop {
             let mut progress = false;
             for h in 0..pool.len() {
-                let units = units::floor_tol(pool[h].gpus.max(0.0));
+                // Nobody left to pay (as every machine would find).
+                if self.unsaturated == 0 {
+                    break;
+                }
+                let units = units::floor_tol(pool[h].max(0.0));
                 if units < 1.0 {
                     continue;
                 }
-                for (i, share) in self.shares(bidders, h, units as u64) {
-                    progress |= self.take(&mut bidders[i], h, share, pool);
+                let mut given = std::mem::take(&mut self.given);
+                self.shares(bidders, h, units as u64, &mut given);
+                for &(i, share) in &given {
+                    progress |= self.take(&mut bidders[i], share, &mut pool[h]);
                 }
+                self.given = given;
             }
             if !progress {
                 break;
             }
         }
-        bidders
-            .iter_mut()
-            .map(|b| settle(instance, b, pool))
-            .collect()
     }
 
-    /// Every bidder with nothing, unsaturated unless it has no room or left
-    /// the market.
+    /// Every bidder with nothing, unsaturated unless it may have no worker
+    /// or left the market.
     fn reset(&mut self, bidders: &mut [Bidder<'_>]) {
         self.next.clear();
         self.unsaturated = 0;
-        self.blocked_here.iter_mut().for_each(|c| *c = 0);
         for (p, &i) in self.by_rank.iter().enumerate() {
             let b = &mut bidders[i];
-            b.workers.clear();
-            b.blocked.clear();
             b.total = 0;
             b.saturated = b.cap == 0 || b.excluded;
-            b.span = Span::new(b.view.job(), []);
             self.next.push(if b.saturated { p + 1 } else { p });
             self.unsaturated += usize::from(!b.saturated);
         }
@@ -552,15 +557,24 @@ impl Market {
     }
 
     /// Rule 3 on machine position `h` with `units` whole GPUs: the bidders
-    /// given a positive share, in bidder order, with their shares.
-    fn shares(&mut self, bidders: &[Bidder<'_>], h: usize, units: u64) -> Vec<(usize, u64)> {
+    /// given a positive share, in bidder order, with their shares, into
+    /// `out`.
+    fn shares(
+        &mut self,
+        bidders: &[Bidder<'_>],
+        h: usize,
+        units: u64,
+        out: &mut Vec<(usize, u64)>,
+    ) {
+        out.clear();
         let Some(w) = self.uniform.as_ref().map(|bids| bids[h]) else {
-            return scan_shares(bidders, h, units);
+            *out = scan_shares(bidders, h, units);
+            return;
         };
-        let n = self.unsaturated - self.blocked_here[h];
+        let n = self.unsaturated;
         // As the scan's `bid > 0` (a NaN bid is no bid).
         if w.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) || n == 0 {
-            return Vec::new();
+            return;
         }
         let (q, k) = equal_split(units, w, self.sum_of(w, n), n);
         let given = if q == 0 { k } else { n };
@@ -570,32 +584,35 @@ impl Market {
             c[usize::from(given < n)] += 1;
             e.set(c);
         });
-        let mut out = Vec::with_capacity(given);
         let mut p = self.find(0);
         while out.len() < given && p < self.by_rank.len() {
-            let i = self.by_rank[p];
-            if !bidders[i].is_blocked(h) {
-                out.push((i, q + u64::from(out.len() < k)));
-            }
+            out.push((self.by_rank[p], q + u64::from(out.len() < k)));
             p = self.find(p + 1);
         }
         out.sort_unstable_by_key(|&(i, _)| i);
-        out
     }
 
     /// The sum of `n ≥ 1` bids `w`, as `Iterator::sum` adds them.
     fn sum_of(&mut self, w: f64, n: usize) -> f64 {
-        let sums = self.sums.entry(w.to_bits()).or_default();
+        let bits = w.to_bits();
+        let at = match self.sums.iter().position(|(b, _)| *b == bits) {
+            Some(at) => at,
+            None => {
+                self.sums.push((bits, Vec::new()));
+                self.sums.len() - 1
+            }
+        };
+        let sums = &mut self.sums[at].1;
         while sums.len() < n {
             sums.push(sums.last().map_or(w, |s| s + w));
         }
         sums[n - 1]
     }
 
-    /// Rule 4 (and 5's bookkeeping): `b` turns a share of `share` GPUs on
-    /// machine position `h` into workers, within its cap and the machine's
-    /// other resources; whether it placed any.
-    fn take(&mut self, b: &mut Bidder<'_>, h: usize, share: u64, pool: &mut [Resources]) -> bool {
+    /// Rules 4–5: `b` turns a share of `share` GPUs of a machine whose
+    /// market GPUs are `gpus` into paid workers, within its cap; whether
+    /// it was paid for any.
+    fn take(&mut self, b: &mut Bidder<'_>, share: u64, gpus: &mut f64) -> bool {
         let room = b.cap.saturating_sub(b.total);
         let paid = units::floor_tol(share as f64 / b.gpu);
         let paid = if paid >= f64::from(u32::MAX) {
@@ -603,32 +620,15 @@ impl Market {
         } else {
             paid as u32
         };
-        let worker = b.job().demand_for(1, 0);
-        // What is left for workers after the ring reservation they would
-        // bring (none: it does not fit).
-        let y = b
-            .span
-            .room(pool, h)
-            .map_or(0, |free| paid.min(workers_fitting(&worker, &free, room)));
+        let y = paid.min(room);
         if y > 0 {
-            b.add_workers(h, y);
-            b.span
-                .charge(h, &b.job().demand_for(y, 0), true)
-                .apply(pool);
-            b.span.record(h, true);
+            b.total += y;
+            *gpus -= f64::from(y) * b.gpu;
         }
         if b.total >= b.cap {
             b.saturated = true;
             self.next[b.rank] = b.rank + 1;
             self.unsaturated -= 1;
-            for &q in &b.blocked {
-                self.blocked_here[q] -= 1;
-            }
-        } else if y < paid
-            && let Err(at) = b.blocked.binary_search(&h)
-        {
-            b.blocked.insert(at, h);
-            self.blocked_here[h] += 1;
         }
         y > 0
     }
@@ -639,10 +639,7 @@ impl Market {
 /// order, with their shares.
 fn scan_shares(bidders: &[Bidder<'_>], h: usize, units: u64) -> Vec<(usize, u64)> {
     let here: Vec<usize> = (0..bidders.len())
-        .filter(|&i| {
-            let b = &bidders[i];
-            !b.saturated && !b.is_blocked(h) && b.bids[h] > 0.0
-        })
+        .filter(|&i| !bidders[i].saturated && bidders[i].bids[h] > 0.0)
         .collect();
     if here.is_empty() {
         return Vec::new();
@@ -654,60 +651,6 @@ fn scan_shares(bidders: &[Bidder<'_>], h: usize, units: u64) -> Vec<(usize, u64)
         .zip(shares)
         .filter(|&(_, s)| s > 0)
         .collect()
-}
-
-/// Rule 6 for one bidder after the rounds: its count, PSs and placement,
-/// and whether it was given any worker before.
-fn settle(
-    instance: &crate::model::Instance,
-    b: &mut Bidder<'_>,
-    pool: &mut [Resources],
-) -> (Placement, bool) {
-    if b.total == 0 {
-        return (Placement::new(), false);
-    }
-    let job = b.view.job();
-    let rigid = job.discipline.elasticity == Elasticity::Rigid;
-    let keep = if rigid && b.total < b.cap {
-        0
-    } else {
-        match &job.architecture {
-            Architecture::RingAllReduce(r) => largest_allowed(&r.workers, b.total),
-            Architecture::ParameterServer(_) => b.total,
-        }
-    };
-    b.drop_workers(b.total.saturating_sub(keep), pool);
-    let mut ps_placement = Placement::new();
-    if b.total > 0 && job.max_ps() > 0 {
-        loop {
-            let ps = if rigid {
-                requested_tasks(job).1
-            } else {
-                ps_for(job, b.total)
-            };
-            if let Some(p) = place_ps(instance, job, ps, pool) {
-                ps_placement = p;
-                break;
-            }
-            if rigid || b.total <= 1 {
-                b.drop_workers(b.total, pool);
-                break;
-            }
-            b.drop_workers(1, pool);
-        }
-    }
-    if b.total == 0 {
-        return (Placement::new(), true);
-    }
-    let machines = &instance.cluster().machines;
-    b.workers.sort_unstable();
-    let mut placement: Placement = b
-        .workers
-        .iter()
-        .map(|&(h, w)| (machines[h].id, Tasks::new(w, 0)))
-        .collect();
-    placement.merge(&ps_placement);
-    (placement, true)
 }
 
 /// The largest allowed worker count `≤ w` (0 if none).
@@ -722,40 +665,6 @@ fn largest_allowed(counts: &WorkerCounts, w: u32) -> u32 {
         }
         WorkerCounts::Allowed(v) => v.iter().copied().filter(|&c| c <= w).max().unwrap_or(0),
     }
-}
-
-/// Places `ps` PSs of `job`, each on the lowest-index machine with room,
-/// taking them from `pool`; `None` (and `pool` unchanged) if they do not
-/// all fit.
-fn place_ps(
-    instance: &crate::model::Instance,
-    job: &Job,
-    ps: u32,
-    pool: &mut [Resources],
-) -> Option<Placement> {
-    let unit = job.task_demand(TaskKind::ParameterServer).copied()?;
-    let machines = &instance.cluster().machines;
-    // The capacities taken, to put back as they were if one does not fit.
-    let mut taken: Vec<(usize, Resources)> = Vec::new();
-    let mut placement = Placement::new();
-    for _ in 0..ps {
-        let fits = |h: &usize| {
-            let m = &machines[*h];
-            job.may_use(m.id)
-                && m.can_host(TaskKind::ParameterServer, &unit)
-                && unit.fits_in(&pool[*h], crate::model::FIT_TOL)
-        };
-        let Some(h) = (0..machines.len()).find(fits) else {
-            for (h, was) in taken.into_iter().rev() {
-                pool[h] = was;
-            }
-            return None;
-        };
-        taken.push((h, pool[h]));
-        pool[h] = pool[h].minus(&unit);
-        placement.add(machines[h].id, Tasks::new(0, 1));
-    }
-    Some(placement)
 }
 
 #[cfg(test)]
@@ -781,7 +690,7 @@ mod tests {
     fn equal_bids_split_as_the_largest_remainder() {
         let mut rng = ChaCha8Rng::seed_from_u64(11);
         let bids = [1.0 / 256.0, 1.0 / 3.0, 0.1, 2.0, 1.0 / 255.0, 1e-300, 1e300];
-        let mut market = Market::new(&mut [], 0);
+        let mut market = Market::new(&mut []);
         for _ in 0..3_000 {
             let n = rng.random_range(1..300usize);
             let w = bids[rng.random_range(0..bids.len())];

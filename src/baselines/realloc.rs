@@ -496,6 +496,13 @@ impl<'a> Realloc<'a> {
             })
     }
 
+    /// The room per machine position: capacity minus the unmanaged jobs
+    /// minus the new allocations so far (before any, the free room plus
+    /// what the managed jobs hold).
+    pub(crate) fn room(&self) -> &[Resources] {
+        &self.scratch
+    }
+
     /// The round-robin pointer after the placements so far.
     pub fn pointer(&self) -> usize {
         self.pointer
