@@ -16,8 +16,8 @@
 //! **Default set.** A plain `cargo bench --bench philly` measures only the
 //! policies whose run takes a few seconds (FIFO, SJF, Tetris, Tiresias;
 //! about two minutes in all). DRF, Optimus, RRH and proportional share
-//! take from about 10 s to several minutes per run (so 10 samples take
-//! minutes to hours) and are measured only when asked for: name them in
+//! take about 6–7 s per run (so 10 samples take over a minute each) and
+//! are measured only when asked for: name them in
 //! the filter, e.g. `cargo bench --bench philly -- 'philly_whole/(drf|rrh)'`,
 //! or set `DMLSCHED_PHILLY_ALL=1` for all eight.
 

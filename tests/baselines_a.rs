@@ -701,6 +701,38 @@ fn proportional_share_places_paid_workers_by_the_rule() {
     }
 }
 
+/// A job that fits with no worker leaves the market and its GPUs go to
+/// the others. One machine, 4 GPUs, 4 CPUs; every PS needs no CPU.
+///
+/// * J2 at 0 (1 worker of 1 GPU + 2 CPUs, not preemptible, W = 50) runs
+///   0–50 and keeps its allocation.
+/// * J0 (a rigid gang of 2 workers of 1 GPU + 2 CPUs) and J1 (up to 4
+///   workers of 1 GPU + 1 CPU, W = 300) at 1 share the 3 free GPUs: J0 is
+///   paid 2 (its size; the spare GPU goes to the lower id), J1 1. J0 needs
+///   4 CPUs and 2 are free, so it leaves the market; alone, J1 is paid 3,
+///   fits 2 (2 CPUs) and runs 2 workers (1 if J0 had kept its GPUs).
+#[test]
+fn proportional_share_gives_away_what_a_job_cannot_place() {
+    let two_cpus = Resources::zero().gpus(1.0).cpu_cores(2.0);
+    let free_ps = Resources::zero();
+    let inst = instance(
+        one_machine(4.0, 4.0),
+        vec![
+            ps_job(0, 1.0, 300, 1.0, 2, two_cpus, free_ps).with_discipline(Discipline::RIGID_GANG),
+            ps_job(1, 1.0, 300, 1.0, 4, gpu_worker(), free_ps),
+            ps_job(2, 0.0, 50, 1.0, 1, two_cpus, free_ps).with_discipline(Discipline {
+                elasticity: Elasticity::Elastic,
+                preemptible: false,
+            }),
+        ],
+    );
+    let r = run(&inst, &mut ProportionalShare::default(), events());
+    assert_eq!(workers_at(&r, 2, 10.0), 1);
+    assert_eq!(workers_at(&r, 0, 10.0), 0);
+    assert_eq!(workers_at(&r, 1, 10.0), 2);
+    assert!(r.jobs.iter().all(|j| j.finish_s.is_some()));
+}
+
 // ---------------------------------------------------------------------------
 // Random instances
 // ---------------------------------------------------------------------------

@@ -149,8 +149,8 @@ fn baselines_keep_their_results() {
         ("drf", 1, 15082031554891629204, 11495205787385038518, 60),
         ("optimus", 1, 16298513948588955317, 12003675075419279781, 60),
         ("rrh", 1, 15827068364720885912, 16763078309063374898, 60),
-        // Proportional share places the workers the market pays for by
-        // the placement rule (best fit) since 0.1.0's trace-scale round.
+        // Changed on purpose when proportional share came to place the
+        // workers its market pays for by the placement rule (best fit).
         (
             "proportional",
             1,

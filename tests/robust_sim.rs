@@ -266,6 +266,42 @@ fn denormal_demands_under_every_baseline() {
     }
 }
 
+/// Proportional share pays a job of near-zero GPUs per worker for up to
+/// its cap (10⁸ workers here) on one GPU, while the machine's CPUs hold 63:
+/// the placement loses workers (one at a time, then halving) and the run
+/// ends in bounded time with every job done.
+#[test]
+fn proportional_share_with_a_huge_paid_count() {
+    let r = within(WATCHDOG_S, "proportional, 10⁸ paid workers", || {
+        let many = PsJob {
+            data_chunks: 100_000_000,
+            max_workers: 100_000_000,
+            ..ps(1, 100_000_000, 1, 1.0, 1e-9)
+        };
+        let inst = Instance::new(
+            cluster(1, 4.0),
+            vec![
+                common::job(0, 0.0, many),
+                common::job(1, 0.0, ps(1, 1, 10, 1.0, 1.0)),
+            ],
+            60.0,
+            10,
+        )
+        .unwrap();
+        let mut p = baselines::by_name("proportional").unwrap();
+        simulate(&inst, &mut p, &SimOptions::default())
+    })
+    .unwrap();
+    assert!(r.jobs.iter().all(|j| j.finish_s.is_some()), "{r:?}");
+    let most = r
+        .allocations
+        .iter()
+        .filter(|a| a.job == JobId(0))
+        .map(|a| a.placement.total().workers)
+        .max();
+    assert!(most.is_some_and(|w| (1..=63).contains(&w)), "{most:?}");
+}
+
 /// Replays Philly CSV text under every cheap baseline for both recipes:
 /// per policy, a result or a typed error.
 fn replay_philly(csv: &'static str) -> Vec<(String, dmlsched::Result<SimResult>)> {

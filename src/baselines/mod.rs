@@ -8,7 +8,7 @@
 //! | [`GadgetNoPrice`](crate::algorithms::gadget::GadgetNoPrice) (`gadget-noprice`) | the GADGET-style scheduler's oracle with every price 0 (an ablation of its pricing) | ring-all-reduce only; admits every job with a positive-value plan, at its best plan, irrevocably |
 //! | [`FifoFirstFitBandwidth`] (`ff-bandwidth`, `ff-bandwidth-backfill`) | FIFO-FF, the crate's baseline for online ring embedding (after GADGET, Yu, Tian, Ji, Wu, Rajan, Liu, IEEE INFOCOM 2022) | fixed size, first-fit ring embedding with reserved NIC bandwidth, GPU ids |
 //! | [`Optimus`] | Peng et al., EuroSys 2018 (and its public code) | elastic, marginal gain of remaining time per dominant share, timing oracle |
-//! | [`ProportionalShare`] | budget proportional share (crate rules) | elastic, GPUs split by fixed budgets at every event |
+//! | [`ProportionalShare`] | budget proportional share (crate rules) | elastic, GPUs split by fixed budgets at every event, paid workers placed by the placement rule |
 //! | [`RarOnlineRandom`] (`rar-online-random`) | the crate's random baseline for online ring embedding (after GADGET, Yu, Tian, Ji, Wu, Rajan, Liu, IEEE INFOCOM 2022) | ring-all-reduce only; random order and random GPUs with reserved NIC bandwidth, seeded |
 //! | [`Rrh`] | Irwin et al., HPDC 2004 (the crate's reading of the risk–reward heuristic the OASiS paper compares with) | fixed size, admission by reward − risk, urgency ranking, preemptive |
 //! | [`SjfBcoOnline`] (`sjf-bco-online`) | SJF-BCO (Yu, Ji, Rajan, Liu, ACM MobiHoc 2022) run online: FA-FFP or LBSGF on the GPUs free now, with reserved NIC bandwidth | ring-all-reduce only; smallest `G` first, non-preemptive, head-of-line blocking by default |
@@ -21,8 +21,8 @@
 //! otherwise, and places tasks with a [`Placer`] by a [`PlacementRule`]
 //! that is one of its parameters, [`PlacementRule::BestFit`] (the fewest
 //! machines that fit) by default. The exceptions place by their own rule:
-//! FIFO-FF (first fit, its definition), proportional share (machines'
-//! shares come from the bids) and the online ring-embedding baselines. The
+//! FIFO-FF (first fit, its definition) and the online ring-embedding
+//! baselines. The
 //! [`Placer`] charges a
 //! reserving ring's bandwidth on every machine it spans exactly as the
 //! simulator does (so no baseline's allocation is refused for it). Policies that recompute

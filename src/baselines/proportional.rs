@@ -56,15 +56,19 @@ use super::{PlacementRule, ps_for, requested_tasks};
 ///    every share and nothing would run.)
 /// 8. **Placement.** The market decides how many workers each job runs,
 ///    not where: in arrival order, each job's workers and PSs go by the
-///    sticky reallocation the other reallocating baselines use — first
-///    back on the machines the job holds now, the rest by
-///    [`ProportionalShare::placement`] (best fit, the fewest machines, by
-///    default), all or nothing, charging what the simulator charges (other
-///    resources, a reserving ring's bandwidth). A job that does not fit
-///    loses one worker at a time (a ring: down to the next allowed count;
-///    a rigid gang: all of them) until it fits or has none; after 32 such
-///    tries it halves its count instead, so a decision stays bounded. The
-///    GPUs it does not use stay idle until the next event.
+///    sticky reallocation the other reallocating baselines use — a job
+///    whose counts do not change keeps its placement if that is still
+///    free; otherwise its tasks go first back on the machines it holds
+///    now, the rest by [`ProportionalShare::placement`] (best fit, the
+///    fewest machines, by default), all or nothing, charging what the
+///    simulator charges (other resources, a reserving ring's bandwidth).
+///    A job that does not fit loses one worker at a time (a ring: down to
+///    the next allowed count; a rigid gang: all of them) until it fits;
+///    after 32 such tries it halves its count instead, so a decision stays
+///    bounded. The GPUs it leaves unused stay idle until the next event.
+///    A job that fits with no worker leaves the market as in step 7 (the
+///    latest arrival first), and the market clears again from step 3 and
+///    places again.
 ///
 /// **Who takes part.** Waiting and paused jobs, and running jobs that are
 /// elastic and preemptible: all recomputed from scratch, so a running job
@@ -95,8 +99,8 @@ use super::{PlacementRule, ps_for, requested_tasks};
 /// and machines, the usual case) each machine finds its bidders in arrival
 /// order without looking at the others, and one clearing costs
 /// `O(J + K·H + g·log J)` for `g` shares given; otherwise `O(K·H·J)`. An
-/// event runs at most `J + 1` clearings (usually one), then one placement
-/// of every job that takes part.
+/// event runs at most `J + 1` clearings and placements of every job that
+/// takes part (usually one of each).
 ///
 /// # Example
 ///
@@ -170,8 +174,8 @@ impl Bidder<'_> {
     }
 
     /// Rule 8: places `workers` of its workers (and their PSs) on `r`,
-    /// losing workers while they do not fit.
-    fn place(&self, r: &mut Realloc<'_>, mut workers: u32) {
+    /// losing workers while they do not fit; whether it placed any.
+    fn place(&self, r: &mut Realloc<'_>, mut workers: u32) -> bool {
         let job = self.job();
         let rigid = self.is_rigid();
         let ps_of = |workers: u32| {
@@ -189,13 +193,15 @@ impl Bidder<'_> {
             && self.view.tasks() == Tasks::new(workers, ps_of(workers))
             && r.keep(self.pos)
         {
-            return;
+            return true;
         }
         let mut tries = 0u32;
         while workers > 0 {
-            let ps = ps_of(workers);
-            if r.add(self.pos, workers, ps) || rigid {
-                return;
+            if r.add(self.pos, workers, ps_of(workers)) {
+                return true;
+            }
+            if rigid {
+                return false;
             }
             tries += 1;
             let fewer = if tries > 32 { workers / 2 } else { workers - 1 };
@@ -204,6 +210,7 @@ impl Bidder<'_> {
                 Architecture::ParameterServer(_) => fewer,
             };
         }
+        false
     }
 }
 
@@ -287,28 +294,26 @@ impl Policy for ProportionalShare {
         let base: Vec<f64> = realloc.room().iter().map(|r| r.gpus).collect();
         let (mut bidders, outside) = self.bidders(&instance.cluster().machines, &jobs);
         let mut market = Market::new(&mut bidders);
-
-        // Clear the market; a job left with no worker although it was paid
-        // for some leaves the market (the latest such arrival first) and
-        // the market clears again without it.
-        let mut counts;
         loop {
-            market.clear(&mut bidders, &mut base.clone());
-            counts = bidders.iter().map(Bidder::count).collect::<Vec<u32>>();
-            let short = bidders
-                .iter()
-                .zip(&counts)
-                .rposition(|(b, &c)| b.total > 0 && c == 0);
-            match short {
-                Some(i) => bidders[i].excluded = true,
+            let counts = market.clear_until_paid(&mut bidders, &base);
+            // Where the paid workers go, in arrival order; a job that fits
+            // with none leaves the market (the latest such arrival first)
+            // and the market clears again without it.
+            let mut unplaced = None;
+            for &i in &market.by_rank {
+                if counts[i] > 0 && !bidders[i].place(&mut realloc, counts[i]) {
+                    unplaced = Some(i);
+                }
+            }
+            match unplaced {
+                Some(i) => {
+                    bidders[i].excluded = true;
+                    realloc = Realloc::new(view, self.placement, 0, &jobs, &[]);
+                }
                 None => break,
             }
         }
-        // Where the paid workers go: in arrival order, then the jobs
-        // outside the market at their requested size.
-        for &i in &market.by_rank {
-            bidders[i].place(&mut realloc, counts[i]);
-        }
+        // The jobs outside the market, at their requested size.
         for pos in outside {
             let (w, p) = requested_tasks(jobs[pos].job());
             realloc.add(pos, w, p);
@@ -510,24 +515,45 @@ impl Market {
         self.reset(bidders);
         loop {
             let mut progress = false;
-            for h in 0..pool.len() {
+            for (h, gpus) in pool.iter_mut().enumerate() {
                 // Nobody left to pay (as every machine would find).
                 if self.unsaturated == 0 {
                     break;
                 }
-                let units = units::floor_tol(pool[h].max(0.0));
+                let units = units::floor_tol(gpus.max(0.0));
                 if units < 1.0 {
                     continue;
                 }
                 let mut given = std::mem::take(&mut self.given);
                 self.shares(bidders, h, units as u64, &mut given);
                 for &(i, share) in &given {
-                    progress |= self.take(&mut bidders[i], share, &mut pool[h]);
+                    progress |= self.take(&mut bidders[i], share, gpus);
                 }
                 self.given = given;
             }
             if !progress {
                 break;
+            }
+        }
+    }
+
+    /// Rules 3–7: clears the market over the GPUs `base` of each machine
+    /// until no bidder is left with no worker although it was paid for
+    /// some (such a bidder leaves the market, the latest arrival first);
+    /// each bidder's count (rule 6).
+    fn clear_until_paid(&mut self, bidders: &mut [Bidder<'_>], base: &[f64]) -> Vec<u32> {
+        loop {
+            self.clear(bidders, &mut base.to_vec());
+            let counts: Vec<u32> = bidders.iter().map(Bidder::count).collect();
+            let short = self
+                .by_rank
+                .iter()
+                .rev()
+                .copied()
+                .find(|&i| bidders[i].total > 0 && counts[i] == 0);
+            match short {
+                Some(i) => bidders[i].excluded = true,
+                None => return counts,
             }
         }
     }
