@@ -701,25 +701,29 @@ fn proportional_share_places_paid_workers_by_the_rule() {
     }
 }
 
-/// A job that fits with no worker leaves the market and its GPUs go to
-/// the others. One machine, 4 GPUs, 4 CPUs; every PS needs no CPU.
+/// A share pays only for workers the machine's other resources hold, and
+/// the GPUs it cannot pay for are offered again. One machine, 4 GPUs, 4
+/// CPUs; every PS needs no CPU.
 ///
 /// * J2 at 0 (1 worker of 1 GPU + 2 CPUs, not preemptible, W = 50) runs
 ///   0–50 and keeps its allocation.
-/// * J0 (a rigid gang of 2 workers of 1 GPU + 2 CPUs) and J1 (up to 4
-///   workers of 1 GPU + 1 CPU, W = 300) at 1 share the 3 free GPUs: J0 is
-///   paid 2 (its size; the spare GPU goes to the lower id), J1 1. J0 needs
-///   4 CPUs and 2 are free, so it leaves the market; alone, J1 is paid 3,
-///   fits 2 (2 CPUs) and runs 2 workers (1 if J0 had kept its GPUs).
+/// * J0 (up to 2 workers of 1 GPU + 2 CPUs, W = 300) and J1 (up to 4
+///   workers of 1 GPU and no CPU, W = 300) at 1 share the 3 free GPUs:
+///   J0's share is 2 (the spare GPU goes to the lower id) but the 2 free
+///   CPUs pay for 1 worker; the GPU left is offered again and J1, paid 1
+///   in the first round, gets it: J1 runs 2 workers, J0 1. (Paid for 2,
+///   J0 would lose one at its placement and leave that GPU idle; J1 would
+///   run 1.)
 #[test]
-fn proportional_share_gives_away_what_a_job_cannot_place() {
+fn proportional_share_pays_only_for_workers_that_fit() {
     let two_cpus = Resources::zero().gpus(1.0).cpu_cores(2.0);
+    let no_cpu = Resources::zero().gpus(1.0);
     let free_ps = Resources::zero();
     let inst = instance(
         one_machine(4.0, 4.0),
         vec![
-            ps_job(0, 1.0, 300, 1.0, 2, two_cpus, free_ps).with_discipline(Discipline::RIGID_GANG),
-            ps_job(1, 1.0, 300, 1.0, 4, gpu_worker(), free_ps),
+            ps_job(0, 1.0, 300, 1.0, 2, two_cpus, free_ps),
+            ps_job(1, 1.0, 300, 1.0, 4, no_cpu, free_ps),
             ps_job(2, 0.0, 50, 1.0, 1, two_cpus, free_ps).with_discipline(Discipline {
                 elasticity: Elasticity::Elastic,
                 preemptible: false,
@@ -728,8 +732,49 @@ fn proportional_share_gives_away_what_a_job_cannot_place() {
     );
     let r = run(&inst, &mut ProportionalShare::default(), events());
     assert_eq!(workers_at(&r, 2, 10.0), 1);
-    assert_eq!(workers_at(&r, 0, 10.0), 0);
+    assert_eq!(workers_at(&r, 0, 10.0), 1);
     assert_eq!(workers_at(&r, 1, 10.0), 2);
+    assert!(r.jobs.iter().all(|j| j.finish_s.is_some()));
+}
+
+/// A job whose paid workers fit with none leaves the market and its GPUs
+/// go to the others. Two machines of 2 GPUs and 3 CPUs; every PS needs no
+/// CPU; all at 0.
+///
+/// * Shares: each machine's 2 GPUs go 1 each to J0 and J1 (the earliest;
+///   J2 gets none): J0 (up to 2 workers of 1 GPU + 1 CPU) is paid 2, J1 (a
+///   rigid gang of 2 workers of 1 GPU + 2 CPUs) 2, each with one worker
+///   per machine.
+/// * Placement, best fit: J0's 2 go on machine 0 (leaving 1 CPU, no GPU);
+///   J1 needs 4 CPUs and machine 1 has 3: it fits with none and leaves.
+///   Cleared again, J0 and J2 (up to 4 workers of 1 GPU + 1 CPU) are paid
+///   2 each: J0 on machine 0, J2 on machine 1. Without the exclusion J2
+///   would get nothing while J1's GPUs stayed idle.
+#[test]
+fn proportional_share_gives_away_what_a_job_cannot_place() {
+    let cluster = Cluster::homogeneous(
+        2,
+        Resources::zero()
+            .gpus(2.0)
+            .cpu_cores(3.0)
+            .memory(64e9)
+            .nic(1e10),
+        1e10,
+    );
+    let two_cpus = Resources::zero().gpus(1.0).cpu_cores(2.0);
+    let free_ps = Resources::zero();
+    let inst = instance(
+        cluster,
+        vec![
+            ps_job(0, 0.0, 400, 1.0, 2, gpu_worker(), free_ps),
+            ps_job(1, 0.0, 100, 1.0, 2, two_cpus, free_ps).with_discipline(Discipline::RIGID_GANG),
+            ps_job(2, 0.0, 400, 1.0, 4, gpu_worker(), free_ps),
+        ],
+    );
+    let r = run(&inst, &mut ProportionalShare::default(), events());
+    assert_eq!(workers_at(&r, 0, 1.0), 2);
+    assert_eq!(workers_at(&r, 1, 1.0), 0);
+    assert_eq!(workers_at(&r, 2, 1.0), 2);
     assert!(r.jobs.iter().all(|j| j.finish_s.is_some()));
 }
 

@@ -154,6 +154,17 @@ pub(crate) fn workers_fitting(worker: &Resources, free: &Resources, cap: u32) ->
     if n <= 0.0 { 0 } else { n as u32 }
 }
 
+/// Whether one worker fits: `workers_fitting(worker, free, cap) ≥ 1` for
+/// every `cap ≥ 1` (the same test, `d ≤ f + tol·max(|f|, 1)` on each
+/// resource the worker needs, without the divisions).
+pub(crate) fn one_worker_fits(worker: &Resources, free: &Resources) -> bool {
+    ResourceKind::ALL.into_iter().all(|kind| {
+        let d = worker.get(kind);
+        let f = free.get(kind);
+        !(d > 0.0) || d <= f + FIT_TOL * f.abs().max(1.0)
+    })
+}
+
 /// Starts jobs at their requested size in the given order while they can be
 /// placed (FIFO, SJF): the first job that does not fit stops the walk
 /// (head-of-line blocking) unless `backfill`, which skips it.
@@ -266,5 +277,48 @@ mod tests {
         // 3 × 0.1 GPUs in 0.3 GPUs despite rounding.
         let tenth = Resources::zero().gpus(0.1);
         assert_eq!(workers_fitting(&tenth, &Resources::zero().gpus(0.3), 10), 3);
+    }
+
+    /// `one_worker_fits` answers as `workers_fitting(…) ≥ 1` for any cap,
+    /// on demands and free room at and around the tolerance, negative,
+    /// zero, tiny and huge.
+    #[test]
+    fn one_worker_fits_as_workers_fitting() {
+        use rand::rngs::ChaCha8Rng;
+        use rand::{RngExt, SeedableRng};
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let values = [
+            0.0,
+            -1e-12,
+            -1.0,
+            1e-300,
+            5e-324,
+            0.1,
+            0.3,
+            1.0,
+            1.0 + 1e-10,
+            1.0 - 1e-10,
+            2.0,
+            7.0,
+            1e300,
+        ];
+        let mut pick = |rng: &mut ChaCha8Rng| {
+            let mut r = Resources::zero();
+            for kind in ResourceKind::ALL {
+                *r.get_mut(kind) = values[rng.random_range(0..values.len())];
+            }
+            r
+        };
+        for _ in 0..20_000 {
+            let (worker, free) = (pick(&mut rng), pick(&mut rng));
+            let fits = one_worker_fits(&worker, &free);
+            for cap in [1, 2, 5, u32::MAX] {
+                assert_eq!(
+                    fits,
+                    workers_fitting(&worker, &free, cap) >= 1,
+                    "{worker:?} in {free:?}, cap {cap}"
+                );
+            }
+        }
     }
 }

@@ -134,9 +134,9 @@ impl Charge {
 /// holding its workers once they span two or more machines, and nothing on
 /// one ([`Job::demand_with_reservation`], the simulator's and `verify`'s
 /// charge). Every shared placement path charges through it: a job that
-/// grows from one machine to two is charged `b` on both, each machine
-/// added later `b`, and a job that shrinks back to one machine gets the
-/// reservation back. For a job that reserves nothing it only keeps the
+/// grows from one machine to two is charged `b` on both and each machine
+/// added later `b` (a placement that charged `b` from the start gives it
+/// back if it ends on one machine). For a job that reserves nothing it only keeps the
 /// list of machines, and its charges are exactly the tasks' demands.
 #[derive(Debug, Clone)]
 pub(crate) struct Span {

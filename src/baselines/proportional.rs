@@ -10,7 +10,8 @@ use crate::model::{
 use crate::schedule::Tasks;
 use crate::sim::{Action, Event, JobView, Policy, SimView};
 
-use super::common::recomputed;
+use super::common::{one_worker_fits, recomputed, workers_fitting};
+use super::placement::Span;
 use super::realloc::Realloc;
 use super::{PlacementRule, ps_for, requested_tasks};
 
@@ -35,18 +36,24 @@ use super::{PlacementRule, ps_for, requested_tasks};
 ///    what the taking-part jobs hold now) are split among its bidders in
 ///    proportion to their bids, in whole GPUs by the largest-remainder
 ///    method (ties: earlier arrival, then id).
-/// 4. **Paid workers.** A share on a machine pays for
-///    `⌊share / GPUs per worker⌋` workers, within the job's `max_workers`
-///    overall.
-/// 5. **Unused shares.** GPUs a job cannot use — its cap is reached or the
-///    share is smaller than one worker — go back to the machine and are
-///    offered again, in a new round, to the jobs that can still use them,
-///    in proportion to their bids. Rounds repeat while they pay for a
-///    worker.
+/// 4. **Paid workers.** A share on a machine pays for as many workers as
+///    it covers (`⌊share / GPUs per worker⌋`), within the job's
+///    `max_workers` overall and within what the machine's other resources
+///    (CPU, memory, NIC, …) still hold for it in this clearing. A
+///    ring-all-reduce job with a reserved bandwidth `b` is charged `b` of
+///    NIC on every machine where it is paid for workers once they are two
+///    or more machines, as the simulator charges a placed ring. (Only
+///    workers are paid for; PSs come with the placement, step 8.)
+/// 5. **Unused shares.** GPUs a job cannot use — its cap is reached, the
+///    machine lacks its other resources, or the share is smaller than one
+///    worker — go back to the machine and are offered again, in a new
+///    round, to the jobs that can still use them there, in proportion to
+///    their bids. Rounds repeat while they pay for a worker.
 /// 6. **Counts.** A ring-all-reduce job's paid workers are rounded down to
 ///    an allowed count; a rigid gang gets its whole [`requested_tasks`]
 ///    size or nothing; a parameter-server job keeps them all, with
-///    [`ps_for`] PSs.
+///    [`ps_for`] PSs. The GPUs of workers rounded away stay idle until the
+///    next event.
 /// 7. **Leaving the market.** A job left with no worker although it was
 ///    paid for some — a rigid gang short of its size, a ring below its
 ///    smallest allowed count — leaves the market (the latest arrival among
@@ -54,8 +61,9 @@ use super::{PlacementRule, ps_for, requested_tasks};
 ///    so its GPUs go to the others; it waits for the next event. (Without
 ///    this, a few early gangs that can never be paid in full would hold
 ///    every share and nothing would run.)
-/// 8. **Placement.** The market decides how many workers each job runs,
-///    not where: in arrival order, each job's workers and PSs go by the
+/// 8. **Placement.** The market decides how many workers each job runs
+///    (where they would fit, so that they fit somewhere), not where they
+///    run: in arrival order, each job's workers and PSs go by the
 ///    sticky reallocation the other reallocating baselines use — a job
 ///    whose counts do not change keeps its placement if that is still
 ///    free; otherwise its tasks go first back on the machines it holds
@@ -98,7 +106,8 @@ use super::{PlacementRule, ps_for, requested_tasks};
 /// paid plus one, usually two): when every job bids alike (the same budget
 /// and machines, the usual case) each machine finds its bidders in arrival
 /// order without looking at the others, and one clearing costs
-/// `O(J + K·H + g·log J)` for `g` shares given; otherwise `O(K·H·J)`. An
+/// `O(J + K·H + g·log J)` for `g` shares given (plus the bidders passed
+/// over where they are blocked); otherwise `O(K·H·J)`. An
 /// event runs at most `J + 1` clearings and placements of every job that
 /// takes part (usually one of each).
 ///
@@ -140,6 +149,8 @@ struct Bidder<'a> {
     pos: usize,
     /// GPUs per worker.
     gpu: f64,
+    /// What one worker is charged.
+    unit: Resources,
     /// Most workers it may get.
     cap: u32,
     /// Bid per machine position (shared by the bidders of one shape).
@@ -147,6 +158,12 @@ struct Bidder<'a> {
     /// Workers paid for so far in this clearing.
     total: u32,
     saturated: bool,
+    /// Machine positions whose other resources ran out for it, sorted.
+    blocked: Vec<usize>,
+    /// Its ring reservation, and the machines where it was paid for
+    /// workers when it reserves one (charged as the simulator charges a
+    /// placed ring).
+    span: Span,
     /// Left the market: it could not use what it was given.
     excluded: bool,
     /// Rank by (arrival, id), for ties between equal remainders.
@@ -156,6 +173,10 @@ struct Bidder<'a> {
 impl Bidder<'_> {
     fn job(&self) -> &Job {
         self.view.job()
+    }
+
+    fn is_blocked(&self, h: usize) -> bool {
+        self.blocked.binary_search(&h).is_ok()
     }
 
     fn is_rigid(&self) -> bool {
@@ -291,9 +312,9 @@ impl Policy for ProportionalShare {
         let mut realloc = Realloc::new(view, self.placement, 0, &jobs, &[]);
         // The market's GPUs: the free ones plus what the taking-part
         // running jobs hold.
-        let base: Vec<f64> = realloc.room().iter().map(|r| r.gpus).collect();
+        let base: Vec<Resources> = realloc.room().to_vec();
         let (mut bidders, outside) = self.bidders(&instance.cluster().machines, &jobs);
-        let mut market = Market::new(&mut bidders);
+        let mut market = Market::new(&mut bidders, base.len());
         loop {
             let counts = market.clear_until_paid(&mut bidders, &base);
             // Where the paid workers go, in arrival order; a job that fits
@@ -379,10 +400,13 @@ impl ProportionalShare {
                 view: j,
                 pos,
                 gpu: worker.gpus,
+                unit: job.demand_for(1, 0),
                 cap,
                 bids,
                 total: 0,
                 saturated: false,
+                blocked: Vec::new(),
+                span: Span::new(job, []),
                 excluded: false,
                 rank: 0,
             });
@@ -461,20 +485,24 @@ struct Market {
     next: Vec<usize>,
     /// Unsaturated bidders.
     unsaturated: usize,
+    /// Per machine position, the unsaturated bidders blocked there.
+    blocked_here: Vec<usize>,
     /// The bids of every bidder when they are all the same, bit for bit:
-    /// then each machine's bidders are the unsaturated ones (or none),
-    /// their shares equal ([`equal_split`]).
+    /// then each machine's bidders are its unsaturated, unblocked ones
+    /// (or none), their shares equal ([`equal_split`]).
     uniform: Option<Rc<[f64]>>,
     /// Sums of `n` equal bids, added as `Iterator::sum` adds them: per
     /// bid's bits (one per distinct machine capacity), the sums of 1, 2, …
     sums: Vec<(u64, Vec<f64>)>,
     /// The shares of one machine (a buffer).
     given: Vec<(usize, u64)>,
+    /// The room left on each machine during a clearing (a buffer).
+    pool: Vec<Resources>,
 }
 
 impl Market {
     /// Ranks `bidders` by (arrival, id).
-    fn new(bidders: &mut [Bidder<'_>]) -> Self {
+    fn new(bidders: &mut [Bidder<'_>], machines: usize) -> Self {
         let mut by_rank: Vec<usize> = (0..bidders.len()).collect();
         let before = |a: &Bidder<'_>, b: &Bidder<'_>| {
             let (x, y) = (a.job(), b.job());
@@ -503,31 +531,33 @@ impl Market {
             next: Vec::with_capacity(bidders.len() + 1),
             by_rank,
             unsaturated: 0,
+            blocked_here: vec![0; machines],
             uniform,
             sums: Vec::new(),
             given: Vec::new(),
+            pool: Vec::new(),
         }
     }
 
-    /// Rules 3–5, one clearing over the GPUs of each machine (`pool`): the
+    /// Rules 3–5, one clearing over the room of each machine (`pool`): the
     /// rounds of shares, leaving each bidder's paid workers in `total`.
-    fn clear(&mut self, bidders: &mut [Bidder<'_>], pool: &mut [f64]) {
+    fn clear(&mut self, bidders: &mut [Bidder<'_>], pool: &mut [Resources]) {
         self.reset(bidders);
         loop {
             let mut progress = false;
-            for (h, gpus) in pool.iter_mut().enumerate() {
+            for h in 0..pool.len() {
                 // Nobody left to pay (as every machine would find).
                 if self.unsaturated == 0 {
                     break;
                 }
-                let units = units::floor_tol(gpus.max(0.0));
+                let units = units::floor_tol(pool[h].gpus.max(0.0));
                 if units < 1.0 {
                     continue;
                 }
                 let mut given = std::mem::take(&mut self.given);
                 self.shares(bidders, h, units as u64, &mut given);
                 for &(i, share) in &given {
-                    progress |= self.take(&mut bidders[i], share, gpus);
+                    progress |= self.take(&mut bidders[i], h, share, pool);
                 }
                 self.given = given;
             }
@@ -541,9 +571,13 @@ impl Market {
     /// until no bidder is left with no worker although it was paid for
     /// some (such a bidder leaves the market, the latest arrival first);
     /// each bidder's count (rule 6).
-    fn clear_until_paid(&mut self, bidders: &mut [Bidder<'_>], base: &[f64]) -> Vec<u32> {
+    fn clear_until_paid(&mut self, bidders: &mut [Bidder<'_>], base: &[Resources]) -> Vec<u32> {
         loop {
-            self.clear(bidders, &mut base.to_vec());
+            let mut pool = std::mem::take(&mut self.pool);
+            pool.clear();
+            pool.extend_from_slice(base);
+            self.clear(bidders, &mut pool);
+            self.pool = pool;
             let counts: Vec<u32> = bidders.iter().map(Bidder::count).collect();
             let short = self
                 .by_rank
@@ -563,9 +597,15 @@ impl Market {
     fn reset(&mut self, bidders: &mut [Bidder<'_>]) {
         self.next.clear();
         self.unsaturated = 0;
+        self.blocked_here.iter_mut().for_each(|c| *c = 0);
         for (p, &i) in self.by_rank.iter().enumerate() {
             let b = &mut bidders[i];
             b.total = 0;
+            b.blocked.clear();
+            // A span records its machines only when it reserves.
+            if b.span.reserves() {
+                b.span = Span::new(b.view.job(), []);
+            }
             b.saturated = b.cap == 0 || b.excluded;
             self.next.push(if b.saturated { p + 1 } else { p });
             self.unsaturated += usize::from(!b.saturated);
@@ -597,7 +637,7 @@ impl Market {
             *out = scan_shares(bidders, h, units);
             return;
         };
-        let n = self.unsaturated;
+        let n = self.unsaturated - self.blocked_here[h];
         // As the scan's `bid > 0` (a NaN bid is no bid).
         if w.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) || n == 0 {
             return;
@@ -612,7 +652,10 @@ impl Market {
         });
         let mut p = self.find(0);
         while out.len() < given && p < self.by_rank.len() {
-            out.push((self.by_rank[p], q + u64::from(out.len() < k)));
+            let i = self.by_rank[p];
+            if !bidders[i].is_blocked(h) {
+                out.push((i, q + u64::from(out.len() < k)));
+            }
             p = self.find(p + 1);
         }
         out.sort_unstable_by_key(|&(i, _)| i);
@@ -635,10 +678,11 @@ impl Market {
         sums[n - 1]
     }
 
-    /// Rules 4–5: `b` turns a share of `share` GPUs of a machine whose
-    /// market GPUs are `gpus` into paid workers, within its cap; whether
-    /// it was paid for any.
-    fn take(&mut self, b: &mut Bidder<'_>, share: u64, gpus: &mut f64) -> bool {
+    /// Rules 4–5: `b` turns a share of `share` GPUs on machine position
+    /// `h` into paid workers, within its cap and the machine's other
+    /// resources (`pool`, charged as the simulator charges); whether it was
+    /// paid for any.
+    fn take(&mut self, b: &mut Bidder<'_>, h: usize, share: u64, pool: &mut [Resources]) -> bool {
         let room = b.cap.saturating_sub(b.total);
         let paid = units::floor_tol(share as f64 / b.gpu);
         let paid = if paid >= f64::from(u32::MAX) {
@@ -646,15 +690,40 @@ impl Market {
         } else {
             paid as u32
         };
-        let y = paid.min(room);
+        let y = if !b.span.reserves() && paid.min(room) == 1 {
+            // The usual case: one worker's share.
+            u32::from(one_worker_fits(&b.unit, &pool[h]))
+        } else {
+            // What is left for workers after the ring reservation they
+            // would bring (none: it does not fit).
+            b.span
+                .room(pool, h)
+                .map_or(0, |free| paid.min(workers_fitting(&b.unit, &free, room)))
+        };
         if y > 0 {
             b.total += y;
-            *gpus -= f64::from(y) * b.gpu;
+            let demand = if y == 1 {
+                b.unit
+            } else {
+                b.job().demand_for(y, 0)
+            };
+            b.span.charge(h, &demand, true).apply(pool);
+            if b.span.reserves() {
+                b.span.record(h, true);
+            }
         }
         if b.total >= b.cap {
             b.saturated = true;
             self.next[b.rank] = b.rank + 1;
             self.unsaturated -= 1;
+            for &q in &b.blocked {
+                self.blocked_here[q] -= 1;
+            }
+        } else if y < paid
+            && let Err(at) = b.blocked.binary_search(&h)
+        {
+            b.blocked.insert(at, h);
+            self.blocked_here[h] += 1;
         }
         y > 0
     }
@@ -665,7 +734,10 @@ impl Market {
 /// order, with their shares.
 fn scan_shares(bidders: &[Bidder<'_>], h: usize, units: u64) -> Vec<(usize, u64)> {
     let here: Vec<usize> = (0..bidders.len())
-        .filter(|&i| !bidders[i].saturated && bidders[i].bids[h] > 0.0)
+        .filter(|&i| {
+            let b = &bidders[i];
+            !b.saturated && !b.is_blocked(h) && b.bids[h] > 0.0
+        })
         .collect();
     if here.is_empty() {
         return Vec::new();
@@ -716,7 +788,7 @@ mod tests {
     fn equal_bids_split_as_the_largest_remainder() {
         let mut rng = ChaCha8Rng::seed_from_u64(11);
         let bids = [1.0 / 256.0, 1.0 / 3.0, 0.1, 2.0, 1.0 / 255.0, 1e-300, 1e300];
-        let mut market = Market::new(&mut []);
+        let mut market = Market::new(&mut [], 0);
         for _ in 0..3_000 {
             let n = rng.random_range(1..300usize);
             let w = bids[rng.random_range(0..bids.len())];

@@ -1,7 +1,8 @@
 //! Reallocation shared by the policies that recompute every job's size at
-//! each event ([`Optimus`](super::Optimus), [`Rrh`](super::Rrh) and the
-//! Dorm-like MILP): *sticky* placement over a scratch copy of the cluster,
-//! and the actions that state the new allocations.
+//! each event ([`Optimus`](super::Optimus), [`Rrh`](super::Rrh),
+//! [`ProportionalShare`](super::ProportionalShare) and the Dorm-like
+//! MILP): *sticky* placement over a scratch copy of the cluster, and the
+//! actions that state the new allocations.
 //!
 //! # Sticky placement
 //!
@@ -625,7 +626,13 @@ impl<'a> Realloc<'a> {
                         break;
                     }
                     for (p, _) in c.parts() {
-                        log.push((p, scratch[p], unclaimed[p]));
+                        // The first value of a run of changes to one
+                        // position is enough to restore it (the log is
+                        // undone backwards), so a job's many tasks on one
+                        // machine log one entry.
+                        if log.last().is_none_or(|l| l.0 != p) {
+                            log.push((p, scratch[p], unclaimed[p]));
+                        }
                     }
                     c.apply(scratch);
                     span.record(pos, worker);
