@@ -161,7 +161,13 @@ pub(crate) fn one_worker_fits(worker: &Resources, free: &Resources) -> bool {
     ResourceKind::ALL.into_iter().all(|kind| {
         let d = worker.get(kind);
         let f = free.get(kind);
-        !(d > 0.0) || d <= f + FIT_TOL * f.abs().max(1.0)
+        // As `workers_fitting`, a resource it does not need (`d > 0`
+        // false) does not count.
+        if d > 0.0 {
+            d <= f + FIT_TOL * f.abs().max(1.0)
+        } else {
+            true
+        }
     })
 }
 
@@ -302,7 +308,7 @@ mod tests {
             7.0,
             1e300,
         ];
-        let mut pick = |rng: &mut ChaCha8Rng| {
+        let pick = |rng: &mut ChaCha8Rng| {
             let mut r = Resources::zero();
             for kind in ResourceKind::ALL {
                 *r.get_mut(kind) = values[rng.random_range(0..values.len())];
