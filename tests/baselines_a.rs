@@ -635,6 +635,15 @@ fn proportional_share_follows_budgets() {
     // Unweighted, the weights do not matter.
     let r = run(&weighted, &mut ProportionalShare::default(), events());
     assert_eq!(workers_at(&r, 0, 20.0), 2);
+    // A huge finite budget splits as a small one.
+    let mut huge = ProportionalShare {
+        budget: 1e300,
+        weighted: true,
+        ..ProportionalShare::default()
+    };
+    let r = run(&weighted, &mut huge, events());
+    assert_eq!(workers_at(&r, 0, 20.0), 3);
+    assert_eq!(workers_at(&r, 1, 20.0), 1);
 }
 
 /// Unused shares are offered again: J0 may use 1 worker only, so of its

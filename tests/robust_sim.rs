@@ -266,10 +266,10 @@ fn denormal_demands_under_every_baseline() {
     }
 }
 
-/// Proportional share pays a job of near-zero GPUs per worker for up to
-/// its cap (10⁸ workers here) on one GPU, while the machine's CPUs hold 63:
-/// the placement loses workers (one at a time, then halving) and the run
-/// ends in bounded time with every job done.
+/// Proportional share and a job of near-zero GPUs per worker with a cap of
+/// 10⁸ workers: its 2-GPU share would pay for 2·10⁹, the machine's 64 CPUs
+/// hold 64 (a worker needs one), and its placement with a PS keeps 63; the
+/// run ends in bounded time with every job done.
 #[test]
 fn proportional_share_with_a_huge_paid_count() {
     let r = within(WATCHDOG_S, "proportional, 10⁸ paid workers", || {
@@ -300,6 +300,51 @@ fn proportional_share_with_a_huge_paid_count() {
         .map(|a| a.placement.total().workers)
         .max();
     assert!(most.is_some_and(|w| (1..=63).contains(&w)), "{most:?}");
+}
+
+/// Proportional share pays a job of near-zero GPUs (and no CPU) per worker
+/// for 3·10⁹ workers (its 3-GPU share), but its PS (1 CPU) fits nowhere while
+/// a job that may not be preempted holds every CPU: the placement gives up
+/// after a bounded number of tries (one worker at a time, then halving),
+/// not 3·10⁹, and the job runs once the CPUs are free.
+#[test]
+fn proportional_share_gives_up_a_huge_count_in_bounded_tries() {
+    let r = within(
+        WATCHDOG_S,
+        "proportional, 4·10⁹ workers, no room",
+        || {
+            let gpu_only = |gpus: f64| Resources::zero().gpus(gpus).nic(1.0);
+            let many = PsJob {
+                data_chunks: 4_000_000_000,
+                max_workers: 4_000_000_000,
+                worker: gpu_only(1e-9),
+                ..ps(1, 4_000_000_000, 1, 1.0, 1e-9)
+            };
+            let holder = PsJob {
+                worker: Resources::zero().gpus(1.0).cpu_cores(63.0).nic(1e3),
+                ..ps(1, 1, 10, 1.0, 1.0)
+            };
+            let inst = Instance::new(
+                cluster(1, 4.0),
+                vec![
+                    common::job(0, 1.0, many),
+                    common::job(1, 0.0, holder).with_discipline(Discipline {
+                        elasticity: Elasticity::Elastic,
+                        preemptible: false,
+                    }),
+                ],
+                60.0,
+                10,
+            )
+            .unwrap();
+            let mut p = baselines::by_name("proportional").unwrap();
+            simulate(&inst, &mut p, &SimOptions::default())
+        },
+    )
+    .unwrap();
+    assert!(r.jobs.iter().all(|j| j.finish_s.is_some()), "{r:?}");
+    let first = r.allocations.iter().find(|a| a.job == JobId(0));
+    assert!(first.is_some_and(|a| a.from_s >= 10.0), "{first:?}");
 }
 
 /// Replays Philly CSV text under every cheap baseline for both recipes:

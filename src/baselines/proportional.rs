@@ -462,7 +462,7 @@ fn bids_of(machines: &[Machine], job: &Job, worker: &Resources, budget: f64) -> 
             .zip(&eligible)
             .map(|(m, e)| {
                 if *e {
-                    budget * m.capacity.gpus / capacity
+                    budget * (m.capacity.gpus / capacity)
                 } else {
                     0.0
                 }
