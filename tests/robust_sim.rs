@@ -266,33 +266,37 @@ fn denormal_demands_under_every_baseline() {
     }
 }
 
+/// `jobs` on one machine of 4 GPUs and 64 CPUs under proportional share,
+/// within the watchdog; the run, every job done.
+fn proportional_on_one_machine(what: &str, jobs: Vec<Job>) -> SimResult {
+    let r = within(WATCHDOG_S, what, move || {
+        let inst = Instance::new(cluster(1, 4.0), jobs, 60.0, 10).unwrap();
+        let mut p = baselines::by_name("proportional").unwrap();
+        simulate(&inst, &mut p, &SimOptions::default())
+    })
+    .unwrap();
+    assert!(r.jobs.iter().all(|j| j.finish_s.is_some()), "{what}: {r:?}");
+    r
+}
+
 /// Proportional share and a job of near-zero GPUs per worker with a cap of
 /// 10⁸ workers: its 2-GPU share would pay for 2·10⁹, the machine's 64 CPUs
 /// hold 64 (a worker needs one), and its placement with a PS keeps 63; the
 /// run ends in bounded time with every job done.
 #[test]
 fn proportional_share_with_a_huge_paid_count() {
-    let r = within(WATCHDOG_S, "proportional, 10⁸ paid workers", || {
-        let many = PsJob {
-            data_chunks: 100_000_000,
-            max_workers: 100_000_000,
-            ..ps(1, 100_000_000, 1, 1.0, 1e-9)
-        };
-        let inst = Instance::new(
-            cluster(1, 4.0),
-            vec![
-                common::job(0, 0.0, many),
-                common::job(1, 0.0, ps(1, 1, 10, 1.0, 1.0)),
-            ],
-            60.0,
-            10,
-        )
-        .unwrap();
-        let mut p = baselines::by_name("proportional").unwrap();
-        simulate(&inst, &mut p, &SimOptions::default())
-    })
-    .unwrap();
-    assert!(r.jobs.iter().all(|j| j.finish_s.is_some()), "{r:?}");
+    let many = PsJob {
+        data_chunks: 100_000_000,
+        max_workers: 100_000_000,
+        ..ps(1, 100_000_000, 1, 1.0, 1e-9)
+    };
+    let r = proportional_on_one_machine(
+        "proportional, 10⁸ paid workers",
+        vec![
+            common::job(0, 0.0, many),
+            common::job(1, 0.0, ps(1, 1, 10, 1.0, 1.0)),
+        ],
+    );
     let most = r
         .allocations
         .iter()
@@ -309,40 +313,26 @@ fn proportional_share_with_a_huge_paid_count() {
 /// not 3·10⁹, and the job runs once the CPUs are free.
 #[test]
 fn proportional_share_gives_up_a_huge_count_in_bounded_tries() {
-    let r = within(
-        WATCHDOG_S,
+    let many = PsJob {
+        data_chunks: 4_000_000_000,
+        max_workers: 4_000_000_000,
+        worker: Resources::zero().gpus(1e-9).nic(1.0),
+        ..ps(1, 4_000_000_000, 1, 1.0, 1e-9)
+    };
+    let holder = PsJob {
+        worker: Resources::zero().gpus(1.0).cpu_cores(63.0).nic(1e3),
+        ..ps(1, 1, 10, 1.0, 1.0)
+    };
+    let r = proportional_on_one_machine(
         "proportional, 4·10⁹ workers, no room",
-        || {
-            let gpu_only = |gpus: f64| Resources::zero().gpus(gpus).nic(1.0);
-            let many = PsJob {
-                data_chunks: 4_000_000_000,
-                max_workers: 4_000_000_000,
-                worker: gpu_only(1e-9),
-                ..ps(1, 4_000_000_000, 1, 1.0, 1e-9)
-            };
-            let holder = PsJob {
-                worker: Resources::zero().gpus(1.0).cpu_cores(63.0).nic(1e3),
-                ..ps(1, 1, 10, 1.0, 1.0)
-            };
-            let inst = Instance::new(
-                cluster(1, 4.0),
-                vec![
-                    common::job(0, 1.0, many),
-                    common::job(1, 0.0, holder).with_discipline(Discipline {
-                        elasticity: Elasticity::Elastic,
-                        preemptible: false,
-                    }),
-                ],
-                60.0,
-                10,
-            )
-            .unwrap();
-            let mut p = baselines::by_name("proportional").unwrap();
-            simulate(&inst, &mut p, &SimOptions::default())
-        },
-    )
-    .unwrap();
-    assert!(r.jobs.iter().all(|j| j.finish_s.is_some()), "{r:?}");
+        vec![
+            common::job(0, 1.0, many),
+            common::job(1, 0.0, holder).with_discipline(Discipline {
+                elasticity: Elasticity::Elastic,
+                preemptible: false,
+            }),
+        ],
+    );
     let first = r.allocations.iter().find(|a| a.job == JobId(0));
     assert!(first.is_some_and(|a| a.from_s >= 10.0), "{first:?}");
 }
