@@ -266,3 +266,175 @@ pub fn layered_table_job(
         ..PsJob::default()
     }
 }
+
+/// Peak resident memory a `dmlsched` child may reach in a robustness case:
+/// 1 GiB, in KiB (the unit of `/proc/<pid>/status`).
+#[allow(dead_code)]
+pub const PEAK_RSS_LIMIT_KIB: u64 = 1 << 20;
+
+/// What one run of the `dmlsched` binary did.
+#[allow(dead_code)]
+#[derive(Debug)]
+pub struct CliRun {
+    /// The exit code (`None` when a signal ended the process).
+    pub code: Option<i32>,
+    /// Standard output, lossily decoded.
+    pub stdout: String,
+    /// Standard error, lossily decoded.
+    pub stderr: String,
+    /// The highest `VmHWM` (peak resident set, KiB) read while it ran.
+    pub peak_rss_kib: u64,
+    /// Wall-clock seconds from spawn to exit.
+    pub seconds: f64,
+}
+
+impl CliRun {
+    /// The one `error:` line of an exit-2 answer; fails the test unless the
+    /// run exited with code 2 and printed exactly one line on stderr that
+    /// starts with `error: `.
+    #[allow(dead_code)]
+    pub fn one_error_line(&self, what: &str) -> &str {
+        assert_eq!(self.code, Some(2), "{what}: expected exit 2: {self:?}");
+        let lines: Vec<&str> = self.stderr.lines().collect();
+        assert!(
+            lines.len() == 1 && lines[0].starts_with("error: "),
+            "{what}: expected one `error:` line on stderr, got {:?}",
+            self.stderr
+        );
+        lines[0]
+    }
+
+    /// Fails the test unless the run exited with code 0.
+    #[allow(dead_code)]
+    pub fn ok(&self, what: &str) -> &str {
+        assert_eq!(self.code, Some(0), "{what}: expected exit 0: {self:?}");
+        &self.stdout
+    }
+}
+
+/// The peak resident set of process `pid` so far, KiB (0 once it is gone).
+#[allow(dead_code)]
+fn vm_hwm_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Runs the built `dmlsched` binary with `args` (from the crate's root, so
+/// `examples/…` paths work) under the robustness watchdog: the test fails
+/// if the process runs longer than `secs` seconds (it is killed) or if its
+/// peak resident memory (`VmHWM`, polled every 5 ms) exceeds
+/// [`PEAK_RSS_LIMIT_KIB`] (1 GiB; it is killed as soon as that is seen).
+/// `stdin`, when given, is written to the child's standard input.
+///
+/// The binary exists only with the `cli` feature: call it from test files
+/// gated with `#![cfg(feature = "cli")]`.
+#[allow(dead_code)]
+#[cfg(feature = "cli")]
+pub fn dmlsched_within(secs: f64, args: &[&str]) -> CliRun {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let what = format!("dmlsched {}", args.join(" "));
+    let start = std::time::Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dmlsched"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the dmlsched binary runs");
+    let pid = child.id();
+    // Drain both pipes on their own threads so a chatty child never blocks.
+    let mut out = child.stdout.take().expect("piped stdout");
+    let mut err = child.stderr.take().expect("piped stderr");
+    let out_t = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = out.read_to_end(&mut b);
+        b
+    });
+    let err_t = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = err.read_to_end(&mut b);
+        b
+    });
+    let mut peak = 0u64;
+    let status = loop {
+        peak = peak.max(vm_hwm_kib(pid));
+        if let Some(status) = child.try_wait().expect("waiting on dmlsched") {
+            break status;
+        }
+        if peak > PEAK_RSS_LIMIT_KIB {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: peak resident memory {peak} KiB exceeds 1 GiB");
+        }
+        if start.elapsed().as_secs_f64() > secs {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: no answer within {secs} s (a hang)");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    let stdout = String::from_utf8_lossy(&out_t.join().unwrap_or_default()).into_owned();
+    let stderr = String::from_utf8_lossy(&err_t.join().unwrap_or_default()).into_owned();
+    CliRun {
+        code: status.code(),
+        stdout,
+        stderr,
+        peak_rss_kib: peak,
+        seconds,
+    }
+}
+
+/// The folder of the command line's fuzz reproducers: `DMLSCHED_REPRODUCERS`
+/// when set, else `../shared/fuzz-reproducers` beside the checkout (where CI
+/// has it). Fails the test, saying so, when the folder is absent: these
+/// inputs are the regression suite, not optional data.
+#[allow(dead_code)]
+pub fn reproducers_dir() -> std::path::PathBuf {
+    let dir = std::env::var_os("DMLSCHED_REPRODUCERS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fuzz-reproducers")
+        });
+    assert!(
+        dir.join("README.md").is_file(),
+        "the fuzz reproducers are not at {} (set DMLSCHED_REPRODUCERS)",
+        dir.display()
+    );
+    dir
+}
+
+/// The path of reproducer `name` as a string, for a command line.
+#[allow(dead_code)]
+pub fn reproducer(name: &str) -> String {
+    let p = reproducers_dir().join(name);
+    assert!(p.is_file(), "reproducer {} is missing", p.display());
+    p.to_string_lossy().into_owned()
+}
+
+/// The folder of the real traces: `DMLSCHED_TRACES` when set, else
+/// `../shared/traces` beside the checkout. Fails the test, saying so, when
+/// the folder is absent.
+#[allow(dead_code)]
+pub fn traces_dir() -> std::path::PathBuf {
+    let dir = std::env::var_os("DMLSCHED_TRACES")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces")
+        });
+    assert!(
+        dir.join("philly.csv").is_file(),
+        "the real traces are not at {} (set DMLSCHED_TRACES)",
+        dir.display()
+    );
+    dir
+}
