@@ -154,64 +154,119 @@ fn mutate(rng: &mut ChaCha8Rng, v: &mut Value) {
     }
 }
 
-/// Fails the test with the case's input kept on disk unless `run` is an
-/// exit 0 or an exit 2 with one `error:` line. Returns whether it was 0.
-fn exit_0_or_one_line_2(run: &CliRun, what: &str, input: &Path) -> bool {
+/// Whether `run` is an exit 0 (`Ok(true)`) or an exit 2 with one `error:`
+/// line (`Ok(false)`); anything else is a finding.
+fn exit_0_or_one_line_2(run: &CliRun) -> Result<bool, String> {
     match run.code {
-        Some(0) => true,
+        Some(0) => Ok(true),
         Some(2) => {
             let lines: Vec<&str> = run.stderr.lines().collect();
-            assert!(
-                lines.len() == 1 && lines[0].starts_with("error: "),
-                "{what} (input kept at {}): exit 2 without exactly one `error:` line: {:?}",
-                input.display(),
-                run.stderr
-            );
-            false
+            if lines.len() == 1 && lines[0].starts_with("error: ") {
+                Ok(false)
+            } else {
+                Err(format!(
+                    "exit 2 without exactly one `error:` line: {:?}",
+                    run.stderr.chars().take(2000).collect::<String>()
+                ))
+            }
         }
-        _ => panic!(
-            "{what} (input kept at {}): exit {:?}, stderr: {}",
-            input.display(),
+        _ => Err(format!(
+            "exit {:?}, stderr: {}",
             run.code,
             run.stderr.chars().take(2000).collect::<String>()
-        ),
+        )),
+    }
+}
+
+/// The findings of a fuzz run: every failing case, its command and the
+/// input kept on disk. Fails the test listing them all (the first 20).
+#[derive(Default)]
+struct Findings {
+    failures: Vec<String>,
+    answers: usize,
+    rejections: usize,
+}
+
+impl Findings {
+    /// Records one case: `Ok(true)` an answer that passed its checks,
+    /// `Ok(false)` a one-line rejection, `Err` a finding (its input is
+    /// kept, else the case's folder is removed).
+    fn record(&mut self, what: &str, dir: &Path, outcome: Result<bool, String>) {
+        match outcome {
+            Ok(true) => self.answers += 1,
+            Ok(false) => self.rejections += 1,
+            Err(e) => {
+                self.failures.push(format!(
+                    "{what}\n    input kept in {}\n    {e}",
+                    dir.display()
+                ));
+                return;
+            }
+        }
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    /// Prints the counts and fails the test if any case failed.
+    fn finish(self, kind: &str) {
+        eprintln!(
+            "{kind}: {} answers checked, {} one-line rejections, {} findings",
+            self.answers,
+            self.rejections,
+            self.failures.len()
+        );
+        assert!(
+            self.failures.is_empty(),
+            "{kind}: {} of {} cases failed:\n{}",
+            self.failures.len(),
+            self.answers + self.rejections + self.failures.len(),
+            self.failures
+                .iter()
+                .take(20)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
     }
 }
 
 /// Reads a CSV file as rows of (header → value).
-fn read_csv(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
-    let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let headers = r.headers().expect("a header row").clone();
+fn read_csv(path: &Path) -> Result<Vec<std::collections::HashMap<String, String>>, String> {
+    let err = |e: csv::Error| format!("{}: {e}", path.display());
+    let mut r = csv::Reader::from_path(path).map_err(err)?;
+    let headers = r.headers().map_err(err)?.clone();
     r.records()
         .map(|rec| {
-            let rec = rec.expect("a CSV record");
-            headers
+            let rec = rec.map_err(err)?;
+            Ok(headers
                 .iter()
                 .zip(rec.iter())
                 .map(|(h, v)| (h.to_string(), v.to_string()))
-                .collect()
+                .collect())
         })
         .collect()
 }
 
-/// Checks a `summary.csv`: one row per run, end states adding up to the
-/// jobs, a finite total utility.
-fn check_summary(path: &Path, what: &str) {
-    assert!(path.is_file(), "{what}: no {}", path.display());
-    for row in read_csv(path) {
-        let n = |k: &str| -> f64 {
-            row.get(k)
-                .unwrap_or_else(|| panic!("{what}: summary.csv has no column {k}: {row:?}"))
-                .parse::<f64>()
-                .unwrap_or_else(|e| panic!("{what}: summary.csv {k}: {e}: {row:?}"))
-        };
-        assert_eq!(
-            n("completed") + n("rejected") + n("unfinished"),
-            n("jobs"),
-            "{what}: end states do not add up: {row:?}"
-        );
-        assert!(n("total_utility").is_finite(), "{what}: {row:?}");
+/// Checks a `summary.csv`: end states adding up to the jobs in every row,
+/// a finite total utility.
+fn check_summary(path: &Path) -> Result<(), String> {
+    if !path.is_file() {
+        return Err(format!("no {}", path.display()));
     }
+    for row in read_csv(path)? {
+        let n = |k: &str| -> Result<f64, String> {
+            row.get(k)
+                .ok_or_else(|| format!("summary.csv has no column {k}: {row:?}"))?
+                .parse::<f64>()
+                .map_err(|e| format!("summary.csv {k}: {e}: {row:?}"))
+        };
+        if n("completed")? + n("rejected")? + n("unfinished")? != n("jobs")? {
+            return Err(format!("end states do not add up: {row:?}"));
+        }
+        if !n("total_utility")?.is_finite() {
+            return Err(format!("a non-finite total utility: {row:?}"));
+        }
+    }
+    Ok(())
 }
 
 /// The shipped instance each algorithm is fuzzed from.
@@ -235,44 +290,40 @@ fn json_file(file: &str) -> Value {
         .expect("shipped JSON")
 }
 
-/// Checks `solve --out DIR`'s files against the instance it was given.
-fn check_solve_answer(inst_text: &str, dir: &Path, algorithm: &str, what: &str) {
-    let inst = Instance::from_json(inst_text).unwrap_or_else(|e| {
-        panic!("{what}: the tool accepted an instance the library refuses: {e}")
-    });
-    let schedule: Schedule = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("schedule.json"))
-            .unwrap_or_else(|e| panic!("{what}: schedule.json: {e}")),
-    )
-    .unwrap_or_else(|e| panic!("{what}: schedule.json: {e}"));
-    verify(&inst, &schedule).unwrap_or_else(|v| panic!("{what}: the schedule fails verify: {v}"));
-    if algorithm == "smd" {
-        let epochs: Vec<Value> = serde_json::from_str(
-            &std::fs::read_to_string(dir.join("epochs.json"))
-                .unwrap_or_else(|e| panic!("{what}: epochs.json: {e}")),
-        )
-        .unwrap_or_else(|e| panic!("{what}: epochs.json: {e}"));
-        for (k, e) in epochs.into_iter().enumerate() {
-            let c: Certificate = serde_json::from_value(e["certificate"].clone())
-                .unwrap_or_else(|e| panic!("{what}: epoch {k}'s certificate: {e}"));
-            c.check(1e-6)
-                .unwrap_or_else(|v| panic!("{what}: epoch {k}'s certificate: {v}"));
-        }
+/// Reads `dir/name` as JSON of type `T`.
+fn read_json<T: serde::de::DeserializeOwned>(dir: &Path, name: &str) -> Result<T, String> {
+    let text = std::fs::read_to_string(dir.join(name)).map_err(|e| format!("{name}: {e}"))?;
+    serde_json::from_str(&text).map_err(|e| format!("{name}: {e}"))
+}
+
+/// Checks `solve --out DIR`'s files against the instance it was given: the
+/// schedule passes `verify`, every certificate passes its check.
+fn check_solve_answer(inst_text: &str, dir: &Path, algorithm: &str) -> Result<(), String> {
+    let inst = Instance::from_json(inst_text)
+        .map_err(|e| format!("the tool accepted an instance the library refuses: {e}"))?;
+    let schedule: Schedule = read_json(dir, "schedule.json")?;
+    verify(&inst, &schedule).map_err(|v| format!("the schedule fails verify: {v}"))?;
+    let certificates: Vec<Certificate> = if algorithm == "smd" {
+        let epochs: Vec<Value> = read_json(dir, "epochs.json")?;
+        epochs
+            .into_iter()
+            .map(|e| serde_json::from_value(e["certificate"].clone()))
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("epochs.json: a certificate: {e}"))?
     } else {
-        let c: Certificate = serde_json::from_str(
-            &std::fs::read_to_string(dir.join("certificate.json"))
-                .unwrap_or_else(|e| panic!("{what}: certificate.json: {e}")),
-        )
-        .unwrap_or_else(|e| panic!("{what}: certificate.json: {e}"));
+        vec![read_json(dir, "certificate.json")?]
+    };
+    for (k, c) in certificates.iter().enumerate() {
         c.check(1e-6)
-            .unwrap_or_else(|v| panic!("{what}: the certificate fails its check: {v}"));
+            .map_err(|v| format!("certificate {k} fails its check: {v}"))?;
     }
+    Ok(())
 }
 
 #[test]
 fn solve_answers_every_mutated_instance_with_a_checked_answer_or_one_error_line() {
     let mut rng = ChaCha8Rng::seed_from_u64(0x5017e);
-    let (mut ok, mut rejected) = (0, 0);
+    let mut findings = Findings::default();
     for case in 0..cases(40) {
         let (algorithm, file) = SOLVE_SEEDS[case % SOLVE_SEEDS.len()];
         let mut v = json_file(file);
@@ -294,16 +345,12 @@ fn solve_answers_every_mutated_instance_with_a_checked_answer_or_one_error_line(
             out.to_str().expect("a UTF-8 path"),
         ];
         let what = format!("case {case}: dmlsched {}", args.join(" "));
-        let run = dmlsched_within(CASE_S, &args);
-        if exit_0_or_one_line_2(&run, &what, &input) {
-            check_solve_answer(&text, &out, algorithm, &what);
-            ok += 1;
-        } else {
-            rejected += 1;
-        }
-        let _ = std::fs::remove_dir_all(&dir);
+        let outcome = dmlsched_watched(CASE_S, &args)
+            .and_then(|run| exit_0_or_one_line_2(&run))
+            .and_then(|ok| Ok(ok && check_solve_answer(&text, &out, algorithm).map(|()| true)?));
+        findings.record(&what, &dir, outcome);
     }
-    eprintln!("solve: {ok} answers checked, {rejected} one-line rejections");
+    findings.finish("solve");
 }
 
 /// Simulator policies by architecture of the instance fuzzed.
@@ -335,7 +382,7 @@ const RING_POLICIES: [&str; 8] = [
 #[test]
 fn simulate_answers_every_mutated_instance_with_end_states_that_add_up() {
     let mut rng = ChaCha8Rng::seed_from_u64(0x51b);
-    let (mut ok, mut rejected) = (0, 0);
+    let mut findings = Findings::default();
     let files = [
         "examples/data/instance_ps.json",
         "examples/data/instance_layered.json",
@@ -375,16 +422,12 @@ fn simulate_answers_every_mutated_instance_with_end_states_that_add_up() {
             args.extend(["--stop", "horizon"]);
         }
         let what = format!("case {case}: dmlsched {}", args.join(" "));
-        let run = dmlsched_within(CASE_S, &args);
-        if exit_0_or_one_line_2(&run, &what, &input) {
-            check_summary(&out.join("summary.csv"), &what);
-            ok += 1;
-        } else {
-            rejected += 1;
-        }
-        let _ = std::fs::remove_dir_all(&dir);
+        let outcome = dmlsched_watched(CASE_S, &args)
+            .and_then(|run| exit_0_or_one_line_2(&run))
+            .and_then(|ok| Ok(ok && check_summary(&out.join("summary.csv")).map(|()| true)?));
+        findings.record(&what, &dir, outcome);
     }
-    eprintln!("simulate: {ok} summaries checked, {rejected} one-line rejections");
+    findings.finish("simulate");
 }
 
 /// A few consecutive data rows of a real trace (`skip` rows after the
@@ -422,7 +465,7 @@ fn mutate_row(rng: &mut ChaCha8Rng, rows: &mut [String], first_data: usize, sep:
 #[test]
 fn replay_answers_every_mutated_trace_and_odd_flags_with_end_states_that_add_up() {
     let mut rng = ChaCha8Rng::seed_from_u64(0x7e91a);
-    let (mut ok, mut rejected) = (0, 0);
+    let mut findings = Findings::default();
     let throughputs = traces_dir().join("gavel-simulation_throughputs.json");
     let alibaba = std::fs::read_to_string(reproducer("replay-alibaba-cpu-only-oasis-exit1.csv"))
         .expect("the Alibaba reproducer");
@@ -536,14 +579,10 @@ fn replay_answers_every_mutated_trace_and_odd_flags_with_end_states_that_add_up(
         }
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let what = format!("case {case}: dmlsched {}", args.join(" "));
-        let run = dmlsched_within(CASE_S, &args);
-        if exit_0_or_one_line_2(&run, &what, &input) {
-            check_summary(&out.join("summary.csv"), &what);
-            ok += 1;
-        } else {
-            rejected += 1;
-        }
-        let _ = std::fs::remove_dir_all(&dir);
+        let outcome = dmlsched_watched(CASE_S, &args)
+            .and_then(|run| exit_0_or_one_line_2(&run))
+            .and_then(|ok| Ok(ok && check_summary(&out.join("summary.csv")).map(|()| true)?));
+        findings.record(&what, &dir, outcome);
     }
-    eprintln!("replay: {ok} summaries checked, {rejected} one-line rejections");
+    findings.finish("replay");
 }

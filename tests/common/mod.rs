@@ -338,6 +338,15 @@ fn vm_hwm_kib(pid: u32) -> u64 {
 #[allow(dead_code)]
 #[cfg(feature = "cli")]
 pub fn dmlsched_within(secs: f64, args: &[&str]) -> CliRun {
+    dmlsched_watched(secs, args).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`dmlsched_within`] that returns a hang or a run past 1 GiB as an
+/// error message instead of failing the test (for fuzz runs that collect
+/// every finding).
+#[allow(dead_code)]
+#[cfg(feature = "cli")]
+pub fn dmlsched_watched(secs: f64, args: &[&str]) -> Result<CliRun, String> {
     use std::io::Read;
     use std::process::{Command, Stdio};
     let what = format!("dmlsched {}", args.join(" "));
@@ -373,25 +382,27 @@ pub fn dmlsched_within(secs: f64, args: &[&str]) -> CliRun {
         if peak > PEAK_RSS_LIMIT_KIB {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("{what}: peak resident memory {peak} KiB exceeds 1 GiB");
+            return Err(format!(
+                "{what}: peak resident memory {peak} KiB exceeds 1 GiB"
+            ));
         }
         if start.elapsed().as_secs_f64() > secs {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("{what}: no answer within {secs} s (a hang)");
+            return Err(format!("{what}: no answer within {secs} s (a hang)"));
         }
         std::thread::sleep(std::time::Duration::from_millis(5));
     };
     let seconds = start.elapsed().as_secs_f64();
     let stdout = String::from_utf8_lossy(&out_t.join().unwrap_or_default()).into_owned();
     let stderr = String::from_utf8_lossy(&err_t.join().unwrap_or_default()).into_owned();
-    CliRun {
+    Ok(CliRun {
         code: status.code(),
         stdout,
         stderr,
         peak_rss_kib: peak,
         seconds,
-    }
+    })
 }
 
 /// The folder of the command line's fuzz reproducers: `DMLSCHED_REPRODUCERS`
