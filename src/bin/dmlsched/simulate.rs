@@ -98,8 +98,14 @@ fn write_outputs(
         Ok(svg) => write_text(&dir.join("jct_cdf.svg"), &svg)?,
         Err(e) => eprintln!("note: jct_cdf.svg not written: {e}"),
     }
-    let svg = utilization_svg(&refs, &format!("{label}: GPU utilization")).map_err(report)?;
-    write_text(&dir.join("utilization.svg"), &svg)
+    // A plot that cannot be drawn is a note: the tables are written anyway.
+    match utilization_svg(&refs, &format!("{label}: GPU utilization")) {
+        Ok(svg) => write_text(&dir.join("utilization.svg"), &svg),
+        Err(e) => {
+            eprintln!("note: utilization.svg not written: {e}");
+            Ok(())
+        }
+    }
 }
 
 fn write_text(path: &Path, text: &str) -> Result<(), CliError> {
