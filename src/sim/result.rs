@@ -1,6 +1,6 @@
 //! What a simulation run measured.
 
-use crate::model::{GpuId, Instance, JobId, units};
+use crate::model::{FIT_TOL, GpuId, Instance, JobId, units};
 use crate::schedule::{JobSchedule, Placement, Schedule, Segment};
 
 /// Mean fraction of the cluster's capacity of each resource held over a
@@ -209,25 +209,74 @@ impl JobRecord {
 
 /// Whether the smallest allocation of `job`
 /// ([`Job::min_tasks`](crate::model::Job::min_tasks)) can be placed on the
-/// empty `cluster` as far as two necessary conditions tell: its total
-/// demand is within the cluster's total capacity in every resource, and
-/// each of its task kinds fits on at least one machine. `false` proves the
-/// job can never start ([`Unfinished::NoRoom`]); `true` does not prove a
-/// packing exists.
+/// empty `cluster`, on the machines the job may use, as far as these
+/// necessary conditions tell: its total demand is within those machines'
+/// total capacity in every resource; each of its task kinds fits on one
+/// machine that may host it; and a ring-all-reduce job that reserves
+/// bandwidth either has all its workers fit on one machine or, spread over
+/// machines that each keep the reservation within their NIC, fits there
+/// ([`Job::demand_with_reservation`](crate::model::Job::demand_with_reservation)).
+/// `false` proves the job can never start ([`Unfinished::NoRoom`]); `true`
+/// does not prove that a packing exists.
 pub fn fits_empty_cluster(job: &crate::model::Job, cluster: &crate::model::Cluster) -> bool {
-    use crate::model::TaskKind;
-    const TOL: f64 = 1e-9;
+    use crate::model::{Resources, TaskKind};
     let (workers, ps) = job.min_tasks();
-    if !job.min_demand().fits_in(&cluster.total_capacity(), TOL) {
+    let usable = |kind: TaskKind| {
+        cluster
+            .machines
+            .iter()
+            .filter(move |m| job.may_use(m.id) && m.hosts.allows(kind))
+    };
+    let total = cluster
+        .machines
+        .iter()
+        .filter(|m| job.may_use(m.id))
+        .fold(Resources::zero(), |t, m| t.plus(&m.capacity));
+    if !job.min_demand().fits_in(&total, FIT_TOL) {
         return false;
     }
     let kinds = [(TaskKind::Worker, workers), (TaskKind::ParameterServer, ps)];
-    kinds.iter().all(|&(kind, n)| {
+    let each_fits = kinds.iter().all(|&(kind, n)| {
         n == 0
             || job
                 .task_demand(kind)
-                .is_none_or(|d| cluster.machines.iter().any(|m| d.fits_in(&m.capacity, TOL)))
-    })
+                .is_none_or(|d| usable(kind).any(|m| d.fits_in(&m.capacity, FIT_TOL)))
+    });
+    let b = job.reserved_nic_bps(2);
+    if !each_fits || b <= 0.0 {
+        return each_fits;
+    }
+    let Some(w) = job.task_demand(TaskKind::Worker) else {
+        return true;
+    };
+    let one =
+        usable(TaskKind::Worker).any(|m| job.demand_for(workers, 0).fits_in(&m.capacity, FIT_TOL));
+    let spread: f64 = usable(TaskKind::Worker)
+        .map(|m| {
+            let mut room = m.capacity;
+            room.nic_bps -= b;
+            count_fitting(w, &room)
+        })
+        .sum();
+    one || spread >= f64::from(workers)
+}
+
+/// How many tasks of demand `d` fit in `room` (0 when some resource of
+/// `room` is below zero beyond the tolerance; `+∞` for a zero demand).
+fn count_fitting(d: &crate::model::Resources, room: &crate::model::Resources) -> f64 {
+    use crate::model::ResourceKind;
+    let mut n = f64::INFINITY;
+    for kind in ResourceKind::ALL {
+        let (need, have) = (d.get(kind), room.get(kind));
+        let slack = FIT_TOL * have.abs().max(1.0);
+        if have < -slack {
+            return 0.0;
+        }
+        if need > 0.0 {
+            n = n.min(((have + slack) / need).floor().max(0.0));
+        }
+    }
+    n
 }
 
 /// One step of the cluster's GPU use: from `time_s` until the next point,
