@@ -965,15 +965,14 @@ proptest! {
         horizon in prop::option::of(25u32..60),
         policy in 0usize..3,
     ) {
-        // Random jobs, plus `wide` rigid jobs of 5 to 6 workers: too wide
-        // for one machine of 4 GPUs (no room there), a gang that FIFO may
-        // never start on two.
+        // Random jobs, plus `wide` rings as wide as the cluster, every
+        // other one reserving more bandwidth than a NIC has (no room when
+        // it must span machines).
         let base = random_instance(seed, n, machines, 7.0);
         let mut jobs = base.jobs().to_vec();
         for k in 0..wide {
-            let mut j = elastic((n as u32) + k, 7.0 * f64::from(k), 20, 1.0, 5 + k % 2);
-            j.discipline = Discipline::RIGID_GANG;
-            jobs.push(j);
+            let reserve = (k % 2 == 0).then_some(2e11);
+            jobs.push(ring((n as u32) + k, 7.0 * f64::from(k), 4 * machines, reserve));
         }
         let slots = horizon.unwrap_or(10_000);
         let inst = Instance::new(base.cluster().clone(), jobs, 7.0, slots).unwrap();
@@ -989,14 +988,32 @@ proptest! {
     }
 }
 
+/// A ring of `workers` one-GPU workers, 20 iterations of 1 s, reserving
+/// `reserve` bytes per second when it spans machines.
+fn ring(id: u32, arrival_s: f64, workers: u32, reserve: Option<f64>) -> Job {
+    let r = RarJob {
+        workers: WorkerCounts::Fixed(workers),
+        iterations: 20,
+        reserved_bandwidth_bps: reserve,
+        worker: Resources::zero().gpus(1.0).cpu_cores(1.0),
+        ..RarJob::default()
+    };
+    Job::new(JobId(id), arrival_s, r)
+}
+
 #[test]
-fn a_gang_wider_than_the_cluster_has_no_room_and_one_behind_it_is_never_admitted() {
-    // One machine of 4 GPUs: a rigid gang of 5 can never start; strict
-    // FIFO leaves the small job behind it waiting too.
-    let mut wide = elastic(0, 0.0, 10, 1.0, 5);
-    wide.discipline = Discipline::RIGID_GANG;
+fn a_ring_that_cannot_fit_its_reservation_has_no_room_and_one_behind_it_is_never_admitted() {
+    // Two machines of 4 GPUs and NIC 1e11: a ring of 8 must span both and
+    // reserve 2e11 on each, more than a NIC has. Strict FIFO leaves the
+    // small job behind it waiting too.
+    let wide = ring(0, 0.0, 8, Some(2e11));
+    assert!(!fits_empty_cluster(&wide, &cluster(2, 4.0)));
+    assert!(fits_empty_cluster(
+        &ring(0, 0.0, 8, Some(1e10)),
+        &cluster(2, 4.0)
+    ));
     let small = elastic(1, 1.0, 10, 1.0, 1);
-    let inst = Instance::new(cluster(1, 4.0), vec![wide, small], 7.0, 100).unwrap();
+    let inst = Instance::new(cluster(2, 4.0), vec![wide.clone(), small], 7.0, 100).unwrap();
     let r = simulate(&inst, &mut Fifo::default(), &SimOptions::default()).unwrap();
     assert!(r.stalled);
     assert_eq!(r.jobs[0].end(), JobEnd::Unfinished(Unfinished::NoRoom));
@@ -1006,26 +1023,24 @@ fn a_gang_wider_than_the_cluster_has_no_room_and_one_behind_it_is_never_admitted
     );
     let s = r.summary();
     assert_eq!((s.completed, s.rejected, s.unfinished), (0, 0, 2));
-    assert_eq!(s.unfinished_by.no_room + s.unfinished_by.never_admitted, 2);
-    // At the horizon instead: the small job runs under backfill; a long
-    // one is cut by the horizon.
-    let mut wide = elastic(0, 0.0, 10, 1.0, 5);
-    wide.discipline = Discipline::RIGID_GANG;
+    assert_eq!(
+        (s.unfinished_by.no_room, s.unfinished_by.never_admitted),
+        (1, 1)
+    );
+    // At the horizon instead: backfill runs the long job, which the
+    // horizon cuts.
     let long = elastic(1, 1.0, 10_000, 1.0, 1);
-    let inst = Instance::new(cluster(1, 4.0), vec![wide, long], 7.0, 10).unwrap();
+    let inst = Instance::new(cluster(2, 4.0), vec![wide, long], 7.0, 10).unwrap();
     let opts = SimOptions {
         stop: StopAt::Horizon,
         ..SimOptions::default()
     };
-    let r = simulate(
-        &inst,
-        &mut Fifo {
-            backfill: true,
-            ..Fifo::default()
-        },
-        &opts,
-    )
-    .unwrap();
+    let mut backfill = Fifo {
+        backfill: true,
+        ..Fifo::default()
+    };
+    let r = simulate(&inst, &mut backfill, &opts).unwrap();
+    assert!(!r.stalled);
     assert_eq!(r.jobs[0].end(), JobEnd::Unfinished(Unfinished::NoRoom));
     assert_eq!(r.jobs[1].end(), JobEnd::Unfinished(Unfinished::Horizon));
 }
