@@ -100,7 +100,7 @@ fn unfinished_jobs_and_nan_statistics_are_empty_cells() {
     let text = jobs_csv(&m, &r);
     assert_eq!(
         text.lines().nth(1).unwrap(),
-        "fifo,42,0,0,0,,,0,0,50,0,0,true,false,false,"
+        "fifo,42,0,0,0,,,0,0,50,0,0,true,false,false,,horizon"
     );
     let s = r.summary();
     assert!(s.avg_jct_s.is_nan() && s.makespan_s.is_nan());
@@ -110,9 +110,10 @@ fn unfinished_jobs_and_nan_statistics_are_empty_cells() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], SUMMARY_HEADER.join(","));
     let v = env!("CARGO_PKG_VERSION");
-    // solver_time_s is wall-clock: compare the row around it.
-    let (head, tail) = lines[1].rsplit_once(',').unwrap();
-    assert_eq!(tail, v);
+    // solver_time_s is wall-clock: compare the row around it. After the
+    // version: one unfinished job, cut by the horizon, no stall.
+    let (head, tail) = lines[1].split_once(&format!(",{v},")).unwrap();
+    assert_eq!(tail, "1,0,0,1,0,false");
     let (head, solver) = head.rsplit_once(',').unwrap();
     assert!(solver.parse::<f64>().unwrap() >= 0.0);
     assert_eq!(
