@@ -61,7 +61,10 @@ fn jobs_csv_header_and_rows_are_exact() {
     );
     // One GPU: job 0 runs 0–50 s, job 1 waits 10–50 and runs 50–100,
     // job 2 waits 20–100 and runs 100–110.
-    assert_eq!(lines[1], "fifo,42,0,0,0,50,50,0,1,50,0,0,true,false,true,,completed");
+    assert_eq!(
+        lines[1],
+        "fifo,42,0,0,0,50,50,0,1,50,0,0,true,false,true,,completed"
+    );
     assert_eq!(
         lines[2],
         "fifo,42,1,10,50,100,90,40,1,50,0,0,true,false,true,,completed"
