@@ -528,7 +528,7 @@ mod tests {
         assert_eq!(lines[0], JOBS_HEADER.join(","));
         assert_eq!(
             lines[1],
-            "\"fifo, strict\",3,0,0.1,0.30000000000000004,2.5,2.4,0.20000000000000004,1,1.5,0,2,true,false,true,"
+            "\"fifo, strict\",3,0,0.1,0.30000000000000004,2.5,2.4,0.20000000000000004,1,1.5,0,2,true,false,true,,completed"
         );
         assert_eq!(
             lines[2],
