@@ -327,9 +327,19 @@ fn replay_runs_baselines_and_oasis_on_a_trace_and_writes_reports() {
         .collect();
     assert_eq!(oasis_rows.len(), 4);
     // OASiS completes jobs and earns utility on the replay.
+    let utility_col = summary
+        .lines()
+        .next()
+        .unwrap()
+        .split(',')
+        .position(|h| h == "total_utility")
+        .unwrap();
+    // The label columns before it hold commas inside quotes: count from
+    // the end, where every cell is a plain number or word.
+    let from_end = summary.lines().next().unwrap().split(',').count() - utility_col;
     let utility = |row: &str| -> f64 {
         let cols: Vec<&str> = row.split(',').collect();
-        cols[cols.len() - 4].parse().unwrap()
+        cols[cols.len() - from_end].parse().unwrap()
     };
     assert!(oasis_rows.iter().all(|r| utility(r) > 0.0), "{summary}");
     for f in [

@@ -255,13 +255,17 @@ fn sjf_bco_online_by_hand() {
 /// span servers. Least U splits C across the servers, so C's candidates
 /// shrink to none and the strict queue blocks behind it (B alone runs);
 /// packing puts C on the unoccupied h1 instead (servers already running a
-/// job first needs 4 candidates there, h0 has 2), and A never fits.
+/// job first needs 4 candidates there, h0 has 2). A (6 workers) fits no
+/// server and may not span: it is rejected on arrival, with the reason.
 #[test]
 fn sjf_bco_online_keeps_rings_on_one_server_without_nic_room() {
     let jobs = vec![ring(0, 6, 2), ring(1, 2, 3), ring(2, 4, 1)];
     let inst = Instance::new(cluster(2, 1.5), jobs, 1.0, 20).unwrap();
     let r = run(&inst, &mut SjfBcoOnline::default());
     assert!(r.stalled);
+    assert!(r.jobs[0].rejected);
+    let why = r.jobs[0].rejection.as_ref().unwrap().to_string();
+    assert!(why.contains("reserved_bandwidth_bps"), "{why}");
     assert_eq!(
         times(&r),
         vec![(None, None), (Some(0.0), Some(3.0)), (None, None)]
@@ -269,7 +273,7 @@ fn sjf_bco_online_keeps_rings_on_one_server_without_nic_room() {
     let mut pack = SjfBcoOnline::default();
     pack.faffp = FaFfpStrategy::PackOccupied;
     let r = run(&inst, &mut pack);
-    assert!(r.stalled);
+    assert!(!r.stalled && r.jobs[0].rejected);
     assert_eq!(
         times(&r),
         vec![(None, None), (Some(0.0), Some(3.0)), (Some(0.0), Some(1.0))]

@@ -57,18 +57,21 @@ fn jobs_csv_header_and_rows_are_exact() {
     assert_eq!(
         lines[0],
         "policy,seed,job,arrival_s,start_s,finish_s,jct_s,queueing_s,utility,gpu_seconds,\
-         preemptions,reconfigurations,admitted,rejected,completed,rejection"
+         preemptions,reconfigurations,admitted,rejected,completed,rejection,end"
     );
     // One GPU: job 0 runs 0–50 s, job 1 waits 10–50 and runs 50–100,
     // job 2 waits 20–100 and runs 100–110.
-    assert_eq!(lines[1], "fifo,42,0,0,0,50,50,0,1,50,0,0,true,false,true,");
+    assert_eq!(
+        lines[1],
+        "fifo,42,0,0,0,50,50,0,1,50,0,0,true,false,true,,completed"
+    );
     assert_eq!(
         lines[2],
-        "fifo,42,1,10,50,100,90,40,1,50,0,0,true,false,true,"
+        "fifo,42,1,10,50,100,90,40,1,50,0,0,true,false,true,,completed"
     );
     assert_eq!(
         lines[3],
-        "fifo,42,2,20,100,110,90,80,1,10,0,0,true,false,true,"
+        "fifo,42,2,20,100,110,90,80,1,10,0,0,true,false,true,,completed"
     );
     assert_eq!(lines.len(), 4);
 }
@@ -100,7 +103,7 @@ fn unfinished_jobs_and_nan_statistics_are_empty_cells() {
     let text = jobs_csv(&m, &r);
     assert_eq!(
         text.lines().nth(1).unwrap(),
-        "fifo,42,0,0,0,,,0,0,50,0,0,true,false,false,"
+        "fifo,42,0,0,0,,,0,0,50,0,0,true,false,false,,horizon"
     );
     let s = r.summary();
     assert!(s.avg_jct_s.is_nan() && s.makespan_s.is_nan());
@@ -110,9 +113,10 @@ fn unfinished_jobs_and_nan_statistics_are_empty_cells() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], SUMMARY_HEADER.join(","));
     let v = env!("CARGO_PKG_VERSION");
-    // solver_time_s is wall-clock: compare the row around it.
-    let (head, tail) = lines[1].rsplit_once(',').unwrap();
-    assert_eq!(tail, v);
+    // solver_time_s is wall-clock: compare the row around it. After the
+    // version: one unfinished job, cut by the horizon, no stall.
+    let (head, tail) = lines[1].split_once(&format!(",{v},")).unwrap();
+    assert_eq!(tail, "1,0,0,1,0,false");
     let (head, solver) = head.rsplit_once(',').unwrap();
     assert!(solver.parse::<f64>().unwrap() >= 0.0);
     assert_eq!(

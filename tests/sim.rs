@@ -868,3 +868,192 @@ fn actions_after_a_reject_of_the_same_job_are_refused() {
     let r = simulate(&inst, &mut p, &SimOptions::default()).unwrap();
     assert_eq!(r.jobs[0].start_s, None);
 }
+
+// ------------------------------------------------------- one end per job
+
+/// The end states of a run agree with its records and with how the run
+/// ended, and its summary (and `summary.csv`) counts them: completed +
+/// rejected + unfinished = jobs.
+fn check_end_states(inst: &Instance, r: &SimResult, stop: StopAt) -> Result<(), TestCaseError> {
+    let mut by = UnfinishedCounts::default();
+    let (mut done, mut rejected) = (0, 0);
+    for (job, rec) in inst.jobs().iter().zip(&r.jobs) {
+        let end = rec.end();
+        prop_assert_eq!(end.is_completed(), rec.finish_s.is_some(), "{:?}", rec);
+        prop_assert_eq!(end.is_rejected(), rec.rejected && rec.finish_s.is_none());
+        prop_assert_eq!(end.unfinished(), rec.unfinished, "{:?}", rec);
+        match end {
+            JobEnd::Completed => done += 1,
+            JobEnd::Rejected { reason } => {
+                prop_assert_eq!(&reason, &rec.rejection);
+                rejected += 1;
+            }
+            JobEnd::Unfinished(u) => {
+                match u {
+                    Unfinished::NoRoom => {
+                        prop_assert!(!rec.admitted && !fits_empty_cluster(job, inst.cluster()));
+                    }
+                    Unfinished::Horizon => {
+                        prop_assert!(stop == StopAt::Horizon && !r.stalled, "{:?}", rec);
+                    }
+                    Unfinished::Stalled => prop_assert!(r.stalled && rec.admitted),
+                    Unfinished::NeverAdmitted => prop_assert!(r.stalled && !rec.admitted),
+                }
+                match u {
+                    Unfinished::NeverAdmitted => by.never_admitted += 1,
+                    Unfinished::NoRoom => by.no_room += 1,
+                    Unfinished::Horizon => by.horizon += 1,
+                    Unfinished::Stalled => by.stalled += 1,
+                }
+            }
+        }
+    }
+    let s = r.summary();
+    prop_assert_eq!(s.completed + s.rejected + s.unfinished, s.jobs);
+    prop_assert_eq!(
+        (s.completed, s.rejected, s.unfinished_by),
+        (done, rejected, by)
+    );
+    prop_assert_eq!(s.unfinished, by.total());
+    prop_assert_eq!(s.stalled, r.stalled);
+    // A run that stalls leaves some job unfinished.
+    prop_assert!(!r.stalled || s.unfinished > 0);
+    // summary.csv says the same.
+    let meta = report::RunMeta {
+        policy: r.policy.clone(),
+        seed: 0,
+        workload: "w".into(),
+        cluster: "c".into(),
+        load_scale: 1.0,
+    };
+    let mut buf = Vec::new();
+    report::write_summary_csv(&mut buf, &[(meta, s.clone())]).unwrap();
+    let mut rd = csv::Reader::from_reader(buf.as_slice());
+    let header = rd.headers().unwrap().clone();
+    let row = rd.records().next().unwrap().unwrap();
+    let col = |name: &str| -> usize {
+        let k = header.iter().position(|h| h == name).unwrap();
+        row[k].parse().unwrap()
+    };
+    prop_assert_eq!(
+        col("completed") + col("rejected") + col("unfinished"),
+        col("jobs")
+    );
+    prop_assert_eq!(
+        col("unfinished_never_admitted")
+            + col("unfinished_no_room")
+            + col("unfinished_horizon")
+            + col("unfinished_stalled"),
+        col("unfinished")
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 32,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct("proptest-regressions/sim.txt"))),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn end_states_add_up_and_agree_with_the_records(
+        seed in 0u64..10_000,
+        n in 1usize..15,
+        machines in 1u32..3,
+        wide in 0u32..3,
+        horizon in prop::option::of(25u32..60),
+        policy in 0usize..3,
+    ) {
+        // Random jobs, plus `wide` rings as wide as the cluster, every
+        // other one reserving more bandwidth than a NIC has (no room when
+        // it must span machines).
+        let base = random_instance(seed, n, machines, 7.0);
+        let mut jobs = base.jobs().to_vec();
+        for k in 0..wide {
+            let reserve = (k % 2 == 0).then_some(2e11);
+            jobs.push(ring((n as u32) + k, 7.0 * f64::from(k), 4 * machines, reserve));
+        }
+        let slots = horizon.unwrap_or(10_000);
+        let inst = Instance::new(base.cluster().clone(), jobs, 7.0, slots).unwrap();
+        let stop = if horizon.is_some() { StopAt::Horizon } else { StopAt::AllDone };
+        let opts = SimOptions { stop, ..SimOptions::default() };
+        let mut p: Box<dyn Policy> = match policy {
+            0 => Box::new(Fifo::default()),
+            1 => Box::new(Fifo { backfill: true, ..Fifo::default() }),
+            _ => dmlsched::baselines::by_name("tiresias").unwrap(),
+        };
+        let r = simulate(&inst, p.as_mut(), &opts).unwrap();
+        check_end_states(&inst, &r, stop)?;
+    }
+}
+
+/// A ring of `workers` one-GPU workers, 20 iterations of 1 s, reserving
+/// `reserve` bytes per second when it spans machines.
+fn ring(id: u32, arrival_s: f64, workers: u32, reserve: Option<f64>) -> Job {
+    let r = RarJob {
+        workers: WorkerCounts::Fixed(workers),
+        iterations: 20,
+        reserved_bandwidth_bps: reserve,
+        worker: Resources::zero().gpus(1.0).cpu_cores(1.0),
+        ..RarJob::default()
+    };
+    Job::new(JobId(id), arrival_s, r)
+}
+
+#[test]
+fn a_ring_that_cannot_fit_its_reservation_has_no_room_and_one_behind_it_is_never_admitted() {
+    // Two machines of 4 GPUs and NIC 1e11: a ring of 8 must span both and
+    // reserve 2e11 on each, more than a NIC has. Strict FIFO leaves the
+    // small job behind it waiting too.
+    let wide = ring(0, 0.0, 8, Some(2e11));
+    assert!(!fits_empty_cluster(&wide, &cluster(2, 4.0)));
+    assert!(fits_empty_cluster(
+        &ring(0, 0.0, 8, Some(1e10)),
+        &cluster(2, 4.0)
+    ));
+    let small = elastic(1, 1.0, 10, 1.0, 1);
+    let inst = Instance::new(cluster(2, 4.0), vec![wide.clone(), small], 7.0, 100).unwrap();
+    let r = simulate(&inst, &mut Fifo::default(), &SimOptions::default()).unwrap();
+    assert!(r.stalled);
+    assert_eq!(r.jobs[0].end(), JobEnd::Unfinished(Unfinished::NoRoom));
+    assert_eq!(
+        r.jobs[1].end(),
+        JobEnd::Unfinished(Unfinished::NeverAdmitted)
+    );
+    let s = r.summary();
+    assert_eq!((s.completed, s.rejected, s.unfinished), (0, 0, 2));
+    assert_eq!(
+        (s.unfinished_by.no_room, s.unfinished_by.never_admitted),
+        (1, 1)
+    );
+    // At the horizon instead: backfill runs the long job, which the
+    // horizon cuts.
+    let long = elastic(1, 1.0, 10_000, 1.0, 1);
+    let inst = Instance::new(cluster(2, 4.0), vec![wide, long], 7.0, 10).unwrap();
+    let opts = SimOptions {
+        stop: StopAt::Horizon,
+        ..SimOptions::default()
+    };
+    let mut backfill = Fifo {
+        backfill: true,
+        ..Fifo::default()
+    };
+    let r = simulate(&inst, &mut backfill, &opts).unwrap();
+    assert!(!r.stalled);
+    assert_eq!(r.jobs[0].end(), JobEnd::Unfinished(Unfinished::NoRoom));
+    assert_eq!(r.jobs[1].end(), JobEnd::Unfinished(Unfinished::Horizon));
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn records_without_an_end_state_still_read() {
+    let inst = Instance::new(cluster(1, 4.0), vec![elastic(0, 0.0, 10, 1.0, 1)], 7.0, 100).unwrap();
+    let r = simulate(&inst, &mut Fifo::default(), &SimOptions::default()).unwrap();
+    let mut v = serde_json::to_value(&r.jobs[0]).unwrap();
+    v.as_object_mut().unwrap().remove("unfinished");
+    v["finish_s"] = serde_json::Value::Null;
+    let old: JobRecord = serde_json::from_value(v).unwrap();
+    assert_eq!(old.unfinished, None);
+    assert_eq!(old.end(), JobEnd::Unfinished(Unfinished::Stalled));
+}

@@ -8,7 +8,9 @@ use crate::schedule::Tasks;
 use crate::timing::{ProgressMode, iterations_in};
 
 use super::ledger::Steps;
-use super::result::{AllocationRecord, JobRecord, SimResult, UtilizationPoint};
+use super::result::{
+    AllocationRecord, JobRecord, SimResult, Unfinished, UtilizationPoint, fits_empty_cluster,
+};
 use super::room::{FreeTotals, new_run_stamp};
 use super::state::{JobRun, JobStatus, boundary_slot, first_plannable_slot, next_boundary_slot};
 use super::view::SimView;
@@ -604,6 +606,20 @@ impl<'a> Engine<'a> {
                     let a = units::slot_of(job.arrival_s, slot_s);
                     job.utility.value(c.saturating_sub(a))
                 });
+                let done = r.finish_s.is_some() || r.status == JobStatus::Rejected;
+                let unfinished = (!done).then(|| {
+                    if !r.admitted && !fits_empty_cluster(job, self.inst.cluster()) {
+                        Unfinished::NoRoom
+                    } else if !stalled {
+                        // Only a stop at the horizon ends a run with open
+                        // jobs without stalling.
+                        Unfinished::Horizon
+                    } else if r.admitted {
+                        Unfinished::Stalled
+                    } else {
+                        Unfinished::NeverAdmitted
+                    }
+                });
                 JobRecord {
                     job: job.id,
                     arrival_s: job.arrival_s,
@@ -624,6 +640,7 @@ impl<'a> Engine<'a> {
                     } else {
                         None
                     },
+                    unfinished,
                 }
             })
             .collect();

@@ -160,7 +160,8 @@ pub use engine::{Decisions, SimOptions, StopAt, simulate};
 pub use error::SimError;
 pub use policy::{Action, Event, Policy, Rejection};
 pub use result::{
-    AllocationRecord, JobRecord, ResourceUse, RunSummary, SimResult, UtilizationPoint, percentile,
+    AllocationRecord, JobEnd, JobRecord, ResourceUse, RunSummary, SimResult, Unfinished,
+    UnfinishedCounts, UtilizationPoint, fits_empty_cluster, percentile,
 };
 pub use state::JobStatus;
 pub use view::{JobView, SimView};

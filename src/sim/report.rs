@@ -56,7 +56,7 @@
 
 use std::io::Write;
 
-use super::result::{RunSummary, SimResult};
+use super::result::{JobEnd, RunSummary, SimResult, Unfinished};
 use crate::model::Cluster;
 
 /// A report could not be written.
@@ -108,9 +108,14 @@ impl RunMeta {
     /// has the same number of GPUs, `"20 GPUs on 3 machines"` otherwise
     /// (GPU counts as written by `{}` of `f64`).
     pub fn describe_cluster(cluster: &Cluster) -> String {
-        let total = cluster.total_capacity().gpus;
+        // `+ 0.0` writes a −0 as 0.
+        let total = cluster.total_capacity().gpus + 0.0;
         let gpus = if total == 1.0 { "GPU" } else { "GPUs" };
-        let per: Vec<f64> = cluster.machines.iter().map(|m| m.capacity.gpus).collect();
+        let per: Vec<f64> = cluster
+            .machines
+            .iter()
+            .map(|m| m.capacity.gpus + 0.0)
+            .collect();
         match per.first() {
             Some(&first) if per.iter().all(|&g| g == first) => {
                 format!("{total} {gpus}, {first} per machine")
@@ -188,7 +193,7 @@ impl<W: Write> Cells<W> {
 }
 
 /// Header of [`write_jobs_csv`].
-pub const JOBS_HEADER: [&str; 16] = [
+pub const JOBS_HEADER: [&str; 17] = [
     "policy",
     "seed",
     "job",
@@ -205,10 +210,11 @@ pub const JOBS_HEADER: [&str; 16] = [
     "rejected",
     "completed",
     "rejection",
+    "end",
 ];
 
 /// Header of [`write_summary_csv`].
-pub const SUMMARY_HEADER: [&str; 19] = [
+pub const SUMMARY_HEADER: [&str; 25] = [
     "policy",
     "seed",
     "workload",
@@ -228,6 +234,12 @@ pub const SUMMARY_HEADER: [&str; 19] = [
     "preemptions",
     "solver_time_s",
     "crate_version",
+    "unfinished",
+    "unfinished_never_admitted",
+    "unfinished_no_room",
+    "unfinished_horizon",
+    "unfinished_stalled",
+    "stalled",
 ];
 
 /// Header of [`write_utilization_csv`].
@@ -254,6 +266,7 @@ pub const UTILIZATION_HEADER: [&str; 6] = [
 /// | `preemptions`, `reconfigurations` | counts |
 /// | `admitted`, `rejected`, `completed` | `true` / `false` |
 /// | `rejection` | why the policy rejected the job ([`Rejection`](super::Rejection)'s text), empty when it did not or did not say |
+/// | `end` | the job's end state ([`JobRecord::end`](super::JobRecord::end)): `completed`, `rejected`, or why it is unfinished: `never_admitted`, `no_room`, `horizon`, `stalled` ([`Unfinished`]) |
 ///
 /// # Errors
 ///
@@ -299,6 +312,7 @@ pub fn write_jobs_csv_runs<W: Write>(
                 Some(r) => out.show(r)?,
                 None => out.text("")?,
             }
+            out.text(end_cell(&j.end()))?;
             out.end()?;
         }
     }
@@ -306,12 +320,26 @@ pub fn write_jobs_csv_runs<W: Write>(
     Ok(())
 }
 
+/// The `end` cell of a job row.
+fn end_cell(end: &JobEnd) -> &'static str {
+    match end {
+        JobEnd::Completed => "completed",
+        JobEnd::Rejected { .. } => "rejected",
+        JobEnd::Unfinished(u) => match u {
+            Unfinished::NeverAdmitted => "never_admitted",
+            Unfinished::NoRoom => "no_room",
+            Unfinished::Horizon => "horizon",
+            Unfinished::Stalled => "stalled",
+        },
+    }
+}
+
 /// Writes the header [`SUMMARY_HEADER`] and one row per run:
 ///
 /// | column | value |
 /// |---|---|
 /// | `policy`, `seed`, `workload`, `cluster`, `load_scale` | from the [`RunMeta`] |
-/// | `jobs`, `completed`, `rejected` | counts |
+/// | `jobs`, `completed`, `rejected` | counts (`completed + rejected + unfinished = jobs`) |
 /// | `avg_jct_s`, `p50_jct_s`, `p95_jct_s`, `p99_jct_s` | over completed jobs (nearest-rank percentiles); empty if none completed |
 /// | `avg_queueing_s` | over started jobs; empty if none started |
 /// | `makespan_s` | last completion − first arrival; empty if none completed |
@@ -320,6 +348,12 @@ pub fn write_jobs_csv_runs<W: Write>(
 /// | `preemptions` | total |
 /// | `solver_time_s` | [`RunSummary::decision_time_s`]: wall-clock seconds inside the policy (not reproducible) |
 /// | `crate_version` | the version of `dmlsched` that wrote the row |
+/// | `unfinished` | jobs neither completed nor rejected ([`RunSummary::unfinished`]) |
+/// | `unfinished_never_admitted`, `unfinished_no_room`, `unfinished_horizon`, `unfinished_stalled` | the unfinished jobs by [`Unfinished`] reason (they add up to `unfinished`) |
+/// | `stalled` | `true` when the run stalled ([`SimResult::stalled`]) |
+///
+/// The columns after `crate_version` came later; the earlier ones keep
+/// their positions.
 ///
 /// # Errors
 ///
@@ -351,6 +385,12 @@ pub fn write_summary_csv<W: Write>(
             s.preemptions.to_string(),
             num(s.decision_time_s),
             env!("CARGO_PKG_VERSION").to_string(),
+            s.unfinished.to_string(),
+            s.unfinished_by.never_admitted.to_string(),
+            s.unfinished_by.no_room.to_string(),
+            s.unfinished_by.horizon.to_string(),
+            s.unfinished_by.stalled.to_string(),
+            s.stalled.to_string(),
         ])?;
     }
     out.flush()?;
@@ -441,6 +481,7 @@ mod tests {
             reconfigurations: 2,
             remaining_work: 0.0,
             rejection: None,
+            unfinished: finish.is_none().then_some(crate::sim::Unfinished::Stalled),
         }
     }
 
@@ -487,11 +528,11 @@ mod tests {
         assert_eq!(lines[0], JOBS_HEADER.join(","));
         assert_eq!(
             lines[1],
-            "\"fifo, strict\",3,0,0.1,0.30000000000000004,2.5,2.4,0.20000000000000004,1,1.5,0,2,true,false,true,"
+            "\"fifo, strict\",3,0,0.1,0.30000000000000004,2.5,2.4,0.20000000000000004,1,1.5,0,2,true,false,true,,completed"
         );
         assert_eq!(
             lines[2],
-            "\"fifo, strict\",3,1,0.1,,,,,0,1.5,0,2,false,false,false,"
+            "\"fifo, strict\",3,1,0.1,,,,,0,1.5,0,2,false,false,false,,stalled"
         );
         assert_eq!(lines.len(), 3);
     }
@@ -518,6 +559,14 @@ mod tests {
         assert_eq!(col("load_scale"), "0.5");
         assert_eq!(col("crate_version"), env!("CARGO_PKG_VERSION"));
         assert_eq!(col("policy"), "fifo, strict");
+        // One completed, one unfinished (stalled) of two.
+        assert_eq!(col("jobs"), "2");
+        assert_eq!(col("completed"), "1");
+        assert_eq!(col("rejected"), "0");
+        assert_eq!(col("unfinished"), "1");
+        assert_eq!(col("unfinished_stalled"), "1");
+        assert_eq!(col("unfinished_never_admitted"), "0");
+        assert_eq!(col("stalled"), "true");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! What a simulation run measured.
 
-use crate::model::{GpuId, Instance, JobId, units};
+use crate::model::{FIT_TOL, GpuId, Instance, JobId, units};
 use crate::schedule::{JobSchedule, Placement, Schedule, Segment};
 
 /// Mean fraction of the cluster's capacity of each resource held over a
@@ -58,6 +58,225 @@ pub struct JobRecord {
     /// ([`Policy::rejection`](super::Policy::rejection)).
     #[cfg_attr(feature = "serde", serde(default))]
     pub rejection: Option<super::Rejection>,
+    /// Why the job is unfinished: `Some` exactly when it neither completed
+    /// nor was rejected. Read the job's end state with [`JobRecord::end`].
+    /// Records written before this field existed read as `None`, and
+    /// [`JobRecord::end`] then falls back to what the record says.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub unfinished: Option<Unfinished>,
+}
+
+/// How a job's run ended: exactly one of completed, rejected or unfinished
+/// ([`JobRecord::end`]). Every report counts jobs by it, so
+/// `completed + rejected + unfinished = jobs` in every [`RunSummary`].
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum JobEnd {
+    /// The job finished its whole workload ([`JobRecord::finish_s`] is set).
+    Completed,
+    /// The policy turned the job away, with its reason when it gave one
+    /// ([`JobRecord::rejection`]).
+    Rejected {
+        /// Why, when the policy said.
+        reason: Option<super::Rejection>,
+    },
+    /// The run ended with the job neither completed nor rejected.
+    Unfinished(Unfinished),
+}
+
+/// Why a job is unfinished at the end of a run. The first case that
+/// applies, in this order:
+///
+/// 1. [`Unfinished::NoRoom`]: the job never held resources and could not
+///    have, under any policy;
+/// 2. [`Unfinished::Horizon`]: the run stopped at the horizon
+///    ([`StopAt::Horizon`](super::StopAt)) with the job still waiting or
+///    running;
+/// 3. [`Unfinished::Stalled`]: the run stalled — no job running, no plan
+///    left, no arrival to come ([`SimResult::stalled`]) — after the job
+///    had been admitted (it held resources or a plan) but before it
+///    finished;
+/// 4. [`Unfinished::NeverAdmitted`]: the run stalled with the job never
+///    admitted although its smallest allocation fits the empty cluster:
+///    the policy's own rules kept it waiting (a gang size it insists on,
+///    a queue blocked behind such a job).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum Unfinished {
+    /// The job never held resources and its smallest allocation
+    /// ([`Job::min_tasks`](crate::model::Job::min_tasks)) cannot be placed
+    /// on the empty cluster: it asks for more of some resource than all
+    /// machines together have, or one of its tasks is larger than every
+    /// machine ([`fits_empty_cluster`]).
+    NoRoom,
+    /// The run stopped at the horizon before the job finished.
+    Horizon,
+    /// The run stalled after the job had been admitted, before it
+    /// finished (a plan that ended early, a pause never resumed).
+    Stalled,
+    /// The run stalled with the job never admitted, though it fits the
+    /// empty cluster.
+    NeverAdmitted,
+}
+
+impl Unfinished {
+    /// Every case, in the order of the summaries' columns.
+    pub const ALL: [Unfinished; 4] = [
+        Unfinished::NeverAdmitted,
+        Unfinished::NoRoom,
+        Unfinished::Horizon,
+        Unfinished::Stalled,
+    ];
+
+    /// A short label: `"never admitted"`, `"no room"`, `"horizon"`,
+    /// `"stalled"`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Unfinished::NeverAdmitted => "never admitted",
+            Unfinished::NoRoom => "no room",
+            Unfinished::Horizon => "horizon",
+            Unfinished::Stalled => "stalled",
+        }
+    }
+
+    /// What the label means, for notes under a table.
+    pub fn explain(self) -> &'static str {
+        match self {
+            Unfinished::NeverAdmitted => {
+                "never started by the policy, though their smallest allocation fits the empty cluster"
+            }
+            Unfinished::NoRoom => "their smallest allocation does not fit the empty cluster",
+            Unfinished::Horizon => "still waiting or running at the horizon",
+            Unfinished::Stalled => "admitted, then left unfinished when nothing more could run",
+        }
+    }
+}
+
+impl std::fmt::Display for Unfinished {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+impl JobEnd {
+    /// Whether the job completed.
+    pub fn is_completed(&self) -> bool {
+        matches!(self, JobEnd::Completed)
+    }
+
+    /// Whether the policy rejected the job.
+    pub fn is_rejected(&self) -> bool {
+        matches!(self, JobEnd::Rejected { .. })
+    }
+
+    /// Why the job is unfinished, if it is.
+    pub fn unfinished(&self) -> Option<Unfinished> {
+        match self {
+            JobEnd::Unfinished(u) => Some(*u),
+            _ => None,
+        }
+    }
+}
+
+impl JobRecord {
+    /// The job's one end state: [`JobEnd::Completed`] when it finished
+    /// ([`JobRecord::finish_s`]), else [`JobEnd::Rejected`] when the policy
+    /// rejected it, else [`JobEnd::Unfinished`] with
+    /// [`JobRecord::unfinished`]. A record without that field (written
+    /// before it existed) reads [`Unfinished::Stalled`] if the job was
+    /// admitted and [`Unfinished::NeverAdmitted`] otherwise.
+    pub fn end(&self) -> JobEnd {
+        if self.finish_s.is_some() {
+            JobEnd::Completed
+        } else if self.rejected {
+            JobEnd::Rejected {
+                reason: self.rejection.clone(),
+            }
+        } else {
+            JobEnd::Unfinished(self.unfinished.unwrap_or(if self.admitted {
+                Unfinished::Stalled
+            } else {
+                Unfinished::NeverAdmitted
+            }))
+        }
+    }
+}
+
+/// Whether the smallest allocation of `job`
+/// ([`Job::min_tasks`](crate::model::Job::min_tasks)) can be placed on the
+/// empty `cluster`, on the machines the job may use, as far as these
+/// necessary conditions tell: its total demand is within those machines'
+/// total capacity in every resource; each of its task kinds fits on one
+/// machine that may host it; and a ring-all-reduce job that reserves
+/// bandwidth either has all its workers fit on one machine or, spread over
+/// machines that each keep the reservation within their NIC, fits there
+/// ([`Job::demand_with_reservation`](crate::model::Job::demand_with_reservation)).
+/// `false` proves the job can never start ([`Unfinished::NoRoom`]); `true`
+/// does not prove that a packing exists.
+pub fn fits_empty_cluster(job: &crate::model::Job, cluster: &crate::model::Cluster) -> bool {
+    use crate::model::{Resources, TaskKind};
+    let (workers, ps) = job.min_tasks();
+    let usable = |kind: TaskKind| {
+        cluster
+            .machines
+            .iter()
+            .filter(move |m| job.may_use(m.id) && m.hosts.allows(kind))
+    };
+    let total = cluster
+        .machines
+        .iter()
+        .filter(|m| job.may_use(m.id))
+        .fold(Resources::zero(), |t, m| t.plus(&m.capacity));
+    if !job.min_demand().fits_in(&total, FIT_TOL) {
+        return false;
+    }
+    let kinds = [(TaskKind::Worker, workers), (TaskKind::ParameterServer, ps)];
+    let each_fits = kinds.iter().all(|&(kind, n)| {
+        n == 0
+            || job
+                .task_demand(kind)
+                .is_none_or(|d| usable(kind).any(|m| d.fits_in(&m.capacity, FIT_TOL)))
+    });
+    let b = job.reserved_nic_bps(2);
+    if !each_fits || b <= 0.0 {
+        return each_fits;
+    }
+    let Some(w) = job.task_demand(TaskKind::Worker) else {
+        return true;
+    };
+    let one =
+        usable(TaskKind::Worker).any(|m| job.demand_for(workers, 0).fits_in(&m.capacity, FIT_TOL));
+    let spread: f64 = usable(TaskKind::Worker)
+        .map(|m| {
+            let mut room = m.capacity;
+            room.nic_bps -= b;
+            count_fitting(w, &room)
+        })
+        .sum();
+    one || spread >= f64::from(workers)
+}
+
+/// How many tasks of demand `d` fit in `room` (0 when some resource of
+/// `room` is below zero beyond the tolerance; `+∞` for a zero demand).
+fn count_fitting(d: &crate::model::Resources, room: &crate::model::Resources) -> f64 {
+    use crate::model::ResourceKind;
+    let mut n = f64::INFINITY;
+    for kind in ResourceKind::ALL {
+        let (need, have) = (d.get(kind), room.get(kind));
+        let slack = FIT_TOL * have.abs().max(1.0);
+        if have < -slack {
+            return 0.0;
+        }
+        if need > 0.0 {
+            n = n.min(((have + slack) / need).floor().max(0.0));
+        }
+    }
+    n
 }
 
 /// One step of the cluster's GPU use: from `time_s` until the next point,
@@ -127,7 +346,16 @@ pub struct RunSummary {
     pub completed: usize,
     /// Jobs rejected.
     pub rejected: usize,
-    /// Mean JCT over completed jobs, seconds (`NaN` if none).
+    /// Jobs unfinished: `completed + rejected + unfinished = jobs`.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub unfinished: usize,
+    /// The unfinished jobs by reason.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub unfinished_by: UnfinishedCounts,
+    /// Whether the run stalled ([`SimResult::stalled`]).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub stalled: bool,
+    /// Mean JCT over the `completed` jobs, seconds (`NaN` if none).
     pub avg_jct_s: f64,
     /// Median JCT (nearest-rank), seconds.
     pub p50_jct_s: f64,
@@ -148,6 +376,47 @@ pub struct RunSummary {
     pub preemptions: u64,
     /// Wall-clock seconds inside the policy.
     pub decision_time_s: f64,
+}
+
+/// Unfinished jobs of a run by [`Unfinished`] reason.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct UnfinishedCounts {
+    /// [`Unfinished::NeverAdmitted`].
+    pub never_admitted: usize,
+    /// [`Unfinished::NoRoom`].
+    pub no_room: usize,
+    /// [`Unfinished::Horizon`].
+    pub horizon: usize,
+    /// [`Unfinished::Stalled`].
+    pub stalled: usize,
+}
+
+impl UnfinishedCounts {
+    /// The count of one reason.
+    pub fn get(&self, reason: Unfinished) -> usize {
+        match reason {
+            Unfinished::NeverAdmitted => self.never_admitted,
+            Unfinished::NoRoom => self.no_room,
+            Unfinished::Horizon => self.horizon,
+            Unfinished::Stalled => self.stalled,
+        }
+    }
+
+    fn add(&mut self, reason: Unfinished) {
+        let n = match reason {
+            Unfinished::NeverAdmitted => &mut self.never_admitted,
+            Unfinished::NoRoom => &mut self.no_room,
+            Unfinished::Horizon => &mut self.horizon,
+            Unfinished::Stalled => &mut self.stalled,
+        };
+        *n += 1;
+    }
+
+    /// The total.
+    pub fn total(&self) -> usize {
+        self.never_admitted + self.no_room + self.horizon + self.stalled
+    }
 }
 
 /// Nearest-rank percentile of sorted values: the smallest value with at
@@ -295,11 +564,23 @@ impl SimResult {
             .iter()
             .filter_map(|j| j.finish_s)
             .fold(f64::NEG_INFINITY, f64::max);
+        let (mut completed, mut rejected) = (0, 0);
+        let mut unfinished_by = UnfinishedCounts::default();
+        for j in &self.jobs {
+            match j.end() {
+                JobEnd::Completed => completed += 1,
+                JobEnd::Rejected { .. } => rejected += 1,
+                JobEnd::Unfinished(u) => unfinished_by.add(u),
+            }
+        }
         RunSummary {
             policy: self.policy.clone(),
             jobs: self.jobs.len(),
-            completed: jcts.len(),
-            rejected: self.jobs.iter().filter(|j| j.rejected).count(),
+            completed,
+            rejected,
+            unfinished: unfinished_by.total(),
+            unfinished_by,
+            stalled: self.stalled,
             avg_jct_s: mean(&jcts),
             p50_jct_s: percentile(&jcts, 0.5),
             p95_jct_s: percentile(&jcts, 0.95),
@@ -311,7 +592,8 @@ impl SimResult {
                 f64::NAN
             },
             gpu_utilization: self.gpu_utilization(),
-            total_utility: self.jobs.iter().map(|j| j.utility).sum(),
+            // `+ 0.0` turns an empty sum's −0 into 0.
+            total_utility: self.jobs.iter().map(|j| j.utility).sum::<f64>() + 0.0,
             preemptions: self.jobs.iter().map(|j| u64::from(j.preemptions)).sum(),
             decision_time_s: self.decision_time_s,
         }

@@ -3,6 +3,8 @@
 //! iterations `F_j`, estimate `ρ̂_j` and timing, all times in slots.
 
 use super::error::SjfBcoError;
+use crate::model::FIT_TOL;
+use crate::model::units::Num;
 use crate::model::{
     Architecture, GpuId, Instance, JobId, Machine, MachineId, RarJob, ResourceKind, Resources,
     TaskKind,
@@ -215,6 +217,9 @@ impl RarModel {
                 cluster_gpus: total,
             });
         }
+        if let Some(reason) = self.reservation_misfit(instance, ring, gpus) {
+            return Err(unsupported(reason));
+        }
         too_large("iterations", ring.iterations as f64, MAX_ITERATIONS as f64)?;
         let fastest = self
             .servers
@@ -266,6 +271,45 @@ impl RarModel {
             min_duration,
             timing,
         })
+    }
+
+    /// Why a ring of `gpus` workers that reserves bandwidth cannot be placed
+    /// on the empty cluster, if it cannot: no server holds all its workers
+    /// (`O_s < G`), and the servers, each keeping the reserved
+    /// `reserved_bandwidth_bps` of NIC per direction besides its workers,
+    /// hold fewer than `G` of them together. `None` when it fits, or
+    /// reserves nothing.
+    fn reservation_misfit(&self, instance: &Instance, ring: &RarJob, gpus: u32) -> Option<String> {
+        let b = ring.reserved_nic_bps(2);
+        let one = self.servers.iter().map(|s| s.gpus).max().unwrap_or(0);
+        if b <= 0.0 || one >= gpus {
+            return None;
+        }
+        let machines = &instance.cluster().machines;
+        let mut spread = 0u64;
+        for (s, m) in self.servers.iter().zip(machines) {
+            let mut room = m.clone();
+            room.capacity.nic_bps -= b;
+            if s.gpus > 0 && room.capacity.nic_bps >= -FIT_TOL * m.capacity.nic_bps.abs().max(1.0) {
+                let fit = usable_gpus(&room, [&ring.worker]).min(f64::from(s.gpus));
+                spread += fit as u64;
+            }
+        }
+        if spread >= u64::from(gpus) {
+            return None;
+        }
+        let nic = machines
+            .iter()
+            .map(|m| m.capacity.nic_bps)
+            .fold(0.0, f64::max);
+        Some(format!(
+            "its ring of {gpus} workers does not fit on the empty cluster with its \
+             reserved_bandwidth_bps {}: no server holds all its workers (at most {one}), and \
+             across servers, each keeping the reservation within its NIC (at most {} per \
+             direction), only {spread} fit",
+            Num(b),
+            Num(nic)
+        ))
     }
 
     /// The largest contention count possible: the number of jobs.

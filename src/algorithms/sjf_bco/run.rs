@@ -13,7 +13,7 @@ use super::model::{MAX_SLOTS, RarModel};
 use super::params::{BisectionRule, KappaSpec, SjfBcoParams};
 use super::report::{PaperClaim, SjfBcoReport, TimeIndexedBound, TrialRecord};
 use super::search::{self, Found, SearchOutcome};
-use super::sim::{Placed, RarAssignment, RarExecution, SlotSimOptions, simulate};
+use super::sim::{Placed, RarAssignment, RarExecution, SlotSimOptions, server_counts, simulate};
 use super::trial::{Choice, TrialConfig, run_trial};
 use crate::algorithms::Solved;
 use crate::certificate::{Bound, BoundKind, Certificate, ExactInfo, Sense};
@@ -185,7 +185,14 @@ fn finish(
     let model = &s.model;
     let execution = execution_of(s, &found)?;
     let schedule = to_schedule(instance, model, &found.outcome.placed, &execution)?;
-    verify(instance, &schedule)?;
+    if let Err(v) = verify(instance, &schedule) {
+        return Err(reservation_misfit(
+            instance,
+            model,
+            &found.outcome.placed,
+            v,
+        ));
+    }
     let jobs_est: Vec<(u32, f64)> = model.jobs.iter().map(|j| (j.gpus, j.estimate)).collect();
     let jobs_min: Vec<(u32, f64)> = model
         .jobs
@@ -354,4 +361,34 @@ pub(crate) fn to_schedule(
         })
         .collect();
     Ok(Schedule { jobs })
+}
+
+/// The error for a schedule that fails the checker: the placement does not
+/// charge the reserved bandwidth of rings spanning servers (the SJF-BCO
+/// model has none), so when such a ring is placed the failure is that
+/// ring's reservation over-committing a NIC — a job outside the model —
+/// and otherwise the checker's violation (a bug).
+fn reservation_misfit(
+    instance: &Instance,
+    model: &RarModel,
+    placed: &[Placed],
+    violation: crate::schedule::Violation,
+) -> crate::Error {
+    let reserving = placed.iter().find_map(|p| {
+        let job = &instance.jobs()[model.jobs[p.job].position];
+        let spans = server_counts(model, &p.gpus).len();
+        (job.reserved_nic_bps(spans) > 0.0).then_some((job.id, job.reserved_nic_bps(spans)))
+    });
+    match reserving {
+        Some((job, b)) => SjfBcoError::UnsupportedJob {
+            job,
+            reason: format!(
+                "its ring spans servers with reserved_bandwidth_bps {}, which SJF-BCO's placement \
+                 does not charge, and the schedule over-commits a NIC ({violation})",
+                crate::model::units::Num(b)
+            ),
+        }
+        .into(),
+        None => violation.into(),
+    }
 }

@@ -2,10 +2,15 @@
 //! the GADGET-style scheduler (after the abstract of GADGET, Yu, Tian, Ji,
 //! Wu, Rajan, Liu, IEEE INFOCOM 2022; the crate's own design):
 //! [`SjfBcoOnline`] and [`RarOnlineRandom`]. Both run every job at its
-//! largest allowed worker count, never reject a job, place workers on GPU
-//! ids (one per worker) and leave the reservation to the simulator, which
-//! charges a ring spanning `n ≥ 2` servers its reserved bandwidth `b` per
-//! direction on each of them ([`RarJob::reserved_bandwidth_bps`]).
+//! largest allowed worker count, place workers on GPU ids (one per worker)
+//! and leave the reservation to the simulator, which charges a ring
+//! spanning `n ≥ 2` servers its reserved bandwidth `b` per direction on
+//! each of them ([`RarJob::reserved_bandwidth_bps`]). Both reject, on
+//! arrival, only a ring that fits nowhere on the empty cluster
+//! ([`Rejection::Unschedulable`](crate::sim::Rejection::Unschedulable),
+//! with the reason): its workers fit on no single machine it may use, and
+//! the machines, each keeping `b` of NIC besides its workers, hold fewer
+//! than all of them together.
 //!
 //! [`RarJob::reserved_bandwidth_bps`]: crate::model::RarJob::reserved_bandwidth_bps
 
@@ -17,11 +22,14 @@ pub use sjf_bco::SjfBcoOnline;
 
 use crate::algorithms::gadget::GadgetError;
 use crate::algorithms::sjf_bco::{RarServer, SjfBcoError, usable_servers};
+use std::collections::BTreeMap;
+
+use crate::model::units::Num;
 use crate::model::{
-    Architecture, FIT_TOL, GpuId, Instance, Job, RarJob, Resources, TaskKind, WorkerCounts,
+    Architecture, FIT_TOL, GpuId, Instance, Job, JobId, RarJob, Resources, TaskKind, WorkerCounts,
 };
 use crate::schedule::{Placement, Tasks};
-use crate::sim::{Action, SimView};
+use crate::sim::{Action, JobView, Rejection, SimView};
 
 use super::common::workers_fitting;
 
@@ -175,6 +183,71 @@ impl Room {
             gpus: Some(sel.iter().map(|&g| layout.gpu_id(g)).collect()),
             config: None,
         }
+    }
+}
+
+/// Why the ring `r` of `job` at `w` workers fits nowhere on the empty
+/// cluster (the module's rule), or `None` when it fits.
+fn ring_misfit(instance: &Instance, job: &Job, r: &RarJob, w: u32) -> Option<Rejection> {
+    let b = r.reserved_nic_bps(2);
+    let (mut one, mut spread) = (0u32, 0u64);
+    let mut nic = 0.0f64;
+    for m in &instance.cluster().machines {
+        if !job.may_use(m.id) || !m.hosts.allows(TaskKind::Worker) {
+            continue;
+        }
+        nic = nic.max(m.capacity.nic_bps);
+        one = one.max(workers_fitting(&r.worker, &m.capacity, w));
+        let mut room = m.capacity;
+        room.nic_bps -= b;
+        if room.nic_bps >= -FIT_TOL * m.capacity.nic_bps.abs().max(1.0) {
+            spread += u64::from(workers_fitting(&r.worker, &room, w));
+        }
+    }
+    if one >= w || spread >= u64::from(w) {
+        return None;
+    }
+    let why = if b > 0.0 {
+        format!(
+            "a ring of {w} workers fits on no machine (at most {one}), and across machines, \
+             each keeping its reserved_bandwidth_bps {} within its NIC (at most {} per \
+             direction), only {spread} fit",
+            Num(b),
+            Num(nic)
+        )
+    } else {
+        format!("a ring of {w} workers: the machines it may use hold at most {spread} of them")
+    };
+    Some(Rejection::Unschedulable { why })
+}
+
+/// The rejections of one run: each job checked once ([`ring_misfit`]).
+#[derive(Debug, Clone, PartialEq, Default)]
+struct Misfits {
+    seen: BTreeMap<JobId, Option<Rejection>>,
+}
+
+impl Misfits {
+    /// Rejects, now, the queued rings of `view` that fit nowhere (each
+    /// checked once); returns the actions and leaves the others.
+    fn reject<'v>(&mut self, view: &SimView<'v>, queue: &mut Vec<JobView<'v>>) -> Vec<Action> {
+        let mut out = Vec::new();
+        queue.retain(|j| {
+            let job = j.job();
+            let misfit = self.seen.entry(job.id).or_insert_with(|| {
+                ring_of(job).and_then(|(r, w)| ring_misfit(view.instance(), job, r, w))
+            });
+            if misfit.is_some() {
+                out.push(Action::Reject { job: job.id });
+            }
+            misfit.is_none()
+        });
+        out
+    }
+
+    /// The reason given for `job`, if it was rejected.
+    fn rejection(&self, job: JobId) -> Option<Rejection> {
+        self.seen.get(&job).cloned().flatten()
     }
 }
 

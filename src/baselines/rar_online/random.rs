@@ -5,10 +5,11 @@ use rand::rngs::ChaCha8Rng;
 use rand::seq::SliceRandom;
 
 use crate::algorithms::sjf_bco::choice::random_subset;
-use crate::sim::{Action, Event, JobView, Policy, SimView};
+use crate::model::JobId;
+use crate::sim::{Action, Event, JobView, Policy, Rejection, SimView};
 
 use super::super::common::is_queued;
-use super::{RingLayout, Room, RunKey, ring_of};
+use super::{Misfits, RingLayout, Room, RunKey, ring_of};
 
 /// Random: uniformly random order and GPUs, a baseline of the crate's
 /// GADGET-style scheduler (after the abstract of GADGET, Yu, Tian, Ji, Wu,
@@ -75,6 +76,7 @@ pub struct RarOnlineRandom {
     pub resamples: u32,
     run: Option<(RingLayout, ChaCha8Rng)>,
     key: RunKey,
+    misfits: Misfits,
 }
 
 impl Default for RarOnlineRandom {
@@ -91,6 +93,7 @@ impl RarOnlineRandom {
             resamples: 10,
             run: None,
             key: RunKey::default(),
+            misfits: Misfits::default(),
         }
     }
 }
@@ -100,18 +103,23 @@ impl Policy for RarOnlineRandom {
         "rar-online-random".into()
     }
 
+    fn rejection(&self, job: JobId) -> Option<Rejection> {
+        self.misfits.rejection(job)
+    }
+
     fn on_event(&mut self, view: &SimView<'_>, _event: &Event) -> crate::Result<Vec<Action>> {
         if self.key.is_new_run(view) || self.run.is_none() {
             let layout = RingLayout::new(view.instance(), "rar-online-random")?;
             self.run = Some((layout, ChaCha8Rng::seed_from_u64(self.seed)));
+            self.misfits = Misfits::default();
         }
         let Some((layout, rng)) = self.run.as_mut() else {
             return Ok(Vec::new());
         };
         let mut queue: Vec<JobView<'_>> = view.active().filter(is_queued).collect();
+        let mut actions = self.misfits.reject(view, &mut queue);
         queue.shuffle(rng);
         let mut room = Room::now(layout, view);
-        let mut actions = Vec::new();
         for j in queue {
             let job = j.job();
             let Some((r, w)) = ring_of(job) else { continue };

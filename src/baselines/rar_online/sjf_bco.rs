@@ -5,11 +5,11 @@ use crate::algorithms::gadget::GadgetError;
 use crate::algorithms::sjf_bco::FaFfpStrategy;
 use crate::algorithms::sjf_bco::choice::{Choice, GpuLoad};
 use crate::model::units::ceil_tol;
-use crate::model::{Job, RarJob};
-use crate::sim::{Action, Event, JobView, Policy, SimView};
+use crate::model::{Job, JobId, RarJob};
+use crate::sim::{Action, Event, JobView, Policy, Rejection, SimView};
 
 use super::super::common::is_queued;
-use super::{RingLayout, Room, RunKey, parts, ring_of};
+use super::{Misfits, RingLayout, Room, RunKey, parts, ring_of};
 
 /// SJF-BCO-online: the GPU choice of SJF-BCO (Yu, Ji, Rajan, Liu, ACM
 /// MobiHoc 2022) run online on ring-all-reduce jobs with reserved
@@ -43,7 +43,9 @@ use super::{RingLayout, Room, RunKey, parts, ring_of};
 /// that room lose their candidates and the rule chooses again. Strict
 /// order by default (head-of-line blocking, as in the offline algorithm:
 /// the first job that does not fit stops the walk); with `backfill`, later
-/// jobs may start. Non-preemptive.
+/// jobs may start. Non-preemptive. A ring that fits nowhere on the empty
+/// cluster is rejected on arrival, with the reason (see the [module
+/// documentation](super)).
 ///
 /// The policy keeps `U` across the events of one run and starts afresh
 /// when it sees another instance or time going backwards.
@@ -103,6 +105,7 @@ pub struct SjfBcoOnline {
     pub backfill: bool,
     run: Option<OnlineState>,
     key: RunKey,
+    misfits: Misfits,
 }
 
 impl Default for SjfBcoOnline {
@@ -114,6 +117,7 @@ impl Default for SjfBcoOnline {
             backfill: false,
             run: None,
             key: RunKey::default(),
+            misfits: Misfits::default(),
         }
     }
 }
@@ -214,15 +218,21 @@ impl Policy for SjfBcoOnline {
         }
     }
 
+    fn rejection(&self, job: JobId) -> Option<Rejection> {
+        self.misfits.rejection(job)
+    }
+
     fn on_event(&mut self, view: &SimView<'_>, _event: &Event) -> crate::Result<Vec<Action>> {
         self.validate()?;
         if self.key.is_new_run(view) || self.run.is_none() {
             let layout = RingLayout::new(view.instance(), "sjf-bco-online")?;
             let u = vec![0.0; layout.gpu_server.len()];
             self.run = Some(OnlineState { layout, u });
+            self.misfits = Misfits::default();
         }
+        let mut q: Vec<JobView<'_>> = view.active().filter(is_queued).collect();
+        let mut actions = self.misfits.reject(view, &mut q);
         let rules: Vec<(JobView<'_>, Choice)> = {
-            let mut q: Vec<JobView<'_>> = view.active().filter(is_queued).collect();
             q.sort_by(|a, b| {
                 let g = |j: &JobView<'_>| ring_of(j.job()).map_or(0, |(_, w)| w);
                 g(a).cmp(&g(b))
@@ -237,10 +247,9 @@ impl Policy for SjfBcoOnline {
                 .collect()
         };
         let Some(st) = self.run.as_mut() else {
-            return Ok(Vec::new());
+            return Ok(actions);
         };
         let mut room = Room::now(&st.layout, view);
-        let mut actions = Vec::new();
         for (j, rule) in rules {
             let job = j.job();
             let Some((r, w)) = ring_of(job) else { continue };

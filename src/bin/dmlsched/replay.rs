@@ -413,7 +413,10 @@ pub(crate) fn run(args: &ReplayArgs) -> Result<(), CliError> {
         for &seed in &args.seeds {
             let inst = instance(&rows, args, &setup, scale, seed)?;
             for name in &setup.policies {
-                progress.tick(&format!("{name} x{scale} seed {seed}"));
+                progress.tick(&format!(
+                    "{name} x{} seed {seed}",
+                    summary::scale_label(scale)
+                ));
                 let mut policy =
                     policies::build(name, &inst, &args.params, seed, &setup.baselines)?;
                 let result = simulate(&inst, policy.as_mut(), &SimOptions::default())
@@ -432,7 +435,10 @@ pub(crate) fn run(args: &ReplayArgs) -> Result<(), CliError> {
                     instance_index: instances.len(),
                 });
                 progress.done += 1;
-                progress.tick(&format!("{name} x{scale} seed {seed}"));
+                progress.tick(&format!(
+                    "{name} x{} seed {seed}",
+                    summary::scale_label(scale)
+                ));
             }
             instances.push(inst);
         }
@@ -466,7 +472,9 @@ fn write_outputs(dir: &Path, runs: &[Run]) -> Result<(), CliError> {
     for r in runs {
         let name = format!(
             "jobs-{}-x{}-seed{}.csv",
-            r.meta.policy, r.meta.load_scale, r.meta.seed
+            r.meta.policy,
+            summary::scale_label(r.meta.load_scale),
+            r.meta.seed
         );
         write_jobs_csv(create(&name)?, &r.meta, &r.result).map_err(report)?;
     }
@@ -482,15 +490,19 @@ fn write_outputs(dir: &Path, runs: &[Run]) -> Result<(), CliError> {
         .iter()
         .map(|r| (r.meta.policy.as_str(), &r.result))
         .collect();
-    let (scale, seed) = (runs[0].meta.load_scale, runs[0].meta.seed);
-    let mut svgs = vec![(
-        "utilization.svg",
-        utilization_svg(
-            &plots,
-            &format!("GPU utilization, load x{scale}, seed {seed}"),
-        )
-        .map_err(report)?,
-    )];
+    let (scale, seed) = (
+        summary::scale_label(runs[0].meta.load_scale),
+        runs[0].meta.seed,
+    );
+    // A plot that cannot be drawn is a note: the tables are written anyway.
+    let mut svgs = Vec::new();
+    match utilization_svg(
+        &plots,
+        &format!("GPU utilization, load x{scale}, seed {seed}"),
+    ) {
+        Ok(svg) => svgs.push(("utilization.svg", svg)),
+        Err(e) => eprintln!("note: utilization.svg not written: {e}"),
+    }
     match jct_cdf_svg(&plots, &format!("JCT CDF, load x{scale}, seed {seed}")) {
         Ok(svg) => svgs.push(("jct_cdf.svg", svg)),
         Err(e) => eprintln!("note: jct_cdf.svg not written: {e}"),

@@ -76,14 +76,15 @@ fn meta(args: &SimulateArgs, inst: &Instance, label: &str, policy: &str) -> RunM
     }
 }
 
-/// Writes the CSV tables and SVG plots of `runs` to `dir`.
+/// Writes the CSV tables and SVG plots of `runs` to `dir`; returns the
+/// plots written (a plot that cannot be drawn is a note on stderr).
 fn write_outputs(
     dir: &Path,
     inst: &Instance,
     label: &str,
     args: &SimulateArgs,
     runs: &[(String, SimResult)],
-) -> Result<(), CliError> {
+) -> Result<Vec<&'static str>, CliError> {
     std::fs::create_dir_all(dir).map_err(|e| CliError::input(dir, e))?;
     let report = |e: dmlsched::sim::report::ReportError| CliError::Run(e.to_string());
     let meta = |policy: &str| meta(args, inst, label, policy);
@@ -93,13 +94,28 @@ fn write_outputs(
     write_jobs_csv_runs(create(&dir.join("jobs.csv"))?, &metas).map_err(report)?;
     write_utilization_csv_runs(create(&dir.join("utilization.csv"))?, &metas).map_err(report)?;
     let refs: Vec<(&str, &SimResult)> = runs.iter().map(|(n, r)| (n.as_str(), r)).collect();
-    let title = format!("{label}: completion times");
-    match jct_cdf_svg(&refs, &title) {
-        Ok(svg) => write_text(&dir.join("jct_cdf.svg"), &svg)?,
-        Err(e) => eprintln!("note: jct_cdf.svg not written: {e}"),
+    let mut written = Vec::new();
+    // A plot that cannot be drawn is a note: the tables are written anyway.
+    let plots = [
+        (
+            "jct_cdf.svg",
+            jct_cdf_svg(&refs, &format!("{label}: completion times")),
+        ),
+        (
+            "utilization.svg",
+            utilization_svg(&refs, &format!("{label}: GPU utilization")),
+        ),
+    ];
+    for (name, svg) in plots {
+        match svg {
+            Ok(svg) => {
+                write_text(&dir.join(name), &svg)?;
+                written.push(name);
+            }
+            Err(e) => eprintln!("note: {name} not written: {e}"),
+        }
     }
-    let svg = utilization_svg(&refs, &format!("{label}: GPU utilization")).map_err(report)?;
-    write_text(&dir.join("utilization.svg"), &svg)
+    Ok(written)
 }
 
 fn write_text(path: &Path, text: &str) -> Result<(), CliError> {
@@ -131,9 +147,10 @@ pub(crate) fn run(args: &SimulateArgs) -> Result<(), CliError> {
         .instance
         .file_name()
         .map_or_else(|| "instance".into(), |n| n.to_string_lossy().into_owned());
+    let n = inst.jobs().len();
     println!(
-        "{label}: {} jobs on {}\n",
-        inst.jobs().len(),
+        "{label}: {n} {} on {}\n",
+        if n == 1 { "job" } else { "jobs" },
         RunMeta::describe_cluster(inst.cluster())
     );
     let mut runs = Vec::with_capacity(built.len());
@@ -148,11 +165,10 @@ pub(crate) fn run(args: &SimulateArgs) -> Result<(), CliError> {
     summary::print_table(metas.iter().zip(&runs).map(|(m, (_, r))| (m, r, &inst)));
     summary::print_rejections(metas.iter().zip(&runs).map(|(m, (_, r))| (m, r)));
     if let Some(dir) = &args.out {
-        write_outputs(dir, &inst, &label, args, &runs)?;
-        println!(
-            "\nwrote summary.csv, jobs.csv, utilization.csv and the plots to {}",
-            dir.display()
-        );
+        let plots = write_outputs(dir, &inst, &label, args, &runs)?;
+        let mut files = vec!["summary.csv", "jobs.csv", "utilization.csv"];
+        files.extend(plots);
+        println!("\nwrote {} to {}", files.join(", "), dir.display());
     }
     Ok(())
 }

@@ -1,21 +1,48 @@
 //! The table of results `simulate` and `replay` print.
 
 use dmlsched::model::Instance;
-use dmlsched::sim::SimResult;
+use dmlsched::model::units::Num;
 use dmlsched::sim::report::RunMeta;
+use dmlsched::sim::{RunSummary, SimResult, Unfinished};
 
-/// Prints one row per run: completions, rejections, JCT, makespan, the
-/// share of each resource held (GPU, CPU, NIC), utility and preemptions.
+/// A load scale as a short label for tables, titles and file names: `{}`
+/// formatting (`1`, `0.5`) when that is at most 12 characters, else
+/// exponent notation (`1e300`, `1.234567e-20`).
+pub(crate) fn scale_label(x: f64) -> String {
+    let plain = format!("{}", x + 0.0);
+    if plain.len() <= 12 {
+        plain
+    } else {
+        format!("{:e}", x + 0.0)
+    }
+}
+
+/// A statistic cell: `-` when undefined (no job to take it over), in
+/// exponent notation beyond 10¹⁵.
+fn stat(x: f64, width: usize, decimals: usize) -> String {
+    if x.is_nan() {
+        format!("{:>width$}", "-")
+    } else {
+        let text = format!("{:.decimals$}", Num(x + 0.0));
+        format!("{text:>width$}")
+    }
+}
+
+/// Prints one row per run: the jobs' end states (done, rejected,
+/// unfinished: they add up to the jobs), JCT and makespan over the jobs
+/// done, the share of each resource held (GPU, CPU, NIC), utility and
+/// preemptions; then a note for every run that left jobs unfinished.
 pub(crate) fn print_table<'a>(
     runs: impl IntoIterator<Item = (&'a RunMeta, &'a SimResult, &'a Instance)>,
 ) {
     println!(
-        "{:<22} {:>5} {:>5} {:>6} {:>6} {:>11} {:>11} {:>11} {:>5} {:>5} {:>5} {:>10} {:>7}",
+        "{:<22} {:>5} {:>5} {:>6} {:>6} {:>6} {:>11} {:>11} {:>11} {:>5} {:>5} {:>5} {:>10} {:>7}",
         "policy",
         "load",
         "seed",
         "done",
         "rej.",
+        "unfin.",
         "mean JCT s",
         "p95 JCT s",
         "makespan s",
@@ -25,27 +52,71 @@ pub(crate) fn print_table<'a>(
         "utility",
         "preempt"
     );
+    let mut notes = Vec::new();
     for (meta, result, inst) in runs {
         let s = result.summary();
         let u = result.resource_use(inst);
         println!(
-            "{:<22} {:>5} {:>5} {:>6} {:>6} {:>11.0} {:>11.0} {:>11.0} {:>5.2} {:>5.2} {:>5.2} {:>10.2} {:>7}",
+            "{:<22} {:>5} {:>5} {:>6} {:>6} {:>6} {} {} {} {:>5.2} {:>5.2} {:>5.2} {} {:>7}",
             meta.policy,
-            meta.load_scale,
+            scale_label(meta.load_scale),
             meta.seed,
             s.completed,
             s.rejected,
-            s.avg_jct_s,
-            s.p95_jct_s,
-            s.makespan_s,
+            s.unfinished,
+            stat(s.avg_jct_s, 11, 0),
+            stat(s.p95_jct_s, 11, 0),
+            stat(s.makespan_s, 11, 0),
             u.gpus,
             u.cpu_cores,
             u.nic,
-            s.total_utility,
+            stat(s.total_utility, 10, 2),
             s.preemptions
         );
+        if let Some(note) = unfinished_note(meta, result, &s) {
+            notes.push(note);
+        }
     }
-    println!("(GPU, CPU, NIC: mean share of the cluster's capacity held over the run)");
+    println!(
+        "(done + rej. + unfin. = jobs; mean JCT, p95 JCT and makespan: over the jobs done; \
+         GPU, CPU, NIC: mean share of the cluster's capacity held over the run)"
+    );
+    for note in notes {
+        println!("{note}");
+    }
+}
+
+/// The note under the table for a run that left jobs unfinished: whether
+/// it stalled or stopped at the horizon, how many jobs for each reason,
+/// and how many jobs its JCT statistics are over.
+fn unfinished_note(meta: &RunMeta, result: &SimResult, s: &RunSummary) -> Option<String> {
+    if s.unfinished == 0 && !s.stalled {
+        return None;
+    }
+    let how = if s.stalled {
+        format!("stalled at t = {:.0} s", Num(result.end_s))
+    } else {
+        format!("stopped at the horizon (t = {:.0} s)", Num(result.end_s))
+    };
+    let reasons: Vec<String> = Unfinished::ALL
+        .iter()
+        .filter(|&&r| s.unfinished_by.get(r) > 0)
+        .map(|&r| format!("{} {}: {}", s.unfinished_by.get(r), r.label(), r.explain()))
+        .collect();
+    let over = match s.completed {
+        0 => "no JCT statistics (no job done)".to_string(),
+        1 => "its JCT statistics are over the 1 job done only".to_string(),
+        n => format!("its JCT statistics are over the {n} jobs done only"),
+    };
+    Some(format!(
+        "note: {} (load {}, seed {}) {how}: {} of {} jobs unfinished ({}); {over}",
+        meta.policy,
+        scale_label(meta.load_scale),
+        meta.seed,
+        s.unfinished,
+        s.jobs,
+        reasons.join("; "),
+    ))
 }
 
 /// Prints, for every run that rejected jobs, how many for each reason the
@@ -70,7 +141,7 @@ pub(crate) fn print_rejections<'a>(runs: impl IntoIterator<Item = (&'a RunMeta, 
         println!(
             "{} (load {}, seed {}): {} rejected",
             meta.policy,
-            meta.load_scale,
+            scale_label(meta.load_scale),
             meta.seed,
             rejected.len()
         );
