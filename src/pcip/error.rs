@@ -371,8 +371,8 @@ pub enum PcError {
         col: usize,
     },
     /// An integer column has a non-integral or negative upper bound, or a
-    /// binary column an upper bound other than 1.
-    #[error("column {col}: invalid upper bound {} for its kind", Num(*.value))]
+    /// binary column an upper bound other than 0 or 1.
+    #[error("upper[{col}]: invalid upper bound {} for the column's kind (integer: a whole number from 0 to 2^32 − 1 or null; binary: 0, 1 or null; continuous: ≥ 0 or null)", Num(*.value))]
     InvalidUpper {
         /// Column.
         col: usize,

@@ -628,6 +628,7 @@ impl RoundingSolver {
         let Some((x, objective, method)) = best else {
             return Err(no_point(exact.as_ref(), trials.least_bad, &clock));
         };
+        self.accept(p, &x)?;
         if let Method::Rounding { trial } | Method::Neighbourhood { trial } = method {
             run.best_trial = Some(trial);
         }
@@ -811,6 +812,43 @@ impl RoundingSolver {
         Ok(Some(e))
     }
 
+    /// The last gate before a point is returned as a solution: [`evaluate`]
+    /// must accept it against every bound and every row (packing rows
+    /// against `(1+δ)·p_i` with the bicriteria slack δ). Every stage checks
+    /// its own points already; this makes "a returned point is feasible"
+    /// hold by construction, whatever a stage (or the solver) did.
+    fn accept(&self, p: &PcProblem, x: &[f64]) -> Result<(), PcError> {
+        let tol = self.repair.feas_tol;
+        let eval = evaluate(p, x, tol);
+        let delta = self.repair.packing_slack;
+        let still_violated: Vec<_> = eval
+            .violated_rows
+            .into_iter()
+            .filter(|r| {
+                r.row.class != RowClass::Packing || {
+                    let thr = (1.0 + delta) * r.rhs;
+                    r.lhs - thr > p.row_slack(r.row, thr, tol)
+                }
+            })
+            .collect();
+        if eval.violated_columns.is_empty() && still_violated.is_empty() {
+            return Ok(());
+        }
+        let total_deficit = still_violated.iter().map(|r| r.deficit).sum::<f64>()
+            + eval
+                .violated_columns
+                .iter()
+                .map(|&(j, v)| (v - p.upper(j)).max(-v).max(0.0))
+                .sum::<f64>();
+        Err(PcError::RepairFailed(Box::new(RepairFailure {
+            uncovered: Vec::new(),
+            still_violated,
+            blocking_rows: Vec::new(),
+            saturated_cols: eval.violated_columns.iter().map(|&(j, _)| j).collect(),
+            total_deficit,
+        })))
+    }
+
     /// The feasibility report of `x`, rechecked with [`evaluate`].
     fn feasibility(&self, p: &PcProblem, x: &[f64]) -> FeasibilityReport {
         let eval = evaluate(p, x, self.repair.feas_tol);
@@ -868,6 +906,7 @@ impl RoundingSolver {
         };
         run.add_stage("greedy_repair", t.elapsed().as_secs_f64());
         run.repair_moves = report.moves;
+        self.accept(p, &x)?;
         let objective = p.objective_value(&x);
         let certificate = Certificate::new(
             "pcip::greedy_repair",
