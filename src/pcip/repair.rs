@@ -26,6 +26,7 @@ use std::collections::BTreeSet;
 
 mod moves;
 mod shift;
+mod unblock;
 
 use moves::Phase;
 pub use moves::{Move, MoveSource, repair_with};
@@ -187,7 +188,11 @@ fn run_phases<'p>(
         None => Ok(0),
     };
     let shrink_moves = model(&mut st, x, Phase::Shrink)? + shrink(&mut st, x)?;
-    let grow_moves = model(&mut st, x, Phase::Grow)? + grow(&mut st, x)?;
+    let mut grow_moves = model(&mut st, x, Phase::Grow)?;
+    grow_moves += match grow(&mut st, x) {
+        Ok(m) => m,
+        Err(e) => st.grow_unblocking(x, e)?,
+    };
     let prune_moves = if opts.improve {
         model(&mut st, x, Phase::Prune)? + st.improve(x) + st.shift(x)
     } else {
@@ -408,6 +413,9 @@ struct State<'a> {
     /// Per class, indexed by [`slot`].
     rows: [Rows; 3],
     feas_tol: f64,
+    /// Columns phase 2 may not grow (taken off by an unblocking step);
+    /// empty until the first one.
+    frozen: Vec<bool>,
 }
 
 impl<'a> State<'a> {
@@ -448,6 +456,7 @@ impl<'a> State<'a> {
             cost,
             rows,
             feas_tol: opts.feas_tol,
+            frozen: Vec::new(),
         }
     }
 
@@ -822,11 +831,29 @@ impl<'a> State<'a> {
         )
     }
 
+    /// Phase 2 after it stalled with `stalled`: up to
+    /// [`unblock::MAX_UNBLOCKS`] times, an unblocking step
+    /// ([`State::unblock`]) and phase 2 again; the first error stands when
+    /// no step applies or none suffices. Returns the unit steps taken.
+    fn grow_unblocking(&mut self, x: &mut [f64], stalled: PcError) -> Result<u64, PcError> {
+        let mut moves = 0u64;
+        for _ in 0..unblock::MAX_UNBLOCKS {
+            if !self.unblock(x) {
+                break;
+            }
+            moves = moves.saturating_add(1);
+            if let Ok(m) = self.grow(x) {
+                return Ok(moves.saturating_add(m));
+            }
+        }
+        Err(stalled)
+    }
+
     /// Phase-2 key of column `j`: `c_j/gain_j`, or `None` when `j` is not a
-    /// candidate (not integer, at its bound, no gain, or an increment would
-    /// break a Packing or Linking row).
+    /// candidate (not integer, at its bound, frozen by an unblocking step,
+    /// no gain, or an increment would break a Packing or Linking row).
     fn grow_key(&self, x: &[f64], j: usize) -> Option<f64> {
-        if !self.p.is_integer(j) || x[j] >= self.p.upper(j) {
+        if !self.p.is_integer(j) || x[j] >= self.p.upper(j) || self.frozen(j) {
             return None;
         }
         let gain = self.gain(j);

@@ -759,6 +759,8 @@ impl RoundingSolver {
         };
         let ints = (0..p.n_vars()).filter(|&j| p.is_integer(j)).count();
         let mut round = opts;
+        let mut last_free = None;
+        let (mut rounds, mut seconds) = (0u32, 0.0);
         // No limit of its own and no budget: the node limit alone, so that
         // the default pipeline is repeatable on any machine.
         while let Some(limit) = clock.cap_opt(opts.time_limit_s)
@@ -772,18 +774,36 @@ impl RoundingSolver {
                 &round,
                 limit,
                 self.repair.feas_tol,
-            )?;
-            run.add_stage("sub_mip", t.elapsed().as_secs_f64());
+            );
+            seconds += t.elapsed().as_secs_f64();
+            rounds += 1;
+            let out = out?;
             run.lp_solves += 1;
+            let improved = out.better.is_some();
             if let Some((y, v)) = out.better {
                 *best = Some((y, v, Method::Neighbourhood { trial }));
             }
-            // Without a budget, one round (repeatable); with one, widen the
-            // neighbourhood threefold while time is left and columns are fixed.
-            if self.time_limit_s.is_none() || out.free >= ints || clock.expired() {
+            // Without a budget, one round (repeatable). With one, widen the
+            // neighbourhood threefold while time is left and columns are
+            // fixed — but only while a round can find something new: a round
+            // that improved nothing on a neighbourhood no wider than the
+            // last one's would search the same sub-MIP again.
+            let stalled = !improved && last_free.is_some_and(|f| out.free <= f);
+            if self.time_limit_s.is_none()
+                || out.free >= ints
+                || out.free == 0
+                || stalled
+                || clock.expired()
+            {
                 break;
             }
+            last_free = Some(out.free);
             round.free_per_row = (round.free_per_row * 3.0).max(1.0);
+        }
+        // One entry for the whole search, however many rounds it took: the
+        // run record does not grow with the time limit.
+        if rounds > 0 {
+            run.add_stage("sub_mip", seconds);
         }
         Ok(())
     }
