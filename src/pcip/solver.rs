@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use super::bounds::{Beta, RowBounds, beta_for, row_failure_bounds};
-use super::error::{PcError, RepairFailure, RowClass};
+use super::error::{Field, PcError, RepairFailure, RowClass};
 use super::neighbourhood::{self, Neighbourhood};
 use super::problem::{PcProblem, evaluate};
 use super::relax::{ExactResult, LpRelaxation, MipOptions, solve_exact, solve_lp};
@@ -16,7 +16,7 @@ use crate::certificate::{
     Bound, BoundKind, Certificate, ConstraintClass, ExactInfo, ExactStatus, FeasibilityReport,
     Guarantee, GuaranteeScope, RunInfo, Sense,
 };
-use crate::lp::{LpStatus, SolveOptions};
+use crate::lp::{self, LpStatus, SolveOptions};
 use crate::model::units::Num;
 
 /// When the exact MIP runs in the pipeline.
@@ -458,6 +458,14 @@ pub(crate) fn trivial_bound(p: &PcProblem) -> Bound {
     Bound::new(canonical(lower) + 0.0, BoundKind::Trivial)
 }
 
+/// The first integer column whose finite upper bound exceeds what the MIP
+/// solver takes ([`lp::MAX_INTEGER_BOUND`], `2^30`), with that bound.
+fn mip_bound_beyond_range(p: &PcProblem) -> Option<(usize, f64)> {
+    (0..p.n_vars())
+        .find(|&j| p.is_integer(j) && p.upper(j).is_finite() && p.upper(j) > lp::MAX_INTEGER_BOUND)
+        .map(|j| (j, p.upper(j)))
+}
+
 /// Whether `a` is strictly better than `b` in `sense`.
 fn better(sense: Sense, a: f64, b: f64) -> bool {
     match sense {
@@ -536,6 +544,23 @@ impl RoundingSolver {
                 reason: format!("must be positive and finite, got {}", Num(b)),
             });
         }
+        let runs_exact_first = match self.exact {
+            ExactMode::Always => true,
+            ExactMode::IfSmall { max_vars, max_nnz } => {
+                p.n_vars() <= max_vars && p.nnz() <= max_nnz
+            }
+            ExactMode::Never | ExactMode::Fallback => false,
+        };
+        if runs_exact_first && let Some((j, u)) = mip_bound_beyond_range(p) {
+            return Err(PcError::OutOfRange {
+                what: Field::Upper,
+                row: None,
+                label: None,
+                col: Some(j),
+                value: u,
+                limit: lp::MAX_INTEGER_BOUND,
+            });
+        }
         let clock = Budget::start(self.time_limit_s)?;
         let mut run = RunInfo::new().with_seed(self.seed, "ChaCha8");
         let t_lp = Instant::now();
@@ -569,13 +594,7 @@ impl RoundingSolver {
             hooks,
         };
 
-        let small = match self.exact {
-            ExactMode::Always => true,
-            ExactMode::IfSmall { max_vars, max_nnz } => {
-                p.n_vars() <= max_vars && p.nnz() <= max_nnz
-            }
-            ExactMode::Never | ExactMode::Fallback => false,
-        };
+        let small = runs_exact_first;
         let may_fall_back = matches!(self.exact, ExactMode::Fallback | ExactMode::IfSmall { .. });
         let mut exact: Option<ExactResult> = None;
         let mut best: Option<Best> = None;
@@ -818,7 +837,12 @@ impl RoundingSolver {
         run: &mut RunInfo,
         own: f64,
     ) -> Result<Option<ExactResult>, PcError> {
-        let Some(limit) = clock.cap(own) else {
+        // The fallback and the bound budget are optional: a program the MIP
+        // solver cannot take (an integer bound beyond 2^30) skips them.
+        let Some(limit) = clock
+            .cap(own)
+            .filter(|_| mip_bound_beyond_range(p).is_none())
+        else {
             return Ok(None);
         };
         let opts = MipOptions {
@@ -921,7 +945,19 @@ impl RoundingSolver {
         };
         let report = match repaired {
             Ok(r) => r,
-            Err(PcError::RepairFailed(_)) => return Err(stopped),
+            // No greedy point: the time limit is the answer.
+            Err(PcError::RepairFailed(_)) => {
+                return Err(match stopped {
+                    PcError::LpLimit { .. } => PcError::TimeLimit {
+                        stage: "lp",
+                        limit_s: self
+                            .time_limit_s
+                            .or(self.lp.time_limit_s)
+                            .unwrap_or(f64::INFINITY),
+                    },
+                    other => other,
+                });
+            }
             Err(e) => return Err(e),
         };
         run.add_stage("greedy_repair", t.elapsed().as_secs_f64());
@@ -976,10 +1012,19 @@ impl RoundingSolver {
             .with_feasibility(feas)
             .with_run(run);
         if let Some(e) = exact {
+            // A MIP stopped early (before its root LP, under a tight time
+            // limit) may report a dual bound weaker than the LP's; both are
+            // proven bounds on OPT, so the tighter one is stated.
+            let lb = lp.safe_bound.value;
+            let dual_bound = match p.sense() {
+                Sense::Minimise if lb.is_finite() && lb > e.dual_bound => lb,
+                Sense::Maximise if lb.is_finite() && lb < e.dual_bound => lb,
+                _ => e.dual_bound,
+            };
             cert = cert.with_exact(ExactInfo {
                 status: e.status.clone(),
                 incumbent: e.incumbent,
-                dual_bound: e.dual_bound,
+                dual_bound,
                 rel_gap: e.rel_gap,
                 seconds: e.seconds,
                 returned: returned_exact,
@@ -995,7 +1040,26 @@ impl RoundingSolver {
             });
         }
         if !p.is_general() {
-            let cy = p.objective_value(y);
+            // The LP point's integer columns are snapped within 1e-9 and the
+            // solver meets rows only within its tolerance, so c·y can fall a
+            // hair on the wrong side of the proven bound (a covering row
+            // `4294967296·x ≥ 2` met by x = 4.66e-10, snapped to 0). No
+            // rounding of a feasible point does better than the bound: the
+            // value is clamped to it, and the expression says so.
+            let raw = p.objective_value(y);
+            let lb = lp.safe_bound.value;
+            let cy = match p.sense() {
+                Sense::Minimise if raw < lb => lb,
+                Sense::Maximise if raw > lb => lb,
+                _ => raw,
+            };
+            let clamp_note = if cy == raw {
+                String::new()
+            } else {
+                format!(
+                    " (clamped to the proven bound: the snapped LP point gives {raw}, within the solver's tolerance of it)"
+                )
+            };
             let (expr, name) = match (p.sense(), independent) {
                 (Sense::Minimise, true) => ("E[c·X] = c·y ≤ β·LP (G1)", "c·y"),
                 (Sense::Maximise, true) => ("E[v·X] = v·y (= β·LP without clamping) (G1)", "v·y"),
@@ -1009,7 +1073,7 @@ impl RoundingSolver {
                 ),
             };
             let mut g1 = Guarantee::in_expectation(
-                format!("{expr}, {name} = {cy}, β = {beta}"),
+                format!("{expr}, {name} = {cy}{clamp_note}, β = {beta}"),
                 "crate (Raghavan and Thompson, Combinatorica 1987)",
                 cy,
                 GuaranteeScope::RoundedBeforeRepair,
