@@ -102,6 +102,7 @@ pub fn parse_program(text: &str) -> Program {
 }
 
 /// What an exit-0 answer said, once checked.
+#[allow(dead_code)]
 #[derive(Debug, Clone)]
 pub struct Answer {
     /// The point.
