@@ -151,9 +151,8 @@ impl PcFile {
                 // it at 0 and `null` or 1 keeps it at 1; any other bound is
                 // refused rather than ignored.
                 FileKind::Binary => match u {
-                    None => b.binary(j),
-                    Some(v) if v == 1.0 => b.binary(j),
-                    Some(v) if v == 0.0 => b.binary(j).upper(j, Some(0)),
+                    None | Some(1.0) => b.binary(j),
+                    Some(0.0) => b.binary(j).upper(j, Some(0)),
                     Some(v) => return Err(PcError::InvalidUpper { col: j, value: v }),
                 },
                 FileKind::Continuous => b.continuous(j, u.unwrap_or(f64::INFINITY)),

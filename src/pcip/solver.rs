@@ -70,8 +70,10 @@ pub struct RoundingSolver {
     /// itself stops at a time limit (this one or its own), the answer is the
     /// greedy repair of the zero point with the improvement phase
     /// ([`Method::Greedy`]): no LP, so the certificate's bound is the
-    /// trivial one ([`BoundKind::Trivial`]); if that repair fails too, the
-    /// LP's limit status or [`PcError::TimeLimit`].
+    /// trivial one ([`BoundKind::Trivial`]); if that repair fails too,
+    /// [`PcError::TimeLimit`]. Every stage checks the budget, and the run
+    /// record keeps one entry per stage, so neither time nor memory grows
+    /// with the limit beyond what the stages use.
     pub time_limit_s: Option<f64>,
     /// The sub-MIP neighbourhood search run on the best rounded point
     /// (default `Some` with [`Neighbourhood::default`]; `None` skips it):
@@ -81,7 +83,11 @@ pub struct RoundingSolver {
     /// accepts it and it is strictly better ([`Method::Neighbourhood`]).
     /// With [`time_limit_s`](Self::time_limit_s) the search continues while
     /// time is left, around the best point so far, with three times as many
-    /// free columns per row each round, until every column is free.
+    /// free columns per row each round, until every column is free or a
+    /// round neither widens the neighbourhood nor improves the point. A
+    /// point with an integer value beyond
+    /// [`MAX_INTEGER_BOUND`](crate::lp::MAX_INTEGER_BOUND) is not searched
+    /// (HiGHS can spin on such domains whatever its time limit).
     pub neighbourhood: Option<Neighbourhood>,
     /// Seconds to spend, after the trials, on a stronger bound: the exact
     /// MIP (without presolve, since its dual bound serves as a proof) under
