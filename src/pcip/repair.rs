@@ -158,7 +158,30 @@ pub struct RepairReport {
 ///   deficits of all reported rows, i.e. the total covering deficit when
 ///   phase 2 stalls.
 pub fn repair(p: &PcProblem, x: &mut [f64], opts: &RepairOptions) -> Result<RepairReport, PcError> {
-    run_phases(p, x, opts, None, State::shrink, State::grow)
+    run_phases(p, x, opts, None, Search::Full, State::shrink, State::grow)
+}
+
+/// How much of the improvement phase runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Search {
+    /// Reverse delete, greedy fill and the shift moves.
+    Full,
+    /// Reverse delete and greedy fill only (one ordered pass each, so the
+    /// whole repair stays within a few passes over the non-zeros): for the
+    /// greedy point built after a time limit.
+    Quick,
+}
+
+/// [`repair`] (or [`repair_with`] with `source`) with the improvement
+/// phase limited to `search`.
+pub(crate) fn repair_within(
+    p: &PcProblem,
+    x: &mut [f64],
+    opts: &RepairOptions,
+    source: Option<&dyn MoveSource>,
+    search: Search,
+) -> Result<RepairReport, PcError> {
+    run_phases(p, x, opts, source, search, State::shrink, State::grow)
 }
 
 /// The body of [`repair`], with the two greedy phases as parameters (the
@@ -170,6 +193,7 @@ fn run_phases<'p>(
     x: &mut [f64],
     opts: &RepairOptions,
     source: Option<&dyn MoveSource>,
+    search: Search,
     shrink: impl FnOnce(&mut State<'p>, &mut [f64]) -> Result<u64, PcError>,
     grow: impl FnOnce(&mut State<'p>, &mut [f64]) -> Result<u64, PcError>,
 ) -> Result<RepairReport, PcError> {
@@ -194,7 +218,12 @@ fn run_phases<'p>(
         Err(e) => st.grow_unblocking(x, e)?,
     };
     let prune_moves = if opts.improve {
-        model(&mut st, x, Phase::Prune)? + st.improve(x) + st.shift(x)
+        let pruned = model(&mut st, x, Phase::Prune)? + st.improve(x);
+        if search == Search::Full {
+            pruned + st.shift(x)
+        } else {
+            pruned
+        }
     } else {
         0
     };
@@ -1067,7 +1096,15 @@ fn repair_naive(
     x: &mut [f64],
     opts: &RepairOptions,
 ) -> Result<RepairReport, PcError> {
-    run_phases(p, x, opts, None, State::shrink_naive, State::grow_naive)
+    run_phases(
+        p,
+        x,
+        opts,
+        None,
+        Search::Full,
+        State::shrink_naive,
+        State::grow_naive,
+    )
 }
 
 #[cfg(test)]
@@ -1638,7 +1675,15 @@ mod tests {
                 assert_eq!(a, r);
                 // Batches make the moves of the unit greedy (costs ≥ 0).
                 let mut u = start.clone();
-                let unit = run_phases(&p, &mut u, &opts(), None, State::shrink, State::grow_unit);
+                let unit = run_phases(
+                    &p,
+                    &mut u,
+                    &opts(),
+                    None,
+                    Search::Full,
+                    State::shrink,
+                    State::grow_unit,
+                );
                 assert_eq!(fast, unit);
                 assert_eq!(a, u);
                 shrunk += u64::from(fast.is_ok_and(|f| f.shrink_moves > 0));

@@ -9,7 +9,7 @@ use super::error::{Field, PcError, RepairFailure, RowClass};
 use super::neighbourhood::{self, Neighbourhood};
 use super::problem::{PcProblem, evaluate};
 use super::relax::{ExactResult, LpRelaxation, MipOptions, solve_exact, solve_lp};
-use super::repair::{MoveSource, RepairOptions, repair, repair_with};
+use super::repair::{MoveSource, RepairOptions, Search, repair, repair_with, repair_within};
 use super::rounding::{round_independent, scaled_point, trial_rng};
 use super::structure::{Derive, Structure, round_structured};
 use crate::certificate::{
@@ -945,10 +945,9 @@ impl RoundingSolver {
         if let Some(d) = hooks.derive {
             d.derive(p, &mut x);
         }
-        let repaired = match hooks.moves {
-            Some(m) => repair_with(p, &mut x, &self.repair, m),
-            None => repair(p, &mut x, &self.repair),
-        };
+        // After the limit: the greedy phases and one pass each of reverse
+        // delete and greedy fill, no shift search.
+        let repaired = repair_within(p, &mut x, &self.repair, hooks.moves, Search::Quick);
         let report = match repaired {
             Ok(r) => r,
             // No greedy point: the time limit is the answer.
