@@ -1129,3 +1129,38 @@ mod fuzz {
         }
     }
 }
+
+/// Found by `tests/fuzz_pcip.rs` (seed 7, case 173): with continuous
+/// columns, every trial kept them at the LP's values (which fit no
+/// rounding of the integer column), and the MIP's point broke a row once its
+/// integer column was rounded (x2 at the solver's tolerance above 0, x0 just
+/// below 0.5); repair moves integer columns only, so the valid program
+/// failed. The continuous columns are now recomputed for the rounded
+/// integer part of the MIP's point: the optimum 1.5 at (0.5, 0, 0).
+#[test]
+fn continuous_columns_are_recomputed_for_the_rounded_mip_point() {
+    use dmlsched::pcip::RowSense;
+    within(WATCHDOG_S, "continuous completion", || {
+        let p = PcBuilder::new(Sense::Minimise, 3)
+            .objective(vec![3.0, 8.0, 1.0])
+            .continuous(0, 1.0)
+            .continuous(1, 5.0)
+            .upper(2, Some(1))
+            .packing_row(&[(0, 3.0)], 3.0)
+            .covering_row(&[(2, 6.0), (1, 3.0), (0, 5.0)], 1.0)
+            .covering_row(&[(2, 4.0), (0, 1.0)], 0.5)
+            .linking_row(&[(0, -4.58)], RowSense::Le, 1.0)
+            .linking_row(&[(2, -1.0), (0, 3.0), (1, -6.0)], RowSense::Ge, 1.0)
+            .build()
+            .unwrap();
+        for exact in [ExactMode::Fallback, ExactMode::Always] {
+            let solver = RoundingSolver {
+                exact,
+                neighbourhood: None,
+                ..RoundingSolver::default()
+            };
+            let sol = solve_checked(&p, &solver).unwrap();
+            assert!((sol.objective - 1.5).abs() < 1e-9, "{exact:?}: {sol:?}");
+        }
+    });
+}
