@@ -421,7 +421,9 @@ fn no_point(
             status: e.solver_status.clone(),
         };
     }
-    if least_bad.is_none() && clock.expired() {
+    // Out of time with no point: the limit stopped the search (the MIP
+    // fallback had no time left), whatever the trials' repairs said.
+    if clock.expired() {
         return clock.error("rounding");
     }
     PcError::RepairFailed(Box::new(least_bad.unwrap_or(RepairFailure {
