@@ -164,7 +164,7 @@ fn out_of_range_message(
     let name = field_name(what);
     let why = if what == Field::Upper && limit == crate::lp::MAX_INTEGER_BOUND {
         format!(
-            "the exact MIP takes finite bounds of integer columns up to 2^30 = {} (HiGHS can loop forever on larger integer domains); use a null (infinite) bound, or solve without the exact MIP",
+            "the exact MIP (run first on request, or as the fallback when no rounding repairs) takes finite bounds of integer columns up to 2^30 = {} (HiGHS can loop forever on larger integer domains); use a null (infinite) bound",
             Num(limit)
         )
     } else if what == Field::Rhs && limit == super::problem::MAX_EXACT_INTEGER {

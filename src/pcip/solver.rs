@@ -474,6 +474,18 @@ fn mip_bound_beyond_range(p: &PcProblem) -> Option<(usize, f64)> {
         .map(|j| (j, p.upper(j)))
 }
 
+/// The input error of an integer bound the exact MIP cannot take.
+fn mip_bound_error(col: usize, value: f64) -> PcError {
+    PcError::OutOfRange {
+        what: Field::Upper,
+        row: None,
+        label: None,
+        col: Some(col),
+        value,
+        limit: lp::MAX_INTEGER_BOUND,
+    }
+}
+
 /// Whether `a` is strictly better than `b` in `sense`.
 fn better(sense: Sense, a: f64, b: f64) -> bool {
     match sense {
@@ -560,14 +572,7 @@ impl RoundingSolver {
             ExactMode::Never | ExactMode::Fallback => false,
         };
         if runs_exact_first && let Some((j, u)) = mip_bound_beyond_range(p) {
-            return Err(PcError::OutOfRange {
-                what: Field::Upper,
-                row: None,
-                label: None,
-                col: Some(j),
-                value: u,
-                limit: lp::MAX_INTEGER_BOUND,
-            });
+            return Err(mip_bound_error(j, u));
         }
         let clock = Budget::start(self.time_limit_s)?;
         let mut run = RunInfo::new().with_seed(self.seed, "ChaCha8");
@@ -653,6 +658,15 @@ impl RoundingSolver {
             exact = Some(e);
         }
         let Some((x, objective, method)) = best else {
+            // The fallback could not run on this program: say why, naming
+            // the bound that keeps the MIP solver out (an input limit).
+            if may_fall_back
+                && exact.is_none()
+                && !clock.expired()
+                && let Some((j, u)) = mip_bound_beyond_range(p)
+            {
+                return Err(mip_bound_error(j, u));
+            }
             return Err(no_point(exact.as_ref(), trials.least_bad, &clock));
         };
         self.accept(p, &x)?;
