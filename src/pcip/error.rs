@@ -49,7 +49,7 @@ pub enum Field {
     Coefficient,
     /// A right-hand side.
     Rhs,
-    /// An upper bound of a continuous column.
+    /// An upper bound of a column.
     Upper,
 }
 
@@ -162,7 +162,12 @@ fn out_of_range_message(
 ) -> String {
     let place = place(row, label, col);
     let name = field_name(what);
-    let why = if what == Field::Rhs && limit == super::problem::MAX_EXACT_INTEGER {
+    let why = if what == Field::Upper && limit == crate::lp::MAX_INTEGER_BOUND {
+        format!(
+            "the exact MIP (run first on request, or as the fallback when no rounding repairs) takes finite bounds of integer columns up to 2^30 = {} (HiGHS can loop forever on larger integer domains); use a null (infinite) bound",
+            Num(limit)
+        )
+    } else if what == Field::Rhs && limit == super::problem::MAX_EXACT_INTEGER {
         format!(
             "the row has integer coefficients over integer columns and is checked exactly, which f64 allows only up to 2^53 = {}",
             Num(limit)
@@ -371,8 +376,8 @@ pub enum PcError {
         col: usize,
     },
     /// An integer column has a non-integral or negative upper bound, or a
-    /// binary column an upper bound other than 1.
-    #[error("column {col}: invalid upper bound {} for its kind", Num(*.value))]
+    /// binary column an upper bound other than 0 or 1.
+    #[error("upper[{col}]: invalid upper bound {} for the column's kind (integer: a whole number from 0 to 2^32 − 1 or null; binary: 0, 1 or null; continuous: ≥ 0 or null)", Num(*.value))]
     InvalidUpper {
         /// Column.
         col: usize,
@@ -395,7 +400,9 @@ pub enum PcError {
     /// the LP solver's infinity (`1e20`), a coefficient outside the solver's
     /// range (`1e-9 < |a| < 1e15`), or the right-hand side of a row of
     /// integer coefficients over integer columns beyond `2^53` (where
-    /// integers stop being exact in `f64`).
+    /// integers stop being exact in `f64`); or, when the exact MIP runs
+    /// first, a finite upper bound of an integer column beyond
+    /// [`MAX_INTEGER_BOUND`](crate::lp::MAX_INTEGER_BOUND) (`2^30`).
     #[error("{}", out_of_range_message(*.what, *.row, .label, *.col, *.value, *.limit))]
     OutOfRange {
         /// Which input.
@@ -497,11 +504,11 @@ pub enum PcError {
 
 impl PcError {
     /// Whether the error is about the problem or options given — an
-    /// invalid or too large problem, a bad option, group or move, or a
+    /// invalid or too large problem, a bad option, group or move, a
     /// problem that has no answer (its LP relaxation or the integer program
-    /// is infeasible, or the LP is unbounded) — rather than a failure to
-    /// solve a valid problem (a time limit, a failed repair, a solver
-    /// error).
+    /// is infeasible, or the LP is unbounded), or a time limit (an option)
+    /// reached without a feasible point — rather than a failure to solve a
+    /// valid problem (a failed repair, a solver error).
     pub fn is_input(&self) -> bool {
         matches!(
             self,
@@ -525,6 +532,13 @@ impl PcError {
                 | PcError::LpUnbounded
                 | PcError::LpUnboundedOrInfeasible
                 | PcError::IntegerInfeasible
+                | PcError::TimeLimit { .. }
+                | PcError::LpLimit {
+                    status: LpStatus::TimeLimit
+                }
+                | PcError::MipNoIncumbent {
+                    status: LpStatus::TimeLimit
+                }
         )
     }
 }

@@ -92,7 +92,7 @@ impl PcProblem {
     /// before anything of size `n_vars` is allocated), or an invalid program
     /// (V1–V11).
     pub fn from_json(text: &str) -> crate::Result<PcProblem> {
-        let f: PcFile = serde_json::from_str(text)?;
+        let f: PcFile = crate::error::json_from_str(text)?;
         Ok(f.into_problem()?)
     }
 }
@@ -135,31 +135,26 @@ impl PcFile {
             PcBuilder::new(sense, n)
         };
         b = b.objective(self.objective);
+        // Every per-column list, when given, has exactly n entries (an empty
+        // list for n > 0 is a mismatch like any other length).
+        check_len("kinds", self.kinds.as_ref().map(Vec::len), n)?;
+        check_len("upper", self.upper.as_ref().map(Vec::len), n)?;
+        check_len("col_labels", self.col_labels.as_ref().map(Vec::len), n)?;
         let kinds = self.kinds.unwrap_or_default();
-        if !kinds.is_empty() && kinds.len() != n {
-            return Err(PcError::DimensionMismatch {
-                what: "kinds",
-                expected: n,
-                got: kinds.len(),
-            });
-        }
         let upper = self.upper.unwrap_or_default();
-        if !upper.is_empty() && upper.len() != n {
-            return Err(PcError::DimensionMismatch {
-                what: "upper",
-                expected: n,
-                got: upper.len(),
-            });
-        }
         for j in 0..n {
             let kind = kinds.get(j).copied().unwrap_or(FileKind::Integer);
-            let u = if upper.is_empty() {
-                Some(1.0)
-            } else {
-                upper[j]
-            };
+            // Without `upper`, every bound is 1 (a 0/1 program).
+            let u = upper.get(j).copied().unwrap_or(Some(1.0));
             b = match kind {
-                FileKind::Binary => b.binary(j),
+                // A binary column's own bound is 1; a given bound of 0 fixes
+                // it at 0 and `null` or 1 keeps it at 1; any other bound is
+                // refused rather than ignored.
+                FileKind::Binary => match u {
+                    None | Some(1.0) => b.binary(j),
+                    Some(0.0) => b.binary(j).upper(j, Some(0)),
+                    Some(v) => return Err(PcError::InvalidUpper { col: j, value: v }),
+                },
                 FileKind::Continuous => b.continuous(j, u.unwrap_or(f64::INFINITY)),
                 FileKind::Integer => match u {
                     None => b.upper(j, None),
@@ -207,5 +202,17 @@ impl PcFile {
             );
         }
         b.build()
+    }
+}
+
+/// A per-column list, when given, must hold one entry per variable.
+fn check_len(what: &'static str, len: Option<usize>, n: usize) -> Result<(), PcError> {
+    match len {
+        Some(got) if got != n => Err(PcError::DimensionMismatch {
+            what,
+            expected: n,
+            got,
+        }),
+        _ => Ok(()),
     }
 }

@@ -13,7 +13,7 @@
 //! | [`ka2b`] KA2 with u = 2 | min | 6 at (0,0,3/2) | 8 at (0,0,2) |
 //! | [`ka3`] totally unimodular interval cover | min | 6 at (2,1,0,0) | 6 |
 //! | [`ka4`] two-dimensional 0/1 knapsack | max | 18 at (1,½,0,1) | 15 at (0,1,0,1) |
-//! | [`ka5`] mixed placement (greedy repair can fail) | min | 25/2 at (½,3/2,2,½) | 15 at (1,1,2,1) |
+//! | [`ka5`] mixed placement (plain greedy repair stalls; its unblocking step recovers) | min | 25/2 at (½,3/2,2,½) | 15 at (1,1,2,1) |
 //! | [`ka6_infeasible`] | min | infeasible | — |
 
 use super::{PcBuilder, PcProblem, RowLabels};

@@ -118,6 +118,21 @@ pub(crate) fn search(
     limit_s: Option<f64>,
     feas_tol: f64,
 ) -> Result<SubMipOutcome, PcError> {
+    // HiGHS walks integer domains with 32-bit integers (its root
+    // reduced-cost fixing): a sub-MIP whose integer columns sit beyond
+    // `2^30` — fixed there, or pushed there by the rows — can spin inside
+    // the solver whatever its time limit. The search is a heuristic:
+    // skip it (the incumbent stays, and no wider round can help).
+    let beyond = |v: &f64| v.abs() > lp::MAX_INTEGER_BOUND;
+    if (0..p.n_vars())
+        .any(|j| p.is_integer(j) && (beyond(&x[j]) || lp_x.get(j).is_some_and(beyond)))
+    {
+        return Ok(SubMipOutcome {
+            better: None,
+            free: 0,
+            iterations: None,
+        });
+    }
     let mut model = build_lp(p);
     let mut agree: Vec<usize> = Vec::new();
     let mut free = 0;

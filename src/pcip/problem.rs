@@ -28,7 +28,7 @@ pub enum ColKind {
     /// Integer in `{0, 1, …, u}` (u may be unbounded).
     #[default]
     Integer,
-    /// Integer with `u = 1`.
+    /// Integer with `u = 1` (or `u = 0`, which fixes it at 0).
     Binary,
     /// Real in `[0, u]`; rounding sets it to its scaled LP value and unit
     /// repair moves never change it.
@@ -685,7 +685,8 @@ fn check_kinds(upper: &[Option<f64>], kinds: &[ColKind]) -> Result<(), PcError> 
             (ColKind::Integer, Some(u)) if u.fract() != 0.0 => {
                 return Err(PcError::InvalidUpper { col: j, value: *u });
             }
-            (ColKind::Binary, u) if *u != Some(1.0) => {
+            // A binary column is bounded by 1, or fixed at 0.
+            (ColKind::Binary, u) if *u != Some(1.0) && *u != Some(0.0) => {
                 return Err(PcError::InvalidUpper {
                     col: j,
                     value: u.unwrap_or(f64::INFINITY),

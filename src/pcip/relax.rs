@@ -340,7 +340,7 @@ pub fn solve_exact(p: &PcProblem, opts: &MipOptions) -> Result<ExactResult, PcEr
         }
     };
     let x = match x {
-        Some(x) => match checked_incumbent(p, x) {
+        Some(x) => match checked_incumbent(p, x, opts.time_limit_s) {
             Incumbent::Feasible(x) => Some(x),
             Incumbent::Repaired(x) => {
                 status = ExactStatus::Limit {
@@ -403,15 +403,60 @@ enum Incumbent {
 
 /// Checks the rounded incumbent with the independent checker, and repairs
 /// it when a row broke: a point that fails the check is never returned.
-fn checked_incumbent(p: &PcProblem, mut x: Vec<f64>) -> Incumbent {
+/// Repair moves integer columns only, so on a program with continuous
+/// columns their values are first recomputed for the rounded integer part
+/// ([`complete_continuous`]): the solver's continuous values fit its own
+/// integer values, which rounding moved by up to its tolerance.
+fn checked_incumbent(p: &PcProblem, mut x: Vec<f64>, time_limit_s: f64) -> Incumbent {
     let opts = RepairOptions::default();
     if evaluate(p, &x, opts.feas_tol).is_feasible() {
         return Incumbent::Feasible(x);
+    }
+    let mut completed = x.clone();
+    if complete_continuous(p, &mut completed, time_limit_s) {
+        if evaluate(p, &completed, opts.feas_tol).is_feasible() {
+            return Incumbent::Repaired(completed);
+        }
+        if repair(p, &mut completed, &opts).is_ok() {
+            return Incumbent::Repaired(completed);
+        }
     }
     match repair(p, &mut x, &opts) {
         Ok(_) => Incumbent::Repaired(x),
         Err(_) => Incumbent::Unusable,
     }
+}
+
+/// Recomputes the continuous columns of `x` for its integer columns: the LP
+/// with every integer column fixed at its value in `x`, solved within
+/// `time_limit_s`. `false` (and `x` unchanged) when the program has no
+/// continuous column or that LP has no optimal point.
+fn complete_continuous(p: &PcProblem, x: &mut [f64], time_limit_s: f64) -> bool {
+    if !p.has_continuous() {
+        return false;
+    }
+    let mut model = build_lp(p);
+    for j in (0..p.n_vars()).filter(|&j| p.is_integer(j)) {
+        if model.set_col_bounds(j, x[j], x[j]).is_err() {
+            return false;
+        }
+    }
+    let opts = SolveOptions::default()
+        .with_relax_integrality(true)
+        .with_time_limit(time_limit_s);
+    let Ok(sol) = lp::solve(&model, &opts) else {
+        return false;
+    };
+    let Some(point) = sol
+        .primal_point()
+        .filter(|_| sol.status == LpStatus::Optimal)
+    else {
+        return false;
+    };
+    for j in (0..p.n_vars()).filter(|&j| !p.is_integer(j)) {
+        x[j] = point[j].max(0.0).min(p.upper(j)) + 0.0;
+    }
+    true
 }
 
 #[cfg(test)]

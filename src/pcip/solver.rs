@@ -5,18 +5,18 @@
 use std::time::Instant;
 
 use super::bounds::{Beta, RowBounds, beta_for, row_failure_bounds};
-use super::error::{PcError, RepairFailure, RowClass};
+use super::error::{Field, PcError, RepairFailure, RowClass};
 use super::neighbourhood::{self, Neighbourhood};
 use super::problem::{PcProblem, evaluate};
 use super::relax::{ExactResult, LpRelaxation, MipOptions, solve_exact, solve_lp};
-use super::repair::{MoveSource, RepairOptions, repair, repair_with};
+use super::repair::{MoveSource, RepairOptions, Search, repair, repair_with, repair_within};
 use super::rounding::{round_independent, scaled_point, trial_rng};
 use super::structure::{Derive, Structure, round_structured};
 use crate::certificate::{
     Bound, BoundKind, Certificate, ConstraintClass, ExactInfo, ExactStatus, FeasibilityReport,
     Guarantee, GuaranteeScope, RunInfo, Sense,
 };
-use crate::lp::{LpStatus, SolveOptions};
+use crate::lp::{self, LpStatus, SolveOptions};
 use crate::model::units::Num;
 
 /// When the exact MIP runs in the pipeline.
@@ -70,8 +70,10 @@ pub struct RoundingSolver {
     /// itself stops at a time limit (this one or its own), the answer is the
     /// greedy repair of the zero point with the improvement phase
     /// ([`Method::Greedy`]): no LP, so the certificate's bound is the
-    /// trivial one ([`BoundKind::Trivial`]); if that repair fails too, the
-    /// LP's limit status or [`PcError::TimeLimit`].
+    /// trivial one ([`BoundKind::Trivial`]); if that repair fails too,
+    /// [`PcError::TimeLimit`]. Every stage checks the budget, and the run
+    /// record keeps one entry per stage, so neither time nor memory grows
+    /// with the limit beyond what the stages use.
     pub time_limit_s: Option<f64>,
     /// The sub-MIP neighbourhood search run on the best rounded point
     /// (default `Some` with [`Neighbourhood::default`]; `None` skips it):
@@ -81,7 +83,11 @@ pub struct RoundingSolver {
     /// accepts it and it is strictly better ([`Method::Neighbourhood`]).
     /// With [`time_limit_s`](Self::time_limit_s) the search continues while
     /// time is left, around the best point so far, with three times as many
-    /// free columns per row each round, until every column is free.
+    /// free columns per row each round, until every column is free or a
+    /// round neither widens the neighbourhood nor improves the point. A
+    /// point with an integer value beyond
+    /// [`MAX_INTEGER_BOUND`](crate::lp::MAX_INTEGER_BOUND) is not searched
+    /// (HiGHS can spin on such domains whatever its time limit).
     pub neighbourhood: Option<Neighbourhood>,
     /// Seconds to spend, after the trials, on a stronger bound: the exact
     /// MIP (without presolve, since its dual bound serves as a proof) under
@@ -415,7 +421,9 @@ fn no_point(
             status: e.solver_status.clone(),
         };
     }
-    if least_bad.is_none() && clock.expired() {
+    // Out of time with no point: the limit stopped the search (the MIP
+    // fallback had no time left), whatever the trials' repairs said.
+    if clock.expired() {
         return clock.error("rounding");
     }
     PcError::RepairFailed(Box::new(least_bad.unwrap_or(RepairFailure {
@@ -456,6 +464,26 @@ pub(crate) fn trivial_bound(p: &PcProblem) -> Bound {
         })
         .sum();
     Bound::new(canonical(lower) + 0.0, BoundKind::Trivial)
+}
+
+/// The first integer column whose finite upper bound exceeds what the MIP
+/// solver takes ([`lp::MAX_INTEGER_BOUND`], `2^30`), with that bound.
+fn mip_bound_beyond_range(p: &PcProblem) -> Option<(usize, f64)> {
+    (0..p.n_vars())
+        .find(|&j| p.is_integer(j) && p.upper(j).is_finite() && p.upper(j) > lp::MAX_INTEGER_BOUND)
+        .map(|j| (j, p.upper(j)))
+}
+
+/// The input error of an integer bound the exact MIP cannot take.
+fn mip_bound_error(col: usize, value: f64) -> PcError {
+    PcError::OutOfRange {
+        what: Field::Upper,
+        row: None,
+        label: None,
+        col: Some(col),
+        value,
+        limit: lp::MAX_INTEGER_BOUND,
+    }
 }
 
 /// Whether `a` is strictly better than `b` in `sense`.
@@ -536,6 +564,16 @@ impl RoundingSolver {
                 reason: format!("must be positive and finite, got {}", Num(b)),
             });
         }
+        let runs_exact_first = match self.exact {
+            ExactMode::Always => true,
+            ExactMode::IfSmall { max_vars, max_nnz } => {
+                p.n_vars() <= max_vars && p.nnz() <= max_nnz
+            }
+            ExactMode::Never | ExactMode::Fallback => false,
+        };
+        if runs_exact_first && let Some((j, u)) = mip_bound_beyond_range(p) {
+            return Err(mip_bound_error(j, u));
+        }
         let clock = Budget::start(self.time_limit_s)?;
         let mut run = RunInfo::new().with_seed(self.seed, "ChaCha8");
         let t_lp = Instant::now();
@@ -569,13 +607,7 @@ impl RoundingSolver {
             hooks,
         };
 
-        let small = match self.exact {
-            ExactMode::Always => true,
-            ExactMode::IfSmall { max_vars, max_nnz } => {
-                p.n_vars() <= max_vars && p.nnz() <= max_nnz
-            }
-            ExactMode::Never | ExactMode::Fallback => false,
-        };
+        let small = runs_exact_first;
         let may_fall_back = matches!(self.exact, ExactMode::Fallback | ExactMode::IfSmall { .. });
         let mut exact: Option<ExactResult> = None;
         let mut best: Option<Best> = None;
@@ -626,8 +658,18 @@ impl RoundingSolver {
             exact = Some(e);
         }
         let Some((x, objective, method)) = best else {
+            // The fallback could not run on this program: say why, naming
+            // the bound that keeps the MIP solver out (an input limit).
+            if may_fall_back
+                && exact.is_none()
+                && !clock.expired()
+                && let Some((j, u)) = mip_bound_beyond_range(p)
+            {
+                return Err(mip_bound_error(j, u));
+            }
             return Err(no_point(exact.as_ref(), trials.least_bad, &clock));
         };
+        self.accept(p, &x)?;
         if let Method::Rounding { trial } | Method::Neighbourhood { trial } = method {
             run.best_trial = Some(trial);
         }
@@ -758,6 +800,8 @@ impl RoundingSolver {
         };
         let ints = (0..p.n_vars()).filter(|&j| p.is_integer(j)).count();
         let mut round = opts;
+        let mut last_free = None;
+        let (mut rounds, mut seconds) = (0u32, 0.0);
         // No limit of its own and no budget: the node limit alone, so that
         // the default pipeline is repeatable on any machine.
         while let Some(limit) = clock.cap_opt(opts.time_limit_s)
@@ -771,18 +815,36 @@ impl RoundingSolver {
                 &round,
                 limit,
                 self.repair.feas_tol,
-            )?;
-            run.add_stage("sub_mip", t.elapsed().as_secs_f64());
+            );
+            seconds += t.elapsed().as_secs_f64();
+            rounds += 1;
+            let out = out?;
             run.lp_solves += 1;
+            let improved = out.better.is_some();
             if let Some((y, v)) = out.better {
                 *best = Some((y, v, Method::Neighbourhood { trial }));
             }
-            // Without a budget, one round (repeatable); with one, widen the
-            // neighbourhood threefold while time is left and columns are fixed.
-            if self.time_limit_s.is_none() || out.free >= ints || clock.expired() {
+            // Without a budget, one round (repeatable). With one, widen the
+            // neighbourhood threefold while time is left and columns are
+            // fixed — but only while a round can find something new: a round
+            // that improved nothing on a neighbourhood no wider than the
+            // last one's would search the same sub-MIP again.
+            let stalled = !improved && last_free.is_some_and(|f| out.free <= f);
+            if self.time_limit_s.is_none()
+                || out.free >= ints
+                || out.free == 0
+                || stalled
+                || clock.expired()
+            {
                 break;
             }
+            last_free = Some(out.free);
             round.free_per_row = (round.free_per_row * 3.0).max(1.0);
+        }
+        // One entry for the whole search, however many rounds it took: the
+        // run record does not grow with the time limit.
+        if rounds > 0 {
+            run.add_stage("sub_mip", seconds);
         }
         Ok(())
     }
@@ -797,7 +859,12 @@ impl RoundingSolver {
         run: &mut RunInfo,
         own: f64,
     ) -> Result<Option<ExactResult>, PcError> {
-        let Some(limit) = clock.cap(own) else {
+        // The fallback and the bound budget are optional: a program the MIP
+        // solver cannot take (an integer bound beyond 2^30) skips them.
+        let Some(limit) = clock
+            .cap(own)
+            .filter(|_| mip_bound_beyond_range(p).is_none())
+        else {
             return Ok(None);
         };
         let opts = MipOptions {
@@ -809,6 +876,43 @@ impl RoundingSolver {
         run.add_stage("mip", t.elapsed().as_secs_f64());
         run.lp_solves += 1;
         Ok(Some(e))
+    }
+
+    /// The last gate before a point is returned as a solution: [`evaluate`]
+    /// must accept it against every bound and every row (packing rows
+    /// against `(1+δ)·p_i` with the bicriteria slack δ). Every stage checks
+    /// its own points already; this makes "a returned point is feasible"
+    /// hold by construction, whatever a stage (or the solver) did.
+    fn accept(&self, p: &PcProblem, x: &[f64]) -> Result<(), PcError> {
+        let tol = self.repair.feas_tol;
+        let eval = evaluate(p, x, tol);
+        let delta = self.repair.packing_slack;
+        let still_violated: Vec<_> = eval
+            .violated_rows
+            .into_iter()
+            .filter(|r| {
+                r.row.class != RowClass::Packing || {
+                    let thr = (1.0 + delta) * r.rhs;
+                    r.lhs - thr > p.row_slack(r.row, thr, tol)
+                }
+            })
+            .collect();
+        if eval.violated_columns.is_empty() && still_violated.is_empty() {
+            return Ok(());
+        }
+        let total_deficit = still_violated.iter().map(|r| r.deficit).sum::<f64>()
+            + eval
+                .violated_columns
+                .iter()
+                .map(|&(j, v)| (v - p.upper(j)).max(-v).max(0.0))
+                .sum::<f64>();
+        Err(PcError::RepairFailed(Box::new(RepairFailure {
+            uncovered: Vec::new(),
+            still_violated,
+            blocking_rows: Vec::new(),
+            saturated_cols: eval.violated_columns.iter().map(|&(j, _)| j).collect(),
+            total_deficit,
+        })))
     }
 
     /// The feasibility report of `x`, rechecked with [`evaluate`].
@@ -857,17 +961,29 @@ impl RoundingSolver {
         if let Some(d) = hooks.derive {
             d.derive(p, &mut x);
         }
-        let repaired = match hooks.moves {
-            Some(m) => repair_with(p, &mut x, &self.repair, m),
-            None => repair(p, &mut x, &self.repair),
-        };
+        // After the limit: the greedy phases and one pass each of reverse
+        // delete and greedy fill, no shift search.
+        let repaired = repair_within(p, &mut x, &self.repair, hooks.moves, Search::Quick);
         let report = match repaired {
             Ok(r) => r,
-            Err(PcError::RepairFailed(_)) => return Err(stopped),
+            // No greedy point: the time limit is the answer.
+            Err(PcError::RepairFailed(_)) => {
+                return Err(match stopped {
+                    PcError::LpLimit { .. } => PcError::TimeLimit {
+                        stage: "lp",
+                        limit_s: self
+                            .time_limit_s
+                            .or(self.lp.time_limit_s)
+                            .unwrap_or(f64::INFINITY),
+                    },
+                    other => other,
+                });
+            }
             Err(e) => return Err(e),
         };
         run.add_stage("greedy_repair", t.elapsed().as_secs_f64());
         run.repair_moves = report.moves;
+        self.accept(p, &x)?;
         let objective = p.objective_value(&x);
         let certificate = Certificate::new(
             "pcip::greedy_repair",
@@ -917,10 +1033,19 @@ impl RoundingSolver {
             .with_feasibility(feas)
             .with_run(run);
         if let Some(e) = exact {
+            // A MIP stopped early (before its root LP, under a tight time
+            // limit) may report a dual bound weaker than the LP's; both are
+            // proven bounds on OPT, so the tighter one is stated.
+            let lb = lp.safe_bound.value;
+            let dual_bound = match p.sense() {
+                Sense::Minimise if lb.is_finite() && lb > e.dual_bound => lb,
+                Sense::Maximise if lb.is_finite() && lb < e.dual_bound => lb,
+                _ => e.dual_bound,
+            };
             cert = cert.with_exact(ExactInfo {
                 status: e.status.clone(),
                 incumbent: e.incumbent,
-                dual_bound: e.dual_bound,
+                dual_bound,
                 rel_gap: e.rel_gap,
                 seconds: e.seconds,
                 returned: returned_exact,
@@ -936,7 +1061,26 @@ impl RoundingSolver {
             });
         }
         if !p.is_general() {
-            let cy = p.objective_value(y);
+            // The LP point's integer columns are snapped within 1e-9 and the
+            // solver meets rows only within its tolerance, so c·y can fall a
+            // hair on the wrong side of the proven bound (a covering row
+            // `4294967296·x ≥ 2` met by x = 4.66e-10, snapped to 0). No
+            // rounding of a feasible point does better than the bound: the
+            // value is clamped to it, and the expression says so.
+            let raw = p.objective_value(y);
+            let lb = lp.safe_bound.value;
+            let cy = match p.sense() {
+                Sense::Minimise if raw < lb => lb,
+                Sense::Maximise if raw > lb => lb,
+                _ => raw,
+            };
+            let clamp_note = if cy == raw {
+                String::new()
+            } else {
+                format!(
+                    " (clamped to the proven bound: the snapped LP point gives {raw}, within the solver's tolerance of it)"
+                )
+            };
             let (expr, name) = match (p.sense(), independent) {
                 (Sense::Minimise, true) => ("E[c·X] = c·y ≤ β·LP (G1)", "c·y"),
                 (Sense::Maximise, true) => ("E[v·X] = v·y (= β·LP without clamping) (G1)", "v·y"),
@@ -950,7 +1094,7 @@ impl RoundingSolver {
                 ),
             };
             let mut g1 = Guarantee::in_expectation(
-                format!("{expr}, {name} = {cy}, β = {beta}"),
+                format!("{expr}, {name} = {cy}{clamp_note}, β = {beta}"),
                 "crate (Raghavan and Thompson, Combinatorica 1987)",
                 cy,
                 GuaranteeScope::RoundedBeforeRepair,

@@ -21,19 +21,22 @@ pub(crate) struct PcipArgs {
     /// Solve the exact MIP (its optimum is returned when proven).
     #[arg(long)]
     exact: bool,
-    /// Bound on the whole solve (LP, MIP, trials and the neighbourhood
-    /// search together), seconds. If the LP relaxation does not finish in
-    /// time, the answer is a greedy feasible point with the trivial bound.
-    #[arg(long, value_name = "S")]
-    time_limit: Option<f64>,
+    /// Bound on the whole call (LP, MIP, rounding trials, repair and the
+    /// neighbourhood search together), seconds (> 0): it answers within
+    /// about max(S, 1 s). If the LP relaxation has not finished by the
+    /// limit, the answer is a greedy feasible point built after it in
+    /// O(nnz) time, with the trivial bound; if no greedy point exists, it
+    /// exits 2 with a `time limit` error.
+    #[arg(long, value_name = "S", allow_hyphen_values = true)]
+    time_limit: Option<String>,
     /// Skip the sub-MIP neighbourhood search around the best rounded point.
     #[arg(long)]
     no_neighbourhood: bool,
     /// Seconds to spend, after the trials, on the exact MIP's dual bound (a
     /// tighter certified bound than the LP's; its incumbent is returned when
     /// better).
-    #[arg(long, value_name = "S")]
-    bound_budget: Option<f64>,
+    #[arg(long, value_name = "S", allow_hyphen_values = true)]
+    bound_budget: Option<String>,
 }
 
 /// `dmlsched pcip`: prints one JSON object `{"x", "objective", "method",
@@ -52,13 +55,8 @@ pub(crate) fn run(args: &PcipArgs) -> Result<(), CliError> {
     if args.no_neighbourhood {
         solver.neighbourhood = None;
     }
-    solver.bound_budget_s = args.bound_budget;
-    if let Some(s) = args.time_limit {
-        if !(s.is_finite() && s > 0.0) {
-            return Err(CliError::Input(format!(
-                "--time-limit must be a positive number of seconds, got {s}"
-            )));
-        }
+    solver.bound_budget_s = seconds("--bound-budget", args.bound_budget.as_deref())?;
+    if let Some(s) = seconds("--time-limit", args.time_limit.as_deref())? {
         solver.time_limit_s = Some(s);
         solver.mip.time_limit_s = s;
     }
@@ -76,4 +74,20 @@ pub(crate) fn run(args: &PcipArgs) -> Result<(), CliError> {
     });
     println!("{out}");
     Ok(())
+}
+
+/// A flag's number of seconds: finite and positive, else one input error
+/// naming the flag and the value as given (read here rather than by the
+/// argument parser, so that `-1` is a value, not an unknown flag).
+fn seconds(flag: &str, given: Option<&str>) -> Result<Option<f64>, CliError> {
+    let Some(text) = given else {
+        return Ok(None);
+    };
+    match text.trim().parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 => Ok(Some(s)),
+        _ => Err(CliError::Input(format!(
+            "{flag} must be a positive, finite number of seconds, got `{}`",
+            text.chars().take(40).collect::<String>()
+        ))),
+    }
 }

@@ -339,7 +339,15 @@ pub fn repair_with(
     opts: &super::RepairOptions,
     source: &dyn MoveSource,
 ) -> Result<super::RepairReport, PcError> {
-    super::run_phases(p, x, opts, Some(source), State::shrink, State::grow)
+    super::run_phases(
+        p,
+        x,
+        opts,
+        Some(source),
+        super::Search::Full,
+        State::shrink,
+        State::grow,
+    )
 }
 
 #[cfg(test)]
