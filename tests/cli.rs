@@ -70,7 +70,8 @@ fn smd_runs_over_the_arrivals_with_a_certificate_per_epoch() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         stdout.starts_with(&format!(
-            "smd on {LAYERED}: 12 jobs, 12 completed; the schedule passed schedule::verify"
+            "smd on {LAYERED}: 12 jobs, 12 completed, 0 unfinished (horizon); \
+             the schedule passed schedule::verify"
         )),
         "{stdout}"
     );

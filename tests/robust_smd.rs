@@ -259,3 +259,81 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 48,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "proptest-regressions/robust_smd.txt",
+        ))),
+        ..ProptestConfig::default()
+    })]
+
+    /// A whole slotted run ([`solve_slotted`]) on small layered instances,
+    /// short horizons (overloaded runs stop there) and extreme slot
+    /// lengths: the schedule always passes the checker and the completed
+    /// and unfinished jobs add up, or the instance is refused as input
+    /// (never a checker failure or another run failure).
+    #[test]
+    fn slotted_runs_always_pass_the_checker(
+        slot_s in prop_oneof![1 => Just(1e-3), 1 => Just(1.0), 4 => Just(60.0), 1 => Just(1e9), 2 => Just(1e20)],
+        horizon_slots in prop_oneof![Just(1u32), Just(3), Just(50), Just(4424)],
+        specs in proptest::collection::vec(
+            (
+                prop_oneof![2 => Just(0.0), 4 => Just(1e-3), 1 => Just(1.0), 1 => Just(1e9)],
+                prop_oneof![2 => Just(0.0), 4 => Just(1e6), 1 => Just(9e15)],
+                prop_oneof![Just(1u32), Just(1000), Just(u32::MAX)],
+                prop_oneof![Just(1u32), Just(4), Just(16)],
+                0.0f64..0.99,
+            ),
+            1..5,
+        ),
+        greedy in any::<bool>(),
+    ) {
+        let cap = Resources::zero().gpus(8.0).cpu_cores(64.0).memory(5e11).nic(2.5e9);
+        let horizon = slot_s * f64::from(horizon_slots);
+        let jobs: Vec<Job> = specs
+            .iter()
+            .enumerate()
+            .map(|(i, &(f, bytes, work, w, at))| {
+                let layer = Layer { forward_s: f, backward_s: 2.0 * f, bytes, update_s: 0.0 };
+                let ps = PsJob {
+                    minibatches_per_chunk: work,
+                    worker: Resources::zero().gpus(1.0).cpu_cores(4.0).nic(1.25e9),
+                    ps: Resources::zero().cpu_cores(4.0).nic(1.25e9),
+                    max_workers: w,
+                    max_ps: w.min(8),
+                    sync: SyncMode::Synchronous,
+                    layers: Some(vec![layer; 3]),
+                    ..PsJob::default()
+                };
+                Job::new(JobId(i as u32), at * horizon, ps)
+            })
+            .collect();
+        let n = jobs.len();
+        let cluster = Cluster::homogeneous(2, cap, 1e11);
+        let Ok(inst) = Instance::new(cluster, jobs, slot_s, horizon_slots) else {
+            return Ok(());
+        };
+        let params = SmdParams {
+            selection: if greedy { Selection::Greedy } else { Selection::Best },
+            ..SmdParams::default()
+        };
+        let what = format!("slot {slot_s}, {horizon_slots} slots, {specs:?}");
+        let check = inst.clone();
+        let r = within(WATCHDOG_S, &what, move || solve_slotted(&inst, &params));
+        match r {
+            Ok(run) => {
+                dmlsched::schedule::verify(&check, &run.schedule)
+                    .map_err(|v| TestCaseError::fail(format!("{what}: {v}")))?;
+                prop_assert_eq!(run.completed() + run.unfinished(), n);
+                for js in &run.schedule.jobs {
+                    for s in &js.segments {
+                        prop_assert!(s.slots.end <= horizon_slots, "{}", what);
+                    }
+                }
+            }
+            Err(e) => prop_assert!(e.is_input(), "{what}: {e}"),
+        }
+    }
+}

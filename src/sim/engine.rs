@@ -118,6 +118,8 @@ pub(super) struct Engine<'a> {
     pub log: Vec<AllocationRecord>,
     pub events: u64,
     pub decision_time_s: f64,
+    /// The last slot boundary handled and when (see [`Engine::on_boundary`]).
+    pub last_boundary: Option<(u32, f64)>,
 }
 
 /// Runs `policy` over the instance's jobs; see the [module docs](super).
@@ -222,6 +224,7 @@ impl<'a> Engine<'a> {
             log: Vec::new(),
             events: 0,
             decision_time_s: 0.0,
+            last_boundary: None,
         }
     }
 
@@ -255,6 +258,7 @@ impl<'a> Engine<'a> {
         let mut happened = !now_events.is_empty();
         let boundary = self.on_boundary();
         if let Some(slot) = boundary {
+            self.last_boundary = Some((slot, self.now));
             // A plan that starts a job is progress too (the job may finish
             // at once); switching the same slot again changes nothing.
             happened |= self.apply_plans(slot)?;
@@ -326,9 +330,17 @@ impl<'a> Engine<'a> {
         !self.running.is_empty() || !self.plan_jobs.is_empty()
     }
 
-    /// The slot starting now, if `now` is on a boundary.
+    /// The slot starting now, if `now` is on a boundary that was not
+    /// already handled at an earlier time. The boundary test has a
+    /// tolerance of 10⁻⁹ slots, which at a huge slot length spans distinct
+    /// event times (at 10²⁰ s, every time up to 10¹¹ s is "on" the boundary
+    /// of slot 0): each slot starts once, or two decisions would share
+    /// one slot.
     pub(super) fn on_boundary(&self) -> Option<u32> {
-        boundary_slot(self.now, self.slot_s)
+        boundary_slot(self.now, self.slot_s).filter(|&s| {
+            self.last_boundary
+                .is_none_or(|(l, t)| s > l || self.now <= t)
+        })
     }
 
     /// The first slot boundary strictly after now (`None` past the last

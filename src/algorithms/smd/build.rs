@@ -5,7 +5,7 @@
 use crate::model::units::Num;
 use crate::model::{Architecture, Elasticity, Instance, Job, JobId, ResourceKind, Resources};
 use crate::schedule::Placement;
-use crate::timing::{IterationTime, PsLayered};
+use crate::timing::{IterationTime, ProgressMode, PsLayered, iterations_in};
 
 use super::error::{non_negative, too_large};
 use super::problem::{EpochOption, EpochProblem, Group, WaitJob, loosened, wait_charges};
@@ -94,11 +94,14 @@ pub(crate) fn layered(job: &Job) -> Result<PsLayered, SmdError> {
 ///
 /// The configurations are `1 ≤ w ≤ W_max`, `1 ≤ p ≤ P_max` and `p ≤ w`
 /// under the PS rule (the job's or the parameters'), `w` a power of two
-/// when asked.
+/// when asked, and (with `params.max_iteration_s`) at least one whole
+/// iteration within that time.
 ///
 /// # Errors
 ///
-/// [`SmdError::UnsupportedJob`] for a job without a layered model;
+/// [`SmdError::UnsupportedJob`] for a job without a layered model, or
+/// whose every configuration that fits is slower than
+/// `params.max_iteration_s`;
 /// [`SmdError::InvalidInput`] for a bad remaining work;
 /// [`SmdError::TooLarge`] beyond `params.max_candidates_per_job`.
 pub fn candidates(
@@ -122,6 +125,9 @@ pub fn candidates(
     let pw = ps.ps_at_most_workers || params.pw_rule;
     let limit = params.max_candidates_per_job;
     let mut out = Vec::new();
+    let mut enumerated = 0usize;
+    // The fastest configuration too slow for `max_iteration_s`, if any.
+    let mut too_slow: Option<((u32, u32), f64)> = None;
     let mut w = 1;
     while w <= ps.max_workers && w >= 1 {
         if !fits(w, 1, total) {
@@ -132,17 +138,22 @@ pub fn candidates(
             if !fits(w, p, total) {
                 break;
             }
-            too_large(
-                "candidates of one job",
-                (out.len() + 1) as f64,
-                limit as f64,
-            )?;
+            enumerated += 1;
+            too_large("candidates of one job", enumerated as f64, limit as f64)?;
             let tau = model
                 .iteration_time_s(&(w, p))
                 .map_err(|e| SmdError::UnsupportedJob {
                     job: job.id,
                     reason: e.to_string(),
                 })?;
+            if let Some(max) = params.max_iteration_s
+                && iterations_in(max, tau, ProgressMode::Floor) < 1.0
+            {
+                if too_slow.is_none_or(|(_, t)| tau < t) {
+                    too_slow = Some(((w, p), tau));
+                }
+                continue;
+            }
             let throughput = f64::from(w) / tau;
             let remaining_s = if remaining_work == 0.0 {
                 0.0
@@ -176,7 +187,19 @@ pub fn candidates(
         }
         w = next;
     }
-    Ok(out)
+    match (out.is_empty(), too_slow, params.max_iteration_s) {
+        (true, Some(((w, p), tau)), Some(max)) => Err(SmdError::UnsupportedJob {
+            job: job.id,
+            reason: format!(
+                "it cannot progress at any size: its fastest configuration ({w} workers, {p} PSs) \
+                 needs {} s per iteration, more than max_iteration_s = {} s \
+                 (in a slotted run the slot length: progress counts whole iterations per slot)",
+                Num(tau),
+                Num(max)
+            ),
+        }),
+        _ => Ok(out),
+    }
 }
 
 /// One job's candidates, reconfiguration time and row usage, before the

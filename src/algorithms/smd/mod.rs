@@ -102,6 +102,7 @@ mod params;
 mod place;
 mod policy;
 mod problem;
+mod run;
 mod select;
 mod solve;
 
@@ -111,5 +112,6 @@ pub use error::SmdError;
 pub use params::{ExactMode, MAX_PERMUTATION_GROUPS, Selection, SmdParams, WaitCharge};
 pub use policy::SmdScheduler;
 pub use problem::{CAPACITY_TOL, EpochOption, EpochProblem, Group, WaitJob, wait_charges};
+pub use run::{SmdRun, check_slotted, solve_slotted};
 pub use select::{PlanMode, Selected, evaluate_plan, select};
 pub use solve::{FRACTION_TOL, LpRelaxation, McmdkSolution, Plan, solve_mcmdk};

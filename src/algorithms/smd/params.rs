@@ -106,6 +106,13 @@ pub struct SmdParams {
     pub max_candidates_per_job: usize,
     /// Size guard: most LP columns of one epoch program (default 10⁶).
     pub max_columns: usize,
+    /// Only configurations that complete at least one whole iteration in
+    /// this many seconds are candidates (default `None`: no limit).
+    /// [`solve_slotted`](super::solve_slotted) sets it to the slot length:
+    /// in a slotted run, where progress counts whole iterations per slot,
+    /// a configuration whose iteration is longer than a slot never makes
+    /// progress.
+    pub max_iteration_s: Option<f64>,
 }
 
 impl Default for SmdParams {
@@ -129,6 +136,7 @@ impl Default for SmdParams {
             powers_of_two: false,
             max_candidates_per_job: 4096,
             max_columns: 1_000_000,
+            max_iteration_s: None,
         }
     }
 }
@@ -179,6 +187,14 @@ impl SmdParams {
         }
         if self.max_columns == 0 {
             return bad("max_columns", "must be at least 1".into());
+        }
+        if let Some(t) = self.max_iteration_s
+            && !(t.is_finite() && t > 0.0)
+        {
+            return bad(
+                "max_iteration_s",
+                format!("{} is not finite and positive", Num(t)),
+            );
         }
         Ok(())
     }

@@ -5,7 +5,9 @@
 use std::time::Instant;
 
 use crate::certificate::{ExactInfo, ExactStatus};
-use crate::lp::{self, ColumnKind, LinearProgram, LpSolution, Sense, SolveOptions};
+use crate::lp::{
+    self, ColumnKind, LinearProgram, LpSolution, MIN_COEFFICIENT, Sense, SolveOptions,
+};
 
 use super::problem::{EpochProblem, loosened};
 use super::{ExactMode, SmdError, SmdParams};
@@ -66,16 +68,74 @@ pub struct McmdkSolution {
 /// The LP model over the groups that are not forced to wait, with the
 /// column of each `(group, option)` (waiting last) and the capacity rows'
 /// indices.
+///
+/// The model is scaled by powers of two (exact in floating point) so that
+/// the solver sees numbers in its range whatever the units: a capacity row
+/// whose capacity is outside [`UNSCALED_CAPACITY`] is divided by about its
+/// capacity (bound near 1, coefficients at most about 1), a coefficient of
+/// [`MIN_COEFFICIENT`] or less is left out (which only relaxes the LP: the
+/// rounding checks the true usage, and the safe bound is computed from the
+/// true program), and the costs are divided by a factor that brings the
+/// largest to at most [`MAX_LP_COST`]. Programs within these ranges are
+/// passed as they are. Row `r`'s solver dual `y_r`
+/// is the price `π_r = y_r·row_scale[r]/cost_scale`, and the solver's
+/// objective divided by `cost_scale` is the program's.
 struct Model {
     lp: LinearProgram,
     cols: Vec<Vec<usize>>,
     cap_rows: Vec<Option<usize>>,
+    row_scale: Vec<f64>,
+    cost_scale: f64,
+}
+
+/// Largest cost magnitude passed to the solver: larger costs are scaled
+/// down by a power of two (the solver reads costs from `10²⁰` as infinite
+/// and is unreliable on badly scaled programs well before).
+const MAX_LP_COST: f64 = 1e9;
+
+/// Capacity rows whose (loosened) capacity lies in this range are passed
+/// unscaled; others are scaled by [`pow2_inverse`].
+const UNSCALED_CAPACITY: std::ops::RangeInclusive<f64> = 1e-3..=1e12;
+
+/// The factor of a capacity row of capacity `c`.
+fn row_scale(c: f64) -> f64 {
+    if UNSCALED_CAPACITY.contains(&c) {
+        1.0
+    } else {
+        pow2_inverse(c)
+    }
+}
+
+/// `2^k` for the integer `k` nearest to `−log₂ x` (clamped so that the
+/// result is a normal number): `x·pow2_inverse(x)` is in `[0.7, 1.5]`.
+fn pow2_inverse(x: f64) -> f64 {
+    if !(x.is_finite() && x > 0.0) {
+        return 1.0;
+    }
+    let k = (-x.log2()).round().clamp(-1000.0, 1000.0);
+    2f64.powi(k as i32)
 }
 
 fn model(p: &EpochProblem, free: &[usize], kind: ColumnKind) -> Model {
     let mut lp = LinearProgram::new(Sense::Minimise);
     let mut entries: Vec<Vec<(usize, f64)>> = vec![Vec::new(); p.rows()];
     let mut cols = vec![Vec::new(); p.groups().len()];
+    let row_scale: Vec<f64> = p
+        .capacity()
+        .iter()
+        .map(|&c| row_scale(loosened(c)))
+        .collect();
+    let max_cost = free
+        .iter()
+        .map(|&i| &p.groups()[i])
+        .flat_map(|g| g.options.iter().map(|o| o.cost).chain([g.wait_cost]))
+        .fold(0.0, f64::max);
+    let cost_scale = if max_cost > MAX_LP_COST {
+        // A power of two at most MAX_LP_COST / max_cost.
+        2f64.powi((MAX_LP_COST / max_cost).log2().floor().max(-1000.0) as i32)
+    } else {
+        1.0
+    };
     // The group rows imply x ≤ 1; the MIP states it for its integer
     // columns, the LP leaves it out (same polytope, fewer bounds).
     let upper = match kind {
@@ -85,28 +145,38 @@ fn model(p: &EpochProblem, free: &[usize], kind: ColumnKind) -> Model {
     for &i in free {
         let g = &p.groups()[i];
         for o in &g.options {
-            let c = lp.add_column(o.cost, 0.0, upper, kind);
+            let c = lp.add_column(o.cost * cost_scale, 0.0, upper, kind);
             for (r, &a) in o.usage.iter().enumerate() {
-                if a > 0.0 {
+                let a = a * row_scale[r];
+                if a > MIN_COEFFICIENT {
                     entries[r].push((c, a));
                 }
             }
             cols[i].push(c);
         }
-        cols[i].push(lp.add_column(g.wait_cost, 0.0, upper, kind));
+        cols[i].push(lp.add_column(g.wait_cost * cost_scale, 0.0, upper, kind));
     }
     let cap_rows = entries
         .iter()
         .enumerate()
         .map(|(r, e)| {
-            (!e.is_empty()).then(|| lp.add_row(f64::NEG_INFINITY, loosened(p.capacity()[r]), e))
+            (!e.is_empty()).then(|| {
+                let bound = loosened(p.capacity()[r]) * row_scale[r];
+                lp.add_row(f64::NEG_INFINITY, bound, e)
+            })
         })
         .collect();
     for &i in free {
         let e: Vec<(usize, f64)> = cols[i].iter().map(|&c| (c, 1.0)).collect();
         lp.add_row(1.0, 1.0, &e);
     }
-    Model { lp, cols, cap_rows }
+    Model {
+        lp,
+        cols,
+        cap_rows,
+        row_scale,
+        cost_scale,
+    }
 }
 
 /// `LB(π)` over the free groups plus the forced waits' constant.
@@ -142,7 +212,8 @@ fn relax(p: &EpochProblem, free: &[usize], constant: f64) -> Result<LpRelaxation
     let prices: Vec<f64> = m
         .cap_rows
         .iter()
-        .map(|r| r.map_or(0.0, |r| (-sol.row_duals[r]).max(0.0)))
+        .zip(&m.row_scale)
+        .map(|(r, s)| r.map_or(0.0, |r| (-sol.row_duals[r]).max(0.0) * s / m.cost_scale))
         .collect();
     let mut x = vec![Vec::new(); p.groups().len()];
     let mut fractional = Vec::new();
@@ -162,13 +233,14 @@ fn relax(p: &EpochProblem, free: &[usize], constant: f64) -> Result<LpRelaxation
         .enumerate()
         .filter(|(r, row)| {
             row.is_some_and(|row| {
-                let c = loosened(p.capacity()[*r]);
+                // In the scaled row: its bound is near 1.
+                let c = loosened(p.capacity()[*r]) * m.row_scale[*r];
                 activity[row] >= c - FRACTION_TOL * c.abs().max(1.0)
             })
         })
         .count();
     Ok(LpRelaxation {
-        value: sol.objective.unwrap_or(f64::NAN) + constant,
+        value: sol.objective.unwrap_or(f64::NAN) / m.cost_scale + constant,
         safe_bound: safe_bound(p, free, &prices, constant),
         prices,
         fractional,
@@ -484,12 +556,12 @@ fn exact(
     let seconds = start.elapsed().as_secs_f64();
     let dual = sol
         .mip_dual_bound
-        .map_or(f64::NEG_INFINITY, |b| b + constant)
+        .map_or(f64::NEG_INFINITY, |b| b / m.cost_scale + constant)
         .min(j);
     let gap = sol.mip_gap.unwrap_or(f64::INFINITY);
     Ok(match sol.objective.filter(|_| sol.has_primal) {
         Some(obj) => {
-            let inc = obj + constant;
+            let inc = obj / m.cost_scale + constant;
             // Sums of the same costs in another order differ in the last bits.
             let optimal = sol.status.is_optimal() && inc <= j + 1e-10 * j.abs();
             let status = if sol.status.is_optimal() && !optimal {

@@ -3,11 +3,8 @@
 
 use std::path::Path;
 
-use dmlsched::algorithms::smd::{SmdParams, SmdScheduler};
+use dmlsched::algorithms::smd::{SmdParams, solve_slotted};
 use dmlsched::model::Instance;
-use dmlsched::schedule::verify;
-use dmlsched::sim::{Decisions, SimOptions, simulate};
-use dmlsched::timing::ProgressMode;
 
 use crate::CliError;
 use crate::solve::{params, write_json};
@@ -21,44 +18,38 @@ fn median(v: &mut [f64]) -> f64 {
     v[v.len() / 2]
 }
 
-/// Runs the scheduler in the simulator over `inst`'s arrivals (deciding at
-/// slot boundaries), verifies the
-/// schedule it produced, checks every epoch's certificate, prints a summary
-/// and, with `out`, writes `schedule.json` and `epochs.json`.
+/// Runs the scheduler over `inst`'s arrivals as a slotted schedule stopped
+/// at the horizon ([`solve_slotted`]: jobs checked up front, the schedule
+/// verified and every epoch's certificate checked), prints a summary with
+/// the completed and unfinished jobs and, with `out`, writes
+/// `schedule.json` and `epochs.json`.
 pub(crate) fn run(
     inst: &Instance,
     file: &Path,
     params_file: Option<&Path>,
     out: Option<&Path>,
 ) -> Result<(), CliError> {
-    let mut scheduler = SmdScheduler::new(params::<SmdParams>(params_file)?);
-    // Decisions at slot boundaries with whole iterations per slot, so that
-    // the run is exactly a slotted schedule the checker can verify.
-    let options = SimOptions {
-        decisions: Decisions::SlotBoundaries,
-        progress: ProgressMode::Floor,
-        ..SimOptions::default()
-    };
-    let result = simulate(inst, &mut scheduler, &options).map_err(|e| CliError::lib("smd", &e))?;
-    let schedule = result.to_schedule(inst);
-    verify(inst, &schedule)
-        .map_err(|v| CliError::Run(format!("the schedule fails the checker: {v}")))?;
-    let reports = scheduler.reports();
-    for (k, r) in reports.iter().enumerate() {
-        r.check(1e-9)
-            .map_err(|e| CliError::Run(format!("epoch {k}: certificate check failed: {e}")))?;
-    }
+    let run = solve_slotted(inst, &params::<SmdParams>(params_file)?)
+        .map_err(|e| CliError::lib("smd", &e))?;
+    let (result, schedule, reports) = (&run.result, &run.schedule, &run.reports);
     let s = result.summary();
     println!(
-        "smd on {}: {} jobs, {} completed; the schedule passed schedule::verify\n",
+        "smd on {}: {} jobs, {} completed, {} unfinished ({}); \
+         the schedule passed schedule::verify\n",
         file.display(),
         inst.jobs().len(),
-        s.completed
+        run.completed(),
+        run.unfinished(),
+        if result.stalled { "stalled" } else { "horizon" }
     );
-    println!(
-        "mean JCT {:.0} s, p95 {:.0} s, makespan {:.0} s, GPU use {:.3}",
-        s.avg_jct_s, s.p95_jct_s, s.makespan_s, s.gpu_utilization
-    );
+    if s.completed > 0 {
+        println!(
+            "over the {} completed: mean JCT {:.0} s, p95 {:.0} s, makespan {:.0} s; GPU use {:.3}",
+            s.completed, s.avg_jct_s, s.p95_jct_s, s.makespan_s, s.gpu_utilization
+        );
+    } else {
+        println!("no job completed; GPU use {:.3}", s.gpu_utilization);
+    }
     let mut ratios: Vec<f64> = reports
         .iter()
         .map(|r| r.certificate.achieved_ratio())
@@ -100,7 +91,7 @@ pub(crate) fn run(
     }
     if let Some(dir) = out {
         std::fs::create_dir_all(dir).map_err(|e| CliError::input(dir, e))?;
-        write_json(dir, "schedule.json", &schedule)?;
+        write_json(dir, "schedule.json", schedule)?;
         let epochs: Vec<_> = reports
             .iter()
             .map(|r| {
