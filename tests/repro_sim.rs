@@ -326,3 +326,56 @@ fn replay_load_scale_1e300_writes_short_file_names() {
     assert_eq!(count(&summary["fifo"], "completed"), 5);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Two servers of 8 GPUs with NIC 1e9: a 4-worker ring without a
+/// reservation, then an 8-worker ring reserving 5e9 per direction when it
+/// spans (more than a NIC). The least-loaded GPUs after the first ring are
+/// split over both servers; the reserving ring must go on one server.
+fn reserving_ring_batch() -> dmlsched::model::Instance {
+    use dmlsched::model::*;
+    let cap = Resources::zero()
+        .gpus(8.0)
+        .cpu_cores(64.0)
+        .memory(512e9)
+        .nic(1e9);
+    let cluster = Cluster::homogeneous(2, cap, 1.5e11);
+    let ring = |id: u32, workers: u32, reserve: Option<f64>| {
+        let r = RarJob {
+            workers: WorkerCounts::Fixed(workers),
+            iterations: 100,
+            model_bytes: 1e8,
+            reserved_bandwidth_bps: reserve,
+            worker: Resources::zero().gpus(1.0).cpu_cores(4.0),
+            ..RarJob::default()
+        };
+        Job::new(JobId(id), 0.0, r)
+    };
+    let jobs = vec![ring(0, 4, None), ring(1, 8, Some(5e9))];
+    Instance::new(cluster, jobs, 60.0, 240).unwrap()
+}
+
+#[test]
+fn sjf_bco_family_keeps_a_reserving_ring_on_one_server_when_one_holds_it() {
+    use dmlsched::algorithms::sjf_bco::{RarFf, RarLs, RarRand, SjfBco, SjfBcoParams};
+    use rand::SeedableRng;
+    let inst = reserving_ring_batch();
+    let solved = within(WATCHDOG_S, "sjf-bco family", move || {
+        let p = SjfBcoParams::default();
+        let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(3);
+        vec![
+            ("sjf-bco", SjfBco::new(p.clone()).solve(&inst)),
+            ("rar-ff", RarFf::new(p.clone()).solve(&inst)),
+            ("rar-ls", RarLs::new(p.clone()).solve(&inst)),
+            ("rar-rand", RarRand::new(p).solve(&inst, &mut rng)),
+        ]
+    });
+    let inst = reserving_ring_batch();
+    for (name, r) in solved {
+        let s = r.unwrap_or_else(|e| panic!("{name}: {e}"));
+        dmlsched::schedule::verify(&inst, &s.schedule).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let ring = s.schedule.jobs.iter().find(|j| j.job.0 == 1).unwrap();
+        for seg in &ring.segments {
+            assert_eq!(seg.placement.len(), 1, "{name}: {:?}", seg.placement);
+        }
+    }
+}

@@ -73,6 +73,11 @@ pub struct RarModelJob {
     /// The timing model of the job at `G_j` workers (seconds; its
     /// `intra_bps` is replaced by the server's on one server).
     pub timing: RarTiming,
+    /// Bytes per second the ring reserves on each server when it spans
+    /// several ([`RarJob::reserved_bandwidth_bps`]; 0 without a
+    /// reservation). The trials keep such a ring on one server whenever
+    /// one server can hold it.
+    pub reserved_bps: f64,
 }
 
 /// The model: servers, jobs and the flat GPU numbering (server-major, local
@@ -270,6 +275,7 @@ impl RarModel {
             estimate,
             min_duration,
             timing,
+            reserved_bps: ring.reserved_nic_bps(2),
         })
     }
 

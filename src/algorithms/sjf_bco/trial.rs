@@ -133,9 +133,19 @@ impl State<'_> {
         let w = job.estimate / self.cfg.u;
         let g = job.gpus as usize;
         let idle = self.cfg.availability == Availability::IdleAndBudget;
+        // A ring that reserves bandwidth when it spans servers stays on one
+        // server when one can hold it: its reservation is then never
+        // charged (the trial does not count reservations).
+        let one_server =
+            job.reserved_bps > 0.0 && self.model.servers.iter().any(|s| s.gpus >= job.gpus);
         loop {
             let cands = self.candidates(w, idle);
-            if let Some(sel) = self.choose(choice, &cands, g, rng.as_deref_mut()) {
+            let sel = if one_server {
+                self.choose_on_one_server(choice, &cands, g, rng.as_deref_mut())
+            } else {
+                self.choose(choice, &cands, g, rng.as_deref_mut())
+            };
+            if let Some(sel) = sel {
                 let start = if idle {
                     self.clock
                 } else {
@@ -230,6 +240,36 @@ impl State<'_> {
             .filter(|a| a.servers.len() >= 2 && a.start <= t && t < a.end)
             .filter(|a| a.servers.iter().any(|&(x, _)| x == s))
             .count() as u32
+    }
+
+    /// The rule's choice of `g` GPUs on one server: its choice on all
+    /// candidates when that is on one server, else its choice on the
+    /// candidates of each server that has `g` of them, the one of least
+    /// total `U` (ties by server); `None` if no server has `g` candidates.
+    fn choose_on_one_server(
+        &self,
+        choice: Choice,
+        cands: &[usize],
+        g: usize,
+        mut rng: Option<&mut ChaCha8Rng>,
+    ) -> Option<Vec<usize>> {
+        let first = self.choose(choice, cands, g, rng.as_deref_mut())?;
+        if server_counts(self.model, &first).len() <= 1 {
+            return Some(first);
+        }
+        let mut best: Option<(f64, Vec<usize>)> = None;
+        // Candidates are ascending flat GPUs, so each server's are one run.
+        let gs = self.model.gpu_server.as_slice();
+        for own in cands.chunk_by(|&a, &b| gs[a] == gs[b]) {
+            let Some(sel) = self.choose(choice, own, g, rng.as_deref_mut()) else {
+                continue;
+            };
+            let load: f64 = sel.iter().map(|&x| self.u[x]).sum();
+            if best.as_ref().is_none_or(|(b, _)| load < *b) {
+                best = Some((load, sel));
+            }
+        }
+        best.map(|(_, sel)| sel)
     }
 
     /// Applies a rule to the candidates; `None` if it cannot pick `g` GPUs.
