@@ -1164,3 +1164,36 @@ fn continuous_columns_are_recomputed_for_the_rounded_mip_point() {
         }
     });
 }
+
+/// Found by `tests/fuzz_pcip.rs` (seed 11, case 2229): a cost of 1e19 (or
+/// from about 1e16), valid by V11, made HiGHS stop with `status Error` on
+/// the LP relaxation and the MIP, a solver failure on a valid program. Costs
+/// now reach the solver divided by a power of two.
+#[test]
+fn huge_costs_are_scaled_before_the_solver() {
+    use dmlsched::pcip::RowSense;
+    within(WATCHDOG_S, "costs of 1e19", || {
+        for cost in [1e16, 1e19] {
+            let p = PcBuilder::new(Sense::Maximise, 3)
+                .objective(vec![8.0, cost, 9.0])
+                .upper(0, None)
+                .upper(1, Some(5))
+                .upper(2, Some(1))
+                .packing_row(&[(2, 6.0), (0, 4.58), (1, 3.0)], 7.25)
+                .covering_row(&[(0, 1.0 / 3.0), (2, 1.0), (1, 2.0)], 1.0)
+                .linking_row(&[(1, -1.0), (0, 5.0)], RowSense::Ge, -1.0)
+                .build()
+                .unwrap();
+            for exact in [ExactMode::Fallback, ExactMode::Always] {
+                let solver = RoundingSolver {
+                    exact,
+                    ..RoundingSolver::default()
+                };
+                let sol = solve_checked(&p, &solver).unwrap();
+                // x1 = 1 (3·x1 ≤ 7.25 and 5·x0 ≥ x1 − 1 with x0 = 0).
+                assert_eq!(sol.x[1], 1.0, "{cost} {exact:?}: {:?}", sol.x);
+                assert!(sol.objective >= cost, "{cost} {exact:?}");
+            }
+        }
+    });
+}

@@ -57,11 +57,35 @@ fn row_offsets(p: &PcProblem) -> [usize; 3] {
     [0, np, np + nc]
 }
 
-/// The canonical minimisation as a [`LinearProgram`]; integer columns
-/// become [`ColumnKind::Integer`] (relaxed by the solve options when needed).
+/// Largest objective coefficient handed to the solver, in magnitude: HiGHS
+/// stops with `status Error` on some programs whose costs are far larger
+/// (seen from about 1e16, well below its infinity of 1e20).
+const MAX_SOLVER_COST: f64 = 1_073_741_824.0;
+
+/// The power of two the costs are divided by before they reach the solver,
+/// so that none exceeds [`MAX_SOLVER_COST`] (1 when none does). Dividing by
+/// a power of two is exact (short of underflow) and changes no optimal
+/// point; the solver's objective, duals and dual bound are multiplied back.
+pub(crate) fn cost_scale(p: &PcProblem) -> f64 {
+    let top = p.objective().iter().fold(0.0f64, |m, c| m.max(c.abs()));
+    if top <= MAX_SOLVER_COST {
+        return 1.0;
+    }
+    let mut scale = 1.0;
+    while top / scale > MAX_SOLVER_COST {
+        scale *= 2.0;
+    }
+    scale
+}
+
+/// The canonical minimisation as a [`LinearProgram`], with costs divided by
+/// [`cost_scale`]; integer columns become [`ColumnKind::Integer`] (relaxed
+/// by the solve options when needed).
 pub(crate) fn build_lp(p: &PcProblem) -> LinearProgram {
     let mut lp = LinearProgram::new(Sense::Minimise);
+    let scale = cost_scale(p);
     for (j, c) in canonical_costs(p).into_iter().enumerate() {
+        let c = c / scale;
         let kind = if p.is_integer(j) {
             ColumnKind::Integer
         } else {
@@ -138,12 +162,14 @@ fn relaxation_from(p: &PcProblem, sol: &LpSolution) -> Result<LpRelaxation, PcEr
         })
         .collect();
     let off = row_offsets(p);
+    // The solver saw the costs divided by `scale`: so are its duals.
+    let scale = cost_scale(p);
     // Sign-normalised multipliers s_r ≥ 0 (canonical minimisation: HiGHS
     // duals are ≥ 0 on binding ≥ rows and ≤ 0 on binding ≤ rows).
     let dual = |r: RowRef| -> f64 {
         let idx = off[class_index(r.class)] + r.row;
         let y = if sol.has_dual {
-            sol.row_duals.get(idx).copied().unwrap_or(0.0)
+            sol.row_duals.get(idx).copied().unwrap_or(0.0) * scale
         } else {
             0.0
         };
@@ -202,7 +228,7 @@ fn relaxation_from(p: &PcProblem, sol: &LpSolution) -> Result<LpRelaxation, PcEr
             }
         }
     }
-    let lp_obj_canonical = sol.objective.unwrap_or(f64::NAN);
+    let lp_obj_canonical = sol.objective.unwrap_or(f64::NAN) * scale;
     let to_user = |v: f64| match p.sense() {
         Sense::Minimise => v,
         Sense::Maximise => -v,
@@ -363,7 +389,8 @@ pub fn solve_exact(p: &PcProblem, opts: &MipOptions) -> Result<ExactResult, PcEr
         Sense::Minimise => f64::NEG_INFINITY,
         Sense::Maximise => f64::INFINITY,
     };
-    let dual_bound = match (&status, sol.mip_dual_bound, incumbent) {
+    let scale = cost_scale(p);
+    let dual_bound = match (&status, sol.mip_dual_bound.map(|b| b * scale), incumbent) {
         (_, Some(b), _) => to_user(b),
         (ExactStatus::Optimal, None, Some(v)) => v,
         _ => unknown_bound,
