@@ -133,6 +133,7 @@ impl Error {
                     | GadgetError::UnsupportedJob { .. }
                     | GadgetError::InvalidOption { .. }
                     | GadgetError::TooLarge { .. }
+                    | GadgetError::SlotTooLong { .. }
             ),
             Error::SjfBco(e) => matches!(
                 e,
