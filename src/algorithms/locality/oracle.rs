@@ -209,6 +209,32 @@ impl SolveCounters {
     }
 }
 
+/// Largest objective coefficient handed to the solver, `2²⁰`: prices set
+/// by huge utilities (10¹⁵) give costs of 10¹⁴ and more beside
+/// coefficients near 1, where HiGHS stops with `status Error`.
+const MAX_SOLVER_COST: f64 = 1_048_576.0;
+
+/// `(s, program)`: the power of two `s ≤ 1` that brings the largest cost of
+/// `problem` to at most [`MAX_SOLVER_COST`], and the program with its
+/// objective multiplied by `s` when `s < 1` (`None`: use `problem`). A
+/// bound of the scaled program divided by `s` is the original's, exactly.
+fn objective_in_range(problem: &PcProblem) -> (f64, Option<PcProblem>) {
+    let max = problem
+        .objective()
+        .iter()
+        .map(|c| c.abs())
+        .filter(|c| c.is_finite())
+        .fold(0.0, f64::max);
+    if max <= MAX_SOLVER_COST {
+        return (1.0, None);
+    }
+    let scale = (MAX_SOLVER_COST / max).log2().floor().exp2();
+    if !(scale > 0.0) {
+        return (1.0, None);
+    }
+    (scale, Some(problem.with_objective_scaled(scale)))
+}
+
 impl LocalityOracle {
     /// An oracle over `cluster` with `solver` (run seed 0).
     pub fn new(cluster: LocalityCluster, solver: InnerSolver) -> Self {
@@ -255,6 +281,8 @@ impl LocalityOracle {
         stats: &mut CallStats,
     ) -> crate::Result<(f64, Option<Vec<f64>>)> {
         let opts = SolveOptions::default();
+        let (scale, scaled) = objective_in_range(problem);
+        let problem = scaled.as_ref().unwrap_or(problem);
         stats.lp_solves += 1;
         let first = solve_lp(problem, &opts);
         let relax: Result<LpRelaxation, PcError> = match first {
@@ -265,7 +293,7 @@ impl LocalityOracle {
             other => other,
         };
         match relax {
-            Ok(r) => Ok((r.safe_bound.value.max(0.0), Some(r.x))),
+            Ok(r) => Ok((r.safe_bound.value.max(0.0) / scale, Some(r.x))),
             // Costs are non-negative, so "unbounded or infeasible" is infeasible.
             Err(PcError::LpInfeasible | PcError::LpUnboundedOrInfeasible) => {
                 Ok((f64::INFINITY, None))
@@ -295,7 +323,8 @@ impl LocalityOracle {
             seed: 0,
         };
         stats.mip_solves += 1;
-        let res = match solve_exact(&sub.problem, &opts) {
+        let (scale, scaled) = objective_in_range(&sub.problem);
+        let res = match solve_exact(scaled.as_ref().unwrap_or(&sub.problem), &opts) {
             Err(PcError::IntegerInfeasible) => return Ok((None, true, f64::INFINITY)),
             Err(e) => return Err(e.into()),
             Ok(r) => r,
@@ -317,7 +346,7 @@ impl LocalityOracle {
                 (plan, cost)
             })
         });
-        Ok((plan, proven, res.dual_bound))
+        Ok((plan, proven, res.dual_bound / scale))
     }
 
     /// Bounds and solves LOC-SUB(i, t̂) at `deadline` for `job` at the
