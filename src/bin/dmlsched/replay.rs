@@ -351,7 +351,7 @@ fn instance(
     )
     .map_err(lib)?;
     if !out.capped.is_empty() {
-        println!(
+        out!(
             "{} jobs asked for more than {} GPUs and were capped",
             out.capped.len(),
             args.gpus
@@ -390,7 +390,7 @@ pub(crate) fn run(args: &ReplayArgs) -> Result<(), CliError> {
     let setup = args.setup()?;
     let rows = args.rows()?;
     let (workload, cluster) = describe(args, &setup, rows.len());
-    println!(
+    out!(
         "{workload}, {cluster}, {} recipe, horizon {}, utility {}, {} placement, Tiresias thresholds {:?} GPU-s",
         match setup.arch {
             Arch::RingAllReduce => "ring-all-reduce",
@@ -444,7 +444,7 @@ pub(crate) fn run(args: &ReplayArgs) -> Result<(), CliError> {
     summary::print_rejections(runs.iter().map(|r| (&r.meta, &r.result)));
     if let Some(dir) = &args.out {
         write_outputs(dir, &runs)?;
-        println!("wrote CSVs and SVGs to {}", dir.display());
+        out!("wrote CSVs and SVGs to {}", dir.display());
     }
     Ok(())
 }

@@ -131,7 +131,7 @@ pub(crate) fn run(args: &SimulateArgs) -> Result<(), CliError> {
         .instance
         .file_name()
         .map_or_else(|| "instance".into(), |n| n.to_string_lossy().into_owned());
-    println!(
+    out!(
         "{label}: {} jobs on {}\n",
         inst.jobs().len(),
         RunMeta::describe_cluster(inst.cluster())
@@ -149,7 +149,7 @@ pub(crate) fn run(args: &SimulateArgs) -> Result<(), CliError> {
     summary::print_rejections(metas.iter().zip(&runs).map(|(m, (_, r))| (m, r)));
     if let Some(dir) = &args.out {
         write_outputs(dir, &inst, &label, args, &runs)?;
-        println!(
+        out!(
             "\nwrote summary.csv, jobs.csv, utilization.csv and the plots to {}",
             dir.display()
         );

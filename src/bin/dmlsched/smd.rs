@@ -49,13 +49,13 @@ pub(crate) fn run(
             .map_err(|e| CliError::Run(format!("epoch {k}: certificate check failed: {e}")))?;
     }
     let s = result.summary();
-    println!(
+    out!(
         "smd on {}: {} jobs, {} completed; the schedule passed schedule::verify\n",
         file.display(),
         inst.jobs().len(),
         s.completed
     );
-    println!(
+    out!(
         "mean JCT {:.0} s, p95 {:.0} s, makespan {:.0} s, GPU use {:.3}",
         s.avg_jct_s, s.p95_jct_s, s.makespan_s, s.gpu_utilization
     );
@@ -69,7 +69,7 @@ pub(crate) fn run(
         .filter(|r| r.certificate.guarantees.iter().all(|g| g.valid))
         .count();
     let max_ratio = ratios.iter().copied().fold(f64::NAN, f64::max);
-    println!(
+    out!(
         "{} epochs, every certificate checked; objective/bound median {:.4}, max {:.4}; \
          guarantees valid in {valid} of {} epochs; at most {} fractional groups (d = {})",
         reports.len(),
@@ -93,7 +93,7 @@ pub(crate) fn run(
         ka.0.total_cmp(&kb.0).then(ka.1.cmp(&kb.1))
     });
     if let Some((k, r)) = hardest {
-        println!(
+        out!(
             "\nthe certificate of epoch {k} (farthest from its bound, {} LP columns):\n{}",
             r.lp_columns, r.certificate
         );
@@ -116,7 +116,7 @@ pub(crate) fn run(
             })
             .collect();
         write_json(dir, "epochs.json", &epochs)?;
-        println!("\nwrote schedule.json and epochs.json to {}", dir.display());
+        out!("\nwrote schedule.json and epochs.json to {}", dir.display());
     }
     Ok(())
 }

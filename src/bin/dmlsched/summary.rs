@@ -9,7 +9,7 @@ use dmlsched::sim::report::RunMeta;
 pub(crate) fn print_table<'a>(
     runs: impl IntoIterator<Item = (&'a RunMeta, &'a SimResult, &'a Instance)>,
 ) {
-    println!(
+    out!(
         "{:<22} {:>5} {:>5} {:>6} {:>6} {:>11} {:>11} {:>11} {:>5} {:>5} {:>5} {:>10} {:>7}",
         "policy",
         "load",
@@ -28,7 +28,7 @@ pub(crate) fn print_table<'a>(
     for (meta, result, inst) in runs {
         let s = result.summary();
         let u = result.resource_use(inst);
-        println!(
+        out!(
             "{:<22} {:>5} {:>5} {:>6} {:>6} {:>11.0} {:>11.0} {:>11.0} {:>5.2} {:>5.2} {:>5.2} {:>10.2} {:>7}",
             meta.policy,
             meta.load_scale,
@@ -45,7 +45,7 @@ pub(crate) fn print_table<'a>(
             s.preemptions
         );
     }
-    println!("(GPU, CPU, NIC: mean share of the cluster's capacity held over the run)");
+    out!("(GPU, CPU, NIC: mean share of the cluster's capacity held over the run)");
 }
 
 /// Prints, for every run that rejected jobs, how many for each reason the
@@ -67,7 +67,7 @@ pub(crate) fn print_rejections<'a>(runs: impl IntoIterator<Item = (&'a RunMeta, 
                 None => kinds.push((kind, 1, text)),
             }
         }
-        println!(
+        out!(
             "{} (load {}, seed {}): {} rejected",
             meta.policy,
             meta.load_scale,
@@ -76,9 +76,9 @@ pub(crate) fn print_rejections<'a>(runs: impl IntoIterator<Item = (&'a RunMeta, 
         );
         for (kind, n, example) in kinds {
             if example.is_empty() {
-                println!("  {n:>6} {kind}");
+                out!("  {n:>6} {kind}");
             } else {
-                println!("  {n:>6} {kind} (e.g. {example})");
+                out!("  {n:>6} {kind} (e.g. {example})");
             }
         }
     }
