@@ -543,11 +543,15 @@ impl PricingOracle for LocalityOracle {
             .collect();
         let m =
             job.dist_worker_slots() * (job.worker.iter().sum::<f64>() + job.ps.iter().sum::<f64>());
+        // A job planned from a slot at or past the horizon (a simulator
+        // that runs on after it) cannot be scheduled: it is rejected
+        // without the oracle, and its arrival is kept inside the horizon
+        // as the framework requires.
         Ok(BoundInputs {
-            arrival: job.arrival,
+            arrival: job.arrival.min(horizon.saturating_sub(1)),
             schedulable,
             ln_u_max: job.utility.ln_value(job.delta_min(&self.cluster)),
-            ln_u_min: job.utility.ln_value(job.end - job.arrival),
+            ln_u_min: job.utility.ln_value(job.end.saturating_sub(job.arrival)),
             unit_demands,
             normalisers: if m > 0.0 && m.is_finite() {
                 vec![(POOL, m)]
