@@ -154,6 +154,9 @@ impl Error {
             ),
             Error::Sim(e) => matches!(e, SimError::BadParams { .. } | SimError::BadOptions { .. }),
             Error::Pc(e) => e.is_input(),
+            // No schedulable job with positive late utility: the input's
+            // utilities leave the η rule nothing to set `L` with.
+            Error::Online(OnlineError::CannotDeriveBounds { .. }) => true,
             _ => false,
         }
     }

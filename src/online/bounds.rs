@@ -260,6 +260,7 @@ fn derive_ln_u(ledger: &Ledger, inputs: &[BoundInputs]) -> Vec<Vec<Option<f64>>>
 fn derive_eta(
     ledger: &Ledger,
     inputs: &[BoundInputs],
+    ln_u: &[Vec<Option<f64>>],
 ) -> Result<(Vec<f64>, Vec<f64>), OnlineError> {
     let pools = ledger.pools();
     let ln_t = f64::from(ledger.horizon()).ln();
@@ -277,6 +278,15 @@ fn derive_eta(
                     .map(move |(_, m)| (j, *m))
             })
         };
+        if norms().next().is_none() {
+            // No schedulable job uses the pool (every job rejected up
+            // front, or none places units there): its prices are never
+            // read, so any `L` below its `U` does.
+            let below_u = ln_u[k].iter().flatten().fold(0.0_f64, |a, &u| a.min(u));
+            ln_eta.push(0.0);
+            ln_l.push(below_u - 1.0);
+            continue;
+        }
         let eta = norms()
             .map(|(_, m)| ln_t + ln_c - m.ln())
             .fold(0.0_f64, f64::max);
@@ -313,7 +323,7 @@ impl PriceBounds {
             j.validate(i, ledger)?;
         }
         let ln_u = derive_ln_u(ledger, inputs);
-        let eta = derive_eta(ledger, inputs);
+        let eta = derive_eta(ledger, inputs, &ln_u);
         let (ln_l, ln_eta) = match rule {
             BoundsRule::Eta => {
                 let (ln_eta, ln_l) = eta.clone()?;

@@ -98,7 +98,7 @@ pub use gavel_rates::{
 };
 pub use itp::{load_itp_csv, read_itp_csv};
 pub use philly::{PhillyFilter, load_philly_pollux_csv, read_philly_pollux_csv};
-pub use recipe::{Arch, RecipeOptions, RecipeOutput, gpu_cluster, to_jobs};
+pub use recipe::{Arch, RecipeOptions, RecipeOutput, SkipReason, gpu_cluster, to_jobs};
 pub use replay::{ReplayHorizon, ReplayOptions, UtilityRecipe, replay_instance};
 pub use tiresias::{
     TiresiasClusterSpec, load_tiresias_cluster_spec, load_tiresias_csv, read_tiresias_cluster_spec,

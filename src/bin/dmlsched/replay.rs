@@ -15,7 +15,7 @@ use dmlsched::sim::report::{
 use dmlsched::sim::{RunSummary, SimOptions, SimResult, simulate};
 use dmlsched::trace::{
     Arch, GavelConversion, GavelThroughputs, RecipeOptions, ReplayHorizon, ReplayOptions,
-    TraceFormat, TraceJob, UtilityRecipe, Window, WindowStart, guess_format, load,
+    SkipReason, TraceFormat, TraceJob, UtilityRecipe, Window, WindowStart, guess_format, load,
     load_gavel_trace_with_rates, replay_instance, scale_arrivals, select,
 };
 
@@ -350,6 +350,16 @@ fn instance(
         },
     )
     .map_err(lib)?;
+    if !out.skipped.is_empty() {
+        let count = |r: SkipReason| out.skipped.iter().filter(|s| s.1 == r).count();
+        out!(
+            "{} trace rows produced no job and are skipped ({} without a duration, {} asking for no whole GPU); {} jobs remain",
+            out.skipped.len(),
+            count(SkipReason::NoDuration),
+            count(SkipReason::NoGpus),
+            inst.jobs().len()
+        );
+    }
     if !out.capped.is_empty() {
         out!(
             "{} jobs asked for more than {} GPUs and were capped",
