@@ -59,14 +59,15 @@ pub(crate) struct ReplayArgs {
     /// The horizon, slots: `after-last-arrival` (one slot past the last
     /// arrival's; simulations run until every job is done), `cover:M` (long
     /// enough for every job to finish M times its trace duration after its
-    /// arrival) or a number of slots [default: cover:3 when oasis is among
-    /// the policies, else after-last-arrival].
+    /// arrival) or a number of slots [default: cover:3 when oasis or
+    /// locality is among the policies, else after-last-arrival].
     #[arg(long, value_name = "H")]
     horizon: Option<String>,
     /// The jobs' utilities: `trace` (1 per completion, or 1 by the trace's
     /// deadline) or `sigmoid[:M[:S]]` (1/(1 + exp(S/g3·(δ − g3))) with
     /// g3 = M × the job's trace duration in slots; M = 2, S = 4 by default)
-    /// [default: sigmoid when oasis is among the policies, else trace].
+    /// [default: sigmoid when oasis or locality is among the policies, else
+    /// trace].
     #[arg(long, value_name = "U")]
     utility: Option<String>,
     /// Comma-separated policies: any baseline and the algorithms oasis,
@@ -197,6 +198,10 @@ impl ReplayArgs {
         policies::check_names(&self.policies)?;
         let has = |n: &str| self.policies.iter().any(|p| p.trim() == n);
         let oasis = has("oasis");
+        // The online algorithms need a horizon their jobs can finish in and
+        // utilities that reward finishing late a little: OASiS and locality
+        // get the same defaults.
+        let online = oasis || has("locality");
         let ps_algorithm = oasis || has("locality") || has("smd");
         let arch = match self.arch {
             Some(ArchArg::Rar) => Arch::RingAllReduce,
@@ -218,12 +223,12 @@ impl ReplayArgs {
             ps_servers: self.ps_servers.unwrap_or(if oasis { machines } else { 0 }),
             horizon: match &self.horizon {
                 Some(h) => parse_horizon(h)?,
-                None if oasis => ReplayHorizon::Cover { multiple: 3.0 },
+                None if online => ReplayHorizon::Cover { multiple: 3.0 },
                 None => ReplayHorizon::AfterLastArrival,
             },
             utility: match &self.utility {
                 Some(u) => parse_utility(u)?,
-                None if oasis => parse_utility("sigmoid")?,
+                None if online => parse_utility("sigmoid")?,
                 None => UtilityRecipe::Trace,
             },
             policies,
