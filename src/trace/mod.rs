@@ -99,7 +99,7 @@ pub use gavel_rates::{
 pub use itp::{load_itp_csv, read_itp_csv};
 pub use philly::{PhillyFilter, load_philly_pollux_csv, read_philly_pollux_csv};
 pub use recipe::{Arch, RecipeOptions, RecipeOutput, SkipReason, gpu_cluster, to_jobs};
-pub use replay::{ReplayHorizon, ReplayOptions, UtilityRecipe, replay_instance};
+pub use replay::{MAX_SIGMOID_LN_DROP, ReplayHorizon, ReplayOptions, UtilityRecipe, replay_instance};
 pub use tiresias::{
     TiresiasClusterSpec, load_tiresias_cluster_spec, load_tiresias_csv, read_tiresias_cluster_spec,
     read_tiresias_csv,

@@ -170,10 +170,14 @@ fn parse_utility(v: &str) -> Result<UtilityRecipe, CliError> {
     if parts.next().is_some() {
         return Err(bad());
     }
-    Ok(UtilityRecipe::Sigmoid {
+    let recipe = UtilityRecipe::Sigmoid {
         multiple,
         steepness,
-    })
+    };
+    recipe
+        .validate()
+        .map_err(|e| CliError::Input(format!("--utility {v}: {e}")))?;
+    Ok(recipe)
 }
 
 impl ReplayArgs {
