@@ -156,7 +156,9 @@ impl Error {
             Error::Pc(e) => e.is_input(),
             // No schedulable job with positive late utility: the input's
             // utilities leave the η rule nothing to set `L` with.
-            Error::Online(OnlineError::CannotDeriveBounds { .. }) => true,
+            Error::Online(
+                OnlineError::CannotDeriveBounds { .. } | OnlineError::ValueFloorTooLarge { .. },
+            ) => true,
             _ => false,
         }
     }

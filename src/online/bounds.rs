@@ -303,6 +303,35 @@ fn derive_eta(
     Ok((ln_eta, ln_l))
 }
 
+/// Checks that `L_κ = v_floor/(4·P·T·C_κ)` stays below every defined
+/// `U_κ^r`: `v_floor` must be below `min_{κ,r} U_κ^r·4·P·T·C_κ`.
+///
+/// # Errors
+///
+/// [`OnlineError::ValueFloorTooLarge`] naming the value and that limit.
+fn value_floor_in_range(
+    ledger: &Ledger,
+    ln_u: &[Vec<Option<f64>>],
+    v_floor: f64,
+) -> Result<(), OnlineError> {
+    let ln_4pt = (4.0 * ledger.pools() as f64 * f64::from(ledger.horizon())).ln();
+    let ln_limit = ln_u
+        .iter()
+        .enumerate()
+        .flat_map(|(k, row)| {
+            let ln_c = ledger.pool_capacity_sum(PoolId(k as u16)).ln();
+            row.iter().flatten().map(move |u| u + ln_4pt + ln_c)
+        })
+        .fold(f64::INFINITY, f64::min);
+    if ln_limit.is_nan() || v_floor.ln() < ln_limit {
+        return Ok(());
+    }
+    Err(OnlineError::ValueFloorTooLarge {
+        v_floor,
+        limit: ln_limit.exp(),
+    })
+}
+
 impl PriceBounds {
     /// Derives the bounds from the bound inputs of **all** jobs (the
     /// clairvoyant mode; unschedulable jobs are skipped), by `rule`.
@@ -339,6 +368,7 @@ impl PriceBounds {
                 }
                 let p = ledger.pools() as f64;
                 let t = f64::from(ledger.horizon());
+                value_floor_in_range(ledger, &ln_u, v_floor)?;
                 let ln_l = (0..ledger.pools())
                     .map(|k| {
                         v_floor.ln()
