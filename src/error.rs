@@ -143,7 +143,7 @@ impl Error {
                     | SjfBcoError::JobCannotFit { .. }
                     | SjfBcoError::InvalidOption { .. }
                     | SjfBcoError::TooLarge { .. }
-            ),
+            ) || matches!(e, SjfBcoError::TimeIndexedBound(f) if f.is_input()),
             Error::Smd(e) => matches!(
                 e,
                 SmdError::UnsupportedJob { .. }
