@@ -123,17 +123,20 @@ impl BoundInputs {
 /// How `L_κ` is derived from the job list.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum BoundsRule {
     /// The clairvoyant `η` rule, `η_κ = max(1, max_i T·C_κ/m_iκ)` (the
     /// smallest value with `η_κ ≥ 1` and `1/η_κ ≤ m_iκ/(T·C_κ)`) and
     /// `L_κ = min_i (u_min_i / m_{iκ}) / (max(4, 2P)·η_κ)`: the divisor
     /// `max(4, 2P)` keeps `D_0 ≤ OPT/2` for any number `P` of pools (the
     /// OASiS paper's 4 is enough for at most two pools).
+    #[cfg_attr(feature = "serde", serde(alias = "Eta"))]
     Eta,
     /// The value floor (the crate's alternative to the η rule, which can make
     /// α huge with sigmoid utilities): `L_κ = v_floor / (4·P·T·C_κ)`, so
     /// `D_0 = v_floor/4`, valid when some job alone on the empty
     /// cluster reaches utility `≥ 2·D_0` (checked at the end of the run).
+    #[cfg_attr(feature = "serde", serde(alias = "ValueFloor"))]
     ValueFloor {
         /// `v_floor > 0`, at most the utility of a job feasible alone.
         v_floor: f64,
@@ -143,8 +146,13 @@ pub enum BoundsRule {
 /// How the price bounds `U`, `L` are derived: the η rule or the value floor
 /// ([algorithms guide, section 6.2](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#online-price-bounds); OASiS runs
 /// under both, [section 7.3](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#oasis-bounds)).
+///
+/// In JSON: `"eta"`, `"value_floor"` (the default floor) or
+/// `{"value_floor": {"v_floor": 2.0}}`; the CamelCase names (`"Eta"`,
+/// `"ValueFloor"`) are read too.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum BoundsChoice {
     /// The paper's η rule (clairvoyant, from every job).
     #[default]
@@ -155,6 +163,30 @@ pub enum BoundsChoice {
         /// `v_floor > 0`, or `None` for the default.
         v_floor: Option<f64>,
     },
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for BoundsChoice {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        #[derive(serde::Deserialize, Default)]
+        #[serde(default, deny_unknown_fields)]
+        struct Floor {
+            v_floor: Option<f64>,
+        }
+        let (name, body) = crate::error::enum_variant(d, &["eta", "value_floor"])?;
+        let fields = |b: Option<serde_json::Value>| -> Result<Floor, D::Error> {
+            b.map_or(Ok(Floor::default()), |b| {
+                serde_json::from_value(b).map_err(|e| D::Error::custom(format!("{name}: {e}")))
+            })
+        };
+        Ok(match name {
+            "eta" => BoundsChoice::Eta,
+            _ => BoundsChoice::ValueFloor {
+                v_floor: fields(body)?.v_floor,
+            },
+        })
+    }
 }
 
 impl BoundsChoice {

@@ -30,9 +30,14 @@ pub const DEFAULT_MIP_TIME_LIMIT_S: f64 = 10.0;
 pub const MAX_DRAWS: u32 = 1 << 16;
 
 /// How LOC-SUB is solved at each deadline the LP bound does not rule out.
+///
+/// In JSON: `"lp_round"`, `"exact_mip"` (every field at its default) or
+/// `{"lp_round": {"draws": 16}}`, `{"exact_mip": {"time_limit_s": 30}}`;
+/// the CamelCase names (`"LpRound"`, `"ExactMip"`) are read too.
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum InnerSolver {
     /// LP relaxation, then `draws` draws of structured rounding (one choice
     /// group per slot, scaling `λ_k = lambdas[k mod 8]`), PSs derived from
@@ -62,6 +67,59 @@ impl Default for InnerSolver {
     /// [`InnerSolver::lp_round`].
     fn default() -> Self {
         InnerSolver::lp_round()
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for InnerSolver {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(serde::Deserialize)]
+        #[serde(default, deny_unknown_fields)]
+        struct Round {
+            draws: u32,
+            lambdas: [f64; 8],
+        }
+        #[derive(serde::Deserialize)]
+        #[serde(default, deny_unknown_fields)]
+        struct Exact {
+            time_limit_s: f64,
+        }
+        impl Default for Round {
+            fn default() -> Self {
+                Round {
+                    draws: DEFAULT_DRAWS,
+                    lambdas: DEFAULT_LAMBDAS,
+                }
+            }
+        }
+        impl Default for Exact {
+            fn default() -> Self {
+                Exact {
+                    time_limit_s: DEFAULT_MIP_TIME_LIMIT_S,
+                }
+            }
+        }
+        fn fields<T: serde::de::DeserializeOwned + Default, E: serde::de::Error>(
+            name: &str,
+            body: Option<serde_json::Value>,
+        ) -> Result<T, E> {
+            body.map_or(Ok(T::default()), |b| {
+                serde_json::from_value(b).map_err(|e| E::custom(format!("{name}: {e}")))
+            })
+        }
+        let (name, body) = crate::error::enum_variant(d, &["lp_round", "exact_mip"])?;
+        Ok(if name == "lp_round" {
+            let r: Round = fields::<_, D::Error>(name, body)?;
+            InnerSolver::LpRound {
+                draws: r.draws,
+                lambdas: r.lambdas,
+            }
+        } else {
+            let e: Exact = fields::<_, D::Error>(name, body)?;
+            InnerSolver::ExactMip {
+                time_limit_s: e.time_limit_s,
+            }
+        })
     }
 }
 
