@@ -288,7 +288,7 @@ impl FromStr for TraceFormat {
             "alibaba" | "openb" => Ok(TraceFormat::Alibaba),
             _ => Err(TraceError::UnknownFormat {
                 detail: format!(
-                    "`{s}` is not a format name (expected philly, itp, gavel, tiresias or alibaba)"
+                    "`{}` is not a format name (expected philly, itp, gavel, tiresias or alibaba)", shown(s)
                 ),
             }),
         }
@@ -560,7 +560,7 @@ fn guess(first: &str, path: &Path) -> Result<TraceFormat, TraceError> {
         detail: format!(
             "{}: first line `{}` matches no known header",
             path.display(),
-            first.trim_end().chars().take(120).collect::<String>()
+            shown(first.trim_end())
         ),
     })
 }
@@ -597,6 +597,21 @@ pub fn read_format(
         TraceFormat::Tiresias => read_tiresias_csv(reader),
         TraceFormat::Alibaba => read_alibaba_openb_pods(reader),
     }
+}
+
+/// Longest value, in characters, that an error message echoes whole.
+pub(crate) const SHOWN_CHARS: usize = 48;
+
+/// `text` as an error message shows it: whole up to [`SHOWN_CHARS`]
+/// characters, else its start, `…` and its length (a 2 000-digit field
+/// would otherwise fill a 38 KB line).
+pub(crate) fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    let n = text.chars().count();
+    if n <= SHOWN_CHARS {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let head: String = text.chars().take(SHOWN_CHARS).collect();
+    std::borrow::Cow::Owned(format!("{head}… ({n} characters)"))
 }
 
 #[cfg(test)]

@@ -240,18 +240,23 @@ impl ReplayArgs {
         })
     }
 
-    /// The window's rows; a Gavel trace's steps become durations with
-    /// Gavel's measured throughputs (rows without a rate are named).
-    fn rows(&self) -> Result<Vec<TraceJob>, CliError> {
+    /// The window's rows, and a note on the Gavel rows skipped for want of
+    /// a rate (printed with the output, so an exit-2 answer keeps one
+    /// `error:` line on stderr); a Gavel trace's steps become durations
+    /// with Gavel's measured throughputs.
+    fn rows(&self) -> Result<(Vec<TraceJob>, Option<String>), CliError> {
         let lib = |e: dmlsched::Error| CliError::lib(&self.trace.display().to_string(), &e);
         let format = match self.format {
             Some(f) => f,
             None => guess_format(&self.trace).map_err(|e| lib(e.into()))?,
         };
-        let rows = if format == TraceFormat::Gavel {
+        let (rows, note) = if format == TraceFormat::Gavel {
             self.gavel_rows().map_err(lib)?
         } else {
-            load(&self.trace, Some(format)).map_err(|e| lib(e.into()))?
+            (
+                load(&self.trace, Some(format)).map_err(|e| lib(e.into()))?,
+                None,
+            )
         };
         let window = Window {
             start: self.start.as_ref().map(|v| match v.parse::<f64>() {
@@ -261,10 +266,10 @@ impl ReplayArgs {
             jobs: Some(self.jobs),
             ..Window::default()
         };
-        select(&rows, &window).map_err(|e| lib(e.into()))
+        Ok((select(&rows, &window).map_err(|e| lib(e.into()))?, note))
     }
 
-    fn gavel_rows(&self) -> dmlsched::Result<Vec<TraceJob>> {
+    fn gavel_rows(&self) -> dmlsched::Result<(Vec<TraceJob>, Option<String>)> {
         let path = GavelThroughputs::locate(self.gavel_throughputs.as_deref())?;
         let rates = GavelThroughputs::load(&path)?;
         let conv = GavelConversion {
@@ -272,18 +277,15 @@ impl ReplayArgs {
             gpus_per_machine: self.gpus_per_machine,
         };
         let report = load_gavel_trace_with_rates(&self.trace, &rates, &conv)?;
-        if !report.skipped.is_empty() {
-            eprintln!(
-                "warning: {} Gavel rows have no measured {} rate in {} and are skipped:",
+        let note = report.skipped.first().map(|first| {
+            format!(
+                "{} Gavel rows have no measured {} rate in {} and are skipped (the first: {first})",
                 report.skipped.len(),
                 conv.gpu,
                 path.display()
-            );
-            for s in &report.skipped {
-                eprintln!("  {s}");
-            }
-        }
-        Ok(report.jobs)
+            )
+        });
+        Ok((report.jobs, note))
     }
 }
 
@@ -407,7 +409,7 @@ fn describe(args: &ReplayArgs, setup: &Setup, jobs: usize) -> (String, String) {
 /// `dmlsched replay`.
 pub(crate) fn run(args: &ReplayArgs) -> Result<(), CliError> {
     let setup = args.setup()?;
-    let rows = args.rows()?;
+    let (rows, note) = args.rows()?;
     let (workload, cluster) = describe(args, &setup, rows.len());
     out!(
         "{workload}, {cluster}, {} recipe, horizon {}, utility {}, {} placement, Tiresias thresholds {:?} GPU-s",
@@ -420,6 +422,9 @@ pub(crate) fn run(args: &ReplayArgs) -> Result<(), CliError> {
         setup.baselines.placement,
         setup.baselines.tiresias_thresholds
     );
+    if let Some(note) = note {
+        out!("{note}");
+    }
     let mut progress = Progress {
         started: Instant::now(),
         total: setup.policies.len() * args.load_scales.len() * args.seeds.len(),
