@@ -135,15 +135,17 @@ impl Error {
                     | GadgetError::TooLarge { .. }
                     | GadgetError::SlotTooLong { .. }
             ),
-            Error::SjfBco(e) => matches!(
-                e,
-                SjfBcoError::NoJobs
-                    | SjfBcoError::NoGpus
-                    | SjfBcoError::UnsupportedJob { .. }
-                    | SjfBcoError::JobCannotFit { .. }
-                    | SjfBcoError::InvalidOption { .. }
-                    | SjfBcoError::TooLarge { .. }
-            ) || matches!(e, SjfBcoError::TimeIndexedBound(f) if f.is_input()),
+            Error::SjfBco(e) => {
+                matches!(
+                    e,
+                    SjfBcoError::NoJobs
+                        | SjfBcoError::NoGpus
+                        | SjfBcoError::UnsupportedJob { .. }
+                        | SjfBcoError::JobCannotFit { .. }
+                        | SjfBcoError::InvalidOption { .. }
+                        | SjfBcoError::TooLarge { .. }
+                ) || matches!(e, SjfBcoError::TimeIndexedBound(f) if f.is_input())
+            }
             Error::Smd(e) => matches!(
                 e,
                 SmdError::UnsupportedJob { .. }

@@ -90,8 +90,14 @@ fn params_enums_read_snake_case_and_camel_case() {
     for (text, want) in [
         (r#"{"bounds": "value_floor"}"#, floor(None)),
         (r#"{"bounds": "ValueFloor"}"#, floor(None)),
-        (r#"{"bounds": {"value_floor": {"v_floor": 3}}}"#, floor(Some(3.0))),
-        (r#"{"bounds": {"ValueFloor": {"v_floor": 3}}}"#, floor(Some(3.0))),
+        (
+            r#"{"bounds": {"value_floor": {"v_floor": 3}}}"#,
+            floor(Some(3.0)),
+        ),
+        (
+            r#"{"bounds": {"ValueFloor": {"v_floor": 3}}}"#,
+            floor(Some(3.0)),
+        ),
         (r#"{"bounds": {"value_floor": null}}"#, floor(None)),
         (r#"{"bounds": "eta"}"#, BoundsChoice::Eta),
         (r#"{"bounds": "Eta"}"#, BoundsChoice::Eta),
@@ -123,8 +129,14 @@ fn params_enums_read_snake_case_and_camel_case() {
         assert_eq!(p.inner, want, "{text}");
     }
     for (text, want) in [
-        (r#"{"objective": "weighted_completion"}"#, BatchObjective::WeightedCompletion),
-        (r#"{"objective": "WeightedCompletion"}"#, BatchObjective::WeightedCompletion),
+        (
+            r#"{"objective": "weighted_completion"}"#,
+            BatchObjective::WeightedCompletion,
+        ),
+        (
+            r#"{"objective": "WeightedCompletion"}"#,
+            BatchObjective::WeightedCompletion,
+        ),
         (r#"{"objective": "makespan"}"#, BatchObjective::Makespan),
     ] {
         let p: LocalityBatchParams = serde_json::from_str(text).unwrap();

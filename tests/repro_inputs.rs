@@ -48,8 +48,7 @@ fn solve_checked(algorithm: &str, instance: &str, extra: &[&str], what: &str) ->
     );
     let inst = Instance::from_json(&std::fs::read_to_string(instance).unwrap()).unwrap();
     let schedule: Schedule =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("schedule.json")).unwrap())
-            .unwrap();
+        serde_json::from_str(&std::fs::read_to_string(dir.join("schedule.json")).unwrap()).unwrap();
     dmlsched::schedule::verify(&inst, &schedule).unwrap_or_else(|v| panic!("{what}: {v}"));
     let cert: Certificate =
         serde_json::from_str(&std::fs::read_to_string(dir.join("certificate.json")).unwrap())
@@ -129,7 +128,12 @@ fn gadget_refuses_a_slot_whose_nic_data_overflows() {
     let f = reproducer("gadget-slot-1e300-capacity-inf-exit1.json");
     for args in [
         vec!["solve", "-a", "gadget", f.as_str()],
-        vec!["simulate", f.as_str(), "--policies", "gadget,gadget-noprice"],
+        vec![
+            "simulate",
+            f.as_str(),
+            "--policies",
+            "gadget,gadget-noprice",
+        ],
     ] {
         let what = args.join(" ");
         let run = dmlsched_within(SECS, &args);
@@ -171,7 +175,14 @@ fn dorm_with_1e300_bytes_of_memory_runs_every_job() {
     let dir = scratch("dorm");
     let run = dmlsched_within(
         SECS,
-        &["simulate", &f, "--policies", "dorm", "--out", path_str(&dir)],
+        &[
+            "simulate",
+            &f,
+            "--policies",
+            "dorm",
+            "--out",
+            path_str(&dir),
+        ],
     );
     run.ok("dorm, 1e300 bytes of memory");
     assert_eq!(end_states(&dir), vec![(1, 1, 0)]);
@@ -188,8 +199,18 @@ fn an_oasis_replay_with_nothing_schedulable_runs() {
     let run = dmlsched_within(
         SECS,
         &[
-            "replay", &f, "--format", "alibaba", "--jobs", "5", "--gpus", "8", "--policies",
-            "oasis,locality", "--out", path_str(&dir),
+            "replay",
+            &f,
+            "--format",
+            "alibaba",
+            "--jobs",
+            "5",
+            "--gpus",
+            "8",
+            "--policies",
+            "oasis,locality",
+            "--out",
+            path_str(&dir),
         ],
     );
     let stdout = run.ok("alibaba CPU-only pod under oasis");
@@ -334,11 +355,21 @@ fn sjf_bco_time_indexed_options_are_refused_before_the_run() {
     std::fs::write(&params, r#"{"time_indexed_bound": {"max_jobs": 2}}"#).unwrap();
     let run = dmlsched_within(
         SECS,
-        &["solve", "-a", "sjf-bco", ring, "--params", path_str(&params)],
+        &[
+            "solve",
+            "-a",
+            "sjf-bco",
+            ring,
+            "--params",
+            path_str(&params),
+        ],
     );
     let line = run.one_error_line("sjf-bco, time-indexed max_jobs 2");
     assert!(line.contains("max_jobs"), "{line}");
-    assert!(line.contains("jobs would be 10, above the limit 2"), "{line}");
+    assert!(
+        line.contains("jobs would be 10, above the limit 2"),
+        "{line}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 
     // The library refuses the gap when the parameters are checked.
@@ -470,14 +501,23 @@ fn closed_stdout(args: &[&str]) {
         .read_to_string(&mut err)
         .unwrap();
     let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(0), "{args:?}: {status:?}, stderr {err:?}");
+    assert_eq!(
+        status.code(),
+        Some(0),
+        "{args:?}: {status:?}, stderr {err:?}"
+    );
     assert!(err.is_empty(), "{args:?}: stderr {err:?}");
 }
 
 #[test]
 fn a_closed_stdout_ends_every_subcommand_quietly() {
     let t = traces_dir().join("tiresias-60_job.csv");
-    closed_stdout(&["solve", "-a", "sjf-bco", "examples/data/instance_ring_batch.json"]);
+    closed_stdout(&[
+        "solve",
+        "-a",
+        "sjf-bco",
+        "examples/data/instance_ring_batch.json",
+    ]);
     closed_stdout(&["pcip", "examples/pcip/ka5.json"]);
     closed_stdout(&[
         "simulate",

@@ -652,7 +652,11 @@ fn add_row_in_range(lp: &mut LinearProgram, lower: f64, upper: f64, entries: &[(
     let (mut lo_act, mut hi_act) = (0.0, 0.0);
     for &(c, a) in &kept {
         let (l, u) = lp.col_bounds(c).unwrap_or((0.0, f64::INFINITY));
-        let (lo, hi) = if a > 0.0 { (a * l, a * u) } else { (a * u, a * l) };
+        let (lo, hi) = if a > 0.0 {
+            (a * l, a * u)
+        } else {
+            (a * u, a * l)
+        };
         lo_act += lo;
         hi_act += hi;
     }
@@ -677,7 +681,7 @@ fn add_row_in_range(lp: &mut LinearProgram, lower: f64, upper: f64, entries: &[(
 /// solver's range (the argmax does not change).
 fn costs_in_range(lp: &mut LinearProgram) {
     let max = lp.costs().iter().map(|c| c.abs()).fold(0.0, f64::max);
-    if !(max > 1.0) {
+    if max.is_nan() || max <= 1.0 {
         return;
     }
     let scale = if max.is_finite() { max } else { f64::MAX };

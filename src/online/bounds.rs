@@ -314,7 +314,9 @@ fn derive_eta(
             // No schedulable job uses the pool (every job rejected up
             // front, or none places units there): its prices are never
             // read, so any `L` below its `U` does.
-            let below_u = ln_u[k].iter().flatten().fold(0.0_f64, |a, &u| a.min(u));
+            let below_u = ln_u.get(k).map_or(0.0, |row| {
+                row.iter().flatten().fold(0.0_f64, |a, &u| a.min(u))
+            });
             ln_eta.push(0.0);
             ln_l.push(below_u - 1.0);
             continue;

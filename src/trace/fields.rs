@@ -343,7 +343,11 @@ impl<'a> Row<'a> {
 pub(crate) fn parse_finite(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(v) if v.is_finite() => Ok(v),
-        Ok(v) => Err(format!("not a finite number: `{}` ({})", shown(text), Num(v))),
+        Ok(v) => Err(format!(
+            "not a finite number: `{}` ({})",
+            shown(text),
+            Num(v)
+        )),
         Err(_) => Err(format!("not a number: `{}`", shown(text))),
     }
 }

@@ -99,7 +99,9 @@ pub use gavel_rates::{
 pub use itp::{load_itp_csv, read_itp_csv};
 pub use philly::{PhillyFilter, load_philly_pollux_csv, read_philly_pollux_csv};
 pub use recipe::{Arch, RecipeOptions, RecipeOutput, SkipReason, gpu_cluster, to_jobs};
-pub use replay::{MAX_SIGMOID_LN_DROP, ReplayHorizon, ReplayOptions, UtilityRecipe, replay_instance};
+pub use replay::{
+    MAX_SIGMOID_LN_DROP, ReplayHorizon, ReplayOptions, UtilityRecipe, replay_instance,
+};
 pub use tiresias::{
     TiresiasClusterSpec, load_tiresias_cluster_spec, load_tiresias_csv, read_tiresias_cluster_spec,
     read_tiresias_csv,
@@ -288,7 +290,8 @@ impl FromStr for TraceFormat {
             "alibaba" | "openb" => Ok(TraceFormat::Alibaba),
             _ => Err(TraceError::UnknownFormat {
                 detail: format!(
-                    "`{}` is not a format name (expected philly, itp, gavel, tiresias or alibaba)", shown(s)
+                    "`{}` is not a format name (expected philly, itp, gavel, tiresias or alibaba)",
+                    shown(s)
                 ),
             }),
         }

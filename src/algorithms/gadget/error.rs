@@ -105,7 +105,7 @@ pub(crate) fn slot_too_long(
     slot_length_s: f64,
 ) -> Result<(), GadgetError> {
     let data = 2.0 * super::data_per_slot(bytes_per_s, slot_length_s);
-    if data <= super::MAX_DATA_PER_SLOT || !(bytes_per_s > 0.0) {
+    if data <= super::MAX_DATA_PER_SLOT || bytes_per_s.is_nan() || bytes_per_s <= 0.0 {
         return Ok(());
     }
     Err(GadgetError::SlotTooLong {

@@ -287,7 +287,7 @@ fn objective_in_range(problem: &PcProblem) -> (f64, Option<PcProblem>) {
         return (1.0, None);
     }
     let scale = (MAX_SOLVER_COST / max).log2().floor().exp2();
-    if !(scale > 0.0) {
+    if scale.is_nan() || scale <= 0.0 {
         return (1.0, None);
     }
     (scale, Some(problem.with_objective_scaled(scale)))

@@ -233,7 +233,9 @@ impl SjfBcoParams {
             t.limits.validate().map_err(|e| {
                 invalid(
                     "time_indexed_bound.limits",
-                    e.to_string().trim_start_matches("invalid option ").to_string(),
+                    e.to_string()
+                        .trim_start_matches("invalid option ")
+                        .to_string(),
                 )
             })?;
             if t.max_jobs == 0 {

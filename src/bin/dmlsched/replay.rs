@@ -65,7 +65,8 @@ pub(crate) struct ReplayArgs {
     horizon: Option<String>,
     /// The jobs' utilities: `trace` (1 per completion, or 1 by the trace's
     /// deadline) or `sigmoid[:M[:S]]` (1/(1 + exp(S/g3·(δ − g3))) with
-    /// g3 = M × the job's trace duration in slots; M = 2, S = 4 by default)
+    /// g3 = M × the job's trace duration in slots; M = 2, S = 4 by default;
+    /// M must be at least S/(S + 20))
     /// [default: sigmoid when oasis or locality is among the policies, else
     /// trace].
     #[arg(long, value_name = "U")]

@@ -57,7 +57,10 @@ pub(crate) fn run(
     );
     out!(
         "mean JCT {:.0} s, p95 {:.0} s, makespan {:.0} s, GPU use {:.3}",
-        s.avg_jct_s, s.p95_jct_s, s.makespan_s, s.gpu_utilization
+        s.avg_jct_s,
+        s.p95_jct_s,
+        s.makespan_s,
+        s.gpu_utilization
     );
     let mut ratios: Vec<f64> = reports
         .iter()
@@ -95,7 +98,8 @@ pub(crate) fn run(
     if let Some((k, r)) = hardest {
         out!(
             "\nthe certificate of epoch {k} (farthest from its bound, {} LP columns):\n{}",
-            r.lp_columns, r.certificate
+            r.lp_columns,
+            r.certificate
         );
     }
     if let Some(dir) = out {
