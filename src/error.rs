@@ -133,16 +133,19 @@ impl Error {
                     | GadgetError::UnsupportedJob { .. }
                     | GadgetError::InvalidOption { .. }
                     | GadgetError::TooLarge { .. }
+                    | GadgetError::SlotTooLong { .. }
             ),
-            Error::SjfBco(e) => matches!(
-                e,
-                SjfBcoError::NoJobs
-                    | SjfBcoError::NoGpus
-                    | SjfBcoError::UnsupportedJob { .. }
-                    | SjfBcoError::JobCannotFit { .. }
-                    | SjfBcoError::InvalidOption { .. }
-                    | SjfBcoError::TooLarge { .. }
-            ),
+            Error::SjfBco(e) => {
+                matches!(
+                    e,
+                    SjfBcoError::NoJobs
+                        | SjfBcoError::NoGpus
+                        | SjfBcoError::UnsupportedJob { .. }
+                        | SjfBcoError::JobCannotFit { .. }
+                        | SjfBcoError::InvalidOption { .. }
+                        | SjfBcoError::TooLarge { .. }
+                ) || matches!(e, SjfBcoError::TimeIndexedBound(f) if f.is_input())
+            }
             Error::Smd(e) => matches!(
                 e,
                 SmdError::UnsupportedJob { .. }
@@ -153,6 +156,11 @@ impl Error {
             ),
             Error::Sim(e) => matches!(e, SimError::BadParams { .. } | SimError::BadOptions { .. }),
             Error::Pc(e) => e.is_input(),
+            // No schedulable job with positive late utility: the input's
+            // utilities leave the η rule nothing to set `L` with.
+            Error::Online(
+                OnlineError::CannotDeriveBounds { .. } | OnlineError::ValueFloorTooLarge { .. },
+            ) => true,
             _ => false,
         }
     }
@@ -186,4 +194,56 @@ pub(crate) fn json_from_str<T: serde::de::DeserializeOwned>(
     })?;
     de.end()?;
     Ok(value)
+}
+
+/// Reads an externally tagged enum value whose variants may be written as a
+/// bare name (`"value_floor"`, every field at its default) or as a one-key
+/// object (`{"value_floor": {"v_floor": 2}}`), the name in snake case or in
+/// the variant's CamelCase (`"ValueFloor"`). Returns the snake-case name,
+/// checked against `variants`, and the body (`None` for a bare name or a
+/// `null` body).
+#[cfg(feature = "serde")]
+pub(crate) fn enum_variant<'de, D: serde::Deserializer<'de>>(
+    d: D,
+    variants: &'static [&'static str],
+) -> Result<(&'static str, Option<serde_json::Value>), D::Error> {
+    use serde::Deserialize;
+    use serde::de::Error as _;
+    let value = serde_json::Value::deserialize(d)?;
+    let (name, body) = match value {
+        serde_json::Value::String(s) => (s, None),
+        serde_json::Value::Object(m) if m.len() == 1 => match m.into_iter().next() {
+            Some((k, b)) => (k, (!b.is_null()).then_some(b)),
+            None => return Err(D::Error::custom("an empty object")),
+        },
+        _ => {
+            return Err(D::Error::custom(format!(
+                "expected one of {} as a string, or an object with one of them as its only key",
+                variants.join(", ")
+            )));
+        }
+    };
+    let snake = snake_case(&name);
+    variants
+        .iter()
+        .find(|v| **v == snake)
+        .map(|v| (*v, body))
+        .ok_or_else(|| D::Error::unknown_variant(&name, variants))
+}
+
+/// `ValueFloor` → `value_floor`; snake case stays as it is.
+#[cfg(feature = "serde")]
+fn snake_case(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }

@@ -503,29 +503,35 @@ fn build(
                 let n = lp.add_column(
                     aw,
                     f64::from(lo.workers),
-                    f64::from(*max_w),
+                    integer_upper(*max_w, lo.workers),
                     ColumnKind::Integer,
                 );
                 let m = lp.add_column(
                     asv,
                     f64::from(lo.ps),
-                    f64::from(*max_ps),
+                    integer_upper(*max_ps, lo.ps),
                     ColumnKind::Integer,
                 );
                 if let Some((big_b, b)) = *link
                     && b > 0.0
                 {
-                    lp.add_row(0.0, f64::INFINITY, &[(m, big_b), (n, -b)]);
+                    add_row_in_range(&mut lp, 0.0, f64::INFINITY, &[(m, big_b), (n, -b)]);
                 }
                 if *at_most {
-                    lp.add_row(f64::NEG_INFINITY, 0.0, &[(m, 1.0), (n, -1.0)]);
+                    add_row_in_range(&mut lp, f64::NEG_INFINITY, 0.0, &[(m, 1.0), (n, -1.0)]);
                 }
-                lp.add_row(
+                add_row_in_range(
+                    &mut lp,
                     f64::NEG_INFINITY,
                     0.0,
                     &[(m, 1.0), (n, -f64::from(*max_ps))],
                 );
-                lp.add_row(0.0, f64::INFINITY, &[(m, f64::from(*max_w)), (n, -1.0)]);
+                add_row_in_range(
+                    &mut lp,
+                    0.0,
+                    f64::INFINITY,
+                    &[(m, f64::from(*max_w)), (n, -1.0)],
+                );
                 n_expr.push(vec![(n, 1.0)]);
                 m_expr.push(vec![(m, 1.0)]);
             }
@@ -584,7 +590,7 @@ fn build(
             entries.retain(|_, a| *a != 0.0);
             if !entries.is_empty() {
                 let e: Vec<(usize, f64)> = entries.into_iter().collect();
-                lp.add_row(f64::NEG_INFINITY, cap.get(kind), &e);
+                add_row_in_range(&mut lp, f64::NEG_INFINITY, cap.get(kind), &e);
             }
         }
     }
@@ -592,7 +598,7 @@ fn build(
     if let Some(floors) = fairness {
         for (k, &f) in floors.iter().enumerate() {
             if f > jobs[k].lower.workers {
-                lp.add_row(f64::from(f), f64::INFINITY, &n_expr[k]);
+                add_row_in_range(&mut lp, f64::from(f), f64::INFINITY, &n_expr[k]);
             }
         }
     }
@@ -614,7 +620,76 @@ fn build(
             lp.add_row(f64::NEG_INFINITY, bound, &sum);
         }
     }
+    costs_in_range(&mut lp);
     Model { lp, n_expr, m_expr }
+}
+
+/// The upper bound of an integer count column: `max`, capped at the
+/// solver's largest integer bound ([`lp::MAX_INTEGER_BOUND`], 2³⁰; no
+/// cluster holds more tasks of one job) but never below `lower`.
+fn integer_upper(max: u32, lower: u32) -> f64 {
+    f64::from(max)
+        .min(lp::MAX_INTEGER_BOUND)
+        .max(f64::from(lower))
+}
+
+/// Adds `lower ≤ Σ a·x ≤ upper` in the solver's range: the row is divided
+/// by its largest `|a|`, entries below [`lp::MIN_COEFFICIENT`] of it are
+/// dropped (the decision is a target that placement checks against real
+/// capacities), and a side that the columns' bounds can never reach — a
+/// capacity larger than every job could ask for (10³⁰⁰ bytes of memory) —
+/// is left out; a row with neither side left is not added.
+fn add_row_in_range(lp: &mut LinearProgram, lower: f64, upper: f64, entries: &[(usize, f64)]) {
+    let scale = entries.iter().map(|e| e.1.abs()).fold(0.0, f64::max);
+    if !(scale > 0.0 && scale.is_finite()) {
+        return;
+    }
+    let kept: Vec<(usize, f64)> = entries
+        .iter()
+        .map(|&(c, a)| (c, a / scale))
+        .filter(|e| e.1.abs() >= lp::MIN_COEFFICIENT * 2.0)
+        .collect();
+    let (mut lo_act, mut hi_act) = (0.0, 0.0);
+    for &(c, a) in &kept {
+        let (l, u) = lp.col_bounds(c).unwrap_or((0.0, f64::INFINITY));
+        let (lo, hi) = if a > 0.0 {
+            (a * l, a * u)
+        } else {
+            (a * u, a * l)
+        };
+        lo_act += lo;
+        hi_act += hi;
+    }
+    let in_range = |b: f64| b.clamp(-lp::SOLVER_INFINITY / 10.0, lp::SOLVER_INFINITY / 10.0);
+    let lower = if lower / scale <= lo_act {
+        f64::NEG_INFINITY
+    } else {
+        in_range(lower / scale)
+    };
+    let upper = if upper / scale >= hi_act {
+        f64::INFINITY
+    } else {
+        in_range(upper / scale)
+    };
+    if lower.is_finite() || upper.is_finite() {
+        lp.add_row(lower, upper, &kept);
+    }
+}
+
+/// Divides the objective by its largest cost when that is above 1, so the
+/// weights `Σ_r d^r / C^r` of a job on a nearly empty resource stay in the
+/// solver's range (the argmax does not change).
+fn costs_in_range(lp: &mut LinearProgram) {
+    let max = lp.costs().iter().map(|c| c.abs()).fold(0.0, f64::max);
+    if max.is_nan() || max <= 1.0 {
+        return;
+    }
+    let scale = if max.is_finite() { max } else { f64::MAX };
+    for col in 0..lp.n_cols() {
+        let c = lp.cost(col).unwrap_or(0.0);
+        let c = if c.is_finite() { c / scale } else { c.signum() };
+        let _ = lp.set_cost(col, c);
+    }
 }
 
 /// How a solve ended, for the decision.

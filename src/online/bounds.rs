@@ -123,17 +123,20 @@ impl BoundInputs {
 /// How `L_κ` is derived from the job list.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum BoundsRule {
     /// The clairvoyant `η` rule, `η_κ = max(1, max_i T·C_κ/m_iκ)` (the
     /// smallest value with `η_κ ≥ 1` and `1/η_κ ≤ m_iκ/(T·C_κ)`) and
     /// `L_κ = min_i (u_min_i / m_{iκ}) / (max(4, 2P)·η_κ)`: the divisor
     /// `max(4, 2P)` keeps `D_0 ≤ OPT/2` for any number `P` of pools (the
     /// OASiS paper's 4 is enough for at most two pools).
+    #[cfg_attr(feature = "serde", serde(alias = "Eta"))]
     Eta,
     /// The value floor (the crate's alternative to the η rule, which can make
     /// α huge with sigmoid utilities): `L_κ = v_floor / (4·P·T·C_κ)`, so
     /// `D_0 = v_floor/4`, valid when some job alone on the empty
     /// cluster reaches utility `≥ 2·D_0` (checked at the end of the run).
+    #[cfg_attr(feature = "serde", serde(alias = "ValueFloor"))]
     ValueFloor {
         /// `v_floor > 0`, at most the utility of a job feasible alone.
         v_floor: f64,
@@ -143,8 +146,13 @@ pub enum BoundsRule {
 /// How the price bounds `U`, `L` are derived: the η rule or the value floor
 /// ([algorithms guide, section 6.2](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#online-price-bounds); OASiS runs
 /// under both, [section 7.3](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#oasis-bounds)).
+///
+/// In JSON: `"eta"`, `"value_floor"` (the default floor) or
+/// `{"value_floor": {"v_floor": 2.0}}`; the CamelCase names (`"Eta"`,
+/// `"ValueFloor"`) are read too.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum BoundsChoice {
     /// The paper's η rule (clairvoyant, from every job).
     #[default]
@@ -155,6 +163,30 @@ pub enum BoundsChoice {
         /// `v_floor > 0`, or `None` for the default.
         v_floor: Option<f64>,
     },
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for BoundsChoice {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        #[derive(serde::Deserialize, Default)]
+        #[serde(default, deny_unknown_fields)]
+        struct Floor {
+            v_floor: Option<f64>,
+        }
+        let (name, body) = crate::error::enum_variant(d, &["eta", "value_floor"])?;
+        let fields = |b: Option<serde_json::Value>| -> Result<Floor, D::Error> {
+            b.map_or(Ok(Floor::default()), |b| {
+                serde_json::from_value(b).map_err(|e| D::Error::custom(format!("{name}: {e}")))
+            })
+        };
+        Ok(match name {
+            "eta" => BoundsChoice::Eta,
+            _ => BoundsChoice::ValueFloor {
+                v_floor: fields(body)?.v_floor,
+            },
+        })
+    }
 }
 
 impl BoundsChoice {
@@ -260,6 +292,7 @@ fn derive_ln_u(ledger: &Ledger, inputs: &[BoundInputs]) -> Vec<Vec<Option<f64>>>
 fn derive_eta(
     ledger: &Ledger,
     inputs: &[BoundInputs],
+    ln_u: &[Vec<Option<f64>>],
 ) -> Result<(Vec<f64>, Vec<f64>), OnlineError> {
     let pools = ledger.pools();
     let ln_t = f64::from(ledger.horizon()).ln();
@@ -277,6 +310,17 @@ fn derive_eta(
                     .map(move |(_, m)| (j, *m))
             })
         };
+        if norms().next().is_none() {
+            // No schedulable job uses the pool (every job rejected up
+            // front, or none places units there): its prices are never
+            // read, so any `L` below its `U` does.
+            let below_u = ln_u.get(k).map_or(0.0, |row| {
+                row.iter().flatten().fold(0.0_f64, |a, &u| a.min(u))
+            });
+            ln_eta.push(0.0);
+            ln_l.push(below_u - 1.0);
+            continue;
+        }
         let eta = norms()
             .map(|(_, m)| ln_t + ln_c - m.ln())
             .fold(0.0_f64, f64::max);
@@ -291,6 +335,35 @@ fn derive_eta(
         ln_l.push(-divisor.ln() - eta + min);
     }
     Ok((ln_eta, ln_l))
+}
+
+/// Checks that `L_κ = v_floor/(4·P·T·C_κ)` stays below every defined
+/// `U_κ^r`: `v_floor` must be below `min_{κ,r} U_κ^r·4·P·T·C_κ`.
+///
+/// # Errors
+///
+/// [`OnlineError::ValueFloorTooLarge`] naming the value and that limit.
+fn value_floor_in_range(
+    ledger: &Ledger,
+    ln_u: &[Vec<Option<f64>>],
+    v_floor: f64,
+) -> Result<(), OnlineError> {
+    let ln_4pt = (4.0 * ledger.pools() as f64 * f64::from(ledger.horizon())).ln();
+    let ln_limit = ln_u
+        .iter()
+        .enumerate()
+        .flat_map(|(k, row)| {
+            let ln_c = ledger.pool_capacity_sum(PoolId(k as u16)).ln();
+            row.iter().flatten().map(move |u| u + ln_4pt + ln_c)
+        })
+        .fold(f64::INFINITY, f64::min);
+    if ln_limit.is_nan() || v_floor.ln() < ln_limit {
+        return Ok(());
+    }
+    Err(OnlineError::ValueFloorTooLarge {
+        v_floor,
+        limit: ln_limit.exp(),
+    })
 }
 
 impl PriceBounds {
@@ -313,7 +386,7 @@ impl PriceBounds {
             j.validate(i, ledger)?;
         }
         let ln_u = derive_ln_u(ledger, inputs);
-        let eta = derive_eta(ledger, inputs);
+        let eta = derive_eta(ledger, inputs, &ln_u);
         let (ln_l, ln_eta) = match rule {
             BoundsRule::Eta => {
                 let (ln_eta, ln_l) = eta.clone()?;
@@ -329,6 +402,7 @@ impl PriceBounds {
                 }
                 let p = ledger.pools() as f64;
                 let t = f64::from(ledger.horizon());
+                value_floor_in_range(ledger, &ln_u, v_floor)?;
                 let ln_l = (0..ledger.pools())
                     .map(|k| {
                         v_floor.ln()

@@ -40,6 +40,20 @@ pub enum OnlineError {
         /// What is wrong.
         reason: String,
     },
+    /// The value floor is so large that `L_κ = v_floor/(4·P·T·C_κ)`
+    /// reaches some `U_κ^r` (no room left for prices to rise): the caller's
+    /// `v_floor` must be below `limit = min_{κ,r} U_κ^r·4·P·T·C_κ`.
+    #[error(
+        "v_floor = {} is too large: it must be below {} on this instance (the value floor sets L = v_floor/(4·P·T·C), which must stay below every U)",
+        Num(*v_floor),
+        Num(*limit)
+    )]
+    ValueFloorTooLarge {
+        /// The value floor given.
+        v_floor: f64,
+        /// The largest value floor the instance allows (exclusive).
+        limit: f64,
+    },
     /// The oracle returned a plan that exceeds the residual capacity of a
     /// cell (a bug in the oracle; the ledger is left unchanged).
     #[error(

@@ -108,6 +108,18 @@ impl PcProblem {
         &self.objective
     }
 
+    /// The same program with every objective coefficient multiplied by
+    /// `factor` (callers pass a power of two, so the scaling is exact and
+    /// values and bounds of the scaled program divide back exactly). Used
+    /// to bring costs of very different magnitude to the solver's range.
+    pub fn with_objective_scaled(&self, factor: f64) -> PcProblem {
+        let mut p = self.clone();
+        for c in &mut p.objective {
+            *c *= factor;
+        }
+        p
+    }
+
     /// Upper bound of column `j` (`f64::INFINITY` when unbounded).
     pub fn upper(&self, j: usize) -> f64 {
         self.upper[j]

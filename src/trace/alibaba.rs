@@ -82,7 +82,11 @@ fn pod(row: &Row<'_>) -> Result<TraceJob, TraceError> {
     if !PHASES.contains(&phase) {
         return Err(row.error(
             "pod_phase",
-            format!("expected one of {}, found `{phase}`", PHASES.join(", ")),
+            format!(
+                "expected one of {}, found `{}`",
+                PHASES.join(", "),
+                super::shown(phase)
+            ),
         ));
     }
     let created = row.non_negative("creation_time")?;

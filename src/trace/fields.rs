@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use csv::{ReaderBuilder, StringRecord, Trim};
 
-use super::{TraceError, TraceWarning};
+use super::{TraceError, TraceWarning, shown};
 use crate::model::units::Num;
 
 /// A `Format` error without a path (the path wrappers add it).
@@ -187,8 +187,9 @@ pub(crate) fn check_header(line: u64, found: &[&str], expected: &[&str]) -> Resu
                     line,
                     Some(want),
                     format!(
-                        "wrong header: column {} should be `{want}`, found `{got}` (expected `{}`)",
+                        "wrong header: column {} should be `{want}`, found `{}` (expected `{}`)",
                         i + 1,
+                        shown(got),
                         expected.join(",")
                     ),
                 ));
@@ -211,7 +212,7 @@ pub(crate) fn check_header(line: u64, found: &[&str], expected: &[&str]) -> Resu
             None,
             format!(
                 "wrong header: unexpected extra column `{}` (expected `{}`)",
-                found[expected.len()],
+                shown(found[expected.len()]),
                 expected.join(",")
             ),
         ));
@@ -342,8 +343,12 @@ impl<'a> Row<'a> {
 pub(crate) fn parse_finite(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(v) if v.is_finite() => Ok(v),
-        Ok(v) => Err(format!("not a finite number: `{text}` ({})", Num(v))),
-        Err(_) => Err(format!("not a number: `{text}`")),
+        Ok(v) => Err(format!(
+            "not a finite number: `{}` ({})",
+            shown(text),
+            Num(v)
+        )),
+        Err(_) => Err(format!("not a number: `{}`", shown(text))),
     }
 }
 
@@ -355,11 +360,11 @@ pub(crate) fn parse_count(text: &str) -> Result<u64, String> {
     }
     let v = parse_finite(text)?;
     if v < 0.0 {
-        Err(format!("must be ≥ 0, found {text}"))
+        Err(format!("must be ≥ 0, found {}", shown(text)))
     } else if v.fract() != 0.0 {
-        Err(format!("not a whole number: `{text}`"))
+        Err(format!("not a whole number: `{}`", shown(text)))
     } else if v >= u64::MAX as f64 {
-        Err(format!("{text} is too large"))
+        Err(format!("{} is too large", shown(text)))
     } else {
         Ok(v as u64)
     }

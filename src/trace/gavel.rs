@@ -90,7 +90,10 @@ pub(crate) fn parse_job_type(job_type: &str) -> Result<(String, Option<u32>), St
                 .and_then(|s| s.trim().parse::<u32>().ok())
                 .filter(|&b| b >= 1)
                 .ok_or_else(|| {
-                    format!("expected `<model> (batch size <n>)` with n ≥ 1, found `{job_type}`")
+                    format!(
+                        "expected `<model> (batch size <n>)` with n ≥ 1, found `{}`",
+                        super::shown(job_type)
+                    )
                 })?;
             Ok((model.trim().to_string(), Some(size)))
         }

@@ -272,7 +272,7 @@ pub struct SkippedRow {
 
 impl fmt::Display for SkippedRow {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "row {} (`{}`", self.index, self.id)?;
+        write!(f, "row {} (`{}`", self.index, super::shown(&self.id))?;
         if let Some(l) = self.line {
             write!(f, ", line {l}")?;
         }

@@ -98,8 +98,10 @@ pub use gavel_rates::{
 };
 pub use itp::{load_itp_csv, read_itp_csv};
 pub use philly::{PhillyFilter, load_philly_pollux_csv, read_philly_pollux_csv};
-pub use recipe::{Arch, RecipeOptions, RecipeOutput, gpu_cluster, to_jobs};
-pub use replay::{ReplayHorizon, ReplayOptions, UtilityRecipe, replay_instance};
+pub use recipe::{Arch, RecipeOptions, RecipeOutput, SkipReason, gpu_cluster, to_jobs};
+pub use replay::{
+    MAX_SIGMOID_LN_DROP, ReplayHorizon, ReplayOptions, UtilityRecipe, replay_instance,
+};
 pub use tiresias::{
     TiresiasClusterSpec, load_tiresias_cluster_spec, load_tiresias_csv, read_tiresias_cluster_spec,
     read_tiresias_csv,
@@ -288,7 +290,8 @@ impl FromStr for TraceFormat {
             "alibaba" | "openb" => Ok(TraceFormat::Alibaba),
             _ => Err(TraceError::UnknownFormat {
                 detail: format!(
-                    "`{s}` is not a format name (expected philly, itp, gavel, tiresias or alibaba)"
+                    "`{}` is not a format name (expected philly, itp, gavel, tiresias or alibaba)",
+                    shown(s)
                 ),
             }),
         }
@@ -560,7 +563,7 @@ fn guess(first: &str, path: &Path) -> Result<TraceFormat, TraceError> {
         detail: format!(
             "{}: first line `{}` matches no known header",
             path.display(),
-            first.trim_end().chars().take(120).collect::<String>()
+            shown(first.trim_end())
         ),
     })
 }
@@ -597,6 +600,21 @@ pub fn read_format(
         TraceFormat::Tiresias => read_tiresias_csv(reader),
         TraceFormat::Alibaba => read_alibaba_openb_pods(reader),
     }
+}
+
+/// Longest value, in characters, that an error message echoes whole.
+pub(crate) const SHOWN_CHARS: usize = 48;
+
+/// `text` as an error message shows it: whole up to [`SHOWN_CHARS`]
+/// characters, else its start, `…` and its length (a 2 000-digit field
+/// would otherwise fill a 38 KB line).
+pub(crate) fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    let n = text.chars().count();
+    if n <= SHOWN_CHARS {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let head: String = text.chars().take(SHOWN_CHARS).collect();
+    std::borrow::Cow::Owned(format!("{head}… ({n} characters)"))
 }
 
 #[cfg(test)]

@@ -51,7 +51,10 @@ pub fn read_philly_pollux_csv(reader: impl Read) -> Result<LoadReport, TraceErro
         let arrival = parse_datetime(timestamp).ok_or_else(|| {
             row.error(
                 "timestamp",
-                format!("expected `YYYY-MM-DD HH:MM:SS`, found `{timestamp}`"),
+                format!(
+                    "expected `YYYY-MM-DD HH:MM:SS`, found `{}`",
+                    super::shown(timestamp)
+                ),
             )
         })?;
         let duration = row.non_negative("duration")?;

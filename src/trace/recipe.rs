@@ -321,7 +321,7 @@ pub fn to_jobs(trace: &[TraceJob], opts: &RecipeOptions) -> Result<RecipeOutput,
                 "trace arrival",
                 format!(
                     "job `{}` arrives at {} (re-base the trace first)",
-                    row.id,
+                    super::shown(&row.id),
                     Num(row.arrival_s)
                 ),
             ));
@@ -329,7 +329,7 @@ pub fn to_jobs(trace: &[TraceJob], opts: &RecipeOptions) -> Result<RecipeOutput,
         if row.deadline_s.is_some_and(|d| !d.is_finite()) {
             return Err(TraceError::invalid(
                 "trace deadline",
-                format!("job `{}` has a non-finite deadline", row.id),
+                format!("job `{}` has a non-finite deadline", super::shown(&row.id)),
             ));
         }
         let Some(duration) = row.duration_s.filter(|d| d.is_finite()) else {
@@ -366,7 +366,7 @@ pub fn to_jobs(trace: &[TraceJob], opts: &RecipeOptions) -> Result<RecipeOutput,
                 "trace duration",
                 format!(
                     "job `{}` lasts {} s: more work than the recipe's job can count",
-                    row.id,
+                    super::shown(&row.id),
                     crate::model::units::Num(duration)
                 ),
             )

@@ -23,7 +23,8 @@ pub enum UtilityRecipe {
     /// utility: with [`Trace`](Self::Trace) every completion is worth the
     /// same.
     Sigmoid {
-        /// Midpoint as a multiple of the trace duration, finite and > 0.
+        /// Midpoint as a multiple of the trace duration, finite and at
+        /// least [`UtilityRecipe::min_sigmoid_multiple`] (`S/(S + 20)`).
         multiple: f64,
         /// Steepness relative to the midpoint, finite and ≥ 0.
         steepness: f64,
@@ -109,27 +110,67 @@ impl Default for ReplayOptions {
     }
 }
 
-impl ReplayOptions {
-    /// Checks the utility and horizon parameters.
-    fn validate(&self) -> Result<(), TraceError> {
-        if let UtilityRecipe::Sigmoid {
+/// How far below its best a sigmoid recipe's utility may fall for a job
+/// that finishes in its trace duration, in `ln` (20: a factor of about
+/// 2·10⁻⁹). A steeper fall leaves the online schedulers' price bounds
+/// without room (`U` below `L`), so [`UtilityRecipe::validate`] refuses
+/// the multiples that cause it.
+pub const MAX_SIGMOID_LN_DROP: f64 = 20.0;
+
+impl UtilityRecipe {
+    /// The smallest accepted sigmoid `multiple` for `steepness`:
+    /// `S/(S + 20)`, where a job finishing in its trace duration `d` keeps
+    /// `f(d) ≈ exp(−S·(1/M − 1)) ≥ e⁻²⁰` of its utility
+    /// ([`MAX_SIGMOID_LN_DROP`]).
+    pub fn min_sigmoid_multiple(steepness: f64) -> f64 {
+        steepness / (steepness + MAX_SIGMOID_LN_DROP)
+    }
+
+    /// Checks a sigmoid's parameters: a finite steepness `S ≥ 0` and a
+    /// finite multiple `M ≥ S/(S + 20)`, positive
+    /// ([`min_sigmoid_multiple`](Self::min_sigmoid_multiple)).
+    ///
+    /// # Errors
+    ///
+    /// [`TraceError::InvalidArgument`] naming the parameter, its value and
+    /// the accepted range.
+    pub fn validate(&self) -> Result<(), TraceError> {
+        let UtilityRecipe::Sigmoid {
             multiple,
             steepness,
-        } = self.utility
-            && !(multiple.is_finite()
-                && multiple > 0.0
-                && steepness.is_finite()
-                && steepness >= 0.0)
-        {
+        } = *self
+        else {
+            return Ok(());
+        };
+        if !(steepness.is_finite() && steepness >= 0.0) {
             return Err(TraceError::invalid(
                 "utility",
                 format!(
-                    "a sigmoid needs a finite multiple > 0 and a finite steepness ≥ 0, got {} and {}",
-                    Num(multiple),
+                    "the sigmoid's steepness S = {} is not a finite number ≥ 0",
                     Num(steepness)
                 ),
             ));
         }
+        let min = Self::min_sigmoid_multiple(steepness);
+        if !(multiple.is_finite() && multiple > 0.0 && multiple >= min) {
+            return Err(TraceError::invalid(
+                "utility",
+                format!(
+                    "the sigmoid's multiple M = {} is outside the accepted range: finite, > 0 and ≥ S/(S + 20) = {} for S = {} (a smaller M leaves a job that finishes in its trace duration less than e^-20 of its utility, where the online schedulers' price bounds break)",
+                    Num(multiple),
+                    Num(min),
+                    Num(steepness)
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl ReplayOptions {
+    /// Checks the utility and horizon parameters.
+    fn validate(&self) -> Result<(), TraceError> {
+        self.utility.validate()?;
         match self.horizon {
             ReplayHorizon::Cover { multiple } if !(multiple.is_finite() && multiple > 0.0) => {
                 Err(TraceError::invalid(

@@ -33,7 +33,10 @@ impl WindowStart {
                 format!("{} is not a finite number of seconds", Num(*s)),
             )),
             WindowStart::Date(d) => parse_date(d).map(|s| s as f64).ok_or_else(|| {
-                TraceError::invalid("window start", format!("`{d}` is not a date YYYY-MM-DD"))
+                TraceError::invalid(
+                    "window start",
+                    format!("`{}` is not a date YYYY-MM-DD", super::shown(d)),
+                )
             }),
         }
     }

@@ -65,6 +65,28 @@ pub enum GadgetError {
         /// The guard.
         limit: f64,
     },
+    /// The slot is so long that a NIC's line rate (or a ring's reserved
+    /// bandwidth) over one slot is beyond [`MAX_DATA_PER_SLOT`] data units,
+    /// where the ledger's capacities and prices stop being finite.
+    ///
+    /// [`MAX_DATA_PER_SLOT`]: super::MAX_DATA_PER_SLOT
+    #[error(
+        "slot_length_s = {} s is too long for the GADGET-style scheduler: {what} of {} bytes/s over one slot is beyond {} data units; at most {} s here",
+        Num(*slot_length_s),
+        Num(*bytes_per_s),
+        Num(super::MAX_DATA_PER_SLOT),
+        Num(*limit_s)
+    )]
+    SlotTooLong {
+        /// What carries the bandwidth (a machine's NIC, a job's reservation).
+        what: String,
+        /// The slot length, seconds.
+        slot_length_s: f64,
+        /// The bandwidth, bytes per second.
+        bytes_per_s: f64,
+        /// The longest slot this bandwidth allows, seconds.
+        limit_s: f64,
+    },
     /// The simulator handed the policy a job it was not built for, or the
     /// same arrival twice.
     #[error("{job} is not in the instance the GADGET-style policy was built for, or arrived twice")]
@@ -72,6 +94,26 @@ pub enum GadgetError {
         /// The job.
         job: JobId,
     },
+}
+
+/// `Err(SlotTooLong)` when `bytes_per_s` over one slot of `slot_length_s`
+/// seconds (both directions, `2·b·slot`) is beyond
+/// [`super::MAX_DATA_PER_SLOT`] data units.
+pub(crate) fn slot_too_long(
+    what: impl FnOnce() -> String,
+    bytes_per_s: f64,
+    slot_length_s: f64,
+) -> Result<(), GadgetError> {
+    let data = 2.0 * super::data_per_slot(bytes_per_s, slot_length_s);
+    if data <= super::MAX_DATA_PER_SLOT || bytes_per_s.is_nan() || bytes_per_s <= 0.0 {
+        return Ok(());
+    }
+    Err(GadgetError::SlotTooLong {
+        what: what(),
+        slot_length_s,
+        bytes_per_s,
+        limit_s: super::MAX_DATA_PER_SLOT / 2.0 * super::DATA_UNIT_BYTES / bytes_per_s,
+    })
 }
 
 /// `Err(TooLarge)` when `value > limit`.

@@ -180,8 +180,8 @@ pub use exact::{
 pub use metrics::{GadgetMetrics, JctStats, jain_index};
 pub use model::{
     DATA_UNIT_BYTES, GPU, GadgetCluster, GadgetJob, GadgetModel, GadgetServer, MAX_CELLS,
-    MAX_ITERATIONS, MAX_JOBS, MAX_SEARCH, MAX_SERVER_GPUS, MAX_WORKER_COUNTS, NIC, POOL, RESOURCES,
-    Shape, data_per_slot, ln_utility_at_jct, utility_at_jct,
+    MAX_DATA_PER_SLOT, MAX_ITERATIONS, MAX_JOBS, MAX_SEARCH, MAX_SERVER_GPUS, MAX_WORKER_COUNTS,
+    NIC, POOL, RESOURCES, Shape, data_per_slot, ln_utility_at_jct, utility_at_jct,
 };
 pub use noprice::GadgetNoPrice;
 pub use oracle::GadgetOracle;

@@ -20,7 +20,7 @@
 //! over `δ` becomes the crate's by the substitution `δ = elapsed + 1`
 //! (a sigmoid's midpoint `g3` and a deadline move one slot earlier).
 
-use super::error::{GadgetError, too_large};
+use super::error::{GadgetError, slot_too_long, too_large};
 use super::params::{ExcessiveTraining, GadgetParams, WorkUnit, WorkerChoice};
 use crate::algorithms::sjf_bco::usable_gpus;
 use crate::model::units::{ceil_tol, floor_tol};
@@ -54,6 +54,12 @@ pub const MAX_WORKER_COUNTS: usize = 256;
 pub const MAX_SEARCH: f64 = 4_294_967_296.0;
 /// Most iterations of one job (2⁵³, exact in an `f64`).
 pub const MAX_ITERATIONS: u64 = 1 << 53;
+
+/// Most data units ([`DATA_UNIT_BYTES`]) a NIC pool or a ring's
+/// reservation may carry in one slot (10³⁰⁰): beyond it capacities and
+/// prices overflow, so a longer slot is refused with
+/// [`GadgetError::SlotTooLong`].
+pub const MAX_DATA_PER_SLOT: f64 = 1e300;
 
 /// `bytes_per_s` sustained for one slot of `slot_length_s` seconds, in data
 /// units ([`DATA_UNIT_BYTES`]): the one conversion of bandwidth into the
@@ -147,6 +153,7 @@ impl GadgetCluster {
                 continue;
             }
             let left = (m.capacity.nic_bps - fit * worker_nic).max(0.0);
+            slot_too_long(|| format!("{}'s NIC", m.id), left, slot)?;
             servers.push(GadgetServer {
                 machine: m.id,
                 position,
@@ -596,6 +603,9 @@ fn convert_job(
     };
     too_large("iterations", requested as f64, MAX_ITERATIONS as f64)?;
     let slot = instance.slot_length_s();
+    if let Some(b) = ring.reserved_bandwidth_bps {
+        slot_too_long(|| format!("{}'s reserved bandwidth", job.id), b, slot)?;
+    }
     let ring_nic = ring
         .reserved_bandwidth_bps
         .map_or(0.0, |b| 2.0 * data_per_slot(b, slot));

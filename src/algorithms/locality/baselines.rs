@@ -53,13 +53,17 @@ const WORK_TOL: f64 = 1e-10;
 /// A baseline of the locality-aware scheduler.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum LocalityBaseline {
     /// LOCAL on the lowest-index machine that fits, every slot (no prices).
+    #[cfg_attr(feature = "serde", serde(alias = "AlwaysLocalFirstFit"))]
     AlwaysLocalFirstFit,
     /// DISTRIBUTED, workers spread by residual GPU, PSs by residual NIC
     /// (no prices).
+    #[cfg_attr(feature = "serde", serde(alias = "AlwaysSpreadGreedy"))]
     AlwaysSpreadGreedy,
     /// The locality scheduler with LOCAL disabled.
+    #[cfg_attr(feature = "serde", serde(alias = "NoLocality"))]
     NoLocality,
 }
 

@@ -326,6 +326,9 @@ fn derive_bounds(
         BoundsChoice::ValueFloor { v_floor } => {
             let v = match v_floor {
                 Some(v) => v,
+                // No job can be admitted (each is rejected up front as
+                // unschedulable): the floor is never used.
+                None if !inputs.iter().any(|b| b.schedulable) => 1.0,
                 None => {
                     crate::online::default_v_floor(inputs).ok_or(LocalityError::InvalidOption {
                         name: "bounds",
@@ -542,10 +545,25 @@ impl Run {
 
     /// Why the last job stepped was rejected (`None` when admitted).
     pub(crate) fn last_rejection(&self) -> Option<crate::sim::Rejection> {
+        let window = self.stepped.last().map_or(String::new(), |j| {
+            if j.arrival >= self.cluster.horizon {
+                format!(
+                    ": it starts at slot {}, at or past the horizon of {} slots",
+                    j.arrival, self.cluster.horizon
+                )
+            } else {
+                format!(
+                    ", slots {}..={} (the plan window, `horizon` slots from the arrival, \
+                     within the instance's horizon of {} slots)",
+                    j.arrival, j.end, self.cluster.horizon
+                )
+            }
+        });
         self.engine.last_rejection(|| {
-            "even the fastest pace on the empty cluster cannot finish its work within its \
-             window (or the window is empty)"
-                .into()
+            format!(
+                "even the fastest pace on the empty cluster cannot finish its work within its \
+                 window{window}"
+            )
         })
     }
 

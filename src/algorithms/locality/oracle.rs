@@ -30,9 +30,14 @@ pub const DEFAULT_MIP_TIME_LIMIT_S: f64 = 10.0;
 pub const MAX_DRAWS: u32 = 1 << 16;
 
 /// How LOC-SUB is solved at each deadline the LP bound does not rule out.
+///
+/// In JSON: `"lp_round"`, `"exact_mip"` (every field at its default) or
+/// `{"lp_round": {"draws": 16}}`, `{"exact_mip": {"time_limit_s": 30}}`;
+/// the CamelCase names (`"LpRound"`, `"ExactMip"`) are read too.
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum InnerSolver {
     /// LP relaxation, then `draws` draws of structured rounding (one choice
     /// group per slot, scaling `λ_k = lambdas[k mod 8]`), PSs derived from
@@ -62,6 +67,59 @@ impl Default for InnerSolver {
     /// [`InnerSolver::lp_round`].
     fn default() -> Self {
         InnerSolver::lp_round()
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for InnerSolver {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(serde::Deserialize)]
+        #[serde(default, deny_unknown_fields)]
+        struct Round {
+            draws: u32,
+            lambdas: [f64; 8],
+        }
+        #[derive(serde::Deserialize)]
+        #[serde(default, deny_unknown_fields)]
+        struct Exact {
+            time_limit_s: f64,
+        }
+        impl Default for Round {
+            fn default() -> Self {
+                Round {
+                    draws: DEFAULT_DRAWS,
+                    lambdas: DEFAULT_LAMBDAS,
+                }
+            }
+        }
+        impl Default for Exact {
+            fn default() -> Self {
+                Exact {
+                    time_limit_s: DEFAULT_MIP_TIME_LIMIT_S,
+                }
+            }
+        }
+        fn fields<T: serde::de::DeserializeOwned + Default, E: serde::de::Error>(
+            name: &str,
+            body: Option<serde_json::Value>,
+        ) -> Result<T, E> {
+            body.map_or(Ok(T::default()), |b| {
+                serde_json::from_value(b).map_err(|e| E::custom(format!("{name}: {e}")))
+            })
+        }
+        let (name, body) = crate::error::enum_variant(d, &["lp_round", "exact_mip"])?;
+        Ok(if name == "lp_round" {
+            let r: Round = fields::<_, D::Error>(name, body)?;
+            InnerSolver::LpRound {
+                draws: r.draws,
+                lambdas: r.lambdas,
+            }
+        } else {
+            let e: Exact = fields::<_, D::Error>(name, body)?;
+            InnerSolver::ExactMip {
+                time_limit_s: e.time_limit_s,
+            }
+        })
     }
 }
 
@@ -209,6 +267,32 @@ impl SolveCounters {
     }
 }
 
+/// Largest objective coefficient handed to the solver, `2²⁰`: prices set
+/// by huge utilities (10¹⁵) give costs of 10¹⁴ and more beside
+/// coefficients near 1, where HiGHS stops with `status Error`.
+const MAX_SOLVER_COST: f64 = 1_048_576.0;
+
+/// `(s, program)`: the power of two `s ≤ 1` that brings the largest cost of
+/// `problem` to at most [`MAX_SOLVER_COST`], and the program with its
+/// objective multiplied by `s` when `s < 1` (`None`: use `problem`). A
+/// bound of the scaled program divided by `s` is the original's, exactly.
+fn objective_in_range(problem: &PcProblem) -> (f64, Option<PcProblem>) {
+    let max = problem
+        .objective()
+        .iter()
+        .map(|c| c.abs())
+        .filter(|c| c.is_finite())
+        .fold(0.0, f64::max);
+    if max <= MAX_SOLVER_COST {
+        return (1.0, None);
+    }
+    let scale = (MAX_SOLVER_COST / max).log2().floor().exp2();
+    if scale.is_nan() || scale <= 0.0 {
+        return (1.0, None);
+    }
+    (scale, Some(problem.with_objective_scaled(scale)))
+}
+
 impl LocalityOracle {
     /// An oracle over `cluster` with `solver` (run seed 0).
     pub fn new(cluster: LocalityCluster, solver: InnerSolver) -> Self {
@@ -255,6 +339,8 @@ impl LocalityOracle {
         stats: &mut CallStats,
     ) -> crate::Result<(f64, Option<Vec<f64>>)> {
         let opts = SolveOptions::default();
+        let (scale, scaled) = objective_in_range(problem);
+        let problem = scaled.as_ref().unwrap_or(problem);
         stats.lp_solves += 1;
         let first = solve_lp(problem, &opts);
         let relax: Result<LpRelaxation, PcError> = match first {
@@ -265,7 +351,7 @@ impl LocalityOracle {
             other => other,
         };
         match relax {
-            Ok(r) => Ok((r.safe_bound.value.max(0.0), Some(r.x))),
+            Ok(r) => Ok((r.safe_bound.value.max(0.0) / scale, Some(r.x))),
             // Costs are non-negative, so "unbounded or infeasible" is infeasible.
             Err(PcError::LpInfeasible | PcError::LpUnboundedOrInfeasible) => {
                 Ok((f64::INFINITY, None))
@@ -295,7 +381,8 @@ impl LocalityOracle {
             seed: 0,
         };
         stats.mip_solves += 1;
-        let res = match solve_exact(&sub.problem, &opts) {
+        let (scale, scaled) = objective_in_range(&sub.problem);
+        let res = match solve_exact(scaled.as_ref().unwrap_or(&sub.problem), &opts) {
             Err(PcError::IntegerInfeasible) => return Ok((None, true, f64::INFINITY)),
             Err(e) => return Err(e.into()),
             Ok(r) => r,
@@ -317,7 +404,7 @@ impl LocalityOracle {
                 (plan, cost)
             })
         });
-        Ok((plan, proven, res.dual_bound))
+        Ok((plan, proven, res.dual_bound / scale))
     }
 
     /// Bounds and solves LOC-SUB(i, t̂) at `deadline` for `job` at the
@@ -514,11 +601,15 @@ impl PricingOracle for LocalityOracle {
             .collect();
         let m =
             job.dist_worker_slots() * (job.worker.iter().sum::<f64>() + job.ps.iter().sum::<f64>());
+        // A job planned from a slot at or past the horizon (a simulator
+        // that runs on after it) cannot be scheduled: it is rejected
+        // without the oracle, and its arrival is kept inside the horizon
+        // as the framework requires.
         Ok(BoundInputs {
-            arrival: job.arrival,
+            arrival: job.arrival.min(horizon.saturating_sub(1)),
             schedulable,
             ln_u_max: job.utility.ln_value(job.delta_min(&self.cluster)),
-            ln_u_min: job.utility.ln_value(job.end - job.arrival),
+            ln_u_min: job.utility.ln_value(job.end.saturating_sub(job.arrival)),
             unit_demands,
             normalisers: if m > 0.0 && m.is_finite() {
                 vec![(POOL, m)]

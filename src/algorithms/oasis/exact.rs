@@ -23,15 +23,18 @@ use super::plan::{OasisPlan, SlotPlan};
 /// How the MIP counts a job's training work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum WorkModel {
     /// Whole chunks per slot (the model Algorithm 2 searches): integer
     /// `k_it` chunks in slot `t` need `Σ_h y_iht ≥ ρ_i·k_it` workers and
     /// `Σ_t k_it = D_i`. The default; the optimum OASiS is compared with.
     #[default]
+    #[cfg_attr(feature = "serde", serde(alias = "Chunks"))]
     Chunks,
     /// The paper's constraint (2): `Σ_t Σ_h y_iht ≥ D_i·ρ_i` real
     /// worker-slots. Looser than [`Chunks`](Self::Chunks); for Figure 5
     /// comparisons with the paper.
+    #[cfg_attr(feature = "serde", serde(alias = "WorkerSlots"))]
     WorkerSlots,
 }
 

@@ -278,6 +278,9 @@ pub(crate) fn price_bounds(
         BoundsChoice::ValueFloor { v_floor } => {
             let v = match v_floor {
                 Some(v) => v,
+                // No job can be admitted (each is rejected up front as
+                // unschedulable): the floor is never used.
+                None if !inputs.iter().any(|b| b.schedulable) => 1.0,
                 None => {
                     crate::online::default_v_floor(&inputs).ok_or(OasisError::InvalidOption {
                         name: "bounds",

@@ -321,9 +321,12 @@ impl OasisJob {
         self.total_chunks as f64 * self.rho
     }
 
-    /// `W_i = ⌈Wr_i⌉` (tolerant ceiling).
+    /// `W_i = ⌈Wr_i⌉` (tolerant ceiling), at least 1 when the job has
+    /// work: with a very long slot `Wr_i` falls below the ceiling's
+    /// tolerance, yet training takes one worker for one slot.
     pub(crate) fn worker_slots_ceil(&self) -> f64 {
-        ceil_tol(self.worker_slots())
+        let w = ceil_tol(self.worker_slots());
+        if self.total_chunks > 0 { w.max(1.0) } else { w }
     }
 
     /// `d_min = ⌈E_i·M_i·ω_i⌉`: fewest slots with `N_i` workers in
@@ -338,10 +341,17 @@ impl OasisJob {
     }
 
     /// Workers needed to train `x` chunks in one slot: `⌈x·ρ_i⌉`
-    /// (tolerant, so `10·(0.1·3)` needs 3).
+    /// (tolerant, so `10·(0.1·3)` needs 3), at least 1 for `x > 0` (a very
+    /// long slot makes `x·ρ_i` smaller than the ceiling's tolerance).
     pub fn workers_for(&self, x: u64) -> u64 {
         let v = ceil_tol(x as f64 * self.rho);
-        if v <= 0.0 { 0 } else { v as u64 }
+        if x == 0 {
+            0
+        } else if v <= 1.0 {
+            1
+        } else {
+            v as u64
+        }
     }
 
     /// Chunks `y` workers can train in one slot: `⌊y/ρ_i⌋` (tolerant).

@@ -228,6 +228,20 @@ impl SjfBcoParams {
         if self.max_sim_slots == Some(0) {
             return Err(invalid("max_sim_slots", "must be ≥ 1"));
         }
+        if let Some(t) = &self.time_indexed_bound {
+            // Checked here, before any run, not when the bound is solved.
+            t.limits.validate().map_err(|e| {
+                invalid(
+                    "time_indexed_bound.limits",
+                    e.to_string()
+                        .trim_start_matches("invalid option ")
+                        .to_string(),
+                )
+            })?;
+            if t.max_jobs == 0 {
+                return Err(invalid("time_indexed_bound.max_jobs", "must be ≥ 1"));
+            }
+        }
         Ok(())
     }
 

@@ -53,6 +53,20 @@ struct Setup {
 fn setup(instance: &Instance, params: &SjfBcoParams) -> Result<Setup, SjfBcoError> {
     params.validate()?;
     let model = RarModel::new(instance, params.time_model, params.estimates.as_deref())?;
+    // The time-indexed bound's size limit is an input limit: refused before
+    // the run, not after it.
+    if let Some(t) = &params.time_indexed_bound
+        && model.jobs.len() > t.max_jobs
+    {
+        return Err(SjfBcoError::TimeIndexedBound(Box::new(
+            super::formulation::FormulationError::TooLarge {
+                formulation: "time-indexed ILP (time_indexed_bound.max_jobs)",
+                what: "jobs",
+                size: model.jobs.len() as u128,
+                limit: t.max_jobs as u64,
+            },
+        )));
+    }
     if let super::params::LambdaSpec::PerJob(v) = &params.lambda
         && v.len() != model.jobs.len()
     {

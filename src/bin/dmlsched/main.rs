@@ -8,7 +8,28 @@
 //! Run `dmlsched --help` and `dmlsched <command> --help` for every option.
 //! Bad input (a missing or malformed file, invalid parameters, an invalid
 //! instance) exits with code 2 and a one-line message; a run that fails
-//! exits with code 1.
+//! exits with code 1. A reader that stops reading (`| head`) ends the
+//! output quietly: the rest of the output is dropped, the run finishes.
+
+/// `println!` for a command's output (use it instead of `println!`): once
+/// standard output is closed (`dmlsched … | head`), output is dropped
+/// quietly instead of panicking on `EPIPE`.
+macro_rules! out {
+    () => {
+        $crate::write_out(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::write_out(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `print!` for a command's output (no newline), with [`out!`]'s handling
+/// of a closed standard output.
+macro_rules! out_raw {
+    ($($arg:tt)*) => {
+        $crate::write_out(format_args!($($arg)*))
+    };
+}
 
 mod pcip;
 mod policies;
@@ -77,6 +98,27 @@ impl CliError {
             CliError::Input(m)
         } else {
             CliError::Run(m)
+        }
+    }
+}
+
+/// Set once standard output is closed: further output is dropped.
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes `args` to standard output ([`out!`], [`out_raw!`]). A closed
+/// pipe (`EPIPE`) drops this and every later write quietly, so the command
+/// still finishes (and writes its `--out` files); any other write error
+/// is reported once on standard error and also drops the output.
+pub(crate) fn write_out(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    use std::sync::atomic::Ordering;
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    if let Err(e) = std::io::stdout().lock().write_fmt(args) {
+        STDOUT_CLOSED.store(true, Ordering::Relaxed);
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("note: standard output: {e}; the rest of the output is dropped");
         }
     }
 }

@@ -72,7 +72,7 @@ pub(crate) fn run(args: &PcipArgs) -> Result<(), CliError> {
         "certificate": sol.certificate,
         "trials": sol.trials,
     });
-    println!("{out}");
+    out!("{out}");
     Ok(())
 }
 

@@ -15,7 +15,7 @@ use dmlsched::sim::report::{
 use dmlsched::sim::{RunSummary, SimOptions, SimResult, simulate};
 use dmlsched::trace::{
     Arch, GavelConversion, GavelThroughputs, RecipeOptions, ReplayHorizon, ReplayOptions,
-    TraceFormat, TraceJob, UtilityRecipe, Window, WindowStart, guess_format, load,
+    SkipReason, TraceFormat, TraceJob, UtilityRecipe, Window, WindowStart, guess_format, load,
     load_gavel_trace_with_rates, replay_instance, scale_arrivals, select,
 };
 
@@ -59,14 +59,16 @@ pub(crate) struct ReplayArgs {
     /// The horizon, slots: `after-last-arrival` (one slot past the last
     /// arrival's; simulations run until every job is done), `cover:M` (long
     /// enough for every job to finish M times its trace duration after its
-    /// arrival) or a number of slots [default: cover:3 when oasis is among
-    /// the policies, else after-last-arrival].
+    /// arrival) or a number of slots [default: cover:3 when oasis or
+    /// locality is among the policies, else after-last-arrival].
     #[arg(long, value_name = "H")]
     horizon: Option<String>,
     /// The jobs' utilities: `trace` (1 per completion, or 1 by the trace's
     /// deadline) or `sigmoid[:M[:S]]` (1/(1 + exp(S/g3·(δ − g3))) with
-    /// g3 = M × the job's trace duration in slots; M = 2, S = 4 by default)
-    /// [default: sigmoid when oasis is among the policies, else trace].
+    /// g3 = M × the job's trace duration in slots; M = 2, S = 4 by default;
+    /// M must be at least S/(S + 20))
+    /// [default: sigmoid when oasis or locality is among the policies, else
+    /// trace].
     #[arg(long, value_name = "U")]
     utility: Option<String>,
     /// Comma-separated policies: any baseline and the algorithms oasis,
@@ -169,10 +171,14 @@ fn parse_utility(v: &str) -> Result<UtilityRecipe, CliError> {
     if parts.next().is_some() {
         return Err(bad());
     }
-    Ok(UtilityRecipe::Sigmoid {
+    let recipe = UtilityRecipe::Sigmoid {
         multiple,
         steepness,
-    })
+    };
+    recipe
+        .validate()
+        .map_err(|e| CliError::Input(format!("--utility {v}: {e}")))?;
+    Ok(recipe)
 }
 
 impl ReplayArgs {
@@ -197,6 +203,10 @@ impl ReplayArgs {
         policies::check_names(&self.policies)?;
         let has = |n: &str| self.policies.iter().any(|p| p.trim() == n);
         let oasis = has("oasis");
+        // The online algorithms need a horizon their jobs can finish in and
+        // utilities that reward finishing late a little: OASiS and locality
+        // get the same defaults.
+        let online = oasis || has("locality");
         let ps_algorithm = oasis || has("locality") || has("smd");
         let arch = match self.arch {
             Some(ArchArg::Rar) => Arch::RingAllReduce,
@@ -218,12 +228,12 @@ impl ReplayArgs {
             ps_servers: self.ps_servers.unwrap_or(if oasis { machines } else { 0 }),
             horizon: match &self.horizon {
                 Some(h) => parse_horizon(h)?,
-                None if oasis => ReplayHorizon::Cover { multiple: 3.0 },
+                None if online => ReplayHorizon::Cover { multiple: 3.0 },
                 None => ReplayHorizon::AfterLastArrival,
             },
             utility: match &self.utility {
                 Some(u) => parse_utility(u)?,
-                None if oasis => parse_utility("sigmoid")?,
+                None if online => parse_utility("sigmoid")?,
                 None => UtilityRecipe::Trace,
             },
             policies,
@@ -231,18 +241,23 @@ impl ReplayArgs {
         })
     }
 
-    /// The window's rows; a Gavel trace's steps become durations with
-    /// Gavel's measured throughputs (rows without a rate are named).
-    fn rows(&self) -> Result<Vec<TraceJob>, CliError> {
+    /// The window's rows, and a note on the Gavel rows skipped for want of
+    /// a rate (printed with the output, so an exit-2 answer keeps one
+    /// `error:` line on stderr); a Gavel trace's steps become durations
+    /// with Gavel's measured throughputs.
+    fn rows(&self) -> Result<(Vec<TraceJob>, Option<String>), CliError> {
         let lib = |e: dmlsched::Error| CliError::lib(&self.trace.display().to_string(), &e);
         let format = match self.format {
             Some(f) => f,
             None => guess_format(&self.trace).map_err(|e| lib(e.into()))?,
         };
-        let rows = if format == TraceFormat::Gavel {
+        let (rows, note) = if format == TraceFormat::Gavel {
             self.gavel_rows().map_err(lib)?
         } else {
-            load(&self.trace, Some(format)).map_err(|e| lib(e.into()))?
+            (
+                load(&self.trace, Some(format)).map_err(|e| lib(e.into()))?,
+                None,
+            )
         };
         let window = Window {
             start: self.start.as_ref().map(|v| match v.parse::<f64>() {
@@ -252,10 +267,10 @@ impl ReplayArgs {
             jobs: Some(self.jobs),
             ..Window::default()
         };
-        select(&rows, &window).map_err(|e| lib(e.into()))
+        Ok((select(&rows, &window).map_err(|e| lib(e.into()))?, note))
     }
 
-    fn gavel_rows(&self) -> dmlsched::Result<Vec<TraceJob>> {
+    fn gavel_rows(&self) -> dmlsched::Result<(Vec<TraceJob>, Option<String>)> {
         let path = GavelThroughputs::locate(self.gavel_throughputs.as_deref())?;
         let rates = GavelThroughputs::load(&path)?;
         let conv = GavelConversion {
@@ -263,18 +278,15 @@ impl ReplayArgs {
             gpus_per_machine: self.gpus_per_machine,
         };
         let report = load_gavel_trace_with_rates(&self.trace, &rates, &conv)?;
-        if !report.skipped.is_empty() {
-            eprintln!(
-                "warning: {} Gavel rows have no measured {} rate in {} and are skipped:",
+        let note = report.skipped.first().map(|first| {
+            format!(
+                "{} Gavel rows have no measured {} rate in {} and are skipped (the first: {first})",
                 report.skipped.len(),
                 conv.gpu,
                 path.display()
-            );
-            for s in &report.skipped {
-                eprintln!("  {s}");
-            }
-        }
-        Ok(report.jobs)
+            )
+        });
+        Ok((report.jobs, note))
     }
 }
 
@@ -350,8 +362,18 @@ fn instance(
         },
     )
     .map_err(lib)?;
+    if !out.skipped.is_empty() {
+        let count = |r: SkipReason| out.skipped.iter().filter(|s| s.1 == r).count();
+        out!(
+            "{} trace rows produced no job and are skipped ({} without a duration, {} asking for no whole GPU); {} jobs remain",
+            out.skipped.len(),
+            count(SkipReason::NoDuration),
+            count(SkipReason::NoGpus),
+            inst.jobs().len()
+        );
+    }
     if !out.capped.is_empty() {
-        println!(
+        out!(
             "{} jobs asked for more than {} GPUs and were capped",
             out.capped.len(),
             args.gpus
@@ -388,9 +410,9 @@ fn describe(args: &ReplayArgs, setup: &Setup, jobs: usize) -> (String, String) {
 /// `dmlsched replay`.
 pub(crate) fn run(args: &ReplayArgs) -> Result<(), CliError> {
     let setup = args.setup()?;
-    let rows = args.rows()?;
+    let (rows, note) = args.rows()?;
     let (workload, cluster) = describe(args, &setup, rows.len());
-    println!(
+    out!(
         "{workload}, {cluster}, {} recipe, horizon {}, utility {}, {} placement, Tiresias thresholds {:?} GPU-s",
         match setup.arch {
             Arch::RingAllReduce => "ring-all-reduce",
@@ -401,6 +423,9 @@ pub(crate) fn run(args: &ReplayArgs) -> Result<(), CliError> {
         setup.baselines.placement,
         setup.baselines.tiresias_thresholds
     );
+    if let Some(note) = note {
+        out!("{note}");
+    }
     let mut progress = Progress {
         started: Instant::now(),
         total: setup.policies.len() * args.load_scales.len() * args.seeds.len(),
@@ -450,7 +475,7 @@ pub(crate) fn run(args: &ReplayArgs) -> Result<(), CliError> {
     summary::print_rejections(runs.iter().map(|r| (&r.meta, &r.result)));
     if let Some(dir) = &args.out {
         write_outputs(dir, &runs)?;
-        println!("wrote CSVs and SVGs to {}", dir.display());
+        out!("wrote CSVs and SVGs to {}", dir.display());
     }
     Ok(())
 }

@@ -148,7 +148,7 @@ pub(crate) fn run(args: &SimulateArgs) -> Result<(), CliError> {
         .file_name()
         .map_or_else(|| "instance".into(), |n| n.to_string_lossy().into_owned());
     let n = inst.jobs().len();
-    println!(
+    out!(
         "{label}: {n} {} on {}\n",
         if n == 1 { "job" } else { "jobs" },
         RunMeta::describe_cluster(inst.cluster())
@@ -168,7 +168,7 @@ pub(crate) fn run(args: &SimulateArgs) -> Result<(), CliError> {
         let plots = write_outputs(dir, &inst, &label, args, &runs)?;
         let mut files = vec!["summary.csv", "jobs.csv", "utilization.csv"];
         files.extend(plots);
-        println!("\nwrote {} to {}", files.join(", "), dir.display());
+        out!("\nwrote {} to {}", files.join(", "), dir.display());
     }
     Ok(())
 }

@@ -33,7 +33,7 @@ pub(crate) fn run(
         .map_err(|e| CliError::lib("smd", &e))?;
     let (result, schedule, reports) = (&run.result, &run.schedule, &run.reports);
     let s = result.summary();
-    println!(
+    out!(
         "smd on {}: {} jobs, {} completed, {} unfinished ({}); \
          the schedule passed schedule::verify\n",
         file.display(),
@@ -43,12 +43,12 @@ pub(crate) fn run(
         if result.stalled { "stalled" } else { "horizon" }
     );
     if s.completed > 0 {
-        println!(
+        out!(
             "over the {} completed: mean JCT {:.0} s, p95 {:.0} s, makespan {:.0} s; GPU use {:.3}",
             s.completed, s.avg_jct_s, s.p95_jct_s, s.makespan_s, s.gpu_utilization
         );
     } else {
-        println!("no job completed; GPU use {:.3}", s.gpu_utilization);
+        out!("no job completed; GPU use {:.3}", s.gpu_utilization);
     }
     let mut ratios: Vec<f64> = reports
         .iter()
@@ -60,7 +60,7 @@ pub(crate) fn run(
         .filter(|r| r.certificate.guarantees.iter().all(|g| g.valid))
         .count();
     let max_ratio = ratios.iter().copied().fold(f64::NAN, f64::max);
-    println!(
+    out!(
         "{} epochs, every certificate checked; objective/bound median {:.4}, max {:.4}; \
          guarantees valid in {valid} of {} epochs; at most {} fractional groups (d = {})",
         reports.len(),
@@ -84,7 +84,7 @@ pub(crate) fn run(
         ka.0.total_cmp(&kb.0).then(ka.1.cmp(&kb.1))
     });
     if let Some((k, r)) = hardest {
-        println!(
+        out!(
             "\nthe certificate of epoch {k} (farthest from its bound, {} LP columns):\n{}",
             r.lp_columns, r.certificate
         );
@@ -107,7 +107,7 @@ pub(crate) fn run(
             })
             .collect();
         write_json(dir, "epochs.json", &epochs)?;
-        println!("\nwrote schedule.json and epochs.json to {}", dir.display());
+        out!("\nwrote schedule.json and epochs.json to {}", dir.display());
     }
     Ok(())
 }

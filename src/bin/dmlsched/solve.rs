@@ -185,7 +185,7 @@ pub(crate) fn run(args: &SolveArgs) -> Result<(), CliError> {
     verify(&inst, &out.schedule)
         .map_err(|v| CliError::Run(format!("the schedule fails the checker: {v}")))?;
     let admitted = out.schedule.jobs.iter().filter(|j| j.admitted).count();
-    println!(
+    out!(
         "{} on {}: {} jobs, {admitted} admitted; the schedule passed schedule::verify\n",
         args.algorithm
             .to_possible_value()
@@ -193,11 +193,11 @@ pub(crate) fn run(args: &SolveArgs) -> Result<(), CliError> {
         args.instance.display(),
         inst.jobs().len(),
     );
-    println!("{}\n", out.certificate);
+    out!("{}\n", out.certificate);
     if inst.jobs().len() <= PRINT_JOBS {
-        print!("{}", out.schedule);
+        out_raw!("{}", out.schedule);
     } else {
-        println!(
+        out!(
             "schedule: {} jobs, not printed (see --out)",
             inst.jobs().len()
         );
@@ -206,7 +206,7 @@ pub(crate) fn run(args: &SolveArgs) -> Result<(), CliError> {
         std::fs::create_dir_all(dir).map_err(|e| CliError::input(dir, e))?;
         write_json(dir, "schedule.json", &out.schedule)?;
         write_json(dir, "certificate.json", &out.certificate)?;
-        println!(
+        out!(
             "\nwrote schedule.json and certificate.json to {}",
             dir.display()
         );

@@ -35,7 +35,7 @@ fn stat(x: f64, width: usize, decimals: usize) -> String {
 pub(crate) fn print_table<'a>(
     runs: impl IntoIterator<Item = (&'a RunMeta, &'a SimResult, &'a Instance)>,
 ) {
-    println!(
+    out!(
         "{:<22} {:>5} {:>5} {:>6} {:>6} {:>6} {:>11} {:>11} {:>11} {:>5} {:>5} {:>5} {:>10} {:>7}",
         "policy",
         "load",
@@ -56,7 +56,7 @@ pub(crate) fn print_table<'a>(
     for (meta, result, inst) in runs {
         let s = result.summary();
         let u = result.resource_use(inst);
-        println!(
+        out!(
             "{:<22} {:>5} {:>5} {:>6} {:>6} {:>6} {} {} {} {:>5.2} {:>5.2} {:>5.2} {} {:>7}",
             meta.policy,
             scale_label(meta.load_scale),
@@ -77,12 +77,12 @@ pub(crate) fn print_table<'a>(
             notes.push(note);
         }
     }
-    println!(
+    out!(
         "(done + rej. + unfin. = jobs; mean JCT, p95 JCT and makespan: over the jobs done; \
          GPU, CPU, NIC: mean share of the cluster's capacity held over the run)"
     );
     for note in notes {
-        println!("{note}");
+        out!("{note}");
     }
 }
 
@@ -138,7 +138,7 @@ pub(crate) fn print_rejections<'a>(runs: impl IntoIterator<Item = (&'a RunMeta, 
                 None => kinds.push((kind, 1, text)),
             }
         }
-        println!(
+        out!(
             "{} (load {}, seed {}): {} rejected",
             meta.policy,
             scale_label(meta.load_scale),
@@ -147,9 +147,9 @@ pub(crate) fn print_rejections<'a>(runs: impl IntoIterator<Item = (&'a RunMeta, 
         );
         for (kind, n, example) in kinds {
             if example.is_empty() {
-                println!("  {n:>6} {kind}");
+                out!("  {n:>6} {kind}");
             } else {
-                println!("  {n:>6} {kind} (e.g. {example})");
+                out!("  {n:>6} {kind} (e.g. {example})");
             }
         }
     }

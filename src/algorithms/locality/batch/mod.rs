@@ -140,11 +140,14 @@ pub const DEFAULT_MAX_COLUMNS: u64 = 250_000;
 /// What the offline batch minimises.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum BatchObjective {
     /// The makespan `C_max` (default).
     #[default]
+    #[cfg_attr(feature = "serde", serde(alias = "Makespan"))]
     Makespan,
     /// `Σ_i wt_i C_i` through the LP proxy over `T_hi` slots.
+    #[cfg_attr(feature = "serde", serde(alias = "WeightedCompletion"))]
     WeightedCompletion,
 }
 

@@ -126,6 +126,22 @@ pub enum FormulationError {
     Lp(#[from] LpError),
 }
 
+impl FormulationError {
+    /// Whether the error is about the caller's input (an option, an
+    /// estimate, a size beyond a limit, an instance outside the model)
+    /// rather than a failed solve.
+    pub fn is_input(&self) -> bool {
+        match self {
+            FormulationError::InvalidEstimate { .. }
+            | FormulationError::InvalidEstUpper { .. }
+            | FormulationError::TooLarge { .. }
+            | FormulationError::InvalidOption { .. } => true,
+            FormulationError::Model(e) => crate::Error::SjfBco(e.clone()).is_input(),
+            _ => false,
+        }
+    }
+}
+
 impl From<InvalidLimit> for FormulationError {
     /// An invalid solver limit as [`FormulationError::InvalidOption`].
     fn from(e: InvalidLimit) -> Self {
