@@ -27,7 +27,10 @@ use dmlsched::model::{Instance, JobId};
 /// round-robin with new ids and arrivals spread evenly over the first 90 %
 /// of the horizon.
 fn grown_layered(n: usize) -> Instance {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/data/instance_layered.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/data/instance_layered.json"
+    );
     let base = Instance::from_json(&std::fs::read_to_string(path).expect("instance file"))
         .expect("instance");
     let span = base.horizon_s() * 0.9;
@@ -50,19 +53,18 @@ fn grown_layered(n: usize) -> Instance {
 
 fn slotted_run(c: &mut Criterion) {
     let mut group = c.benchmark_group("smd_solve_slotted_layered");
-    for n in [200usize] {
-        let inst = grown_layered(n);
-        let run = solve_slotted(&inst, &SmdParams::default()).expect("run");
-        eprintln!(
-            "{n} jobs: {} completed, {} unfinished (horizon), {} epochs",
-            run.completed(),
-            run.unfinished(),
-            run.reports.len()
-        );
-        group.bench_function(format!("{n}_jobs"), |b| {
-            b.iter(|| black_box(solve_slotted(&inst, &SmdParams::default()).expect("run")))
-        });
-    }
+    let n = 200;
+    let inst = grown_layered(n);
+    let run = solve_slotted(&inst, &SmdParams::default()).expect("run");
+    eprintln!(
+        "{n} jobs: {} completed, {} unfinished (horizon), {} epochs",
+        run.completed(),
+        run.unfinished(),
+        run.reports.len()
+    );
+    group.bench_function(format!("{n}_jobs"), |b| {
+        b.iter(|| black_box(solve_slotted(&inst, &SmdParams::default()).expect("run")))
+    });
     group.finish();
 }
 
