@@ -83,6 +83,9 @@ pub struct EpochProblem {
     groups: Vec<Group>,
     srpt: Vec<usize>,
     pruned: usize,
+    /// Per group, the least usage of its options in each row (empty for a
+    /// group without options): no option fits where this does not.
+    min_usage: Vec<Vec<f64>>,
 }
 
 /// Relative tolerance of the capacity rows: usage `a` fits capacity `C`
@@ -153,12 +156,25 @@ impl EpochProblem {
                 .then(x.job.cmp(&y.job))
                 .then(a.cmp(&b))
         });
+        let min_usage = groups
+            .iter()
+            .map(|g| match g.options.split_first() {
+                None => Vec::new(),
+                Some((first, rest)) => rest.iter().fold(first.usage.clone(), |mut m, o| {
+                    for (a, b) in m.iter_mut().zip(&o.usage) {
+                        *a = a.min(*b);
+                    }
+                    m
+                }),
+            })
+            .collect();
         Ok(EpochProblem {
             capacity,
             total,
             groups,
             srpt,
             pruned,
+            min_usage,
         })
     }
 
@@ -186,6 +202,12 @@ impl EpochProblem {
     /// then job id).
     pub fn srpt_order(&self) -> &[usize] {
         &self.srpt
+    }
+
+    /// The least usage of group `i`'s options per row (empty without
+    /// options).
+    pub(crate) fn min_usage(&self, i: usize) -> &[f64] {
+        &self.min_usage[i]
     }
 
     /// Options dropped by dominance pruning.

@@ -293,6 +293,11 @@ impl Residual {
 /// costs more (a tie with waiting goes to running).
 pub(crate) fn cheapest_fitting(p: &EpochProblem, i: usize, res: &Residual) -> Option<usize> {
     let g = &p.groups()[i];
+    // No option fits where the least usage of each row does not (a quick
+    // refusal for the many jobs of a full cluster).
+    if g.options.is_empty() || !res.fits(p.min_usage(i)) {
+        return None;
+    }
     let mut best: Option<(usize, f64, f64)> = None;
     for (k, o) in g.options.iter().enumerate() {
         if !res.fits(&o.usage) {
