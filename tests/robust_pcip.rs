@@ -1197,3 +1197,38 @@ fn huge_costs_are_scaled_before_the_solver() {
         }
     });
 }
+
+/// Found by `tests/fuzz_pcip.rs` (seed 99, case 1260): KA1 with a linking
+/// row `1e-8·x1 + 4294967295·x2 − 6·x0 ≥ 2`. The LP puts x2 at 4.7e-10,
+/// rounded to 0 in every trial and in the MIP's point; repair's phase 1
+/// only decremented, so the violated `≥` row stopped it and the valid
+/// program failed (exit 1). A raising step now increments x2.
+#[test]
+fn repair_raises_a_column_for_a_violated_ge_linking_row() {
+    use dmlsched::pcip::RowSense;
+    within(WATCHDOG_S, "raising step", || {
+        let p = PcBuilder::new(Sense::Minimise, 3)
+            .objective(vec![1.0, 1.0, 1.0])
+            .covering_row(&[(0, 1.0), (2, 1.0)], 1.0)
+            .covering_row(&[(0, 1.0), (1, 1.0)], 1.0)
+            .covering_row(&[(1, 1.0), (2, 1.0)], 1.0)
+            .linking_row(
+                &[(1, 1e-8), (2, 4294967295.0), (0, -6.0)],
+                RowSense::Ge,
+                2.0,
+            )
+            .build()
+            .unwrap();
+        let mut x = vec![0.0; 3];
+        repair(&p, &mut x, &RepairOptions::default()).unwrap();
+        assert!(evaluate(&p, &x, 1e-9).is_feasible() && x[2] == 1.0, "{x:?}");
+        for exact in [ExactMode::Fallback, ExactMode::Always] {
+            let solver = RoundingSolver {
+                exact,
+                seed: 788,
+                ..RoundingSolver::default()
+            };
+            assert_eq!(solve_checked(&p, &solver).unwrap().objective, 2.0);
+        }
+    });
+}

@@ -6,10 +6,13 @@
 //! form):
 //!
 //! 1. **shrink**: while a Packing or Linking row is violated, decrement the
-//!    integer column with the smallest key `(damage/relief, −c_j/relief, j)`;
+//!    integer column with the smallest key `(damage/relief, −c_j/relief, j)`
+//!    (when no decrement helps, a raising step increments a column that
+//!    relieves a violated linking row);
 //! 2. **grow**: while a Covering row is short, increment the integer column
 //!    with the smallest key `(c_j/gain, j)` among those whose increment keeps
-//!    every Packing and Linking row holding;
+//!    every Packing and Linking row holding (when none does, an unblocking
+//!    step takes a unit off a column loading a blocking row);
 //! 3. **improve** (optional): one reverse-delete pass over the columns with
 //!    `c_j > 0` (most expensive first), then one greedy fill pass over the
 //!    columns with `c_j < 0` (most valuable first).
@@ -211,7 +214,11 @@ fn run_phases<'p>(
         Some(s) => st.model_phase(x, s, phase),
         None => Ok(0),
     };
-    let shrink_moves = model(&mut st, x, Phase::Shrink)? + shrink(&mut st, x)?;
+    let mut shrink_moves = model(&mut st, x, Phase::Shrink)?;
+    shrink_moves += match shrink(&mut st, x) {
+        Ok(m) => m,
+        Err(e) => st.shrink_raising(x, e)?,
+    };
     let mut grow_moves = model(&mut st, x, Phase::Grow)?;
     grow_moves += match grow(&mut st, x) {
         Ok(m) => m,

@@ -127,3 +127,69 @@ impl State<'_> {
             .sum()
     }
 }
+
+impl State<'_> {
+    /// Phase 1 after it stalled with `stalled`: phase 1 only decrements, so
+    /// a violated linking row that only an increment relieves (a `≥` row
+    /// with a positive coefficient, a `≤` row with a negative one — say
+    /// `4294967295·x2 − 6·x0 ≥ 2` at `x2 = 0`) stops it. Up to
+    /// [`MAX_UNBLOCKS`] times, a raising step ([`State::raise`]) and phase 1
+    /// again; the first error stands when no step applies or none suffices.
+    pub(super) fn shrink_raising(
+        &mut self,
+        x: &mut [f64],
+        stalled: crate::pcip::PcError,
+    ) -> Result<u64, crate::pcip::PcError> {
+        let mut moves = 0u64;
+        for _ in 0..MAX_UNBLOCKS {
+            let Some(t) = self.raise(x) else {
+                break;
+            };
+            moves = moves.saturating_add(t);
+            if let Ok(m) = self.shrink(x) {
+                return Ok(moves.saturating_add(m));
+            }
+        }
+        Err(stalled)
+    }
+
+    /// One raising step: among the violated hard rows, the integer columns
+    /// whose increment relieves one, by as many units as close its excess
+    /// (at least one, within the column's bound and without breaking a hard
+    /// row that holds), the one with the smallest cost per unit of relief
+    /// (ties to the lower index) is incremented. The units taken, or `None`
+    /// when no column qualifies.
+    fn raise(&mut self, x: &mut [f64]) -> Option<u64> {
+        let mut best: Option<(f64, usize, f64)> = None;
+        for class in LIMITS {
+            let rows = self.class(class);
+            for i in (0..rows.act.len()).filter(|&i| !rows.holds(i)) {
+                let le = rows.le[i];
+                let excess = rows.excess(i, rows.act[i]);
+                let need = (excess - rows.slack[i]).max(0.0);
+                let (cols, vals) = self.p.row(RowRef { class, row: i });
+                for (&m, &a) in cols.iter().zip(vals) {
+                    // An increment of m lowers the excess of a `≤` row when
+                    // a < 0, of a `≥` row when a > 0.
+                    let helps = if le { a < 0.0 } else { a > 0.0 };
+                    if !helps || !self.p.is_integer(m) || x[m] >= self.p.upper(m) {
+                        continue;
+                    }
+                    let want = (need / a.abs()).ceil().max(1.0).min(self.p.upper(m) - x[m]);
+                    let t = self.room(&LIMITS, m, 1.0, want);
+                    if !(t >= 1.0 && t.is_finite()) {
+                        continue;
+                    }
+                    let relief = excess.min(a.abs() * t);
+                    let key = self.cost[m] * t / relief;
+                    if best.is_none_or(|(k, b, _)| key.total_cmp(&k).then(m.cmp(&b)).is_lt()) {
+                        best = Some((key, m, t));
+                    }
+                }
+            }
+        }
+        let (_, m, t) = best?;
+        self.step(x, m, t);
+        Some(t as u64)
+    }
+}
