@@ -654,3 +654,24 @@ fn price_bounds_derive_when_no_job_is_schedulable() {
     let e = PriceBounds::derive(&ledger, &[late_zero], BoundsRule::Eta).unwrap_err();
     assert!(dmlsched::Error::from(e).is_input());
 }
+
+/// Every subcommand writes its output through `out!`/`out_raw!` (a closed
+/// pipe ends it quietly); a `println!` or `print!` in the command line's
+/// sources would panic on `EPIPE` again.
+#[test]
+fn the_command_line_prints_only_through_out() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/bin/dmlsched");
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        let text = std::fs::read_to_string(&p).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            for bad in ["println!(", "print!("] {
+                let hit = code.match_indices(bad).any(|(at, _)| {
+                    !code[..at].ends_with('e') // eprintln!, eprint! are fine
+                });
+                assert!(!hit, "{}:{}: {line}", p.display(), i + 1);
+            }
+        }
+    }
+}
