@@ -72,8 +72,9 @@ pub(crate) struct ReplayArgs {
     #[arg(long, value_name = "U")]
     utility: Option<String>,
     /// Comma-separated policies: any baseline and the algorithms oasis,
-    /// locality, gadget and smd [default: every cheap baseline for the
-    /// architecture].
+    /// locality and gadget (smd needs per-layer job profiles, which the
+    /// replay recipes do not build: run it on a layered instance with
+    /// `simulate`) [default: every cheap baseline for the architecture].
     #[arg(long, value_delimiter = ',', value_name = "P,P,...")]
     policies: Vec<String>,
     /// Parameters of an algorithm policy, `NAME=PARAMS.json` (repeatable;
