@@ -456,7 +456,7 @@ impl<'a> Realloc<'a> {
                 }
             })
             .collect();
-        let unclaimed = free_before
+        let unclaimed: Vec<Resources> = free_before
             .iter()
             .zip(&scratch)
             .map(|(f, s)| min_floor0(f, s))
