@@ -29,13 +29,16 @@
 
 use super::{LocRounding, RESOURCES, Slot, at};
 
+/// `(σ^D, machine, PS column)` of a machine that fits a PS.
+type Pick = (f64, usize, usize);
+
 /// The first two least-`σ^D` machines of a slot that fit one more PS at a
 /// point (see the [module docs](self)).
 pub(super) struct PsChoice {
-    /// `(σ^D, machine, PS column)` of `B₁`.
-    first: Option<(f64, usize, usize)>,
-    /// Of `B₂`.
-    second: Option<(f64, usize, usize)>,
+    /// `B₁`.
+    first: Option<Pick>,
+    /// `B₂`.
+    second: Option<Pick>,
 }
 
 impl PsChoice {
@@ -47,12 +50,10 @@ impl PsChoice {
             return None;
         }
         let none = [0.0; RESOURCES];
-        let (mut first, mut second): (Option<(f64, usize, usize)>, Option<(f64, usize, usize)>) =
-            (None, None);
+        let (mut first, mut second): (Option<Pick>, Option<Pick>) = (None, None);
         for &(h, _, z) in &s.dist {
             let Some(z) = z else { continue };
-            let fits =
-                at(x, z) < m.cell(s, h).zbar_dist && m.room(s, x, h, &none, &m.job.ps) >= 1;
+            let fits = at(x, z) < m.cell(s, h).zbar_dist && m.room(s, x, h, &none, &m.job.ps) >= 1;
             if !fits {
                 continue;
             }
@@ -163,6 +164,9 @@ mod equality {
             assert_eq!(off.schedule, on.schedule, "seed {seed}");
             assert_eq!(off.certificate, on.certificate, "seed {seed}");
         }
-        assert!(CHECKED.with(std::cell::Cell::get) > 0, "no PS choice was made");
+        assert!(
+            CHECKED.with(std::cell::Cell::get) > 0,
+            "no PS choice was made"
+        );
     }
 }
