@@ -493,6 +493,10 @@ struct Market {
     /// position (path halving), so the unsaturated bidders are visited in
     /// rank order without the saturated ones.
     next: Vec<usize>,
+    /// Skip pointers over the bidders saturated for the whole event (no
+    /// cap, or left the market), as `next` but never undone by a reset
+    /// (module `fast`), so a run of such bidders is jumped over at once.
+    perm: Vec<usize>,
     /// Unsaturated bidders.
     unsaturated: usize,
     /// Per machine position, the unsaturated bidders blocked there.
@@ -548,6 +552,7 @@ impl Market {
         let uniform = uniform.filter(|_| !tests::SCAN_ONLY.with(std::cell::Cell::get));
         Market {
             next: Vec::with_capacity(bidders.len() + 1),
+            perm: Vec::with_capacity(bidders.len() + 1),
             by_rank,
             unsaturated: 0,
             blocked_here: vec![0; machines],
@@ -629,6 +634,7 @@ impl Market {
             return;
         }
         self.next.clear();
+        self.perm.clear();
         self.unsaturated = 0;
         self.blocked_here.iter_mut().for_each(|c| *c = 0);
         for (p, &i) in self.by_rank.iter().enumerate() {
@@ -642,9 +648,11 @@ impl Market {
             b.saturated = b.cap == 0 || b.excluded;
             b.dirty = false;
             self.next.push(if b.saturated { p + 1 } else { p });
+            self.perm.push(if b.saturated { p + 1 } else { p });
             self.unsaturated += usize::from(!b.saturated);
         }
         self.next.push(self.by_rank.len());
+        self.perm.push(self.by_rank.len());
         self.next_log.clear();
         self.dirty.clear();
         self.reset_unsaturated = Some(self.unsaturated);
@@ -652,12 +660,18 @@ impl Market {
 
     /// The first unsaturated rank position at or after `p`.
     fn find(&mut self, mut p: usize) -> usize {
-        while self.next[p] != p {
+        loop {
+            while self.perm[p] != p {
+                self.perm[p] = self.perm[self.perm[p]];
+                p = self.perm[p];
+            }
+            if self.next[p] == p {
+                return p;
+            }
             self.next_log.push((p, self.next[p]));
             self.next[p] = self.next[self.next[p]];
             p = self.next[p];
         }
-        p
     }
 
     /// Rule 3 on machine position `h` with `units` whole GPUs: the bidders

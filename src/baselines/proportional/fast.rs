@@ -23,6 +23,13 @@
 //!   (their pointer and the count follow their new `saturated`) gives
 //!   exactly the state of a full reset. `blocked_here` is zeroed as the
 //!   full reset does (`O(H)`).
+//! * **Bidders out for the event.** A bidder with no cap or that left the
+//!   market stays saturated until the event ends, so the second skip
+//!   list `perm` over them is never undone; [`Market::find`] jumps it
+//!   first. Any skip pointers over saturated positions give the same
+//!   answer (the first unsaturated position), so this changes no
+//!   decision, only how many pointers are followed: without it each
+//!   clearing walks every bidder excluded so far in the event again.
 //! * **Paid list.** A bidder with `total = 0` has count 0 (rule 6), and
 //!   `total > 0` only for bidders given a share (dirty), so the paid
 //!   bidders are the dirty ones with `total > 0`, sorted by rank — the
@@ -70,6 +77,10 @@ impl Market {
             let was = self.next[rank] != rank;
             b.saturated = b.cap == 0 || b.excluded;
             self.next[rank] = if b.saturated { rank + 1 } else { rank };
+            if b.saturated {
+                // It left the market: saturated for the rest of the event.
+                self.perm[rank] = rank + 1;
+            }
             unsaturated = unsaturated + usize::from(was) - usize::from(b.saturated);
         }
         self.unsaturated = unsaturated;
