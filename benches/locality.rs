@@ -21,6 +21,12 @@
 //!   `LOCALITY_BENCH_FULL_RUN=1` criterion measures it too
 //!   (`locality/run_100_jobs`).
 //!
+//! * `locality/solve_ps_grown_100`: [`Locality::solve`] on
+//!   `examples/data/instance_ps.json` grown to 100 jobs
+//!   ([`common::grown_example`], 10 machines); with
+//!   `LOCALITY_BENCH_FULL_RUN=1` the 1,000-job instance is also timed once
+//!   and printed.
+//!
 //! `docs/benchmarks.md` records the numbers.
 
 use std::hint::black_box;
@@ -35,6 +41,8 @@ use dmlsched::online::{Ledger, PriceBounds, PriceView, PricingOracle};
 use dmlsched::pcip::{PcProblem, RowClass, solve_lp};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
+
+mod common;
 
 /// Seed of the instance and of the run.
 const SEED: u64 = 2024;
@@ -202,7 +210,26 @@ fn bench(c: &mut Criterion) {
     group.sampling_mode(SamplingMode::Flat);
     group.measurement_time(Duration::from_secs(20));
     group.bench_function("decision_p90_lps", |b| decide(b, heavy));
+    let grown = |n: usize| {
+        let instance = common::grown_example("instance_ps.json", n);
+        move || {
+            let mut rng = ChaCha8Rng::seed_from_u64(SEED);
+            Locality::new(LocalityParams::default())
+                .solve(&instance, &mut rng)
+                .expect("grown run")
+        }
+    };
+    group.measurement_time(Duration::from_secs(20));
+    let run_100 = grown(100);
+    group.bench_function("solve_ps_grown_100", |b| b.iter(|| black_box(run_100())));
     if std::env::var_os("LOCALITY_BENCH_FULL_RUN").is_some() {
+        let run_1000 = grown(1000);
+        let t = Instant::now();
+        black_box(run_1000());
+        println!(
+            "locality/solve_ps_grown_1000: {:.2} s",
+            t.elapsed().as_secs_f64()
+        );
         group.measurement_time(Duration::from_secs(600));
         group.bench_function("run_100_jobs", |b| b.iter(|| black_box(run())));
     }

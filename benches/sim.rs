@@ -8,6 +8,12 @@
 //! of 8 GPUs, stopped after 2,000 events (the queue grows to 2,000 jobs),
 //! so that a cost per event growing with the square of the queue shows.
 //!
+//! A third group measures proportional share on
+//! `examples/data/instance_layered.json` grown to 300 and 1,000 jobs
+//! (`common::grown_example`: 2 machines of 8 GPUs whose NICs hold one job
+//! each, so most paid jobs fit nowhere and leave the market one after the
+//! other); the 3,000-job instance is timed once and printed.
+//!
 //! The trace is read from `$DMLSCHED_TRACES/philly.csv` (default
 //! `../shared/traces`); without it the bench prints why and measures
 //! nothing.
@@ -20,6 +26,8 @@ use dmlsched::baselines;
 use dmlsched::model::Instance;
 use dmlsched::sim::{SimOptions, simulate};
 use dmlsched::trace::{ReplayOptions, Window, WindowStart, load, replay_instance, select};
+
+mod common;
 
 fn instance() -> Option<Instance> {
     let dir = std::env::var_os("DMLSCHED_TRACES")
@@ -132,5 +140,28 @@ fn bench_drf_queue(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, bench_drf_queue);
+fn bench_proportional_grown(c: &mut Criterion) {
+    let run = |inst: &Instance| {
+        let mut p = baselines::by_name("proportional").expect("a known baseline");
+        simulate(inst, &mut p, &SimOptions::default()).expect("run")
+    };
+    let big = common::grown_example("instance_layered.json", 3000);
+    let t = std::time::Instant::now();
+    let r = run(&big);
+    println!(
+        "proportional_grown_layered/3000: {:.2} s, {} of 3000 jobs done, {} events",
+        t.elapsed().as_secs_f64(),
+        r.summary().completed,
+        r.events
+    );
+    let mut group = c.benchmark_group("proportional_grown_layered");
+    group.sample_size(10);
+    for n in [300, 1000] {
+        let inst = common::grown_example("instance_layered.json", n);
+        group.bench_function(n.to_string(), |b| b.iter(|| black_box(run(&inst))));
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_drf_queue, bench_proportional_grown);
 criterion_main!(benches);

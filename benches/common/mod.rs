@@ -37,3 +37,33 @@ pub fn print_quantiles(label: &str, mut times: Vec<f64>) {
         times[n - 1] * 1e3
     );
 }
+
+/// `examples/data/<name>` (an instance in JSON) grown to `n` jobs: job `k`
+/// is a copy of the example's job `k mod m` (`m` its job count) with id
+/// `k` and arrival `⌊k·⌊0.75·horizon_s⌋/n⌋` s, so the arrivals spread
+/// evenly over the first three quarters of the horizon. Deterministic; the
+/// cluster, slot length and horizon are the example's. (`docs/benchmarks.md`
+/// measures the command line on the same instances written to a file.)
+#[cfg(feature = "serde")]
+pub fn grown_example(name: &str, n: usize) -> dmlsched::model::Instance {
+    use dmlsched::model::{Instance, JobId};
+    let path = format!("{}/examples/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).expect("example instance");
+    let base = Instance::from_json(&text).expect("example instance parses");
+    let spread = (0.75 * base.horizon_s()) as u64;
+    let jobs = (0..n)
+        .map(|k| {
+            let mut job = base.jobs()[k % base.jobs().len()].clone();
+            job.id = JobId(k as u32);
+            job.arrival_s = (k as u64 * spread / n as u64) as f64;
+            job
+        })
+        .collect();
+    Instance::new(
+        base.cluster().clone(),
+        jobs,
+        base.slot_length_s(),
+        base.horizon_slots(),
+    )
+    .expect("grown instance is valid")
+}

@@ -15,6 +15,8 @@ use super::placement::Span;
 use super::realloc::Realloc;
 use super::{PlacementRule, ps_for, requested_tasks};
 
+mod fast;
+
 /// Fixed-budget proportional share: each job spends a fixed budget on the
 /// GPUs of the machines it may use, each machine's GPUs are split in
 /// proportion to the bids, and the GPUs a job is paid for are placed by a
@@ -168,6 +170,8 @@ struct Bidder<'a> {
     excluded: bool,
     /// Rank by (arrival, id), for ties between equal remainders.
     rank: usize,
+    /// Given a share since the market's last reset (module `fast`).
+    dirty: bool,
 }
 
 impl Bidder<'_> {
@@ -316,20 +320,25 @@ impl Policy for ProportionalShare {
         let (mut bidders, outside) = self.bidders(&instance.cluster().machines, &jobs);
         let mut market = Market::new(&mut bidders, base.len());
         loop {
-            let counts = market.clear_until_paid(&mut bidders, &base);
+            // The paid bidders and their counts, in arrival order.
+            let paid = market.clear_until_paid(&mut bidders, &base);
             // Where the paid workers go, in arrival order; a job that fits
             // with none leaves the market (the latest such arrival first)
             // and the market clears again without it.
             let mut unplaced = None;
-            for &i in &market.by_rank {
-                if counts[i] > 0 && !bidders[i].place(&mut realloc, counts[i]) {
+            for &(i, count) in &paid {
+                if count > 0 && !bidders[i].place(&mut realloc, count) {
                     unplaced = Some(i);
                 }
             }
             match unplaced {
                 Some(i) => {
                     bidders[i].excluded = true;
-                    realloc = Realloc::new(view, self.placement, 0, &jobs, &[]);
+                    if fast::enabled() {
+                        realloc.restart();
+                    } else {
+                        realloc = Realloc::new(view, self.placement, 0, &jobs, &[]);
+                    }
                 }
                 None => break,
             }
@@ -409,6 +418,7 @@ impl ProportionalShare {
                 span: Span::new(job, []),
                 excluded: false,
                 rank: 0,
+                dirty: false,
             });
         }
         (bidders, outside)
@@ -483,6 +493,10 @@ struct Market {
     /// position (path halving), so the unsaturated bidders are visited in
     /// rank order without the saturated ones.
     next: Vec<usize>,
+    /// Skip pointers over the bidders saturated for the whole event (no
+    /// cap, or left the market), as `next` but never undone by a reset
+    /// (module `fast`), so a run of such bidders is jumped over at once.
+    perm: Vec<usize>,
     /// Unsaturated bidders.
     unsaturated: usize,
     /// Per machine position, the unsaturated bidders blocked there.
@@ -498,6 +512,15 @@ struct Market {
     given: Vec<(usize, u64)>,
     /// The room left on each machine during a clearing (a buffer).
     pool: Vec<Resources>,
+    /// Fast reset (module `fast`): the writes to `next` since the last
+    /// reset, `(position, old value)`.
+    next_log: Vec<(usize, usize)>,
+    /// Fast reset: the ranks of the bidders given a share since the last
+    /// reset.
+    dirty: Vec<usize>,
+    /// Fast reset: unsaturated bidders right after the last reset, if a
+    /// full reset was made.
+    reset_unsaturated: Option<usize>,
 }
 
 impl Market {
@@ -529,6 +552,7 @@ impl Market {
         let uniform = uniform.filter(|_| !tests::SCAN_ONLY.with(std::cell::Cell::get));
         Market {
             next: Vec::with_capacity(bidders.len() + 1),
+            perm: Vec::with_capacity(bidders.len() + 1),
             by_rank,
             unsaturated: 0,
             blocked_here: vec![0; machines],
@@ -536,6 +560,9 @@ impl Market {
             sums: Vec::new(),
             given: Vec::new(),
             pool: Vec::new(),
+            next_log: Vec::new(),
+            dirty: Vec::new(),
+            reset_unsaturated: None,
         }
     }
 
@@ -570,24 +597,32 @@ impl Market {
     /// Rules 3–7: clears the market over the GPUs `base` of each machine
     /// until no bidder is left with no worker although it was paid for
     /// some (such a bidder leaves the market, the latest arrival first);
-    /// each bidder's count (rule 6).
-    fn clear_until_paid(&mut self, bidders: &mut [Bidder<'_>], base: &[Resources]) -> Vec<u32> {
+    /// the bidders paid for a worker, in rank order, with their counts
+    /// (rule 6; every other bidder's count is 0).
+    fn clear_until_paid(
+        &mut self,
+        bidders: &mut [Bidder<'_>],
+        base: &[Resources],
+    ) -> Vec<(usize, u32)> {
         loop {
             let mut pool = std::mem::take(&mut self.pool);
             pool.clear();
             pool.extend_from_slice(base);
             self.clear(bidders, &mut pool);
             self.pool = pool;
-            let counts: Vec<u32> = bidders.iter().map(Bidder::count).collect();
-            let short = self
-                .by_rank
-                .iter()
-                .rev()
-                .copied()
-                .find(|&i| bidders[i].total > 0 && counts[i] == 0);
+            let paid = if fast::enabled() {
+                self.paid_fast(bidders)
+            } else {
+                self.by_rank
+                    .iter()
+                    .filter(|&&i| bidders[i].total > 0)
+                    .map(|&i| (i, bidders[i].count()))
+                    .collect()
+            };
+            let short = paid.iter().rev().find(|&&(_, count)| count == 0);
             match short {
-                Some(i) => bidders[i].excluded = true,
-                None => return counts,
+                Some(&(i, _)) => bidders[i].excluded = true,
+                None => return paid,
             }
         }
     }
@@ -595,7 +630,11 @@ impl Market {
     /// Every bidder with nothing, unsaturated unless it may have no worker
     /// or left the market.
     fn reset(&mut self, bidders: &mut [Bidder<'_>]) {
+        if fast::enabled() && self.reset_fast(bidders) {
+            return;
+        }
         self.next.clear();
+        self.perm.clear();
         self.unsaturated = 0;
         self.blocked_here.iter_mut().for_each(|c| *c = 0);
         for (p, &i) in self.by_rank.iter().enumerate() {
@@ -607,19 +646,32 @@ impl Market {
                 b.span = Span::new(b.view.job(), []);
             }
             b.saturated = b.cap == 0 || b.excluded;
+            b.dirty = false;
             self.next.push(if b.saturated { p + 1 } else { p });
+            self.perm.push(if b.saturated { p + 1 } else { p });
             self.unsaturated += usize::from(!b.saturated);
         }
         self.next.push(self.by_rank.len());
+        self.perm.push(self.by_rank.len());
+        self.next_log.clear();
+        self.dirty.clear();
+        self.reset_unsaturated = Some(self.unsaturated);
     }
 
     /// The first unsaturated rank position at or after `p`.
     fn find(&mut self, mut p: usize) -> usize {
-        while self.next[p] != p {
+        loop {
+            while self.perm[p] != p {
+                self.perm[p] = self.perm[self.perm[p]];
+                p = self.perm[p];
+            }
+            if self.next[p] == p {
+                return p;
+            }
+            self.next_log.push((p, self.next[p]));
             self.next[p] = self.next[self.next[p]];
             p = self.next[p];
         }
-        p
     }
 
     /// Rule 3 on machine position `h` with `units` whole GPUs: the bidders
@@ -683,6 +735,10 @@ impl Market {
     /// resources (`pool`, charged as the simulator charges); whether it was
     /// paid for any.
     fn take(&mut self, b: &mut Bidder<'_>, h: usize, share: u64, pool: &mut [Resources]) -> bool {
+        if !b.dirty {
+            b.dirty = true;
+            self.dirty.push(b.rank);
+        }
         let room = b.cap.saturating_sub(b.total);
         let paid = units::floor_tol(share as f64 / b.gpu);
         let paid = if paid >= f64::from(u32::MAX) {
@@ -714,6 +770,7 @@ impl Market {
         }
         if b.total >= b.cap {
             b.saturated = true;
+            self.next_log.push((b.rank, self.next[b.rank]));
             self.next[b.rank] = b.rank + 1;
             self.unsaturated -= 1;
             for &q in &b.blocked {

@@ -367,6 +367,11 @@ pub(crate) struct Realloc<'a> {
     /// The undo log of [`Realloc::plan`], kept for its buffer (empty
     /// between calls).
     log: Vec<(usize, Resources, Resources)>,
+    /// The pointer and ledgers [`Realloc::new`] made, for
+    /// [`Realloc::restart`].
+    start: (usize, Vec<Resources>, Vec<Resources>),
+    /// Entries given new tasks (or kept) since the start, in order.
+    touched: Vec<usize>,
 }
 
 /// What `tasks` (per machine position) of `job` are charged on each
@@ -451,7 +456,7 @@ impl<'a> Realloc<'a> {
                 }
             })
             .collect();
-        let unclaimed = free_before
+        let unclaimed: Vec<Resources> = free_before
             .iter()
             .zip(&scratch)
             .map(|(f, s)| min_floor0(f, s))
@@ -460,12 +465,30 @@ impl<'a> Realloc<'a> {
         Realloc {
             instance,
             pointer: pointer % n,
+            start: (pointer % n, scratch.clone(), unclaimed.clone()),
             scratch,
             unclaimed,
             entries,
             olds,
             tier: Placer::new(instance, &[], rule),
             log: Vec::new(),
+            touched: Vec::new(),
+        }
+    }
+
+    /// Undoes every placement since [`Realloc::new`]: afterwards the
+    /// reallocation is what `new` made (same ledgers, pointer and entries,
+    /// each holding nothing new), in time `O(H)` plus the entries placed
+    /// since, instead of `new`'s `O(H + J)` over all `J` managed jobs.
+    pub(crate) fn restart(&mut self) {
+        let (pointer, scratch, unclaimed) = &self.start;
+        self.pointer = *pointer;
+        self.scratch.clone_from(scratch);
+        self.unclaimed.clone_from(unclaimed);
+        for e in self.touched.drain(..) {
+            let entry = &mut self.entries[e];
+            entry.new = Spots::default();
+            entry.kept = false;
         }
     }
 
@@ -524,6 +547,7 @@ impl<'a> Realloc<'a> {
                     self.entries[e].new.bump(pos, t);
                 }
                 self.pointer = inc.pointer;
+                self.touched.push(e);
                 true
             }
             None => false,
@@ -556,6 +580,7 @@ impl<'a> Realloc<'a> {
             unclaimed[pos] = min_floor0(&unclaimed[pos], &scratch[pos]);
         }
         entry.kept = true;
+        self.touched.push(e);
         true
     }
 

@@ -59,6 +59,8 @@ use super::model::{LocalityJob, RESOURCES, Vector};
 use super::plan::LocalityPlan;
 use super::sub::{CellData, Cells, ColumnKind, LocSub};
 
+mod fast;
+
 /// Default number of draws per deadline.
 pub const DEFAULT_DRAWS: u32 = 8;
 /// Default scalings `λ_k` of the draws (draw `k` uses `lambdas[k mod 8]`).
@@ -242,11 +244,14 @@ impl<'a> LocRounding<'a> {
                 out[r] += f64::from(n) * d[r];
             }
         };
-        if let Some(&(_, u, y)) = s.local.iter().find(|l| l.0 == h) {
+        // Both lists are sorted by machine (built in machine order).
+        if let Ok(k) = s.local.binary_search_by_key(&h, |l| l.0) {
+            let (_, u, y) = s.local[k];
             add(at(x, u), &sl);
             add(at(x, y), &wl);
         }
-        if let Some(&(_, y, z)) = s.dist.iter().find(|d| d.0 == h) {
+        if let Ok(k) = s.dist.binary_search_by_key(&h, |d| d.0) {
+            let (_, y, z) = s.dist[k];
             add(y.map_or(0, |j| at(x, j)), &self.job.worker);
             add(z.map_or(0, |j| at(x, j)), &self.job.ps);
         }
@@ -360,12 +365,24 @@ impl<'a> LocRounding<'a> {
             return;
         }
         let (ys, zs) = self.dist_counts(s, x);
+        // The PS machine beside one more worker on `h`: `ps_slot`, or its
+        // fast path (module `fast`), computed once per slot.
+        let choice = std::cell::OnceCell::new();
+        let ps_beside = |h: usize| {
+            if !fast::enabled() {
+                return self.ps_slot(s, x, Some(h));
+            }
+            choice
+                .get_or_init(|| fast::PsChoice::new(self, s, x))
+                .as_ref()
+                .and_then(|c| c.with_worker_on(self, s, x, h))
+        };
         if dist_on {
             for &(h, y, _) in &s.dist {
                 let Some(y) = y else { continue };
                 let mut deltas = vec![(y, 1.0)];
                 if self.job.zreq(ys + 1) > zs {
-                    match self.ps_slot(s, x, Some(h)) {
+                    match ps_beside(h) {
                         Some(z) => deltas.push((z, 1.0)),
                         None => continue,
                     }
@@ -384,7 +401,7 @@ impl<'a> LocRounding<'a> {
         if let Some(v) = s.v {
             for &(h, y, _) in &s.dist {
                 let Some(y) = y else { continue };
-                if let Some(z) = self.ps_slot(s, x, Some(h)) {
+                if let Some(z) = ps_beside(h) {
                     out.push(Move::new(vec![(v, 1.0), (y, 1.0), (z, 1.0)]));
                 }
             }
@@ -398,18 +415,22 @@ impl<'a> LocRounding<'a> {
         if ys == 0 {
             return;
         }
+        // The DISTRIBUTED columns each switch empties (the same for every
+        // machine switched to).
+        let mut empty = Vec::new();
+        for &(_, yd, zd) in &s.dist {
+            for j in [yd, zd].into_iter().flatten() {
+                if at(x, j) > 0 {
+                    empty.push((j, -f64::from(at(x, j))));
+                }
+            }
+        }
         for &(h, u, y) in &s.local {
             if ys > self.cell(s, h).ybar_local {
                 continue;
             }
             let mut deltas = vec![(v, -1.0), (u, 1.0), (y, f64::from(ys))];
-            for &(_, yd, zd) in &s.dist {
-                for j in [yd, zd].into_iter().flatten() {
-                    if at(x, j) > 0 {
-                        deltas.push((j, -f64::from(at(x, j))));
-                    }
-                }
-            }
+            deltas.extend_from_slice(&empty);
             out.push(Move::new(deltas));
         }
     }
