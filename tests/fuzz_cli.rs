@@ -138,15 +138,15 @@ fn mutate(rng: &mut ChaCha8Rng, v: &mut Value) {
             }
             _ => {
                 // Shorten or grow the nearest array above the number.
-                if let Some(i) = path.iter().rposition(|s| s.is_number()) {
-                    if let Value::Array(a) = at(v, &path[..i]) {
-                        if rng.random_bool(0.5) && a.len() > 1 {
-                            a.truncate(rng.random_range(1..a.len()));
-                        } else if !a.is_empty() && a.len() < 64 {
-                            let k = rng.random_range(0..a.len());
-                            let copy = a[k].clone();
-                            a.push(copy);
-                        }
+                if let Some(i) = path.iter().rposition(|s| s.is_number())
+                    && let Value::Array(a) = at(v, &path[..i])
+                {
+                    if rng.random_bool(0.5) && a.len() > 1 {
+                        a.truncate(rng.random_range(1..a.len()));
+                    } else if !a.is_empty() && a.len() < 64 {
+                        let k = rng.random_range(0..a.len());
+                        let copy = a[k].clone();
+                        a.push(copy);
                     }
                 }
             }

@@ -45,7 +45,11 @@ pub(crate) fn run(
     if s.completed > 0 {
         out!(
             "over the {} completed: mean JCT {:.0} s, p95 {:.0} s, makespan {:.0} s; GPU use {:.3}",
-            s.completed, s.avg_jct_s, s.p95_jct_s, s.makespan_s, s.gpu_utilization
+            s.completed,
+            s.avg_jct_s,
+            s.p95_jct_s,
+            s.makespan_s,
+            s.gpu_utilization
         );
     } else {
         out!("no job completed; GPU use {:.3}", s.gpu_utilization);
@@ -86,7 +90,8 @@ pub(crate) fn run(
     if let Some((k, r)) = hardest {
         out!(
             "\nthe certificate of epoch {k} (farthest from its bound, {} LP columns):\n{}",
-            r.lp_columns, r.certificate
+            r.lp_columns,
+            r.certificate
         );
     }
     if let Some(dir) = out {
