@@ -140,6 +140,12 @@ fn bench_drf_queue(c: &mut Criterion) {
     group.finish();
 }
 
+/// Without `serde` the grown instances cannot be read from the example
+/// files, so there is nothing to measure.
+#[cfg(not(feature = "serde"))]
+fn bench_proportional_grown(_: &mut Criterion) {}
+
+#[cfg(feature = "serde")]
 fn bench_proportional_grown(c: &mut Criterion) {
     let run = |inst: &Instance| {
         let mut p = baselines::by_name("proportional").expect("a known baseline");

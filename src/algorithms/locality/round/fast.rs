@@ -113,7 +113,9 @@ pub(crate) mod tests {
         pub(super) static CHECKED: Cell<u64> = const { Cell::new(0) };
     }
 
-    /// Runs `f` with the fast path forced off (`true`) or on.
+    /// Runs `f` with the fast path forced off (`true`) or on (used by the
+    /// equality test, which needs the solver).
+    #[cfg_attr(not(feature = "highs"), allow(dead_code))]
     pub(crate) fn with_fast_path<T>(on: bool, f: impl FnOnce() -> T) -> T {
         FORCED_OFF.with(|c| c.set(!on));
         let out = f();
