@@ -44,8 +44,8 @@ use super::{Misfits, RingLayout, Room, RunKey, parts, ring_of};
 /// order by default (head-of-line blocking, as in the offline algorithm:
 /// the first job that does not fit stops the walk); with `backfill`, later
 /// jobs may start. Non-preemptive. A ring that fits nowhere on the empty
-/// cluster is rejected on arrival, with the reason (see the [module
-/// documentation](super)).
+/// cluster is rejected on arrival, with the reason
+/// ([`Rejection::Unschedulable`](crate::sim::Rejection::Unschedulable)).
 ///
 /// The policy keeps `U` across the events of one run and starts afresh
 /// when it sees another instance or time going backwards.
