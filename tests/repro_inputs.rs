@@ -1,5 +1,5 @@
 //! Regression tests of the fuzz reproducers where the command line exited
-//! with code 1 on valid input (issue 30): each now gives a checked answer,
+//! with code 1 on valid input: each now gives a checked answer,
 //! or exit 2 with one `error:` line naming the field, the value and the
 //! limit. Also: `--params` enums in snake case, a closed standard output
 //! ends quietly, and trace messages stay short. Each command runs under the

@@ -1,5 +1,5 @@
-//! Regression tests of the `dmlsched pcip` rows of the fuzz reproducers
-//! (issue 30): each runs the built binary under the watchdog (time and
+//! Regression tests of the `dmlsched pcip` rows of the fuzz reproducers:
+//! each runs the built binary under the watchdog (time and
 //! 1 GiB peak memory) and checks the answer — the point against every bound
 //! and row of the input file, the objective, the certificate's bounds — or
 //! the one `error:` line naming the field, the value and the limit.
