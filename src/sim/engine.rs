@@ -330,16 +330,22 @@ impl<'a> Engine<'a> {
         !self.running.is_empty() || !self.plan_jobs.is_empty()
     }
 
-    /// The slot starting now, if `now` is on a boundary that was not
-    /// already handled at an earlier time. The boundary test has a
-    /// tolerance of 10⁻⁹ slots, which at a huge slot length spans distinct
-    /// event times (at 10²⁰ s, every time up to 10¹¹ s is "on" the boundary
-    /// of slot 0): each slot starts once, or two decisions would share
-    /// one slot.
+    /// The slot starting now, if `now` is on a boundary. The boundary test
+    /// has a tolerance of 10⁻⁹ slots, which at a huge slot length spans
+    /// distinct event times (at 10²⁰ s, every time up to 10¹¹ s is "on" the
+    /// boundary of slot 0). With [`Decisions::SlotBoundaries`] a boundary
+    /// delivers the policy's decision for the slot, so a slot already
+    /// handled at an earlier time does not start again (two decisions
+    /// would share one slot). Event-driven runs keep re-applying the
+    /// slot's plans at such times, which changes nothing but lets a plan
+    /// start on room freed a hair after the boundary.
     pub(super) fn on_boundary(&self) -> Option<u32> {
+        let once = self.opts.decisions == Decisions::SlotBoundaries;
         boundary_slot(self.now, self.slot_s).filter(|&s| {
-            self.last_boundary
-                .is_none_or(|(l, t)| s > l || self.now <= t)
+            !once
+                || self
+                    .last_boundary
+                    .is_none_or(|(l, t)| s > l || self.now <= t)
         })
     }
 
