@@ -114,9 +114,9 @@ fn unfinished_jobs_and_nan_statistics_are_empty_cells() {
     assert_eq!(lines[0], SUMMARY_HEADER.join(","));
     let v = env!("CARGO_PKG_VERSION");
     // solver_time_s is wall-clock: compare the row around it. After the
-    // version: one unfinished job, cut by the horizon, no stall.
+    // version: one unfinished job, cut by the horizon, no stall, no bound.
     let (head, tail) = lines[1].split_once(&format!(",{v},")).unwrap();
-    assert_eq!(tail, "1,0,0,1,0,false");
+    assert_eq!(tail, "1,0,0,1,0,false,");
     let (head, solver) = head.rsplit_once(',').unwrap();
     assert!(solver.parse::<f64>().unwrap() >= 0.0);
     assert_eq!(

@@ -1,6 +1,7 @@
 //! The policy interface: events in, actions out.
 
-use crate::model::{GpuId, JobId, MachineId};
+use crate::certificate::Certificate;
+use crate::model::{GpuId, Instance, JobId, MachineId};
 use crate::schedule::{Configuration, Placement, Segment, Tasks};
 
 use super::SimView;
@@ -259,6 +260,20 @@ pub trait Policy {
         let _ = job;
         None
     }
+
+    /// Ends the run over the jobs of `instance` and returns the policy's
+    /// certificate: the objective of its own plans, a proven bound on the
+    /// optimum and its a-priori guarantees, scoped to the policy's model
+    /// (a simulator's replay of the plans is not covered). `None` (the
+    /// default) for a policy that proves nothing, such as a baseline.
+    ///
+    /// # Errors
+    ///
+    /// The policy's own errors while closing its run.
+    fn finish(self: Box<Self>, instance: &Instance) -> crate::Result<Option<Certificate>> {
+        let _ = instance;
+        Ok(None)
+    }
 }
 
 impl<P: Policy + ?Sized> Policy for Box<P> {
@@ -276,5 +291,10 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
 
     fn rejection(&self, job: JobId) -> Option<Rejection> {
         (**self).rejection(job)
+    }
+
+    fn finish(self: Box<Self>, instance: &Instance) -> crate::Result<Option<Certificate>> {
+        let inner: Box<P> = *self;
+        inner.finish(instance)
     }
 }

@@ -214,7 +214,7 @@ pub const JOBS_HEADER: [&str; 17] = [
 ];
 
 /// Header of [`write_summary_csv`].
-pub const SUMMARY_HEADER: [&str; 25] = [
+pub const SUMMARY_HEADER: [&str; 26] = [
     "policy",
     "seed",
     "workload",
@@ -240,6 +240,7 @@ pub const SUMMARY_HEADER: [&str; 25] = [
     "unfinished_horizon",
     "unfinished_stalled",
     "stalled",
+    "utility_bound",
 ];
 
 /// Header of [`write_utilization_csv`].
@@ -351,6 +352,7 @@ fn end_cell(end: &JobEnd) -> &'static str {
 /// | `unfinished` | jobs neither completed nor rejected ([`RunSummary::unfinished`]) |
 /// | `unfinished_never_admitted`, `unfinished_no_room`, `unfinished_horizon`, `unfinished_stalled` | the unfinished jobs by [`Unfinished`] reason (they add up to `unfinished`) |
 /// | `stalled` | `true` when the run stalled ([`SimResult::stalled`]) |
+/// | `utility_bound` | [`RunSummary::utility_bound`]: the policy's proven bound on the total utility; empty without one |
 ///
 /// The columns after `crate_version` came later; the earlier ones keep
 /// their positions.
@@ -391,6 +393,7 @@ pub fn write_summary_csv<W: Write>(
             s.unfinished_by.horizon.to_string(),
             s.unfinished_by.stalled.to_string(),
             s.stalled.to_string(),
+            s.utility_bound.map(num).unwrap_or_default(),
         ])?;
     }
     out.flush()?;

@@ -376,6 +376,13 @@ pub struct RunSummary {
     pub preemptions: u64,
     /// Wall-clock seconds inside the policy.
     pub decision_time_s: f64,
+    /// A proven upper bound on the total utility any schedule could earn,
+    /// from the policy's certificate ([`Policy::finish`](super::Policy::finish)),
+    /// when the policy gives one with a valid bound; `None` from
+    /// [`SimResult::summary`], which knows no policy. The bound is of the
+    /// policy's own model: the simulator's accounting may differ.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub utility_bound: Option<f64>,
 }
 
 /// Unfinished jobs of a run by [`Unfinished`] reason.
@@ -596,6 +603,7 @@ impl SimResult {
             total_utility: self.jobs.iter().map(|j| j.utility).sum::<f64>() + 0.0,
             preemptions: self.jobs.iter().map(|j| u64::from(j.preemptions)).sum(),
             decision_time_s: self.decision_time_s,
+            utility_bound: None,
         }
     }
 }

@@ -242,17 +242,24 @@ impl Gadget {
         let (cluster, report) = run.finish()?;
         let schedule = run::schedule_of(&cluster, instance, &report)?;
         verify(instance, &schedule)?;
-        let mut certificate = run::certificate(&report);
-        certificate.scope = Some(super::plan_scope(
-            "total weighted utility, net of the energy price, of plans of the GADGET-style model \
-             (rigid rings with reserved bandwidth, no preemption, each job's utility at its \
-             completion slot)",
-            instance,
-        ));
+        let certificate = certificate_of(&report, instance);
         Ok(Solved {
             schedule,
             certificate,
             report,
         })
     }
+}
+
+/// The certificate of a run over the jobs of `instance`: the framework's
+/// with this model's statements, scoped.
+pub(crate) fn certificate_of(report: &GadgetReport, instance: &Instance) -> crate::certificate::Certificate {
+    let mut certificate = run::certificate(report);
+    certificate.scope = Some(super::plan_scope(
+        "total weighted utility, net of the energy price, of plans of the GADGET-style model \
+         (rigid rings with reserved bandwidth, no preemption, each job's utility at its \
+         completion slot)",
+        instance,
+    ));
+    certificate
 }

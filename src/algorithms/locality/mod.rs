@@ -431,18 +431,7 @@ impl Locality {
         let schedule = schedule_of(&cluster, instance, &report);
         crate::schedule::verify(instance, &schedule)?;
         verify_locality(instance, &self.params, &schedule)?;
-        let mut certificate = report.run.certificate.clone();
-        certificate.algorithm = "locality".into();
-        certificate.scope = Some(super::plan_scope(
-            "total utility of plans of the locality model (LOCAL or DISTRIBUTED workers and \
-             parameter servers per slot, each job's utility at its completion slot)",
-            instance,
-        ));
-        // The framework's run information knows nothing of the oracle's
-        // solves and seed: record them.
-        certificate.run.lp_solves = u32::try_from(report.lp_solves).unwrap_or(u32::MAX);
-        certificate.run.seed = Some(report.seed);
-        certificate.run.generator = Some("ChaCha8 (locality draw seeds)".into());
+        let certificate = certificate_of(&report, instance);
         Ok(Solved {
             schedule,
             certificate,
@@ -598,6 +587,24 @@ impl Run {
         };
         Ok((self.cluster, report))
     }
+}
+
+/// The certificate of a run over the jobs of `instance`: the framework's,
+/// named and scoped, with the oracle's LP solves and seed.
+pub(crate) fn certificate_of(report: &LocalityReport, instance: &Instance) -> crate::certificate::Certificate {
+    let mut certificate = report.run.certificate.clone();
+    certificate.algorithm = "locality".into();
+    certificate.scope = Some(super::plan_scope(
+        "total utility of plans of the locality model (LOCAL or DISTRIBUTED workers and \
+         parameter servers per slot, each job's utility at its completion slot)",
+        instance,
+    ));
+    // The framework's run information knows nothing of the oracle's
+    // solves and seed: record them.
+    certificate.run.lp_solves = u32::try_from(report.lp_solves).unwrap_or(u32::MAX);
+    certificate.run.seed = Some(report.seed);
+    certificate.run.generator = Some("ChaCha8 (locality draw seeds)".into());
+    certificate
 }
 
 /// The crate schedule of a run: every job of `instance`, admitted ones

@@ -429,19 +429,26 @@ impl Oasis {
         let (cluster, report) = run.finish()?;
         let schedule = schedule_of(&cluster, instance, &report);
         verify(instance, &schedule)?;
-        let mut certificate = report.run.certificate.clone();
-        certificate.algorithm = "oasis".into();
-        certificate.scope = Some(super::plan_scope(
-            "total utility of plans of the OASiS model (workers and parameter servers per slot, \
-             each job's utility at its completion slot)",
-            instance,
-        ));
+        let certificate = certificate_of(&report, instance);
         Ok(Solved {
             schedule,
             certificate,
             report,
         })
     }
+}
+
+/// The certificate of a run over the jobs of `instance`: the framework's,
+/// named and scoped.
+pub(crate) fn certificate_of(report: &OasisReport, instance: &Instance) -> crate::certificate::Certificate {
+    let mut certificate = report.run.certificate.clone();
+    certificate.algorithm = "oasis".into();
+    certificate.scope = Some(super::plan_scope(
+        "total utility of plans of the OASiS model (workers and parameter servers per slot, \
+         each job's utility at its completion slot)",
+        instance,
+    ));
+    certificate
 }
 
 /// The crate schedule of a run: every job of `instance`, admitted ones with

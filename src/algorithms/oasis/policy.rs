@@ -109,4 +109,12 @@ impl Policy for OasisPolicy {
     fn rejection(&self, job: JobId) -> Option<Rejection> {
         self.arrivals.rejection(job)
     }
+
+    fn finish(
+        self: Box<Self>,
+        instance: &Instance,
+    ) -> crate::Result<Option<crate::certificate::Certificate>> {
+        let report = self.report()?;
+        Ok(Some(super::certificate_of(&report, instance)))
+    }
 }

@@ -13,6 +13,7 @@ use dmlsched::baselines::{
 };
 use dmlsched::model::Instance;
 use dmlsched::sim::Policy;
+use dmlsched::trace::Arch;
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 
@@ -77,6 +78,35 @@ pub(crate) fn check_names(names: &[String]) -> Result<(), CliError> {
             n == "rar-online-random" || by_name_with(n, &BaselineParams::default()).is_some();
         if !baseline && !ALGORITHM_POLICIES.contains(&n) {
             return Err(CliError::Input(format!("unknown policy {n} ({})", known())));
+        }
+    }
+    Ok(())
+}
+
+/// The job architecture policy `name` schedules: `None` for a baseline
+/// that runs either.
+pub(crate) fn architecture(name: &str) -> Option<Arch> {
+    match name {
+        "oasis" | "locality" | "smd" => Some(Arch::ParameterServer),
+        "gadget" => Some(Arch::RingAllReduce),
+        n if RING_NAMES.contains(&n) => Some(Arch::RingAllReduce),
+        _ => None,
+    }
+}
+
+/// Reads and parses every parameters file given for one of `names`, so a
+/// bad file is refused before anything runs.
+pub(crate) fn check_params(entries: &[String], names: &[String]) -> Result<(), CliError> {
+    // Every entry's form and name, even one for a policy not in the run.
+    params_file(entries, "")?;
+    for name in names {
+        let file = params_file(entries, name)?;
+        match name.as_str() {
+            "oasis" => drop(params::<OasisParams>(file)?),
+            "locality" => drop(params::<LocalityParams>(file)?),
+            "gadget" => drop(params::<GadgetParams>(file)?),
+            "smd" => drop(params::<SmdParams>(file)?),
+            _ => {}
         }
     }
     Ok(())

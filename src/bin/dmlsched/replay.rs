@@ -7,7 +7,9 @@ use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 use dmlsched::baselines::{self, BaselineParams};
+use dmlsched::certificate::{Certificate, Sense};
 use dmlsched::model::Instance;
+use dmlsched::model::units::Num;
 use dmlsched::sim::plot::{jct_cdf_svg, jct_vs_load_svg, utilization_svg};
 use dmlsched::sim::report::{
     ReportError, RunMeta, write_jobs_csv, write_summary_csv, write_utilization_csv_runs,
@@ -125,12 +127,88 @@ enum ArchArg {
 
 /// The replay's set-up once the defaults are resolved.
 struct Setup {
+    /// The recipe of the baselines (and of every algorithm that schedules
+    /// it).
     arch: Arch,
+    /// PS-only machines of the parameter-server recipe's cluster.
     ps_servers: u32,
     horizon: ReplayHorizon,
     utility: UtilityRecipe,
-    policies: Vec<String>,
+    /// Every policy with the recipe it runs on, in the order given.
+    policies: Vec<(String, Arch)>,
     baselines: BaselineParams,
+}
+
+impl Setup {
+    /// The recipes of the run, in the order of their first policy.
+    fn recipes(&self) -> Vec<Arch> {
+        let mut out: Vec<Arch> = Vec::new();
+        for (_, a) in &self.policies {
+            if !out.contains(a) {
+                out.push(*a);
+            }
+        }
+        out
+    }
+
+    /// PS-only machines of `arch`'s cluster: the parameter-server recipe
+    /// gets them; a ring-all-reduce recipe only when it is the run's own
+    /// (`--arch rar --ps-servers N`), not beside a parameter-server one.
+    fn ps_servers_for(&self, arch: Arch) -> u32 {
+        if arch == Arch::ParameterServer || arch == self.arch {
+            self.ps_servers
+        } else {
+            0
+        }
+    }
+}
+
+/// The recipe's name in messages and labels.
+fn arch_name(arch: Arch) -> &'static str {
+    match arch {
+        Arch::RingAllReduce => "ring-all-reduce",
+        Arch::ParameterServer => "parameter-server",
+    }
+}
+
+/// Each policy with the recipe it runs on: its own architecture, else
+/// `arch`. With `--arch` given (`forced`), a policy that cannot schedule
+/// that architecture is refused, naming the fix; the SMD-style scheduler
+/// is refused for want of layer profiles.
+fn policy_recipes(
+    names: &[String],
+    arch: Arch,
+    forced: bool,
+) -> Result<Vec<(String, Arch)>, CliError> {
+    if names.iter().any(|n| n == "smd") {
+        return Err(CliError::Input(
+            "smd needs per-layer job profiles, which the replay recipes do not build: \
+             leave smd out of --policies, or run it with `simulate` on a layered instance"
+                .into(),
+        ));
+    }
+    let mut out = Vec::new();
+    let mut misfits = Vec::new();
+    for n in names {
+        match policies::architecture(n) {
+            Some(a) if a != arch && forced => misfits.push(format!("{n} ({})", arch_name(a))),
+            Some(a) => out.push((n.clone(), a)),
+            None => out.push((n.clone(), arch)),
+        }
+    }
+    if !misfits.is_empty() {
+        return Err(CliError::Input(format!(
+            "--arch {} builds {} jobs, which {} cannot schedule: \
+             drop --arch to run each policy on its own recipe, or leave them out of --policies",
+            match arch {
+                Arch::RingAllReduce => "rar",
+                Arch::ParameterServer => "ps",
+            },
+            arch_name(arch),
+            misfits.join(", ")
+        )));
+    }
+    Ok(out)
 }
 
 /// Parses `--horizon`.
@@ -216,7 +294,7 @@ impl ReplayArgs {
             None => Arch::RingAllReduce,
         };
         let machines = self.gpus / self.gpus_per_machine.max(1);
-        let policies = if self.policies.is_empty() {
+        let names: Vec<String> = if self.policies.is_empty() {
             baselines::cheap_for(arch == Arch::RingAllReduce)
                 .iter()
                 .map(|s| s.to_string())
@@ -224,6 +302,8 @@ impl ReplayArgs {
         } else {
             self.policies.iter().map(|p| p.trim().to_string()).collect()
         };
+        policies::check_params(&self.params, &names)?;
+        let policies = policy_recipes(&names, arch, self.arch.is_some())?;
         Ok(Setup {
             arch,
             ps_servers: self.ps_servers.unwrap_or(if oasis { machines } else { 0 }),
@@ -331,6 +411,16 @@ struct Run {
     summary: RunSummary,
     result: SimResult,
     instance_index: usize,
+    /// The policy's certificate (`Ok(None)` for a baseline), or why it
+    /// could not be made.
+    certificate: Result<Option<Certificate>, String>,
+}
+
+/// The certificate's bound on the total utility, when it is a valid upper
+/// bound.
+fn utility_bound(c: &Certificate) -> Option<f64> {
+    let b = &c.relaxation_bound;
+    (c.sense == Sense::Maximise && b.is_usable() && b.kind.is_valid()).then_some(b.value)
 }
 
 /// The instance of the window at one load scale and seed.
@@ -338,6 +428,7 @@ fn instance(
     rows: &[TraceJob],
     args: &ReplayArgs,
     setup: &Setup,
+    arch: Arch,
     scale: f64,
     seed: u64,
 ) -> Result<Instance, CliError> {
@@ -346,7 +437,7 @@ fn instance(
     scale_arrivals(&mut scaled, 1.0 / scale).map_err(|e| lib(e.into()))?;
     let recipe = RecipeOptions {
         seed,
-        ..match setup.arch {
+        ..match arch {
             Arch::RingAllReduce => RecipeOptions::rar(),
             Arch::ParameterServer => RecipeOptions::ps(),
         }
@@ -357,7 +448,7 @@ fn instance(
             gpus: args.gpus,
             gpus_per_machine: args.gpus_per_machine,
             recipe,
-            ps_servers: setup.ps_servers,
+            ps_servers: setup.ps_servers_for(arch),
             horizon: setup.horizon,
             utility: setup.utility,
         },
@@ -383,8 +474,9 @@ fn instance(
     Ok(inst)
 }
 
-/// A short description of the set-up, printed and written to every row.
-fn describe(args: &ReplayArgs, setup: &Setup, jobs: usize) -> (String, String) {
+/// A short description of the set-up, printed and written to every row:
+/// the workload and `arch`'s cluster.
+fn describe(args: &ReplayArgs, setup: &Setup, arch: Arch, jobs: usize) -> (String, String) {
     let name = args
         .trace
         .file_name()
@@ -396,8 +488,9 @@ fn describe(args: &ReplayArgs, setup: &Setup, jobs: usize) -> (String, String) {
         .map(|s| format!(" from {s}"))
         .unwrap_or_default();
     let workload = format!("{name} ({jobs} jobs{from})");
-    let ps = if setup.ps_servers > 0 {
-        format!(" + {} PS-only machines", setup.ps_servers)
+    let ps_servers = setup.ps_servers_for(arch);
+    let ps = if ps_servers > 0 {
+        format!(" + {ps_servers} PS-only machines")
     } else {
         String::new()
     };
@@ -408,81 +501,209 @@ fn describe(args: &ReplayArgs, setup: &Setup, jobs: usize) -> (String, String) {
     (workload, cluster)
 }
 
-/// `dmlsched replay`.
-pub(crate) fn run(args: &ReplayArgs) -> Result<(), CliError> {
-    let setup = args.setup()?;
-    let (rows, note) = args.rows()?;
-    let (workload, cluster) = describe(args, &setup, rows.len());
+/// A run that failed: its policy, load scale and seed, and why. The other
+/// runs go on.
+struct Failure {
+    meta: RunMeta,
+    error: CliError,
+}
+
+/// Prints the set-up: the workload, the cluster and recipe of the first
+/// policy, then the recipe and cluster of any policy on another recipe.
+fn print_setup(args: &ReplayArgs, setup: &Setup, jobs: usize) {
+    let recipes = setup.recipes();
+    let (workload, cluster) = describe(args, setup, recipes[0], jobs);
+    let on = |arch: Arch| -> String {
+        let names: Vec<&str> = setup
+            .policies
+            .iter()
+            .filter(|p| p.1 == arch)
+            .map(|p| p.0.as_str())
+            .collect();
+        names.join(", ")
+    };
+    let first = if recipes.len() > 1 {
+        format!(" for {}", on(recipes[0]))
+    } else {
+        String::new()
+    };
     out!(
-        "{workload}, {cluster}, {} recipe, horizon {}, utility {}, {} placement, Tiresias thresholds {:?} GPU-s",
-        match setup.arch {
-            Arch::RingAllReduce => "ring-all-reduce",
-            Arch::ParameterServer => "parameter-server",
-        },
+        "{workload}, {cluster}, {} recipe{first}, horizon {}, utility {}, {} placement, Tiresias thresholds {:?} GPU-s",
+        arch_name(recipes[0]),
         setup.horizon,
         setup.utility,
         setup.baselines.placement,
         setup.baselines.tiresias_thresholds
     );
-    if let Some(note) = note {
-        out!("{note}");
+    for &arch in &recipes[1..] {
+        let (_, cluster) = describe(args, setup, arch, jobs);
+        out!(
+            "{} recipe for {} (each policy on jobs of the architecture it schedules), {cluster}",
+            arch_name(arch),
+            on(arch)
+        );
     }
+}
+
+/// Every instance of the run, built before any policy runs: one per load
+/// scale, seed and recipe, in that order.
+fn instances(
+    rows: &[TraceJob],
+    args: &ReplayArgs,
+    setup: &Setup,
+) -> Result<Vec<(f64, u64, Arch, Instance)>, CliError> {
+    let mut out = Vec::new();
+    for &scale in &args.load_scales {
+        for &seed in &args.seeds {
+            for arch in setup.recipes() {
+                out.push((scale, seed, arch, instance(rows, args, setup, arch, scale, seed)?));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Simulates `name` on `inst`, then closes the policy's run for its
+/// certificate.
+fn simulate_one(
+    name: &str,
+    inst: &Instance,
+    args: &ReplayArgs,
+    setup: &Setup,
+    seed: u64,
+) -> Result<(SimResult, Result<Option<Certificate>, String>), CliError> {
+    let mut policy = policies::build(name, inst, &args.params, seed, &setup.baselines)?;
+    let result = simulate(inst, policy.as_mut(), &SimOptions::default())
+        .map_err(|e| CliError::lib(name, &e))?;
+    let certificate = policy.finish(inst).map_err(|e| e.to_string());
+    Ok((result, certificate))
+}
+
+/// Runs every policy on its instance for every load scale and seed; a
+/// policy that fails loses only its own run.
+fn run_all(
+    args: &ReplayArgs,
+    setup: &Setup,
+    rows: &[TraceJob],
+    insts: &[(f64, u64, Arch, Instance)],
+) -> (Vec<Run>, Vec<Failure>) {
     let mut progress = Progress {
         started: Instant::now(),
         total: setup.policies.len() * args.load_scales.len() * args.seeds.len(),
         done: 0,
         shown: false,
     };
-    let mut runs = Vec::new();
-    let mut instances = Vec::new();
+    let (mut runs, mut failures) = (Vec::new(), Vec::new());
     for &scale in &args.load_scales {
         for &seed in &args.seeds {
-            let inst = instance(&rows, args, &setup, scale, seed)?;
-            for name in &setup.policies {
-                progress.tick(&format!(
-                    "{name} x{} seed {seed}",
-                    summary::scale_label(scale)
-                ));
-                let mut policy =
-                    policies::build(name, &inst, &args.params, seed, &setup.baselines)?;
-                let result = simulate(&inst, policy.as_mut(), &SimOptions::default())
-                    .map_err(|e| CliError::lib(name, &e))?;
+            for (name, arch) in &setup.policies {
+                let label = format!("{name} x{} seed {seed}", summary::scale_label(scale));
+                progress.tick(&label);
+                let Some(index) = insts
+                    .iter()
+                    .position(|i| (i.0, i.1, i.2) == (scale, seed, *arch))
+                else {
+                    continue;
+                };
+                let (mut workload, cluster) = describe(args, setup, *arch, rows.len());
+                if setup.recipes().len() > 1 {
+                    workload = format!("{workload}, {} recipe", arch_name(*arch));
+                }
                 let meta = RunMeta {
                     policy: name.clone(),
                     seed,
-                    workload: workload.clone(),
-                    cluster: cluster.clone(),
+                    workload,
+                    cluster,
                     load_scale: scale,
                 };
-                runs.push(Run {
-                    meta,
-                    summary: result.summary(),
-                    result,
-                    instance_index: instances.len(),
-                });
+                match simulate_one(name, &insts[index].3, args, setup, seed) {
+                    Ok((result, certificate)) => {
+                        let mut summary = result.summary();
+                        summary.utility_bound =
+                            certificate.as_ref().ok().and_then(|c| c.as_ref()).and_then(utility_bound);
+                        runs.push(Run {
+                            meta,
+                            summary,
+                            result,
+                            instance_index: index,
+                            certificate,
+                        });
+                    }
+                    Err(error) => failures.push(Failure { meta, error }),
+                }
                 progress.done += 1;
-                progress.tick(&format!(
-                    "{name} x{} seed {seed}",
-                    summary::scale_label(scale)
-                ));
+                progress.tick(&label);
             }
-            instances.push(inst);
         }
     }
-    summary::print_table(
-        runs.iter()
-            .map(|r| (&r.meta, &r.result, &instances[r.instance_index])),
+    (runs, failures)
+}
+
+/// The error that ends a replay some of whose runs failed: bad input
+/// (exit 2) when every failure is, a failed run (exit 1) otherwise.
+fn failed(failures: &[Failure], total: usize, wrote: bool) -> Result<(), CliError> {
+    let Some(first) = failures.first() else {
+        return Ok(());
+    };
+    let text = |e: &CliError| match e {
+        CliError::Input(m) | CliError::Run(m) => m.clone(),
+    };
+    let m = format!(
+        "{} of {total} runs failed (the first: {} at load {}, seed {}: {}); the other results are printed{}",
+        failures.len(),
+        first.meta.policy,
+        summary::scale_label(first.meta.load_scale),
+        first.meta.seed,
+        text(&first.error),
+        if wrote { " and written" } else { "" }
     );
+    if failures.iter().all(|f| matches!(f.error, CliError::Input(_))) {
+        Err(CliError::Input(m))
+    } else {
+        Err(CliError::Run(m))
+    }
+}
+
+/// `dmlsched replay`.
+pub(crate) fn run(args: &ReplayArgs) -> Result<(), CliError> {
+    let setup = args.setup()?;
+    let (rows, note) = args.rows()?;
+    print_setup(args, &setup, rows.len());
+    if let Some(note) = note {
+        out!("{note}");
+    }
+    let insts = instances(&rows, args, &setup)?;
+    let (runs, failures) = run_all(args, &setup, &rows, &insts);
+    summary::print_table(runs.iter().map(|r| {
+        (
+            &r.meta,
+            &r.result,
+            &insts[r.instance_index].3,
+            r.summary.utility_bound,
+        )
+    }));
     summary::print_rejections(runs.iter().map(|r| (&r.meta, &r.result)));
+    print_certificates(&runs);
+    for f in &failures {
+        out!(
+            "failed: {} (load {}, seed {}): {}",
+            f.meta.policy,
+            summary::scale_label(f.meta.load_scale),
+            f.meta.seed,
+            match &f.error {
+                CliError::Input(m) | CliError::Run(m) => m,
+            }
+        );
+    }
     if let Some(dir) = &args.out {
-        write_outputs(dir, &runs)?;
+        write_outputs(dir, &runs, &failures)?;
         out!("wrote CSVs and SVGs to {}", dir.display());
     }
-    Ok(())
+    failed(&failures, runs.len() + failures.len(), args.out.is_some())
 }
 
 /// Writes the tables and plots of `runs` to `dir`.
-fn write_outputs(dir: &Path, runs: &[Run]) -> Result<(), CliError> {
+fn write_outputs(dir: &Path, runs: &[Run], failures: &[Failure]) -> Result<(), CliError> {
     std::fs::create_dir_all(dir).map_err(|e| CliError::input(dir, e))?;
     let report = |e: ReportError| CliError::Run(e.to_string());
     let create = |name: &str| {
@@ -504,10 +725,20 @@ fn write_outputs(dir: &Path, runs: &[Run]) -> Result<(), CliError> {
         );
         write_jobs_csv(create(&name)?, &r.meta, &r.result).map_err(report)?;
     }
+    if let Some(json) = certificates_json(runs) {
+        crate::solve::write_json(dir, "certificates.json", &json)?;
+    }
+    if !failures.is_empty() {
+        write_failures(create("failures.csv")?, failures)
+            .map_err(|e| CliError::Run(format!("{}: {e}", dir.join("failures.csv").display())))?;
+    }
+    let Some(run0) = runs.first() else {
+        return Ok(());
+    };
     // The utilization plots and table: the first load scale and seed.
     let first: Vec<&Run> = runs
         .iter()
-        .filter(|r| r.instance_index == runs[0].instance_index)
+        .filter(|r| (r.meta.load_scale, r.meta.seed) == (run0.meta.load_scale, run0.meta.seed))
         .collect();
     let metas: Vec<(RunMeta, &SimResult)> =
         first.iter().map(|r| (r.meta.clone(), &r.result)).collect();
@@ -516,10 +747,7 @@ fn write_outputs(dir: &Path, runs: &[Run]) -> Result<(), CliError> {
         .iter()
         .map(|r| (r.meta.policy.as_str(), &r.result))
         .collect();
-    let (scale, seed) = (
-        summary::scale_label(runs[0].meta.load_scale),
-        runs[0].meta.seed,
-    );
+    let (scale, seed) = (summary::scale_label(run0.meta.load_scale), run0.meta.seed);
     // A plot that cannot be drawn is a note: the tables are written anyway.
     let mut svgs = Vec::new();
     match utilization_svg(
@@ -547,6 +775,100 @@ fn write_outputs(dir: &Path, runs: &[Run]) -> Result<(), CliError> {
             .map_err(|e| CliError::Run(format!("{}: {e}", dir.join(name).display())))?;
     }
     Ok(())
+}
+
+/// Prints one line per algorithm run: its certificate's objective, bound
+/// and guarantees (a baseline has none).
+fn print_certificates(runs: &[Run]) {
+    for r in runs {
+        let what = format!(
+            "{} (load {}, seed {})",
+            r.meta.policy,
+            summary::scale_label(r.meta.load_scale),
+            r.meta.seed
+        );
+        match &r.certificate {
+            Ok(None) => {}
+            Err(e) => out!("certificate of {what}: not available: {e}"),
+            Ok(Some(c)) => {
+                let bound = match utility_bound(c) {
+                    Some(b) => format!("bound {:.4} ({})", Num(b), c.relaxation_bound.kind),
+                    None => format!("no valid bound ({})", c.relaxation_bound.kind),
+                };
+                let guarantees: Vec<String> = c
+                    .guarantees
+                    .iter()
+                    .map(|g| {
+                        let status = if g.valid { "holds" } else { "not valid here" };
+                        match g.ratio_bound {
+                            Some(x) => format!("{} with ratio {:.4}: {status}", g.expression, Num(x)),
+                            None => format!("{}: {status}", g.expression),
+                        }
+                    })
+                    .collect();
+                out!(
+                    "certificate of {what}: objective {:.4} (its plans' utility), {bound}; {}",
+                    Num(c.objective),
+                    if guarantees.is_empty() {
+                        "no a-priori guarantee".to_string()
+                    } else {
+                        guarantees.join("; ")
+                    }
+                );
+            }
+        }
+    }
+}
+
+/// `certificates.json`: every algorithm run's certificate with its policy,
+/// load scale, seed, workload and cluster.
+fn certificates_json(runs: &[Run]) -> Option<serde_json::Value> {
+    let list: Vec<serde_json::Value> = runs
+        .iter()
+        .filter_map(|r| {
+            let c = r.certificate.as_ref().ok()?.as_ref()?;
+            Some(serde_json::json!({
+                "policy": r.meta.policy,
+                "load_scale": r.meta.load_scale,
+                "seed": r.meta.seed,
+                "workload": r.meta.workload,
+                "cluster": r.meta.cluster,
+                "certificate": c,
+            }))
+        })
+        .collect();
+    (!list.is_empty()).then_some(serde_json::Value::Array(list))
+}
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break.
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+/// `failures.csv`: one row per failed run, with the error.
+fn write_failures(mut w: impl Write, failures: &[Failure]) -> std::io::Result<()> {
+    writeln!(w, "policy,load_scale,seed,workload,cluster,exit,error")?;
+    for f in failures {
+        let (exit, m) = match &f.error {
+            CliError::Input(m) => (2, m),
+            CliError::Run(m) => (1, m),
+        };
+        writeln!(
+            w,
+            "{},{},{},{},{},{exit},{}",
+            csv_field(&f.meta.policy),
+            f.meta.load_scale,
+            f.meta.seed,
+            csv_field(&f.meta.workload),
+            csv_field(&f.meta.cluster),
+            csv_field(m)
+        )?;
+    }
+    w.flush()
 }
 
 /// Mean over seeds of every (policy, load scale)'s average JCT (runs that

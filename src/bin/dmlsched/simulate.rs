@@ -162,7 +162,12 @@ pub(crate) fn run(args: &SimulateArgs) -> Result<(), CliError> {
         .iter()
         .map(|(n, _)| meta(args, &inst, &label, n))
         .collect();
-    summary::print_table(metas.iter().zip(&runs).map(|(m, (_, r))| (m, r, &inst)));
+    summary::print_table(
+        metas
+            .iter()
+            .zip(&runs)
+            .map(|(m, (_, r))| (m, r, &inst, None)),
+    );
     summary::print_rejections(metas.iter().zip(&runs).map(|(m, (_, r))| (m, r)));
     if let Some(dir) = &args.out {
         let plots = write_outputs(dir, &inst, &label, args, &runs)?;

@@ -32,11 +32,21 @@ fn stat(x: f64, width: usize, decimals: usize) -> String {
 /// unfinished: they add up to the jobs), JCT and makespan over the jobs
 /// done, the share of each resource held (GPU, CPU, NIC), utility and
 /// preemptions; then a note for every run that left jobs unfinished.
+///
+/// `bound` is the policy's proven bound on the total utility, when its
+/// certificate gives one: a `bound` column is shown when any run has one.
 pub(crate) fn print_table<'a>(
-    runs: impl IntoIterator<Item = (&'a RunMeta, &'a SimResult, &'a Instance)>,
+    runs: impl IntoIterator<Item = (&'a RunMeta, &'a SimResult, &'a Instance, Option<f64>)>,
 ) {
+    let runs: Vec<_> = runs.into_iter().collect();
+    let bounds = runs.iter().any(|r| r.3.is_some());
+    let bound_head = if bounds {
+        format!(" {:>10}", "bound")
+    } else {
+        String::new()
+    };
     out!(
-        "{:<22} {:>5} {:>5} {:>6} {:>6} {:>6} {:>11} {:>11} {:>11} {:>5} {:>5} {:>5} {:>10} {:>7}",
+        "{:<22} {:>5} {:>5} {:>6} {:>6} {:>6} {:>11} {:>11} {:>11} {:>5} {:>5} {:>5} {:>10}{bound_head} {:>7}",
         "policy",
         "load",
         "seed",
@@ -53,11 +63,16 @@ pub(crate) fn print_table<'a>(
         "preempt"
     );
     let mut notes = Vec::new();
-    for (meta, result, inst) in runs {
+    for (meta, result, inst, bound) in runs {
         let s = result.summary();
         let u = result.resource_use(inst);
+        let bound = match (bounds, bound) {
+            (false, _) => String::new(),
+            (true, Some(b)) => format!(" {}", stat(b, 10, 2)),
+            (true, None) => format!(" {:>10}", "-"),
+        };
         out!(
-            "{:<22} {:>5} {:>5} {:>6} {:>6} {:>6} {} {} {} {:>5.2} {:>5.2} {:>5.2} {} {:>7}",
+            "{:<22} {:>5} {:>5} {:>6} {:>6} {:>6} {} {} {} {:>5.2} {:>5.2} {:>5.2} {}{bound} {:>7}",
             meta.policy,
             scale_label(meta.load_scale),
             meta.seed,
@@ -79,7 +94,13 @@ pub(crate) fn print_table<'a>(
     }
     out!(
         "(done + rej. + unfin. = jobs; mean JCT, p95 JCT and makespan: over the jobs done; \
-         GPU, CPU, NIC: mean share of the cluster's capacity held over the run)"
+         GPU, CPU, NIC: mean share of the cluster's capacity held over the run{})",
+        if bounds {
+            "; bound: the policy's proven upper bound on the utility of any schedule, \
+             in its own model"
+        } else {
+            ""
+        }
     );
     for note in notes {
         out!("{note}");
