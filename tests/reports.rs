@@ -236,7 +236,7 @@ fn jct_cdf_plot_has_legend_axes_and_one_line_per_run() {
     assert_svg(
         &svg,
         &["fifo, 1 GPU", "fifo, 2 GPUs"],
-        &["JCT (s)", "fraction of jobs"],
+        &["JCT (s)", "fraction of all jobs done"],
         "JCT distribution",
     );
     // Deterministic: byte-identical on a second call.
@@ -262,7 +262,12 @@ fn jct_cdf_uses_a_log_axis_over_more_than_two_decades() {
     let r = simulate(&inst, &mut Fifo::default(), &SimOptions::default()).unwrap();
     assert_eq!(r.sorted_jcts(), [1.0, 1000.0]);
     let svg = jct_cdf_svg(&[("fifo", &r)], "log").unwrap();
-    assert_svg(&svg, &["fifo"], &["JCT (s)", "fraction of jobs"], "log");
+    assert_svg(
+        &svg,
+        &["fifo"],
+        &["JCT (s)", "fraction of all jobs done"],
+        "log",
+    );
     // Decade ticks of a log axis.
     for t in ["1", "10", "100", "1000"] {
         assert!(svg.contains(&format!("\n{t}\n")), "tick {t}");
@@ -274,11 +279,65 @@ fn jct_cdf_keeps_runs_without_completions_in_the_legend() {
     let (_, one) = run(1);
     let (_, none) = unfinished();
     let svg = jct_cdf_svg(&[("done", &one), ("stuck", &none)], "t").unwrap();
-    assert!(svg.contains("\nstuck (none completed)\n"));
+    assert!(svg.contains("\nstuck (none of 1 done)\n"));
     assert!(matches!(
         jct_cdf_svg(&[("stuck", &none)], "t"),
         Err(ReportError::NoData { .. })
     ));
+}
+
+#[test]
+fn jct_cdf_counts_every_job_and_tops_out_at_the_share_done() {
+    // One GPU, a 1-s job then a 100-s job, stopped at 50 s: one of two done.
+    let cluster = Cluster::homogeneous(
+        1,
+        Resources::zero()
+            .gpus(1.0)
+            .cpu_cores(64.0)
+            .memory(1e12)
+            .nic(1e11),
+        1e10,
+    );
+    let jobs = vec![job(0, 0.0, ps_job(2, 0.5)), job(1, 0.0, ps_job(100, 1.0))];
+    let inst = Instance::new(cluster, jobs, 10.0, 5).unwrap();
+    let opts = SimOptions {
+        stop: StopAt::Horizon,
+        ..SimOptions::default()
+    };
+    let r = simulate(&inst, &mut Fifo::default(), &opts).unwrap();
+    assert_eq!(r.sorted_jcts().len(), 1);
+    let svg = jct_cdf_svg(&[("half", &r)], "t").unwrap();
+    assert!(svg.contains("\nhalf (1 of 2 done)\n"), "{svg}");
+    // The curve's highest point is half-way up the y axis (0 to 1.02),
+    // not at its top: the y pixel of 0.5 and of 1.0 differ.
+    let full = jct_cdf_svg(&[("one", &run(1).1)], "t").unwrap();
+    let top = |svg: &str| -> f64 {
+        svg.lines()
+            .filter(|l| l.starts_with("<polyline") && l.contains("stroke-width=\"2\""))
+            .flat_map(|l| {
+                l.split("points=\"")
+                    .skip(1)
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .flat_map(|p| {
+                p.split('"')
+                    .next()
+                    .unwrap_or("")
+                    .split(' ')
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .filter_map(|xy| xy.split(',').nth(1).and_then(|y| y.parse::<f64>().ok()))
+            .fold(f64::INFINITY, f64::min)
+    };
+    // SVG y grows downwards: the half-done run's top lies below the full run's.
+    assert!(
+        top(&svg) > top(&full) + 50.0,
+        "{} vs {}",
+        top(&svg),
+        top(&full)
+    );
 }
 
 #[test]

@@ -256,7 +256,7 @@ fn utilization_plot_beyond_1e15_is_a_note_and_the_tables_are_written() {
     let run = dmlsched_within(60.0, &["simulate", &f, "--policies", "fifo", "--out", &d]);
     run.ok("plot beyond 1e15");
     assert!(
-        run.stderr.contains("note: utilization.svg not written"),
+        run.stdout.contains("note: utilization.svg not written"),
         "{run:?}"
     );
     for t in SIM_TABLES {

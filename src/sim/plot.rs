@@ -265,13 +265,16 @@ where
 
 /// Empirical CDF of job completion times, one line per run.
 ///
-/// Each run contributes the step function `F(x)` = fraction of its
-/// *completed* jobs with JCT ≤ x, rising by `1/n` at each of its `n`
-/// completed jobs' JCTs and continued at 1 to the right edge. Runs in which
-/// no job completed keep their legend entry, marked "(none completed)".
+/// Each run contributes the step function `F(x)` = fraction of *all* its
+/// jobs with JCT ≤ x, rising by `1/N` at each completed job's JCT, where
+/// `N` counts every job of the run: rejected and unfinished jobs never
+/// finish, so a run that did not complete every job tops out below 1, at
+/// its completed share, continued to the right edge. A run that did not
+/// complete every job says so in its legend entry ("(c of N done)", or
+/// "(none of N done)").
 /// The x axis ("JCT (s)") is log10 when the largest JCT over all runs
 /// exceeds the smallest by more than a factor 100 (two decades) and the
-/// smallest is at least 10⁻⁹ s, otherwise linear; the y axis is "fraction of jobs", 0 to 1. `label` is the legend
+/// smallest is at least 10⁻⁹ s, otherwise linear; the y axis is "fraction of all jobs done", 0 to 1. `label` is the legend
 /// text of each run.
 ///
 /// # Errors
@@ -301,29 +304,32 @@ pub fn jct_cdf_svg(runs: &[(&str, &SimResult)], title: &str) -> Result<String, R
     let series = runs
         .iter()
         .zip(&jcts)
-        .map(|((label, _), v)| {
+        .map(|((label, r), v)| {
+            let all = r.jobs.len().max(v.len());
             if v.is_empty() {
                 return Series {
-                    label: format!("{label} (none completed)"),
+                    label: format!("{label} (none of {all} done)"),
                     points: Vec::new(),
                 };
             }
-            let n = v.len() as f64;
+            let n = all as f64;
             let mut points = Vec::with_capacity(2 * v.len() + 1);
             for (i, &t) in v.iter().enumerate() {
                 points.push((t, i as f64 / n));
                 points.push((t, (i + 1) as f64 / n));
             }
-            Series {
-                label: (*label).to_string(),
-                points,
-            }
+            let label = if v.len() < all {
+                format!("{label} ({} of {all} done)", v.len())
+            } else {
+                (*label).to_string()
+            };
+            Series { label, points }
         })
         .collect();
     render(&Figure {
         title,
         x_desc: "JCT (s)",
-        y_desc: "fraction of jobs",
+        y_desc: "fraction of all jobs done",
         series,
         x_log,
         x,
@@ -349,6 +355,22 @@ pub fn jct_cdf_svg(runs: &[(&str, &SimResult)], title: &str) -> Result<String, R
 /// a value beyond [`MAX_ABS`] or if drawing fails.
 pub fn jct_vs_load_svg(points: &[(&str, f64, f64)], title: &str) -> Result<String, ReportError> {
     lines_svg(points, title, "load scale", "average JCT (s)")
+}
+
+/// Total utility against load, one line per policy with a marker at each
+/// point: `points` are `(policy, load scale, total utility)`, drawn as
+/// [`jct_vs_load_svg`] draws its points. Axes: "load scale" and "total
+/// utility" (linear, from 0 unless a value is negative).
+///
+/// # Errors
+///
+/// [`ReportError::NoData`] when no point is finite; [`ReportError::Plot`] for
+/// a value beyond [`MAX_ABS`] or if drawing fails.
+pub fn utility_vs_load_svg(
+    points: &[(&str, f64, f64)],
+    title: &str,
+) -> Result<String, ReportError> {
+    lines_svg(points, title, "load scale", "total utility")
 }
 
 /// A line per series through `(series, x, y)` points: lines follow the

@@ -253,7 +253,10 @@ impl Gadget {
 
 /// The certificate of a run over the jobs of `instance`: the framework's
 /// with this model's statements, scoped.
-pub(crate) fn certificate_of(report: &GadgetReport, instance: &Instance) -> crate::certificate::Certificate {
+pub(crate) fn certificate_of(
+    report: &GadgetReport,
+    instance: &Instance,
+) -> crate::certificate::Certificate {
     let mut certificate = run::certificate(report);
     certificate.scope = Some(super::plan_scope(
         "total weighted utility, net of the energy price, of plans of the GADGET-style model \

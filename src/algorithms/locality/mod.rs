@@ -591,7 +591,10 @@ impl Run {
 
 /// The certificate of a run over the jobs of `instance`: the framework's,
 /// named and scoped, with the oracle's LP solves and seed.
-pub(crate) fn certificate_of(report: &LocalityReport, instance: &Instance) -> crate::certificate::Certificate {
+pub(crate) fn certificate_of(
+    report: &LocalityReport,
+    instance: &Instance,
+) -> crate::certificate::Certificate {
     let mut certificate = report.run.certificate.clone();
     certificate.algorithm = "locality".into();
     certificate.scope = Some(super::plan_scope(

@@ -440,7 +440,10 @@ impl Oasis {
 
 /// The certificate of a run over the jobs of `instance`: the framework's,
 /// named and scoped.
-pub(crate) fn certificate_of(report: &OasisReport, instance: &Instance) -> crate::certificate::Certificate {
+pub(crate) fn certificate_of(
+    report: &OasisReport,
+    instance: &Instance,
+) -> crate::certificate::Certificate {
     let mut certificate = report.run.certificate.clone();
     certificate.algorithm = "oasis".into();
     certificate.scope = Some(super::plan_scope(

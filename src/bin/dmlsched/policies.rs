@@ -102,10 +102,10 @@ pub(crate) fn check_params(entries: &[String], names: &[String]) -> Result<(), C
     for name in names {
         let file = params_file(entries, name)?;
         match name.as_str() {
-            "oasis" => drop(params::<OasisParams>(file)?),
-            "locality" => drop(params::<LocalityParams>(file)?),
-            "gadget" => drop(params::<GadgetParams>(file)?),
-            "smd" => drop(params::<SmdParams>(file)?),
+            "oasis" => params::<OasisParams>(file).map(|_| ())?,
+            "locality" => params::<LocalityParams>(file).map(|_| ())?,
+            "gadget" => params::<GadgetParams>(file).map(|_| ())?,
+            "smd" => params::<SmdParams>(file).map(|_| ())?,
             _ => {}
         }
     }

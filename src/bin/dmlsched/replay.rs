@@ -1,16 +1,17 @@
 //! `dmlsched replay`: a window of a real cluster trace under baselines and
 //! algorithm policies.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
+use dmlsched::algorithms::gadget::MAX_CELLS;
 use dmlsched::baselines::{self, BaselineParams};
 use dmlsched::certificate::{Certificate, Sense};
 use dmlsched::model::Instance;
 use dmlsched::model::units::Num;
-use dmlsched::sim::plot::{jct_cdf_svg, jct_vs_load_svg, utilization_svg};
+use dmlsched::sim::plot::{jct_cdf_svg, jct_vs_load_svg, utility_vs_load_svg, utilization_svg};
 use dmlsched::sim::report::{
     ReportError, RunMeta, write_jobs_csv, write_summary_csv, write_utilization_csv_runs,
 };
@@ -36,8 +37,12 @@ pub(crate) struct ReplayArgs {
     #[arg(long, value_name = "FORMAT")]
     format: Option<TraceFormat>,
     /// The job architecture the recipe builds: ring-all-reduce or parameter
-    /// server [default: ps when oasis, locality or smd is among the
-    /// policies, else rar].
+    /// server, for every policy; a policy that cannot schedule it is
+    /// refused before the run. Without it, the baselines run on ps jobs when
+    /// oasis or locality is among the policies (else rar), and every other
+    /// policy on jobs of the architecture it schedules (gadget and the ring
+    /// baselines on rar, oasis and locality on ps), the summary naming each
+    /// recipe.
     #[arg(long, value_enum)]
     arch: Option<ArchArg>,
     /// Start of the window: a date (YYYY-MM-DD) or seconds on the trace's
@@ -61,15 +66,23 @@ pub(crate) struct ReplayArgs {
     /// The horizon, slots: `after-last-arrival` (one slot past the last
     /// arrival's; simulations run until every job is done), `cover:M` (long
     /// enough for every job to finish M times its trace duration after its
-    /// arrival) or a number of slots [default: cover:3 when oasis or
-    /// locality is among the policies, else after-last-arrival].
+    /// arrival) or a number of slots [default: cover:3 when oasis,
+    /// locality or gadget is among the policies, else after-last-arrival].
     #[arg(long, value_name = "H")]
     horizon: Option<String>,
+    /// Slot length, seconds, of every recipe [default: 1200 for
+    /// parameter-server jobs (the OASiS testbed's), 10 for ring-all-reduce
+    /// jobs, lengthened in steps of 10 s when gadget is among the policies
+    /// until horizon × machines fits the GADGET-style scheduler's 2^22
+    /// cells].
+    #[arg(long, value_name = "S")]
+    slot_length: Option<f64>,
     /// The jobs' utilities: `trace` (1 per completion, or 1 by the trace's
     /// deadline) or `sigmoid[:M[:S]]` (1/(1 + exp(S/g3·(δ − g3))) with
     /// g3 = M × the job's trace duration in slots; M = 2, S = 4 by default;
     /// M must be at least S/(S + 20))
-    /// [default: sigmoid when oasis or locality is among the policies, else
+    /// [default: sigmoid when oasis, locality or gadget is among the
+    /// policies, else
     /// trace].
     #[arg(long, value_name = "U")]
     utility: Option<String>,
@@ -110,8 +123,9 @@ pub(crate) struct ReplayArgs {
     #[arg(long, default_value = "v100", value_name = "KIND")]
     gavel_gpu: String,
     /// Folder for summary.csv, jobs-<policy>-x<scale>-seed<seed>.csv,
-    /// utilization.csv, jct_cdf.svg, jct_vs_load.svg and utilization.svg
-    /// (created if missing).
+    /// utilization.csv, certificates.json (algorithm policies), failures.csv
+    /// (when a policy failed), jct_cdf.svg, jct_vs_load.svg, utility.svg and
+    /// utilization.svg (created if missing).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
 }
@@ -279,13 +293,18 @@ impl ReplayArgs {
                 "--load-scales: {s} is not a positive number"
             )));
         }
+        if let Some(s) = self.slot_length.filter(|s| !(s.is_finite() && *s > 0.0)) {
+            return Err(CliError::Input(format!(
+                "--slot-length: {s} is not a positive number of seconds"
+            )));
+        }
         policies::check_names(&self.policies)?;
         let has = |n: &str| self.policies.iter().any(|p| p.trim() == n);
         let oasis = has("oasis");
         // The online algorithms need a horizon their jobs can finish in and
-        // utilities that reward finishing late a little: OASiS and locality
-        // get the same defaults.
-        let online = oasis || has("locality");
+        // utilities that reward finishing late a little: OASiS, locality and
+        // the GADGET-style scheduler        // get the same defaults.
+        let online = oasis || has("locality") || has("gadget");
         let ps_algorithm = oasis || has("locality") || has("smd");
         let arch = match self.arch {
             Some(ArchArg::Rar) => Arch::RingAllReduce,
@@ -372,7 +391,7 @@ impl ReplayArgs {
 }
 
 /// A one-line progress bar on stderr, shown once the work takes more than
-/// two seconds.
+/// two seconds, when stderr is a terminal.
 struct Progress {
     started: Instant,
     total: usize,
@@ -382,6 +401,11 @@ struct Progress {
 
 impl Progress {
     fn tick(&mut self, label: &str) {
+        // Only a person watching a terminal needs it; a log or a pipe does
+        // not (and an exit-2 answer keeps its one `error:` line on stderr).
+        if !std::io::stderr().is_terminal() {
+            return;
+        }
         let elapsed = self.started.elapsed().as_secs_f64();
         if elapsed < 2.0 && !self.shown {
             return;
@@ -429,18 +453,20 @@ fn instance(
     args: &ReplayArgs,
     setup: &Setup,
     arch: Arch,
-    scale: f64,
-    seed: u64,
+    (scale, seed): (f64, u64),
+    slot_length_s: Option<f64>,
 ) -> Result<Instance, CliError> {
     let lib = |e: dmlsched::Error| CliError::lib("replay instance", &e);
     let mut scaled = rows.to_vec();
     scale_arrivals(&mut scaled, 1.0 / scale).map_err(|e| lib(e.into()))?;
+    let base = match arch {
+        Arch::RingAllReduce => RecipeOptions::rar(),
+        Arch::ParameterServer => RecipeOptions::ps(),
+    };
     let recipe = RecipeOptions {
         seed,
-        ..match arch {
-            Arch::RingAllReduce => RecipeOptions::rar(),
-            Arch::ParameterServer => RecipeOptions::ps(),
-        }
+        slot_length_s: slot_length_s.unwrap_or(base.slot_length_s),
+        ..base
     };
     let (inst, out) = replay_instance(
         &scaled,
@@ -556,11 +582,50 @@ fn instances(
     for &scale in &args.load_scales {
         for &seed in &args.seeds {
             for arch in setup.recipes() {
-                out.push((scale, seed, arch, instance(rows, args, setup, arch, scale, seed)?));
+                let inst = recipe_instance(rows, args, setup, arch, (scale, seed))?;
+                out.push((scale, seed, arch, inst));
             }
         }
     }
     Ok(out)
+}
+
+/// The instance of `arch`'s recipe at one load scale and seed. Without
+/// `--slot-length`, a ring-all-reduce recipe that the GADGET-style
+/// scheduler runs gets slots long enough (in steps of the default 10 s)
+/// for its horizon × machines to fit the scheduler's limit, with a note.
+fn recipe_instance(
+    rows: &[TraceJob],
+    args: &ReplayArgs,
+    setup: &Setup,
+    arch: Arch,
+    run: (f64, u64),
+) -> Result<Instance, CliError> {
+    let inst = instance(rows, args, setup, arch, run, args.slot_length)?;
+    let gadget = setup
+        .policies
+        .iter()
+        .any(|p| p.0 == "gadget" && p.1 == arch);
+    let cells = |i: &Instance| u64::from(i.horizon_slots()) * i.cluster().machines.len() as u64;
+    if args.slot_length.is_some() || !gadget || cells(&inst) <= MAX_CELLS {
+        return Ok(inst);
+    }
+    let base = inst.slot_length_s();
+    let factor = (cells(&inst) as f64 / MAX_CELLS as f64).ceil();
+    let mut slot = base * factor;
+    let mut inst = instance(rows, args, setup, arch, run, Some(slot))?;
+    // The horizon in slots rounds up: one more step may be needed.
+    while cells(&inst) > MAX_CELLS && slot < 1e9 {
+        slot += base;
+        inst = instance(rows, args, setup, arch, run, Some(slot))?;
+    }
+    out!(
+        "note: {} recipe at load {}, seed {}: slots of {slot} s (not {base} s), so that horizon × machines fits the GADGET-style scheduler's {MAX_CELLS} cells",
+        arch_name(arch),
+        summary::scale_label(run.0),
+        run.1
+    );
+    Ok(inst)
 }
 
 /// Simulates `name` on `inst`, then closes the policy's run for its
@@ -619,8 +684,11 @@ fn run_all(
                 match simulate_one(name, &insts[index].3, args, setup, seed) {
                     Ok((result, certificate)) => {
                         let mut summary = result.summary();
-                        summary.utility_bound =
-                            certificate.as_ref().ok().and_then(|c| c.as_ref()).and_then(utility_bound);
+                        summary.utility_bound = certificate
+                            .as_ref()
+                            .ok()
+                            .and_then(|c| c.as_ref())
+                            .and_then(utility_bound);
                         runs.push(Run {
                             meta,
                             summary,
@@ -657,7 +725,10 @@ fn failed(failures: &[Failure], total: usize, wrote: bool) -> Result<(), CliErro
         text(&first.error),
         if wrote { " and written" } else { "" }
     );
-    if failures.iter().all(|f| matches!(f.error, CliError::Input(_))) {
+    if failures
+        .iter()
+        .all(|f| matches!(f.error, CliError::Input(_)))
+    {
         Err(CliError::Input(m))
     } else {
         Err(CliError::Run(m))
@@ -755,20 +826,28 @@ fn write_outputs(dir: &Path, runs: &[Run], failures: &[Failure]) -> Result<(), C
         &format!("GPU utilization, load x{scale}, seed {seed}"),
     ) {
         Ok(svg) => svgs.push(("utilization.svg", svg)),
-        Err(e) => eprintln!("note: utilization.svg not written: {e}"),
+        Err(e) => out!("note: utilization.svg not written: {e}"),
     }
     match jct_cdf_svg(&plots, &format!("JCT CDF, load x{scale}, seed {seed}")) {
         Ok(svg) => svgs.push(("jct_cdf.svg", svg)),
-        Err(e) => eprintln!("note: jct_cdf.svg not written: {e}"),
+        Err(e) => out!("note: jct_cdf.svg not written: {e}"),
     }
-    let points = mean_jct_by_load(runs);
-    let refs: Vec<(&str, f64, f64)> = points
-        .iter()
-        .map(|(p, s, j)| (p.as_str(), *s, *j))
-        .collect();
-    match jct_vs_load_svg(&refs, "Average JCT against load (mean over seeds)") {
+    let by_load =
+        |metric: fn(&RunSummary) -> f64| -> Vec<(String, f64, f64)> { mean_by_load(runs, metric) };
+    let jct = by_load(|s| s.avg_jct_s);
+    let jct: Vec<(&str, f64, f64)> = jct.iter().map(|(p, s, v)| (p.as_str(), *s, *v)).collect();
+    match jct_vs_load_svg(&jct, "Average JCT against load (mean over seeds)") {
         Ok(svg) => svgs.push(("jct_vs_load.svg", svg)),
-        Err(e) => eprintln!("note: jct_vs_load.svg not written: {e}"),
+        Err(e) => out!("note: jct_vs_load.svg not written: {e}"),
+    }
+    let utility = by_load(|s| s.total_utility);
+    let utility: Vec<(&str, f64, f64)> = utility
+        .iter()
+        .map(|(p, s, v)| (p.as_str(), *s, *v))
+        .collect();
+    match utility_vs_load_svg(&utility, "Total utility against load (mean over seeds)") {
+        Ok(svg) => svgs.push(("utility.svg", svg)),
+        Err(e) => out!("note: utility.svg not written: {e}"),
     }
     for (name, svg) in svgs {
         std::fs::write(dir.join(name), svg)
@@ -801,7 +880,9 @@ fn print_certificates(runs: &[Run]) {
                     .map(|g| {
                         let status = if g.valid { "holds" } else { "not valid here" };
                         match g.ratio_bound {
-                            Some(x) => format!("{} with ratio {:.4}: {status}", g.expression, Num(x)),
+                            Some(x) => {
+                                format!("{} with ratio {:.4}: {status}", g.expression, Num(x))
+                            }
                             None => format!("{}: {status}", g.expression),
                         }
                     })
@@ -871,23 +952,22 @@ fn write_failures(mut w: impl Write, failures: &[Failure]) -> std::io::Result<()
     w.flush()
 }
 
-/// Mean over seeds of every (policy, load scale)'s average JCT (runs that
-/// completed no job are left out).
-fn mean_jct_by_load(runs: &[Run]) -> Vec<(String, f64, f64)> {
+/// Mean over seeds of `metric` for every (policy, load scale); runs whose
+/// metric is not finite (an average JCT with no job done) are left out.
+fn mean_by_load(runs: &[Run], metric: impl Fn(&RunSummary) -> f64) -> Vec<(String, f64, f64)> {
     let mut points: Vec<(String, f64, f64, usize)> = Vec::new();
-    for r in runs.iter().filter(|r| r.summary.avg_jct_s.is_finite()) {
+    for r in runs {
+        let v = metric(&r.summary);
+        if !v.is_finite() {
+            continue;
+        }
         let key = (&r.meta.policy, r.meta.load_scale);
         match points.iter_mut().find(|p| (&p.0, p.1) == key) {
             Some(p) => {
-                p.2 += r.summary.avg_jct_s;
+                p.2 += v;
                 p.3 += 1;
             }
-            None => points.push((
-                r.meta.policy.clone(),
-                r.meta.load_scale,
-                r.summary.avg_jct_s,
-                1,
-            )),
+            None => points.push((r.meta.policy.clone(), r.meta.load_scale, v, 1)),
         }
     }
     points

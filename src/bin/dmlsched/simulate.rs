@@ -112,7 +112,7 @@ fn write_outputs(
                 write_text(&dir.join(name), &svg)?;
                 written.push(name);
             }
-            Err(e) => eprintln!("note: {name} not written: {e}"),
+            Err(e) => out!("note: {name} not written: {e}"),
         }
     }
     Ok(written)
