@@ -1,6 +1,6 @@
 //! Replays a researcher can read: policies checked against the run's
 //! architecture before anything runs, each policy on the recipe of the
-//! architecture it schedules, a failing policy losing only its own run,
+//! architecture it schedules (the SMD-style scheduler on layered jobs), a failing policy losing only its own run,
 //! algorithm certificates in `certificates.json` and a bound column, and
 //! the utility plot. Each command runs the built binary under the watchdog
 //! of `tests/common` (time and 1 GiB peak memory).
@@ -68,26 +68,61 @@ fn a_forced_architecture_refuses_the_policies_that_cannot_run_it_up_front() {
     assert!(run.stdout.is_empty(), "{}", run.stdout);
     let run = dmlsched_within(
         SECS,
-        &["replay", &t, "--arch", "rar", "--policies", "oasis"],
+        &["replay", &t, "--arch", "rar", "--policies", "oasis,smd"],
     );
+    let line = run.one_error_line("--arch rar with oasis and smd");
     assert!(
-        run.one_error_line("--arch rar with oasis")
-            .contains("oasis (parameter-server)")
+        line.contains("oasis (parameter-server)") && line.contains("smd (layered)"),
+        "{line}"
     );
 }
 
 #[test]
-fn smd_is_refused_up_front_naming_what_to_do() {
+fn smd_replays_on_the_layered_recipe() {
+    let dir = scratch("smd");
+    let d = dir.to_string_lossy().into_owned();
+    let t = trace("tiresias-60_job.csv");
     let run = dmlsched_within(
         SECS,
-        &["replay", &trace("philly.csv"), "--policies", "fifo,smd"],
+        &[
+            "replay",
+            &t,
+            "--jobs",
+            "8",
+            "--gpus",
+            "16",
+            "--policies",
+            "fifo,smd",
+            "--out",
+            &d,
+        ],
     );
-    let line = run.one_error_line("smd in a replay");
+    let out = run.ok("fifo and smd").to_string();
+    assert!(out.contains("layered recipe for smd"), "{out}");
+    let rows = summary_rows(&dir);
+    assert_eq!(rows.len(), 2);
+    let smd = rows.iter().find(|r| r["policy"] == "smd").unwrap();
+    assert!(smd["workload"].contains("layered recipe"), "{smd:?}");
+    assert!(smd["completed"].parse::<usize>().unwrap() > 0, "{smd:?}");
+    for row in &rows {
+        let n = |k: &str| row[k].parse::<usize>().unwrap();
+        assert_eq!(
+            n("completed") + n("rejected") + n("unfinished"),
+            n("jobs"),
+            "{row:?}"
+        );
+    }
+    // Its machines are the SMD-style workload's 8-GPU machines.
+    let run = dmlsched_within(
+        SECS,
+        &["replay", &t, "--policies", "smd", "--gpus-per-machine", "4"],
+    );
+    let line = run.one_error_line("smd on 4-GPU machines");
     assert!(
-        line.contains("layer") && line.contains("simulate"),
+        line.contains("--gpus-per-machine 4") && line.contains("8"),
         "{line}"
     );
-    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

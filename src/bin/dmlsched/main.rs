@@ -33,6 +33,7 @@ macro_rules! out_raw {
 
 mod pcip;
 mod policies;
+mod recipe;
 mod replay;
 mod simulate;
 mod smd;

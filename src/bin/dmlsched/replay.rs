@@ -24,6 +24,7 @@ use dmlsched::trace::{
 
 use crate::CliError;
 use crate::policies::{self, BaselineFlags};
+use crate::recipe::{self, Recipe};
 use crate::summary;
 
 #[derive(Debug, Args)]
@@ -87,9 +88,9 @@ pub(crate) struct ReplayArgs {
     #[arg(long, value_name = "U")]
     utility: Option<String>,
     /// Comma-separated policies: any baseline and the algorithms oasis,
-    /// locality and gadget (smd needs per-layer job profiles, which the
-    /// replay recipes do not build: run it on a layered instance with
-    /// `simulate`) [default: every cheap baseline for the architecture].
+    /// locality, gadget and smd (on the layered recipe, which builds the
+    /// per-layer profiles it needs) [default: every cheap baseline for the
+    /// architecture].
     #[arg(long, value_delimiter = ',', value_name = "P,P,...")]
     policies: Vec<String>,
     /// Parameters of an algorithm policy, `NAME=PARAMS.json` (repeatable;
@@ -149,14 +150,14 @@ struct Setup {
     horizon: ReplayHorizon,
     utility: UtilityRecipe,
     /// Every policy with the recipe it runs on, in the order given.
-    policies: Vec<(String, Arch)>,
+    policies: Vec<(String, Recipe)>,
     baselines: BaselineParams,
 }
 
 impl Setup {
     /// The recipes of the run, in the order of their first policy.
-    fn recipes(&self) -> Vec<Arch> {
-        let mut out: Vec<Arch> = Vec::new();
+    fn recipes(&self) -> Vec<Recipe> {
+        let mut out: Vec<Recipe> = Vec::new();
         for (_, a) in &self.policies {
             if !out.contains(a) {
                 out.push(*a);
@@ -165,49 +166,35 @@ impl Setup {
         out
     }
 
-    /// PS-only machines of `arch`'s cluster: the parameter-server recipe
+    /// PS-only machines of `recipe`'s cluster: the parameter-server recipe
     /// gets them; a ring-all-reduce recipe only when it is the run's own
-    /// (`--arch rar --ps-servers N`), not beside a parameter-server one.
-    fn ps_servers_for(&self, arch: Arch) -> u32 {
-        if arch == Arch::ParameterServer || arch == self.arch {
-            self.ps_servers
-        } else {
-            0
+    /// (`--arch rar --ps-servers N`), not beside a parameter-server one; the
+    /// layered recipe never.
+    fn ps_servers_for(&self, recipe: Recipe) -> u32 {
+        match recipe {
+            Recipe::Jobs(a) if a == Arch::ParameterServer || a == self.arch => self.ps_servers,
+            _ => 0,
         }
     }
 }
 
-/// The recipe's name in messages and labels.
-fn arch_name(arch: Arch) -> &'static str {
-    match arch {
-        Arch::RingAllReduce => "ring-all-reduce",
-        Arch::ParameterServer => "parameter-server",
-    }
-}
-
-/// Each policy with the recipe it runs on: its own architecture, else
-/// `arch`. With `--arch` given (`forced`), a policy that cannot schedule
-/// that architecture is refused, naming the fix; the SMD-style scheduler
-/// is refused for want of layer profiles.
+/// Each policy with the recipe it runs on: its own (jobs of the
+/// architecture it schedules; the layered recipe for the SMD-style
+/// scheduler), else jobs of `arch`. With `--arch` given (`forced`), a
+/// policy that cannot schedule that architecture is refused, naming the
+/// fix.
 fn policy_recipes(
     names: &[String],
     arch: Arch,
     forced: bool,
-) -> Result<Vec<(String, Arch)>, CliError> {
-    if names.iter().any(|n| n == "smd") {
-        return Err(CliError::Input(
-            "smd needs per-layer job profiles, which the replay recipes do not build: \
-             leave smd out of --policies, or run it with `simulate` on a layered instance"
-                .into(),
-        ));
-    }
+) -> Result<Vec<(String, Recipe)>, CliError> {
     let mut out = Vec::new();
     let mut misfits = Vec::new();
     for n in names {
-        match policies::architecture(n) {
-            Some(a) if a != arch && forced => misfits.push(format!("{n} ({})", arch_name(a))),
-            Some(a) => out.push((n.clone(), a)),
-            None => out.push((n.clone(), arch)),
+        match Recipe::own(n) {
+            Some(r) if r.arch() != arch && forced => misfits.push(format!("{n} ({})", r.name())),
+            Some(r) => out.push((n.clone(), r)),
+            None => out.push((n.clone(), Recipe::Jobs(arch))),
         }
     }
     if !misfits.is_empty() {
@@ -218,7 +205,7 @@ fn policy_recipes(
                 Arch::RingAllReduce => "rar",
                 Arch::ParameterServer => "ps",
             },
-            arch_name(arch),
+            Recipe::Jobs(arch).name(),
             misfits.join(", ")
         )));
     }
@@ -322,6 +309,12 @@ impl ReplayArgs {
             self.policies.iter().map(|p| p.trim().to_string()).collect()
         };
         policies::check_params(&self.params, &names)?;
+        if names.iter().any(|n| n == "smd") && self.gpus_per_machine != 8 {
+            return Err(CliError::Input(format!(
+                "--gpus-per-machine {}: smd's layered recipe uses the SMD-style workload's 8-GPU machines (give 8)",
+                self.gpus_per_machine
+            )));
+        }
         let policies = policy_recipes(&names, arch, self.arch.is_some())?;
         Ok(Setup {
             arch,
@@ -452,18 +445,24 @@ fn instance(
     rows: &[TraceJob],
     args: &ReplayArgs,
     setup: &Setup,
-    arch: Arch,
+    recipe: Recipe,
     (scale, seed): (f64, u64),
     slot_length_s: Option<f64>,
 ) -> Result<Instance, CliError> {
     let lib = |e: dmlsched::Error| CliError::lib("replay instance", &e);
     let mut scaled = rows.to_vec();
     scale_arrivals(&mut scaled, 1.0 / scale).map_err(|e| lib(e.into()))?;
+    let arch = match recipe {
+        Recipe::Jobs(arch) => arch,
+        Recipe::Layered => {
+            return recipe::layered_instance(&scaled, args.gpus / args.gpus_per_machine, seed);
+        }
+    };
     let base = match arch {
         Arch::RingAllReduce => RecipeOptions::rar(),
         Arch::ParameterServer => RecipeOptions::ps(),
     };
-    let recipe = RecipeOptions {
+    let options = RecipeOptions {
         seed,
         slot_length_s: slot_length_s.unwrap_or(base.slot_length_s),
         ..base
@@ -473,8 +472,8 @@ fn instance(
         &ReplayOptions {
             gpus: args.gpus,
             gpus_per_machine: args.gpus_per_machine,
-            recipe,
-            ps_servers: setup.ps_servers_for(arch),
+            recipe: options,
+            ps_servers: setup.ps_servers_for(recipe),
             horizon: setup.horizon,
             utility: setup.utility,
         },
@@ -501,8 +500,8 @@ fn instance(
 }
 
 /// A short description of the set-up, printed and written to every row:
-/// the workload and `arch`'s cluster.
-fn describe(args: &ReplayArgs, setup: &Setup, arch: Arch, jobs: usize) -> (String, String) {
+/// the workload and `recipe`'s cluster.
+fn describe(args: &ReplayArgs, setup: &Setup, recipe: Recipe, jobs: usize) -> (String, String) {
     let name = args
         .trace
         .file_name()
@@ -514,8 +513,10 @@ fn describe(args: &ReplayArgs, setup: &Setup, arch: Arch, jobs: usize) -> (Strin
         .map(|s| format!(" from {s}"))
         .unwrap_or_default();
     let workload = format!("{name} ({jobs} jobs{from})");
-    let ps_servers = setup.ps_servers_for(arch);
-    let ps = if ps_servers > 0 {
+    let ps_servers = setup.ps_servers_for(recipe);
+    let ps = if recipe == Recipe::Layered {
+        " (the SMD-style workload's machines)".to_string()
+    } else if ps_servers > 0 {
         format!(" + {ps_servers} PS-only machines")
     } else {
         String::new()
@@ -539,11 +540,11 @@ struct Failure {
 fn print_setup(args: &ReplayArgs, setup: &Setup, jobs: usize) {
     let recipes = setup.recipes();
     let (workload, cluster) = describe(args, setup, recipes[0], jobs);
-    let on = |arch: Arch| -> String {
+    let on = |recipe: Recipe| -> String {
         let names: Vec<&str> = setup
             .policies
             .iter()
-            .filter(|p| p.1 == arch)
+            .filter(|p| p.1 == recipe)
             .map(|p| p.0.as_str())
             .collect();
         names.join(", ")
@@ -555,19 +556,22 @@ fn print_setup(args: &ReplayArgs, setup: &Setup, jobs: usize) {
     };
     out!(
         "{workload}, {cluster}, {} recipe{first}, horizon {}, utility {}, {} placement, Tiresias thresholds {:?} GPU-s",
-        arch_name(recipes[0]),
+        recipes[0].name(),
         setup.horizon,
         setup.utility,
         setup.baselines.placement,
         setup.baselines.tiresias_thresholds
     );
-    for &arch in &recipes[1..] {
-        let (_, cluster) = describe(args, setup, arch, jobs);
+    for &recipe in &recipes[1..] {
+        let (_, cluster) = describe(args, setup, recipe, jobs);
         out!(
             "{} recipe for {} (each policy on jobs of the architecture it schedules), {cluster}",
-            arch_name(arch),
-            on(arch)
+            recipe.name(),
+            on(recipe)
         );
+    }
+    if recipes.contains(&Recipe::Layered) {
+        out!("{}", recipe::LAYERED_NOTE);
     }
 }
 
@@ -577,13 +581,13 @@ fn instances(
     rows: &[TraceJob],
     args: &ReplayArgs,
     setup: &Setup,
-) -> Result<Vec<(f64, u64, Arch, Instance)>, CliError> {
+) -> Result<Vec<(f64, u64, Recipe, Instance)>, CliError> {
     let mut out = Vec::new();
     for &scale in &args.load_scales {
         for &seed in &args.seeds {
-            for arch in setup.recipes() {
-                let inst = recipe_instance(rows, args, setup, arch, (scale, seed))?;
-                out.push((scale, seed, arch, inst));
+            for recipe in setup.recipes() {
+                let inst = recipe_instance(rows, args, setup, recipe, (scale, seed))?;
+                out.push((scale, seed, recipe, inst));
             }
         }
     }
@@ -598,14 +602,14 @@ fn recipe_instance(
     rows: &[TraceJob],
     args: &ReplayArgs,
     setup: &Setup,
-    arch: Arch,
+    recipe: Recipe,
     run: (f64, u64),
 ) -> Result<Instance, CliError> {
-    let inst = instance(rows, args, setup, arch, run, args.slot_length)?;
+    let inst = instance(rows, args, setup, recipe, run, args.slot_length)?;
     let gadget = setup
         .policies
         .iter()
-        .any(|p| p.0 == "gadget" && p.1 == arch);
+        .any(|p| p.0 == "gadget" && p.1 == recipe);
     let cells = |i: &Instance| u64::from(i.horizon_slots()) * i.cluster().machines.len() as u64;
     if args.slot_length.is_some() || !gadget || cells(&inst) <= MAX_CELLS {
         return Ok(inst);
@@ -613,15 +617,15 @@ fn recipe_instance(
     let base = inst.slot_length_s();
     let factor = (cells(&inst) as f64 / MAX_CELLS as f64).ceil();
     let mut slot = base * factor;
-    let mut inst = instance(rows, args, setup, arch, run, Some(slot))?;
+    let mut inst = instance(rows, args, setup, recipe, run, Some(slot))?;
     // The horizon in slots rounds up: one more step may be needed.
     while cells(&inst) > MAX_CELLS && slot < 1e9 {
         slot += base;
-        inst = instance(rows, args, setup, arch, run, Some(slot))?;
+        inst = instance(rows, args, setup, recipe, run, Some(slot))?;
     }
     out!(
         "note: {} recipe at load {}, seed {}: slots of {slot} s (not {base} s), so that horizon × machines fits the GADGET-style scheduler's {MAX_CELLS} cells",
-        arch_name(arch),
+        recipe.name(),
         summary::scale_label(run.0),
         run.1
     );
@@ -650,7 +654,7 @@ fn run_all(
     args: &ReplayArgs,
     setup: &Setup,
     rows: &[TraceJob],
-    insts: &[(f64, u64, Arch, Instance)],
+    insts: &[(f64, u64, Recipe, Instance)],
 ) -> (Vec<Run>, Vec<Failure>) {
     let mut progress = Progress {
         started: Instant::now(),
@@ -661,18 +665,18 @@ fn run_all(
     let (mut runs, mut failures) = (Vec::new(), Vec::new());
     for &scale in &args.load_scales {
         for &seed in &args.seeds {
-            for (name, arch) in &setup.policies {
+            for (name, recipe) in &setup.policies {
                 let label = format!("{name} x{} seed {seed}", summary::scale_label(scale));
                 progress.tick(&label);
                 let Some(index) = insts
                     .iter()
-                    .position(|i| (i.0, i.1, i.2) == (scale, seed, *arch))
+                    .position(|i| (i.0, i.1, i.2) == (scale, seed, *recipe))
                 else {
                     continue;
                 };
-                let (mut workload, cluster) = describe(args, setup, *arch, rows.len());
+                let (mut workload, cluster) = describe(args, setup, *recipe, rows.len());
                 if setup.recipes().len() > 1 {
-                    workload = format!("{workload}, {} recipe", arch_name(*arch));
+                    workload = format!("{workload}, {} recipe", recipe.name());
                 }
                 let meta = RunMeta {
                     policy: name.clone(),

@@ -283,6 +283,7 @@ fn draw_jobs(
     opts: &SmdWorkloadOptions,
     n: usize,
     gpus: Option<&[u32]>,
+    durations: Option<&[f64]>,
     total: &Resources,
 ) -> crate::Result<Vec<SmdJobDraw>> {
     let (mut types, mut sizes, mut requests) = (
@@ -295,7 +296,8 @@ fn draw_jobs(
         let model = ModelType::ALL[types.random_range(0..4)];
         let mut w_max = [4, 8, 16][types.random_range(0..3)];
         let id = JobId(u32::try_from(i).map_err(|_| bad_option("jobs", "too many jobs"))?);
-        let target = (600f64.ln() + sizes.random::<f64>() * (36_000f64 / 600.0).ln()).exp();
+        let drawn = (600f64.ln() + sizes.random::<f64>() * (36_000f64 / 600.0).ln()).exp();
+        let target = durations.map_or(drawn, |d| d[i]);
         let requested = match gpus {
             Some(g) => {
                 let (req, cap) = trace_request(g[i]);
@@ -390,7 +392,7 @@ pub fn generate(opts: &SmdWorkloadOptions) -> crate::Result<SmdWorkload> {
     check_options(opts)?;
     let cl = cluster(opts.machines);
     let total = cl.total_capacity();
-    let mut draws = draw_jobs(opts, opts.jobs, None, &total)?;
+    let mut draws = draw_jobs(opts, opts.jobs, None, None, &total)?;
     let rate = opts.load * total.gpus / mean_gpu_s(&draws);
     let mut arrivals = stream(opts.seed, 3);
     let mut t = 0.0;
@@ -463,13 +465,90 @@ pub fn generate_from_trace(
     let cl = cluster(opts.machines);
     let total = cl.total_capacity();
     let gpus: Vec<u32> = rows.iter().map(|r| r.num_gpus).collect();
-    let mut draws = draw_jobs(opts, rows.len(), Some(&gpus), &total)?;
+    let mut draws = draw_jobs(opts, rows.len(), Some(&gpus), None, &total)?;
     let rate = opts.load * total.gpus / mean_gpu_s(&draws);
     // `n` arrivals at `rate` span about `n / rate` seconds.
     let factor = rows.len() as f64 / rate / span;
     for (d, r) in draws.iter_mut().zip(rows) {
         d.job.arrival_s = (r.arrival_s - first) * factor;
     }
+    finish(cl, draws, rate)
+}
+
+/// The layered jobs of trace rows as a replay sees them: each row keeps
+/// its arrival (re-based to start at 0) and its duration, on `machines`
+/// machines of [`cluster`].
+///
+/// Types are drawn as in [`generate`] (seed `seed`), and a row's GPU count
+/// sets the request and `W_max` as in [`generate_from_trace`]; the work is
+/// set so that the job, run alone at its best configuration on the empty
+/// cluster, lasts the row's duration (at least one mini-batch). The
+/// horizon is [`generate`]'s (60-s slots past the last arrival plus ten
+/// times the longest job).
+///
+/// ```
+/// use dmlsched::experiments::smd::replay_workload;
+/// use dmlsched::trace::TraceJob;
+/// let rows: Vec<TraceJob> = [(100.0, 1, 3600.0), (160.0, 8, 7200.0)]
+///     .iter()
+///     .enumerate()
+///     .map(|(i, &(t, g, d))| TraceJob { duration_s: Some(d), ..TraceJob::new(i.to_string(), t, g) })
+///     .collect();
+/// let w = replay_workload(&rows, 2, 0)?;
+/// assert_eq!(w.draws[1].job.arrival_s, 60.0);
+/// for (d, r) in w.draws.iter().zip(&rows) {
+///     let want = r.duration_s.unwrap();
+///     assert!((d.best_time_s - want).abs() <= 0.01 * want, "{} vs {want}", d.best_time_s);
+/// }
+/// # Ok::<(), dmlsched::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`SmdError::InvalidOption`] for no row, more than 10⁶ rows, a row with
+/// no GPU, no positive finite duration or a non-finite arrival, or
+/// `machines` outside `1..=4096`.
+pub fn replay_workload(
+    rows: &[crate::trace::TraceJob],
+    machines: u32,
+    seed: u64,
+) -> crate::Result<SmdWorkload> {
+    let opts = SmdWorkloadOptions {
+        machines,
+        jobs: rows.len(),
+        seed,
+        ..SmdWorkloadOptions::default()
+    };
+    check_options(&opts)?;
+    let durations: Vec<f64> = rows
+        .iter()
+        .map(|r| match r.duration_s {
+            Some(d) if d.is_finite() && d > 0.0 && r.num_gpus > 0 && r.arrival_s.is_finite() => {
+                Ok(d)
+            }
+            _ => Err(bad_option(
+                "rows",
+                "every row needs a GPU, a positive duration and a finite arrival",
+            )),
+        })
+        .collect::<crate::Result<_>>()?;
+    let cl = cluster(machines);
+    let total = cl.total_capacity();
+    let gpus: Vec<u32> = rows.iter().map(|r| r.num_gpus).collect();
+    let mut draws = draw_jobs(&opts, rows.len(), Some(&gpus), Some(&durations), &total)?;
+    let first = rows
+        .iter()
+        .map(|r| r.arrival_s)
+        .fold(f64::INFINITY, f64::min);
+    let last = rows.iter().map(|r| r.arrival_s).fold(first, f64::max);
+    for (d, r) in draws.iter_mut().zip(rows) {
+        d.job.arrival_s = r.arrival_s - first;
+    }
+    let rate = if last > first {
+        rows.len() as f64 / (last - first)
+    } else {
+        0.0
+    };
     finish(cl, draws, rate)
 }
 
