@@ -75,6 +75,32 @@ fn a_forced_architecture_refuses_the_policies_that_cannot_run_it_up_front() {
         line.contains("oasis (parameter-server)") && line.contains("smd (layered)"),
         "{line}"
     );
+    // A policy with a recipe of its own runs only on it.
+    let run = dmlsched_within(
+        SECS,
+        &["replay", &t, "--arch", "ps", "--policies", "fifo,smd"],
+    );
+    assert!(
+        run.one_error_line("--arch ps with smd")
+            .contains("smd (layered)")
+    );
+    let run = dmlsched_within(
+        SECS,
+        &[
+            "replay",
+            &t,
+            "--arch",
+            "layered",
+            "--policies",
+            "fifo,oasis,smd",
+        ],
+    );
+    let line = run.one_error_line("--arch layered with oasis");
+    assert!(
+        line.contains("builds layered jobs") && line.contains("oasis"),
+        "{line}"
+    );
+    assert!(!line.contains("smd"), "{line}");
 }
 
 #[test]

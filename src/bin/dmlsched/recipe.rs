@@ -36,14 +36,6 @@ impl Recipe {
         }
     }
 
-    /// The job architecture the recipe builds.
-    pub(crate) fn arch(self) -> Arch {
-        match self {
-            Recipe::Jobs(a) => a,
-            Recipe::Layered => Arch::ParameterServer,
-        }
-    }
-
     /// The name in messages and labels.
     pub(crate) fn name(self) -> &'static str {
         match self {

@@ -37,9 +37,9 @@ pub(crate) struct ReplayArgs {
     /// from the header when not given.
     #[arg(long, value_name = "FORMAT")]
     format: Option<TraceFormat>,
-    /// The job architecture the recipe builds: ring-all-reduce or parameter
-    /// server, for every policy; a policy that cannot schedule it is
-    /// refused before the run. Without it, the baselines run on ps jobs when
+    /// The jobs the recipe builds for every policy: ring-all-reduce,
+    /// parameter server, or layered parameter-server jobs (smd's); a policy
+    /// that cannot schedule them is refused before the run. Without it, the baselines run on ps jobs when
     /// oasis or locality is among the policies (else rar), and every other
     /// policy on jobs of the architecture it schedules (gadget and the ring
     /// baselines on rar, oasis and locality on ps), the summary naming each
@@ -138,6 +138,9 @@ enum ArchArg {
     Rar,
     /// Parameter-server jobs.
     Ps,
+    /// Layered parameter-server jobs of the SMD-style workload: the
+    /// baselines beside smd on the jobs smd schedules.
+    Layered,
 }
 
 /// The replay's set-up once the defaults are resolved.
@@ -180,32 +183,29 @@ impl Setup {
 
 /// Each policy with the recipe it runs on: its own (jobs of the
 /// architecture it schedules; the layered recipe for the SMD-style
-/// scheduler), else jobs of `arch`. With `--arch` given (`forced`), a
-/// policy that cannot schedule that architecture is refused, naming the
-/// fix.
+/// scheduler), else jobs of `arch`. With `--arch` given (`forced`), every
+/// policy runs on that recipe, and a policy with a recipe of its own that
+/// differs is refused, naming the fix.
 fn policy_recipes(
     names: &[String],
     arch: Arch,
-    forced: bool,
+    forced: Option<(Recipe, &str)>,
 ) -> Result<Vec<(String, Recipe)>, CliError> {
     let mut out = Vec::new();
     let mut misfits = Vec::new();
     for n in names {
-        match Recipe::own(n) {
-            Some(r) if r.arch() != arch && forced => misfits.push(format!("{n} ({})", r.name())),
-            Some(r) => out.push((n.clone(), r)),
-            None => out.push((n.clone(), Recipe::Jobs(arch))),
+        match (forced, Recipe::own(n)) {
+            (Some((f, _)), Some(r)) if r != f => misfits.push(format!("{n} ({})", r.name())),
+            (Some((f, _)), _) => out.push((n.clone(), f)),
+            (None, Some(r)) => out.push((n.clone(), r)),
+            (None, None) => out.push((n.clone(), Recipe::Jobs(arch))),
         }
     }
-    if !misfits.is_empty() {
+    if let (false, Some((f, flag))) = (misfits.is_empty(), forced) {
         return Err(CliError::Input(format!(
-            "--arch {} builds {} jobs, which {} cannot schedule: \
+            "--arch {flag} builds {} jobs, which {} cannot schedule: \
              drop --arch to run each policy on its own recipe, or leave them out of --policies",
-            match arch {
-                Arch::RingAllReduce => "rar",
-                Arch::ParameterServer => "ps",
-            },
-            Recipe::Jobs(arch).name(),
+            f.name(),
             misfits.join(", ")
         )));
     }
@@ -290,15 +290,20 @@ impl ReplayArgs {
         let oasis = has("oasis");
         // The online algorithms need a horizon their jobs can finish in and
         // utilities that reward finishing late a little: OASiS, locality and
-        // the GADGET-style scheduler        // get the same defaults.
+        // the GADGET-style scheduler get the same defaults.
         let online = oasis || has("locality") || has("gadget");
         let ps_algorithm = oasis || has("locality") || has("smd");
         let arch = match self.arch {
             Some(ArchArg::Rar) => Arch::RingAllReduce,
-            Some(ArchArg::Ps) => Arch::ParameterServer,
+            Some(ArchArg::Ps | ArchArg::Layered) => Arch::ParameterServer,
             None if ps_algorithm => Arch::ParameterServer,
             None => Arch::RingAllReduce,
         };
+        let forced = self.arch.map(|a| match a {
+            ArchArg::Rar => (Recipe::Jobs(Arch::RingAllReduce), "rar"),
+            ArchArg::Ps => (Recipe::Jobs(Arch::ParameterServer), "ps"),
+            ArchArg::Layered => (Recipe::Layered, "layered"),
+        });
         let machines = self.gpus / self.gpus_per_machine.max(1);
         let names: Vec<String> = if self.policies.is_empty() {
             baselines::cheap_for(arch == Arch::RingAllReduce)
@@ -309,13 +314,14 @@ impl ReplayArgs {
             self.policies.iter().map(|p| p.trim().to_string()).collect()
         };
         policies::check_params(&self.params, &names)?;
-        if names.iter().any(|n| n == "smd") && self.gpus_per_machine != 8 {
+        let layered = names.iter().any(|n| n == "smd") || self.arch == Some(ArchArg::Layered);
+        if layered && self.gpus_per_machine != 8 {
             return Err(CliError::Input(format!(
-                "--gpus-per-machine {}: smd's layered recipe uses the SMD-style workload's 8-GPU machines (give 8)",
+                "--gpus-per-machine {}: the layered recipe (smd's) uses the SMD-style workload's 8-GPU machines (give 8)",
                 self.gpus_per_machine
             )));
         }
-        let policies = policy_recipes(&names, arch, self.arch.is_some())?;
+        let policies = policy_recipes(&names, arch, forced)?;
         Ok(Setup {
             arch,
             ps_servers: self.ps_servers.unwrap_or(if oasis { machines } else { 0 }),
