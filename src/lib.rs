@@ -94,6 +94,7 @@
 //! |---|---|---|
 //! | `highs` | yes | [`lp::solve`] through HiGHS; without it, `solve` returns [`lp::LpError::SolverUnavailable`] and the rest builds without a C++ toolchain |
 //! | `serde` | yes | serde derives; JSON instance I/O (`model::Instance::from_json`) |
+//! | `cli` | no | the `dmlsched` command line (`highs`, `serde` and its argument parser); library users do not build it |
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
