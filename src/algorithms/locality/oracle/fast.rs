@@ -26,11 +26,13 @@
 //! alone gets the rule's treatment with its own LP. The plans, hence the
 //! schedules, are the rule's; the recorded bounds of settled deadlines are
 //! `LB(b)` instead of their own (smaller or equal, by at most the
-//! tolerance inside a repeated optimum), and fewer LPs are solved. The
-//! first deadline is examined before the window's last deadline's LP is
-//! solved, so that a job decided early solves no LP it does not need.
-//! `tests::locality_enumeration_forced_off_and_on_agree` runs whole
-//! schedules with the fast path forced off and on.
+//! tolerance inside a repeated optimum), and fewer LPs are solved.
+//! After the first deadline the intervals double in length (`1, 2, 4, …`
+//! deadlines), so that an enumeration the rule stops early (a plan whose
+//! payoff no later utility can beat) solves few LPs past its stop, and
+//! the long LPs at the window's end only when the shorter ones did not
+//! settle the question. `equality::locality_enumeration_forced_off_and_on_agree`
+//! runs whole schedules with the fast path forced off and on.
 
 use super::{Enumeration, LocalityOracle, same_bound};
 use crate::online::PriceView;
@@ -53,8 +55,14 @@ pub(super) fn enumerate(
     }
     oracle.lp_at(e, first)?;
     oracle.examine(e, view, first, f)?;
-    if first < last {
-        visit(oracle, e, view, first + 1, last)?;
+    let (mut a, mut width) = (first.saturating_add(1), 1u32);
+    while a <= last {
+        let b = a.saturating_add(width - 1).min(last);
+        if visit(oracle, e, view, a, b)? || b == last {
+            break;
+        }
+        a = b + 1;
+        width = width.saturating_mul(2);
     }
     Ok(())
 }
