@@ -618,8 +618,7 @@ impl LocalityOracle {
         };
         let plan = if let InnerSolver::LpRound { draws, lambdas } = self.solver {
             let job = (e.index, e.job);
-            let (plan, counts) =
-                self.rounded(job, &e.cells, &sub, view, &x, (draws, &lambdas))?;
+            let (plan, counts) = self.rounded(job, &e.cells, &sub, view, &x, (draws, &lambdas))?;
             count_draws(&mut e.stats, &counts);
             if let Some((_, cost)) = &plan {
                 e.stats.cost_ratios.push((t, cost_ratio(*cost, lp.lb)));
@@ -659,13 +658,14 @@ fn count_draws(stats: &mut CallStats, counts: &DrawCounts) {
 /// earlier point is optimal for it up to this tolerance).
 pub const SAME_BOUND_REL: f64 = 1e-6;
 
-/// Whether `a` and `b` are the same LP optimum: both `+∞`, or within
-/// [`SAME_BOUND_REL`] of the larger.
+/// Whether `a` and `b` are the same LP optimum: both `+∞`, or both
+/// positive and within [`SAME_BOUND_REL`] of the larger (a bound of 0 may
+/// be a safe bound clamped at 0, which says nothing of the optimum).
 fn same_bound(a: f64, b: f64) -> bool {
     if a == f64::INFINITY || b == f64::INFINITY {
         return a == b;
     }
-    (a - b).abs() <= SAME_BOUND_REL * a.abs().max(b.abs())
+    a > 0.0 && b > 0.0 && (a - b).abs() <= SAME_BOUND_REL * a.max(b)
 }
 
 /// One deadline's program, LP bound and LP point.
