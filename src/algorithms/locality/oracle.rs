@@ -2,6 +2,7 @@
 //! stopping and the LP-bound skip rule, solved by LP rounding (default) or
 //! exactly by the MIP solver.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -20,6 +21,8 @@ use super::model::{LocalityCluster, LocalityJob, POOL};
 use super::plan::LocalityPlan;
 use super::round::{self, DEFAULT_DRAWS, DEFAULT_LAMBDAS, DrawCounts, LocRounding};
 use super::sub::{self, Cells, LocSub};
+
+mod fast;
 
 /// Relative MIP gap of the exact inner solver.
 pub const EXACT_MIP_REL_GAP: f64 = 1e-9;
@@ -191,6 +194,10 @@ pub struct CallStats {
     pub draw_plans: u32,
     /// LP rounding: draws with a plan whose repair needed covering moves.
     pub covering_repairs: u32,
+    /// LP rounding: deadlines whose LP optimum equals the previous
+    /// deadline's (within [`SAME_BOUND_REL`]): they keep that deadline's LP
+    /// point and are not rounded again.
+    pub repeated_points: u32,
     /// LP rounding: deadlines where every draw failed and the greedy
     /// fallback ran.
     pub fallbacks: u32,
@@ -477,11 +484,7 @@ impl LocalityOracle {
         };
         if let InnerSolver::LpRound { draws, lambdas } = self.solver {
             let (plan, counts) = self.rounded(job, cells, &sub, view, &lp_x, (draws, &lambdas))?;
-            stats.draws += counts.draws;
-            stats.draw_plans += counts.plans;
-            stats.covering_repairs += counts.covering_repairs;
-            stats.fallbacks += u32::from(counts.fallback);
-            stats.fallback_plans += u32::from(counts.fallback_plan);
+            count_draws(stats, &counts);
             if let Some((_, cost)) = &plan {
                 stats.cost_ratios.push((deadline, cost_ratio(*cost, lb)));
             }
@@ -526,38 +529,180 @@ impl LocalityOracle {
         view: &PriceView<'_>,
     ) -> crate::Result<(Option<(LocalityPlan, f64, f64)>, CallStats, bool)> {
         let start = Instant::now();
-        let mut stats = CallStats::default();
-        let cells = sub::cells(job, &self.cluster, view);
+        let mut e = Enumeration {
+            index,
+            job,
+            cells: sub::cells(job, &self.cluster, view),
+            lps: BTreeMap::new(),
+            best: None,
+            best_payoff: 0.0,
+            prev_lb: None,
+            all_proven: matches!(self.solver, InnerSolver::ExactMip { .. }),
+            stats: CallStats::default(),
+        };
         let last = job.end.min(view.horizon().saturating_sub(1));
         let first = job.arrival.saturating_add(job.delta_min(&self.cluster));
-        let (mut best, mut best_payoff) = (None, 0.0_f64);
-        let mut all_proven = matches!(self.solver, InnerSolver::ExactMip { .. });
-        let mut t = first;
-        while t <= last {
-            let f = job.utility_at(t);
-            if f <= best_payoff {
-                break; // costs are ≥ 0 and f does not increase
-            }
-            stats.deadlines_examined += 1;
-            let d = self.deadline((index, job), &cells, view, t, Some(best_payoff), &mut stats)?;
-            all_proven &= d.proven;
-            stats.deadline_bounds.push(DeadlineBound {
-                slot: t,
-                utility: f,
-                cost_lower_bound: d.lower_bound,
-            });
-            if let Some((plan, cost)) = d.plan {
-                let utility = job.utility_at(plan.completion_slot());
-                if utility - cost > best_payoff {
-                    best_payoff = utility - cost;
-                    best = Some((plan, utility, cost));
+        if fast::enabled() {
+            fast::enumerate(self, &mut e, view, first, last)?;
+        } else {
+            let mut t = first;
+            while t <= last {
+                let f = job.utility_at(t);
+                if f <= e.best_payoff {
+                    break; // costs are ≥ 0 and f does not increase
                 }
+                self.lp_at(&mut e, t)?;
+                self.examine(&mut e, view, t, f)?;
+                t += 1;
             }
-            t += 1;
         }
+        let mut stats = e.stats;
         stats.seconds = start.elapsed().as_secs_f64();
         self.counters.add(&stats);
-        Ok((best, stats, all_proven))
+        Ok((e.best, stats, e.all_proven))
+    }
+
+    /// Builds and bounds LOC-SUB at `t` into `e`'s cache (once).
+    fn lp_at(&mut self, e: &mut Enumeration<'_>, t: u32) -> crate::Result<()> {
+        if e.lps.contains_key(&t) {
+            return Ok(());
+        }
+        let lp = match sub::build(e.job, &e.cells, t)? {
+            None => DeadlineLp {
+                sub: None,
+                lb: f64::INFINITY,
+                x: None,
+            },
+            Some(sub) => {
+                let (lb, x) = self.lp_bound(&sub.problem, &mut e.stats)?;
+                DeadlineLp {
+                    sub: Some(sub),
+                    lb,
+                    x,
+                }
+            }
+        };
+        e.lps.insert(t, lp);
+        Ok(())
+    }
+
+    /// Examines deadline `t` (utility `f`, its LP in `e`'s cache): records
+    /// its bound; with LP rounding, a deadline whose LP optimum equals the
+    /// previous deadline's keeps that deadline's point, which was rounded
+    /// already (or skipped), and is not rounded again; otherwise, unless
+    /// the skip rule `f − LB ≤ best payoff` applies, solves it with the
+    /// inner solver and keeps the plan if its payoff is strictly better.
+    fn examine(
+        &mut self,
+        e: &mut Enumeration<'_>,
+        view: &PriceView<'_>,
+        t: u32,
+        f: f64,
+    ) -> crate::Result<()> {
+        let Some(lp) = e.lps.remove(&t) else {
+            return Ok(());
+        };
+        e.lps.retain(|&s, _| s > t);
+        e.stats.deadlines_examined += 1;
+        let rounding = matches!(self.solver, InnerSolver::LpRound { .. });
+        let repeated = rounding && e.prev_lb.is_some_and(|p| same_bound(p, lp.lb));
+        e.prev_lb = Some(lp.lb);
+        let mut lower_bound = lp.lb;
+        let (sub, x) = match (lp.sub, lp.x) {
+            (Some(sub), Some(x)) if !repeated && f - lp.lb > e.best_payoff => (sub, x),
+            _ => {
+                e.stats.repeated_points += u32::from(repeated && lp.lb.is_finite());
+                e.record(t, f, lower_bound);
+                return Ok(());
+            }
+        };
+        let plan = if let InnerSolver::LpRound { draws, lambdas } = self.solver {
+            let job = (e.index, e.job);
+            let (plan, counts) = self.rounded(job, &e.cells, &sub, view, &x, (draws, &lambdas))?;
+            count_draws(&mut e.stats, &counts);
+            if let Some((_, cost)) = &plan {
+                e.stats.cost_ratios.push((t, cost_ratio(*cost, lp.lb)));
+            }
+            plan
+        } else {
+            let (plan, proven, dual) = self.exact(e.job, &sub, view, &mut e.stats)?;
+            e.all_proven &= proven;
+            if !proven && dual.is_finite() {
+                lower_bound = lower_bound.max(dual);
+            }
+            plan
+        };
+        e.record(t, f, lower_bound);
+        if let Some((plan, cost)) = plan {
+            let utility = e.job.utility_at(plan.completion_slot());
+            if utility - cost > e.best_payoff {
+                e.best_payoff = utility - cost;
+                e.best = Some((plan, utility, cost));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Adds one rounded deadline's draw counts to `stats`.
+fn count_draws(stats: &mut CallStats, counts: &DrawCounts) {
+    stats.draws += counts.draws;
+    stats.draw_plans += counts.plans;
+    stats.covering_repairs += counts.covering_repairs;
+    stats.fallbacks += u32::from(counts.fallback);
+    stats.fallback_plans += u32::from(counts.fallback_plan);
+}
+
+/// Relative tolerance under which two deadlines' LP bounds count as the
+/// same optimum (the later LP contains the earlier one's points, so the
+/// earlier point is optimal for it up to this tolerance).
+pub const SAME_BOUND_REL: f64 = 1e-6;
+
+/// Whether `a` and `b` are the same LP optimum: both `+∞`, or both
+/// positive and within [`SAME_BOUND_REL`] of the larger (a bound of 0 may
+/// be a safe bound clamped at 0, which says nothing of the optimum).
+fn same_bound(a: f64, b: f64) -> bool {
+    if a == f64::INFINITY || b == f64::INFINITY {
+        return a == b;
+    }
+    a > 0.0 && b > 0.0 && (a - b).abs() <= SAME_BOUND_REL * a.max(b)
+}
+
+/// One deadline's program, LP bound and LP point.
+struct DeadlineLp {
+    /// The program (`None` when no plan can finish by the deadline).
+    sub: Option<LocSub>,
+    /// `LB(t̂)` (`+∞` when infeasible).
+    lb: f64,
+    /// The LP point.
+    x: Option<Vec<f64>>,
+}
+
+/// The state of one oracle call's deadline enumeration.
+struct Enumeration<'a> {
+    /// The job's position (for the draw seeds).
+    index: u64,
+    job: &'a LocalityJob,
+    cells: Cells,
+    /// Programs built and bounded but not examined yet, by deadline.
+    lps: BTreeMap<u32, DeadlineLp>,
+    /// `(plan, utility, cost)` of the best payoff so far.
+    best: Option<(LocalityPlan, f64, f64)>,
+    best_payoff: f64,
+    /// `LB` of the previous deadline.
+    prev_lb: Option<f64>,
+    all_proven: bool,
+    stats: CallStats,
+}
+
+impl Enumeration<'_> {
+    /// Records an examined deadline's bound.
+    fn record(&mut self, slot: u32, utility: f64, cost_lower_bound: f64) {
+        self.stats.deadline_bounds.push(DeadlineBound {
+            slot,
+            utility,
+            cost_lower_bound,
+        });
     }
 }
 
