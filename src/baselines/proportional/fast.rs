@@ -293,7 +293,11 @@ mod tests {
             .gpus(8.0)
             .cpu_cores(64.0)
             .memory(512e9)
-            .nic(if seed % 2 == 0 { 2.5e9 } else { 3.75e9 });
+            .nic(if seed.is_multiple_of(2) {
+                2.5e9
+            } else {
+                3.75e9
+            });
         let ms: Vec<Machine> = (0..machines)
             .map(|i| Machine::new(MachineId(i), cap, 1e11))
             .collect();
