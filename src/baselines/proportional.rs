@@ -172,6 +172,9 @@ struct Bidder<'a> {
     rank: usize,
     /// Given a share since the market's last reset (module `fast`).
     dirty: bool,
+    /// While dirty: the most of `total + paid` over its takes (module
+    /// `fast`).
+    peak: u32,
 }
 
 impl Bidder<'_> {
@@ -198,20 +201,24 @@ impl Bidder<'_> {
         }
     }
 
+    /// Rule 8: the PSs that come with `workers` workers.
+    fn ps_of(&self, workers: u32) -> u32 {
+        let job = self.job();
+        if self.is_rigid() {
+            requested_tasks(job).1
+        } else if job.max_ps() > 0 {
+            ps_for(job, workers)
+        } else {
+            0
+        }
+    }
+
     /// Rule 8: places `workers` of its workers (and their PSs) on `r`,
     /// losing workers while they do not fit; whether it placed any.
     fn place(&self, r: &mut Realloc<'_>, mut workers: u32) -> bool {
         let job = self.job();
         let rigid = self.is_rigid();
-        let ps_of = |workers: u32| {
-            if rigid {
-                requested_tasks(job).1
-            } else if job.max_ps() > 0 {
-                ps_for(job, workers)
-            } else {
-                0
-            }
-        };
+        let ps_of = |workers: u32| self.ps_of(workers);
         // A running job whose counts do not change keeps its placement if
         // it is still free.
         if workers > 0
@@ -335,6 +342,9 @@ impl Policy for ProportionalShare {
                 Some(i) => {
                     bidders[i].excluded = true;
                     if fast::enabled() {
+                        // The next clearings that would each exclude the
+                        // bidder after it, all at once.
+                        market.exclude_alike(&mut bidders, i);
                         realloc.restart();
                     } else {
                         realloc = Realloc::new(view, self.placement, 0, &jobs, &[]);
@@ -419,6 +429,7 @@ impl ProportionalShare {
                 excluded: false,
                 rank: 0,
                 dirty: false,
+                peak: 0,
             });
         }
         (bidders, outside)
@@ -521,6 +532,14 @@ struct Market {
     /// Fast reset: unsaturated bidders right after the last reset, if a
     /// full reset was made.
     reset_unsaturated: Option<usize>,
+    /// Bidder `i` has rank `i` (module `fast`).
+    in_order: bool,
+    /// The last clearing (module `fast`): each equal split of a machine,
+    /// `(machine position, units, bidders n, q, k)`.
+    splits: Vec<(usize, u64, usize, u64, usize)>,
+    /// The last clearing: the fewest unsaturated bidders it saw when
+    /// looking for one to pay.
+    low: usize,
 }
 
 impl Market {
@@ -538,6 +557,7 @@ impl Market {
         for (rank, &i) in by_rank.iter().enumerate() {
             bidders[i].rank = rank;
         }
+        let in_order = by_rank.iter().enumerate().all(|(r, &i)| r == i);
         let uniform = bidders.first().and_then(|first| {
             let same = |b: &Bidder<'_>| {
                 Rc::ptr_eq(&b.bids, &first.bids)
@@ -563,6 +583,9 @@ impl Market {
             next_log: Vec::new(),
             dirty: Vec::new(),
             reset_unsaturated: None,
+            in_order,
+            splits: Vec::new(),
+            low: usize::MAX,
         }
     }
 
@@ -570,9 +593,12 @@ impl Market {
     /// rounds of shares, leaving each bidder's paid workers in `total`.
     fn clear(&mut self, bidders: &mut [Bidder<'_>], pool: &mut [Resources]) {
         self.reset(bidders);
+        self.splits.clear();
+        self.low = usize::MAX;
         loop {
             let mut progress = false;
             for h in 0..pool.len() {
+                self.low = self.low.min(self.unsaturated);
                 // Nobody left to pay (as every machine would find).
                 if self.unsaturated == 0 {
                     break;
@@ -691,10 +717,15 @@ impl Market {
         };
         let n = self.unsaturated - self.blocked_here[h];
         // As the scan's `bid > 0` (a NaN bid is no bid).
-        if w.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) || n == 0 {
+        if w.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+            return;
+        }
+        if n == 0 {
+            self.splits.push((h, units, 0, 0, 0));
             return;
         }
         let (q, k) = equal_split(units, w, self.sum_of(w, n), n);
+        self.splits.push((h, units, n, q, k));
         let given = if q == 0 { k } else { n };
         #[cfg(test)]
         tests::EQUAL.with(|e| {
@@ -737,6 +768,7 @@ impl Market {
     fn take(&mut self, b: &mut Bidder<'_>, h: usize, share: u64, pool: &mut [Resources]) -> bool {
         if !b.dirty {
             b.dirty = true;
+            b.peak = 0;
             self.dirty.push(b.rank);
         }
         let room = b.cap.saturating_sub(b.total);
@@ -746,6 +778,7 @@ impl Market {
         } else {
             paid as u32
         };
+        b.peak = b.peak.max(b.total.saturating_add(paid));
         let y = if !b.span.reserves() && paid.min(room) == 1 {
             // The usual case: one worker's share.
             u32::from(one_worker_fits(&b.unit, &pool[h]))
