@@ -4,7 +4,9 @@ use crate::baselines::{PlacementRule, Placer};
 use crate::model::Elasticity;
 use crate::sim::{Action, Event, JobView, Policy, SimView};
 
-use super::{EpochJob, SmdEpochReport, SmdParams, epoch};
+use super::epoch::epoch_among;
+use super::window::OrderKeys;
+use super::{EpochJob, SmdEpochReport, SmdParams};
 
 /// SMD-style scheduler: the crate's own design after the abstract of Yu,
 /// Wu, Ji and Liu (INFOCOM 2021); not a reproduction of that paper.
@@ -73,6 +75,7 @@ pub struct SmdScheduler {
     /// Parameters.
     pub params: SmdParams,
     reports: Vec<SmdEpochReport>,
+    keys: OrderKeys,
 }
 
 impl SmdScheduler {
@@ -81,6 +84,7 @@ impl SmdScheduler {
         SmdScheduler {
             params,
             reports: Vec::new(),
+            keys: OrderKeys::default(),
         }
     }
 
@@ -115,7 +119,19 @@ impl Policy for SmdScheduler {
         for j in managed.iter().filter(|j| j.is_running()) {
             placer.release(j.job(), j.placement());
         }
-        let jobs: Vec<EpochJob> = managed
+        // The queue window: the jobs after it wait, outside the program.
+        let inside = self.keys.window(view, &managed, &self.params)?;
+        let (decided, outside): (Vec<&JobView<'_>>, Vec<&JobView<'_>>) = match &inside {
+            Some(inside) => {
+                let (a, b): (Vec<_>, Vec<_>) = managed.iter().zip(inside).partition(|&(_, &i)| i);
+                (
+                    a.into_iter().map(|(j, _)| j).collect(),
+                    b.into_iter().map(|(j, _)| j).collect(),
+                )
+            }
+            None => (managed.iter().collect(), Vec::new()),
+        };
+        let jobs: Vec<EpochJob> = decided
             .iter()
             .map(|j| EpochJob {
                 job: j.id(),
@@ -123,9 +139,15 @@ impl Policy for SmdScheduler {
                 placement: j.placement().normalised(),
             })
             .collect();
-        let out = epoch(view.instance(), placer.free(), &jobs, &self.params)?;
+        let out = epoch_among(
+            view.instance(),
+            placer.free(),
+            &jobs,
+            &self.params,
+            managed.len(),
+        )?;
         let mut actions = Vec::new();
-        for (j, d) in managed.iter().zip(&out.decisions) {
+        for (j, d) in decided.iter().zip(&out.decisions) {
             if d.placement.is_empty() {
                 if j.is_running() {
                     actions.push(Action::pause(j.id()));
@@ -133,6 +155,9 @@ impl Policy for SmdScheduler {
             } else if !(j.is_running() && j.placement().same_as(&d.placement)) {
                 actions.push(Action::run(j.id(), d.placement.clone()));
             }
+        }
+        for j in outside.iter().filter(|j| j.is_running()) {
+            actions.push(Action::pause(j.id()));
         }
         self.reports.push(out.report);
         Ok(actions)
