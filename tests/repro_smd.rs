@@ -7,9 +7,9 @@
 //! up to the jobs.
 #![cfg(feature = "cli")]
 
-mod common;
 #[path = "../benches/common/mod.rs"]
 mod bench_common;
+mod common;
 
 use common::*;
 use dmlsched::model::{Architecture, Instance};

@@ -186,11 +186,7 @@ pub(crate) fn select_among(
         ),
         Selection::Best | Selection::Prefix => {
             if params.selection == Selection::Best || n == 0 || windowed {
-                consider(
-                    top,
-                    solve_mcmdk(p, &no_force, false, params)?,
-                    &mut best,
-                );
+                consider(top, solve_mcmdk(p, &no_force, false, params)?, &mut best);
             }
             let mut sizes = prefix_sizes(active, n);
             if params.selection == Selection::Prefix && n > 0 && !windowed {
