@@ -2,7 +2,9 @@
 //! shortest-remaining-first order) scored by a plan evaluator.
 
 use super::problem::EpochProblem;
-use super::solve::{McmdkSolution, Plan, Residual, cheapest_fitting, solve_mcmdk};
+use super::solve::{
+    McmdkSolution, Plan, Residual, WarmLp, cheapest_fitting, solve_mcmdk, solve_with,
+};
 use super::{Selection, SmdError, SmdParams};
 
 /// Which candidate plan an epoch chose.
@@ -110,12 +112,17 @@ fn prefix_sizes(active: usize, n: usize) -> Vec<usize> {
 }
 
 /// Solves the prefix plan with the first `q` jobs of the order admitted.
-fn prefix(p: &EpochProblem, q: usize, params: &SmdParams) -> Result<McmdkSolution, SmdError> {
+fn prefix(
+    p: &EpochProblem,
+    q: usize,
+    params: &SmdParams,
+    warm: &mut WarmLp,
+) -> Result<McmdkSolution, SmdError> {
     let mut forced = vec![true; p.groups().len()];
     for &i in p.srpt_order().iter().take(q) {
         forced[i] = false;
     }
-    solve_mcmdk(p, &forced, false, params)
+    solve_with(p, &forced, false, params, Some(warm))
 }
 
 /// Runs the outer selection of `params.selection` on the epoch program.
@@ -185,8 +192,11 @@ pub(crate) fn select_among(
             &mut best,
         ),
         Selection::Best | Selection::Prefix => {
+            // One solver for every candidate plan's LP, each warm-started.
+            let mut warm = WarmLp::new(p)?;
             if params.selection == Selection::Best || n == 0 || windowed {
-                consider(top, solve_mcmdk(p, &no_force, false, params)?, &mut best);
+                let s = solve_with(p, &no_force, false, params, Some(&mut warm))?;
+                consider(top, s, &mut best);
             }
             let mut sizes = prefix_sizes(active, n);
             if params.selection == Selection::Prefix && n > 0 && !windowed {
@@ -194,7 +204,11 @@ pub(crate) fn select_among(
             }
             let mut done = Vec::new();
             for q in sizes {
-                consider(PlanMode::Prefix { q }, prefix(p, q, params)?, &mut best);
+                consider(
+                    PlanMode::Prefix { q },
+                    prefix(p, q, params, &mut warm)?,
+                    &mut best,
+                );
                 done.push(q);
             }
             if active > 32
@@ -206,7 +220,11 @@ pub(crate) fn select_among(
             {
                 for r in [q - 1, q + 1] {
                     if r >= 1 && r < n && !done.contains(&r) {
-                        consider(PlanMode::Prefix { q: r }, prefix(p, r, params)?, &mut best);
+                        consider(
+                            PlanMode::Prefix { q: r },
+                            prefix(p, r, params, &mut warm)?,
+                            &mut best,
+                        );
                     }
                 }
             }
