@@ -38,8 +38,11 @@ use super::{EpochJob, SmdEpochReport, SmdParams};
 ///
 /// Per epoch: `O(Σ_i |K_i|·L)` timing evaluations, and one LP of
 /// `Σ_i(|K_i|+1)` columns and `d + n` rows per candidate plan (`n + 1`
-/// plans under `Best` up to 32 jobs, `O(log n)` beyond), plus `O(n²·K·d)`
-/// for the plan evaluator.
+/// plans under `Best` up to 32 jobs, `O(log n)` beyond; all in one solver,
+/// warm-started), plus `O(n²·K·d)` for the plan evaluator. Past
+/// [`SmdParams::window`] active jobs, `n` is the window (the others wait),
+/// plus `O(N log N)` to order the `N` active jobs (a waiting job's order
+/// key is computed once).
 ///
 /// # Example
 ///
