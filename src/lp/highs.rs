@@ -387,42 +387,6 @@ fn empty_program(lp: &LinearProgram, start: Instant) -> LpSolution {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn failures_name_what_the_crate_knows() {
-        let mut lp = LinearProgram::new(Sense::Minimise);
-        let x = lp.add_column(1e19, 0.0, 5.0, ColumnKind::Continuous);
-        let y = lp.add_column(1.0, 0.0, f64::INFINITY, ColumnKind::Continuous);
-        lp.add_row(1.0, f64::INFINITY, &[(x, 1e-8), (y, 1e14)]);
-        let text = describe(&lp, &SolveOptions::default());
-        assert_eq!(
-            text,
-            "the model has 1 rows, 2 columns, 2 non-zeros, |coefficients| in [1e-8, 100000000000000] \
-             (a ratio above 1e10: badly scaled, a common cause of numerical failure), \
-             |costs| up to 1e19, finite |bounds| up to 5, no time limit"
-        );
-        let text = describe(&lp, &SolveOptions::default().with_time_limit(2.5));
-        assert!(text.ends_with("time limit 2.5 s"), "{text}");
-        match map_status(HighsModelStatus::SolveError, || "context".into()) {
-            Outcome::Failed(m) => assert_eq!(
-                m,
-                "HiGHS's solver failed, usually after numerical trouble (model status SolveError); context"
-            ),
-            _ => panic!("a solver error is a failure"),
-        }
-        match map_status(HighsModelStatus::Unknown, || "context".into()) {
-            Outcome::Status(LpStatus::Unknown(m)) => {
-                assert!(m.starts_with("HiGHS stopped without a conclusion"), "{m}");
-                assert!(m.ends_with("; context"), "{m}");
-            }
-            _ => panic!("Unknown is a status"),
-        }
-    }
-}
-
 /// A linear program (no integer columns) kept loaded in one HiGHS instance
 /// across solves that change only column bounds: the solver is created and
 /// its options set once, and each solve after the first starts from the
@@ -549,5 +513,41 @@ impl Resident {
         let out = read_solution(&self.lp, &self.opts, &solved, false, start);
         self.model = Some(Model::from(solved));
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_name_what_the_crate_knows() {
+        let mut lp = LinearProgram::new(Sense::Minimise);
+        let x = lp.add_column(1e19, 0.0, 5.0, ColumnKind::Continuous);
+        let y = lp.add_column(1.0, 0.0, f64::INFINITY, ColumnKind::Continuous);
+        lp.add_row(1.0, f64::INFINITY, &[(x, 1e-8), (y, 1e14)]);
+        let text = describe(&lp, &SolveOptions::default());
+        assert_eq!(
+            text,
+            "the model has 1 rows, 2 columns, 2 non-zeros, |coefficients| in [1e-8, 100000000000000] \
+             (a ratio above 1e10: badly scaled, a common cause of numerical failure), \
+             |costs| up to 1e19, finite |bounds| up to 5, no time limit"
+        );
+        let text = describe(&lp, &SolveOptions::default().with_time_limit(2.5));
+        assert!(text.ends_with("time limit 2.5 s"), "{text}");
+        match map_status(HighsModelStatus::SolveError, || "context".into()) {
+            Outcome::Failed(m) => assert_eq!(
+                m,
+                "HiGHS's solver failed, usually after numerical trouble (model status SolveError); context"
+            ),
+            _ => panic!("a solver error is a failure"),
+        }
+        match map_status(HighsModelStatus::Unknown, || "context".into()) {
+            Outcome::Status(LpStatus::Unknown(m)) => {
+                assert!(m.starts_with("HiGHS stopped without a conclusion"), "{m}");
+                assert!(m.ends_with("; context"), "{m}");
+            }
+            _ => panic!("Unknown is a status"),
+        }
     }
 }
