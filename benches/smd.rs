@@ -10,61 +10,38 @@
 //! One iteration is [`epoch`]: candidates, pruning, the LP, rounding,
 //! improvement, outer selection and placement, with the certificate.
 //!
-//! A second group runs a whole slotted run ([`solve_slotted`], what
+//! A second group runs whole slotted runs ([`solve_slotted`], what
 //! `dmlsched solve -a smd` does) on `examples/data/instance_layered.json`
-//! grown to 200 jobs ([`grown_layered`]: its 12 jobs copied with new ids,
-//! arrivals spread over 90 % of the horizon), an overloaded cluster of 16
-//! GPUs that stops at the horizon with jobs unfinished.
+//! grown to 200 and 1,000 jobs (`common::grown_example`: its 12 jobs copied
+//! with new ids, arrivals spread over 75 % of the horizon), an overloaded
+//! cluster of 16 GPUs that stops at the horizon with jobs unfinished; past
+//! 32 active jobs each epoch's program is the queue window
+//! (`SmdParams::window`). `docs/benchmarks.md` measures the command line on
+//! the same instances up to 3,000 jobs.
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+
+mod common;
 use dmlsched::algorithms::smd::{EpochJob, Selection, SmdParams, epoch, solve_slotted};
 use dmlsched::experiments::smd::{SmdWorkloadOptions, generate};
-use dmlsched::model::{Instance, JobId};
-
-/// `examples/data/instance_layered.json` grown to `n` jobs: its jobs copied
-/// round-robin with new ids and arrivals spread evenly over the first 90 %
-/// of the horizon.
-fn grown_layered(n: usize) -> Instance {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/examples/data/instance_layered.json"
-    );
-    let base = Instance::from_json(&std::fs::read_to_string(path).expect("instance file"))
-        .expect("instance");
-    let span = base.horizon_s() * 0.9;
-    let jobs = (0..n)
-        .map(|i| {
-            let mut j = base.jobs()[i % base.jobs().len()].clone();
-            j.id = JobId(i as u32);
-            j.arrival_s = span * i as f64 / n as f64;
-            j
-        })
-        .collect();
-    Instance::new(
-        base.cluster().clone(),
-        jobs,
-        base.slot_length_s(),
-        base.horizon_slots(),
-    )
-    .expect("grown instance")
-}
 
 fn slotted_run(c: &mut Criterion) {
     let mut group = c.benchmark_group("smd_solve_slotted_layered");
-    let n = 200;
-    let inst = grown_layered(n);
-    let run = solve_slotted(&inst, &SmdParams::default()).expect("run");
-    eprintln!(
-        "{n} jobs: {} completed, {} unfinished (horizon), {} epochs",
-        run.completed(),
-        run.unfinished(),
-        run.reports.len()
-    );
-    group.bench_function(format!("{n}_jobs"), |b| {
-        b.iter(|| black_box(solve_slotted(&inst, &SmdParams::default()).expect("run")))
-    });
+    for n in [200, 1000] {
+        let inst = common::grown_example("instance_layered.json", n);
+        let run = solve_slotted(&inst, &SmdParams::default()).expect("run");
+        eprintln!(
+            "{n} jobs: {} completed, {} unfinished (horizon), {} epochs",
+            run.completed(),
+            run.unfinished(),
+            run.reports.len()
+        );
+        group.bench_function(format!("{n}_jobs"), |b| {
+            b.iter(|| black_box(solve_slotted(&inst, &SmdParams::default()).expect("run")))
+        });
+    }
     group.finish();
 }
 

@@ -7,10 +7,12 @@
 //! up to the jobs.
 #![cfg(feature = "cli")]
 
+#[path = "../benches/common/mod.rs"]
+mod bench_common;
 mod common;
 
 use common::*;
-use dmlsched::model::{Architecture, Instance, JobId};
+use dmlsched::model::{Architecture, Instance};
 use dmlsched::schedule::{Schedule, verify};
 
 /// A fresh output folder for one test.
@@ -31,29 +33,6 @@ fn write_instance(dir: &std::path::Path, inst: &Instance) -> String {
     let path = dir.join("instance.json");
     std::fs::write(&path, inst.to_json().expect("instance JSON")).expect("write instance");
     path.to_string_lossy().into_owned()
-}
-
-/// `instance_layered.json` grown to `n` jobs: its jobs copied round-robin
-/// with new ids and arrivals spread evenly over the first 90 % of the
-/// horizon.
-fn grown_layered(n: usize) -> Instance {
-    let base = read_instance("examples/data/instance_layered.json");
-    let span = base.horizon_s() * 0.9;
-    let jobs = (0..n)
-        .map(|i| {
-            let mut j = base.jobs()[i % base.jobs().len()].clone();
-            j.id = JobId(i as u32);
-            j.arrival_s = span * i as f64 / n as f64;
-            j
-        })
-        .collect();
-    Instance::new(
-        base.cluster().clone(),
-        jobs,
-        base.slot_length_s(),
-        base.horizon_slots(),
-    )
-    .expect("grown instance")
 }
 
 /// Runs `solve -a smd FILE --out DIR`, expects exit 0, reads the schedule
@@ -115,7 +94,7 @@ fn horizon_overrun_stops_at_the_horizon() {
 #[test]
 fn fifty_layered_jobs_stop_at_the_horizon() {
     let dir = out_dir("fifty");
-    let inst = grown_layered(50);
+    let inst = bench_common::grown_example("instance_layered.json", 50);
     let file = write_instance(&dir, &inst);
     let (done, left) = solve_checked(&file, &inst, &dir);
     assert!(done > 0 && left > 0, "{done} completed, {left} unfinished");

@@ -281,3 +281,67 @@ proptest! {
         }
     }
 }
+
+#[cfg(all(feature = "highs", feature = "serde"))]
+#[path = "../benches/common/mod.rs"]
+mod bench_common;
+
+/// The queue window bounds every epoch's program at `d + window` rows past
+/// `window` active jobs, where the whole queue gives larger programs; the
+/// run stays checked (schedule verified, every certificate checked). Fails
+/// if the window is not applied (the 200-job run's queue exceeds 32 jobs).
+#[cfg(all(feature = "highs", feature = "serde"))]
+#[test]
+fn the_queue_window_bounds_the_epoch_program() {
+    let inst = bench_common::grown_example("instance_layered.json", 200);
+    let rows = |run: &SmdRun| run.reports.iter().map(|r| r.lp_rows).max().unwrap_or(0);
+    let whole = solve_slotted(
+        &inst,
+        &SmdParams {
+            window: None,
+            ..SmdParams::default()
+        },
+    )
+    .expect("whole queue");
+    let windowed = solve_slotted(&inst, &SmdParams::default()).expect("window");
+    let d = windowed.reports[0].capacity_rows;
+    assert!(rows(&whole) > d + DEFAULT_WINDOW, "{}", rows(&whole));
+    assert!(rows(&windowed) <= d + DEFAULT_WINDOW, "{}", rows(&windowed));
+    assert_eq!(
+        windowed.completed() + windowed.unfinished(),
+        inst.jobs().len()
+    );
+}
+
+/// A window at least the job count never applies: the run is the whole
+/// queue's, record for record.
+#[cfg(all(feature = "highs", feature = "serde"))]
+#[test]
+fn a_window_as_large_as_the_queue_changes_nothing() {
+    let inst = bench_common::grown_example("instance_layered.json", 40);
+    let run = |window| {
+        solve_slotted(
+            &inst,
+            &SmdParams {
+                window,
+                ..SmdParams::default()
+            },
+        )
+        .expect("run")
+    };
+    let (whole, wide) = (run(None), run(Some(40)));
+    assert_eq!(whole.result.jobs, wide.result.jobs);
+    assert_eq!(whole.schedule, wide.schedule);
+}
+
+#[test]
+fn an_empty_window_is_an_invalid_option() {
+    let p = SmdParams {
+        window: Some(0),
+        ..SmdParams::default()
+    };
+    assert!(matches!(
+        p.validate(),
+        Err(SmdError::InvalidOption { name: "window", .. })
+    ));
+}

@@ -387,6 +387,135 @@ fn empty_program(lp: &LinearProgram, start: Instant) -> LpSolution {
     }
 }
 
+/// A linear program (no integer columns) kept loaded in one HiGHS instance
+/// across solves that change only column bounds: the solver is created and
+/// its options set once, and each solve after the first starts from the
+/// previous solve's basis (HiGHS keeps it when bounds change).
+pub(crate) struct Resident {
+    lp: LinearProgram,
+    opts: SolveOptions,
+    cols: Vec<highs::Col>,
+    model: Option<Model>,
+}
+
+impl Resident {
+    /// Loads `lp` (validated here, as [`crate::lp::solve`] does) with the
+    /// options `opts`; its integer columns are relaxed.
+    pub(crate) fn new(lp: LinearProgram, opts: SolveOptions) -> Result<Self, LpError> {
+        lp.validate()?;
+        opts.validate()?;
+        let (n_rows, n_cols) = (lp.n_rows(), lp.n_cols());
+        if n_rows.max(n_cols).max(lp.nnz()) > MAX_HIGHS_INDEX {
+            return Err(LpError::Solver {
+                stage: "build".into(),
+                message: format!("the program exceeds HiGHS's limit of {MAX_HIGHS_INDEX}"),
+            });
+        }
+        let mut problem = ColProblem::new();
+        let rows: Vec<Row> = (0..n_rows)
+            .map(|i| {
+                let (lo, hi) = lp
+                    .row_bounds(i)
+                    .unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
+                problem.add_row(inclusive(lo, hi))
+            })
+            .collect();
+        let mut by_col: Vec<Vec<(Row, f64)>> = vec![Vec::new(); n_cols];
+        for (i, &row) in rows.iter().enumerate() {
+            for &(col, value) in lp.row_entries(i).unwrap_or(&[]) {
+                if col < n_cols && value != 0.0 {
+                    by_col[col].push((row, value));
+                }
+            }
+        }
+        let sense = match lp.sense() {
+            Sense::Minimise => highs::Sense::Minimise,
+            Sense::Maximise => highs::Sense::Maximise,
+        };
+        let load_error = |status| LpError::Solver {
+            stage: "load".into(),
+            message: format!(
+                "HiGHS rejected the model (status {status:?}); {}",
+                describe(&lp, &opts)
+            ),
+        };
+        let mut model = problem.try_optimise(sense).map_err(load_error)?;
+        let mut cols = Vec::with_capacity(n_cols);
+        for (j, entries) in by_col.into_iter().enumerate() {
+            let cost = lp.cost(j).unwrap_or(0.0);
+            let (lo, hi) = lp
+                .col_bounds(j)
+                .unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
+            cols.push(
+                model
+                    .try_add_column(cost, inclusive(lo, hi), entries)
+                    .map_err(load_error)?,
+            );
+        }
+        apply_options(&mut model, &opts)?;
+        Ok(Resident {
+            lp,
+            opts,
+            cols,
+            model: Some(model),
+        })
+    }
+
+    /// The program as loaded, with the bounds changed since.
+    pub(crate) fn program(&self) -> &LinearProgram {
+        &self.lp
+    }
+
+    /// Changes column `col`'s bounds for the next solves.
+    ///
+    /// # Errors
+    ///
+    /// As [`LinearProgram::set_col_bounds`]; a solver left unusable by a
+    /// failed solve.
+    pub(crate) fn set_col_bounds(
+        &mut self,
+        col: usize,
+        lower: f64,
+        upper: f64,
+    ) -> Result<(), LpError> {
+        self.lp.set_col_bounds(col, lower, upper)?;
+        let (Some(model), Some(&c)) = (self.model.as_mut(), self.cols.get(col)) else {
+            return Err(LpError::Solver {
+                stage: "bounds".into(),
+                message: "the resident solver is gone after a failed solve".into(),
+            });
+        };
+        model.change_column_bounds(c, inclusive(lower, upper));
+        Ok(())
+    }
+
+    /// Solves the program with its current bounds.
+    ///
+    /// # Errors
+    ///
+    /// As [`crate::lp::solve`].
+    pub(crate) fn solve(&mut self) -> Result<LpSolution, LpError> {
+        let start = Instant::now();
+        if self.lp.n_cols() == 0 {
+            return Ok(empty_program(&self.lp, start));
+        }
+        let model = self.model.take().ok_or_else(|| LpError::Solver {
+            stage: "solve".into(),
+            message: "the resident solver is gone after a failed solve".into(),
+        })?;
+        let solved = model.try_solve().map_err(|status| LpError::Solver {
+            stage: "solve".into(),
+            message: format!(
+                "HiGHS could not run the solve (status {status:?}); {}",
+                describe(&self.lp, &self.opts)
+            ),
+        })?;
+        let out = read_solution(&self.lp, &self.opts, &solved, false, start);
+        self.model = Some(Model::from(solved));
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -320,3 +320,28 @@ fn group_of(p: Prepared, wait_cost: f64) -> Group {
         srpt_key: p.wait.best_time_s,
     }
 }
+
+/// The key of `job` in the shortest-remaining-first order of an epoch
+/// program: its best standalone time `min_k ρ(k)` over the candidates that
+/// fit the whole cluster `total` (what [`build_problem`] orders by and
+/// charges waits with), for `remaining_work`.
+///
+/// # Errors
+///
+/// As [`candidates`]; [`SmdError::JobNeverFits`] without a candidate.
+pub(crate) fn best_time(
+    job: &Job,
+    remaining_work: f64,
+    total: &Resources,
+    params: &SmdParams,
+) -> Result<f64, SmdError> {
+    let cands = candidates(job, remaining_work, total, total, params)?;
+    let Some(smallest) = cands.first() else {
+        return Err(SmdError::JobNeverFits { job: job.id });
+    };
+    Ok(cands
+        .iter()
+        .min_by(|a, b| a.remaining_s.total_cmp(&b.remaining_s))
+        .unwrap_or(smallest)
+        .remaining_s)
+}

@@ -9,7 +9,7 @@ use crate::model::{Instance, JobId, ResourceKind, Resources};
 use crate::schedule::Placement;
 
 use super::place::place;
-use super::select::{PlanMode, choices, select};
+use super::select::{PlanMode, choices, select_among};
 use super::{EpochJob, SmdError, SmdParams, build_problem};
 
 /// The decision about one job at an epoch.
@@ -175,10 +175,23 @@ pub fn epoch(
     jobs: &[EpochJob],
     params: &SmdParams,
 ) -> Result<SmdEpoch, SmdError> {
+    epoch_among(instance, free, jobs, params, jobs.len())
+}
+
+/// [`epoch`] over the queue window: `jobs` are the first of `active` jobs
+/// in the shortest-remaining-first order (the others wait, outside the
+/// program); see [`SmdParams::window`](super::SmdParams::window).
+pub(crate) fn epoch_among(
+    instance: &Instance,
+    free: &[Resources],
+    jobs: &[EpochJob],
+    params: &SmdParams,
+    active: usize,
+) -> Result<SmdEpoch, SmdError> {
     let start = Instant::now();
     let aggregate = check_free(instance, free)?;
     let problem = build_problem(instance, jobs, &aggregate, params)?;
-    let sel = select(&problem, params)?;
+    let sel = select_among(&problem, params, active.max(jobs.len()))?;
     let models: Vec<_> = jobs
         .iter()
         .map(|e| instance.job(e.job).map(|j| (j, e)))

@@ -105,11 +105,14 @@ mod problem;
 mod run;
 mod select;
 mod solve;
+mod window;
 
 pub use build::{Candidate, EpochJob, build_problem, candidates, capacity_rows};
 pub use epoch::{GUARANTEE, SmdDecision, SmdEpoch, SmdEpochReport, epoch};
 pub use error::SmdError;
-pub use params::{ExactMode, MAX_PERMUTATION_GROUPS, Selection, SmdParams, WaitCharge};
+pub use params::{
+    DEFAULT_WINDOW, ExactMode, MAX_PERMUTATION_GROUPS, Selection, SmdParams, WaitCharge,
+};
 pub use policy::SmdScheduler;
 pub use problem::{CAPACITY_TOL, EpochOption, EpochProblem, Group, WaitJob, wait_charges};
 pub use run::{SmdRun, check_slotted, solve_slotted};

@@ -113,6 +113,14 @@ pub struct SmdParams {
     /// a configuration whose iteration is longer than a slot never makes
     /// progress.
     pub max_iteration_s: Option<f64>,
+    /// The queue window under [`Selection::Best`] and
+    /// [`Selection::Prefix`] (default `Some(32)`): when more jobs are
+    /// active, an epoch's program holds only the first `window` jobs of the
+    /// shortest-remaining-first order, the others wait (as in a prefix
+    /// plan), and the candidate plans are the prefix plans of sizes
+    /// `1, 2, 4, …` below the window and the window itself. `None`: every
+    /// active job, the joint plan and the prefixes up to the whole queue.
+    pub window: Option<usize>,
 }
 
 impl Default for SmdParams {
@@ -137,9 +145,14 @@ impl Default for SmdParams {
             max_candidates_per_job: 4096,
             max_columns: 1_000_000,
             max_iteration_s: None,
+            window: Some(DEFAULT_WINDOW),
         }
     }
 }
+
+/// The default queue window ([`SmdParams::window`]): the queue length up
+/// to which every prefix plan is tried.
+pub const DEFAULT_WINDOW: usize = 32;
 
 /// Most groups whose orders are all tried (`8! = 40 320` orders).
 pub const MAX_PERMUTATION_GROUPS: usize = 8;
@@ -187,6 +200,9 @@ impl SmdParams {
         }
         if self.max_columns == 0 {
             return bad("max_columns", "must be at least 1".into());
+        }
+        if self.window == Some(0) {
+            return bad("window", "must be at least 1 job (null: no window)".into());
         }
         if let Some(t) = self.max_iteration_s
             && !(t.is_finite() && t > 0.0)

@@ -4,7 +4,9 @@ use crate::baselines::{PlacementRule, Placer};
 use crate::model::Elasticity;
 use crate::sim::{Action, Event, JobView, Policy, SimView};
 
-use super::{EpochJob, SmdEpochReport, SmdParams, epoch};
+use super::epoch::epoch_among;
+use super::window::OrderKeys;
+use super::{EpochJob, SmdEpochReport, SmdParams};
 
 /// SMD-style scheduler: the crate's own design after the abstract of Yu,
 /// Wu, Ji and Liu (INFOCOM 2021); not a reproduction of that paper.
@@ -36,8 +38,11 @@ use super::{EpochJob, SmdEpochReport, SmdParams, epoch};
 ///
 /// Per epoch: `O(Σ_i |K_i|·L)` timing evaluations, and one LP of
 /// `Σ_i(|K_i|+1)` columns and `d + n` rows per candidate plan (`n + 1`
-/// plans under `Best` up to 32 jobs, `O(log n)` beyond), plus `O(n²·K·d)`
-/// for the plan evaluator.
+/// plans under `Best` up to 32 jobs, `O(log n)` beyond; all in one solver,
+/// warm-started), plus `O(n²·K·d)` for the plan evaluator. Past
+/// [`SmdParams::window`] active jobs, `n` is the window (the others wait),
+/// plus `O(N log N)` to order the `N` active jobs (a waiting job's order
+/// key is computed once).
 ///
 /// # Example
 ///
@@ -73,6 +78,7 @@ pub struct SmdScheduler {
     /// Parameters.
     pub params: SmdParams,
     reports: Vec<SmdEpochReport>,
+    keys: OrderKeys,
 }
 
 impl SmdScheduler {
@@ -81,6 +87,7 @@ impl SmdScheduler {
         SmdScheduler {
             params,
             reports: Vec::new(),
+            keys: OrderKeys::default(),
         }
     }
 
@@ -115,7 +122,19 @@ impl Policy for SmdScheduler {
         for j in managed.iter().filter(|j| j.is_running()) {
             placer.release(j.job(), j.placement());
         }
-        let jobs: Vec<EpochJob> = managed
+        // The queue window: the jobs after it wait, outside the program.
+        let inside = self.keys.window(view, &managed, &self.params)?;
+        let (decided, outside): (Vec<&JobView<'_>>, Vec<&JobView<'_>>) = match &inside {
+            Some(inside) => {
+                let (a, b): (Vec<_>, Vec<_>) = managed.iter().zip(inside).partition(|&(_, &i)| i);
+                (
+                    a.into_iter().map(|(j, _)| j).collect(),
+                    b.into_iter().map(|(j, _)| j).collect(),
+                )
+            }
+            None => (managed.iter().collect(), Vec::new()),
+        };
+        let jobs: Vec<EpochJob> = decided
             .iter()
             .map(|j| EpochJob {
                 job: j.id(),
@@ -123,9 +142,15 @@ impl Policy for SmdScheduler {
                 placement: j.placement().normalised(),
             })
             .collect();
-        let out = epoch(view.instance(), placer.free(), &jobs, &self.params)?;
+        let out = epoch_among(
+            view.instance(),
+            placer.free(),
+            &jobs,
+            &self.params,
+            managed.len(),
+        )?;
         let mut actions = Vec::new();
-        for (j, d) in managed.iter().zip(&out.decisions) {
+        for (j, d) in decided.iter().zip(&out.decisions) {
             if d.placement.is_empty() {
                 if j.is_running() {
                     actions.push(Action::pause(j.id()));
@@ -133,6 +158,9 @@ impl Policy for SmdScheduler {
             } else if !(j.is_running() && j.placement().same_as(&d.placement)) {
                 actions.push(Action::run(j.id(), d.placement.clone()));
             }
+        }
+        for j in outside.iter().filter(|j| j.is_running()) {
+            actions.push(Action::pause(j.id()));
         }
         self.reports.push(out.report);
         Ok(actions)

@@ -2,7 +2,9 @@
 //! shortest-remaining-first order) scored by a plan evaluator.
 
 use super::problem::EpochProblem;
-use super::solve::{McmdkSolution, Plan, Residual, cheapest_fitting, solve_mcmdk};
+use super::solve::{
+    McmdkSolution, Plan, Residual, WarmLp, cheapest_fitting, solve_mcmdk, solve_with,
+};
 use super::{Selection, SmdError, SmdParams};
 
 /// Which candidate plan an epoch chose.
@@ -94,11 +96,13 @@ pub struct Selected {
     pub evaluated: usize,
 }
 
-/// The prefix sizes tried: all of `1..n` up to 32 jobs, else the powers of
-/// two below `n` (refined around the best later). `n` itself is the joint
-/// plan.
-fn prefix_sizes(n: usize) -> Vec<usize> {
-    if n <= 32 {
+/// The prefix sizes tried below `n` (the groups of the program) when
+/// `active` jobs are active: all of `1..n` up to 32 active jobs, else the
+/// powers of two below `n` (refined around the best later). `n` itself is
+/// the joint plan, or the window's plan when the program holds only the
+/// first `n < active` jobs.
+fn prefix_sizes(active: usize, n: usize) -> Vec<usize> {
+    if active <= 32 {
         (1..n).collect()
     } else {
         std::iter::successors(Some(1usize), |q| q.checked_mul(2))
@@ -108,12 +112,17 @@ fn prefix_sizes(n: usize) -> Vec<usize> {
 }
 
 /// Solves the prefix plan with the first `q` jobs of the order admitted.
-fn prefix(p: &EpochProblem, q: usize, params: &SmdParams) -> Result<McmdkSolution, SmdError> {
+fn prefix(
+    p: &EpochProblem,
+    q: usize,
+    params: &SmdParams,
+    warm: &mut WarmLp,
+) -> Result<McmdkSolution, SmdError> {
     let mut forced = vec![true; p.groups().len()];
     for &i in p.srpt_order().iter().take(q) {
         forced[i] = false;
     }
-    solve_mcmdk(p, &forced, false, params)
+    solve_with(p, &forced, false, params, Some(warm))
 }
 
 /// Runs the outer selection of `params.selection` on the epoch program.
@@ -126,7 +135,26 @@ fn prefix(p: &EpochProblem, q: usize, params: &SmdParams) -> Result<McmdkSolutio
 ///
 /// As [`solve_mcmdk`].
 pub fn select(p: &EpochProblem, params: &SmdParams) -> Result<Selected, SmdError> {
+    select_among(p, params, p.groups().len())
+}
+
+/// [`select`] on a program that holds the first `n` of `active` jobs of
+/// the shortest-remaining-first order (the queue window; the others wait).
+/// With `n < active` the joint plan is the window's prefix plan
+/// `Prefix { q: n }` (tried first, and kept on ties as the joint plan is),
+/// and the prefix sizes follow the active count.
+pub(crate) fn select_among(
+    p: &EpochProblem,
+    params: &SmdParams,
+    active: usize,
+) -> Result<Selected, SmdError> {
     let n = p.groups().len();
+    let windowed = n < active;
+    let top = if windowed {
+        PlanMode::Prefix { q: n }
+    } else {
+        PlanMode::Joint
+    };
     let no_force = vec![false; n];
     let mut best: Option<Selected> = None;
     let mut evaluated = 0;
@@ -137,7 +165,7 @@ pub fn select(p: &EpochProblem, params: &SmdParams) -> Result<Selected, SmdError
             let same = estimate_s == b.estimate_s;
             let smaller_q = matches!(
                 (mode, b.mode),
-                (PlanMode::Prefix { q: x }, PlanMode::Prefix { q: y }) if x < y
+                (PlanMode::Prefix { q: x }, PlanMode::Prefix { q: y }) if x < y && (y < n || !windowed)
             );
             estimate_s < b.estimate_s
                 || (same && s.objective < b.solution.objective)
@@ -164,31 +192,39 @@ pub fn select(p: &EpochProblem, params: &SmdParams) -> Result<Selected, SmdError
             &mut best,
         ),
         Selection::Best | Selection::Prefix => {
-            if params.selection == Selection::Best || n == 0 {
-                consider(
-                    PlanMode::Joint,
-                    solve_mcmdk(p, &no_force, false, params)?,
-                    &mut best,
-                );
+            // One solver for every candidate plan's LP, each warm-started.
+            let mut warm = WarmLp::new(p)?;
+            if params.selection == Selection::Best || n == 0 || windowed {
+                let s = solve_with(p, &no_force, false, params, Some(&mut warm))?;
+                consider(top, s, &mut best);
             }
-            let mut sizes = prefix_sizes(n);
-            if params.selection == Selection::Prefix && n > 0 {
+            let mut sizes = prefix_sizes(active, n);
+            if params.selection == Selection::Prefix && n > 0 && !windowed {
                 sizes.push(n);
             }
             let mut done = Vec::new();
             for q in sizes {
-                consider(PlanMode::Prefix { q }, prefix(p, q, params)?, &mut best);
+                consider(
+                    PlanMode::Prefix { q },
+                    prefix(p, q, params, &mut warm)?,
+                    &mut best,
+                );
                 done.push(q);
             }
-            if n > 32
+            if active > 32
                 && let Some(Selected {
                     mode: PlanMode::Prefix { q },
                     ..
                 }) = best
+                && (q < n || !windowed)
             {
                 for r in [q - 1, q + 1] {
                     if r >= 1 && r < n && !done.contains(&r) {
-                        consider(PlanMode::Prefix { q: r }, prefix(p, r, params)?, &mut best);
+                        consider(
+                            PlanMode::Prefix { q: r },
+                            prefix(p, r, params, &mut warm)?,
+                            &mut best,
+                        );
                     }
                 }
             }

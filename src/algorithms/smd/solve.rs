@@ -204,6 +204,22 @@ pub(crate) fn safe_bound(p: &EpochProblem, free: &[usize], prices: &[f64], const
 fn relax(p: &EpochProblem, free: &[usize], constant: f64) -> Result<LpRelaxation, SmdError> {
     let m = model(p, free, ColumnKind::Continuous);
     let sol = lp::solve(&m.lp, &SolveOptions::default().with_presolve(false))?;
+    relaxation(p, free, &m, &m.lp, &sol, (constant, constant))
+}
+
+/// The relaxation of the free groups read from a solution of `m` (whose
+/// program, with its current bounds, is `lp`); `constants.0` is added to
+/// the solver's (unscaled) objective, `constants.1` (the forced waits'
+/// charges) to the safe bound over the free groups.
+fn relaxation(
+    p: &EpochProblem,
+    free: &[usize],
+    m: &Model,
+    lp: &LinearProgram,
+    sol: &LpSolution,
+    constants: (f64, f64),
+) -> Result<LpRelaxation, SmdError> {
+    let (constant, forced_waits) = constants;
     if !sol.status.is_optimal() || !sol.has_primal || !sol.has_dual {
         return Err(SmdError::LpNotOptimal {
             status: format!("{:?}", sol.status),
@@ -226,7 +242,7 @@ fn relax(p: &EpochProblem, free: &[usize], constant: f64) -> Result<LpRelaxation
             fractional.push(i);
         }
     }
-    let activity = m.lp.row_activity(&sol.primal)?;
+    let activity = lp.row_activity(&sol.primal)?;
     let tight_rows = m
         .cap_rows
         .iter()
@@ -241,15 +257,82 @@ fn relax(p: &EpochProblem, free: &[usize], constant: f64) -> Result<LpRelaxation
         .count();
     Ok(LpRelaxation {
         value: sol.objective.unwrap_or(f64::NAN) / m.cost_scale + constant,
-        safe_bound: safe_bound(p, free, &prices, constant),
+        safe_bound: safe_bound(p, free, &prices, forced_waits),
         prices,
         fractional,
         tight_rows,
-        columns: m.lp.n_cols(),
-        rows: m.lp.n_rows(),
+        columns: lp.n_cols(),
+        rows: lp.n_rows(),
         seconds: sol.seconds,
         x,
     })
+}
+
+/// The LP relaxation of a whole epoch program kept in one solver for all
+/// its candidate plans (the joint plan and the prefixes): a plan's forced
+/// waits fix its groups' option columns at 0, which leaves the group row
+/// `x_wait = 1` (the prefix program plus the forced waits' charges in the
+/// objective), and each solve starts from the previous plan's basis.
+/// Without the `highs` feature every relaxation is solved afresh (and
+/// fails for want of a solver).
+pub(crate) struct WarmLp {
+    m: Model,
+    #[cfg(feature = "highs")]
+    solver: Option<lp::highs::Resident>,
+    forced: Vec<bool>,
+}
+
+impl WarmLp {
+    /// The program of every group of `p`, loaded (nothing forced).
+    ///
+    /// # Errors
+    ///
+    /// [`SmdError::Lp`] when the solver rejects the program.
+    pub(crate) fn new(p: &EpochProblem) -> Result<Self, SmdError> {
+        let all: Vec<usize> = (0..p.groups().len()).collect();
+        let m = model(p, &all, ColumnKind::Continuous);
+        #[cfg(feature = "highs")]
+        let solver = if m.lp.n_cols() > 0 {
+            Some(lp::highs::Resident::new(
+                m.lp.clone(),
+                SolveOptions::default().with_presolve(false),
+            )?)
+        } else {
+            None
+        };
+        Ok(WarmLp {
+            m,
+            #[cfg(feature = "highs")]
+            solver,
+            forced: vec![false; p.groups().len()],
+        })
+    }
+
+    /// The relaxation with the groups of `forced` waiting.
+    fn relax(
+        &mut self,
+        p: &EpochProblem,
+        forced: &[bool],
+        free: &[usize],
+        constant: f64,
+    ) -> Result<LpRelaxation, SmdError> {
+        #[cfg(feature = "highs")]
+        if let Some(solver) = self.solver.as_mut() {
+            for (i, (&now, was)) in forced.iter().zip(self.forced.iter_mut()).enumerate() {
+                if now != *was {
+                    let upper = if now { 0.0 } else { f64::INFINITY };
+                    let options = &self.m.cols[i];
+                    for &c in &options[..options.len() - 1] {
+                        solver.set_col_bounds(c, 0.0, upper)?;
+                    }
+                    *was = now;
+                }
+            }
+            let sol = solver.solve()?;
+            return relaxation(p, free, &self.m, solver.program(), &sol, (0.0, constant));
+        }
+        relax(p, free, constant)
+    }
 }
 
 /// Residual capacity bookkeeping for a partial plan.
@@ -484,6 +567,18 @@ pub fn solve_mcmdk(
     greedy: bool,
     params: &SmdParams,
 ) -> Result<McmdkSolution, SmdError> {
+    solve_with(p, forced, greedy, params, None)
+}
+
+/// [`solve_mcmdk`], its LP relaxation solved in `warm` when given (the
+/// epoch program's solver kept across its candidate plans).
+pub(crate) fn solve_with(
+    p: &EpochProblem,
+    forced: &[bool],
+    greedy: bool,
+    params: &SmdParams,
+    warm: Option<&mut WarmLp>,
+) -> Result<McmdkSolution, SmdError> {
     let n = p.groups().len();
     if forced.len() != n {
         return Err(SmdError::InvalidInput {
@@ -509,7 +604,10 @@ pub fn solve_mcmdk(
         assign(p, &order, &mut plan, &mut Residual::new(p));
         (plan, None, None)
     } else {
-        let lp = relax(p, &free, constant)?;
+        let lp = match warm {
+            Some(w) => w.relax(p, forced, &free, constant)?,
+            None => relax(p, &free, constant)?,
+        };
         let (plan, rounded) = round(p, &free, &lp.x, params.max_permutation_groups);
         let loss: f64 = rounded
             .iter()
@@ -589,4 +687,72 @@ fn exact(
             returned: false,
         },
     })
+}
+
+#[cfg(all(test, feature = "highs"))]
+mod tests {
+    use super::*;
+    use crate::algorithms::smd::{EpochOption, Group};
+    use crate::model::JobId;
+
+    /// A program of `n` jobs over two rows with a seeded mix of options.
+    fn program(n: usize, seed: u64) -> EpochProblem {
+        let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+        let mut next = |m: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % m
+        };
+        let groups = (0..n)
+            .map(|i| {
+                let options: Vec<EpochOption> = (0..1 + next(4))
+                    .map(|k| EpochOption {
+                        config: (k as u32 + 1, 1),
+                        usage: vec![1.0 + next(5) as f64, 1.0 + next(5) as f64],
+                        cost: 1.0 + next(10) as f64,
+                    })
+                    .collect();
+                Group::new(JobId(i as u32), 12.0 + next(5) as f64, options)
+            })
+            .collect();
+        EpochProblem::new(vec![7.0, 6.0], vec![20.0, 20.0], groups).expect("program")
+    }
+
+    /// The warm-started relaxation of every prefix program (solved in one
+    /// solver, in the order of the outer selection, then back again) has
+    /// the value and the safe bound of the same program solved afresh:
+    /// fails if fixing the waiting groups' columns did not give the prefix
+    /// program.
+    #[test]
+    fn warm_prefix_relaxations_match_fresh_ones() {
+        for seed in 0..20 {
+            let p = program(9, seed);
+            let n = p.groups().len();
+            let mut warm = WarmLp::new(&p).expect("warm");
+            for q in [n, 1, 2, 4, 8, 3, 5, n, 1] {
+                let mut forced = vec![true; n];
+                for &i in p.srpt_order().iter().take(q) {
+                    forced[i] = false;
+                }
+                let free: Vec<usize> = (0..n).filter(|&i| !forced[i]).collect();
+                let constant: f64 = (0..n)
+                    .filter(|&i| forced[i])
+                    .map(|i| p.groups()[i].wait_cost)
+                    .sum();
+                let hot = warm.relax(&p, &forced, &free, constant).expect("warm LP");
+                let cold = relax(&p, &free, constant).expect("fresh LP");
+                let tol = 1e-7 * cold.value.abs().max(1.0);
+                assert!((hot.value - cold.value).abs() <= tol, "seed {seed} q {q}");
+                assert!(hot.safe_bound <= hot.value + tol, "seed {seed} q {q}");
+                assert!(
+                    (hot.safe_bound - cold.safe_bound).abs() <= 1e-6 * cold.value.abs().max(1.0),
+                    "seed {seed} q {q}: {} vs {}",
+                    hot.safe_bound,
+                    cold.safe_bound
+                );
+                assert!(hot.fractional.len() <= 2, "seed {seed} q {q}");
+            }
+        }
+    }
 }
