@@ -14,9 +14,9 @@
 //! `dmlsched solve -a smd` does) on `examples/data/instance_layered.json`
 //! grown to 200 and 1,000 jobs (`common::grown_example`: its 12 jobs copied
 //! with new ids, arrivals spread over 75 % of the horizon), an overloaded
-//! cluster of 16 GPUs that stops at the horizon with jobs unfinished; past
-//! 32 active jobs each epoch's program is the queue window
-//! (`SmdParams::window`). `docs/benchmarks.md` measures the command line on
+//! cluster of 16 GPUs that stops at the horizon with jobs unfinished, with
+//! the queue window of 32 jobs (`SmdParams::window`, an option: past 32
+//! active jobs each epoch's program is the window). `docs/benchmarks.md` measures the command line on
 //! the same instances up to 3,000 jobs.
 
 use std::hint::black_box;
@@ -24,14 +24,20 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 
 mod common;
-use dmlsched::algorithms::smd::{EpochJob, Selection, SmdParams, epoch, solve_slotted};
+use dmlsched::algorithms::smd::{
+    DEFAULT_WINDOW, EpochJob, Selection, SmdParams, epoch, solve_slotted,
+};
 use dmlsched::experiments::smd::{SmdWorkloadOptions, generate};
 
 fn slotted_run(c: &mut Criterion) {
     let mut group = c.benchmark_group("smd_solve_slotted_layered");
     for n in [200, 1000] {
         let inst = common::grown_example("instance_layered.json", n);
-        let run = solve_slotted(&inst, &SmdParams::default()).expect("run");
+        let params = SmdParams {
+            window: Some(DEFAULT_WINDOW),
+            ..SmdParams::default()
+        };
+        let run = solve_slotted(&inst, &params).expect("run");
         eprintln!(
             "{n} jobs: {} completed, {} unfinished (horizon), {} epochs",
             run.completed(),
@@ -39,7 +45,7 @@ fn slotted_run(c: &mut Criterion) {
             run.reports.len()
         );
         group.bench_function(format!("{n}_jobs"), |b| {
-            b.iter(|| black_box(solve_slotted(&inst, &SmdParams::default()).expect("run")))
+            b.iter(|| black_box(solve_slotted(&inst, &params).expect("run")))
         });
     }
     group.finish();

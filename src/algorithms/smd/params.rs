@@ -113,13 +113,16 @@ pub struct SmdParams {
     /// a configuration whose iteration is longer than a slot never makes
     /// progress.
     pub max_iteration_s: Option<f64>,
-    /// The queue window under [`Selection::Best`] and
-    /// [`Selection::Prefix`] (default `Some(32)`): when more jobs are
-    /// active, an epoch's program holds only the first `window` jobs of the
+    /// A queue window under [`Selection::Best`] and [`Selection::Prefix`]
+    /// (default `None`: every active job, the joint plan and the prefixes
+    /// up to the whole queue, as the method reconsiders every active job at
+    /// every epoch). With `Some(w)`, when more than `w` jobs are active an
+    /// epoch's program holds only the first `w` jobs of the
     /// shortest-remaining-first order, the others wait (as in a prefix
     /// plan), and the candidate plans are the prefix plans of sizes
-    /// `1, 2, 4, …` below the window and the window itself. `None`: every
-    /// active job, the joint plan and the prefixes up to the whole queue.
+    /// `1, 2, 4, …` below the window and the window itself: not the
+    /// method's plans past `w` active jobs, but an epoch whose cost stops
+    /// growing with the queue ([`DEFAULT_WINDOW`] is the size measured).
     pub window: Option<usize>,
 }
 
@@ -145,13 +148,14 @@ impl Default for SmdParams {
             max_candidates_per_job: 4096,
             max_columns: 1_000_000,
             max_iteration_s: None,
-            window: Some(DEFAULT_WINDOW),
+            window: None,
         }
     }
 }
 
-/// The default queue window ([`SmdParams::window`]): the queue length up
-/// to which every prefix plan is tried.
+/// The queue window measured for overloaded queues ([`SmdParams::window`]
+/// `Some(DEFAULT_WINDOW)`): the queue length up to which the method tries
+/// every prefix plan.
 pub const DEFAULT_WINDOW: usize = 32;
 
 /// Most groups whose orders are all tried (`8! = 40 320` orders).
