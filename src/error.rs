@@ -144,6 +144,9 @@ impl Error {
                         | SjfBcoError::JobCannotFit { .. }
                         | SjfBcoError::InvalidOption { .. }
                         | SjfBcoError::TooLarge { .. }
+                        // The instance's horizon is too short for the jobs.
+                        | SjfBcoError::NoScheduleWithinHorizon { .. }
+                        | SjfBcoError::BeyondInstanceHorizon { .. }
                 ) || matches!(e, SjfBcoError::TimeIndexedBound(f) if f.is_input())
             }
             Error::Smd(e) => matches!(

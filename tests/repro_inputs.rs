@@ -675,3 +675,28 @@ fn the_command_line_prints_only_through_out() {
         }
     }
 }
+
+/// Found by a long `fuzz_cli` run: the SJF-BCO family on an instance whose
+/// horizon is too short for its jobs exited with code 1 ("no trial placed
+/// every job within the horizon"); it is bad input, exit 2 naming the
+/// horizon and the field to change.
+#[test]
+fn sjf_bco_family_refuses_a_horizon_too_short_for_its_jobs() {
+    let dir = scratch("short-horizon");
+    let mut inst: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string("examples/data/instance_ring_batch.json").unwrap(),
+    )
+    .unwrap();
+    inst["horizon_slots"] = serde_json::json!(20);
+    let file = dir.join("instance.json");
+    std::fs::write(&file, inst.to_string()).unwrap();
+    for a in ["rar-ff", "rar-ls", "rar-rand"] {
+        let run = dmlsched_within(SECS, &["solve", "-a", a, path_str(&file)]);
+        let line = run.one_error_line(a);
+        assert!(
+            line.contains("20 slots") && line.contains("horizon_slots"),
+            "{line}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -55,7 +55,9 @@ pub enum SjfBcoError {
         limit: f64,
     },
     /// No trial placed every job (every budget up to the horizon `T` failed).
-    #[error("no trial placed every job within the horizon of {horizon} slots")]
+    #[error(
+        "no trial placed every job within the horizon of {horizon} slots: give the instance a longer horizon (horizon_slots)"
+    )]
     NoScheduleWithinHorizon {
         /// The horizon `T`.
         horizon: u64,
@@ -64,7 +66,7 @@ pub enum SjfBcoError {
     /// be written as a crate schedule; give the instance a longer horizon
     /// than the search's `T`.
     #[error(
-        "the schedule ends at slot {makespan}, after the instance's horizon of {horizon} slots"
+        "the schedule ends at slot {makespan}, after the instance's horizon of {horizon} slots: give the instance a longer horizon (horizon_slots)"
     )]
     BeyondInstanceHorizon {
         /// The schedule's makespan, slots.
