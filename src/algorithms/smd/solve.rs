@@ -276,9 +276,11 @@ fn relaxation(
 /// Without the `highs` feature every relaxation is solved afresh (and
 /// fails for want of a solver).
 pub(crate) struct WarmLp {
+    #[cfg(feature = "highs")]
     m: Model,
     #[cfg(feature = "highs")]
     solver: Option<lp::highs::Resident>,
+    #[cfg(feature = "highs")]
     forced: Vec<bool>,
 }
 
@@ -288,10 +290,10 @@ impl WarmLp {
     /// # Errors
     ///
     /// [`SmdError::Lp`] when the solver rejects the program.
+    #[cfg(feature = "highs")]
     pub(crate) fn new(p: &EpochProblem) -> Result<Self, SmdError> {
         let all: Vec<usize> = (0..p.groups().len()).collect();
         let m = model(p, &all, ColumnKind::Continuous);
-        #[cfg(feature = "highs")]
         let solver = if m.lp.n_cols() > 0 {
             Some(lp::highs::Resident::new(
                 m.lp.clone(),
@@ -302,10 +304,19 @@ impl WarmLp {
         };
         Ok(WarmLp {
             m,
-            #[cfg(feature = "highs")]
             solver,
             forced: vec![false; p.groups().len()],
         })
+    }
+
+    /// Without a solver: nothing to keep loaded.
+    ///
+    /// # Errors
+    ///
+    /// None.
+    #[cfg(not(feature = "highs"))]
+    pub(crate) fn new(_p: &EpochProblem) -> Result<Self, SmdError> {
+        Ok(WarmLp {})
     }
 
     /// The relaxation with the groups of `forced` waiting.
@@ -331,6 +342,8 @@ impl WarmLp {
             let sol = solver.solve()?;
             return relaxation(p, free, &self.m, solver.program(), &sol, (0.0, constant));
         }
+        #[cfg(not(feature = "highs"))]
+        let _ = forced;
         relax(p, free, constant)
     }
 }
