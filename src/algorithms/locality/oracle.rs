@@ -195,7 +195,7 @@ pub struct CallStats {
     /// LP rounding: draws with a plan whose repair needed covering moves.
     pub covering_repairs: u32,
     /// LP rounding: deadlines whose LP optimum equals the previous
-    /// deadline's (within [`SAME_BOUND_REL`]): they keep that deadline's LP
+    /// deadline's (within a relative 10⁻⁶): they keep that deadline's LP
     /// point and are not rounded again.
     pub repeated_points: u32,
     /// LP rounding: deadlines where every draw failed and the greedy

@@ -13,7 +13,7 @@ use super::{EpochJob, SmdEpochReport, SmdParams};
 ///
 /// At every job arrival and completion it reconsiders every active
 /// parameter-server job with a layer profile, running or waiting, and
-/// picks for each a configuration `(w, p)` or "wait" by [`epoch`]: the sum
+/// picks for each a configuration `(w, p)` or "wait" by [`epoch`](super::epoch()): the sum
 /// of remaining-time ratios `Σ_i V_i/θ_i(k_i)` over the candidates of the
 /// layered timing model, plus reconfiguration and wait charges, as a
 /// multiple-choice multi-dimensional knapsack; LP relaxation, rounding of
@@ -31,7 +31,7 @@ use super::{EpochJob, SmdEpochReport, SmdParams};
 ///
 /// Per epoch, on the aggregate program: `J ≤ LP + Σ_{i∈F}(ω_i − c_i^min)
 /// ≤ OPT + d·max_i(ω_i − c_i^min)` with `|F| ≤ d` fractional groups (the
-/// crate's theorem; see [`epoch`]). It is marked not valid when placement
+/// crate's theorem; see [`epoch`](super::epoch())). It is marked not valid when placement
 /// changes a configuration. Nothing is claimed about the whole run's JCT.
 ///
 /// # Complexity
