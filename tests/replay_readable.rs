@@ -30,6 +30,18 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// `dmlsched replay TRACE ARGS… --out DIR` with DIR a fresh scratch folder
+/// named after `name`: the run and the folder.
+fn replay_into(name: &str, trace_file: &str, args: &[&str]) -> (CliRun, PathBuf) {
+    let dir = scratch(name);
+    let d = dir.to_string_lossy().into_owned();
+    let t = trace(trace_file);
+    let mut full = vec!["replay", t.as_str()];
+    full.extend_from_slice(args);
+    full.extend(["--out", d.as_str()]);
+    (dmlsched_within(SECS, &full), dir)
+}
+
 /// `summary.csv` of `dir` as one map per row.
 fn summary_rows(dir: &std::path::Path) -> Vec<HashMap<String, String>> {
     let mut r = csv::Reader::from_path(dir.join("summary.csv")).expect("summary.csv");
@@ -105,23 +117,10 @@ fn a_forced_architecture_refuses_the_policies_that_cannot_run_it_up_front() {
 
 #[test]
 fn smd_replays_on_the_layered_recipe() {
-    let dir = scratch("smd");
-    let d = dir.to_string_lossy().into_owned();
-    let t = trace("tiresias-60_job.csv");
-    let run = dmlsched_within(
-        SECS,
-        &[
-            "replay",
-            &t,
-            "--jobs",
-            "8",
-            "--gpus",
-            "16",
-            "--policies",
-            "fifo,smd",
-            "--out",
-            &d,
-        ],
+    let (run, dir) = replay_into(
+        "smd",
+        "tiresias-60_job.csv",
+        &["--jobs", "8", "--gpus", "16", "--policies", "fifo,smd"],
     );
     let out = run.ok("fifo and smd").to_string();
     assert!(out.contains("layered recipe for smd"), "{out}");
@@ -139,6 +138,7 @@ fn smd_replays_on_the_layered_recipe() {
         );
     }
     // Its machines are the SMD-style workload's 8-GPU machines.
+    let t = trace("tiresias-60_job.csv");
     let run = dmlsched_within(
         SECS,
         &["replay", &t, "--policies", "smd", "--gpus-per-machine", "4"],
@@ -153,22 +153,16 @@ fn smd_replays_on_the_layered_recipe() {
 
 #[test]
 fn mixed_architectures_run_each_policy_on_its_recipe_with_certificates() {
-    let dir = scratch("mixed");
-    let d = dir.to_string_lossy().into_owned();
-    let t = trace("tiresias-60_job.csv");
-    let run = dmlsched_within(
-        SECS,
+    let (run, dir) = replay_into(
+        "mixed",
+        "tiresias-60_job.csv",
         &[
-            "replay",
-            &t,
             "--jobs",
             "10",
             "--gpus",
             "16",
             "--policies",
             "fifo,oasis,sjf-bco-online",
-            "--out",
-            &d,
         ],
     );
     let out = run.ok("fifo, oasis and a ring baseline").to_string();
@@ -225,21 +219,16 @@ fn mixed_architectures_run_each_policy_on_its_recipe_with_certificates() {
 fn a_failing_policy_loses_only_its_own_run() {
     // 10-s slots over a Philly window give the GADGET-style scheduler more
     // horizon × machines than it takes: it fails, FIFO's results stay.
-    let dir = scratch("partial");
-    let d = dir.to_string_lossy().into_owned();
-    let run = dmlsched_within(
-        SECS,
+    let (run, dir) = replay_into(
+        "partial",
+        "philly.csv",
         &[
-            "replay",
-            &trace("philly.csv"),
             "--jobs",
             "40",
             "--policies",
             "fifo,gadget",
             "--slot-length",
             "10",
-            "--out",
-            &d,
         ],
     );
     let line = run.one_error_line("gadget fails, fifo runs").to_string();
