@@ -21,11 +21,12 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use dmlsched::algorithms::oasis::{ExactOptions, Oasis, OasisParams, WorkModel, offline_optimum};
-use dmlsched::baselines::{DormLike, DormParams, Drf, Fifo, PlacementRule, Rrh};
+use dmlsched::baselines::{DormLike, DormParams, Drf, Fifo, Rrh};
 use dmlsched::experiments::oasis::repro::{self, ReproParams};
 use dmlsched::model::Instance;
 use dmlsched::online::BoundsChoice;
 use dmlsched::online::PdOptions;
+use dmlsched::placement::PlacementRule;
 use dmlsched::sim::plot::lines_svg;
 use dmlsched::sim::{Policy, PsTiming, SimOptions, StopAt, simulate};
 use rand::SeedableRng;

@@ -108,6 +108,7 @@ pub mod lp;
 pub mod model;
 pub mod online;
 pub mod pcip;
+pub mod placement;
 pub mod schedule;
 pub mod sim;
 pub mod timing;

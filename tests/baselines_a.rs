@@ -5,9 +5,10 @@
 mod common;
 
 use dmlsched::baselines::{
-    Drf, Fifo, FifoFirstFitBandwidth, PlacementRule, ProportionalShare, Sjf, Tetris, Tiresias,
+    Drf, Fifo, FifoFirstFitBandwidth, ProportionalShare, Sjf, Tetris, Tiresias,
 };
 use dmlsched::model::*;
+use dmlsched::placement::PlacementRule;
 use dmlsched::schedule::{Tasks, verify};
 use dmlsched::sim::{Decisions, Policy, SimOptions, SimResult, simulate};
 use dmlsched::timing::ProgressMode;

@@ -426,7 +426,7 @@ fn optimus_random_runs() {
     check_random_runs(Optimus::default);
     check_random_runs(|| Optimus {
         stop_at_first_misfit: true,
-        placement: dmlsched::baselines::PlacementRule::RoundRobin,
+        placement: dmlsched::placement::PlacementRule::RoundRobin,
     });
 }
 

@@ -6,7 +6,7 @@
 //! |---|---|
 //! | 0 | `model` |
 //! | 1 | `certificate`, `schedule`, `lp`, `timing` |
-//! | 2 | `pcip`, `online`, `sim`, `trace`, `calibrate` (infrastructure) |
+//! | 2 | `pcip`, `online`, `sim`, `trace`, `calibrate`, `placement` (infrastructure) |
 //! | 3 | `algorithms`, `baselines` |
 //! | 4 | `experiments` |
 //!
@@ -23,9 +23,6 @@ use std::path::Path;
 /// removed by moving the shared placement engine below both algorithms and
 /// baselines and the policy registry above them.
 const KNOWN: &[(&str, &str)] = &[
-    ("algorithms/smd/build.rs", "baselines"),
-    ("algorithms/smd/place.rs", "baselines"),
-    ("algorithms/smd/policy.rs", "baselines"),
     ("baselines/mod.rs", "algorithms"),
     ("baselines/rar.rs", "algorithms"),
     ("baselines/rar_online/mod.rs", "algorithms"),
@@ -37,7 +34,7 @@ fn layer(module: &str) -> Option<u32> {
     Some(match module {
         "model" => 0,
         "certificate" | "schedule" | "lp" | "timing" => 1,
-        "pcip" | "online" | "sim" | "trace" | "calibrate" => 2,
+        "pcip" | "online" | "sim" | "trace" | "calibrate" | "placement" => 2,
         "algorithms" | "baselines" => 3,
         "experiments" => 4,
         _ => return None,

@@ -8,8 +8,9 @@
 
 use std::path::PathBuf;
 
-use dmlsched::baselines::{Fifo, PlacementRule};
+use dmlsched::baselines::Fifo;
 use dmlsched::model::{Instance, JobId};
+use dmlsched::placement::PlacementRule;
 use dmlsched::sim::{SimOptions, simulate};
 use dmlsched::trace::*;
 

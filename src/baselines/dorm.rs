@@ -10,9 +10,9 @@ use crate::model::{
 use crate::schedule::Tasks;
 use crate::sim::{Action, Event, JobStatus, JobView, Policy, SimView};
 
-use super::PlacementRule;
-use super::dominant_share;
-use super::realloc::Realloc;
+use crate::placement::PlacementRule;
+use crate::placement::dominant_share;
+use crate::placement::realloc::Realloc;
 
 /// A Dorm-like scheduler (Sun, Chen, Ho, Wang, Chu, "Dorm: Dynamically
 /// Partitioning Cluster Resources for Distributed Machine Learning

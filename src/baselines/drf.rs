@@ -9,8 +9,10 @@ use crate::model::{
 use crate::schedule::Placement;
 use crate::sim::{Action, Event, JobView, Policy, SimView};
 
-use super::common::{dominant_share, from_scratch, to_actions, trim};
-use super::{PlacementRule, Placer, ps_for, requested_tasks};
+use super::common::{from_scratch, to_actions, trim};
+use super::{ps_for, requested_tasks};
+use crate::placement::dominant_share;
+use crate::placement::{PlacementRule, Placer};
 
 /// Dominant-resource fairness (Ghodsi et al., "Dominant Resource Fairness",
 /// NSDI 2011) by progressive filling, recomputed from scratch at every
@@ -92,7 +94,8 @@ use super::{PlacementRule, Placer, ps_for, requested_tasks};
 /// # Example
 ///
 /// ```
-/// use dmlsched::baselines::{Drf, PlacementRule};
+/// use dmlsched::baselines::Drf;
+/// use dmlsched::placement::PlacementRule;
 /// let drf = Drf::default();
 /// assert_eq!((drf.step, drf.placement), (1, PlacementRule::BestFit));
 /// let coarse = Drf { step: 2, ..Drf::default() };

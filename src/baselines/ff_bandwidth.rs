@@ -6,8 +6,10 @@ use crate::model::{Architecture, FIT_TOL, GpuId, Job, RarJob, Resources, TaskKin
 use crate::schedule::{Placement, Tasks};
 use crate::sim::{Action, Event, JobView, Policy, SimView};
 
-use super::common::{is_queued, workers_fitting};
-use super::{PlacementRule, Placer, requested_tasks};
+use super::common::is_queued;
+use super::requested_tasks;
+use crate::placement::workers_fitting;
+use crate::placement::{PlacementRule, Placer};
 
 /// FIFO-FF: FIFO with first-fit ring placement, the crate's baseline for
 /// online ring embedding (after GADGET, Yu, Tian, Ji, Wu, Rajan, Liu, IEEE INFOCOM 2022, whose

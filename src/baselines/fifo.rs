@@ -3,7 +3,8 @@
 use crate::sim::{Action, Event, Policy, SimView};
 
 use super::common::{is_queued, start_in_order, start_sized_in_order};
-use super::{PlacementRule, RequestedSizes, requested_size};
+use super::{RequestedSizes, requested_size};
+use crate::placement::PlacementRule;
 
 /// First in, first out (the Hadoop/Spark default; the FIFO baseline of the
 /// OASiS and Optimus evaluations).

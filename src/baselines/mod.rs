@@ -46,24 +46,20 @@ mod fifo;
 #[cfg(test)]
 mod fixtures;
 mod optimus;
-mod placement;
 mod proportional;
 mod rar;
 mod rar_online;
-mod realloc;
 mod rrh;
 mod sjf;
 mod tetris;
 mod tiresias;
 
-pub use common::dominant_share;
 #[cfg(feature = "highs")]
 pub use dorm::{DormLike, DormParams, DormReport};
 pub use drf::Drf;
 pub use ff_bandwidth::FifoFirstFitBandwidth;
 pub use fifo::Fifo;
 pub use optimus::Optimus;
-pub use placement::{PlacementRule, Placer, UnknownPlacementRule};
 pub use proportional::ProportionalShare;
 pub use rar::{OFFLINE_NAMES, OfflineBaseline, offline_by_name};
 pub use rar_online::{RarOnlineRandom, SjfBcoOnline};
@@ -75,6 +71,7 @@ pub use tiresias::Tiresias;
 use std::collections::BTreeMap;
 
 use crate::model::{Architecture, Job, JobId};
+use crate::placement::PlacementRule;
 
 /// Requested sizes `(workers, PSs)` per job, for the fixed-size baselines
 /// that take them ([`Fifo::requests`], [`Tiresias::requests`]): a job in
@@ -244,7 +241,8 @@ impl Default for BaselineParams {
 /// parameters are reported by the run ([`Tiresias::validate`]).
 ///
 /// ```
-/// use dmlsched::baselines::{BaselineParams, PlacementRule, by_name_with};
+/// use dmlsched::baselines::{BaselineParams, by_name_with};
+/// use dmlsched::placement::PlacementRule;
 /// let first_fit = BaselineParams { placement: PlacementRule::FirstFit, ..BaselineParams::default() };
 /// assert_eq!(by_name_with("fifo", &first_fit).unwrap().name(), "fifo");
 /// assert!(by_name_with("nope", &first_fit).is_none());

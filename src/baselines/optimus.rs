@@ -5,9 +5,9 @@ use std::collections::HashMap;
 use crate::model::{Architecture, Elasticity, Job};
 use crate::sim::{Action, Event, JobView, Policy, SimView};
 
-use super::PlacementRule;
-use super::dominant_share;
-use super::realloc::{FxBuild, Realloc, Standalone};
+use crate::placement::PlacementRule;
+use crate::placement::dominant_share;
+use crate::placement::realloc::{FxBuild, Realloc, Standalone};
 
 /// Optimus-style marginal gain (Peng et al., "Optimus: An Efficient Dynamic
 /// Resource Scheduler for Deep Learning Clusters", EuroSys 2018, and its
@@ -104,7 +104,7 @@ use super::realloc::{FxBuild, Realloc, Standalone};
 /// assert!((r.jobs[0].finish_s.unwrap() - 90.0).abs() < 1e-9);
 ///
 /// let public_code = Optimus { stop_at_first_misfit: true, ..Optimus::default() };
-/// assert_eq!(public_code.placement, dmlsched::baselines::PlacementRule::BestFit);
+/// assert_eq!(public_code.placement, dmlsched::placement::PlacementRule::BestFit);
 /// # Ok::<(), dmlsched::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

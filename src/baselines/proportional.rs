@@ -10,10 +10,12 @@ use crate::model::{
 use crate::schedule::Tasks;
 use crate::sim::{Action, Event, JobView, Policy, SimView};
 
-use super::common::{one_worker_fits, recomputed, workers_fitting};
-use super::placement::Span;
-use super::realloc::Realloc;
-use super::{PlacementRule, ps_for, requested_tasks};
+use super::common::recomputed;
+use super::{ps_for, requested_tasks};
+use crate::placement::PlacementRule;
+use crate::placement::Span;
+use crate::placement::realloc::Realloc;
+use crate::placement::{one_worker_fits, workers_fitting};
 
 mod fast;
 
@@ -116,7 +118,8 @@ mod fast;
 /// # Example
 ///
 /// ```
-/// use dmlsched::baselines::{PlacementRule, ProportionalShare};
+/// use dmlsched::baselines::ProportionalShare;
+/// use dmlsched::placement::PlacementRule;
 /// let equal = ProportionalShare::default();
 /// assert_eq!((equal.budget, equal.weighted), (1.0, false));
 /// assert_eq!(equal.placement, PlacementRule::BestFit);

@@ -7,8 +7,9 @@ use crate::model::{Elasticity, JobId, units};
 use crate::schedule::Placement;
 use crate::sim::{Action, Event, JobView, Policy, Rejection, SimView};
 
-use super::realloc::{Realloc, Standalone};
-use super::{PlacementRule, Placer, requested_tasks};
+use super::requested_tasks;
+use crate::placement::realloc::{Realloc, Standalone};
+use crate::placement::{PlacementRule, Placer};
 
 /// The risk–reward heuristic (Irwin, Grit, Chase, "Balancing Risk and
 /// Reward in a Market-Based Task Service", HPDC 2004), in the crate's
@@ -71,7 +72,8 @@ use super::{PlacementRule, Placer, requested_tasks};
 /// runs.
 ///
 /// ```
-/// use dmlsched::baselines::{PlacementRule, Rrh};
+/// use dmlsched::baselines::Rrh;
+/// use dmlsched::placement::PlacementRule;
 /// use dmlsched::model::*;
 /// use dmlsched::sim::{simulate, SimOptions};
 ///

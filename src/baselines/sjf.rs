@@ -4,7 +4,8 @@ use crate::model::Resources;
 use crate::sim::{Action, Event, Policy, SimView};
 
 use super::common::{is_queued, start_in_order};
-use super::{PlacementRule, Placer, requested_tasks};
+use super::requested_tasks;
+use crate::placement::{PlacementRule, Placer};
 
 /// Shortest job first with an oracle of the remaining duration: the
 /// classic size-based baseline; no paper fixes its rules here, so they are
@@ -53,7 +54,8 @@ use super::{PlacementRule, Placer, requested_tasks};
 /// # Example
 ///
 /// ```
-/// use dmlsched::baselines::{PlacementRule, Sjf};
+/// use dmlsched::baselines::Sjf;
+/// use dmlsched::placement::PlacementRule;
 /// let sjf = Sjf::default();
 /// assert!(sjf.backfill);
 /// assert_eq!(sjf.placement, PlacementRule::BestFit);

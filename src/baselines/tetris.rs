@@ -4,8 +4,10 @@ use crate::model::Resources;
 use crate::schedule::Placement;
 use crate::sim::{Action, Event, Policy, SimView};
 
-use super::common::{is_queued, normalised};
-use super::{PlacementRule, Placer, requested_tasks};
+use super::common::is_queued;
+use super::requested_tasks;
+use crate::placement::normalised;
+use crate::placement::{PlacementRule, Placer};
 
 /// Multi-resource packing in the style of Tetris (Grandl et al., "Multi-
 /// resource packing for cluster schedulers", SIGCOMM 2014), reduced to its
@@ -46,7 +48,8 @@ use super::{PlacementRule, Placer, requested_tasks};
 /// # Example
 ///
 /// ```
-/// use dmlsched::baselines::{PlacementRule, Tetris};
+/// use dmlsched::baselines::Tetris;
+/// use dmlsched::placement::PlacementRule;
 /// let t = Tetris::default();
 /// assert_eq!(t.placement, PlacementRule::BestFit);
 /// let rr = Tetris { placement: PlacementRule::RoundRobin };

@@ -7,7 +7,8 @@ use crate::schedule::{Placement, Tasks};
 use crate::sim::{Action, Event, JobStatus, JobView, Policy, SimView};
 
 use super::common::{keeps_allocation, to_actions};
-use super::{PlacementRule, Placer, RequestedSizes, requested_size};
+use super::{RequestedSizes, requested_size};
+use crate::placement::{PlacementRule, Placer};
 
 /// Least attained service over a few priority queues, after Tiresias (Gu
 /// et al., "Tiresias: A GPU Cluster Manager for Distributed Deep

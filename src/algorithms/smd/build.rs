@@ -262,7 +262,7 @@ pub fn build_problem(
             .collect();
         let share = |c: &Candidate| {
             let d = job.demand_for(c.config.0, c.config.1);
-            crate::baselines::dominant_share(&d, &total)
+            crate::placement::dominant_share(&d, &total)
         };
         columns += cands.iter().filter(|c| c.fits_free).count() + 1;
         too_large("LP columns", columns as f64, params.max_columns as f64)?;

@@ -1,7 +1,7 @@
 //! Per-machine placement of an epoch's plan.
 
-use crate::baselines::{PlacementRule, Placer};
 use crate::model::{Instance, Job, ResourceKind, Resources};
+use crate::placement::{PlacementRule, Placer};
 use crate::schedule::Placement;
 
 use super::EpochJob;

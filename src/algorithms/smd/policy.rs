@@ -1,7 +1,7 @@
 //! The SMD-style scheduler as a simulator policy.
 
-use crate::baselines::{PlacementRule, Placer};
 use crate::model::Elasticity;
+use crate::placement::{PlacementRule, Placer};
 use crate::sim::{Action, Event, JobView, Policy, SimView};
 
 use super::epoch::epoch_among;

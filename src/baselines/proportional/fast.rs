@@ -77,7 +77,8 @@
 use crate::model::{Architecture, Resources};
 use crate::schedule::Tasks;
 
-use super::{Bidder, Market, Span, equal_split};
+use super::{Bidder, Market, equal_split};
+use crate::placement::Span;
 
 /// The most workers [`Market::exclude_alike`] compares PS counts up to
 /// (beyond it nothing is skipped).

@@ -31,7 +31,7 @@ use crate::model::{
 use crate::schedule::{Placement, Tasks};
 use crate::sim::{Action, JobView, Rejection, SimView};
 
-use super::common::workers_fitting;
+use crate::placement::workers_fitting;
 
 /// The usable GPUs of an instance for ring workers, numbered flat
 /// (server-major, local index minor); server `s` is machine position `s`.

@@ -8,10 +8,9 @@ use dmlsched::algorithms::gadget::{GadgetParams, GadgetPolicy};
 use dmlsched::algorithms::locality::{LocalityParams, LocalityPolicy};
 use dmlsched::algorithms::oasis::{OasisParams, OasisPolicy};
 use dmlsched::algorithms::smd::{SmdParams, SmdScheduler};
-use dmlsched::baselines::{
-    BaselineParams, NAMES, PlacementRule, RING_NAMES, Tiresias, by_name_with,
-};
+use dmlsched::baselines::{BaselineParams, NAMES, RING_NAMES, Tiresias, by_name_with};
 use dmlsched::model::Instance;
+use dmlsched::placement::PlacementRule;
 use dmlsched::sim::Policy;
 use dmlsched::trace::Arch;
 use rand::SeedableRng;

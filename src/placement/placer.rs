@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use super::common::workers_fitting;
+use super::workers_fitting;
 use crate::model::{FIT_TOL, Instance, Job, Resources, TaskKind};
 use crate::schedule::{Placement, Tasks};
 
@@ -17,7 +17,7 @@ use crate::schedule::{Placement, Tasks};
 /// 2019): a ring split over more machines than it needs runs slower.
 ///
 /// ```
-/// use dmlsched::baselines::PlacementRule;
+/// use dmlsched::placement::PlacementRule;
 /// assert_eq!(PlacementRule::default(), PlacementRule::BestFit);
 /// assert_eq!("first-fit".parse::<PlacementRule>(), Ok(PlacementRule::FirstFit));
 /// assert_eq!(PlacementRule::BestFit.to_string(), "best-fit");

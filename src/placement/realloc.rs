@@ -42,8 +42,7 @@ use crate::model::{FIT_TOL, Instance, Job, ResourceKind, Resources, TaskKind};
 use crate::schedule::{Placement, Tasks};
 use crate::sim::{Action, JobView, SimView};
 
-use super::placement::Span;
-use super::{PlacementRule, Placer};
+use super::{PlacementRule, Placer, Span};
 
 /// Where `workers` and `ps` of `job` would go on an empty cluster by `rule`
 /// (pointer at machine 0): the canonical placement the policies evaluate
@@ -737,8 +736,8 @@ impl<'a> Realloc<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::baselines::dominant_share;
     use crate::model::MachineId;
+    use crate::placement::dominant_share;
     use rand::rngs::ChaCha8Rng;
     use rand::{RngExt, SeedableRng};
     use std::collections::BTreeMap;
