@@ -26,8 +26,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
-use dmlsched::baselines::{self, BaselineParams};
+use dmlsched::baselines::BaselineParams;
 use dmlsched::model::Instance;
+use dmlsched::registry;
 use dmlsched::sim::{SimOptions, simulate};
 use dmlsched::trace::{RecipeOptions, ReplayOptions, Window, load, replay_instance, select};
 
@@ -99,7 +100,7 @@ fn bench(c: &mut Criterion) {
         .warm_up_time(Duration::from_millis(1))
         .measurement_time(Duration::from_secs(10));
     for name in POLICIES.into_iter().filter(|n| wanted(n)) {
-        let make = || baselines::by_name_with(name, &params).expect("a known baseline");
+        let make = || registry::by_name_with(name, &params).expect("a known baseline");
         group.bench_function(name, |b| {
             b.iter(|| {
                 let t = Instant::now();

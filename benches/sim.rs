@@ -24,6 +24,7 @@ use std::path::PathBuf;
 use criterion::{Criterion, criterion_group, criterion_main};
 use dmlsched::baselines;
 use dmlsched::model::Instance;
+use dmlsched::registry;
 use dmlsched::sim::{SimOptions, simulate};
 use dmlsched::trace::{ReplayOptions, Window, WindowStart, load, replay_instance, select};
 
@@ -63,7 +64,7 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("sim_philly_5000_jobs_512_gpus");
     group.sample_size(10);
     for name in ["fifo", "sjf", "tetris"] {
-        let make = || baselines::by_name(name).expect("a known baseline");
+        let make = || registry::by_name(name).expect("a known baseline");
         let r = simulate(&inst, &mut make(), &SimOptions::default()).expect("run");
         let s = r.summary();
         println!(
@@ -148,7 +149,7 @@ fn bench_proportional_grown(_: &mut Criterion) {}
 #[cfg(feature = "serde")]
 fn bench_proportional_grown(c: &mut Criterion) {
     let run = |inst: &Instance| {
-        let mut p = baselines::by_name("proportional").expect("a known baseline");
+        let mut p = registry::by_name("proportional").expect("a known baseline");
         simulate(inst, &mut p, &SimOptions::default()).expect("run")
     };
     let mut group = c.benchmark_group("proportional_grown_layered");

@@ -36,10 +36,11 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use dmlsched::algorithms::gadget::{GadgetMetrics, GadgetNoPrice};
-use dmlsched::baselines::{RarOnlineRandom, by_name};
+use dmlsched::algorithms::sjf_bco::RarOnlineRandom;
 use dmlsched::experiments::gadget::{
     GadgetExperimentError, GadgetScenario, GadgetSetup, GadgetVariant, PHILLY_FILE, TRACES_ENV,
 };
+use dmlsched::registry::by_name;
 use dmlsched::schedule::verify;
 use dmlsched::sim::plot::lines_svg;
 use dmlsched::sim::{Policy, simulate};

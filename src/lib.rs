@@ -109,6 +109,7 @@ pub mod model;
 pub mod online;
 pub mod pcip;
 pub mod placement;
+pub mod registry;
 pub mod schedule;
 pub mod sim;
 pub mod timing;

@@ -11,8 +11,8 @@
 //! rings with fixed and allowed worker counts, rings with a reserved
 //! bandwidth, on machines whose free capacities end up fractional.
 
-use dmlsched::baselines::by_name;
 use dmlsched::model::*;
+use dmlsched::registry::by_name;
 use dmlsched::sim::{SimOptions, SimResult, simulate};
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};

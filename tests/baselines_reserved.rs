@@ -3,11 +3,11 @@
 //! several machines is charged `b` of NIC on each of them, and every
 //! baseline's placement must count it — so no run ends with the simulator
 //! refusing an allocation, and every schedule passes `verify`. The
-//! baselines are taken from the registry (`baselines::NAMES`), so a new
+//! baselines are taken from the registry (`registry::BASELINES`), so a new
 //! one is covered without touching this file.
 
-use dmlsched::baselines;
 use dmlsched::model::*;
+use dmlsched::registry;
 use dmlsched::schedule::verify;
 use dmlsched::sim::{Decisions, SimOptions, simulate};
 use dmlsched::timing::ProgressMode;
@@ -135,7 +135,7 @@ fn check(inst: &Instance, name: &str) -> Result<(), String> {
         ..SimOptions::default()
     };
     for (mode, options) in [("continuous", SimOptions::default()), ("slotted", slotted)] {
-        let Some(mut policy) = baselines::by_name(name) else {
+        let Some(mut policy) = registry::by_name(name) else {
             return Ok(());
         };
         let r = simulate(inst, &mut policy, &options).map_err(|e| format!("{mode}: {e}"))?;
@@ -149,7 +149,7 @@ fn check(inst: &Instance, name: &str) -> Result<(), String> {
 
 /// [`check`] for every registered baseline; `Err` names the first failure.
 fn check_all(inst: &Instance, what: &str) -> Result<(), String> {
-    baselines::NAMES
+    registry::BASELINES
         .iter()
         .try_for_each(|name| check(inst, name).map_err(|e| format!("{what}: {name}: {e}")))
 }
@@ -171,7 +171,7 @@ fn the_probe_of_twenty_seeds_runs_clean() {
     };
     let instances: Vec<Instance> = (0..20).map(|seed| instance(mix, seed)).collect();
     let mut report = Vec::new();
-    for &name in baselines::NAMES {
+    for &name in registry::BASELINES {
         let failed: Vec<(usize, String)> = instances
             .iter()
             .enumerate()

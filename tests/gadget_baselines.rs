@@ -11,11 +11,10 @@
 mod common;
 
 use dmlsched::algorithms::gadget::*;
-use dmlsched::algorithms::sjf_bco::FaFfpStrategy;
-use dmlsched::baselines::{
-    FifoFirstFitBandwidth, RING_NAMES, RarOnlineRandom, SjfBcoOnline, by_name,
-};
+use dmlsched::algorithms::sjf_bco::{FaFfpStrategy, RarOnlineRandom, SjfBcoOnline};
+use dmlsched::baselines::FifoFirstFitBandwidth;
 use dmlsched::model::*;
+use dmlsched::registry::{RING_BASELINES, by_name};
 use dmlsched::schedule::{Tasks, verify};
 use dmlsched::sim::{Decisions, Policy, SimOptions, SimResult, StopAt, simulate, work_to_train};
 use proptest::prelude::*;
@@ -298,7 +297,7 @@ fn ring_baselines_refuse_parameter_server_jobs() {
         .memory(1e12)
         .nic(1e10);
     let inst = Instance::new(Cluster::homogeneous(1, big, 1e10), vec![ps], 1.0, 10).unwrap();
-    for name in RING_NAMES {
+    for name in RING_BASELINES {
         let e = simulate(&inst, &mut by_name(name).unwrap(), &SimOptions::default());
         assert!(
             matches!(
@@ -605,7 +604,7 @@ fn scenario_instance(gpus: &[f64], nic: f64, specs: &[Spec]) -> Instance {
 
 /// The new policies by name, plus the non-default variants.
 fn policies(seed: u64) -> Vec<(String, Box<dyn Policy>)> {
-    let mut out: Vec<(String, Box<dyn Policy>)> = RING_NAMES
+    let mut out: Vec<(String, Box<dyn Policy>)> = RING_BASELINES
         .iter()
         .map(|n| (n.to_string(), by_name(n).unwrap()))
         .collect();
@@ -683,7 +682,7 @@ fn names_and_multi_server_reservations_in_the_metrics() {
     // admits it: NIC utilisation is b on both servers while it runs.
     let inst = Instance::new(cluster(2, 5.0), vec![ring(0, 6, 2)], 1.0, 4).unwrap();
     let opts = GadgetParams::default().sim_options();
-    for name in RING_NAMES {
+    for name in RING_BASELINES {
         let mut p = by_name(name).unwrap();
         let r = simulate(&inst, &mut p, &opts).unwrap();
         let m = GadgetMetrics::from_sim(&inst, &r, &opts, &GadgetParams::default()).unwrap();

@@ -8,6 +8,7 @@ mod common;
 use common::{WATCHDOG_S, within};
 use dmlsched::baselines;
 use dmlsched::model::*;
+use dmlsched::registry;
 use dmlsched::schedule::{Segment, Tasks};
 use dmlsched::sim::*;
 
@@ -98,12 +99,12 @@ fn ten_billion_gpus_on_a_machine() {
     // One entry per GPU used to be allocated up front (1e10 aborted, 1e300
     // overflowed); GPU owners are now kept only for GPUs handed out.
     for gpus in [1e10, 1e300] {
-        for name in baselines::NAMES {
+        for name in registry::BASELINES {
             let what = format!("{name} with {gpus:e} GPUs");
             let r = within(WATCHDOG_S, &what.clone(), move || {
                 let jobs = vec![common::job(0, 0.0, ps(1, 1, 10, 1.0, 1.0)), rar(4, 10, 1.0)];
                 let inst = Instance::new(cluster(2, gpus), jobs, 60.0, 10).unwrap();
-                let mut p = baselines::by_name(name)?;
+                let mut p = registry::by_name(name)?;
                 Some(simulate(&inst, &mut p, &SimOptions::default()))
             });
             let Some(r) = r else { continue };
@@ -245,7 +246,7 @@ fn tiny_iteration_time_on_a_slot_boundary() {
 
 #[test]
 fn denormal_demands_under_every_baseline() {
-    for name in baselines::NAMES {
+    for name in registry::BASELINES {
         let r = within(WATCHDOG_S, name, move || {
             let inst = Instance::new(
                 cluster(2, 4.0),
@@ -257,7 +258,7 @@ fn denormal_demands_under_every_baseline() {
                 10,
             )
             .unwrap();
-            let mut p = baselines::by_name(name)?;
+            let mut p = registry::by_name(name)?;
             Some(simulate(&inst, &mut p, &SimOptions::default()))
         });
         if let Some(r) = r.and_then(|r| accept(name, name, r)) {
@@ -271,7 +272,7 @@ fn denormal_demands_under_every_baseline() {
 fn proportional_on_one_machine(what: &str, jobs: Vec<Job>) -> SimResult {
     let r = within(WATCHDOG_S, what, move || {
         let inst = Instance::new(cluster(1, 4.0), jobs, 60.0, 10).unwrap();
-        let mut p = baselines::by_name("proportional").unwrap();
+        let mut p = registry::by_name("proportional").unwrap();
         simulate(&inst, &mut p, &SimOptions::default())
     })
     .unwrap();
@@ -362,11 +363,11 @@ fn replay_philly(csv: &'static str) -> Vec<(String, dmlsched::Result<SimResult>)
                 continue;
             }
         };
-        for name in baselines::cheap_for(arch == Arch::RingAllReduce) {
+        for name in registry::cheap_baselines(arch == Arch::RingAllReduce) {
             let what = format!("{arch:?} {name}");
             let inst = inst.clone();
             let r = within(WATCHDOG_S, &what.clone(), move || {
-                let mut p = baselines::by_name(name).expect("a cheap baseline");
+                let mut p = registry::by_name(name).expect("a cheap baseline");
                 simulate(&inst, &mut p, &SimOptions::default())
             });
             out.push((what, r));
@@ -604,7 +605,7 @@ mod fuzz {
             ..ProptestConfig::default()
         })]
 
-        /// The ring-only baselines ([`baselines::RING_NAMES`]) on extreme
+        /// The ring-only baselines ([`registry::RING_BASELINES`]) on extreme
         /// but valid ring instances, with and without reservations and
         /// stopping at convergence: a result or a typed error, never a
         /// panic, never a hang, never the loop guard.
@@ -638,11 +639,11 @@ mod fuzz {
                     stop_at_convergence: stop,
                     ..options(opts, if machines > 100 { 40 } else { 2_000 })
                 };
-                baselines::RING_NAMES
+                registry::RING_BASELINES
                     .iter()
                     .chain(&["ff-bandwidth", "ff-bandwidth-backfill"])
                     .filter_map(|name| {
-                        let mut p = baselines::by_name(name)?;
+                        let mut p = registry::by_name(name)?;
                         Some((*name, simulate(&inst, &mut p, &opts)))
                     })
                     .collect::<Vec<_>>()
@@ -679,10 +680,10 @@ mod fuzz {
             let outcomes = within(WATCHDOG_S, &what.clone(), move || {
                 // Every event costs O(machines): fewer of them on 10⁴.
                 let opts = options(opts, if machines > 100 { 40 } else { 2_000 });
-                baselines::NAMES
+                registry::BASELINES
                     .iter()
                     .filter_map(|name| {
-                        let mut p = baselines::by_name(name)?;
+                        let mut p = registry::by_name(name)?;
                         Some((*name, simulate(&inst, &mut p, &opts)))
                     })
                     .collect::<Vec<_>>()

@@ -6,8 +6,8 @@ mod common;
 
 use common::{WATCHDOG_S, within};
 use dmlsched::algorithms::sjf_bco::*;
-use dmlsched::baselines::{OFFLINE_NAMES, offline_by_name};
 use dmlsched::model::*;
+use dmlsched::registry::{OFFLINE_NAMES, offline_by_name};
 use dmlsched::schedule::verify;
 use dmlsched::timing::ProgressMode;
 use proptest::prelude::*;

@@ -981,7 +981,7 @@ proptest! {
         let mut p: Box<dyn Policy> = match policy {
             0 => Box::new(Fifo::default()),
             1 => Box::new(Fifo { backfill: true, ..Fifo::default() }),
-            _ => dmlsched::baselines::by_name("tiresias").unwrap(),
+            _ => dmlsched::registry::by_name("tiresias").unwrap(),
         };
         let r = simulate(&inst, p.as_mut(), &opts).unwrap();
         check_end_states(&inst, &r, stop)?;

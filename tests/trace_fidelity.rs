@@ -300,7 +300,7 @@ fn real_gavel_replay_completes_jobs() {
     let (inst, out) = replay_instance(&rows, &ReplayOptions::default()).unwrap();
     assert_eq!(out.jobs.len(), 300);
     for name in ["fifo", "tiresias"] {
-        let mut p = dmlsched::baselines::by_name(name).unwrap();
+        let mut p = dmlsched::registry::by_name(name).unwrap();
         let r = simulate(&inst, &mut p, &SimOptions::default()).unwrap();
         let s = r.summary();
         eprintln!(

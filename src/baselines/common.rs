@@ -4,7 +4,7 @@
 
 use crate::model::Elasticity;
 use crate::schedule::{Placement, Tasks};
-use crate::sim::{Action, JobStatus, JobView, SimView};
+use crate::sim::{Action, JobView, SimView};
 
 use crate::placement::{PlacementRule, Placer};
 
@@ -31,12 +31,6 @@ pub(crate) fn recomputed<'a>(view: &SimView<'a>) -> Vec<JobView<'a>> {
     view.active()
         .filter(|j| !j.has_plan() && !keeps_allocation(j, true))
         .collect()
-}
-
-/// Whether a job waits for a start: it arrived and holds nothing (never
-/// started, or paused) and holds no plan.
-pub(crate) fn is_queued(j: &JobView<'_>) -> bool {
-    matches!(j.status(), JobStatus::Waiting | JobStatus::Paused) && !j.has_plan()
 }
 
 /// Whether a running job must keep its allocation untouched by a policy

@@ -6,7 +6,6 @@ use crate::model::{Architecture, FIT_TOL, GpuId, Job, RarJob, Resources, TaskKin
 use crate::schedule::{Placement, Tasks};
 use crate::sim::{Action, Event, JobView, Policy, SimView};
 
-use super::common::is_queued;
 use super::requested_tasks;
 use crate::placement::workers_fitting;
 use crate::placement::{PlacementRule, Placer};
@@ -183,7 +182,7 @@ impl Policy for FifoFirstFitBandwidth {
             taken: vec![BTreeSet::new(); machines.len()],
         };
         let mut actions = Vec::new();
-        let mut queue: Vec<JobView<'_>> = view.active().filter(is_queued).collect();
+        let mut queue: Vec<JobView<'_>> = view.active().filter(JobView::is_queued).collect();
         // `active` is in arrival order with ties by instance order; the
         // rule breaks ties by id.
         queue.sort_by(|a, b| {

@@ -1,8 +1,8 @@
 //! FIFO: first come, first served, at a fixed size.
 
-use crate::sim::{Action, Event, Policy, SimView};
+use crate::sim::{Action, Event, JobView, Policy, SimView};
 
-use super::common::{is_queued, start_in_order, start_sized_in_order};
+use super::common::{start_in_order, start_sized_in_order};
 use super::{RequestedSizes, requested_size};
 use crate::placement::PlacementRule;
 
@@ -60,14 +60,14 @@ impl Policy for Fifo {
         if self.requests.is_empty() {
             return Ok(start_in_order(
                 view,
-                view.active().filter(is_queued),
+                view.active().filter(JobView::is_queued),
                 self.placement,
                 self.backfill,
             ));
         }
         let sized = view
             .active()
-            .filter(is_queued)
+            .filter(JobView::is_queued)
             .map(|j| Ok((j, requested_size(j.job(), &self.requests, "fifo")?)))
             .collect::<crate::Result<Vec<_>>>()?;
         Ok(start_sized_in_order(

@@ -5,17 +5,21 @@
 //! | `DormLike` | Sun et al., SmartComp 2017 (the crate's reconstruction as a MILP, from the OASiS paper's description) | utilisation-maximising MILP at every event, fairness and adjustment rows; only with the `highs` feature |
 //! | [`Drf`] | Ghodsi et al., NSDI 2011 (the YARN/Mesos default in the OASiS and Optimus evaluations) | elastic, progressive filling from scratch at every event |
 //! | [`Fifo`] | Hadoop/Spark default; the FIFO baseline of the OASiS and Optimus evaluations | fixed size, non-preemptive, optional backfill |
-//! | [`GadgetNoPrice`](crate::algorithms::gadget::GadgetNoPrice) (`gadget-noprice`) | the GADGET-style scheduler's oracle with every price 0 (an ablation of its pricing) | ring-all-reduce only; admits every job with a positive-value plan, at its best plan, irrevocably |
 //! | [`FifoFirstFitBandwidth`] (`ff-bandwidth`, `ff-bandwidth-backfill`) | FIFO-FF, the crate's baseline for online ring embedding (after GADGET, Yu, Tian, Ji, Wu, Rajan, Liu, IEEE INFOCOM 2022) | fixed size, first-fit ring embedding with reserved NIC bandwidth, GPU ids |
 //! | [`Optimus`] | Peng et al., EuroSys 2018 (and its public code) | elastic, marginal gain of remaining time per dominant share, timing oracle |
 //! | [`ProportionalShare`] | budget proportional share (crate rules) | elastic, GPUs split by fixed budgets at every event, paid workers placed by the placement rule |
-//! | [`RarOnlineRandom`] (`rar-online-random`) | the crate's random baseline for online ring embedding (after GADGET, Yu, Tian, Ji, Wu, Rajan, Liu, IEEE INFOCOM 2022) | ring-all-reduce only; random order and random GPUs with reserved NIC bandwidth, seeded |
 //! | [`Rrh`] | Irwin et al., HPDC 2004 (the crate's reading of the risk–reward heuristic the OASiS paper compares with) | fixed size, admission by reward − risk, urgency ranking, preemptive |
-//! | [`SjfBcoOnline`] (`sjf-bco-online`) | SJF-BCO (Yu, Ji, Rajan, Liu, ACM MobiHoc 2022) run online: FA-FFP or LBSGF on the GPUs free now, with reserved NIC bandwidth | ring-all-reduce only; smallest `G` first, non-preemptive, head-of-line blocking by default |
 //! | [`Sjf`] | shortest job first with an oracle (crate rules) | fixed size, non-preemptive, backfill by default |
 //! | [`Tetris`] | Grandl et al., SIGCOMM 2014 (alignment score only) | fixed size, non-preemptive, packs by alignment |
-//! | [`OfflineBaseline`] (`rar-ff`, `rar-ls`, `rar-rand`) | FF, LS and RAND of Yu, Ji, Rajan, Liu, ACM MobiHoc 2022, on SJF-BCO's trial machinery | offline ring-all-reduce placement of a batch at slot 0, returning a schedule with its certificate ([`offline_by_name`]; not a simulator policy) |
 //! | [`Tiresias`] | Gu et al., NSDI 2019 | fixed size, preemptive, discretised 2D-LAS, wakes itself at threshold crossings |
+//!
+//! The comparators built on an algorithm's own machinery live beside that
+//! algorithm: `gadget-noprice` ([`GadgetNoPrice`], the GADGET-style
+//! oracle with every price 0), the online ring embeddings
+//! `sjf-bco-online` and `rar-online-random` ([`SjfBcoOnline`],
+//! [`RarOnlineRandom`]) and SJF-BCO's offline `rar-ff`, `rar-ls` and
+//! `rar-rand` ([`RarFf`], [`RarLs`], [`RarRand`]). The
+//! [`registry`](crate::registry) names every baseline and comparator.
 //!
 //! Every policy sizes jobs with [`requested_tasks`] unless it says
 //! otherwise, and places tasks with a [`Placer`] by a [`PlacementRule`]
@@ -36,6 +40,13 @@
 //! every baseline.
 //!
 //! [`Policy`]: crate::sim::Policy
+//! [`Placer`]: crate::placement::Placer
+//! [`GadgetNoPrice`]: crate::algorithms::gadget::GadgetNoPrice
+//! [`SjfBcoOnline`]: crate::algorithms::sjf_bco::SjfBcoOnline
+//! [`RarOnlineRandom`]: crate::algorithms::sjf_bco::RarOnlineRandom
+//! [`RarFf`]: crate::algorithms::sjf_bco::RarFf
+//! [`RarLs`]: crate::algorithms::sjf_bco::RarLs
+//! [`RarRand`]: crate::algorithms::sjf_bco::RarRand
 
 mod common;
 #[cfg(feature = "highs")]
@@ -47,8 +58,6 @@ mod fifo;
 mod fixtures;
 mod optimus;
 mod proportional;
-mod rar;
-mod rar_online;
 mod rrh;
 mod sjf;
 mod tetris;
@@ -61,8 +70,6 @@ pub use ff_bandwidth::FifoFirstFitBandwidth;
 pub use fifo::Fifo;
 pub use optimus::Optimus;
 pub use proportional::ProportionalShare;
-pub use rar::{OFFLINE_NAMES, OfflineBaseline, offline_by_name};
-pub use rar_online::{RarOnlineRandom, SjfBcoOnline};
 pub use rrh::{Rrh, RrhParams};
 pub use sjf::Sjf;
 pub use tetris::Tetris;
@@ -169,49 +176,9 @@ pub fn requested_tasks(job: &Job) -> (u32, u32) {
     }
 }
 
-/// Names accepted by [`by_name`] for instances of any job kind, in a
-/// stable order (see also [`RING_NAMES`]).
-pub const NAMES: &[&str] = &[
-    "fifo",
-    "fifo-backfill",
-    "sjf",
-    "drf",
-    "tetris",
-    "tiresias",
-    "ff-bandwidth",
-    "ff-bandwidth-backfill",
-    "proportional",
-    "optimus",
-    "rrh",
-    "dorm",
-];
-
-/// Names accepted by [`by_name`] for policies that schedule ring-all-reduce
-/// jobs only (their runs end with a typed error on an instance with a
-/// parameter-server job), in a stable order: the online baselines of the
-/// GADGET-style scheduler.
-pub const RING_NAMES: &[&str] = &["sjf-bco-online", "rar-online-random", "gadget-noprice"];
-
-/// A baseline by name, with default parameters (see [`NAMES`] and
-/// [`RING_NAMES`]; `rar-online-random` has seed 0); `None` for an unknown
-/// name, and for `dorm` without the `highs` feature. The same as
-/// [`by_name_with`] with [`BaselineParams::default`].
-///
-/// ```
-/// use dmlsched::baselines::{NAMES, RING_NAMES, by_name};
-/// for name in NAMES.iter().chain(RING_NAMES) {
-///     if let Some(p) = by_name(name) {
-///         assert!(!p.name().is_empty());
-///     }
-/// }
-/// assert!(by_name("sjf-bco-online").is_some());
-/// assert!(by_name("no-such-policy").is_none());
-/// ```
-pub fn by_name(name: &str) -> Option<Box<dyn crate::sim::Policy>> {
-    by_name_with(name, &BaselineParams::default())
-}
-
-/// The parameters [`by_name_with`] sets on the baselines it builds.
+/// The parameters the registry's
+/// [`by_name_with`](crate::registry::by_name_with) sets on the baselines it
+/// builds.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BaselineParams {
     /// The placement rule of every baseline that takes one (FIFO, SJF,
@@ -234,76 +201,4 @@ impl Default for BaselineParams {
             tiresias_starve_factor: None,
         }
     }
-}
-
-/// A baseline by name (as [`by_name`]) with `params`: the placement rule on
-/// every baseline that takes one, and Tiresias's queues. Invalid Tiresias
-/// parameters are reported by the run ([`Tiresias::validate`]).
-///
-/// ```
-/// use dmlsched::baselines::{BaselineParams, by_name_with};
-/// use dmlsched::placement::PlacementRule;
-/// let first_fit = BaselineParams { placement: PlacementRule::FirstFit, ..BaselineParams::default() };
-/// assert_eq!(by_name_with("fifo", &first_fit).unwrap().name(), "fifo");
-/// assert!(by_name_with("nope", &first_fit).is_none());
-/// ```
-pub fn by_name_with(name: &str, params: &BaselineParams) -> Option<Box<dyn crate::sim::Policy>> {
-    let placement = params.placement;
-    Some(match name {
-        "fifo" | "fifo-backfill" => Box::new(Fifo {
-            backfill: name == "fifo-backfill",
-            placement,
-            ..Fifo::default()
-        }),
-        "sjf" => Box::new(Sjf {
-            placement,
-            ..Sjf::default()
-        }),
-        "drf" => Box::new(Drf {
-            placement,
-            ..Drf::default()
-        }),
-        "tetris" => Box::new(Tetris { placement }),
-        "tiresias" => {
-            let mut t = Tiresias::default();
-            t.thresholds.clone_from(&params.tiresias_thresholds);
-            t.starve_factor = params.tiresias_starve_factor;
-            t.placement = placement;
-            Box::new(t)
-        }
-        "ff-bandwidth" => Box::new(FifoFirstFitBandwidth::default()),
-        "ff-bandwidth-backfill" => Box::new(FifoFirstFitBandwidth { backfill: true }),
-        "sjf-bco-online" => Box::new(SjfBcoOnline::default()),
-        "rar-online-random" => Box::new(RarOnlineRandom::default()),
-        "gadget-noprice" => Box::new(crate::algorithms::gadget::GadgetNoPrice::default()),
-        "proportional" => Box::new(ProportionalShare {
-            placement,
-            ..ProportionalShare::default()
-        }),
-        "optimus" => Box::new(Optimus {
-            placement,
-            ..Optimus::default()
-        }),
-        "rrh" => Box::new(Rrh::new(RrhParams {
-            placement,
-            ..RrhParams::default()
-        })),
-        #[cfg(feature = "highs")]
-        "dorm" => Box::new(DormLike::new(DormParams {
-            placement,
-            ..DormParams::default()
-        })),
-        _ => return None,
-    })
-}
-
-/// The baselines that need no solver and suit ring-all-reduce jobs
-/// (`ring = true`) or parameter-server jobs: the default set of
-/// `dmlsched replay`.
-pub fn cheap_for(ring: bool) -> Vec<&'static str> {
-    NAMES
-        .iter()
-        .copied()
-        .filter(|n| *n != "dorm" && (ring || !n.starts_with("ff-bandwidth")))
-        .collect()
 }

@@ -1,9 +1,9 @@
 //! SJF: shortest remaining job first, at a fixed size, with an oracle.
 
 use crate::model::Resources;
-use crate::sim::{Action, Event, Policy, SimView};
+use crate::sim::{Action, Event, JobView, Policy, SimView};
 
-use super::common::{is_queued, start_in_order};
+use super::common::start_in_order;
 use super::requested_tasks;
 use crate::placement::{PlacementRule, Placer};
 
@@ -97,7 +97,7 @@ impl Policy for Sjf {
             .map(|m| m.capacity)
             .collect();
         let mut queue = Vec::new();
-        for j in view.active().filter(is_queued) {
+        for j in view.active().filter(JobView::is_queued) {
             let (w, p) = requested_tasks(j.job());
             let estimate = match Placer::new(instance, &empty, self.placement).place(j.job(), w, p)
             {

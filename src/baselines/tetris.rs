@@ -2,9 +2,8 @@
 
 use crate::model::Resources;
 use crate::schedule::Placement;
-use crate::sim::{Action, Event, Policy, SimView};
+use crate::sim::{Action, Event, JobView, Policy, SimView};
 
-use super::common::is_queued;
 use super::requested_tasks;
 use crate::placement::normalised;
 use crate::placement::{PlacementRule, Placer};
@@ -72,7 +71,7 @@ impl Policy for Tetris {
         let mut placer = Placer::new(instance, view.free_all(), self.placement);
         let mut candidates: Vec<_> = view
             .active()
-            .filter(is_queued)
+            .filter(JobView::is_queued)
             .map(|j| {
                 let (w, p) = requested_tasks(j.job());
                 (j, w, p, normalised(&j.job().demand_for(w, p), &total))

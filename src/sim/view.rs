@@ -36,6 +36,12 @@ impl<'a> JobView<'a> {
         self.run.status
     }
 
+    /// Whether it waits for a start: it arrived and holds nothing (never
+    /// started, or paused) and holds no plan.
+    pub fn is_queued(&self) -> bool {
+        matches!(self.run.status, JobStatus::Waiting | JobStatus::Paused) && !self.has_plan()
+    }
+
     /// Whether it holds a non-empty allocation now.
     pub fn is_running(&self) -> bool {
         self.run.status == JobStatus::Running

@@ -36,7 +36,7 @@ use super::run::TenantShares;
 ///
 /// The model is built from the instance at the first event of a run (the
 /// policy starts afresh when it sees another instance or time going
-/// backwards), so [`crate::baselines::by_name`] can make one
+/// backwards), so [`crate::registry::by_name`] can make one
 /// (`gadget-noprice`, default parameters).
 ///
 /// # Errors

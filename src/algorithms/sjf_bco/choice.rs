@@ -1,7 +1,7 @@
 //! The GPU choice rules of SJF-BCO (FA-FFP and LBSGF) and of its
 //! baselines (FF, LS, RAND) over a set of candidate GPUs, shared by the
 //! offline trials and the online ring baseline
-//! ([`SjfBcoOnline`](crate::baselines::SjfBcoOnline)).
+//! ([`SjfBcoOnline`](super::SjfBcoOnline)).
 //!
 //! GPUs are numbered flat, server-major; every rule reads the accumulated
 //! load `U[g]` of each GPU, the server of each GPU, and (FA-FFP's packing

@@ -104,6 +104,7 @@ pub(crate) mod choice;
 mod error;
 pub mod formulation;
 mod model;
+mod online;
 mod params;
 mod report;
 mod run;
@@ -119,6 +120,7 @@ pub use model::{
     RarServer, TimeModel,
 };
 pub(crate) use model::{usable_gpus, usable_servers};
+pub use online::{RarOnlineRandom, SjfBcoOnline};
 pub use params::{
     Availability, BisectionRule, DurationEstimate, FaFfpStrategy, KappaSpec, LambdaSpec,
     SjfBcoParams, TrialEval,

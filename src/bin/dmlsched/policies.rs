@@ -8,9 +8,10 @@ use dmlsched::algorithms::gadget::{GadgetParams, GadgetPolicy};
 use dmlsched::algorithms::locality::{LocalityParams, LocalityPolicy};
 use dmlsched::algorithms::oasis::{OasisParams, OasisPolicy};
 use dmlsched::algorithms::smd::{SmdParams, SmdScheduler};
-use dmlsched::baselines::{BaselineParams, NAMES, RING_NAMES, Tiresias, by_name_with};
+use dmlsched::baselines::{BaselineParams, Tiresias};
 use dmlsched::model::Instance;
 use dmlsched::placement::PlacementRule;
+use dmlsched::registry::{BASELINES, RING_BASELINES, by_name_with};
 use dmlsched::sim::Policy;
 use dmlsched::trace::Arch;
 use rand::SeedableRng;
@@ -63,8 +64,8 @@ impl BaselineFlags {
 fn known() -> String {
     format!(
         "baselines: {}, {}; algorithms: {}",
-        NAMES.join(", "),
-        RING_NAMES.join(", "),
+        BASELINES.join(", "),
+        RING_BASELINES.join(", "),
         ALGORITHM_POLICIES.join(", ")
     )
 }
@@ -88,7 +89,7 @@ pub(crate) fn architecture(name: &str) -> Option<Arch> {
     match name {
         "oasis" | "locality" | "smd" => Some(Arch::ParameterServer),
         "gadget" => Some(Arch::RingAllReduce),
-        n if RING_NAMES.contains(&n) => Some(Arch::RingAllReduce),
+        n if RING_BASELINES.contains(&n) => Some(Arch::RingAllReduce),
         _ => None,
     }
 }
@@ -158,7 +159,7 @@ pub(crate) fn build(
         }
         "gadget" => Box::new(GadgetPolicy::new(inst, &params::<GadgetParams>(file)?).map_err(lib)?),
         "smd" => Box::new(SmdScheduler::new(params::<SmdParams>(file)?)),
-        "rar-online-random" => Box::new(dmlsched::baselines::RarOnlineRandom::new(seed)),
+        "rar-online-random" => Box::new(dmlsched::algorithms::sjf_bco::RarOnlineRandom::new(seed)),
         other => by_name_with(other, baselines)
             .ok_or_else(|| CliError::Input(format!("unknown policy {other} ({})", known())))?,
     })

@@ -7,10 +7,11 @@ use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 use dmlsched::algorithms::gadget::MAX_CELLS;
-use dmlsched::baselines::{self, BaselineParams};
+use dmlsched::baselines::BaselineParams;
 use dmlsched::certificate::{Certificate, Sense};
 use dmlsched::model::Instance;
 use dmlsched::model::units::Num;
+use dmlsched::registry;
 use dmlsched::sim::plot::{jct_cdf_svg, jct_vs_load_svg, utility_vs_load_svg, utilization_svg};
 use dmlsched::sim::report::{
     ReportError, RunMeta, write_jobs_csv, write_summary_csv, write_utilization_csv_runs,
@@ -306,7 +307,7 @@ impl ReplayArgs {
         });
         let machines = self.gpus / self.gpus_per_machine.max(1);
         let names: Vec<String> = if self.policies.is_empty() {
-            baselines::cheap_for(arch == Arch::RingAllReduce)
+            registry::cheap_baselines(arch == Arch::RingAllReduce)
                 .iter()
                 .map(|s| s.to_string())
                 .collect()

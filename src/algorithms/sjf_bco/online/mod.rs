@@ -14,14 +14,14 @@
 //!
 //! [`RarJob::reserved_bandwidth_bps`]: crate::model::RarJob::reserved_bandwidth_bps
 
+mod policy;
 mod random;
-mod sjf_bco;
 
+pub use policy::SjfBcoOnline;
 pub use random::RarOnlineRandom;
-pub use sjf_bco::SjfBcoOnline;
 
+use super::{RarServer, SjfBcoError, usable_servers};
 use crate::algorithms::gadget::GadgetError;
-use crate::algorithms::sjf_bco::{RarServer, SjfBcoError, usable_servers};
 use std::collections::BTreeMap;
 
 use crate::model::units::Num;

@@ -8,7 +8,6 @@ use crate::algorithms::sjf_bco::choice::random_subset;
 use crate::model::JobId;
 use crate::sim::{Action, Event, JobView, Policy, Rejection, SimView};
 
-use super::super::common::is_queued;
 use super::{Misfits, RingLayout, Room, RunKey, ring_of};
 
 /// Random: uniformly random order and GPUs, a baseline of the crate's
@@ -55,7 +54,7 @@ use super::{Misfits, RingLayout, Room, RunKey, ring_of};
 /// # Example
 ///
 /// ```
-/// use dmlsched::baselines::RarOnlineRandom;
+/// use dmlsched::algorithms::sjf_bco::RarOnlineRandom;
 /// use dmlsched::model::*;
 /// use dmlsched::sim::{simulate, SimOptions};
 ///
@@ -116,7 +115,7 @@ impl Policy for RarOnlineRandom {
         let Some((layout, rng)) = self.run.as_mut() else {
             return Ok(Vec::new());
         };
-        let mut queue: Vec<JobView<'_>> = view.active().filter(is_queued).collect();
+        let mut queue: Vec<JobView<'_>> = view.active().filter(JobView::is_queued).collect();
         let mut actions = self.misfits.reject(view, &mut queue);
         queue.shuffle(rng);
         let mut room = Room::now(layout, view);

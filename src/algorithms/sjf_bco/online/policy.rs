@@ -8,7 +8,6 @@ use crate::model::units::ceil_tol;
 use crate::model::{Job, JobId, RarJob};
 use crate::sim::{Action, Event, JobView, Policy, Rejection, SimView};
 
-use super::super::common::is_queued;
 use super::{Misfits, RingLayout, Room, RunKey, parts, ring_of};
 
 /// SJF-BCO-online: the GPU choice of SJF-BCO (Yu, Ji, Rajan, Liu, ACM
@@ -74,7 +73,7 @@ use super::{Misfits, RingLayout, Room, RunKey, parts, ring_of};
 /// # Example
 ///
 /// ```
-/// use dmlsched::baselines::SjfBcoOnline;
+/// use dmlsched::algorithms::sjf_bco::SjfBcoOnline;
 /// use dmlsched::model::*;
 /// use dmlsched::sim::{simulate, SimOptions};
 ///
@@ -230,7 +229,7 @@ impl Policy for SjfBcoOnline {
             self.run = Some(OnlineState { layout, u });
             self.misfits = Misfits::default();
         }
-        let mut q: Vec<JobView<'_>> = view.active().filter(is_queued).collect();
+        let mut q: Vec<JobView<'_>> = view.active().filter(JobView::is_queued).collect();
         let mut actions = self.misfits.reject(view, &mut q);
         let rules: Vec<(JobView<'_>, Choice)> = {
             q.sort_by(|a, b| {
