@@ -23,6 +23,8 @@
 
 mod common;
 
+use dmlsched::algorithms::Algorithm;
+use rand::SeedableRng;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -56,16 +58,21 @@ fn state() -> State {
         .generate(0, GadgetVariant::BASE)
         .expect("scenario");
     assert_eq!(setup.instance.jobs().len(), 2 * WARM);
-    let gadget = Gadget::new(setup.params.clone());
+    let gadget = Gadget::new(setup.params.clone()).expect("valid parameters");
     let (mut engine, jobs) = gadget.engine(&setup.instance).expect("engine");
     for j in &jobs[..WARM] {
         engine.step(j).expect("step");
     }
     let admitted = engine.outcomes().iter().filter(|o| o.admitted()).count();
     println!("gadget_decision: {admitted} of the first {WARM} jobs admitted");
-    let solved = gadget.solve(&setup.instance).expect("solve");
+    let solved = gadget
+        .solve(
+            &setup.instance,
+            &mut rand::rngs::ChaCha8Rng::seed_from_u64(0),
+        )
+        .expect("solve");
     State {
-        oracle: GadgetOracle::new(engine.oracle().cluster().clone(), gadget.params.oracle),
+        oracle: GadgetOracle::new(engine.oracle().cluster().clone(), gadget.params().oracle),
         ledger: engine.ledger().clone(),
         bounds: engine.bounds().clone(),
         rest: jobs[WARM..].to_vec(),

@@ -29,6 +29,7 @@
 //!
 //! `docs/benchmarks.md` records the numbers.
 
+use dmlsched::algorithms::Algorithm;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -68,6 +69,7 @@ fn state() -> State {
         ..w.params()
     };
     let (mut engine, jobs) = Locality::new(params.clone())
+        .unwrap()
         .engine(&instance, &mut ChaCha8Rng::seed_from_u64(SEED))
         .expect("engine");
     for j in &jobs[..PREFIX] {
@@ -158,6 +160,7 @@ fn bench(c: &mut Criterion) {
     let run = || {
         let mut rng = ChaCha8Rng::seed_from_u64(SEED);
         Locality::new(s.params.clone())
+            .unwrap()
             .solve(&s.instance, &mut rng)
             .expect("run")
     };
@@ -215,6 +218,7 @@ fn bench(c: &mut Criterion) {
         move || {
             let mut rng = ChaCha8Rng::seed_from_u64(SEED);
             Locality::new(LocalityParams::default())
+                .unwrap()
                 .solve(&instance, &mut rng)
                 .expect("grown run")
         }

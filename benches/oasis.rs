@@ -11,6 +11,7 @@
 
 mod common;
 
+use dmlsched::algorithms::Algorithm;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -35,7 +36,10 @@ fn state(bounds: BoundsChoice) -> State {
         bounds,
         ..OasisParams::default()
     };
-    let (mut engine, jobs) = Oasis::new(params).engine(&g.instance).expect("engine");
+    let (mut engine, jobs) = Oasis::new(params)
+        .unwrap()
+        .engine(&g.instance)
+        .expect("engine");
     for j in &jobs[..200] {
         engine.step(j).expect("step");
     }

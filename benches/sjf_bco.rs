@@ -13,6 +13,8 @@
 //!   workloads of seeds 0, 1, 2 and 3 concatenated (ids renumbered), four
 //!   times the paper's load on four times its servers.
 
+use dmlsched::algorithms::Algorithm;
+use rand::SeedableRng;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -71,15 +73,24 @@ fn instances() -> Vec<(&'static str, Instance)> {
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("sjf_bco_full_search");
     group.sample_size(10);
-    let solver = SjfBco::new(paper_params(HORIZON_20));
+    let solver = SjfBco::new(paper_params(HORIZON_20)).expect("valid parameters");
     for (name, inst) in instances() {
-        let s = solver.solve(&inst).expect("a schedule");
+        let s = solver
+            .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+            .expect("a schedule");
         eprintln!(
             "{name}: makespan {} (T = {HORIZON_20}), {} trials, θ̃ = {:?}, κ* = {:?}",
             s.report.makespan_raw, s.report.trials, s.report.theta_tilde, s.report.kappa_star
         );
         group.bench_function(name, |b| {
-            b.iter(|| solver.solve(black_box(&inst)).expect("a schedule"))
+            b.iter(|| {
+                solver
+                    .solve(
+                        black_box(&inst),
+                        &mut rand::rngs::ChaCha8Rng::seed_from_u64(0),
+                    )
+                    .expect("a schedule")
+            })
         });
     }
     group.finish();

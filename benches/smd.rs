@@ -10,7 +10,7 @@
 //! One iteration is [`epoch`]: candidates, pruning, the LP, rounding,
 //! improvement, outer selection and placement, with the certificate.
 //!
-//! A second group runs whole slotted runs ([`solve_slotted`], what
+//! A second group runs whole slotted runs ([`Smd::solve`], what
 //! `dmlsched solve -a smd` does) on `examples/data/instance_layered.json`
 //! grown to 200 and 1,000 jobs (`common::grown_example`: its 12 jobs copied
 //! with new ids, arrivals spread over 75 % of the horizon), an overloaded
@@ -24,10 +24,11 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 
 mod common;
-use dmlsched::algorithms::smd::{
-    DEFAULT_WINDOW, EpochJob, Selection, SmdParams, epoch, solve_slotted,
-};
+use dmlsched::algorithms::Algorithm;
+use dmlsched::algorithms::smd::{DEFAULT_WINDOW, EpochJob, Selection, Smd, SmdParams, epoch};
 use dmlsched::experiments::smd::{SmdWorkloadOptions, generate};
+use rand::SeedableRng;
+use rand::rngs::ChaCha8Rng;
 
 fn slotted_run(c: &mut Criterion) {
     let mut group = c.benchmark_group("smd_solve_slotted_layered");
@@ -37,15 +38,24 @@ fn slotted_run(c: &mut Criterion) {
             window: Some(DEFAULT_WINDOW),
             ..SmdParams::default()
         };
-        let run = solve_slotted(&inst, &params).expect("run");
+        let smd = Smd::new(params).expect("valid parameters");
+        let run = smd
+            .solve(&inst, &mut ChaCha8Rng::seed_from_u64(0))
+            .expect("run")
+            .report;
         eprintln!(
             "{n} jobs: {} completed, {} unfinished (horizon), {} epochs",
             run.completed(),
             run.unfinished(),
-            run.reports.len()
+            run.epochs.len()
         );
         group.bench_function(format!("{n}_jobs"), |b| {
-            b.iter(|| black_box(solve_slotted(&inst, &params).expect("run")))
+            b.iter(|| {
+                black_box(
+                    smd.solve(&inst, &mut ChaCha8Rng::seed_from_u64(0))
+                        .expect("run"),
+                )
+            })
         });
     }
     group.finish();

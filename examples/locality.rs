@@ -41,6 +41,7 @@
 
 mod common;
 
+use dmlsched::algorithms::Algorithm;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -321,7 +322,7 @@ fn run_point(
                     ..params.clone()
                 };
                 let s = Locality::new(p.clone())
-                    .solve(&inst, &mut rng)
+                    .and_then(|l| l.solve(&inst, &mut rng))
                     .map_err(|e| ctx(e.to_string()))?;
                 (s.schedule, s.certificate.objective, p)
             }
@@ -571,7 +572,7 @@ fn run_batch(args: &Args, jobs: usize, kappa: f64, seed: u64) -> Result<Vec<Row>
             ..LocalityBatchParams::default()
         };
         let s = LocalityBatch::new(params.clone())
-            .solve(&inst, &mut ChaCha8Rng::seed_from_u64(seed))
+            .and_then(|b| b.solve(&inst, &mut ChaCha8Rng::seed_from_u64(seed)))
             .map_err(|e| format!("{label}, {jobs} jobs, seed {seed}: {e}"))?;
         verify(&inst, &s.schedule).map_err(|e| format!("{label}: schedule::verify: {e}"))?;
         let check = LocalityParams {

@@ -9,6 +9,7 @@
 //! cargo run --release --example locality_batch -- 10 10 1 makespan
 //! ```
 
+use dmlsched::algorithms::Algorithm;
 use dmlsched::algorithms::locality::{
     BatchObjective, InnerSolver, LocalityBatch, LocalityBatchParams,
 };
@@ -58,7 +59,7 @@ fn main() -> Result<(), dmlsched::Error> {
         seed: Some(seed),
         ..LocalityBatchParams::default()
     };
-    let s = LocalityBatch::new(params).solve(&inst, &mut rng)?;
+    let s = LocalityBatch::new(params)?.solve(&inst, &mut rng)?;
     let r = &s.report;
     println!(
         "I = {}, κ = {kappa}, seed {seed}, {mode}: T_lo = {}, T_LP = {}, T_hi = {} ({:?}; AlwaysLocal {:?}, AlwaysSpread {:?}), C_max = {}, exact {:?}",

@@ -15,6 +15,7 @@
 
 mod common;
 
+use dmlsched::algorithms::Algorithm;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -266,7 +267,7 @@ fn figure3(
                     bounds: *b,
                     ..OasisParams::default()
                 })
-                .solve(inst)
+                .and_then(|o| o.solve(inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
                 .map_err(|e| format!("OASiS: {e}"))?;
                 solved
                     .certificate
@@ -372,7 +373,7 @@ fn figure5(args: &Args, seeds: u64, rows: &mut Vec<Row>) -> Result<(), String> {
                         bounds: *b,
                         ..OasisParams::default()
                     })
-                    .solve(inst)
+                    .and_then(|o| o.solve(inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
                     .map_err(|e| format!("OASiS: {e}"))?;
                     let mut cert = solved.certificate.clone();
                     cert.exact = Some(exact.exact_info());
@@ -452,7 +453,9 @@ fn figure6(args: &Args, jobs: &[usize], seeds: u64, rows: &mut Vec<Row>) -> Resu
                         pd,
                         ..OasisParams::default()
                     })
-                    .solve(&g.instance)
+                    .and_then(|o| {
+                        o.solve(&g.instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+                    })
                     .map_err(|e| format!("OASiS: {e}"))?;
                     solved
                         .certificate

@@ -11,6 +11,7 @@
 //! cargo run --release --example quickstart
 //! ```
 
+use dmlsched::algorithms::Algorithm;
 use dmlsched::algorithms::locality::{Locality, LocalityParams, verify_locality};
 use dmlsched::model::units::{gb, gbps, mb};
 use dmlsched::model::*;
@@ -69,7 +70,7 @@ fn main() -> Result<(), dmlsched::Error> {
     // Schedule every job in arrival order (LP rounding seeded by the RNG).
     let params = LocalityParams::default();
     let mut rng = ChaCha8Rng::seed_from_u64(7);
-    let solved = Locality::new(params.clone()).solve(&instance, &mut rng)?;
+    let solved = Locality::new(params.clone())?.solve(&instance, &mut rng)?;
 
     // Per job: admitted or not, then per run of slots its configuration.
     for js in &solved.schedule.jobs {

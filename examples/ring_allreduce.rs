@@ -29,6 +29,8 @@
 
 mod common;
 
+use dmlsched::algorithms::Algorithm;
+use rand::SeedableRng;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -318,10 +320,13 @@ fn run_task(t: &Task) -> Result<Row, String> {
     params.lambda = LambdaSpec::Uniform(t.lambda);
     let clock = Instant::now();
     let solved: dmlsched::Result<Solved<SjfBcoReport>> = match t.policy {
-        "sjf-bco" => SjfBco::new(params).solve(&inst),
-        "rar-ls" => RarLs::new(params).solve(&inst),
-        "rar-ff" => RarFf::new(params).solve(&inst),
-        _ => RarRand::new(params).solve(&inst, &mut rand_rng(t.seed)),
+        "sjf-bco" => SjfBco::new(params)
+            .and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))),
+        "rar-ls" => RarLs::new(params)
+            .and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))),
+        "rar-ff" => RarFf::new(params)
+            .and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))),
+        _ => RarRand::new(params).and_then(|a| a.solve(&inst, &mut rand_rng(t.seed))),
     };
     let runtime_ms = clock.elapsed().as_secs_f64() * 1e3;
     let solved = solved.map_err(|e| format!("{}: {e}", ctx()))?;

@@ -92,6 +92,17 @@ pub enum Error {
     /// A CSV table or SVG plot of a run could not be written.
     #[error("report: {0}")]
     Report(#[from] ReportError),
+    /// A name the [`registry`](crate::registry) does not know.
+    #[error("unknown {kind} {name} (known: {known})")]
+    UnknownName {
+        /// What was looked up (`algorithm`, `policy`, …).
+        kind: &'static str,
+        /// The name given.
+        name: String,
+        /// The names known, for the message.
+        known: String,
+    },
+
     /// JSON input or output failed (syntax, unknown field, wrong type).
     #[cfg(feature = "serde")]
     #[error("JSON: {0}")]
@@ -107,7 +118,11 @@ impl Error {
     /// 2) and the second to "run failed" (code 1).
     pub fn is_input(&self) -> bool {
         match self {
-            Error::Model(_) | Error::Trace(_) | Error::Timing(_) | Error::Calibrate(_) => true,
+            Error::Model(_)
+            | Error::Trace(_)
+            | Error::Timing(_)
+            | Error::Calibrate(_)
+            | Error::UnknownName { .. } => true,
             #[cfg(feature = "serde")]
             Error::Json(_) => true,
             Error::Oasis(e) => matches!(

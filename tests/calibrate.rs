@@ -7,12 +7,14 @@
 //! (about `0.8σ` even for the true model), so these tests show that the
 //! fitting works, not that a timing model describes a real cluster.
 
+use dmlsched::algorithms::Algorithm;
 use dmlsched::calibrate::synthetic::{self, RAR_C_THETA};
 use dmlsched::calibrate::*;
 use dmlsched::certificate::RunInfo;
 use dmlsched::timing::{
     IterationTime, LinearInParameters, PsConfig, PsLocality, PsPlacement, Sign, TimingError,
 };
+use rand::SeedableRng;
 
 /// `|got/want − 1|`.
 fn rel(got: f64, want: f64) -> f64 {
@@ -930,7 +932,8 @@ fn a_scheduler_runs_on_the_calibrated_model_and_its_certificate_says_so() {
     let jobs = vec![job(0, 8), job(1, 16), job(2, 4), job(3, 12)];
     let instance = Instance::new(cluster.clone(), jobs, 10.0, 100_000).unwrap();
     let mut solved = SjfBco::new(SjfBcoParams::default())
-        .solve(&instance)
+        .unwrap()
+        .solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
         .unwrap();
     // The scheduler evaluates the same formula as the predictor: a 16-worker
     // ring over 2 servers with one contender.

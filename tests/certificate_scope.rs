@@ -2,6 +2,7 @@
 //! the model, the horizon and the jobs), and its display never labels a
 //! guarantee that bounds nothing on the instance as `[valid]`.
 
+use dmlsched::algorithms::Algorithm;
 use dmlsched::algorithms::gadget::GadgetMetrics;
 use dmlsched::algorithms::oasis::{Oasis, OasisParams};
 use dmlsched::algorithms::sjf_bco::SjfBco;
@@ -59,7 +60,10 @@ fn oasis_certificate_states_its_scope() {
     };
     let generated = generate(&mut ChaCha8Rng::seed_from_u64(5), &params).unwrap();
     let inst = &generated.instance;
-    let solved = Oasis::new(OasisParams::default()).solve(inst).unwrap();
+    let solved = Oasis::new(OasisParams::default())
+        .unwrap()
+        .solve(inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+        .unwrap();
     assert_readable(&solved.certificate, 12, Some(60));
     assert!(
         solved
@@ -74,7 +78,10 @@ fn oasis_certificate_states_its_scope() {
 #[test]
 fn sjf_bco_certificate_states_its_scope() {
     let inst = paper_instance(2, 4, Calibration::PaperSynthetic).unwrap();
-    let solved = SjfBco::new(paper_params(1200)).solve(&inst).unwrap();
+    let solved = SjfBco::new(paper_params(1200))
+        .unwrap()
+        .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+        .unwrap();
     assert_readable(&solved.certificate, inst.jobs().len(), None);
     assert!(
         solved

@@ -3,6 +3,8 @@
 //! property test), the simulator replay, and typed errors on hostile input.
 //! Every schedule passes `verify` and every certificate `check(1e-9)`.
 
+use dmlsched::algorithms::Algorithm;
+use rand::SeedableRng;
 use std::collections::BTreeMap;
 
 use dmlsched::algorithms::gadget::*;
@@ -88,7 +90,10 @@ fn shape_of(model: &GadgetModel, job: usize, n: u32) -> Shape {
 
 /// Solves, verifies the schedule and checks the certificate.
 fn solve(instance: &Instance, params: &GadgetParams) -> dmlsched::algorithms::Solved<GadgetReport> {
-    let solved = Gadget::new(params.clone()).solve(instance).unwrap();
+    let solved = Gadget::new(params.clone())
+        .unwrap()
+        .solve(instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+        .unwrap();
     verify(instance, &solved.schedule).unwrap();
     solved.certificate.check(1e-9).unwrap();
     solved
@@ -113,7 +118,10 @@ fn g1_price_function() {
         durations: BTreeMap::from([(JobId(0), table.clone()), (JobId(1), table)]),
         ..GadgetParams::default()
     };
-    let (mut engine, jobs) = Gadget::new(params.clone()).engine(&instance).unwrap();
+    let (mut engine, jobs) = Gadget::new(params.clone())
+        .unwrap()
+        .engine(&instance)
+        .unwrap();
     let price =
         |e: &dmlsched::online::OnlinePrimalDual<GadgetOracle>| e.view().price(MachineId(0), GPU, 2);
     let direct = |g: f64| 1.0 * 100f64.powf(g / 8.0);
@@ -336,7 +344,10 @@ fn g7_first_admission() {
         bounds: GadgetBounds::FrameworkEta,
         ..GadgetParams::default()
     };
-    let (engine, _) = Gadget::new(eta_params.clone()).engine(&instance).unwrap();
+    let (engine, _) = Gadget::new(eta_params.clone())
+        .unwrap()
+        .engine(&instance)
+        .unwrap();
     let eta = engine.bounds().ln_eta(PoolId(0)).unwrap().exp();
     let eta_run = solve(&instance, &eta_params);
     let first = &eta_run.report.jobs[0];
@@ -368,7 +379,10 @@ fn g8_rejection_threshold() {
         ]),
         ..GadgetParams::default()
     };
-    let (mut engine, jobs) = Gadget::new(params.clone()).engine(&instance).unwrap();
+    let (mut engine, jobs) = Gadget::new(params.clone())
+        .unwrap()
+        .engine(&instance)
+        .unwrap();
     assert!(engine.step(&jobs[0]).unwrap().admitted());
     for t in 0..6 {
         assert!(close(
@@ -540,7 +554,10 @@ fn headroom_exponent_capacities() {
         headroom: true,
         ..GadgetParams::default()
     };
-    let (engine, _) = Gadget::new(params.clone()).engine(&instance).unwrap();
+    let (engine, _) = Gadget::new(params.clone())
+        .unwrap()
+        .engine(&instance)
+        .unwrap();
     for m in 0..2 {
         assert_eq!(engine.ledger().price_capacity(MachineId(m), GPU), 3.0);
         assert!(close(
@@ -623,7 +640,11 @@ fn hostile_input_gives_typed_errors() {
     let inst = |jobs, horizon| Instance::new(cluster(), jobs, 1.0, horizon).unwrap();
     let base = inst(one(ring(2, 10, 0.0, 0.1, Some(1e6))), 10);
     let err = |instance: &Instance, params: GadgetParams| {
-        Gadget::new(params).solve(instance).err().unwrap()
+        Gadget::new(params)
+            .unwrap()
+            .solve(instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+            .err()
+            .unwrap()
     };
     let gadget = |e: dmlsched::Error| match e {
         dmlsched::Error::Gadget(g) => g,
@@ -872,14 +893,14 @@ proptest! {
             fairness: if fair { FairnessWeighting::TenantShare { beta: 1.0 } } else { FairnessWeighting::None },
             ..GadgetParams::default()
         };
-        let solved = Gadget::new(params.clone()).solve(&instance).unwrap();
+        let solved = Gadget::new(params.clone()).unwrap().solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)).unwrap();
         check_invariants(&instance, &solved);
         // Determinism.
-        let again = Gadget::new(params.clone()).solve(&instance).unwrap();
+        let again = Gadget::new(params.clone()).unwrap().solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)).unwrap();
         prop_assert_eq!(&again.schedule, &solved.schedule);
         prop_assert_eq!(&again.report.jobs, &solved.report.jobs);
         // Prices never fall along the run.
-        let (mut engine, stepped) = Gadget::new(params).engine(&instance).unwrap();
+        let (mut engine, stepped) = Gadget::new(params).unwrap().engine(&instance).unwrap();
         let cells = |e: &dmlsched::online::OnlinePrimalDual<GadgetOracle>| -> Vec<f64> {
             let v = e.view();
             (0..gpus.len() as u32)
@@ -905,7 +926,7 @@ proptest! {
             bounds: if eta { GadgetBounds::FrameworkEta } else { GadgetBounds::default() },
             ..GadgetParams::default()
         };
-        let solved = match Gadget::new(params).solve(&instance) {
+        let solved = match Gadget::new(params).unwrap().solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)) {
             Ok(s) => s,
             // The η rule needs a job with a positive late value.
             Err(dmlsched::Error::Online(_)) if eta => return Ok(()),
@@ -928,7 +949,7 @@ proptest! {
     fn greedy_is_exhaustive_on_two_servers((_, horizon, jobs) in scenario()) {
         let instance = scenario_instance(&[4.0, 4.0], horizon, &jobs);
         let run = |oracle| Gadget::new(GadgetParams { oracle, ..GadgetParams::default() })
-            .solve(&instance)
+            .unwrap().solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
             .unwrap();
         let (g, e) = (run(EmbeddingOracle::Greedy), run(EmbeddingOracle::Exhaustive));
         prop_assert_eq!(&g.schedule, &e.schedule);

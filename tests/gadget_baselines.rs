@@ -10,6 +10,7 @@
 
 mod common;
 
+use dmlsched::algorithms::Algorithm;
 use dmlsched::algorithms::gadget::*;
 use dmlsched::algorithms::sjf_bco::{FaFfpStrategy, RarOnlineRandom, SjfBcoOnline};
 use dmlsched::baselines::FifoFirstFitBandwidth;
@@ -19,6 +20,7 @@ use dmlsched::schedule::{Tasks, verify};
 use dmlsched::sim::{Decisions, Policy, SimOptions, SimResult, StopAt, simulate, work_to_train};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
+use rand::SeedableRng;
 
 const H0: MachineId = MachineId(0);
 const H1: MachineId = MachineId(1);
@@ -141,7 +143,10 @@ fn the_simulator_stops_at_convergence_when_asked() {
 fn replays_match_the_plans_when_stopping_at_convergence() {
     let inst = convergence_instance();
     let params = GadgetParams::default();
-    let solved = Gadget::new(params.clone()).solve(&inst).unwrap();
+    let solved = Gadget::new(params.clone())
+        .unwrap()
+        .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+        .unwrap();
     let multi = solved
         .report
         .jobs
@@ -424,7 +429,10 @@ fn noprice_fills_the_horizon() {
     let done: Vec<Option<u32>> = r.jobs.iter().map(|j| j.completion_slot).collect();
     assert_eq!(done, vec![Some(2), Some(5), Some(8), Some(11), None]);
     assert!(r.jobs[4].rejected);
-    let priced = Gadget::new(params).solve(&inst).unwrap();
+    let priced = Gadget::new(params)
+        .unwrap()
+        .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+        .unwrap();
     assert!(priced.report.admitted() <= 4);
 }
 
@@ -522,7 +530,10 @@ fn metrics_by_hand() {
 fn metrics_of_a_solved_run_and_its_replay() {
     let inst = convergence_instance();
     let params = GadgetParams::default();
-    let solved = Gadget::new(params.clone()).solve(&inst).unwrap();
+    let solved = Gadget::new(params.clone())
+        .unwrap()
+        .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+        .unwrap();
     let m = GadgetMetrics::from_solved(&inst, &solved);
     assert!(close(m.gross_utility, solved.report.total_value()));
     assert!(close(m.gpu_slots, solved.report.gpu_slots() as f64));

@@ -6,6 +6,7 @@
 //! certificate with the optimum attached), fixed fairness weights, and
 //! typed errors, with and without the solver.
 
+use dmlsched::algorithms::Algorithm;
 use std::collections::BTreeMap;
 
 use dmlsched::algorithms::gadget::*;
@@ -547,7 +548,10 @@ mod exact {
                     oracle,
                     ..params.clone()
                 };
-                let solved = Gadget::new(params).solve(&instance).unwrap();
+                let solved = Gadget::new(params)
+                    .unwrap()
+                    .solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+                    .unwrap();
                 assert!(solved.report.total_value() <= opt.objective + 1e-9);
                 exact_certificate(&solved, &opt);
             }
@@ -569,7 +573,10 @@ mod exact {
     /// price mass `Σ c·p`. A valid bound on `OPT` whatever oracle set the
     /// prices.
     fn exact_final_dual(instance: &Instance, params: &GadgetParams) -> f64 {
-        let (mut engine, jobs) = Gadget::new(params.clone()).engine(instance).unwrap();
+        let (mut engine, jobs) = Gadget::new(params.clone())
+            .unwrap()
+            .engine(instance)
+            .unwrap();
         for job in &jobs {
             engine.step(job).unwrap();
         }
@@ -757,7 +764,11 @@ mod exact {
         let wide = optimum(&family_instance(seed, ample).0, &params).objective;
         assert!(wide >= opt.objective - 1e-9 * wide.max(1.0), "seed {seed}");
         seen.nic_binds += usize::from(wide > opt.objective * (1.0 + 1e-9));
-        let run = |p: GadgetParams| Gadget::new(p).solve(&instance);
+        let run = |p: GadgetParams| {
+            Gadget::new(p)
+                .unwrap()
+                .solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+        };
         let case = |what: &str| format!("seed {seed} ({what})");
 
         let g = run(params.clone()).unwrap();
@@ -863,7 +874,10 @@ mod exact {
                 fairness: FairnessWeighting::TenantShare { beta: 1.0 },
                 ..params
             };
-            let solved = Gadget::new(fair.clone()).solve(&instance).unwrap();
+            let solved = Gadget::new(fair.clone())
+                .unwrap()
+                .solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+                .unwrap();
             let weights: BTreeMap<JobId, f64> = solved
                 .report
                 .jobs

@@ -5,6 +5,7 @@
 
 mod common;
 
+use dmlsched::algorithms::Algorithm;
 use dmlsched::algorithms::locality::{
     InnerSolver, Locality, LocalityCluster, LocalityJob, LocalityOracle, LocalityParams,
     LocalityPlan, LocalityPolicy, SlotConfig, verify_locality,
@@ -275,6 +276,7 @@ fn end_to_end_runs_pass_both_checkers() {
         };
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let solved = Locality::new(params.clone())
+            .unwrap()
             .solve(&inst, &mut rng)
             .unwrap();
         verify(&inst, &solved.schedule).unwrap();
@@ -335,6 +337,7 @@ fn l8_determinism_over_seeds() {
     let run = |seed| {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         Locality::new(params.clone())
+            .unwrap()
             .solve(&inst, &mut rng)
             .unwrap()
     };
@@ -391,6 +394,7 @@ fn policy_in_the_simulator_matches_the_runner() {
         let params = LocalityParams::default();
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let solved = Locality::new(params.clone())
+            .unwrap()
             .solve(&inst, &mut rng)
             .unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(1);
@@ -539,7 +543,7 @@ proptest! {
         let inst = tiny_instance(&machines, &jobs, slots);
         let params = LocalityParams::default();
         let mut rng = ChaCha8Rng::seed_from_u64(3);
-        match Locality::new(params.clone()).solve(&inst, &mut rng) {
+        match Locality::new(params.clone()).unwrap().solve(&inst, &mut rng) {
             Ok(solved) => {
                 verify(&inst, &solved.schedule).unwrap();
                 verify_locality(&inst, &params, &solved.schedule).unwrap();
@@ -821,7 +825,9 @@ fn lp_round_options_are_validated() {
         };
         let mut rng = ChaCha8Rng::seed_from_u64(0);
         assert!(matches!(
-            Locality::new(params).solve(&e2e_instance(1), &mut rng),
+            Locality::new(params)
+                .unwrap()
+                .solve(&e2e_instance(1), &mut rng),
             Err(dmlsched::Error::Locality(_))
         ));
     }
@@ -982,6 +988,7 @@ fn l8_lp_round_same_seed_same_run() {
         };
         let mut rng = ChaCha8Rng::seed_from_u64(rng_seed);
         let s = Locality::new(params.clone())
+            .unwrap()
             .solve(&inst, &mut rng)
             .unwrap();
         verify(&inst, &s.schedule).unwrap();
@@ -1047,6 +1054,7 @@ fn l9_lp_round_certificate_follows_the_allowance() {
             ..LocalityParams::default()
         };
         let s = Locality::new(params.clone())
+            .unwrap()
             .solve(&inst, &mut ChaCha8Rng::seed_from_u64(0))
             .unwrap();
         verify_locality(&inst, &params, &s.schedule).unwrap();

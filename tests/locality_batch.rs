@@ -6,6 +6,7 @@
 
 mod common;
 
+use dmlsched::algorithms::Algorithm;
 use dmlsched::algorithms::locality::{LocalityBatch, LocalityBatchParams};
 #[cfg(feature = "highs")]
 use dmlsched::model::units::{gb, gbps};
@@ -88,6 +89,7 @@ mod with_highs {
         let params = LocalityBatchParams::default();
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let s = LocalityBatch::new(params.clone())
+            .unwrap()
             .solve(&inst, &mut rng)
             .unwrap();
         let r = &s.report;
@@ -114,6 +116,7 @@ mod with_highs {
         // The rounding step itself at T = 2 succeeds with C_max = 2, any seed.
         for seed in 0..20 {
             let plans = LocalityBatch::new(params.clone())
+                .unwrap()
                 .round_at(&inst, 2, seed)
                 .unwrap()
                 .expect("a schedule at T = 2");
@@ -123,6 +126,7 @@ mod with_highs {
         // T = 1 is LP-infeasible: no rounding there.
         assert!(
             LocalityBatch::new(params)
+                .unwrap()
                 .round_at(&inst, 1, 0)
                 .unwrap()
                 .is_none()
@@ -139,6 +143,7 @@ mod with_highs {
         };
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         let s = LocalityBatch::new(params.clone())
+            .unwrap()
             .solve(&inst, &mut rng)
             .unwrap();
         let lp = s.report.proxy_lp_bound.unwrap();
@@ -173,7 +178,7 @@ mod with_highs {
         params: &LocalityBatchParams,
     ) -> dmlsched::Result<LocalityBatchReportSolved> {
         let mut rng = ChaCha8Rng::seed_from_u64(11);
-        let s = LocalityBatch::new(params.clone()).solve(inst, &mut rng)?;
+        let s = LocalityBatch::new(params.clone())?.solve(inst, &mut rng)?;
         verify(inst, &s.schedule).unwrap();
         verify_locality(inst, &check_params(inst, params), &s.schedule).unwrap();
         s.certificate.check(1e-9).unwrap();
@@ -263,6 +268,7 @@ mod with_highs {
         let mut rng = ChaCha8Rng::seed_from_u64(0);
         let run = |inst: &Instance, p: &LocalityBatchParams| {
             LocalityBatch::new(p.clone())
+                .unwrap()
                 .solve(inst, &mut ChaCha8Rng::seed_from_u64(0))
                 .unwrap_err()
         };
@@ -392,7 +398,10 @@ mod with_highs {
                 ..d.clone()
             },
         ] {
-            let e = LocalityBatch::new(p).solve(&l6(), &mut rng).unwrap_err();
+            let e = LocalityBatch::new(p)
+                .unwrap()
+                .solve(&l6(), &mut rng)
+                .unwrap_err();
             assert!(
                 is_batch_error(&e, |l| matches!(l, LocalityError::InvalidOption { .. })),
                 "{e}"

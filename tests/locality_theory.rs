@@ -7,6 +7,7 @@
 mod common;
 
 use common::{WATCHDOG_S, within};
+use dmlsched::algorithms::Algorithm;
 use dmlsched::algorithms::locality::{
     InnerSolver, Locality, LocalityError, LocalityParams, LocalityReport, OfflineLimits,
     OfflineOptimum, SlotConfig, offline_optimum, verify_locality,
@@ -131,6 +132,7 @@ fn two_jobs_compete_for_one_slot() {
 
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     let alg = Locality::new(params.clone())
+        .unwrap()
         .solve(&inst2, &mut rng)
         .unwrap();
     let alg_u = alg.report.run.total_utility;
@@ -362,7 +364,7 @@ fn run_online(
     params: &LocalityParams,
 ) -> Result<Option<dmlsched::algorithms::Solved<LocalityReport>>, TestCaseError> {
     let mut rng = ChaCha8Rng::seed_from_u64(11);
-    match Locality::new(params.clone()).solve(inst, &mut rng) {
+    match Locality::new(params.clone())?.solve(inst, &mut rng) {
         Ok(s) => Ok(Some(s)),
         Err(
             dmlsched::Error::Online(_)
@@ -487,7 +489,7 @@ proptest! {
             for base in [exact_params(), lp_round_params()] {
                 let params = eta(LocalityParams { allow_local, ..base });
                 let mut rng = ChaCha8Rng::seed_from_u64(3);
-                let (mut engine, ljobs) = match Locality::new(params.clone()).engine(&inst, &mut rng) {
+                let (mut engine, ljobs) = match Locality::new(params.clone()).unwrap().engine(&inst, &mut rng) {
                     Ok(e) => e,
                     // No schedulable job with positive late utility.
                     Err(dmlsched::Error::Online(_)) => return Ok(()),
@@ -555,7 +557,7 @@ proptest! {
                 common::check_run_invariants(&solved.report.run)?;
                 solved.certificate.check(1e-9).map_err(|e| TestCaseError::fail(format!("{e:?}")))?;
                 let mut rng = ChaCha8Rng::seed_from_u64(11);
-                let (mut engine, ljobs) = Locality::new(params.clone()).engine(&inst, &mut rng).unwrap();
+                let (mut engine, ljobs) = Locality::new(params.clone()).unwrap().engine(&inst, &mut rng).unwrap();
                 let admitted = common::step_checking_prices_and_capacity(&mut engine, &ljobs)?;
                 let reported: Vec<bool> = solved.report.run.outcomes.iter().map(|o| o.admitted()).collect();
                 prop_assert_eq!(admitted, reported);
@@ -852,6 +854,7 @@ fn offline_runtime_at_the_intended_size() {
         let alg = |p: &LocalityParams| {
             let mut rng = ChaCha8Rng::seed_from_u64(11);
             Locality::new(p.clone())
+                .unwrap()
                 .solve(&inst, &mut rng)
                 .map(|s| s.report.run.total_utility)
                 .unwrap_or(0.0)

@@ -2,6 +2,7 @@
 //! paper's DP and brute force (property tests), and the
 //! framework invariants on random instances.
 
+use dmlsched::algorithms::Algorithm;
 use dmlsched::algorithms::oasis::{
     Oasis, OasisCluster, OasisError, OasisJob, OasisOracle, OasisParams, OasisPolicy,
     paper_best_response,
@@ -13,6 +14,7 @@ use dmlsched::schedule::verify;
 use dmlsched::sim::{PsTiming, SimOptions, simulate};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
+use rand::SeedableRng;
 
 mod common;
 
@@ -133,7 +135,13 @@ fn run_a(
         early_stop,
         ..OasisParams::default()
     };
-    Oasis::new(params).solve(&example_a(vec![])).unwrap()
+    Oasis::new(params)
+        .unwrap()
+        .solve(
+            &example_a(vec![]),
+            &mut rand::rngs::ChaCha8Rng::seed_from_u64(0),
+        )
+        .unwrap()
 }
 
 #[test]
@@ -207,7 +215,10 @@ fn example_a_decisions_constants_and_certificate() {
 fn example_a_slot_prices_after_job_one() {
     // Re-run job 1 alone through the framework and read the slot-0 prices.
     let inst = example_a(vec![]);
-    let (mut engine, jobs) = Oasis::new(OasisParams::default()).engine(&inst).unwrap();
+    let (mut engine, jobs) = Oasis::new(OasisParams::default())
+        .unwrap()
+        .engine(&inst)
+        .unwrap();
     engine.step(&jobs[0]).unwrap();
     let v = engine.view();
     let p = |m: u32, r: usize| v.price(MachineId(m), ResourceId(r as u8), 0);
@@ -380,7 +391,7 @@ fn example_d(s: (f64, f64)) -> Result<Option<Counts>, dmlsched::Error> {
         SLOT,
         2,
     )?;
-    let solved = Oasis::default().solve(&inst)?;
+    let solved = Oasis::default().solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))?;
     Ok(match &solved.report.run.outcomes[0].decision {
         Decision::Admitted { plan, .. } => Some(counts(plan, 2)),
         Decision::Rejected(_) => None,
@@ -425,7 +436,12 @@ fn example_e_unschedulable_job_is_rejected_and_ignored_by_the_bounds() {
         (1.0, 2.0),
         table(&[10.0, 4.0]),
     );
-    let with = Oasis::default().solve(&example_a(vec![sixth])).unwrap();
+    let with = Oasis::default()
+        .solve(
+            &example_a(vec![sixth]),
+            &mut rand::rngs::ChaCha8Rng::seed_from_u64(0),
+        )
+        .unwrap();
     let without = run_a(true);
     let run = &with.report.run;
     assert!(matches!(
@@ -463,7 +479,7 @@ fn clusters_and_jobs_outside_the_model_are_errors() {
     )
     .unwrap();
     assert!(matches!(
-        Oasis::default().solve(&inst),
+        Oasis::default().solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
         Err(dmlsched::Error::Oasis(
             OasisError::UnsupportedCluster { .. }
         ))
@@ -473,7 +489,7 @@ fn clusters_and_jobs_outside_the_model_are_errors() {
         .with_discipline(Discipline::RIGID_GANG);
     let inst = Instance::new(cluster(&[(4.0, 4.0)], &[(4.0, 8.0)]), vec![rigid], SLOT, 2).unwrap();
     assert!(matches!(
-        Oasis::default().solve(&inst),
+        Oasis::default().solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
         Err(dmlsched::Error::Oasis(OasisError::UnsupportedJob { .. }))
     ));
     // A job whose DP would not fit in memory is refused up front.
@@ -488,7 +504,7 @@ fn clusters_and_jobs_outside_the_model_are_errors() {
     );
     let inst = Instance::new(cluster(&[(4.0, 4.0)], &[(4.0, 8.0)]), vec![huge], SLOT, 2).unwrap();
     assert!(matches!(
-        Oasis::default().solve(&inst),
+        Oasis::default().solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
         Err(dmlsched::Error::Oasis(OasisError::UnsupportedJob { .. }))
     ));
     // A bad u_scale.
@@ -496,7 +512,15 @@ fn clusters_and_jobs_outside_the_model_are_errors() {
         u_scale: -1.0,
         ..OasisParams::default()
     };
-    assert!(Oasis::new(params).solve(&example_a(vec![])).is_err());
+    assert!(
+        Oasis::new(params)
+            .unwrap()
+            .solve(
+                &example_a(vec![]),
+                &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)
+            )
+            .is_err()
+    );
 }
 
 #[test]
@@ -505,7 +529,13 @@ fn value_floor_bounds_run_and_certify() {
         bounds: BoundsChoice::ValueFloor { v_floor: None },
         ..OasisParams::default()
     };
-    let solved = Oasis::new(params).solve(&example_a(vec![])).unwrap();
+    let solved = Oasis::new(params)
+        .unwrap()
+        .solve(
+            &example_a(vec![]),
+            &mut rand::rngs::ChaCha8Rng::seed_from_u64(0),
+        )
+        .unwrap();
     let v = solved.report.v_floor.unwrap();
     // max(1e-3·median f(δ_min), min f(T − 1 − a)) = max(0.01, 4) = 4.
     assert_eq!(v, 4.0);
@@ -847,7 +877,7 @@ fn solve_or_skip(
     Option<dmlsched::algorithms::Solved<dmlsched::algorithms::oasis::OasisReport>>,
     TestCaseError,
 > {
-    match Oasis::new(params.clone()).solve(inst) {
+    match Oasis::new(params.clone())?.solve(inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)) {
         Ok(s) => Ok(Some(s)),
         Err(dmlsched::Error::Online(_))
         | Err(dmlsched::Error::Oasis(OasisError::InvalidOption { .. })) => Ok(None),
@@ -871,12 +901,12 @@ proptest! {
         prop_assert!(run.dual_end_valid);
         prop_assert!(run.dual_end.is_some());
         solved.certificate.check(1e-9).unwrap();
-        let again = Oasis::new(params.clone()).solve(&inst).unwrap();
+        let again = Oasis::new(params.clone()).unwrap().solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)).unwrap();
         prop_assert_eq!(&again.schedule, &solved.schedule);
 
         // Prices never fall and no cell is over capacity, decision by
         // decision.
-        let (mut engine, jobs) = Oasis::new(params.clone()).engine(&inst).unwrap();
+        let (mut engine, jobs) = Oasis::new(params.clone()).unwrap().engine(&inst).unwrap();
         let admitted = common::step_checking_prices_and_capacity(&mut engine, &jobs)?;
         // First-job admission: a schedulable job (a chunk-model plan exists)
         // with positive late utility is admitted on the empty cluster (η
@@ -974,7 +1004,9 @@ mod exact {
             opt.completion,
             vec![(JobId(0), Some(1)), (JobId(1), Some(2))]
         );
-        let alg = Oasis::default().solve(&inst).unwrap();
+        let alg = Oasis::default()
+            .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+            .unwrap();
         assert!(close(alg.report.run.total_utility, expected, 1e-9));
     }
 
@@ -1008,7 +1040,9 @@ mod exact {
                 })
                 .collect();
             let inst = Instance::new(cluster(&workers, &ps), jobs, SLOT, 4).unwrap();
-            let solved = Oasis::default().solve(&inst).unwrap();
+            let solved = Oasis::default()
+                .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+                .unwrap();
             let run = &solved.report.run;
             assert!(
                 run.assumption_small_demands,

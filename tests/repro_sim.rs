@@ -7,6 +7,7 @@
 
 mod common;
 use common::*;
+use dmlsched::algorithms::Algorithm;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -363,10 +364,25 @@ fn sjf_bco_family_keeps_a_reserving_ring_on_one_server_when_one_holds_it() {
         let p = SjfBcoParams::default();
         let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(3);
         vec![
-            ("sjf-bco", SjfBco::new(p.clone()).solve(&inst)),
-            ("rar-ff", RarFf::new(p.clone()).solve(&inst)),
-            ("rar-ls", RarLs::new(p.clone()).solve(&inst)),
-            ("rar-rand", RarRand::new(p).solve(&inst, &mut rng)),
+            (
+                "sjf-bco",
+                SjfBco::new(p.clone())
+                    .unwrap()
+                    .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
+            ),
+            (
+                "rar-ff",
+                RarFf::new(p.clone())
+                    .unwrap()
+                    .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
+            ),
+            (
+                "rar-ls",
+                RarLs::new(p.clone())
+                    .unwrap()
+                    .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
+            ),
+            ("rar-rand", RarRand::new(p).unwrap().solve(&inst, &mut rng)),
         ]
     });
     let inst = reserving_ring_batch();

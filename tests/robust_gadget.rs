@@ -4,6 +4,8 @@
 
 mod common;
 
+use dmlsched::algorithms::Algorithm;
+use rand::SeedableRng;
 use std::collections::BTreeMap;
 
 use common::{WATCHDOG_S, within};
@@ -65,7 +67,10 @@ fn instance(
 /// certificate, or a typed error of the scheduler or the framework.
 fn answers(inst: Instance, params: GadgetParams, what: String) {
     let outcome = within(WATCHDOG_S, &what.clone(), move || {
-        match Gadget::new(params).solve(&inst) {
+        match Gadget::new(params)
+            .unwrap()
+            .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+        {
             Ok(s) => {
                 verify(&inst, &s.schedule).map_err(|e| format!("verify: {e}"))?;
                 s.certificate

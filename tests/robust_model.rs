@@ -6,12 +6,14 @@
 mod common;
 
 use common::{WATCHDOG_S, within};
+use dmlsched::algorithms::Algorithm;
 use dmlsched::algorithms::oasis::{Oasis, OasisParams};
 use dmlsched::model::units::gbps;
 use dmlsched::model::*;
 use dmlsched::online::BoundsChoice;
 use dmlsched::online::{Ledger, PoolId};
 use dmlsched::trace::*;
+use rand::SeedableRng;
 
 // ---------------------------------------------------------------------------
 // Builders
@@ -62,7 +64,9 @@ fn oasis_result_or_typed_error(instance: &Instance, bounds: BoundsChoice) -> Res
         bounds,
         ..OasisParams::default()
     };
-    match Oasis::new(params).solve(instance) {
+    match Oasis::new(params)
+        .and_then(|o| o.solve(instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
+    {
         Ok(solved) => {
             let c = &solved.certificate;
             if !c.objective.is_finite() {
@@ -425,7 +429,9 @@ fn oasis_refuses_demands_below_the_smallest_positive_demand() {
     within(WATCHDOG_S, "demand 1e-300", || {
         let jobs = vec![oasis_job(3, Utility::default(), 1e-300)];
         let inst = Instance::new(oasis_cluster(), jobs, 3600.0, 10).unwrap();
-        let err = Oasis::default().solve(&inst).unwrap_err();
+        let err = Oasis::default()
+            .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+            .unwrap_err();
         assert!(
             matches!(
                 err,

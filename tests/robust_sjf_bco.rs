@@ -5,12 +5,14 @@
 mod common;
 
 use common::{WATCHDOG_S, within};
+use dmlsched::algorithms::Algorithm;
 use dmlsched::algorithms::sjf_bco::*;
 use dmlsched::model::*;
-use dmlsched::registry::{OFFLINE_NAMES, offline_by_name};
 use dmlsched::schedule::verify;
 use dmlsched::timing::ProgressMode;
 use proptest::prelude::*;
+use rand::SeedableRng;
+use rand::rngs::ChaCha8Rng;
 
 /// `(workers, iterations, model bytes, compute seconds)` of one job.
 type JobSpec = (u32, u64, f64, f64);
@@ -48,14 +50,13 @@ fn instance(gpus: &[f64], jobs: &[JobSpec], ring: RingParams, horizon: u32) -> O
 /// schedule with a consistent certificate, or a typed SJF-BCO error.
 fn all_answer(inst: Instance, params: SjfBcoParams, what: String) {
     let outcomes = within(WATCHDOG_S, &what.clone(), move || {
-        let mut v = vec![SjfBco::new(params.clone()).solve(&inst)];
-        for name in OFFLINE_NAMES {
-            v.push(
-                offline_by_name(name, params.clone())
-                    .unwrap()
-                    .solve(&inst, 7),
-            );
-        }
+        let rng = || ChaCha8Rng::seed_from_u64(7);
+        let v = vec![
+            SjfBco::new(params.clone()).and_then(|a| a.solve(&inst, &mut rng())),
+            RarFf::new(params.clone()).and_then(|a| a.solve(&inst, &mut rng())),
+            RarLs::new(params.clone()).and_then(|a| a.solve(&inst, &mut rng())),
+            RarRand::new(params.clone()).and_then(|a| a.solve(&inst, &mut rng())),
+        ];
         v.into_iter()
             .map(|r| match r {
                 Ok(s) => {

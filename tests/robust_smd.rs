@@ -7,11 +7,14 @@
 mod common;
 
 use common::{WATCHDOG_S, within};
+use dmlsched::algorithms::Algorithm;
 use dmlsched::algorithms::smd::*;
 use dmlsched::model::*;
 use dmlsched::sim::{SimError, SimOptions, simulate};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
+use rand::SeedableRng;
+use rand::rngs::ChaCha8Rng;
 
 fn extreme() -> impl Strategy<Value = f64> {
     prop_oneof![
@@ -269,7 +272,7 @@ proptest! {
         ..ProptestConfig::default()
     })]
 
-    /// A whole slotted run ([`solve_slotted`]) on small layered instances,
+    /// A whole slotted run ([`Smd::solve`]) on small layered instances,
     /// short horizons (overloaded runs stop there) and extreme slot
     /// lengths: the schedule always passes the checker and the completed
     /// and unfinished jobs add up, or the instance is refused as input
@@ -323,12 +326,12 @@ proptest! {
         };
         let what = format!("slot {slot_s}, {horizon_slots} slots, {specs:?}");
         let check = inst.clone();
-        let r = within(WATCHDOG_S, &what, move || solve_slotted(&inst, &params));
+        let r = within(WATCHDOG_S, &what, move || Smd::new(params).and_then(|smd| smd.solve(&inst, &mut ChaCha8Rng::seed_from_u64(0))));
         match r {
             Ok(run) => {
                 dmlsched::schedule::verify(&check, &run.schedule)
                     .map_err(|v| TestCaseError::fail(format!("{what}: {v}")))?;
-                prop_assert_eq!(run.completed() + run.unfinished(), n);
+                prop_assert_eq!(run.report.completed() + run.report.unfinished(), n);
                 for js in &run.schedule.jobs {
                     for s in &js.segments {
                         prop_assert!(s.slots.end <= horizon_slots, "{}", what);

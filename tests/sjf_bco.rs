@@ -5,6 +5,7 @@
 
 mod common;
 
+use dmlsched::algorithms::Algorithm;
 use dmlsched::algorithms::Solved;
 use dmlsched::algorithms::sjf_bco::*;
 use dmlsched::model::*;
@@ -224,7 +225,12 @@ fn checked(inst: &Instance, s: dmlsched::Result<Solved<SjfBcoReport>>) -> Solved
 #[test]
 fn t_c1_list_scheduling_gap() {
     let inst = fixed_instance(4.0, &[(2, 3.0), (1, 1.0), (2, 4.0)], 10);
-    let s = checked(&inst, SjfBco::new(fixed_params()).solve(&inst));
+    let s = checked(
+        &inst,
+        SjfBco::new(fixed_params())
+            .unwrap()
+            .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
+    );
     assert_eq!(s.report.makespan_raw, 5);
     assert_eq!(s.report.theta_tilde, Some(5));
     assert_eq!(thetas(&s.report), vec![5, 2, 3, 4]);
@@ -233,14 +239,21 @@ fn t_c1_list_scheduling_gap() {
     assert_eq!(s.report.execution.start, vec![0, 0, 1]);
     // T-C7: FF and LS give 5 too.
     for solved in [
-        RarFf::new(fixed_params()).solve(&inst),
-        RarLs::new(fixed_params()).solve(&inst),
+        RarFf::new(fixed_params())
+            .unwrap()
+            .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
+        RarLs::new(fixed_params())
+            .unwrap()
+            .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
     ] {
         assert_eq!(checked(&inst, solved).report.makespan_raw, 5);
     }
     let rand = |seed| {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        checked(&inst, RarRand::new(fixed_params()).solve(&inst, &mut rng))
+        checked(
+            &inst,
+            RarRand::new(fixed_params()).unwrap().solve(&inst, &mut rng),
+        )
     };
     assert_eq!(rand(3).schedule, rand(3).schedule);
 }
@@ -253,7 +266,12 @@ fn t_c2_counterexample_to_the_approximation_theorem() {
             faffp,
             ..fixed_params()
         };
-        let s = checked(&inst, SjfBco::new(p).solve(&inst));
+        let s = checked(
+            &inst,
+            SjfBco::new(p)
+                .unwrap()
+                .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
+        );
         assert_eq!(s.report.makespan_raw, 7, "{faffp:?}");
         assert_eq!(thetas(&s.report), vec![5, 8, 6, 7]);
         assert_eq!(s.report.theta_tilde, Some(7));
@@ -284,7 +302,12 @@ fn t_c4_feasibility_bisection_and_reservations() {
             ..fixed_params()
         },
     ] {
-        let s = checked(&inst, SjfBco::new(p.clone()).solve(&inst));
+        let s = checked(
+            &inst,
+            SjfBco::new(p.clone())
+                .unwrap()
+                .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
+        );
         assert!(s.report.makespan_raw >= 4, "{p:?}");
     }
 }
@@ -335,7 +358,9 @@ fn typed_errors_for_bad_input() {
         },
     ];
     for p in bad_params {
-        let e = SjfBco::new(p.clone()).solve(&ok);
+        let e = SjfBco::new(p.clone())
+            .unwrap()
+            .solve(&ok, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0));
         assert!(matches!(e, Err(dmlsched::Error::SjfBco(_))), "{p:?}: {e:?}");
     }
     // A job wider than the cluster, an empty instance, a parameter-server job.
@@ -361,7 +386,7 @@ fn typed_errors_for_bad_input() {
     )
     .unwrap();
     assert!(matches!(
-        SjfBco::default().solve(&wide),
+        SjfBco::default().solve(&wide, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
         Err(dmlsched::Error::SjfBco(SjfBcoError::JobCannotFit {
             demand: 3,
             cluster_gpus: 2,
@@ -370,7 +395,7 @@ fn typed_errors_for_bad_input() {
     ));
     let empty = fixed_instance(4.0, &[], 10);
     assert!(matches!(
-        SjfBco::default().solve(&empty),
+        SjfBco::default().solve(&empty, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
         Err(dmlsched::Error::SjfBco(SjfBcoError::NoJobs))
     ));
     let ps = Instance::new(
@@ -381,7 +406,7 @@ fn typed_errors_for_bad_input() {
     )
     .unwrap();
     assert!(matches!(
-        RarLs::default().solve(&ps),
+        RarLs::default().solve(&ps, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
         Err(dmlsched::Error::SjfBco(SjfBcoError::UnsupportedJob { .. }))
     ));
     // Too tight a horizon: no trial places every job.
@@ -391,7 +416,9 @@ fn typed_errors_for_bad_input() {
         ..fixed_params()
     };
     assert!(matches!(
-        SjfBco::new(p).solve(&tight),
+        SjfBco::new(p)
+            .unwrap()
+            .solve(&tight, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
         Err(dmlsched::Error::SjfBco(
             SjfBcoError::NoScheduleWithinHorizon { horizon: 2 }
         ))
@@ -399,7 +426,7 @@ fn typed_errors_for_bad_input() {
     // A GPU count far beyond the guard.
     let huge = fixed_instance(1e12, &[(1, 3.0)], 10);
     assert!(matches!(
-        SjfBco::default().solve(&huge),
+        SjfBco::default().solve(&huge, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
         Err(dmlsched::Error::SjfBco(SjfBcoError::TooLarge { .. }))
     ));
 }
@@ -413,12 +440,18 @@ use dmlsched::experiments::sjf_bco::{Calibration, paper_instance, paper_params};
 #[test]
 fn t_c3_kappa_dedup_matches_every_integer_kappa() {
     let inst = paper_instance(1, 20, Calibration::PaperSynthetic).unwrap();
-    let all = SjfBco::new(paper_params(1200)).solve(&inst).unwrap();
+    let all = SjfBco::new(paper_params(1200))
+        .unwrap()
+        .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+        .unwrap();
     let every = SjfBcoParams {
         kappas: KappaSpec::List((1..=32).collect()),
         ..paper_params(1200)
     };
-    let every = SjfBco::new(every).solve(&inst).unwrap();
+    let every = SjfBco::new(every)
+        .unwrap()
+        .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+        .unwrap();
     assert_eq!(all.schedule, every.schedule);
     assert_eq!(all.report.makespan_raw, every.report.makespan_raw);
     assert_eq!(all.report.theta_tilde, every.report.theta_tilde);
@@ -482,7 +515,10 @@ fn replay_in_the_crate_simulator_agrees_within_one_slot() {
         (0, 20, Calibration::PhysicalMs160),
     ] {
         let inst = paper_instance(seed, servers, cal).unwrap();
-        let s = SjfBco::new(paper_params(1500)).solve(&inst).unwrap();
+        let s = SjfBco::new(paper_params(1500))
+            .unwrap()
+            .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+            .unwrap();
         let mut policy = Replay {
             started: vec![false; s.report.assignments.len()],
             assignments: s.report.assignments.clone(),
@@ -616,10 +652,10 @@ proptest! {
         let Some(inst) = small_instance(&servers, &jobs) else { return Ok(()) };
         let p = SjfBcoParams { horizon: Some(2_000), ..SjfBcoParams::default() };
         let runs = [
-            SjfBco::new(p.clone()).solve(&inst),
-            RarFf::new(p.clone()).solve(&inst),
-            RarLs::new(p.clone()).solve(&inst),
-            RarRand::new(p.clone()).solve(&inst, &mut ChaCha8Rng::seed_from_u64(seed)),
+            SjfBco::new(p.clone()).unwrap().solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
+            RarFf::new(p.clone()).unwrap().solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
+            RarLs::new(p.clone()).unwrap().solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
+            RarRand::new(p.clone()).unwrap().solve(&inst, &mut ChaCha8Rng::seed_from_u64(seed)),
         ];
         for s in runs {
             let s = s.unwrap();
@@ -633,8 +669,8 @@ proptest! {
             // The event-driven simulator equals slot-by-slot stepping.
             prop_assert_eq!(naive(&inst, &s.report.assignments), s.report.execution.completion.clone());
         }
-        let again = SjfBco::new(p.clone()).solve(&inst).unwrap();
-        prop_assert_eq!(again.schedule, SjfBco::new(p).solve(&inst).unwrap().schedule);
+        let again = SjfBco::new(p.clone()).unwrap().solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)).unwrap();
+        prop_assert_eq!(again.schedule, SjfBco::new(p).unwrap().solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)).unwrap().schedule);
     }
 }
 
@@ -674,21 +710,30 @@ fn more_capacity_rarely_hurts_logged() {
             horizon: Some(2_000),
             ..SjfBcoParams::default()
         };
-        let Ok(base) = SjfBco::new(loose).solve(&small) else {
+        let Ok(base) = SjfBco::new(loose)
+            .unwrap()
+            .solve(&small, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+        else {
             continue;
         };
         let p = SjfBcoParams {
             horizon: Some(base.report.makespan_raw),
             ..SjfBcoParams::default()
         };
-        let Ok(before) = SjfBco::new(p.clone()).solve(&small) else {
+        let Ok(before) = SjfBco::new(p.clone())
+            .unwrap()
+            .solve(&small, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+        else {
             continue;
         };
         if !before.report.within_horizon {
             continue;
         }
         compared += 1;
-        match SjfBco::new(p).solve(&large) {
+        match SjfBco::new(p)
+            .unwrap()
+            .solve(&large, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+        {
             Ok(after) => {
                 verify(&large, &after.schedule).unwrap();
                 if !after.report.within_horizon {
@@ -725,7 +770,9 @@ fn time_indexed_bound_proves_the_counterexample_optimum() {
     let inst = fixed_instance(2.0, &[(1, 3.0), (1, 3.0), (1, 2.0), (1, 2.0), (1, 2.0)], 10);
     let s = checked(
         &inst,
-        SjfBco::new(with_time_indexed(fixed_params())).solve(&inst),
+        SjfBco::new(with_time_indexed(fixed_params()))
+            .unwrap()
+            .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
     );
     let ti = s.report.time_indexed.as_ref().unwrap();
     assert!(ti.optimal && ti.exact_for_model, "{ti:?}");
@@ -752,10 +799,15 @@ fn time_indexed_bound_lifts_the_closed_form_under_contention() {
         1000,
     )
     .unwrap();
-    let plain = checked(&inst, SjfBco::default().solve(&inst));
+    let plain = checked(
+        &inst,
+        SjfBco::default().solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
+    );
     let s = checked(
         &inst,
-        SjfBco::new(with_time_indexed(SjfBcoParams::default())).solve(&inst),
+        SjfBco::new(with_time_indexed(SjfBcoParams::default()))
+            .unwrap()
+            .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
     );
     assert_eq!(s.schedule, plain.schedule);
     let ti = s.report.time_indexed.as_ref().unwrap();
@@ -780,7 +832,8 @@ fn time_indexed_bound_errors_are_typed() {
     let many: Vec<(u32, f64)> = (0..9).map(|_| (1, 1.0)).collect();
     let inst = fixed_instance(2.0, &many, 20);
     let err = SjfBco::new(with_time_indexed(fixed_params()))
-        .solve(&inst)
+        .unwrap()
+        .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
         .unwrap_err();
     assert!(
         matches!(
@@ -846,10 +899,10 @@ proptest! {
         let Some(inst) = fixed_multi(&gpus, &jobs) else { return Ok(()) };
         let p = with_time_indexed(fixed_params());
         let runs = [
-            SjfBco::new(p.clone()).solve(&inst),
-            RarFf::new(p.clone()).solve(&inst),
-            RarLs::new(p.clone()).solve(&inst),
-            RarRand::new(p.clone()).solve(&inst, &mut ChaCha8Rng::seed_from_u64(seed)),
+            SjfBco::new(p.clone()).unwrap().solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
+            RarFf::new(p.clone()).unwrap().solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
+            RarLs::new(p.clone()).unwrap().solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
+            RarRand::new(p.clone()).unwrap().solve(&inst, &mut ChaCha8Rng::seed_from_u64(seed)),
         ];
         for s in runs {
             let s = s.unwrap();

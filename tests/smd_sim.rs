@@ -3,11 +3,14 @@
 //! run, determinism, certificates at every epoch).
 
 use dmlsched::algorithms::smd::*;
+use dmlsched::algorithms::{Algorithm, Solved};
 use dmlsched::model::*;
 use dmlsched::schedule::{Placement, Tasks};
 use dmlsched::sim::{SimOptions, simulate};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
+use rand::SeedableRng;
+use rand::rngs::ChaCha8Rng;
 
 /// A layered job of `layers` equal layers (`f`, `2f` ms, `mb` MB each).
 fn layered(id: u32, arrival: f64, minibatches: u32, max_workers: u32, f_ms: f64, mb: f64) -> Job {
@@ -294,21 +297,28 @@ mod bench_common;
 #[test]
 fn the_queue_window_bounds_the_epoch_program() {
     let inst = bench_common::grown_example("instance_layered.json", 200);
-    let rows = |run: &SmdRun| run.reports.iter().map(|r| r.lp_rows).max().unwrap_or(0);
-    let whole = solve_slotted(&inst, &SmdParams::default()).expect("whole queue");
-    let windowed = solve_slotted(
-        &inst,
-        &SmdParams {
-            window: Some(DEFAULT_WINDOW),
-            ..SmdParams::default()
-        },
-    )
+    let rows = |run: &Solved<SmdReport>| {
+        run.report
+            .epochs
+            .iter()
+            .map(|r| r.lp_rows)
+            .max()
+            .unwrap_or(0)
+    };
+    let whole = Smd::new(SmdParams::default())
+        .and_then(|smd| smd.solve(&inst, &mut ChaCha8Rng::seed_from_u64(0)))
+        .expect("whole queue");
+    let windowed = Smd::new(SmdParams {
+        window: Some(DEFAULT_WINDOW),
+        ..SmdParams::default()
+    })
+    .and_then(|smd| smd.solve(&inst, &mut ChaCha8Rng::seed_from_u64(0)))
     .expect("window");
-    let d = windowed.reports[0].capacity_rows;
+    let d = windowed.report.epochs[0].capacity_rows;
     assert!(rows(&whole) > d + DEFAULT_WINDOW, "{}", rows(&whole));
     assert!(rows(&windowed) <= d + DEFAULT_WINDOW, "{}", rows(&windowed));
     assert_eq!(
-        windowed.completed() + windowed.unfinished(),
+        windowed.report.completed() + windowed.report.unfinished(),
         inst.jobs().len()
     );
 }
@@ -320,17 +330,15 @@ fn the_queue_window_bounds_the_epoch_program() {
 fn a_window_as_large_as_the_queue_changes_nothing() {
     let inst = bench_common::grown_example("instance_layered.json", 40);
     let run = |window| {
-        solve_slotted(
-            &inst,
-            &SmdParams {
-                window,
-                ..SmdParams::default()
-            },
-        )
+        Smd::new(SmdParams {
+            window,
+            ..SmdParams::default()
+        })
+        .and_then(|smd| smd.solve(&inst, &mut ChaCha8Rng::seed_from_u64(0)))
         .expect("run")
     };
     let (whole, wide) = (run(None), run(Some(40)));
-    assert_eq!(whole.result.jobs, wide.result.jobs);
+    assert_eq!(whole.report.result.jobs, wide.report.result.jobs);
     assert_eq!(whole.schedule, wide.schedule);
 }
 

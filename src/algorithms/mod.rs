@@ -1,8 +1,31 @@
 //! The published scheduling algorithms, one module per system.
 //!
-//! Every algorithm takes an [`Instance`] and returns
-//! [`Solved`]: a schedule that [`verify`](crate::schedule::verify) accepts,
-//! its [`Certificate`], and an algorithm-specific report.
+//! # One contract
+//!
+//! Every algorithm implements [`Algorithm`]:
+//!
+//! - [`Algorithm::new`] takes its parameters and validates them, once: a
+//!   bad option is a typed error there, before any instance is seen;
+//! - [`Algorithm::solve`] runs it over an [`Instance`]'s arrivals and
+//!   returns [`Solved`]: a schedule that [`verify`](crate::schedule::verify)
+//!   accepts, its [`Certificate`] (objective, proven bound, a-priori
+//!   guarantee, achieved ratio) and the algorithm's own report. It takes a
+//!   random number generator; an algorithm that draws no random numbers
+//!   ignores it.
+//!
+//! The online algorithms also implement [`OnlineAlgorithm`]: the same
+//! algorithm as a simulator [`Policy`](crate::sim::Policy), built the same
+//! way. The [`registry`](crate::registry) names them all.
+//!
+//! | algorithm | name | online policy |
+//! |---|---|---|
+//! | [`oasis::Oasis`] | `oasis` | [`oasis::OasisPolicy`] |
+//! | [`locality::Locality`] | `locality` | [`locality::LocalityPolicy`] |
+//! | [`locality::LocalityBatch`] | `locality-batch` | — (offline) |
+//! | [`gadget::Gadget`] | `gadget` | [`gadget::GadgetPolicy`] |
+//! | [`sjf_bco::SjfBco`] | `sjf-bco` | — (offline; the online comparator is [`sjf_bco::SjfBcoOnline`]) |
+//! | [`sjf_bco::RarFf`], [`sjf_bco::RarLs`], [`sjf_bco::RarRand`] | `rar-ff`, `rar-ls`, `rar-rand` | — (offline) |
+//! | [`smd::Smd`] | `smd` | [`smd::SmdScheduler`] |
 
 pub mod gadget;
 pub mod locality;
@@ -10,9 +33,81 @@ pub mod oasis;
 pub mod sjf_bco;
 pub mod smd;
 
+use rand::Rng;
+
 use crate::certificate::Certificate;
 use crate::model::Instance;
 use crate::schedule::Schedule;
+
+/// The contract every algorithm of the crate follows (see the
+/// [module documentation](self)).
+///
+/// ```
+/// use dmlsched::algorithms::Algorithm;
+/// use dmlsched::algorithms::gadget::{Gadget, GadgetParams};
+/// use dmlsched::model::Instance;
+/// use rand::SeedableRng;
+///
+/// let text = std::fs::read_to_string("examples/data/instance_ring.json").unwrap();
+/// let instance = Instance::from_json(&text)?;
+/// let gadget = Gadget::new(GadgetParams::default())?;
+/// let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(0);
+/// let solved = gadget.solve(&instance, &mut rng)?;
+/// assert!(solved.certificate.check(1e-9).is_ok());
+/// # Ok::<(), dmlsched::Error>(())
+/// ```
+pub trait Algorithm: Sized {
+    /// Its name in the [`registry`](crate::registry) and on the command
+    /// line.
+    const NAME: &'static str;
+    /// Its parameters; `Default` gives its paper's (or the crate's)
+    /// defaults.
+    type Params;
+    /// Its own diagnostics, returned beside the schedule and certificate.
+    type Report;
+
+    /// The algorithm with `params`, validated.
+    ///
+    /// # Errors
+    ///
+    /// The algorithm's `InvalidOption` error naming the bad option.
+    fn new(params: Self::Params) -> crate::Result<Self>;
+
+    /// Its parameters.
+    fn params(&self) -> &Self::Params;
+
+    /// Runs the algorithm over `instance`'s arrivals and returns the
+    /// verified schedule, its certificate and the report. `rng` is drawn
+    /// from only by randomised algorithms (each says so).
+    ///
+    /// # Errors
+    ///
+    /// A typed error for an instance outside the algorithm's model (each
+    /// module lists its errors); a schedule the checker rejects is returned
+    /// as [`crate::Error::Schedule`] (a bug).
+    fn solve<R: Rng>(
+        &self,
+        instance: &Instance,
+        rng: &mut R,
+    ) -> crate::Result<Solved<Self::Report>>;
+}
+
+/// An online algorithm: also a simulator policy, built from the same
+/// validated algorithm.
+pub trait OnlineAlgorithm: Algorithm {
+    /// Its simulator policy.
+    type Policy: crate::sim::Policy + 'static;
+
+    /// The policy that makes this algorithm's decisions inside the
+    /// simulator on `instance` (the instance gives the cluster, and the
+    /// price bounds of the primal–dual algorithms). `rng` is drawn from
+    /// only by randomised algorithms.
+    ///
+    /// # Errors
+    ///
+    /// As [`Algorithm::solve`], before any decision.
+    fn policy<R: Rng>(&self, instance: &Instance, rng: &mut R) -> crate::Result<Self::Policy>;
+}
 
 /// The scope of an online scheduler's certificate on `instance`: what `OPT`
 /// (hence the bound) ranges over, `objective` naming the model's plans.

@@ -86,6 +86,7 @@
 //! choice from its own (see [`crate::trace::recipe`]). Job `i` therefore
 //! keeps its attributes when the load changes; only the arrivals move.
 
+use crate::algorithms::Algorithm;
 use std::path::{Path, PathBuf};
 
 use rand::rngs::ChaCha8Rng;
@@ -417,7 +418,10 @@ impl GadgetSetup {
     ///
     /// As [`Gadget::solve`].
     pub fn solve(&self) -> crate::Result<Solved<GadgetReport>> {
-        Gadget::new(self.params.clone()).solve(&self.instance)
+        Gadget::new(self.params.clone())?.solve(
+            &self.instance,
+            &mut rand::rngs::ChaCha8Rng::seed_from_u64(0),
+        )
     }
 }
 

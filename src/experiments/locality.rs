@@ -356,6 +356,7 @@ fn draw_job(rng: &mut impl Rng, w: &LocalityWorkload, id: JobId, arrival_s: f64)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::algorithms::Algorithm;
     use crate::model::Architecture;
     use rand::SeedableRng;
     use rand::rngs::ChaCha8Rng;
@@ -408,7 +409,7 @@ mod tests {
         }
         // Every job is in the locality model.
         let cl = crate::algorithms::locality::LocalityCluster::from_instance(&inst).unwrap();
-        let sched = crate::algorithms::locality::Locality::new(w.params());
+        let sched = crate::algorithms::locality::Locality::new(w.params()).unwrap();
         assert_eq!(sched.jobs(&inst, &cl).unwrap().len(), 100);
     }
 

@@ -636,7 +636,9 @@ fn apply_weights(
 ///
 /// ```
 /// use std::collections::BTreeMap;
+/// use dmlsched::algorithms::Algorithm;
 /// use dmlsched::algorithms::gadget::*;
+/// use rand::SeedableRng;
 /// use dmlsched::model::*;
 ///
 /// let server = Machine::new(MachineId(0), Resources::zero().gpus(4.0).cpu_cores(4.0), 1e9);
@@ -662,7 +664,8 @@ fn apply_weights(
 ///
 /// // The online run admits the first job, which blocks the second:
 /// // ALG = 3 ≤ OPT = 5, and its certificate accepts the comparison point.
-/// let solved = Gadget::new(params).solve(&instance)?;
+/// let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(0);
+/// let solved = Gadget::new(params)?.solve(&instance, &mut rng)?;
 /// assert_eq!(solved.report.total_value(), 3.0);
 /// solved.certificate.clone().with_exact(opt.exact_info()).check(1e-9)?;
 /// # Ok::<(), dmlsched::Error>(())

@@ -130,7 +130,9 @@
 //! Two 4-GPU servers, three 4-worker jobs that reserve 5 Gbit/s.
 //!
 //! ```
+//! use dmlsched::algorithms::Algorithm;
 //! use dmlsched::algorithms::gadget::{Gadget, GadgetParams};
+//! use rand::SeedableRng;
 //! use dmlsched::model::*;
 //! use dmlsched::model::units::{gb, gbps, mb};
 //!
@@ -146,7 +148,8 @@
 //!         .with_utility(Utility::Sigmoid { g1: 10.0, g2: 0.5, g3: 8.0 }))
 //!     .collect();
 //! let instance = Instance::new(cluster, jobs, 60.0, 30)?;
-//! let solved = Gadget::new(GadgetParams::default()).solve(&instance)?;
+//! let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(0);
+//! let solved = Gadget::new(GadgetParams::default())?.solve(&instance, &mut rng)?;
 //! assert_eq!(solved.report.admitted(), 3);
 //! solved.certificate.check(1e-9)?;
 //! println!("α = {:.2} (η rule: {:?})", solved.report.alpha, solved.report.alpha_eta);
@@ -170,7 +173,9 @@ use crate::model::Instance;
 use crate::online::OnlinePrimalDual;
 use crate::schedule::verify;
 
-use super::Solved;
+use rand::Rng;
+
+use super::{Algorithm, OnlineAlgorithm, Solved};
 
 pub use error::GadgetError;
 pub use exact::{
@@ -201,16 +206,62 @@ use run::Run;
 /// documentation](self).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Gadget {
-    /// Parameters.
-    pub params: GadgetParams,
+    params: GadgetParams,
+}
+
+impl Algorithm for Gadget {
+    const NAME: &'static str = "gadget";
+    type Params = GadgetParams;
+    type Report = GadgetReport;
+
+    /// The scheduler with `params` ([`GadgetParams::validate`]).
+    fn new(params: GadgetParams) -> crate::Result<Self> {
+        params.validate()?;
+        Ok(Gadget { params })
+    }
+
+    fn params(&self) -> &GadgetParams {
+        &self.params
+    }
+
+    /// Runs the scheduler over the jobs of `instance` in arrival order and
+    /// returns the verified schedule, the certificate and the report. The
+    /// scheduler draws no random numbers: `rng` is not used.
+    ///
+    /// # Errors
+    ///
+    /// See the [module documentation](self#errors); a schedule that
+    /// [`verify`] rejects is reported as [`crate::Error::Schedule`] (a bug).
+    fn solve<R: Rng>(
+        &self,
+        instance: &Instance,
+        _rng: &mut R,
+    ) -> crate::Result<Solved<GadgetReport>> {
+        let (mut run, jobs) = Run::new(instance, &self.params)?;
+        for job in jobs {
+            run.step(job)?;
+        }
+        let (cluster, report) = run.finish()?;
+        let schedule = run::schedule_of(&cluster, instance, &report)?;
+        verify(instance, &schedule)?;
+        let certificate = certificate_of(&report, instance);
+        Ok(Solved {
+            schedule,
+            certificate,
+            report,
+        })
+    }
+}
+
+impl OnlineAlgorithm for Gadget {
+    type Policy = GadgetPolicy;
+
+    fn policy<R: Rng>(&self, instance: &Instance, _rng: &mut R) -> crate::Result<GadgetPolicy> {
+        GadgetPolicy::new(instance, &self.params)
+    }
 }
 
 impl Gadget {
-    /// The scheduler with `params`.
-    pub fn new(params: GadgetParams) -> Self {
-        Gadget { params }
-    }
-
     /// The framework engine the scheduler runs over `instance` (before any
     /// job) with the jobs in arrival order, for driving the online loop job
     /// by job. [`Gadget::solve`] steps the same engine, freezing each job's
@@ -225,29 +276,6 @@ impl Gadget {
     ) -> crate::Result<(OnlinePrimalDual<GadgetOracle>, Vec<GadgetJob>)> {
         let (run, jobs) = Run::new(instance, &self.params)?;
         Ok((run.engine, jobs))
-    }
-
-    /// Runs the scheduler over the jobs of `instance` in arrival order and
-    /// returns the verified schedule, the certificate and the report.
-    ///
-    /// # Errors
-    ///
-    /// See the [module documentation](self#errors); a schedule that
-    /// [`verify`] rejects is reported as [`crate::Error::Schedule`] (a bug).
-    pub fn solve(&self, instance: &Instance) -> crate::Result<Solved<GadgetReport>> {
-        let (mut run, jobs) = Run::new(instance, &self.params)?;
-        for job in jobs {
-            run.step(job)?;
-        }
-        let (cluster, report) = run.finish()?;
-        let schedule = run::schedule_of(&cluster, instance, &report)?;
-        verify(instance, &schedule)?;
-        let certificate = certificate_of(&report, instance);
-        Ok(Solved {
-            schedule,
-            certificate,
-            report,
-        })
     }
 }
 

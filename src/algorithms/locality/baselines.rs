@@ -41,6 +41,8 @@ use crate::model::units::ceil_tol;
 use crate::online::{Decision, Reservation};
 use crate::schedule::{JobSchedule, Schedule, Tasks};
 
+use crate::algorithms::Algorithm;
+
 use super::model::{to_u32, units_fitting};
 use super::{
     Locality, LocalityCluster, LocalityError, LocalityJob, LocalityParams, LocalityPlan,
@@ -138,7 +140,10 @@ impl LocalityBaseline {
             ..params.clone()
         };
         let cluster = LocalityCluster::from_instance(instance)?;
-        let full_jobs = Locality::new(full.clone()).jobs(instance, &cluster)?;
+        let full_jobs = Locality {
+            params: full.clone(),
+        }
+        .jobs(instance, &cluster)?;
         let trivial_bound = trivial_bound(&cluster, &full_jobs);
         let check = LocalityParams {
             allow_local: *self == LocalityBaseline::AlwaysLocalFirstFit,
@@ -147,7 +152,7 @@ impl LocalityBaseline {
         let (jobs, plans, inner) = match self {
             LocalityBaseline::NoLocality => {
                 let mut rng = ChaCha8Rng::seed_from_u64(params.seed.unwrap_or(0));
-                let solved = Locality::new(check.clone()).solve(instance, &mut rng)?;
+                let solved = Locality::new(check.clone())?.solve(instance, &mut rng)?;
                 let plans = solved
                     .report
                     .run

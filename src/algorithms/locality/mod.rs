@@ -116,6 +116,7 @@
 //! finish in the arrival slot.
 //!
 //! ```
+//! use dmlsched::algorithms::Algorithm;
 //! use dmlsched::algorithms::locality::{Locality, LocalityParams, verify_locality};
 //! use dmlsched::model::*;
 //! use dmlsched::model::units::{gb, gbps, mb};
@@ -137,7 +138,7 @@
 //! let instance = Instance::new(cluster, vec![job], 100.0, 4)?;
 //! let params = LocalityParams::default();
 //! let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(7);
-//! let solved = Locality::new(params.clone()).solve(&instance, &mut rng)?;
+//! let solved = Locality::new(params.clone())?.solve(&instance, &mut rng)?;
 //! let seg = &solved.schedule.jobs[0].segments[0];
 //! assert_eq!(seg.config, Some(Configuration::Local { machine: MachineId(0) }));
 //! assert_eq!(solved.certificate.objective, 100.0);
@@ -172,7 +173,7 @@ use crate::online::{
 };
 use crate::schedule::{JobSchedule, Schedule};
 
-use super::Solved;
+use super::{Algorithm, OnlineAlgorithm, Solved};
 
 pub use baselines::{BaselineReport, LocalityBaseline};
 pub use batch::{
@@ -243,6 +244,26 @@ impl Default for LocalityParams {
     }
 }
 
+impl LocalityParams {
+    /// Checks the options that need no instance.
+    ///
+    /// # Errors
+    ///
+    /// [`LocalityError::InvalidOption`] for a bad inner solver
+    /// ([`InnerSolver::validate`]) or an `l_allowance` that is not a finite
+    /// number `≥ 1`.
+    pub fn validate(&self) -> Result<(), LocalityError> {
+        self.inner.validate()?;
+        if !(self.l_allowance.is_finite() && self.l_allowance >= 1.0) {
+            return Err(LocalityError::InvalidOption {
+                name: "l_allowance",
+                reason: format!("ρ0 = {} is not a finite number ≥ 1", self.l_allowance),
+            });
+        }
+        Ok(())
+    }
+}
+
 /// What happened to one job.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobReport {
@@ -298,8 +319,7 @@ pub struct LocalityReport {
 /// arrival sequence.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Locality {
-    /// Parameters.
-    pub params: LocalityParams,
+    params: LocalityParams,
 }
 
 /// Every job's bound inputs.
@@ -347,12 +367,65 @@ fn derive_bounds(
     Ok((bounds, v))
 }
 
-impl Locality {
-    /// The scheduler with `params`.
-    pub fn new(params: LocalityParams) -> Self {
-        Locality { params }
+impl Algorithm for Locality {
+    const NAME: &'static str = "locality";
+    type Params = LocalityParams;
+    type Report = LocalityReport;
+
+    /// The scheduler with `params` ([`LocalityParams::validate`]).
+    fn new(params: LocalityParams) -> crate::Result<Self> {
+        params.validate()?;
+        Ok(Locality { params })
     }
 
+    fn params(&self) -> &LocalityParams {
+        &self.params
+    }
+
+    /// Runs the scheduler over the jobs of `instance` in arrival order and
+    /// returns the schedule (every segment with its configuration), the
+    /// framework's certificate and the report. `rng` seeds randomised inner
+    /// solvers when [`LocalityParams::seed`] is `None`; the exact solver is
+    /// deterministic, so its result does not depend on it.
+    ///
+    /// The schedule is checked with [`schedule::verify`](crate::schedule::verify)
+    /// and [`verify_locality`] before it is returned.
+    ///
+    /// # Errors
+    ///
+    /// See the [module documentation](self#errors); a schedule that either
+    /// checker rejects is returned as its error (a bug).
+    fn solve<R: Rng>(
+        &self,
+        instance: &Instance,
+        rng: &mut R,
+    ) -> crate::Result<Solved<LocalityReport>> {
+        let (mut run, jobs) = Run::new(&self.params, instance, rng)?;
+        for job in jobs {
+            run.step(job)?;
+        }
+        let (cluster, report) = run.finish()?;
+        let schedule = schedule_of(&cluster, instance, &report);
+        crate::schedule::verify(instance, &schedule)?;
+        verify_locality(instance, &self.params, &schedule)?;
+        let certificate = certificate_of(&report, instance);
+        Ok(Solved {
+            schedule,
+            certificate,
+            report,
+        })
+    }
+}
+
+impl OnlineAlgorithm for Locality {
+    type Policy = LocalityPolicy;
+
+    fn policy<R: Rng>(&self, instance: &Instance, rng: &mut R) -> crate::Result<LocalityPolicy> {
+        LocalityPolicy::new(instance, &self.params, rng)
+    }
+}
+
+impl Locality {
     /// The instance's parameter-server jobs in arrival order (ties by
     /// position), in the model's terms.
     ///
@@ -404,40 +477,6 @@ impl Locality {
         let (run, jobs) = Run::new(&self.params, instance, rng)?;
         Ok((run.engine, jobs))
     }
-
-    /// Runs the scheduler over the jobs of `instance` in arrival order and
-    /// returns the schedule (every segment with its configuration), the
-    /// framework's certificate and the report. `rng` seeds randomised inner
-    /// solvers when [`LocalityParams::seed`] is `None`; the exact solver is
-    /// deterministic, so its result does not depend on it.
-    ///
-    /// The schedule is checked with [`schedule::verify`](crate::schedule::verify)
-    /// and [`verify_locality`] before it is returned.
-    ///
-    /// # Errors
-    ///
-    /// See the [module documentation](self#errors); a schedule that either
-    /// checker rejects is returned as its error (a bug).
-    pub fn solve(
-        &self,
-        instance: &Instance,
-        rng: &mut impl Rng,
-    ) -> crate::Result<Solved<LocalityReport>> {
-        let (mut run, jobs) = Run::new(&self.params, instance, rng)?;
-        for job in jobs {
-            run.step(job)?;
-        }
-        let (cluster, report) = run.finish()?;
-        let schedule = schedule_of(&cluster, instance, &report);
-        crate::schedule::verify(instance, &schedule)?;
-        verify_locality(instance, &self.params, &schedule)?;
-        let certificate = certificate_of(&report, instance);
-        Ok(Solved {
-            schedule,
-            certificate,
-            report,
-        })
-    }
 }
 
 /// The online loop of one run, stepped job by job (by [`Locality::solve`]
@@ -467,16 +506,9 @@ impl Run {
     ) -> crate::Result<(Self, Vec<LocalityJob>)> {
         let start = Instant::now();
         let seed = p.seed.unwrap_or_else(|| rng.random());
-        p.inner.validate()?;
-        if !(p.l_allowance.is_finite() && p.l_allowance >= 1.0) {
-            return Err(LocalityError::InvalidOption {
-                name: "l_allowance",
-                reason: format!("ρ0 = {} is not a finite number ≥ 1", p.l_allowance),
-            }
-            .into());
-        }
+        p.validate()?;
         let cluster = LocalityCluster::from_instance(instance)?;
-        let jobs = Locality::new(p.clone()).jobs(instance, &cluster)?;
+        let jobs = Locality { params: p.clone() }.jobs(instance, &cluster)?;
         let oracle = LocalityOracle::new(cluster.clone(), p.inner).with_seed(seed);
         let inputs = bound_inputs(&oracle, &jobs, cluster.horizon)?;
         let (bounds, v_floor) = derive_bounds(&cluster, &inputs, p.bounds, p.l_allowance)?;

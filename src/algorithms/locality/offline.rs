@@ -573,7 +573,10 @@ pub fn offline_optimum(
     let start = Instant::now();
     limits.validate()?;
     let cluster = LocalityCluster::from_instance(instance)?;
-    let jobs = Locality::new(params.clone()).jobs(instance, &cluster)?;
+    let jobs = Locality {
+        params: params.clone(),
+    }
+    .jobs(instance, &cluster)?;
     check_size(&cluster, &jobs, limits)?;
     let mip = build(&cluster, &jobs)?;
     let (columns, rows) = (mip.lp.n_cols(), mip.lp.n_rows());

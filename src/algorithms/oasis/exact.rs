@@ -743,6 +743,7 @@ pub fn offline_optimum(instance: &Instance, opts: &ExactOptions) -> crate::Resul
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::algorithms::Algorithm;
     use crate::algorithms::oasis::{Oasis, OasisParams};
     use crate::certificate::ExactStatus;
     use crate::model::units::gbps;
@@ -1045,7 +1046,10 @@ mod tests {
                 slots.objective,
                 chunks.objective
             );
-            let online = match Oasis::new(OasisParams::default()).solve(&inst) {
+            let online = match Oasis::new(OasisParams::default())
+                .unwrap()
+                .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+            {
                 Ok(online) => online,
                 // Every utility is positive, so the η rule fails only when
                 // no job is schedulable in the chunk model: OPT = 0.

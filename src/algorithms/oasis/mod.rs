@@ -81,7 +81,9 @@
 //! `f(0) = 10`, `f(δ ≥ 1) = 4`.
 //!
 //! ```
+//! use dmlsched::algorithms::Algorithm;
 //! use dmlsched::algorithms::oasis::{Oasis, OasisParams};
+//! use rand::SeedableRng;
 //! use dmlsched::model::*;
 //! use dmlsched::model::units::gbps;
 //!
@@ -107,7 +109,8 @@
 //!     .with_utility(Utility::Table { values: vec![10.0, 4.0] })
 //! };
 //! let instance = Instance::new(cluster, (0..5).map(job).collect(), slot, 2)?;
-//! let solved = Oasis::new(OasisParams::default()).solve(&instance)?;
+//! let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(0);
+//! let solved = Oasis::new(OasisParams::default())?.solve(&instance, &mut rng)?;
 //! assert_eq!(solved.certificate.objective, 28.0);
 //! assert!((2.0 * solved.report.run.alpha - 10.961278).abs() < 1e-6);
 //! solved.certificate.check(1e-9)?;
@@ -133,7 +136,9 @@ use crate::online::{
 };
 use crate::schedule::{JobSchedule, Schedule, verify};
 
-use super::Solved;
+use rand::Rng;
+
+use super::{Algorithm, OnlineAlgorithm, Solved};
 
 pub use error::OasisError;
 #[cfg(feature = "highs")]
@@ -177,6 +182,24 @@ impl Default for OasisParams {
     }
 }
 
+impl OasisParams {
+    /// Checks the options that need no instance.
+    ///
+    /// # Errors
+    ///
+    /// [`OasisError::InvalidOption`] for a `u_scale` that is not positive
+    /// and finite.
+    pub fn validate(&self) -> Result<(), OasisError> {
+        if !(self.u_scale.is_finite() && self.u_scale > 0.0) {
+            return Err(OasisError::InvalidOption {
+                name: "u_scale",
+                reason: format!("{} is not positive and finite", Num(self.u_scale)),
+            });
+        }
+        Ok(())
+    }
+}
+
 /// OASiS's diagnostics beside the certificate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OasisReport {
@@ -216,8 +239,7 @@ impl OasisReport {
 /// OASiS as an offline runner over an instance's arrival sequence.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Oasis {
-    /// Parameters.
-    pub params: OasisParams,
+    params: OasisParams,
 }
 
 /// The jobs of `instance` in arrival order (ties by position), in OASiS's
@@ -264,13 +286,7 @@ pub(crate) fn price_bounds(
     jobs: &[OasisJob],
     params: &OasisParams,
 ) -> crate::Result<(PriceBounds, Option<f64>)> {
-    if !(params.u_scale.is_finite() && params.u_scale > 0.0) {
-        return Err(OasisError::InvalidOption {
-            name: "u_scale",
-            reason: format!("{} is not positive and finite", Num(params.u_scale)),
-        }
-        .into());
-    }
+    params.validate()?;
     let ledger = cluster.ledger()?;
     let inputs = bound_inputs(cluster, jobs)?;
     let (rule, v_floor) = match params.bounds {
@@ -388,12 +404,60 @@ impl Run {
     }
 }
 
-impl Oasis {
-    /// OASiS with `params`.
-    pub fn new(params: OasisParams) -> Self {
-        Oasis { params }
+impl Algorithm for Oasis {
+    const NAME: &'static str = "oasis";
+    type Params = OasisParams;
+    type Report = OasisReport;
+
+    /// OASiS with `params` ([`OasisParams::validate`]).
+    fn new(params: OasisParams) -> crate::Result<Self> {
+        params.validate()?;
+        Ok(Oasis { params })
     }
 
+    fn params(&self) -> &OasisParams {
+        &self.params
+    }
+
+    /// Runs OASiS over the jobs of `instance` in arrival order (each job
+    /// usable from its arrival slot) and returns the verified schedule, the
+    /// certificate and the report. OASiS draws no random numbers: `rng` is
+    /// not used.
+    ///
+    /// # Errors
+    ///
+    /// See the [module documentation](self#errors); a schedule that
+    /// [`verify`] rejects is reported as [`crate::Error::Schedule`] (a bug).
+    fn solve<R: Rng>(
+        &self,
+        instance: &Instance,
+        _rng: &mut R,
+    ) -> crate::Result<Solved<OasisReport>> {
+        let (mut run, jobs) = Run::new(instance, &self.params)?;
+        for j in jobs {
+            run.step(j)?;
+        }
+        let (cluster, report) = run.finish()?;
+        let schedule = schedule_of(&cluster, instance, &report);
+        verify(instance, &schedule)?;
+        let certificate = certificate_of(&report, instance);
+        Ok(Solved {
+            schedule,
+            certificate,
+            report,
+        })
+    }
+}
+
+impl OnlineAlgorithm for Oasis {
+    type Policy = OasisPolicy;
+
+    fn policy<R: Rng>(&self, instance: &Instance, _rng: &mut R) -> crate::Result<OasisPolicy> {
+        OasisPolicy::new(instance, &self.params)
+    }
+}
+
+impl Oasis {
     /// The framework engine OASiS runs over `instance` (its split cluster's
     /// ledger, the price bounds derived by `params.bounds` and scaled by
     /// `params.u_scale`, the oracle with `params.early_stop`, `params.pd`),
@@ -411,30 +475,6 @@ impl Oasis {
     ) -> crate::Result<(OnlinePrimalDual<OasisOracle>, Vec<OasisJob>)> {
         let (run, jobs) = Run::new(instance, &self.params)?;
         Ok((run.engine, jobs))
-    }
-
-    /// Runs OASiS over the jobs of `instance` in arrival order (each job
-    /// usable from its arrival slot) and returns the verified schedule, the
-    /// certificate and the report.
-    ///
-    /// # Errors
-    ///
-    /// See the [module documentation](self#errors); a schedule that
-    /// [`verify`] rejects is reported as [`crate::Error::Schedule`] (a bug).
-    pub fn solve(&self, instance: &Instance) -> crate::Result<Solved<OasisReport>> {
-        let (mut run, jobs) = Run::new(instance, &self.params)?;
-        for j in jobs {
-            run.step(j)?;
-        }
-        let (cluster, report) = run.finish()?;
-        let schedule = schedule_of(&cluster, instance, &report);
-        verify(instance, &schedule)?;
-        let certificate = certificate_of(&report, instance);
-        Ok(Solved {
-            schedule,
-            certificate,
-            report,
-        })
     }
 }
 

@@ -8,29 +8,41 @@ use rand::{Rng, RngExt, SeedableRng};
 use super::params::SjfBcoParams;
 use super::report::SjfBcoReport;
 use super::run::{self, Algo};
-use crate::algorithms::Solved;
+use crate::algorithms::{Algorithm, Solved};
 use crate::model::Instance;
 
 /// FF (first fit): the first `G_j` candidates in server, then local index
 /// order; budget by the same bisection as SJF-BCO (one rule, no κ).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RarFf {
-    /// The parameters (κ, λ and the FA-FFP strategy are ignored).
-    pub params: SjfBcoParams,
+    params: SjfBcoParams,
 }
 
-impl RarFf {
-    /// FF with these parameters.
-    pub fn new(params: SjfBcoParams) -> Self {
-        RarFf { params }
+impl Algorithm for RarFf {
+    const NAME: &'static str = "rar-ff";
+    type Params = SjfBcoParams;
+    type Report = SjfBcoReport;
+
+    /// FF with these parameters ([`SjfBcoParams::validate`]; κ, λ and the FA-FFP strategy are ignored).
+    fn new(params: SjfBcoParams) -> crate::Result<Self> {
+        params.validate()?;
+        Ok(RarFf { params })
     }
 
-    /// Runs FF.
+    fn params(&self) -> &SjfBcoParams {
+        &self.params
+    }
+
+    /// Runs FF; it draws no random numbers (`rng` is not used).
     ///
     /// # Errors
     ///
     /// As [`SjfBco::solve`](super::SjfBco::solve).
-    pub fn solve(&self, instance: &Instance) -> crate::Result<Solved<SjfBcoReport>> {
+    fn solve<R: Rng>(
+        &self,
+        instance: &Instance,
+        _rng: &mut R,
+    ) -> crate::Result<Solved<SjfBcoReport>> {
         run::solve(instance, &self.params, Algo::FirstFit, None)
     }
 }
@@ -40,22 +52,34 @@ impl RarFf {
 /// every `U` is equal it places jobs exactly as FF does.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RarLs {
-    /// The parameters (κ, λ and the FA-FFP strategy are ignored).
-    pub params: SjfBcoParams,
+    params: SjfBcoParams,
 }
 
-impl RarLs {
-    /// LS with these parameters.
-    pub fn new(params: SjfBcoParams) -> Self {
-        RarLs { params }
+impl Algorithm for RarLs {
+    const NAME: &'static str = "rar-ls";
+    type Params = SjfBcoParams;
+    type Report = SjfBcoReport;
+
+    /// LS with these parameters ([`SjfBcoParams::validate`]; κ, λ and the FA-FFP strategy are ignored).
+    fn new(params: SjfBcoParams) -> crate::Result<Self> {
+        params.validate()?;
+        Ok(RarLs { params })
     }
 
-    /// Runs LS.
+    fn params(&self) -> &SjfBcoParams {
+        &self.params
+    }
+
+    /// Runs LS; it draws no random numbers (`rng` is not used).
     ///
     /// # Errors
     ///
     /// As [`SjfBco::solve`](super::SjfBco::solve).
-    pub fn solve(&self, instance: &Instance) -> crate::Result<Solved<SjfBcoReport>> {
+    fn solve<R: Rng>(
+        &self,
+        instance: &Instance,
+        _rng: &mut R,
+    ) -> crate::Result<Solved<SjfBcoReport>> {
         run::solve(instance, &self.params, Algo::ListScheduling, None)
     }
 }
@@ -64,15 +88,23 @@ impl RarLs {
 /// budget `θ = T`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RarRand {
-    /// The parameters (κ, λ, the FA-FFP strategy and the bisection rule are
-    /// ignored).
-    pub params: SjfBcoParams,
+    params: SjfBcoParams,
 }
 
-impl RarRand {
-    /// RAND with these parameters.
-    pub fn new(params: SjfBcoParams) -> Self {
-        RarRand { params }
+impl Algorithm for RarRand {
+    const NAME: &'static str = "rar-rand";
+    type Params = SjfBcoParams;
+    type Report = SjfBcoReport;
+
+    /// RAND with these parameters ([`SjfBcoParams::validate`]; κ, λ, the
+    /// FA-FFP strategy and the bisection rule are ignored).
+    fn new(params: SjfBcoParams) -> crate::Result<Self> {
+        params.validate()?;
+        Ok(RarRand { params })
+    }
+
+    fn params(&self) -> &SjfBcoParams {
+        &self.params
     }
 
     /// Runs RAND with a ChaCha8 stream seeded by one draw from `rng`.
@@ -80,10 +112,10 @@ impl RarRand {
     /// # Errors
     ///
     /// As [`SjfBco::solve`](super::SjfBco::solve).
-    pub fn solve(
+    fn solve<R: Rng>(
         &self,
         instance: &Instance,
-        rng: &mut impl Rng,
+        rng: &mut R,
     ) -> crate::Result<Solved<SjfBcoReport>> {
         let seed: u64 = rng.random();
         let mut solved = run::solve(

@@ -73,7 +73,9 @@
 //! # Example
 //!
 //! ```
+//! use dmlsched::algorithms::Algorithm;
 //! use dmlsched::algorithms::sjf_bco::{SjfBco, SjfBcoParams, TimeModel};
+//! use rand::SeedableRng;
 //! use dmlsched::model::*;
 //! use dmlsched::schedule::verify;
 //!
@@ -90,7 +92,8 @@
 //!     .collect();
 //! let instance = Instance::new(cluster, jobs, 1.0, 10)?;
 //! let params = SjfBcoParams { est_upper: 1.0, time_model: TimeModel::FixedDuration, ..SjfBcoParams::default() };
-//! let solved = SjfBco::new(params).solve(&instance)?;
+//! let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(0);
+//! let solved = SjfBco::new(params)?.solve(&instance, &mut rng)?;
 //! verify(&instance, &solved.schedule)?;
 //! assert_eq!(solved.report.makespan_raw, 7); // the optimum is 6
 //! assert_eq!(solved.certificate.relaxation_bound.value, 6.0);
@@ -128,30 +131,45 @@ pub use params::{
 pub use report::{PaperClaim, SjfBcoReport, TimeIndexedBound, TrialRecord};
 pub use sim::{RarAssignment, RarExecution, SlotSimOptions, StartRule};
 
-use crate::algorithms::Solved;
+use rand::Rng;
+
+use crate::algorithms::{Algorithm, Solved};
 use crate::model::Instance;
 
 /// SJF-BCO with its parameters; see the [module documentation](self).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SjfBco {
-    /// The parameters.
-    pub params: SjfBcoParams,
+    params: SjfBcoParams,
 }
 
-impl SjfBco {
-    /// SJF-BCO with these parameters.
-    pub fn new(params: SjfBcoParams) -> Self {
-        SjfBco { params }
+impl Algorithm for SjfBco {
+    const NAME: &'static str = "sjf-bco";
+    type Params = SjfBcoParams;
+    type Report = SjfBcoReport;
+
+    /// SJF-BCO with these parameters ([`SjfBcoParams::validate`]).
+    fn new(params: SjfBcoParams) -> crate::Result<Self> {
+        params.validate()?;
+        Ok(SjfBco { params })
+    }
+
+    fn params(&self) -> &SjfBcoParams {
+        &self.params
     }
 
     /// Runs the search and returns the best placement found, its schedule
     /// (one segment per job, with GPU ids), the certificate and the report.
+    /// SJF-BCO draws no random numbers: `rng` is not used.
     ///
     /// # Errors
     ///
     /// [`crate::Error::SjfBco`] as in the [module documentation](self);
     /// [`crate::Error::Schedule`] if the schedule failed the checker (a bug).
-    pub fn solve(&self, instance: &Instance) -> crate::Result<Solved<SjfBcoReport>> {
+    fn solve<R: Rng>(
+        &self,
+        instance: &Instance,
+        _rng: &mut R,
+    ) -> crate::Result<Solved<SjfBcoReport>> {
         run::solve(instance, &self.params, run::Algo::SjfBco, None)
     }
 }

@@ -115,6 +115,6 @@ pub use params::{
 };
 pub use policy::SmdScheduler;
 pub use problem::{CAPACITY_TOL, EpochOption, EpochProblem, Group, WaitJob, wait_charges};
-pub use run::{SmdRun, check_slotted, solve_slotted};
+pub use run::{Smd, SmdReport, check_slotted};
 pub use select::{PlanMode, Selected, evaluate_plan, select};
 pub use solve::{FRACTION_TOL, LpRelaxation, McmdkSolution, Plan, solve_mcmdk};

@@ -108,7 +108,7 @@ pub struct SmdParams {
     pub max_columns: usize,
     /// Only configurations that complete at least one whole iteration in
     /// this many seconds are candidates (default `None`: no limit).
-    /// [`solve_slotted`](super::solve_slotted) sets it to the slot length:
+    /// [`Smd::solve`](super::Smd) sets it to the slot length:
     /// in a slotted run, where progress counts whole iterations per slot,
     /// a configuration whose iteration is longer than a slot never makes
     /// progress.

@@ -36,7 +36,6 @@ mod policies;
 mod recipe;
 mod replay;
 mod simulate;
-mod smd;
 mod solve;
 mod summary;
 

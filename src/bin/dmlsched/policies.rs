@@ -4,24 +4,14 @@
 use std::path::Path;
 
 use clap::Args;
-use dmlsched::algorithms::gadget::{GadgetParams, GadgetPolicy};
-use dmlsched::algorithms::locality::{LocalityParams, LocalityPolicy};
-use dmlsched::algorithms::oasis::{OasisParams, OasisPolicy};
-use dmlsched::algorithms::smd::{SmdParams, SmdScheduler};
 use dmlsched::baselines::{BaselineParams, Tiresias};
 use dmlsched::model::Instance;
 use dmlsched::placement::PlacementRule;
-use dmlsched::registry::{BASELINES, RING_BASELINES, by_name_with};
+use dmlsched::registry::{self, ALGORITHM_POLICIES};
 use dmlsched::sim::Policy;
-use dmlsched::trace::Arch;
-use rand::SeedableRng;
-use rand::rngs::ChaCha8Rng;
 
 use crate::CliError;
-use crate::solve::params;
-
-/// The algorithms that also act as simulator policies.
-pub(crate) const ALGORITHM_POLICIES: [&str; 4] = ["oasis", "locality", "gadget", "smd"];
+use crate::solve::{lib_error, params_text};
 
 /// The flags that tune the baselines.
 #[derive(Debug, Clone, Args)]
@@ -60,38 +50,18 @@ impl BaselineFlags {
     }
 }
 
-/// Every policy name the tools accept, for messages.
-fn known() -> String {
-    format!(
-        "baselines: {}, {}; algorithms: {}",
-        BASELINES.join(", "),
-        RING_BASELINES.join(", "),
-        ALGORITHM_POLICIES.join(", ")
-    )
-}
-
 /// Checks that every name is a known policy (before any file is read).
 pub(crate) fn check_names(names: &[String]) -> Result<(), CliError> {
     for n in names {
         let n = n.trim();
-        let baseline =
-            n == "rar-online-random" || by_name_with(n, &BaselineParams::default()).is_some();
-        if !baseline && !ALGORITHM_POLICIES.contains(&n) {
-            return Err(CliError::Input(format!("unknown policy {n} ({})", known())));
+        if !registry::is_policy(n) {
+            return Err(CliError::Input(format!(
+                "unknown policy {n} ({})",
+                registry::known_policies()
+            )));
         }
     }
     Ok(())
-}
-
-/// The job architecture policy `name` schedules: `None` for a baseline
-/// that runs either.
-pub(crate) fn architecture(name: &str) -> Option<Arch> {
-    match name {
-        "oasis" | "locality" | "smd" => Some(Arch::ParameterServer),
-        "gadget" => Some(Arch::RingAllReduce),
-        n if RING_BASELINES.contains(&n) => Some(Arch::RingAllReduce),
-        _ => None,
-    }
 }
 
 /// Reads and parses every parameters file given for one of `names`, so a
@@ -101,12 +71,8 @@ pub(crate) fn check_params(entries: &[String], names: &[String]) -> Result<(), C
     params_file(entries, "")?;
     for name in names {
         let file = params_file(entries, name)?;
-        match name.as_str() {
-            "oasis" => params::<OasisParams>(file).map(|_| ())?,
-            "locality" => params::<LocalityParams>(file).map(|_| ())?,
-            "gadget" => params::<GadgetParams>(file).map(|_| ())?,
-            "smd" => params::<SmdParams>(file).map(|_| ())?,
-            _ => {}
+        if let Some(text) = params_text(file)? {
+            registry::check_params(name, &text).map_err(|e| lib_error(name, file, &e))?;
         }
     }
     Ok(())
@@ -147,20 +113,7 @@ pub(crate) fn build(
     baselines: &BaselineParams,
 ) -> Result<Box<dyn Policy>, CliError> {
     let file = params_file(entries, name)?;
-    let lib = |e: dmlsched::Error| CliError::lib(name, &e);
-    Ok(match name {
-        "oasis" => Box::new(OasisPolicy::new(inst, &params::<OasisParams>(file)?).map_err(lib)?),
-        "locality" => {
-            let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            Box::new(
-                LocalityPolicy::new(inst, &params::<LocalityParams>(file)?, &mut rng)
-                    .map_err(lib)?,
-            )
-        }
-        "gadget" => Box::new(GadgetPolicy::new(inst, &params::<GadgetParams>(file)?).map_err(lib)?),
-        "smd" => Box::new(SmdScheduler::new(params::<SmdParams>(file)?)),
-        "rar-online-random" => Box::new(dmlsched::algorithms::sjf_bco::RarOnlineRandom::new(seed)),
-        other => by_name_with(other, baselines)
-            .ok_or_else(|| CliError::Input(format!("unknown policy {other} ({})", known())))?,
-    })
+    let text = params_text(file)?;
+    registry::policy(name, inst, text.as_deref(), seed, baselines)
+        .map_err(|e| lib_error(name, file, &e))
 }

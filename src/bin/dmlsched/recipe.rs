@@ -7,7 +7,6 @@ use dmlsched::model::Instance;
 use dmlsched::trace::{Arch, TraceJob};
 
 use crate::CliError;
-use crate::policies;
 
 /// What the layered recipe builds, printed with the set-up.
 pub(crate) const LAYERED_NOTE: &str = "layered recipe: each row becomes a layered parameter-server job of the SMD-style workload \
@@ -29,10 +28,11 @@ impl Recipe {
     /// The recipe policy `name` needs, `None` for a baseline that runs on
     /// jobs of either architecture.
     pub(crate) fn own(name: &str) -> Option<Recipe> {
-        if name == "smd" {
+        let needs = dmlsched::registry::needs(name);
+        if needs.layered {
             Some(Recipe::Layered)
         } else {
-            policies::architecture(name).map(Recipe::Jobs)
+            needs.arch.map(Recipe::Jobs)
         }
     }
 

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use dmlsched::algorithms::gadget::MAX_CELLS;
 use dmlsched::baselines::BaselineParams;
 use dmlsched::certificate::{Certificate, Sense};
 use dmlsched::model::Instance;
@@ -287,13 +286,15 @@ impl ReplayArgs {
             )));
         }
         policies::check_names(&self.policies)?;
-        let has = |n: &str| self.policies.iter().any(|p| p.trim() == n);
-        let oasis = has("oasis");
-        // The online algorithms need a horizon their jobs can finish in and
-        // utilities that reward finishing late a little: OASiS, locality and
-        // the GADGET-style scheduler get the same defaults.
-        let online = oasis || has("locality") || has("gadget");
-        let ps_algorithm = oasis || has("locality") || has("smd");
+        // What the named policies need of the workload: the online
+        // algorithms a horizon their jobs can finish in and utilities that
+        // reward finishing late a little, OASiS PS-only machines.
+        let any = |f: fn(&registry::Needs) -> bool| {
+            self.policies.iter().any(|p| f(&registry::needs(p.trim())))
+        };
+        let online = any(|n| n.horizon);
+        let ps_only = any(|n| n.ps_only_machines);
+        let ps_algorithm = any(|n| n.arch == Some(Arch::ParameterServer));
         let arch = match self.arch {
             Some(ArchArg::Rar) => Arch::RingAllReduce,
             Some(ArchArg::Ps | ArchArg::Layered) => Arch::ParameterServer,
@@ -315,7 +316,8 @@ impl ReplayArgs {
             self.policies.iter().map(|p| p.trim().to_string()).collect()
         };
         policies::check_params(&self.params, &names)?;
-        let layered = names.iter().any(|n| n == "smd") || self.arch == Some(ArchArg::Layered);
+        let layered =
+            names.iter().any(|n| registry::needs(n).layered) || self.arch == Some(ArchArg::Layered);
         if layered && self.gpus_per_machine != 8 {
             return Err(CliError::Input(format!(
                 "--gpus-per-machine {}: the layered recipe (smd's) uses the SMD-style workload's 8-GPU machines (give 8)",
@@ -325,7 +327,9 @@ impl ReplayArgs {
         let policies = policy_recipes(&names, arch, forced)?;
         Ok(Setup {
             arch,
-            ps_servers: self.ps_servers.unwrap_or(if oasis { machines } else { 0 }),
+            ps_servers: self
+                .ps_servers
+                .unwrap_or(if ps_only { machines } else { 0 }),
             horizon: match &self.horizon {
                 Some(h) => parse_horizon(h)?,
                 None if online => ReplayHorizon::Cover { multiple: 3.0 },
@@ -613,25 +617,31 @@ fn recipe_instance(
     run: (f64, u64),
 ) -> Result<Instance, CliError> {
     let inst = instance(rows, args, setup, recipe, run, args.slot_length)?;
-    let gadget = setup
+    // The least cell limit of the policies that run on this recipe.
+    let limit = setup
         .policies
         .iter()
-        .any(|p| p.0 == "gadget" && p.1 == recipe);
+        .filter(|p| p.1 == recipe)
+        .filter_map(|p| registry::needs(&p.0).max_cells.map(|c| (c, p.0.clone())))
+        .min();
     let cells = |i: &Instance| u64::from(i.horizon_slots()) * i.cluster().machines.len() as u64;
-    if args.slot_length.is_some() || !gadget || cells(&inst) <= MAX_CELLS {
+    let Some((max_cells, limited)) = limit else {
+        return Ok(inst);
+    };
+    if args.slot_length.is_some() || cells(&inst) <= max_cells {
         return Ok(inst);
     }
     let base = inst.slot_length_s();
-    let factor = (cells(&inst) as f64 / MAX_CELLS as f64).ceil();
+    let factor = (cells(&inst) as f64 / max_cells as f64).ceil();
     let mut slot = base * factor;
     let mut inst = instance(rows, args, setup, recipe, run, Some(slot))?;
     // The horizon in slots rounds up: one more step may be needed.
-    while cells(&inst) > MAX_CELLS && slot < 1e9 {
+    while cells(&inst) > max_cells && slot < 1e9 {
         slot += base;
         inst = instance(rows, args, setup, recipe, run, Some(slot))?;
     }
     out!(
-        "note: {} recipe at load {}, seed {}: slots of {slot} s (not {base} s), so that horizon × machines fits the GADGET-style scheduler's {MAX_CELLS} cells",
+        "note: {} recipe at load {}, seed {}: slots of {slot} s (not {base} s), so that horizon × machines fits {limited}'s limit of {max_cells} cells",
         recipe.name(),
         summary::scale_label(run.0),
         run.1

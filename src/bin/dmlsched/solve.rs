@@ -2,20 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::{Args, ValueEnum};
-use dmlsched::algorithms::Solved;
-use dmlsched::algorithms::gadget::{Gadget, GadgetParams};
-use dmlsched::algorithms::locality::{
-    Locality, LocalityBatch, LocalityBatchParams, LocalityParams,
-};
-use dmlsched::algorithms::oasis::{Oasis, OasisParams};
-use dmlsched::algorithms::sjf_bco::{RarFf, RarLs, RarRand, SjfBco, SjfBcoParams};
-use dmlsched::certificate::Certificate;
+use clap::Args;
+use clap::builder::PossibleValuesParser;
 use dmlsched::model::Instance;
-use dmlsched::schedule::{Schedule, verify};
-use rand::SeedableRng;
-use rand::rngs::ChaCha8Rng;
-use serde::de::DeserializeOwned;
+use dmlsched::registry::{self, ALGORITHMS};
+use dmlsched::schedule::verify;
 
 use crate::{CliError, read};
 
@@ -25,9 +16,15 @@ const PRINT_JOBS: usize = 40;
 
 #[derive(Debug, Args)]
 pub(crate) struct SolveArgs {
-    /// The algorithm.
-    #[arg(long, short, value_enum)]
-    algorithm: Algorithm,
+    /// The algorithm (`dmlsched::registry::ALGORITHMS`): oasis (Bao, Peng,
+    /// Wu, Li, INFOCOM 2018), locality (locality-aware online placement of
+    /// PS jobs) and locality-batch (its offline batch), gadget (GADGET-style
+    /// online rings with reserved bandwidth), sjf-bco (Yu, Ji, Rajan, Liu,
+    /// MobiHoc 2022) and its baselines rar-ff, rar-ls and rar-rand, smd
+    /// (SMD-style scheduling of layered PS jobs over the instance's
+    /// arrivals, one certificate per epoch).
+    #[arg(long, short, value_parser = PossibleValuesParser::new(ALGORITHMS), value_name = "ALGORITHM")]
+    algorithm: String,
     /// The instance (JSON, the crate's instance format: `Instance::from_json`).
     instance: PathBuf,
     /// The algorithm's parameters as JSON: an object with any fields of its
@@ -45,115 +42,19 @@ pub(crate) struct SolveArgs {
     out: Option<PathBuf>,
 }
 
-/// The algorithms that schedule an instance.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Algorithm {
-    /// OASiS (Bao, Peng, Wu, Li, INFOCOM 2018): online admission and
-    /// worker/PS allocation of parameter-server jobs.
-    Oasis,
-    /// Locality-aware online placement of parameter-server jobs (LOCAL or
-    /// DISTRIBUTED per slot).
-    Locality,
-    /// The locality model's offline batch: makespan or weighted completion.
-    LocalityBatch,
-    /// GADGET-style online ring-all-reduce scheduling with reserved
-    /// bandwidth.
-    Gadget,
-    /// SJF-BCO (Yu, Ji, Rajan, Liu, MobiHoc 2022): ring-all-reduce jobs
-    /// under contention, smallest first.
-    SjfBco,
-    /// Ring-all-reduce first fit (SJF-BCO's baseline).
-    RarFf,
-    /// Ring-all-reduce list scheduling (SJF-BCO's baseline).
-    RarLs,
-    /// Ring-all-reduce random placement (SJF-BCO's baseline).
-    RarRand,
-    /// SMD-style scheduling of layered parameter-server jobs (the crate's
-    /// design after Yu et al., INFOCOM 2021): the simulator runs the
-    /// scheduler over the instance's arrivals, re-solving at every arrival
-    /// and completion; one certificate per epoch.
-    Smd,
+/// The text of the parameters file `path`, if any.
+pub(crate) fn params_text(path: Option<&Path>) -> Result<Option<String>, CliError> {
+    path.map(|p| read(&p.to_path_buf())).transpose()
 }
 
-impl Algorithm {
-    /// The name on the command line.
-    fn name(self) -> String {
-        self.to_possible_value()
-            .map_or_else(String::new, |v| v.get_name().to_string())
+/// A library error of `name` run with the parameters file `path`: a
+/// parameters file that is not the algorithm's JSON is bad input about the
+/// file.
+pub(crate) fn lib_error(name: &str, path: Option<&Path>, e: &dmlsched::Error) -> CliError {
+    match (e, path) {
+        (dmlsched::Error::Json(j), Some(path)) => CliError::input(path, j),
+        _ => CliError::lib(name, e),
     }
-}
-
-/// What every algorithm's run gives the command.
-struct Outcome {
-    schedule: Schedule,
-    certificate: Certificate,
-}
-
-fn outcome<R>(s: Solved<R>) -> Outcome {
-    Outcome {
-        schedule: s.schedule,
-        certificate: s.certificate,
-    }
-}
-
-/// The parameters from `path` (defaults without one).
-pub(crate) fn params<P: DeserializeOwned + Default>(path: Option<&Path>) -> Result<P, CliError> {
-    let Some(path) = path else {
-        return Ok(P::default());
-    };
-    let text = read(&path.to_path_buf())?;
-    serde_json::from_str(&text).map_err(|e| CliError::input(path, e))
-}
-
-/// Runs `algorithm` on `inst`.
-fn solve(args: &SolveArgs, inst: &Instance) -> Result<Outcome, CliError> {
-    let p = args.params.as_deref();
-    let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
-    let name = args.algorithm.name();
-    let run = |e: dmlsched::Error| CliError::lib(&name, &e);
-    Ok(match args.algorithm {
-        Algorithm::Oasis => outcome(
-            Oasis::new(params::<OasisParams>(p)?)
-                .solve(inst)
-                .map_err(run)?,
-        ),
-        Algorithm::Locality => outcome(
-            Locality::new(params::<LocalityParams>(p)?)
-                .solve(inst, &mut rng)
-                .map_err(run)?,
-        ),
-        Algorithm::LocalityBatch => outcome(
-            LocalityBatch::new(params::<LocalityBatchParams>(p)?)
-                .solve(inst, &mut rng)
-                .map_err(run)?,
-        ),
-        Algorithm::Gadget => outcome(
-            Gadget::new(params::<GadgetParams>(p)?)
-                .solve(inst)
-                .map_err(run)?,
-        ),
-        Algorithm::SjfBco => outcome(
-            SjfBco::new(params::<SjfBcoParams>(p)?)
-                .solve(inst)
-                .map_err(run)?,
-        ),
-        Algorithm::RarFf => outcome(
-            RarFf::new(params::<SjfBcoParams>(p)?)
-                .solve(inst)
-                .map_err(run)?,
-        ),
-        Algorithm::RarLs => outcome(
-            RarLs::new(params::<SjfBcoParams>(p)?)
-                .solve(inst)
-                .map_err(run)?,
-        ),
-        Algorithm::RarRand => outcome(
-            RarRand::new(params::<SjfBcoParams>(p)?)
-                .solve(inst, &mut rng)
-                .map_err(run)?,
-        ),
-        Algorithm::Smd => return Err(CliError::Run("smd runs through smd::run".into())),
-    })
 }
 
 /// Writes `value` as pretty JSON to `dir/name`.
@@ -173,27 +74,22 @@ pub(crate) fn write_json(
 pub(crate) fn run(args: &SolveArgs) -> Result<(), CliError> {
     let text = read(&args.instance)?;
     let inst = Instance::from_json(&text).map_err(|e| CliError::input(&args.instance, e))?;
-    if args.algorithm == Algorithm::Smd {
-        return crate::smd::run(
-            &inst,
-            &args.instance,
-            args.params.as_deref(),
-            args.out.as_deref(),
-        );
-    }
-    let out = solve(args, &inst)?;
+    let name = args.algorithm.as_str();
+    let params = params_text(args.params.as_deref())?;
+    let out = registry::solve(name, &inst, params.as_deref(), args.seed)
+        .map_err(|e| lib_error(name, args.params.as_deref(), &e))?;
     verify(&inst, &out.schedule)
         .map_err(|v| CliError::Run(format!("the schedule fails the checker: {v}")))?;
     let admitted = out.schedule.jobs.iter().filter(|j| j.admitted).count();
     out!(
-        "{} on {}: {} jobs, {admitted} admitted; the schedule passed schedule::verify\n",
-        args.algorithm
-            .to_possible_value()
-            .map_or("?".into(), |v| v.get_name().to_string()),
+        "{name} on {}: {} jobs, {admitted} admitted; the schedule passed schedule::verify\n",
         args.instance.display(),
         inst.jobs().len(),
     );
     out!("{}\n", out.certificate);
+    for note in &out.notes {
+        out!("{note}\n");
+    }
     if inst.jobs().len() <= PRINT_JOBS {
         out_raw!("{}", out.schedule);
     } else {
@@ -206,8 +102,15 @@ pub(crate) fn run(args: &SolveArgs) -> Result<(), CliError> {
         std::fs::create_dir_all(dir).map_err(|e| CliError::input(dir, e))?;
         write_json(dir, "schedule.json", &out.schedule)?;
         write_json(dir, "certificate.json", &out.certificate)?;
+        let mut names = vec!["schedule.json", "certificate.json"];
+        for (file, value) in &out.files {
+            write_json(dir, file, value)?;
+            names.push(file);
+        }
+        let (last, rest) = names.split_last().unwrap_or((&"", &[]));
         out!(
-            "\nwrote schedule.json and certificate.json to {}",
+            "\nwrote {} and {last} to {}",
+            rest.join(", "),
             dir.display()
         );
     }

@@ -83,6 +83,7 @@
 //! for one slot: the makespan is 2.
 //!
 //! ```
+//! use dmlsched::algorithms::Algorithm;
 //! use dmlsched::algorithms::locality::{LocalityBatch, LocalityBatchParams};
 //! use dmlsched::model::*;
 //! use dmlsched::model::units::{gb, gbps, mb};
@@ -101,7 +102,7 @@
 //! });
 //! let instance = Instance::new(cluster, vec![job(0), job(1)], 100.0, 8)?;
 //! let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(7);
-//! let solved = LocalityBatch::new(LocalityBatchParams::default()).solve(&instance, &mut rng)?;
+//! let solved = LocalityBatch::new(LocalityBatchParams::default())?.solve(&instance, &mut rng)?;
 //! assert_eq!((solved.report.t_lp, solved.report.makespan), (2, 2));
 //! println!("{}", solved.certificate);
 //! # }
@@ -122,6 +123,8 @@ use crate::model::Instance;
 use crate::online::Reservation;
 use crate::pcip::{MipOptions, PcError, solve_exact, solve_lp};
 use crate::schedule::{JobSchedule, Schedule};
+
+use crate::algorithms::Algorithm;
 
 use super::round::draw_seed;
 use super::sub::{self, Cells};
@@ -194,6 +197,35 @@ impl Default for LocalityBatchParams {
             max_slots: DEFAULT_MAX_SLOTS,
             max_columns: DEFAULT_MAX_COLUMNS,
         }
+    }
+}
+
+impl LocalityBatchParams {
+    /// Checks the options that need no instance.
+    ///
+    /// # Errors
+    ///
+    /// [`LocalityError::InvalidOption`] for a bad inner solver
+    /// ([`InnerSolver::validate`]), the exact solver with the weighted
+    /// completion objective (the exact mode bisects the makespan only), or
+    /// a size limit of 0.
+    pub fn validate(&self) -> Result<(), LocalityError> {
+        let bad = |name: &'static str, reason: &str| {
+            Err(LocalityError::InvalidOption {
+                name,
+                reason: reason.into(),
+            })
+        };
+        self.inner.validate()?;
+        if self.objective == BatchObjective::WeightedCompletion
+            && matches!(self.inner, InnerSolver::ExactMip { .. })
+        {
+            return bad("inner", "the exact mode bisects the makespan only");
+        }
+        if self.max_slots == 0 || self.max_columns == 0 {
+            return bad("max_slots", "the size limits must be positive");
+        }
+        Ok(())
     }
 }
 
@@ -279,8 +311,7 @@ pub struct LocalityBatchReport {
 /// The offline batch variant (see the [module documentation](self)).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LocalityBatch {
-    /// Parameters.
-    pub params: LocalityBatchParams,
+    params: LocalityBatchParams,
 }
 
 /// The validated inputs of one run.
@@ -327,10 +358,19 @@ fn weighted(plans: &[LocalityPlan], w: &[f64]) -> f64 {
         .sum()
 }
 
-impl LocalityBatch {
-    /// The offline batch with `params`.
-    pub fn new(params: LocalityBatchParams) -> Self {
-        LocalityBatch { params }
+impl Algorithm for LocalityBatch {
+    const NAME: &'static str = "locality-batch";
+    type Params = LocalityBatchParams;
+    type Report = LocalityBatchReport;
+
+    /// The offline batch with `params` ([`LocalityBatchParams::validate`]).
+    fn new(params: LocalityBatchParams) -> crate::Result<Self> {
+        params.validate()?;
+        Ok(LocalityBatch { params })
+    }
+
+    fn params(&self) -> &LocalityBatchParams {
+        &self.params
     }
 
     /// Schedules every job of `instance` (see the [module
@@ -342,10 +382,10 @@ impl LocalityBatch {
     /// # Errors
     ///
     /// See the [module documentation](self#errors).
-    pub fn solve(
+    fn solve<R: Rng>(
         &self,
         instance: &Instance,
-        rng: &mut impl Rng,
+        rng: &mut R,
     ) -> crate::Result<Solved<LocalityBatchReport>> {
         let start = Instant::now();
         let seed = self.params.seed.unwrap_or_else(|| rng.random());
@@ -402,7 +442,9 @@ impl LocalityBatch {
         let bounds = (t_lo, t_lp, seed, start);
         self.finish(instance, s, up, run, bounds, tally)
     }
+}
 
+impl LocalityBatch {
     /// Builds `P(slots)` with the front-loading objective, solves its LP
     /// and runs the rounding's draws at that horizon (the makespan's
     /// rounding step, for tests and measurements): every job's plan from

@@ -10,15 +10,7 @@ impl LocalityBatch {
         let p = &self.params;
         let bad =
             |name: &'static str, reason: String| LocalityError::InvalidOption { name, reason };
-        p.inner.validate()?;
-        if p.objective == BatchObjective::WeightedCompletion
-            && matches!(p.inner, InnerSolver::ExactMip { .. })
-        {
-            return Err(bad("inner", "the exact mode bisects the makespan only".into()).into());
-        }
-        if p.max_slots == 0 || p.max_columns == 0 {
-            return Err(bad("max_slots", "the size limits must be positive".into()).into());
-        }
+        p.validate()?;
         if instance.jobs().is_empty() {
             return Err(bad(
                 "instance",

@@ -159,6 +159,7 @@ mod equality {
     use rand::rngs::ChaCha8Rng;
 
     use super::tests::with_fast_path;
+    use crate::algorithms::Algorithm;
     use crate::algorithms::locality::{Locality, LocalityParams};
     use crate::experiments::locality::{LocalityWorkload, generate};
 
@@ -192,6 +193,7 @@ mod equality {
             let run = |on: bool| {
                 with_fast_path(on, || {
                     Locality::new(params.clone())
+                        .unwrap()
                         .solve(&instance, &mut ChaCha8Rng::seed_from_u64(seed))
                         .expect("locality run")
                 })

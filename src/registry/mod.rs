@@ -8,23 +8,22 @@
 //!   papers compare against ([`by_name`], [`by_name_with`]), including the
 //!   online ring-embedding comparators of the GADGET-style scheduler and of
 //!   SJF-BCO.
-//! - [`OFFLINE_NAMES`]: SJF-BCO's offline comparators ([`offline_by_name`]).
+//! - [`ALGORITHMS`]: every algorithm of [`crate::algorithms`] by its
+//!   [`Algorithm::NAME`](crate::algorithms::Algorithm::NAME), run by
+//!   [`solve`] with parameters from JSON; [`ALGORITHM_POLICIES`], those
+//!   that are also simulator policies ([`policy`]).
+//!
+//! This is the one place that names algorithms one by one: the command
+//! line and the experiments go through it.
 
-use rand::SeedableRng;
-use rand::rngs::ChaCha8Rng;
-
-use crate::algorithms::Solved;
 use crate::algorithms::gadget::GadgetNoPrice;
-use crate::algorithms::sjf_bco::{
-    RarFf, RarLs, RarOnlineRandom, RarRand, SjfBcoOnline, SjfBcoParams, SjfBcoReport,
-};
+use crate::algorithms::sjf_bco::{RarOnlineRandom, SjfBcoOnline};
 use crate::baselines::{
     BaselineParams, Drf, Fifo, FifoFirstFitBandwidth, Optimus, ProportionalShare, Rrh, RrhParams,
     Sjf, Tetris, Tiresias,
 };
 #[cfg(feature = "highs")]
 use crate::baselines::{DormLike, DormParams};
-use crate::model::Instance;
 
 /// Names accepted by [`by_name`] for instances of any job kind, in a
 /// stable order (see also [`RING_BASELINES`]).
@@ -141,62 +140,10 @@ pub fn cheap_baselines(ring: bool) -> Vec<&'static str> {
         .collect()
 }
 
-/// Names accepted by [`offline_by_name`], in a stable order.
-pub const OFFLINE_NAMES: &[&str] = &["rar-ff", "rar-ls", "rar-rand"];
+mod algorithms;
 
-/// An offline ring-all-reduce baseline chosen by name.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum OfflineBaseline {
-    /// `rar-ff`: first fit.
-    FirstFit(RarFf),
-    /// `rar-ls`: list scheduling (least accumulated load).
-    ListScheduling(RarLs),
-    /// `rar-rand`: a random subset of the candidates.
-    Random(RarRand),
-}
-
-impl OfflineBaseline {
-    /// The baseline's name.
-    pub fn name(&self) -> &'static str {
-        match self {
-            OfflineBaseline::FirstFit(_) => "rar-ff",
-            OfflineBaseline::ListScheduling(_) => "rar-ls",
-            OfflineBaseline::Random(_) => "rar-rand",
-        }
-    }
-
-    /// Runs the baseline; `seed` seeds RAND's ChaCha8 generator (the others
-    /// ignore it).
-    ///
-    /// # Errors
-    ///
-    /// As [`SjfBco::solve`](crate::algorithms::sjf_bco::SjfBco::solve).
-    pub fn solve(&self, instance: &Instance, seed: u64) -> crate::Result<Solved<SjfBcoReport>> {
-        match self {
-            OfflineBaseline::FirstFit(b) => b.solve(instance),
-            OfflineBaseline::ListScheduling(b) => b.solve(instance),
-            OfflineBaseline::Random(b) => b.solve(instance, &mut ChaCha8Rng::seed_from_u64(seed)),
-        }
-    }
-}
-
-/// An offline ring-all-reduce baseline by name with `params`; `None` for
-/// an unknown name (see [`OFFLINE_NAMES`]).
-///
-/// ```
-/// use dmlsched::registry::{OFFLINE_NAMES, offline_by_name};
-/// use dmlsched::algorithms::sjf_bco::SjfBcoParams;
-/// for name in OFFLINE_NAMES {
-///     assert_eq!(offline_by_name(name, SjfBcoParams::default()).unwrap().name(), *name);
-/// }
-/// assert!(offline_by_name("ff-bandwidth", SjfBcoParams::default()).is_none());
-/// ```
-pub fn offline_by_name(name: &str, params: SjfBcoParams) -> Option<OfflineBaseline> {
-    Some(match name {
-        "rar-ff" => OfflineBaseline::FirstFit(RarFf::new(params)),
-        "rar-ls" => OfflineBaseline::ListScheduling(RarLs::new(params)),
-        "rar-rand" => OfflineBaseline::Random(RarRand::new(params)),
-        _ => return None,
-    })
-}
+pub use algorithms::{
+    ALGORITHM_POLICIES, ALGORITHMS, Needs, architecture, is_policy, known_policies, needs,
+};
+#[cfg(feature = "serde")]
+pub use algorithms::{Outcome, check_params, policy, solve};

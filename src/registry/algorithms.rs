@@ -1,0 +1,424 @@
+//! The algorithms by name: their parameters from JSON, their offline runs
+//! and their simulator policies, each through the [`Algorithm`] contract.
+
+use rand::SeedableRng;
+use rand::rngs::ChaCha8Rng;
+
+use crate::algorithms::gadget::Gadget;
+use crate::algorithms::locality::{Locality, LocalityBatch};
+use crate::algorithms::oasis::Oasis;
+use crate::algorithms::sjf_bco::{RarFf, RarLs, RarRand, SjfBco};
+use crate::algorithms::smd::Smd;
+#[cfg(feature = "serde")]
+use crate::algorithms::smd::SmdReport;
+#[cfg(feature = "serde")]
+use crate::algorithms::{Algorithm, OnlineAlgorithm, Solved};
+#[cfg(feature = "serde")]
+use crate::baselines::BaselineParams;
+#[cfg(feature = "serde")]
+use crate::certificate::Certificate;
+#[cfg(feature = "serde")]
+use crate::model::Instance;
+#[cfg(feature = "serde")]
+use crate::schedule::Schedule;
+#[cfg(feature = "serde")]
+use crate::sim::Policy;
+use crate::trace::Arch;
+
+use super::{BASELINES, RING_BASELINES};
+
+/// The algorithms [`solve`] runs, by [`Algorithm::NAME`](crate::algorithms::Algorithm::NAME), in a stable
+/// order.
+pub const ALGORITHMS: [&str; 9] = [
+    <Oasis as crate::algorithms::Algorithm>::NAME,
+    <Locality as crate::algorithms::Algorithm>::NAME,
+    <LocalityBatch as crate::algorithms::Algorithm>::NAME,
+    <Gadget as crate::algorithms::Algorithm>::NAME,
+    <SjfBco as crate::algorithms::Algorithm>::NAME,
+    <RarFf as crate::algorithms::Algorithm>::NAME,
+    <RarLs as crate::algorithms::Algorithm>::NAME,
+    <RarRand as crate::algorithms::Algorithm>::NAME,
+    <Smd as crate::algorithms::Algorithm>::NAME,
+];
+
+/// The algorithms that are also simulator policies
+/// ([`OnlineAlgorithm`](crate::algorithms::OnlineAlgorithm)), in a stable
+/// order.
+pub const ALGORITHM_POLICIES: [&str; 4] = [
+    <Oasis as crate::algorithms::Algorithm>::NAME,
+    <Locality as crate::algorithms::Algorithm>::NAME,
+    <Gadget as crate::algorithms::Algorithm>::NAME,
+    <Smd as crate::algorithms::Algorithm>::NAME,
+];
+
+/// Whether `name` is a simulator policy: a baseline, a ring baseline or an
+/// algorithm's policy.
+pub fn is_policy(name: &str) -> bool {
+    BASELINES.contains(&name)
+        || RING_BASELINES.contains(&name)
+        || ALGORITHM_POLICIES.contains(&name)
+}
+
+/// Every policy name, for messages: `baselines: …; algorithms: …`.
+pub fn known_policies() -> String {
+    format!(
+        "baselines: {}, {}; algorithms: {}",
+        BASELINES.join(", "),
+        RING_BASELINES.join(", "),
+        ALGORITHM_POLICIES.join(", ")
+    )
+}
+
+/// The job architecture policy or algorithm `name` schedules: `None` for a
+/// baseline that runs either (and for an unknown name).
+pub fn architecture(name: &str) -> Option<Arch> {
+    match name {
+        "oasis" | "locality" | "locality-batch" | "smd" => Some(Arch::ParameterServer),
+        "gadget" | "sjf-bco" | "rar-ff" | "rar-ls" | "rar-rand" => Some(Arch::RingAllReduce),
+        n if RING_BASELINES.contains(&n) => Some(Arch::RingAllReduce),
+        _ => None,
+    }
+}
+
+/// What a policy needs of a replay's workload and cluster, so a replay
+/// (`dmlsched replay`) can build each policy the workload it schedules
+/// without naming policies itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct Needs {
+    /// The architecture of the jobs it schedules (`None`: either).
+    pub arch: Option<Arch>,
+    /// Layered parameter-server jobs (the SMD-style workload's timing
+    /// model).
+    pub layered: bool,
+    /// A horizon its jobs can finish in, and utilities that reward
+    /// finishing (the online primal–dual algorithms plan within the
+    /// instance's horizon).
+    pub horizon: bool,
+    /// Machines that host only parameter servers (OASiS's model places
+    /// workers and PSs on separate machines).
+    pub ps_only_machines: bool,
+    /// The most horizon slots × machines it can plan over, if limited.
+    pub max_cells: Option<u64>,
+}
+
+/// What policy or algorithm `name` needs of a replay ([`Needs`]); nothing
+/// for a baseline that runs on jobs of either architecture.
+///
+/// ```
+/// use dmlsched::registry::needs;
+/// assert!(needs("oasis").ps_only_machines && needs("oasis").horizon);
+/// assert!(needs("smd").layered && !needs("smd").horizon);
+/// assert!(needs("gadget").max_cells.is_some());
+/// assert_eq!(needs("fifo"), Default::default());
+/// ```
+pub fn needs(name: &str) -> Needs {
+    let arch = architecture(name);
+    Needs {
+        arch,
+        layered: name == <Smd as crate::algorithms::Algorithm>::NAME,
+        horizon: matches!(name, "oasis" | "locality" | "gadget"),
+        ps_only_machines: name == <Oasis as crate::algorithms::Algorithm>::NAME,
+        max_cells: (name == <Gadget as crate::algorithms::Algorithm>::NAME)
+            .then_some(crate::algorithms::gadget::MAX_CELLS),
+    }
+}
+
+/// An algorithm's run, whatever the algorithm: what the command line shows
+/// and writes.
+#[cfg(feature = "serde")]
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The schedule; [`verify`](crate::schedule::verify) accepts it.
+    pub schedule: Schedule,
+    /// Its certificate.
+    pub certificate: Certificate,
+    /// Lines that summarise the algorithm's own report for a reader (empty
+    /// for most algorithms).
+    pub notes: Vec<String>,
+    /// Further JSON files of the report, by file name (the SMD-style
+    /// scheduler's `epochs.json`).
+    pub files: Vec<(&'static str, serde_json::Value)>,
+}
+
+#[cfg(feature = "serde")]
+impl Outcome {
+    fn of<R>(s: Solved<R>) -> Self {
+        Outcome {
+            schedule: s.schedule,
+            certificate: s.certificate,
+            notes: Vec::new(),
+            files: Vec::new(),
+        }
+    }
+}
+
+/// Parameters of `A` from JSON text (an object with any fields of its
+/// parameter struct; missing fields take their defaults, unknown fields
+/// are errors), or its defaults without text.
+#[cfg(feature = "serde")]
+fn params_of<A>(json: Option<&str>) -> crate::Result<A::Params>
+where
+    A: Algorithm,
+    A::Params: serde::de::DeserializeOwned + Default,
+{
+    Ok(match json {
+        Some(text) => serde_json::from_str(text)?,
+        None => A::Params::default(),
+    })
+}
+
+/// `A` built from its JSON parameters (validated), run over `instance`
+/// with a ChaCha8 generator seeded by `seed`.
+#[cfg(feature = "serde")]
+fn run<A>(instance: &Instance, json: Option<&str>, seed: u64) -> crate::Result<Solved<A::Report>>
+where
+    A: Algorithm,
+    A::Params: serde::de::DeserializeOwned + Default,
+{
+    let algorithm = A::new(params_of::<A>(json)?)?;
+    algorithm.solve(instance, &mut ChaCha8Rng::seed_from_u64(seed))
+}
+
+/// The simulator policy of `A` built from its JSON parameters.
+#[cfg(feature = "serde")]
+fn policy_of<A>(
+    instance: &Instance,
+    json: Option<&str>,
+    seed: u64,
+) -> crate::Result<Box<dyn Policy>>
+where
+    A: OnlineAlgorithm,
+    A::Params: serde::de::DeserializeOwned + Default,
+{
+    let algorithm = A::new(params_of::<A>(json)?)?;
+    let policy = algorithm.policy(instance, &mut ChaCha8Rng::seed_from_u64(seed))?;
+    Ok(Box::new(policy))
+}
+
+/// The error for a name that is not in `known`.
+#[cfg(feature = "serde")]
+fn unknown(kind: &'static str, name: &str, known: &[&str]) -> crate::Error {
+    crate::Error::UnknownName {
+        kind,
+        name: name.into(),
+        known: known.join(", "),
+    }
+}
+
+/// Checks that `json` parses as the parameters of algorithm `name` and
+/// that they are valid ([`Algorithm::new`]).
+///
+/// ```
+/// use dmlsched::registry::check_params;
+/// assert!(check_params("gadget", r#"{"u_scale": 2.0}"#).is_ok());
+/// assert!(check_params("gadget", r#"{"no_such_field": 1}"#).is_err());
+/// assert!(check_params("oasis", r#"{"u_scale": -1.0}"#).is_err());
+/// assert!(check_params("fifo", "{}").is_err());
+/// ```
+///
+/// # Errors
+///
+/// [`crate::Error::Json`] for text that is not the parameters' JSON; the
+/// algorithm's `InvalidOption` error for a bad value;
+/// [`crate::Error::UnknownName`] for a name not in [`ALGORITHMS`].
+#[cfg(feature = "serde")]
+pub fn check_params(name: &str, json: &str) -> crate::Result<()> {
+    fn check<A>(json: &str) -> crate::Result<()>
+    where
+        A: Algorithm,
+        A::Params: serde::de::DeserializeOwned + Default,
+    {
+        A::new(params_of::<A>(Some(json))?).map(|_| ())
+    }
+    match name {
+        "oasis" => check::<Oasis>(json),
+        "locality" => check::<Locality>(json),
+        "locality-batch" => check::<LocalityBatch>(json),
+        "gadget" => check::<Gadget>(json),
+        "sjf-bco" => check::<SjfBco>(json),
+        "rar-ff" => check::<RarFf>(json),
+        "rar-ls" => check::<RarLs>(json),
+        "rar-rand" => check::<RarRand>(json),
+        "smd" => check::<Smd>(json),
+        other => Err(unknown("algorithm", other, &ALGORITHMS)),
+    }
+}
+
+/// Runs algorithm `name` over `instance` with the parameters in `json`
+/// (its defaults without), drawing random numbers (only the randomised
+/// algorithms do) from ChaCha8 seeded by `seed`.
+///
+/// ```
+/// use dmlsched::model::Instance;
+/// use dmlsched::registry::{ALGORITHMS, solve};
+///
+/// let text = std::fs::read_to_string("examples/data/instance_ring_batch.json").unwrap();
+/// let instance = Instance::from_json(&text)?;
+/// let run = solve("sjf-bco", &instance, None, 0)?;
+/// assert!(run.certificate.check(1e-9).is_ok());
+/// assert!(ALGORITHMS.contains(&"sjf-bco"));
+/// assert!(solve("fifo", &instance, None, 0).is_err());
+/// # Ok::<(), dmlsched::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`check_params`]; the algorithm's errors on `instance`.
+#[cfg(feature = "serde")]
+pub fn solve(
+    name: &str,
+    instance: &Instance,
+    json: Option<&str>,
+    seed: u64,
+) -> crate::Result<Outcome> {
+    Ok(match name {
+        "oasis" => Outcome::of(run::<Oasis>(instance, json, seed)?),
+        "locality" => Outcome::of(run::<Locality>(instance, json, seed)?),
+        "locality-batch" => Outcome::of(run::<LocalityBatch>(instance, json, seed)?),
+        "gadget" => Outcome::of(run::<Gadget>(instance, json, seed)?),
+        "sjf-bco" => Outcome::of(run::<SjfBco>(instance, json, seed)?),
+        "rar-ff" => Outcome::of(run::<RarFf>(instance, json, seed)?),
+        "rar-ls" => Outcome::of(run::<RarLs>(instance, json, seed)?),
+        "rar-rand" => Outcome::of(run::<RarRand>(instance, json, seed)?),
+        "smd" => smd_outcome(instance, run::<Smd>(instance, json, seed)?),
+        other => return Err(unknown("algorithm", other, &ALGORITHMS)),
+    })
+}
+
+/// The simulator policy named `name` for `instance`: an algorithm's policy
+/// with the parameters in `json` (its defaults without), or a baseline
+/// tuned by `baselines` (which takes no JSON). `seed` seeds the randomised
+/// ones (`locality`'s inner solver, `rar-online-random`).
+///
+/// # Errors
+///
+/// As [`check_params`] for an algorithm; [`crate::Error::UnknownName`] for
+/// a name that is not a policy ([`is_policy`]) or parameters given to a
+/// baseline; the algorithm's errors on `instance`.
+#[cfg(feature = "serde")]
+pub fn policy(
+    name: &str,
+    instance: &Instance,
+    json: Option<&str>,
+    seed: u64,
+    baselines: &BaselineParams,
+) -> crate::Result<Box<dyn Policy>> {
+    match name {
+        "oasis" => policy_of::<Oasis>(instance, json, seed),
+        "locality" => policy_of::<Locality>(instance, json, seed),
+        "gadget" => policy_of::<Gadget>(instance, json, seed),
+        "smd" => policy_of::<Smd>(instance, json, seed),
+        _ if json.is_some() => Err(unknown("algorithm policy", name, &ALGORITHM_POLICIES)),
+        "rar-online-random" => Ok(Box::new(super::RarOnlineRandom::new(seed))),
+        other => super::by_name_with(other, baselines).ok_or_else(|| crate::Error::UnknownName {
+            kind: "policy",
+            name: other.into(),
+            known: known_policies(),
+        }),
+    }
+}
+
+/// The SMD-style run's outcome: its summary lines and `epochs.json`.
+#[cfg(feature = "serde")]
+fn smd_outcome(instance: &Instance, solved: Solved<SmdReport>) -> Outcome {
+    let notes = smd_notes(instance, &solved.report);
+    let epochs: Vec<serde_json::Value> = solved
+        .report
+        .epochs
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "mode": r.mode,
+                "fractional_groups": r.fractional_groups,
+                "capacity_rows": r.capacity_rows,
+                "plan_estimate_s": r.plan_estimate_s,
+                "lp_columns": r.lp_columns,
+                "downgraded": r.downgraded,
+                "certificate": r.certificate,
+            })
+        })
+        .collect();
+    Outcome {
+        files: vec![("epochs.json", serde_json::Value::Array(epochs))],
+        notes,
+        ..Outcome::of(solved)
+    }
+}
+
+/// Median of `v` (sorted in place); NaN when empty.
+#[cfg(feature = "serde")]
+fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// What a reader of an SMD-style run wants besides its certificate: the
+/// completed and unfinished jobs, JCTs, and the epochs' certificates.
+#[cfg(feature = "serde")]
+fn smd_notes(instance: &Instance, report: &SmdReport) -> Vec<String> {
+    let s = report.result.summary();
+    let mut notes = vec![format!(
+        "{} jobs, {} completed, {} unfinished ({})",
+        instance.jobs().len(),
+        report.completed(),
+        report.unfinished(),
+        if report.result.stalled {
+            "stalled"
+        } else {
+            "horizon"
+        }
+    )];
+    notes.push(if s.completed > 0 {
+        format!(
+            "over the {} completed: mean JCT {:.0} s, p95 {:.0} s, makespan {:.0} s; GPU use {:.3}",
+            s.completed, s.avg_jct_s, s.p95_jct_s, s.makespan_s, s.gpu_utilization
+        )
+    } else {
+        format!("no job completed; GPU use {:.3}", s.gpu_utilization)
+    });
+    let epochs = &report.epochs;
+    let mut ratios: Vec<f64> = epochs
+        .iter()
+        .map(|r| r.certificate.achieved_ratio())
+        .filter(|x| x.is_finite())
+        .collect();
+    let valid = epochs
+        .iter()
+        .filter(|r| r.certificate.guarantees.iter().all(|g| g.valid))
+        .count();
+    let max_ratio = ratios.iter().copied().fold(f64::NAN, f64::max);
+    notes.push(format!(
+        "{} epochs, every certificate checked; objective/bound median {:.4}, max {:.4}; \
+         guarantees valid in {valid} of {} epochs; at most {} fractional groups (d = {})",
+        epochs.len(),
+        median(&mut ratios),
+        max_ratio,
+        epochs.len(),
+        epochs
+            .iter()
+            .map(|r| r.fractional_groups)
+            .max()
+            .unwrap_or(0),
+        epochs.iter().map(|r| r.capacity_rows).max().unwrap_or(0),
+    ));
+    // The epoch farthest from its bound (the largest program on ties).
+    let hardest = epochs.iter().enumerate().max_by(|(_, a), (_, b)| {
+        let key = |r: &crate::algorithms::smd::SmdEpochReport| {
+            let ratio = r.certificate.achieved_ratio();
+            (if ratio.is_finite() { ratio } else { 0.0 }, r.lp_columns)
+        };
+        let (ka, kb) = (key(a), key(b));
+        ka.0.total_cmp(&kb.0).then(ka.1.cmp(&kb.1))
+    });
+    if let Some((k, r)) = hardest {
+        notes.push(format!(
+            "the certificate of epoch {k} (farthest from its bound, {} LP columns):\n{}",
+            r.lp_columns, r.certificate
+        ));
+    }
+    notes
+}
