@@ -168,7 +168,6 @@ mod run;
 
 use crate::model::Instance;
 use crate::online::OnlinePrimalDual;
-use crate::schedule::verify;
 
 use super::Solved;
 
@@ -193,7 +192,7 @@ pub use plan::GadgetPlan;
 pub use policy::GadgetPolicy;
 pub use report::{Admission, GadgetReport, JobRecord, RatioConditions, ServerRecord};
 
-use run::Run;
+pub use run::GadgetOnline;
 
 /// The GADGET-style scheduler as an offline runner over an instance's
 /// arrival sequence (after the abstract of GADGET, Yu, Tian, Ji, Wu, Rajan,
@@ -223,8 +222,8 @@ impl Gadget {
         &self,
         instance: &Instance,
     ) -> crate::Result<(OnlinePrimalDual<GadgetOracle>, Vec<GadgetJob>)> {
-        let (run, jobs) = Run::new(instance, &self.params)?;
-        Ok((run.engine, jobs))
+        let (run, jobs) = GadgetOnline::start(instance, &self.params)?;
+        Ok((run.into_engine(), jobs))
     }
 
     /// Runs the scheduler over the jobs of `instance` in arrival order and
@@ -233,16 +232,11 @@ impl Gadget {
     /// # Errors
     ///
     /// See the [module documentation](self#errors); a schedule that
-    /// [`verify`] rejects is reported as [`crate::Error::Schedule`] (a bug).
+    /// [`verify`](crate::schedule::verify) rejects is reported as
+    /// [`crate::Error::Schedule`] (a bug).
     pub fn solve(&self, instance: &Instance) -> crate::Result<Solved<GadgetReport>> {
-        let (mut run, jobs) = Run::new(instance, &self.params)?;
-        for job in jobs {
-            run.step(job)?;
-        }
-        let (cluster, report) = run.finish()?;
-        let schedule = run::schedule_of(&cluster, instance, &report)?;
-        verify(instance, &schedule)?;
-        let certificate = certificate_of(&report, instance);
+        let (run, jobs) = GadgetOnline::start(instance, &self.params)?;
+        let (schedule, certificate, report) = run.solve(jobs, instance)?;
         Ok(Solved {
             schedule,
             certificate,
