@@ -120,6 +120,7 @@ mod prices;
 mod run;
 #[cfg(test)]
 mod tests;
+mod units;
 
 pub use bounds::{
     BoundInputs, BoundsChoice, BoundsOrigin, BoundsRule, MIN_POSITIVE_DEMAND, PriceBounds,
@@ -135,3 +136,4 @@ pub use oracle::{
 };
 pub use prices::PriceView;
 pub use run::{OnlineModel, OnlinePolicy, OnlineRun, schedule_of};
+pub use units::{PS_RESOURCE_NAMES, PS_RESOURCES, PsVector, ps_ledger, ps_machines, ps_units};
