@@ -226,10 +226,15 @@ impl<M: OnlineModel> OnlineRun<M> {
 
     /// Closes the framework (final dual, certificate) over the stepped
     /// jobs.
-    fn close(mut self) -> Result<(M, RunReport<PlanOf<M>>, Vec<JobOf<M>>, Vec<f64>)> {
+    fn close(mut self) -> Result<Closed<M>> {
         self.model.before_finish(self.engine.oracle());
         let run = self.engine.finish(&self.stepped)?;
-        Ok((self.model, run, self.stepped, self.decision_seconds))
+        Ok(Closed {
+            model: self.model,
+            run,
+            jobs: self.stepped,
+            decision_seconds: self.decision_seconds,
+        })
     }
 
     /// Finishes the framework (final dual, certificate) over the stepped
@@ -239,8 +244,8 @@ impl<M: OnlineModel> OnlineRun<M> {
     ///
     /// The framework's and the algorithm's errors.
     pub fn finish(self) -> Result<M::Report> {
-        let (model, run, jobs, seconds) = self.close()?;
-        model.report(run, jobs, seconds)
+        let c = self.close()?;
+        c.model.report(c.run, c.jobs, c.decision_seconds)
     }
 
     /// Steps every job of `jobs` (the instance's, in arrival order),
@@ -260,13 +265,22 @@ impl<M: OnlineModel> OnlineRun<M> {
         for job in jobs {
             self.step(job)?;
         }
-        let (model, run, stepped, seconds) = self.close()?;
-        let schedule = model.schedule(instance, &stepped, &run.outcomes)?;
+        let c = self.close()?;
+        let schedule = c.model.schedule(instance, &c.jobs, &c.run.outcomes)?;
         verify(instance, &schedule)?;
-        let report = model.report(run, stepped, seconds)?;
+        let report = c.model.report(c.run, c.jobs, c.decision_seconds)?;
         let certificate = M::certificate(&report, instance);
         Ok((schedule, certificate, report))
     }
+}
+
+/// A finished run: the algorithm's state, the framework's report, the jobs
+/// stepped and the seconds of every decision.
+struct Closed<M: OnlineModel> {
+    model: M,
+    run: RunReport<PlanOf<M>>,
+    jobs: Vec<JobOf<M>>,
+    decision_seconds: Vec<f64>,
 }
 
 /// A pricing scheduler in the simulator: every arrival is priced and

@@ -529,7 +529,7 @@ fn apply_weights(
 ///
 /// The incumbent's chosen columns (`x ≥ 1/2`) are re-checked against the
 /// capacities (GPUs exactly, NIC pools within a relative 10⁻¹²), turned
-/// into [`GadgetPlan`]s and into a [`Schedule`] with GPU ids assigned at
+/// into [`GadgetPlan`]s and into a [`Schedule`](crate::schedule::Schedule) with GPU ids assigned at
 /// start by lowest free local index, which [`verify`] must accept.
 /// [`GadgetOptimum::objective`] sums the chosen values. The solve runs with
 /// the gap and the time limit of `limits`, one thread by default and

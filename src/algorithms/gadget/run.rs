@@ -3,8 +3,6 @@
 //! weights, the certificate, the report and the crate schedule with GPU
 //! ids.
 
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 use crate::certificate::{Certificate, Guarantee, GuaranteeKind, GuaranteeScope};
 use crate::model::{GpuId, Instance, JobId};
 use crate::online::{
@@ -12,6 +10,8 @@ use crate::online::{
     PriceBounds, PricingOracle, RunReport, schedule_of, value_floor_from,
 };
 use crate::schedule::{Schedule, Segment};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
 use super::error::GadgetError;
 use super::model::{DATA_UNIT_BYTES, GadgetCluster, GadgetJob, GadgetModel, headroom_ledger};
@@ -219,7 +219,7 @@ impl OnlineModel for GadgetOnline {
     }
 
     /// One segment per admitted job with GPU ids assigned at start by
-    /// lowest free local index ([`schedule_of_plans`]).
+    /// lowest free local index.
     fn schedule(
         &self,
         instance: &Instance,

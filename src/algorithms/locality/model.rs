@@ -11,9 +11,7 @@
 
 use crate::lp::{MAX_COEFFICIENT, MIN_COEFFICIENT, SOLVER_INFINITY};
 use crate::model::units::{Num, ceil_tol, floor_tol};
-use crate::model::{
-    Architecture, Elasticity, Hosting, Instance, Job, JobId, MachineId, Utility,
-};
+use crate::model::{Architecture, Elasticity, Hosting, Instance, Job, JobId, MachineId, Utility};
 use crate::online::{
     Ledger, PS_RESOURCE_NAMES, PS_RESOURCES, PoolId, PsVector, ps_ledger, ps_machines,
 };

@@ -9,9 +9,7 @@
 //! exact MIP) works in these units.
 
 use crate::model::units::{Num, ceil_tol, floor_tol};
-use crate::model::{
-    Architecture, Elasticity, Hosting, Instance, Job, JobId, MachineId, Utility,
-};
+use crate::model::{Architecture, Elasticity, Hosting, Instance, Job, JobId, MachineId, Utility};
 use crate::online::{
     Ledger, MIN_POSITIVE_DEMAND, PS_RESOURCE_NAMES, PS_RESOURCES, PoolId, PsVector, ps_ledger,
     ps_machines,
