@@ -114,12 +114,14 @@ mod bounds;
 mod engine;
 mod error;
 mod ledger;
+mod offline;
 mod oracle;
 mod prices;
+mod run;
 #[cfg(test)]
 mod tests;
+mod units;
 
-pub(crate) use arrivals::Arrivals;
 pub use bounds::{
     BoundInputs, BoundsChoice, BoundsOrigin, BoundsRule, MIN_POSITIVE_DEMAND, PriceBounds,
     UnitDemand, default_v_floor, value_floor_from,
@@ -127,8 +129,11 @@ pub use bounds::{
 pub use engine::{Decision, JobOutcome, OnlinePrimalDual, PdOptions, RejectReason, RunReport};
 pub use error::OnlineError;
 pub use ledger::{CAPACITY_ABS_TOL, CAPACITY_REL_TOL, Ledger, PoolId, ResourceId};
+pub use offline::{OfflineResult, proven_upper_bound};
 pub use oracle::{
     Consumption, DeadlineBound, OracleQuality, PricingOracle, Reservation, Response,
     realised_factor,
 };
 pub use prices::PriceView;
+pub use run::{OnlineModel, OnlinePolicy, OnlineRun, schedule_of};
+pub use units::{PS_RESOURCE_NAMES, PS_RESOURCES, PsVector, ps_ledger, ps_machines, ps_units};

@@ -8,11 +8,12 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use crate::certificate::{ExactInfo, Sense};
+use crate::certificate::Sense;
 use crate::lp::{self, ExactMipLimits, LinearProgram, LpError, LpStatus};
 use crate::model::units::Num;
 use crate::model::{Instance, JobId};
-use crate::schedule::{Schedule, verify};
+use crate::online::{OfflineResult, proven_upper_bound};
+use crate::schedule::verify;
 
 use super::error::{GadgetError, too_large};
 use super::model::{GadgetCluster, GadgetJob, GadgetModel, Shape, nic_fits};
@@ -88,69 +89,11 @@ pub struct ChosenPlan {
     pub value: f64,
 }
 
-/// The result of [`offline_optimum`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct GadgetOptimum {
-    /// Total value `Σ v` of the incumbent's schedules (0 without
-    /// incumbent).
-    pub objective: f64,
-    /// A proven upper bound on `OPT`: the smaller of the solver's dual bound
-    /// and the trivial bound `Σ_i max_l v_i(l)`, never below `objective`.
-    /// Use this, not the objective, in ratio statements when the solve was
-    /// not [`optimal`](Self::optimal).
-    pub upper_bound: f64,
-    /// Whether the solve proved the incumbent optimal (within
-    /// the limits' relative gap).
-    pub optimal: bool,
-    /// `(upper_bound − objective) / upper_bound`, 0 when they are equal.
-    pub rel_gap: f64,
-    /// How the solver ended ([`LpStatus::Optimal`] also when no job has a
-    /// schedule of positive value and no solve was needed).
-    pub status: LpStatus,
-    /// Wall-clock seconds of the whole call (enumeration, build, solve,
-    /// decoding, checks).
-    pub seconds: f64,
-    /// The incumbent as a crate schedule, GPU ids assigned at start by
-    /// lowest free local index; [`verify`] accepts it.
-    pub schedule: Schedule,
-    /// Every job's schedule in instance order; `None` for jobs not
-    /// admitted.
-    pub plans: Vec<(JobId, Option<ChosenPlan>)>,
-    /// The column estimate checked against [`OfflineLimits::max_columns`].
-    pub estimated_columns: f64,
-    /// Columns of the program (one per schedule of positive value).
-    pub columns: usize,
-    /// Rows of the program.
-    pub rows: usize,
-}
-
-impl GadgetOptimum {
-    /// The solve as a certificate's [`ExactInfo`], as a comparison point
-    /// (`returned = false`): status
-    /// [`ExactStatus::Optimal`](crate::certificate::ExactStatus::Optimal) or
-    /// [`ExactStatus::Limit`](crate::certificate::ExactStatus::Limit),
-    /// incumbent [`objective`](Self::objective) (the empty schedule counts
-    /// as an incumbent of value 0), dual bound
-    /// [`upper_bound`](Self::upper_bound). Attach it to the online
-    /// scheduler's certificate with
-    /// [`Certificate::with_exact`](crate::certificate::Certificate::with_exact).
-    pub fn exact_info(&self) -> ExactInfo {
-        let values = (self.objective, self.upper_bound, self.rel_gap);
-        ExactInfo::comparison(self.optimal, &self.status, values, self.seconds)
-    }
-
-    /// `upper_bound / alg`: a proven bound on `OPT/ALG` for an algorithm
-    /// with total value `alg`; `+∞` when `alg = 0 < upper_bound`, 1 when
-    /// both are 0.
-    pub fn ratio_bound_over(&self, alg: f64) -> f64 {
-        ExactInfo::ratio_bound(self.upper_bound, alg)
-    }
-
-    /// Jobs the incumbent admits.
-    pub fn admitted(&self) -> usize {
-        self.plans.iter().filter(|(_, p)| p.is_some()).count()
-    }
-}
+/// The result of [`offline_optimum`]: the crate's one exact-offline result
+/// type with the GADGET-style model's chosen schedules. Its `objective` is
+/// the total value `Σ v` of the incumbent's schedules; its schedule has GPU
+/// ids assigned at start by lowest free local index.
+pub type GadgetOptimum = OfflineResult<ChosenPlan>;
 
 /// One column: a schedule of positive value.
 #[derive(Debug, Clone, PartialEq)]
@@ -586,7 +529,7 @@ fn apply_weights(
 ///
 /// The incumbent's chosen columns (`x ≥ 1/2`) are re-checked against the
 /// capacities (GPUs exactly, NIC pools within a relative 10⁻¹²), turned
-/// into [`GadgetPlan`]s and into a [`Schedule`] with GPU ids assigned at
+/// into [`GadgetPlan`]s and into a [`Schedule`](crate::schedule::Schedule) with GPU ids assigned at
 /// start by lowest free local index, which [`verify`] must accept.
 /// [`GadgetOptimum::objective`] sums the chosen values. The solve runs with
 /// the gap and the time limit of `limits`, one thread by default and
@@ -720,6 +663,8 @@ pub fn offline_optimum_weighted(
 
     let mut plans: Vec<(JobId, Option<ChosenPlan>)> =
         instance.jobs().iter().map(|j| (j.id, None)).collect();
+    let mut completion: Vec<(JobId, Option<u32>)> =
+        instance.jobs().iter().map(|j| (j.id, None)).collect();
     let mut objective = 0.0;
     for col in &chosen {
         let job = &model.jobs[col.job];
@@ -730,6 +675,7 @@ pub fn offline_optimum_weighted(
             col.placement.clone(),
         );
         objective += col.value;
+        completion[job.position].1 = Some(plan.completion());
         plans[job.position].1 = Some(ChosenPlan {
             plan,
             value: col.value,
@@ -742,14 +688,7 @@ pub fn offline_optimum_weighted(
     let schedule = schedule_of_plans(&model.cluster, instance, in_arrival_order)?;
     verify(instance, &schedule)?;
 
-    // Both bounds are valid; the incumbent is feasible (numerical noise may
-    // put it a hair above the solver's bound).
-    let upper_bound = dual_bound.min(trivial_bound).max(objective);
-    let rel_gap = if upper_bound > objective {
-        (upper_bound - objective) / upper_bound
-    } else {
-        0.0
-    };
+    let (upper_bound, rel_gap) = proven_upper_bound(objective, dual_bound, trivial_bound);
     Ok(GadgetOptimum {
         objective,
         upper_bound,
@@ -759,6 +698,7 @@ pub fn offline_optimum_weighted(
         seconds: start.elapsed().as_secs_f64(),
         schedule,
         plans,
+        completion,
         estimated_columns,
         columns: lp.n_cols(),
         rows: lp.n_rows(),

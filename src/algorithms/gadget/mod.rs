@@ -171,7 +171,6 @@ mod run;
 
 use crate::model::Instance;
 use crate::online::OnlinePrimalDual;
-use crate::schedule::verify;
 
 use rand::Rng;
 
@@ -198,7 +197,7 @@ pub use plan::GadgetPlan;
 pub use policy::GadgetPolicy;
 pub use report::{Admission, GadgetReport, JobRecord, RatioConditions, ServerRecord};
 
-use run::Run;
+pub use run::GadgetOnline;
 
 /// The GADGET-style scheduler as an offline runner over an instance's
 /// arrival sequence (after the abstract of GADGET, Yu, Tian, Ji, Wu, Rajan,
@@ -237,14 +236,8 @@ impl Algorithm for Gadget {
         instance: &Instance,
         _rng: &mut R,
     ) -> crate::Result<Solved<GadgetReport>> {
-        let (mut run, jobs) = Run::new(instance, &self.params)?;
-        for job in jobs {
-            run.step(job)?;
-        }
-        let (cluster, report) = run.finish()?;
-        let schedule = run::schedule_of(&cluster, instance, &report)?;
-        verify(instance, &schedule)?;
-        let certificate = certificate_of(&report, instance);
+        let (run, jobs) = GadgetOnline::start(instance, &self.params)?;
+        let (schedule, certificate, report) = run.solve(jobs, instance)?;
         Ok(Solved {
             schedule,
             certificate,
@@ -274,8 +267,8 @@ impl Gadget {
         &self,
         instance: &Instance,
     ) -> crate::Result<(OnlinePrimalDual<GadgetOracle>, Vec<GadgetJob>)> {
-        let (run, jobs) = Run::new(instance, &self.params)?;
-        Ok((run.engine, jobs))
+        let (run, jobs) = GadgetOnline::start(instance, &self.params)?;
+        Ok((run.into_engine(), jobs))
     }
 }
 

@@ -1,16 +1,16 @@
-//! The GADGET-style scheduler as a simulator [`Policy`]: every arrival is
-//! priced and either reserved for good ([`Action::Reserve`]) or rejected.
+//! The GADGET-style scheduler as a simulator
+//! [`Policy`](crate::sim::Policy): every arrival is priced and either
+//! reserved for good ([`Action::Reserve`](crate::sim::Action::Reserve)) or
+//! rejected.
 
-use crate::model::{Instance, JobId};
-use crate::online::Arrivals;
-use crate::sim::{Action, Event, Policy, Rejection, SimView};
+use crate::model::Instance;
+use crate::online::OnlinePolicy;
 
-use super::error::GadgetError;
-use super::model::GadgetJob;
-use super::run::Run;
-use super::{GadgetParams, GadgetReport};
+use super::GadgetParams;
+use super::run::GadgetOnline;
 
-/// The GADGET-style scheduler in the simulator.
+/// The GADGET-style scheduler in the simulator: the generic
+/// [`OnlinePolicy`] over its run.
 ///
 /// The price bounds are derived from the whole instance when the policy is
 /// built (clairvoyant, as the analysis requires). A job arriving inside a
@@ -30,8 +30,8 @@ use super::{GadgetParams, GadgetReport};
 /// `ProgressMode::Floor`). With [`WorkUnit::Samples`](super::WorkUnit) the
 /// plans count iterations at the chosen worker count, the simulator the
 /// requested ones. A ring without a reservation spanning machines is never
-/// planned. After the run, [`report`](Self::report) finishes the
-/// framework.
+/// planned. After the run, [`report`](OnlinePolicy::report) finishes the
+/// framework and returns the [`GadgetReport`](super::GadgetReport).
 ///
 /// ```
 /// use dmlsched::algorithms::gadget::{GadgetParams, GadgetPolicy};
@@ -52,12 +52,7 @@ use super::{GadgetParams, GadgetReport};
 /// assert_eq!(result.jobs.iter().filter(|j| j.finish_s.is_some()).count(), 3);
 /// # Ok::<(), dmlsched::Error>(())
 /// ```
-#[derive(Debug)]
-pub struct GadgetPolicy {
-    run: Run,
-    /// The jobs still to arrive, and why rejected ones were rejected.
-    arrivals: Arrivals<GadgetJob>,
-}
+pub type GadgetPolicy = OnlinePolicy<GadgetOnline>;
 
 impl GadgetPolicy {
     /// The policy for `instance`.
@@ -66,60 +61,7 @@ impl GadgetPolicy {
     ///
     /// As [`Gadget::solve`](super::Gadget::solve).
     pub fn new(instance: &Instance, params: &GadgetParams) -> crate::Result<Self> {
-        let (run, jobs) = Run::new(instance, params)?;
-        let positioned = jobs.into_iter().map(|j| (j.position, j));
-        Ok(GadgetPolicy {
-            run,
-            arrivals: Arrivals::new(instance.jobs().len(), positioned),
-        })
-    }
-
-    /// Finishes the framework (final dual, certificate) over the jobs that
-    /// arrived.
-    ///
-    /// # Errors
-    ///
-    /// The framework's errors.
-    pub fn report(self) -> crate::Result<GadgetReport> {
-        Ok(self.run.finish()?.1)
-    }
-
-    fn decide(&mut self, view: &SimView<'_>, id: JobId) -> crate::Result<Action> {
-        let job = self
-            .arrivals
-            .take(view.instance(), id)
-            .ok_or(GadgetError::UnknownJob { job: id })?;
-        let earliest = view.first_plannable_slot().unwrap_or(u32::MAX);
-        self.run.step(job.starting_at(earliest))?;
-        let segments =
-            (self.run.last_plan()).map(|plan| vec![plan.segment(&self.run.cluster, None)]);
-        Ok(self
-            .arrivals
-            .action(id, segments, || self.run.last_rejection()))
-    }
-}
-
-impl Policy for GadgetPolicy {
-    fn name(&self) -> String {
-        "gadget".into()
-    }
-
-    fn on_event(&mut self, view: &SimView<'_>, event: &Event) -> crate::Result<Vec<Action>> {
-        match event {
-            Event::Arrival { job } => Ok(vec![self.decide(view, *job)?]),
-            _ => Ok(Vec::new()),
-        }
-    }
-
-    fn rejection(&self, job: JobId) -> Option<Rejection> {
-        self.arrivals.rejection(job)
-    }
-
-    fn finish(
-        self: Box<Self>,
-        instance: &Instance,
-    ) -> crate::Result<Option<crate::certificate::Certificate>> {
-        let report = self.report()?;
-        Ok(Some(super::certificate_of(&report, instance)))
+        let (run, jobs) = GadgetOnline::start(instance, params)?;
+        Ok(OnlinePolicy::from_run(instance, run, jobs))
     }
 }

@@ -1,18 +1,17 @@
-//! One run of the GADGET-style scheduler: the framework over the usable
-//! servers with the derived bounds, the fairness weights, the certificate,
-//! the report and the crate schedule with GPU ids.
-
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
-use std::time::Instant;
+//! The GADGET-style scheduler's side of the generic online run: the
+//! framework over the usable servers with the derived bounds, the fairness
+//! weights, the certificate, the report and the crate schedule with GPU
+//! ids.
 
 use crate::certificate::{Certificate, Guarantee, GuaranteeKind, GuaranteeScope};
-use crate::model::{GpuId, Instance};
+use crate::model::{GpuId, Instance, JobId};
 use crate::online::{
-    BoundInputs, BoundsRule, Decision, JobOutcome, OnlinePrimalDual, PriceBounds, PricingOracle,
-    value_floor_from,
+    BoundInputs, BoundsRule, Decision, JobOutcome, OnlineModel, OnlinePrimalDual, OnlineRun,
+    PriceBounds, PricingOracle, RunReport, schedule_of, value_floor_from,
 };
-use crate::schedule::{JobSchedule, Schedule};
+use crate::schedule::{Schedule, Segment};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
 use super::error::GadgetError;
 use super::model::{DATA_UNIT_BYTES, GadgetCluster, GadgetJob, GadgetModel, headroom_ledger};
@@ -99,18 +98,18 @@ pub(crate) fn price_bounds(
     })
 }
 
-/// One run in progress, shared by [`Gadget::solve`](super::Gadget::solve)
-/// and [`GadgetPolicy`](super::GadgetPolicy).
+/// The GADGET-style scheduler's side of the generic online run
+/// ([`OnlineRun`]) and simulator policy
+/// ([`GadgetPolicy`](super::GadgetPolicy)): the usable servers, the
+/// parameters, the price bounds, the fairness weights and the embeddings
+/// counted before the final dual.
 #[derive(Debug)]
-pub(crate) struct Run {
-    pub engine: OnlinePrimalDual<GadgetOracle>,
-    pub cluster: GadgetCluster,
+pub struct GadgetOnline {
+    cluster: GadgetCluster,
     params: GadgetParams,
     bounds: Bounds,
-    /// The jobs stepped so far, with their frozen weights.
-    stepped: Vec<GadgetJob>,
-    decision_seconds: Vec<f64>,
     tenants: TenantShares,
+    embeddings: u64,
 }
 
 /// The fairness weights of a run: the GPU-slots committed per tenant seen
@@ -153,12 +152,12 @@ impl TenantShares {
     }
 }
 
-impl Run {
+impl GadgetOnline {
     /// The run over `instance` and its jobs in arrival order.
-    pub fn new(
+    pub(crate) fn start(
         instance: &Instance,
         params: &GadgetParams,
-    ) -> crate::Result<(Self, Vec<GadgetJob>)> {
+    ) -> crate::Result<(OnlineRun<Self>, Vec<GadgetJob>)> {
         let model = GadgetModel::new(instance, params)?;
         let oracle = GadgetOracle::new(model.cluster.clone(), params.oracle);
         if params.oracle.is_exact() {
@@ -172,61 +171,82 @@ impl Run {
         };
         let engine =
             OnlinePrimalDual::new(oracle, ledger, bounds.bounds.clone(), params.pd.clone())?;
-        let run = Run {
-            engine,
+        let state = GadgetOnline {
             cluster: model.cluster,
             params: params.clone(),
             bounds,
-            stepped: Vec::with_capacity(model.jobs.len()),
-            decision_seconds: Vec::with_capacity(model.jobs.len()),
             tenants: TenantShares::new(params.fairness),
+            embeddings: 0,
         };
-        Ok((run, model.jobs))
+        Ok((OnlineRun::new(engine, state, model.jobs.len()), model.jobs))
+    }
+}
+
+impl OnlineModel for GadgetOnline {
+    type Oracle = GadgetOracle;
+    type Report = GadgetReport;
+    const NAME: &'static str = "gadget";
+
+    fn job_id(job: &GadgetJob) -> JobId {
+        job.id
     }
 
-    /// Freezes the job's weight and decides on it (timed).
-    pub fn step(&mut self, mut job: GadgetJob) -> crate::Result<()> {
+    fn starting_at(job: GadgetJob, earliest: u32) -> GadgetJob {
+        job.starting_at(earliest)
+    }
+
+    /// Freezes the job's fairness weight.
+    fn before_step(&mut self, job: &mut GadgetJob) {
         job.omega = self.tenants.weight(&job.tenant);
-        let start = Instant::now();
-        self.engine.step(&job)?;
-        self.decision_seconds.push(start.elapsed().as_secs_f64());
-        let plan = match self.engine.outcomes().last().map(|o| &o.decision) {
-            Some(Decision::Admitted { plan, .. }) => Some(plan),
-            _ => None,
-        };
-        if let Some(plan) = plan {
+    }
+
+    /// Counts an admitted plan's GPU-slots for its tenant.
+    fn after_step(&mut self, job: &GadgetJob, outcome: &JobOutcome<GadgetPlan>, _: &GadgetOracle) {
+        if let Decision::Admitted { plan, .. } = &outcome.decision {
             self.tenants.commit(&job.tenant, plan);
         }
-        self.stepped.push(job);
-        Ok(())
     }
 
-    /// The plan of the last job stepped, when it was admitted.
-    pub fn last_plan(&self) -> Option<&GadgetPlan> {
-        match self.engine.outcomes().last().map(|o| &o.decision) {
-            Some(Decision::Admitted { plan, .. }) => Some(plan),
-            _ => None,
-        }
+    fn unschedulable_why(&self, _job: Option<&GadgetJob>) -> String {
+        "no ring shape embeds in the empty cluster, ends within the horizon and has a \
+         positive value"
+            .into()
     }
 
-    /// Why the last job stepped was rejected (`None` when admitted).
-    pub fn last_rejection(&self) -> Option<crate::sim::Rejection> {
-        self.engine.last_rejection(|| {
-            "no ring shape embeds in the empty cluster, ends within the horizon and has a \
-             positive value"
-                .into()
-        })
+    /// One segment without GPU ids (the simulator hands them out).
+    fn segments(&self, plan: &GadgetPlan) -> Vec<Segment> {
+        vec![plan.segment(&self.cluster, None)]
     }
 
-    /// Finishes the framework (final dual, certificate) and builds the
-    /// report.
-    pub fn finish(self) -> crate::Result<(GadgetCluster, GadgetReport)> {
-        let embeddings_before = self.engine.oracle().embeddings();
-        let run = self.engine.finish(&self.stepped)?;
+    /// One segment per admitted job with GPU ids assigned at start by
+    /// lowest free local index.
+    fn schedule(
+        &self,
+        instance: &Instance,
+        _jobs: &[GadgetJob],
+        outcomes: &[JobOutcome<GadgetPlan>],
+    ) -> crate::Result<Schedule> {
+        let plans = outcomes.iter().filter_map(|o| match &o.decision {
+            Decision::Admitted { plan, .. } => Some(plan),
+            Decision::Rejected(_) => None,
+        });
+        Ok(schedule_of_plans(&self.cluster, instance, plans)?)
+    }
+
+    fn before_finish(&mut self, oracle: &GadgetOracle) {
+        self.embeddings = oracle.embeddings();
+    }
+
+    /// The per-job records, the ratio's conditions and the servers.
+    fn report(
+        self,
+        run: RunReport<GadgetPlan>,
+        stepped: Vec<GadgetJob>,
+        decision_seconds: Vec<f64>,
+    ) -> crate::Result<GadgetReport> {
         let cluster = self.cluster;
         let horizon = cluster.horizon;
-        let jobs = self
-            .stepped
+        let jobs = stepped
             .iter()
             .zip(&run.outcomes)
             .map(|(job, o)| record(&cluster, horizon, job, o))
@@ -238,7 +258,7 @@ impl Run {
             valid_constants: run.clairvoyant_bounds && run.d0_condition_verified,
             headroom: self.params.headroom,
         };
-        let report = GadgetReport {
+        Ok(GadgetReport {
             alpha: run.alpha,
             run,
             jobs,
@@ -262,10 +282,17 @@ impl Run {
             horizon,
             data_unit_bytes: DATA_UNIT_BYTES,
             energy_price: self.params.energy_price,
-            decision_seconds: self.decision_seconds,
-            embeddings: embeddings_before,
-        };
-        Ok((cluster, report))
+            decision_seconds,
+            embeddings: self.embeddings,
+        })
+    }
+
+    fn certificate(report: &GadgetReport, instance: &Instance) -> Certificate {
+        super::certificate_of(report, instance)
+    }
+
+    fn unknown_job(job: JobId) -> crate::Error {
+        GadgetError::UnknownJob { job }.into()
     }
 }
 
@@ -356,25 +383,6 @@ pub(crate) fn certificate(report: &GadgetReport) -> Certificate {
     c
 }
 
-/// The crate schedule of a run: every job of `instance`, admitted ones as
-/// one segment with GPU ids assigned at start by lowest free local index
-/// (jobs taken in start order, ties in arrival order).
-pub(crate) fn schedule_of(
-    cluster: &GadgetCluster,
-    instance: &Instance,
-    report: &GadgetReport,
-) -> Result<Schedule, GadgetError> {
-    let plans = report
-        .run
-        .outcomes
-        .iter()
-        .filter_map(|o| match &o.decision {
-            Decision::Admitted { plan, .. } => Some(plan),
-            Decision::Rejected(_) => None,
-        });
-    schedule_of_plans(cluster, instance, plans)
-}
-
 /// The crate schedule of `plans` (one per admitted job; every other job of
 /// `instance` rejected), GPU ids assigned at start by lowest free local
 /// index (plans taken in start order, ties in the given order).
@@ -383,15 +391,10 @@ pub(crate) fn schedule_of_plans<'a>(
     instance: &Instance,
     plans: impl IntoIterator<Item = &'a GadgetPlan>,
 ) -> Result<Schedule, GadgetError> {
-    let mut out: Vec<JobSchedule> = instance
-        .jobs()
-        .iter()
-        .map(|j| JobSchedule::rejected(j.id))
-        .collect();
     let mut plans: Vec<&GadgetPlan> = plans.into_iter().collect();
     plans.sort_by_key(|p| p.start);
     let mut gpus = GpuPool::new(cluster.servers.len());
-    for plan in plans {
+    let admitted = plans.into_iter().map(|plan| {
         let ids: Vec<GpuId> = plan
             .placement
             .iter()
@@ -402,16 +405,9 @@ pub(crate) fn schedule_of_plans<'a>(
                     .map(move |index| GpuId { machine, index })
             })
             .collect();
-        let Some(p) = instance.job_position(plan.job) else {
-            return Err(GadgetError::UnknownJob { job: plan.job });
-        };
-        out[p] = JobSchedule {
-            job: plan.job,
-            admitted: true,
-            segments: vec![plan.segment(cluster, Some(ids))],
-        };
-    }
-    Ok(Schedule { jobs: out })
+        (plan.job, vec![plan.segment(cluster, Some(ids))])
+    });
+    schedule_of(instance, admitted).map_err(|job| GadgetError::UnknownJob { job })
 }
 
 /// Local GPU indices per server over time, handed out in start order:

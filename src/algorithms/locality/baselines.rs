@@ -38,15 +38,15 @@ use rand::rngs::ChaCha8Rng;
 use crate::certificate::{Bound, BoundKind, Certificate, Sense};
 use crate::model::Instance;
 use crate::model::units::ceil_tol;
-use crate::online::{Decision, Reservation};
-use crate::schedule::{JobSchedule, Schedule, Tasks};
+use crate::online::{Decision, OnlineModel, Reservation, schedule_of};
+use crate::schedule::Tasks;
 
 use crate::algorithms::Algorithm;
 
 use super::model::{to_u32, units_fitting};
 use super::{
-    Locality, LocalityCluster, LocalityError, LocalityJob, LocalityParams, LocalityPlan,
-    LocalityReport, SlotConfig, SlotPlan, Solved, Vector, verify_locality,
+    Locality, LocalityCluster, LocalityError, LocalityJob, LocalityOnline, LocalityParams,
+    LocalityPlan, LocalityReport, SlotConfig, SlotPlan, Solved, Vector, verify_locality,
 };
 
 /// Relative tolerance of "the work reaches `Q_i`".
@@ -181,7 +181,12 @@ impl LocalityBaseline {
                 (full_jobs, plans, None)
             }
         };
-        let schedule = schedule_of(&cluster, instance, &jobs, &plans);
+        let admitted = jobs
+            .iter()
+            .zip(&plans)
+            .filter_map(|(j, p)| p.as_ref().map(|p| (j.id, p.segments(&cluster))));
+        let schedule = schedule_of(instance, admitted)
+            .map_err(<LocalityOnline as OnlineModel>::unknown_job)?;
         crate::schedule::verify(instance, &schedule)?;
         verify_locality(instance, &check, &schedule)?;
         let total_utility: f64 = jobs
@@ -437,29 +442,4 @@ fn spread_slot(
         workers.pop();
     }
     None
-}
-
-/// The crate schedule: every job of `instance`, admitted ones with their
-/// plans' segments.
-fn schedule_of(
-    cluster: &LocalityCluster,
-    instance: &Instance,
-    jobs: &[LocalityJob],
-    plans: &[Option<LocalityPlan>],
-) -> Schedule {
-    let mut out: Vec<JobSchedule> = instance
-        .jobs()
-        .iter()
-        .map(|j| JobSchedule::rejected(j.id))
-        .collect();
-    for (job, plan) in jobs.iter().zip(plans) {
-        if let (Some(plan), Some(p)) = (plan, instance.job_position(job.id)) {
-            out[p] = JobSchedule {
-                job: job.id,
-                admitted: true,
-                segments: plan.segments(cluster),
-            };
-        }
-    }
-    Schedule { jobs: out }
 }

@@ -166,12 +166,13 @@ use std::time::Instant;
 
 use rand::{Rng, RngExt};
 
+use crate::certificate::Certificate;
 use crate::model::{Instance, JobId};
 use crate::online::{
-    BoundInputs, BoundsChoice, BoundsRule, Decision, OnlinePrimalDual, OracleQuality, PdOptions,
-    PriceBounds, PricingOracle, RunReport, realised_factor,
+    BoundInputs, BoundsChoice, BoundsRule, Decision, JobOutcome, OnlineModel, OnlinePrimalDual,
+    OnlineRun, OracleQuality, PdOptions, PriceBounds, PricingOracle, RunReport, realised_factor,
 };
-use crate::schedule::{JobSchedule, Schedule};
+use crate::schedule::Segment;
 
 use super::{Algorithm, OnlineAlgorithm, Solved};
 
@@ -400,15 +401,9 @@ impl Algorithm for Locality {
         instance: &Instance,
         rng: &mut R,
     ) -> crate::Result<Solved<LocalityReport>> {
-        let (mut run, jobs) = Run::new(&self.params, instance, rng)?;
-        for job in jobs {
-            run.step(job)?;
-        }
-        let (cluster, report) = run.finish()?;
-        let schedule = schedule_of(&cluster, instance, &report);
-        crate::schedule::verify(instance, &schedule)?;
+        let (run, jobs) = LocalityOnline::start(&self.params, instance, rng)?;
+        let (schedule, certificate, report) = run.solve(jobs, instance)?;
         verify_locality(instance, &self.params, &schedule)?;
-        let certificate = certificate_of(&report, instance);
         Ok(Solved {
             schedule,
             certificate,
@@ -474,19 +469,19 @@ impl Locality {
         instance: &Instance,
         rng: &mut impl Rng,
     ) -> crate::Result<(OnlinePrimalDual<LocalityOracle>, Vec<LocalityJob>)> {
-        let (run, jobs) = Run::new(&self.params, instance, rng)?;
-        Ok((run.engine, jobs))
+        let (run, jobs) = LocalityOnline::start(&self.params, instance, rng)?;
+        Ok((run.into_engine(), jobs))
     }
 }
 
-/// The online loop of one run, stepped job by job (by [`Locality::solve`]
-/// and [`LocalityPolicy`]).
+/// The locality-aware scheduler's side of the generic online run
+/// ([`OnlineRun`]) and simulator policy ([`LocalityPolicy`]): the cluster,
+/// the oracle's counters, the per-job records and the price-bound
+/// diagnostics of the report.
 #[derive(Debug)]
-pub(crate) struct Run {
-    engine: OnlinePrimalDual<LocalityOracle>,
-    pub(crate) cluster: LocalityCluster,
+pub struct LocalityOnline {
+    cluster: LocalityCluster,
     counters: std::sync::Arc<SolveCounters>,
-    stepped: Vec<LocalityJob>,
     per_job: Vec<JobReport>,
     bounds: BoundsChoice,
     v_floor: Option<f64>,
@@ -496,14 +491,14 @@ pub(crate) struct Run {
     start: Instant,
 }
 
-impl Run {
+impl LocalityOnline {
     /// The run over `instance` (price bounds from all its jobs) and its
     /// jobs in arrival order.
-    pub(crate) fn new(
+    pub(crate) fn start(
         p: &LocalityParams,
         instance: &Instance,
         rng: &mut impl Rng,
-    ) -> crate::Result<(Self, Vec<LocalityJob>)> {
+    ) -> crate::Result<(OnlineRun<Self>, Vec<LocalityJob>)> {
         let start = Instant::now();
         let seed = p.seed.unwrap_or_else(|| rng.random());
         p.validate()?;
@@ -524,11 +519,9 @@ impl Run {
         };
         let counters = oracle.counters();
         let engine = OnlinePrimalDual::new(oracle, cluster.ledger()?, bounds, p.pd.clone())?;
-        let run = Run {
-            engine,
+        let model = LocalityOnline {
             cluster,
             counters,
-            stepped: Vec::with_capacity(jobs.len()),
             per_job: Vec::with_capacity(jobs.len()),
             bounds: p.bounds,
             v_floor,
@@ -537,19 +530,37 @@ impl Run {
             seed,
             start,
         };
-        Ok((run, jobs))
+        Ok((OnlineRun::new(engine, model, jobs.len()), jobs))
+    }
+}
+
+impl OnlineModel for LocalityOnline {
+    type Oracle = LocalityOracle;
+    type Report = LocalityReport;
+    const NAME: &'static str = "locality";
+
+    fn job_id(job: &LocalityJob) -> JobId {
+        job.id
     }
 
-    /// Decides on `job`.
-    pub(crate) fn step(&mut self, job: LocalityJob) -> crate::Result<()> {
-        let outcome = self.engine.step(&job)?;
+    fn starting_at(job: LocalityJob, earliest: u32) -> LocalityJob {
+        job.starting_at(earliest)
+    }
+
+    /// Records the job's quality, realised factor and oracle call.
+    fn after_step(
+        &mut self,
+        job: &LocalityJob,
+        outcome: &JobOutcome<LocalityPlan>,
+        oracle: &LocalityOracle,
+    ) {
         let payoff = match &outcome.decision {
             Decision::Admitted { payoff, .. } => *payoff,
             _ => 0.0,
         };
         let (admitted, quality) = (outcome.admitted(), outcome.quality);
         let stats = if quality.is_some() {
-            self.engine.oracle().last_call().clone()
+            oracle.last_call().clone()
         } else {
             CallStats::default()
         };
@@ -560,13 +571,10 @@ impl Run {
             rho_hat: realised_factor(&stats.deadline_bounds, payoff),
             stats,
         });
-        self.stepped.push(job);
-        Ok(())
     }
 
-    /// Why the last job stepped was rejected (`None` when admitted).
-    pub(crate) fn last_rejection(&self) -> Option<crate::sim::Rejection> {
-        let window = self.stepped.last().map_or(String::new(), |j| {
+    fn unschedulable_why(&self, job: Option<&LocalityJob>) -> String {
+        let window = job.map_or(String::new(), |j| {
             if j.arrival >= self.cluster.horizon {
                 format!(
                     ": it starts at slot {}, at or past the horizon of {} slots",
@@ -580,31 +588,27 @@ impl Run {
                 )
             }
         });
-        self.engine.last_rejection(|| {
-            format!(
-                "even the fastest pace on the empty cluster cannot finish its work within its \
-                 window{window}"
-            )
-        })
+        format!(
+            "even the fastest pace on the empty cluster cannot finish its work within its \
+             window{window}"
+        )
     }
 
-    /// The plan of the last job stepped, when it was admitted.
-    pub(crate) fn last_plan(&self) -> Option<&LocalityPlan> {
-        match self.engine.outcomes().last().map(|o| &o.decision) {
-            Some(Decision::Admitted { plan, .. }) => Some(plan),
-            _ => None,
-        }
+    fn segments(&self, plan: &LocalityPlan) -> Vec<Segment> {
+        plan.segments(&self.cluster)
     }
 
-    /// Finishes the framework (final dual, certificate) over the stepped
-    /// jobs.
-    pub(crate) fn finish(self) -> crate::Result<(LocalityCluster, LocalityReport)> {
-        let run = self.engine.finish(&self.stepped)?;
+    fn report(
+        self,
+        run: RunReport<LocalityPlan>,
+        jobs: Vec<LocalityJob>,
+        _decision_seconds: Vec<f64>,
+    ) -> crate::Result<LocalityReport> {
         let max_rho_hat = self.per_job.iter().map(|j| j.rho_hat).fold(1.0, f64::max);
         let rounding = RoundingSummary::of(self.per_job.iter().map(|j| &j.stats));
-        let report = LocalityReport {
+        Ok(LocalityReport {
             run,
-            jobs: self.stepped,
+            jobs,
             per_job: self.per_job,
             max_rho_hat,
             bounds: self.bounds,
@@ -616,8 +620,19 @@ impl Run {
             lp_solves: self.counters.lp_solves(),
             mip_solves: self.counters.mip_solves(),
             seconds: self.start.elapsed().as_secs_f64(),
-        };
-        Ok((self.cluster, report))
+        })
+    }
+
+    fn certificate(report: &LocalityReport, instance: &Instance) -> Certificate {
+        certificate_of(report, instance)
+    }
+
+    fn unknown_job(job: JobId) -> crate::Error {
+        LocalityError::UnsupportedJob {
+            job,
+            reason: "not a job of the instance the policy was built for, or decided twice".into(),
+        }
+        .into()
     }
 }
 
@@ -640,30 +655,4 @@ pub(crate) fn certificate_of(
     certificate.run.seed = Some(report.seed);
     certificate.run.generator = Some("ChaCha8 (locality draw seeds)".into());
     certificate
-}
-
-/// The crate schedule of a run: every job of `instance`, admitted ones
-/// with their plans' segments.
-fn schedule_of(
-    cluster: &LocalityCluster,
-    instance: &Instance,
-    report: &LocalityReport,
-) -> Schedule {
-    let mut out: Vec<JobSchedule> = instance
-        .jobs()
-        .iter()
-        .map(|j| JobSchedule::rejected(j.id))
-        .collect();
-    for (job, outcome) in report.jobs.iter().zip(&report.run.outcomes) {
-        if let Decision::Admitted { plan, .. } = &outcome.decision
-            && let Some(p) = instance.job_position(job.id)
-        {
-            out[p] = JobSchedule {
-                job: job.id,
-                admitted: true,
-                segments: plan.segments(cluster),
-            };
-        }
-    }
-    Schedule { jobs: out }
 }

@@ -10,47 +10,32 @@
 //! choice is part of the algorithm; this one keeps every entry of order 1.)
 
 use crate::lp::{MAX_COEFFICIENT, MIN_COEFFICIENT, SOLVER_INFINITY};
-use crate::model::units::{GB, Num, ceil_tol, floor_tol, to_gbps};
-use crate::model::{
-    Architecture, Elasticity, Hosting, Instance, Job, JobId, MachineId, Resources, Utility,
+use crate::model::units::{Num, ceil_tol, floor_tol};
+use crate::model::{Architecture, Elasticity, Hosting, Instance, Job, JobId, MachineId, Utility};
+use crate::online::{
+    Ledger, PS_RESOURCE_NAMES, PS_RESOURCES, PoolId, PsVector, ps_ledger, ps_machines,
 };
-use crate::online::{Ledger, PoolId};
 
 use super::error::LocalityError;
 
 /// Resource types of the ledger, in order: GPU, vCPU, memory (GB), storage
 /// (GB), NIC (Gbit/s).
-pub const RESOURCES: usize = 5;
+pub const RESOURCES: usize = PS_RESOURCES;
 /// Index of the NIC in the ledger's resources.
 pub const NIC: usize = 4;
 /// Names of the [`RESOURCES`], for reports.
-pub const RESOURCE_NAMES: [&str; RESOURCES] =
-    ["gpu", "vcpu", "memory_gb", "storage_gb", "nic_gbps"];
+pub const RESOURCE_NAMES: [&str; RESOURCES] = PS_RESOURCE_NAMES;
 /// The one pool: every machine may host workers and PSs of any job.
 pub const POOL: PoolId = PoolId(0);
 /// Default plan window, slots from the arrival slot.
 pub const DEFAULT_HORIZON: u32 = 64;
 
 /// A resource vector in [`ledger_units`].
-pub type Vector = [f64; RESOURCES];
+pub type Vector = PsVector;
 
-/// Converts SI [`Resources`] to the ledger's units (decimal GB, Gbit/s).
-///
-/// ```
-/// use dmlsched::algorithms::locality::ledger_units;
-/// use dmlsched::model::{Resources, units::{gb, gbps}};
-/// let r = Resources::zero().gpus(1.0).cpu_cores(2.0).memory(gb(8.0)).nic(gbps(1.0));
-/// assert_eq!(ledger_units(&r), [1.0, 2.0, 8.0, 0.0, 1.0]);
-/// ```
-pub fn ledger_units(r: &Resources) -> Vector {
-    [
-        r.gpus,
-        r.cpu_cores,
-        r.memory_bytes / GB,
-        r.storage_bytes / GB,
-        to_gbps(r.nic_bps),
-    ]
-}
+/// Converts SI [`Resources`](crate::model::Resources) to the ledger's units
+/// (decimal GB, Gbit/s): the parameter-server ledgers' one conversion.
+pub use crate::online::ps_units as ledger_units;
 
 /// The cluster in the scheduler's terms: capacities in [`ledger_units`],
 /// role flags and intra-machine bandwidths. Ledger machine `MachineId(p)`
@@ -100,11 +85,12 @@ impl LocalityCluster {
                 reason: "some machine must host workers and some machine PSs".into(),
             });
         }
+        let (machine_ids, capacity) = ps_machines(instance);
         Ok(LocalityCluster {
             horizon: instance.horizon_slots(),
             slot_length_s: instance.slot_length_s(),
-            machine_ids: machines.iter().map(|m| m.id).collect(),
-            capacity: machines.iter().map(|m| ledger_units(&m.capacity)).collect(),
+            machine_ids,
+            capacity,
             hosts_workers,
             hosts_ps,
             intra_bandwidth_bps: machines.iter().map(|m| m.intra_bandwidth_bps).collect(),
@@ -122,8 +108,7 @@ impl LocalityCluster {
     ///
     /// The ledger's validation errors.
     pub fn ledger(&self) -> crate::Result<Ledger> {
-        let machines = self.capacity.iter().map(|c| (POOL, c.to_vec())).collect();
-        Ok(Ledger::new(self.horizon, RESOURCES, machines)?)
+        ps_ledger(self.horizon, &self.capacity, |_| POOL)
     }
 }
 
@@ -534,7 +519,7 @@ fn check_demands(worker: &Vector, ps: &Vector) -> Result<(), String> {
 mod tests {
     use super::*;
     use crate::model::units::{gb, gbps, mb};
-    use crate::model::{Cluster, Machine, PsJob};
+    use crate::model::{Cluster, Machine, PsJob, Resources};
 
     /// The common hand set-up: two machines `[4, 16, 64 GB, 10 Gbit/s]`,
     /// `Q = 400`, `τ = 0.5 s`, `e = 125 MB`, `b = 1`, `B = 4` Gbit/s,
@@ -644,7 +629,7 @@ mod tests {
 pub(crate) mod tests_support {
     use super::*;
     use crate::model::units::{gb, gbps, mb};
-    use crate::model::{Cluster, Machine, PsJob, Utility};
+    use crate::model::{Cluster, Machine, PsJob, Resources, Utility};
 
     /// The common hand set-up with `b_int = 4` Gbit/s, machine 0 with role
     /// `hosts`, machine 1 hosting both, `f(δ) = 100 − 10δ`, `T = 4`.

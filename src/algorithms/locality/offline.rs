@@ -10,11 +10,11 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use crate::certificate::{ExactInfo, Sense};
+use crate::certificate::Sense;
 use crate::lp::{self, ColumnKind, ExactMipLimits, LinearProgram, LpError, LpStatus};
 use crate::model::units::Num;
 use crate::model::{Instance, JobId};
-use crate::online::{PriceView, Reservation};
+use crate::online::{OfflineResult, PriceView, Reservation, proven_upper_bound};
 use crate::pcip::{ColKind, PcProblem, RowClass, RowRef, RowSense};
 use crate::schedule::{JobSchedule, Schedule, verify};
 
@@ -92,61 +92,12 @@ impl OfflineLimits {
     }
 }
 
-/// The result of [`offline_optimum`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct OfflineOptimum {
-    /// Total utility of the incumbent's plans, `Σ f_i(t̂_i − a_i)` over the
-    /// admitted jobs with `t̂_i` the slot where the job's work reaches `Q_i`
-    /// (0 without incumbent).
-    pub objective: f64,
-    /// A proven upper bound on `OPT`: the smaller of the MIP's dual bound
-    /// and the trivial bound `Σ_i max_t f_i(t − a_i)`, never below
-    /// `objective`. Use this, not the objective, in ratio statements when
-    /// the solve was not [`optimal`](Self::optimal).
-    pub upper_bound: f64,
-    /// Whether the solve proved the incumbent optimal (within
-    /// [`OfflineLimits::mip_rel_gap`]).
-    pub optimal: bool,
-    /// `(upper_bound − objective) / upper_bound`, 0 when they are equal.
-    pub rel_gap: f64,
-    /// How the solver ended ([`LpStatus::Optimal`] also when the program
-    /// was empty and no solve was needed).
-    pub status: LpStatus,
-    /// Wall-clock seconds of the whole call (build, solve, decode, checks).
-    pub seconds: f64,
-    /// The incumbent as a crate schedule (every segment with its
-    /// configuration), one entry per job of the instance in instance order;
-    /// [`verify`] and [`verify_locality`] accept it.
-    pub schedule: Schedule,
-    /// Every job's plan in instance order; `None` for jobs not admitted.
-    /// A plan's last slot is its completion slot.
-    pub plans: Vec<(JobId, Option<LocalityPlan>)>,
-    /// Completion slot per job, instance order; `None` for jobs not
-    /// admitted.
-    pub completion: Vec<(JobId, Option<u32>)>,
-    /// Columns of the MIP.
-    pub columns: usize,
-    /// Rows of the MIP.
-    pub rows: usize,
-}
-
-impl OfflineOptimum {
-    /// The solve as a certificate's [`ExactInfo`], as a comparison point
-    /// (`returned = false`): status [`ExactStatus::Optimal`](crate::certificate::ExactStatus::Optimal) or
-    /// [`ExactStatus::Limit`](crate::certificate::ExactStatus::Limit), incumbent [`objective`](Self::objective),
-    /// dual bound [`upper_bound`](Self::upper_bound).
-    pub fn exact_info(&self) -> ExactInfo {
-        let values = (self.objective, self.upper_bound, self.rel_gap);
-        ExactInfo::comparison(self.optimal, &self.status, values, self.seconds)
-    }
-
-    /// `upper_bound / alg`: a proven bound on `OPT/ALG` for an algorithm
-    /// with total utility `alg`; `+∞` when `alg = 0 < upper_bound`, 1 when
-    /// both are 0.
-    pub fn ratio_bound_over(&self, alg: f64) -> f64 {
-        ExactInfo::ratio_bound(self.upper_bound, alg)
-    }
-}
+/// The result of [`offline_optimum`]: the crate's one exact-offline result
+/// type with the locality model's plans. Its `objective` is
+/// `Σ f_i(t̂_i − a_i)` over the admitted jobs, `t̂_i` the slot where the
+/// job's work reaches `Q_i`; its schedule has every segment's configuration,
+/// and [`verify_locality`] accepts it.
+pub type OfflineOptimum = OfflineResult<LocalityPlan>;
 
 /// One job's block of the MIP.
 struct Block {
@@ -432,12 +383,13 @@ fn is_one(primal: &[f64], c: usize) -> bool {
     primal.get(c).is_some_and(|v| *v >= 0.5)
 }
 
-/// Refuses programs above `limits.max_columns` (estimated).
+/// Refuses programs above `limits.max_columns` (estimated); returns the
+/// estimate.
 fn check_size(
     cluster: &LocalityCluster,
     jobs: &[LocalityJob],
     limits: &OfflineLimits,
-) -> Result<(), LocalityError> {
+) -> Result<f64, LocalityError> {
     let columns = estimate_columns(cluster, jobs);
     if columns > u128::from(limits.max_columns) {
         return Err(LocalityError::OfflineTooLarge {
@@ -445,7 +397,7 @@ fn check_size(
             limit: limits.max_columns,
         });
     }
-    Ok(())
+    Ok(columns as f64)
 }
 
 /// The exact offline optimum `OPT` of the locality model on a small
@@ -577,7 +529,7 @@ pub fn offline_optimum(
         params: params.clone(),
     }
     .jobs(instance, &cluster)?;
-    check_size(&cluster, &jobs, limits)?;
+    let estimated_columns = check_size(&cluster, &jobs, limits)?;
     let mip = build(&cluster, &jobs)?;
     let (columns, rows) = (mip.lp.n_cols(), mip.lp.n_rows());
     let (status, primal, dual_bound) = solve(&mip, limits)?;
@@ -620,14 +572,7 @@ pub fn offline_optimum(
     verify(instance, &schedule)?;
     verify_locality(instance, params, &schedule)?;
 
-    // Both bounds are valid; the incumbent is feasible (numerical noise may
-    // put it a hair above the solver's bound).
-    let upper_bound = dual_bound.min(mip.trivial_bound).max(objective);
-    let rel_gap = if upper_bound > objective {
-        (upper_bound - objective) / upper_bound
-    } else {
-        0.0
-    };
+    let (upper_bound, rel_gap) = proven_upper_bound(objective, dual_bound, mip.trivial_bound);
     Ok(OfflineOptimum {
         objective,
         upper_bound,
@@ -638,6 +583,7 @@ pub fn offline_optimum(
         schedule,
         plans,
         completion,
+        estimated_columns,
         columns,
         rows,
     })

@@ -8,11 +8,11 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use crate::certificate::{ExactInfo, Sense};
+use crate::certificate::Sense;
 use crate::lp::{self, ColumnKind, ExactMipLimits, LinearProgram, LpError, LpStatus};
 use crate::model::units::Num;
 use crate::model::{Instance, JobId};
-use crate::online::PoolId;
+use crate::online::{OfflineResult, PoolId, proven_upper_bound};
 use crate::schedule::{JobSchedule, Schedule, verify};
 
 use super::error::OasisError;
@@ -89,57 +89,10 @@ impl ExactOptions {
     }
 }
 
-/// The result of [`offline_optimum`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct OfflineSolution {
-    /// Total utility of the incumbent schedule (0 without incumbent).
-    pub objective: f64,
-    /// A proven upper bound on the optimum: the MIP's dual bound (capped by
-    /// the trivial bound, never below `objective`). Equal to `objective` up
-    /// to the MIP gap when [`optimal`](Self::optimal); use this, not the
-    /// objective, in ratio statements when a limit was hit.
-    pub upper_bound: f64,
-    /// Whether the solve proved the incumbent optimal (within
-    /// [`ExactOptions::mip_rel_gap`]).
-    pub optimal: bool,
-    /// `(upper_bound − objective) / upper_bound`, 0 when they are equal.
-    pub rel_gap: f64,
-    /// Wall-clock seconds of the whole call (build, solve, rebuild, verify).
-    pub seconds: f64,
-    /// How the solver ended ([`LpStatus::Optimal`] also when the program was
-    /// empty and no solve was needed).
-    pub status: LpStatus,
-    /// The incumbent as a crate schedule ([`verify`] accepts it), one entry
-    /// per job of the instance in instance order; jobs not admitted are
-    /// [`JobSchedule::rejected`].
-    pub schedule: Schedule,
-    /// Completion slot (last slot with workers) per job, instance order;
-    /// `None` for jobs not admitted.
-    pub completion: Vec<(JobId, Option<u32>)>,
-    /// Columns of the MIP.
-    pub columns: usize,
-    /// Rows of the MIP.
-    pub rows: usize,
-}
-
-impl OfflineSolution {
-    /// The solve as a certificate's [`ExactInfo`], as a comparison point
-    /// (`returned = false`): status [`ExactStatus::Optimal`](crate::certificate::ExactStatus::Optimal) or
-    /// [`ExactStatus::Limit`](crate::certificate::ExactStatus::Limit), incumbent [`objective`](Self::objective) (the
-    /// empty schedule counts as an incumbent of value 0), dual bound
-    /// [`upper_bound`](Self::upper_bound).
-    pub fn exact_info(&self) -> ExactInfo {
-        let values = (self.objective, self.upper_bound, self.rel_gap);
-        ExactInfo::comparison(self.optimal, &self.status, values, self.seconds)
-    }
-
-    /// `upper_bound / alg`: a proven bound on `OPT/ALG` for an algorithm
-    /// with total utility `alg`; `+∞` when `alg = 0 < upper_bound`, `1` when
-    /// both are 0.
-    pub fn ratio_bound_over(&self, alg: f64) -> f64 {
-        ExactInfo::ratio_bound(self.upper_bound, alg)
-    }
-}
+/// The result of [`offline_optimum`]: the crate's one exact-offline result
+/// type with OASiS's plans. Its `objective` is the total utility of the
+/// incumbent, each job's utility at its last slot with workers.
+pub type OfflineSolution = OfflineResult<OasisPlan>;
 
 /// Columns of one job in one slot.
 struct SlotCols {
@@ -456,7 +409,8 @@ pub const EXACT_MAX_UTILITY: f64 = 1e20;
 pub const EXACT_MAX_COLUMNS: u64 = 1 << 24;
 
 /// Refuses programs whose column estimate exceeds [`EXACT_MAX_COLUMNS`].
-fn check_size(cluster: &OasisCluster, jobs: &[OasisJob]) -> Result<(), OasisError> {
+/// Returns the estimate.
+fn check_size(cluster: &OasisCluster, jobs: &[OasisJob]) -> Result<f64, OasisError> {
     let per_slot = cluster.capacity.len() as u128 + 2;
     let columns: u128 = jobs
         .iter()
@@ -468,7 +422,7 @@ fn check_size(cluster: &OasisCluster, jobs: &[OasisJob]) -> Result<(), OasisErro
             limit: EXACT_MAX_COLUMNS,
         });
     }
-    Ok(())
+    Ok(columns as f64)
 }
 
 /// The exact offline optimum of OASiS's problem on `instance`
@@ -637,7 +591,7 @@ pub fn offline_optimum(instance: &Instance, opts: &ExactOptions) -> crate::Resul
         }
         .into());
     }
-    check_size(&cluster, &jobs)?;
+    let estimated_columns = check_size(&cluster, &jobs)?;
     let mip = build(&cluster, &jobs, opts.work_model);
     let (columns, rows) = (mip.lp.n_cols(), mip.lp.n_rows());
 
@@ -696,10 +650,12 @@ pub fn offline_optimum(instance: &Instance, opts: &ExactOptions) -> crate::Resul
             .map(|j| JobSchedule::rejected(j.id))
             .collect(),
     };
+    let mut plans_by_job: Vec<(JobId, Option<OasisPlan>)> =
+        instance.jobs().iter().map(|j| (j.id, None)).collect();
     let mut completion: Vec<(JobId, Option<u32>)> =
         instance.jobs().iter().map(|j| (j.id, None)).collect();
     let mut objective = 0.0;
-    for (jc, plan) in mip.jobs.iter().zip(&plans) {
+    for (jc, plan) in mip.jobs.iter().zip(plans) {
         let Some(plan) = plan else { continue };
         let job = &jobs[jc.job];
         let Some(p) = instance.job_position(job.id) else {
@@ -715,17 +671,11 @@ pub fn offline_optimum(instance: &Instance, opts: &ExactOptions) -> crate::Resul
             admitted: true,
             segments: plan.segments(&cluster),
         };
+        plans_by_job[p].1 = Some(plan);
     }
     verify(instance, &schedule)?;
 
-    // Both bounds are valid; the incumbent is a feasible point (numerical
-    // noise may put it a hair above the solver's bound).
-    let upper_bound = dual_bound.min(mip.trivial_bound).max(objective);
-    let rel_gap = if upper_bound > objective {
-        (upper_bound - objective) / upper_bound
-    } else {
-        0.0
-    };
+    let (upper_bound, rel_gap) = proven_upper_bound(objective, dual_bound, mip.trivial_bound);
     Ok(OfflineSolution {
         objective,
         upper_bound,
@@ -734,7 +684,9 @@ pub fn offline_optimum(instance: &Instance, opts: &ExactOptions) -> crate::Resul
         seconds: start.elapsed().as_secs_f64(),
         status,
         schedule,
+        plans: plans_by_job,
         completion,
+        estimated_columns,
         columns,
         rows,
     })

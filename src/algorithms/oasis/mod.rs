@@ -126,15 +126,14 @@ mod oracle;
 mod plan;
 mod policy;
 
-use std::time::Instant;
-
-use crate::model::Instance;
+use crate::certificate::Certificate;
 use crate::model::units::Num;
+use crate::model::{Instance, JobId};
 use crate::online::{
-    BoundInputs, BoundsChoice, BoundsRule, Decision, OnlinePrimalDual, PdOptions, PriceBounds,
-    PricingOracle, RunReport,
+    BoundInputs, BoundsChoice, BoundsRule, OnlineModel, OnlinePrimalDual, OnlineRun, PdOptions,
+    PriceBounds, PricingOracle, RunReport,
 };
-use crate::schedule::{JobSchedule, Schedule, verify};
+use crate::schedule::Segment;
 
 use rand::Rng;
 
@@ -327,80 +326,84 @@ fn ln_u_over_l(bounds: &PriceBounds) -> [[Option<f64>; RESOURCES]; 2] {
     out
 }
 
-/// One OASiS run in progress: the framework over the instance's split
-/// cluster with its derived bounds, shared by [`Oasis::solve`] and
-/// [`OasisPolicy`].
+/// OASiS's side of the generic online run ([`OnlineRun`]) and simulator
+/// policy ([`OasisPolicy`]): the split cluster and the price-bound
+/// diagnostics of the report.
 #[derive(Debug)]
-struct Run {
-    engine: OnlinePrimalDual<OasisOracle>,
+pub struct OasisOnline {
     cluster: OasisCluster,
     bounds: BoundsChoice,
     v_floor: Option<f64>,
-    /// The jobs stepped so far, in order.
-    stepped: Vec<OasisJob>,
-    decision_seconds: Vec<f64>,
+    ln_u_over_l: [[Option<f64>; RESOURCES]; 2],
 }
 
-impl Run {
-    /// The run over `instance` and its jobs in arrival order.
-    fn new(instance: &Instance, params: &OasisParams) -> crate::Result<(Self, Vec<OasisJob>)> {
+impl OasisOnline {
+    /// The run over `instance` (its split cluster's ledger, the price
+    /// bounds of `params`) and its jobs in arrival order.
+    fn start(
+        instance: &Instance,
+        params: &OasisParams,
+    ) -> crate::Result<(OnlineRun<Self>, Vec<OasisJob>)> {
         let cluster = OasisCluster::from_instance(instance)?;
         let jobs = jobs_in_arrival_order(instance)?;
         let (bounds, v_floor) = price_bounds(&cluster, &jobs, params)?;
+        let ratios = ln_u_over_l(&bounds);
         let oracle = OasisOracle::new(cluster.clone(), params.early_stop);
         let engine = OnlinePrimalDual::new(oracle, cluster.ledger()?, bounds, params.pd.clone())?;
-        let run = Run {
-            engine,
+        let model = OasisOnline {
             cluster,
             bounds: params.bounds,
             v_floor,
-            stepped: Vec::with_capacity(jobs.len()),
-            decision_seconds: Vec::with_capacity(jobs.len()),
+            ln_u_over_l: ratios,
         };
-        Ok((run, jobs))
+        Ok((OnlineRun::new(engine, model, jobs.len()), jobs))
+    }
+}
+
+impl OnlineModel for OasisOnline {
+    type Oracle = OasisOracle;
+    type Report = OasisReport;
+    const NAME: &'static str = "oasis";
+
+    fn job_id(job: &OasisJob) -> JobId {
+        job.id
     }
 
-    /// Decides on `job` (timed).
-    fn step(&mut self, job: OasisJob) -> crate::Result<()> {
-        let start = Instant::now();
-        self.engine.step(&job)?;
-        self.decision_seconds.push(start.elapsed().as_secs_f64());
-        self.stepped.push(job);
-        Ok(())
+    fn starting_at(job: OasisJob, earliest: u32) -> OasisJob {
+        job.starting_at(earliest)
     }
 
-    /// The plan of the last job stepped, when it was admitted.
-    fn last_plan(&self) -> Option<&OasisPlan> {
-        match self.engine.outcomes().last().map(|o| &o.decision) {
-            Some(Decision::Admitted { plan, .. }) => Some(plan),
-            _ => None,
-        }
+    fn unschedulable_why(&self, job: Option<&OasisJob>) -> String {
+        job.and_then(|j| j.unschedulable_why(&self.cluster))
+            .unwrap_or_else(|| "no plan on the empty cluster".into())
     }
 
-    /// Why the last job stepped was rejected (`None` when admitted).
-    fn last_rejection(&self) -> Option<crate::sim::Rejection> {
-        self.engine.last_rejection(|| {
-            self.stepped
-                .last()
-                .and_then(|j| j.unschedulable_why(&self.cluster))
-                .unwrap_or_else(|| "no plan on the empty cluster".into())
+    fn segments(&self, plan: &OasisPlan) -> Vec<Segment> {
+        plan.segments(&self.cluster)
+    }
+
+    fn report(
+        self,
+        run: RunReport<OasisPlan>,
+        jobs: Vec<OasisJob>,
+        decision_seconds: Vec<f64>,
+    ) -> crate::Result<OasisReport> {
+        Ok(OasisReport {
+            run,
+            jobs,
+            bounds: self.bounds,
+            v_floor: self.v_floor,
+            ln_u_over_l: self.ln_u_over_l,
+            decision_seconds,
         })
     }
 
-    /// Finishes the framework (final dual, certificate) over the stepped
-    /// jobs.
-    fn finish(self) -> crate::Result<(OasisCluster, OasisReport)> {
-        let ratios = ln_u_over_l(self.engine.bounds());
-        let run = self.engine.finish(&self.stepped)?;
-        let report = OasisReport {
-            run,
-            jobs: self.stepped,
-            bounds: self.bounds,
-            v_floor: self.v_floor,
-            ln_u_over_l: ratios,
-            decision_seconds: self.decision_seconds,
-        };
-        Ok((self.cluster, report))
+    fn certificate(report: &OasisReport, instance: &Instance) -> Certificate {
+        certificate_of(report, instance)
+    }
+
+    fn unknown_job(job: JobId) -> crate::Error {
+        OasisError::UnknownJob { job }.into()
     }
 }
 
@@ -433,14 +436,8 @@ impl Algorithm for Oasis {
         instance: &Instance,
         _rng: &mut R,
     ) -> crate::Result<Solved<OasisReport>> {
-        let (mut run, jobs) = Run::new(instance, &self.params)?;
-        for j in jobs {
-            run.step(j)?;
-        }
-        let (cluster, report) = run.finish()?;
-        let schedule = schedule_of(&cluster, instance, &report);
-        verify(instance, &schedule)?;
-        let certificate = certificate_of(&report, instance);
+        let (run, jobs) = OasisOnline::start(instance, &self.params)?;
+        let (schedule, certificate, report) = run.solve(jobs, instance)?;
         Ok(Solved {
             schedule,
             certificate,
@@ -473,8 +470,8 @@ impl Oasis {
         &self,
         instance: &Instance,
     ) -> crate::Result<(OnlinePrimalDual<OasisOracle>, Vec<OasisJob>)> {
-        let (run, jobs) = Run::new(instance, &self.params)?;
-        Ok((run.engine, jobs))
+        let (run, jobs) = OasisOnline::start(instance, &self.params)?;
+        Ok((run.into_engine(), jobs))
     }
 }
 
@@ -492,26 +489,4 @@ pub(crate) fn certificate_of(
         instance,
     ));
     certificate
-}
-
-/// The crate schedule of a run: every job of `instance`, admitted ones with
-/// their plans' segments.
-fn schedule_of(cluster: &OasisCluster, instance: &Instance, report: &OasisReport) -> Schedule {
-    let mut out: Vec<JobSchedule> = instance
-        .jobs()
-        .iter()
-        .map(|j| JobSchedule::rejected(j.id))
-        .collect();
-    for (job, outcome) in report.jobs.iter().zip(&report.run.outcomes) {
-        if let Decision::Admitted { plan, .. } = &outcome.decision
-            && let Some(p) = instance.job_position(job.id)
-        {
-            out[p] = JobSchedule {
-                job: job.id,
-                admitted: true,
-                segments: plan.segments(cluster),
-            };
-        }
-    }
-    Schedule { jobs: out }
 }

@@ -8,20 +8,20 @@
 //! one conversion; everything downstream (ledger, prices, `U`, `L`, the
 //! exact MIP) works in these units.
 
-use crate::model::units::{GB, Num, ceil_tol, floor_tol, to_gbps};
-use crate::model::{
-    Architecture, Elasticity, Hosting, Instance, Job, JobId, MachineId, Resources, Utility,
+use crate::model::units::{Num, ceil_tol, floor_tol};
+use crate::model::{Architecture, Elasticity, Hosting, Instance, Job, JobId, MachineId, Utility};
+use crate::online::{
+    Ledger, MIN_POSITIVE_DEMAND, PS_RESOURCE_NAMES, PS_RESOURCES, PoolId, PsVector, ps_ledger,
+    ps_machines,
 };
-use crate::online::{Ledger, MIN_POSITIVE_DEMAND, PoolId};
 
 use super::error::OasisError;
 
 /// Resource types of the ledger, in order: GPU, vCPU, memory (GB), storage
 /// (GB), NIC (Gbit/s).
-pub const RESOURCES: usize = 5;
+pub const RESOURCES: usize = PS_RESOURCES;
 /// Names of the [`RESOURCES`], for reports.
-pub const RESOURCE_NAMES: [&str; RESOURCES] =
-    ["gpu", "vcpu", "memory_gb", "storage_gb", "nic_gbps"];
+pub const RESOURCE_NAMES: [&str; RESOURCES] = PS_RESOURCE_NAMES;
 /// Most DP cells `T·(D_i + 1)` a job may need (2²⁸: about 1 GB of
 /// back-pointers). The paper's largest jobs need 6·10⁶.
 pub(crate) const MAX_DP_CELLS: u64 = 1 << 28;
@@ -32,25 +32,11 @@ pub const PS_POOL: PoolId = PoolId(1);
 
 /// A resource vector in OASiS's units: `[GPU, vCPU, GB memory, GB storage,
 /// Gbit/s NIC]`.
-pub(crate) type SpecVector = [f64; RESOURCES];
+pub(crate) type SpecVector = PsVector;
 
-/// Converts SI [`Resources`] to OASiS's units (decimal GB, Gbit/s).
-///
-/// ```
-/// use dmlsched::algorithms::oasis::spec_units;
-/// use dmlsched::model::{Resources, units::{gb, gbps}};
-/// let r = Resources::zero().gpus(2.0).cpu_cores(8.0).memory(gb(61.0)).storage(gb(1000.0)).nic(gbps(25.0));
-/// assert_eq!(spec_units(&r), [2.0, 8.0, 61.0, 1000.0, 25.0]);
-/// ```
-pub fn spec_units(r: &Resources) -> SpecVector {
-    [
-        r.gpus,
-        r.cpu_cores,
-        r.memory_bytes / GB,
-        r.storage_bytes / GB,
-        to_gbps(r.nic_bps),
-    ]
-}
+/// Converts SI [`Resources`](crate::model::Resources) to OASiS's units
+/// (decimal GB, Gbit/s): the parameter-server ledgers' one conversion.
+pub use crate::online::ps_units as spec_units;
 
 /// The split cluster of OASiS: worker servers `H` and PS servers `K`
 /// (disjoint), with capacities in [`spec_units`].
@@ -112,13 +98,14 @@ impl OasisCluster {
                 ),
             });
         }
+        let (machine_ids, capacity) = ps_machines(instance);
         Ok(OasisCluster {
             horizon: instance.horizon_slots(),
             slot_length_s: instance.slot_length_s(),
             worker_servers,
             ps_servers,
-            machine_ids: machines.iter().map(|m| m.id).collect(),
-            capacity: machines.iter().map(|m| spec_units(&m.capacity)).collect(),
+            machine_ids,
+            capacity,
         })
     }
 
@@ -134,12 +121,7 @@ impl OasisCluster {
         for &k in &self.ps_servers {
             pools[k as usize] = PS_POOL;
         }
-        let machines = pools
-            .into_iter()
-            .zip(&self.capacity)
-            .map(|(pool, c)| (pool, c.to_vec()))
-            .collect();
-        Ok(Ledger::new(self.horizon, RESOURCES, machines)?)
+        ps_ledger(self.horizon, &self.capacity, |p| pools[p])
     }
 
     /// The servers of a pool.

@@ -1,23 +1,21 @@
-//! OASiS as a simulator [`Policy`]: every arrival is priced and either
-//! reserved for good ([`Action::Reserve`]) or rejected.
+//! OASiS as a simulator [`Policy`](crate::sim::Policy): every arrival is
+//! priced and either reserved for good
+//! ([`Action::Reserve`](crate::sim::Action::Reserve)) or rejected.
 
-use crate::model::{Instance, JobId};
-use crate::online::Arrivals;
-use crate::sim::{Action, Event, Policy, Rejection, SimView};
+use crate::model::Instance;
+use crate::online::OnlinePolicy;
 
-use super::error::OasisError;
-use super::model::OasisJob;
-use super::{OasisParams, OasisReport, Run};
+use super::{OasisOnline, OasisParams};
 
-/// OASiS in the simulator.
+/// OASiS in the simulator: the generic [`OnlinePolicy`] over OASiS's run.
 ///
 /// The price bounds are derived from the whole instance when the policy is
 /// built (clairvoyant, as the theory requires; estimated bounds would mark the
 /// certificate not valid). A job arriving inside
 /// a slot may use slots from the next boundary on (the simulator does not
 /// let a plan start in a slot that has begun); its utility still counts
-/// from its arrival slot. After the run, [`report`](Self::report) finishes
-/// the framework and returns the certificate's report.
+/// from its arrival slot. After the run, [`report`](OnlinePolicy::report)
+/// finishes the framework and returns the [`OasisReport`](super::OasisReport).
 ///
 /// ```
 /// # use dmlsched::model::*;
@@ -46,12 +44,7 @@ use super::{OasisParams, OasisReport, Run};
 /// println!("job {}: {}", rejected.job, rejected.rejection.as_ref().unwrap());
 /// # Ok::<(), dmlsched::Error>(())
 /// ```
-#[derive(Debug)]
-pub struct OasisPolicy {
-    run: Run,
-    /// The jobs still to arrive, and why rejected ones were rejected.
-    arrivals: Arrivals<OasisJob>,
-}
+pub type OasisPolicy = OnlinePolicy<OasisOnline>;
 
 impl OasisPolicy {
     /// The policy for `instance`.
@@ -60,61 +53,7 @@ impl OasisPolicy {
     ///
     /// As [`Oasis::solve`](super::Oasis::solve).
     pub fn new(instance: &Instance, params: &OasisParams) -> crate::Result<Self> {
-        let (run, jobs) = Run::new(instance, params)?;
-        let positioned = jobs
-            .into_iter()
-            .filter_map(|j| instance.job_position(j.id).map(|p| (p, j)));
-        Ok(OasisPolicy {
-            run,
-            arrivals: Arrivals::new(instance.jobs().len(), positioned),
-        })
-    }
-
-    /// Finishes the framework (final dual, certificate) over the jobs that
-    /// arrived.
-    ///
-    /// # Errors
-    ///
-    /// The framework's errors.
-    pub fn report(self) -> crate::Result<OasisReport> {
-        Ok(self.run.finish()?.1)
-    }
-
-    fn decide(&mut self, view: &SimView<'_>, id: JobId) -> crate::Result<Action> {
-        let job = self
-            .arrivals
-            .take(view.instance(), id)
-            .ok_or(OasisError::UnknownJob { job: id })?;
-        let earliest = view.first_plannable_slot().unwrap_or(u32::MAX);
-        self.run.step(job.starting_at(earliest))?;
-        let segments = self.run.last_plan().map(|p| p.segments(&self.run.cluster));
-        Ok(self
-            .arrivals
-            .action(id, segments, || self.run.last_rejection()))
-    }
-}
-
-impl Policy for OasisPolicy {
-    fn name(&self) -> String {
-        "oasis".into()
-    }
-
-    fn on_event(&mut self, view: &SimView<'_>, event: &Event) -> crate::Result<Vec<Action>> {
-        match event {
-            Event::Arrival { job } => Ok(vec![self.decide(view, *job)?]),
-            _ => Ok(Vec::new()),
-        }
-    }
-
-    fn rejection(&self, job: JobId) -> Option<Rejection> {
-        self.arrivals.rejection(job)
-    }
-
-    fn finish(
-        self: Box<Self>,
-        instance: &Instance,
-    ) -> crate::Result<Option<crate::certificate::Certificate>> {
-        let report = self.report()?;
-        Ok(Some(super::certificate_of(&report, instance)))
+        let (run, jobs) = OasisOnline::start(instance, params)?;
+        Ok(OnlinePolicy::from_run(instance, run, jobs))
     }
 }
