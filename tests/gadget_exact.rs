@@ -6,6 +6,7 @@
 //! certificate with the optimum attached), fixed fairness weights, and
 //! typed errors, with and without the solver.
 
+#[cfg(feature = "highs")]
 use dmlsched::algorithms::Algorithm;
 use std::collections::BTreeMap;
 

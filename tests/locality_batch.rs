@@ -61,6 +61,7 @@ fn without_highs_the_lp_steps_are_typed_errors() {
     use dmlsched::pcip::PcError;
     let mut rng = ChaCha8Rng::seed_from_u64(0);
     let e = LocalityBatch::new(LocalityBatchParams::default())
+        .unwrap()
         .solve(&l6(), &mut rng)
         .unwrap_err();
     assert!(

@@ -7,13 +7,16 @@
 mod common;
 
 use common::{WATCHDOG_S, within};
+#[cfg(feature = "highs")]
 use dmlsched::algorithms::Algorithm;
 use dmlsched::algorithms::smd::*;
 use dmlsched::model::*;
 use dmlsched::sim::{SimError, SimOptions, simulate};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
+#[cfg(feature = "highs")]
 use rand::SeedableRng;
+#[cfg(feature = "highs")]
 use rand::rngs::ChaCha8Rng;
 
 fn extreme() -> impl Strategy<Value = f64> {

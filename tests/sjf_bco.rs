@@ -848,7 +848,8 @@ fn time_indexed_bound_errors_are_typed() {
     {
         let inst = fixed_instance(2.0, &[(1, 1.0)], 5);
         let err = SjfBco::new(with_time_indexed(fixed_params()))
-            .solve(&inst)
+            .unwrap()
+            .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
             .unwrap_err();
         assert!(matches!(
             err,

@@ -3,13 +3,16 @@
 //! run, determinism, certificates at every epoch).
 
 use dmlsched::algorithms::smd::*;
+#[cfg(feature = "highs")]
 use dmlsched::algorithms::{Algorithm, Solved};
 use dmlsched::model::*;
 use dmlsched::schedule::{Placement, Tasks};
 use dmlsched::sim::{SimOptions, simulate};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
+#[cfg(feature = "highs")]
 use rand::SeedableRng;
+#[cfg(feature = "highs")]
 use rand::rngs::ChaCha8Rng;
 
 /// A layered job of `layers` equal layers (`f`, `2f` ms, `mb` MB each).

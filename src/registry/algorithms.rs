@@ -1,7 +1,9 @@
 //! The algorithms by name: their parameters from JSON, their offline runs
 //! and their simulator policies, each through the [`Algorithm`] contract.
 
+#[cfg(feature = "serde")]
 use rand::SeedableRng;
+#[cfg(feature = "serde")]
 use rand::rngs::ChaCha8Rng;
 
 use crate::algorithms::gadget::Gadget;
