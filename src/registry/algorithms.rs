@@ -135,6 +135,10 @@ pub struct Outcome {
     pub schedule: Schedule,
     /// Its certificate.
     pub certificate: Certificate,
+    /// The run in one line, where the algorithm has more to say than how
+    /// many jobs it admitted (the SMD-style scheduler: completed and
+    /// unfinished jobs).
+    pub headline: Option<String>,
     /// Lines that summarise the algorithm's own report for a reader (empty
     /// for most algorithms).
     pub notes: Vec<String>,
@@ -149,6 +153,7 @@ impl Outcome {
         Outcome {
             schedule: s.schedule,
             certificate: s.certificate,
+            headline: None,
             notes: Vec::new(),
             files: Vec::new(),
         }
@@ -324,7 +329,19 @@ pub fn policy(
 /// The SMD-style run's outcome: its summary lines and `epochs.json`.
 #[cfg(feature = "serde")]
 fn smd_outcome(instance: &Instance, solved: Solved<SmdReport>) -> Outcome {
-    let notes = smd_notes(instance, &solved.report);
+    let notes = smd_notes(&solved.report);
+    let report = &solved.report;
+    let headline = format!(
+        "{} jobs, {} completed, {} unfinished ({})",
+        instance.jobs().len(),
+        report.completed(),
+        report.unfinished(),
+        if report.result.stalled {
+            "stalled"
+        } else {
+            "horizon"
+        }
+    );
     let epochs: Vec<serde_json::Value> = solved
         .report
         .epochs
@@ -343,6 +360,7 @@ fn smd_outcome(instance: &Instance, solved: Solved<SmdReport>) -> Outcome {
         .collect();
     Outcome {
         files: vec![("epochs.json", serde_json::Value::Array(epochs))],
+        headline: Some(headline),
         notes,
         ..Outcome::of(solved)
     }
@@ -358,22 +376,12 @@ fn median(v: &mut [f64]) -> f64 {
     v[v.len() / 2]
 }
 
-/// What a reader of an SMD-style run wants besides its certificate: the
-/// completed and unfinished jobs, JCTs, and the epochs' certificates.
+/// What a reader of an SMD-style run wants besides its certificate: JCTs
+/// and the epochs' certificates.
 #[cfg(feature = "serde")]
-fn smd_notes(instance: &Instance, report: &SmdReport) -> Vec<String> {
+fn smd_notes(report: &SmdReport) -> Vec<String> {
     let s = report.result.summary();
-    let mut notes = vec![format!(
-        "{} jobs, {} completed, {} unfinished ({})",
-        instance.jobs().len(),
-        report.completed(),
-        report.unfinished(),
-        if report.result.stalled {
-            "stalled"
-        } else {
-            "horizon"
-        }
-    )];
+    let mut notes = Vec::new();
     notes.push(if s.completed > 0 {
         format!(
             "over the {} completed: mean JCT {:.0} s, p95 {:.0} s, makespan {:.0} s; GPU use {:.3}",

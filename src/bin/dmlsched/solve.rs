@@ -81,14 +81,20 @@ pub(crate) fn run(args: &SolveArgs) -> Result<(), CliError> {
     verify(&inst, &out.schedule)
         .map_err(|v| CliError::Run(format!("the schedule fails the checker: {v}")))?;
     let admitted = out.schedule.jobs.iter().filter(|j| j.admitted).count();
+    let headline = out
+        .headline
+        .clone()
+        .unwrap_or_else(|| format!("{} jobs, {admitted} admitted", inst.jobs().len()));
     out!(
-        "{name} on {}: {} jobs, {admitted} admitted; the schedule passed schedule::verify\n",
+        "{name} on {}: {headline}; the schedule passed schedule::verify\n",
         args.instance.display(),
-        inst.jobs().len(),
     );
     out!("{}\n", out.certificate);
     for note in &out.notes {
-        out!("{note}\n");
+        out!("{note}");
+    }
+    if !out.notes.is_empty() {
+        out!("");
     }
     if inst.jobs().len() <= PRINT_JOBS {
         out_raw!("{}", out.schedule);
