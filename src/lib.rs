@@ -50,6 +50,29 @@
 //! # Ok::<(), dmlsched::Error>(())
 //! ```
 //!
+//! Every algorithm follows one contract, the [`algorithms::Algorithm`]
+//! trait: `new(params)` validates its parameters once, and `solve(&instance,
+//! rng)` returns the checked schedule, its certificate and the algorithm's
+//! report; the online ones are also simulator policies
+//! ([`algorithms::OnlineAlgorithm`]).
+//!
+//! ```
+//! use dmlsched::algorithms::Algorithm;
+//! use dmlsched::algorithms::sjf_bco::{SjfBco, SjfBcoParams};
+//! use dmlsched::model::Instance;
+//! use rand::SeedableRng;
+//!
+//! # #[cfg(all(feature = "serde", feature = "highs"))] {
+//! let text = std::fs::read_to_string("examples/data/instance_ring_batch.json").unwrap();
+//! let instance = Instance::from_json(&text)?;
+//! let sjf_bco = SjfBco::new(SjfBcoParams::default())?;
+//! let solved = sjf_bco.solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))?;
+//! dmlsched::schedule::verify(&instance, &solved.schedule)?;
+//! assert!(solved.certificate.check(1e-9).is_ok());
+//! # }
+//! # Ok::<(), dmlsched::Error>(())
+//! ```
+//!
 //! The solver layer ([`lp`]) takes a backend-neutral sparse program and
 //! returns primal values, duals and a status; see `examples/quickstart.rs` for
 //! a placement solved end to end and reported with a certificate.
@@ -68,8 +91,10 @@
 //! | [`sim`] | the discrete-event simulator and its [`sim::Policy`] interface; CSV tables ([`sim::report`]) and SVG plots ([`sim::plot`]) of runs |
 //! | [`pcip`] | mixed packing–covering integer programs: LP relaxation with a safe dual bound, randomized rounding with per-instance Chernoff/Harris–FKG bounds, repair and improvement (shift moves, a sub-MIP neighbourhood), anytime answers under a time limit, exact MIP fallback |
 //! | [`online`] | the generic online primal–dual admission framework: exponential prices, strict admission, `2α` / `2α_eff` certificates |
-//! | [`algorithms`] | the published algorithms, one module per system, returning [`algorithms::Solved`] |
+//! | [`placement`] | where tasks go: the [`placement::Placer`] and its rules, and dominant share, shared by baselines and algorithms |
+//! | [`algorithms`] | the published algorithms, one module per system, each an [`algorithms::Algorithm`] returning [`algorithms::Solved`] |
 //! | [`baselines`] | the policies the papers compare against (FIFO, SJF, DRF, Tetris, …) |
+//! | [`registry`] | every policy and algorithm by name, with parameters from JSON |
 //! | [`experiments`] | the set-ups of the papers' experiments, one module per algorithm: generators with the papers' parameter ranges, reproductions of their figures |
 //! | [`error`] | the crate's [`Error`] |
 //!

@@ -48,12 +48,14 @@ use crate::schedule::Schedule;
 /// use dmlsched::model::Instance;
 /// use rand::SeedableRng;
 ///
+/// # #[cfg(all(feature = "serde", feature = "highs"))] {
 /// let text = std::fs::read_to_string("examples/data/instance_ring.json").unwrap();
 /// let instance = Instance::from_json(&text)?;
 /// let gadget = Gadget::new(GadgetParams::default())?;
 /// let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(0);
 /// let solved = gadget.solve(&instance, &mut rng)?;
 /// assert!(solved.certificate.check(1e-9).is_ok());
+/// # }
 /// # Ok::<(), dmlsched::Error>(())
 /// ```
 pub trait Algorithm: Sized {

@@ -23,12 +23,14 @@ use super::{SmdEpochReport, SmdError, SmdParams, SmdScheduler, candidates};
 /// use dmlsched::model::Instance;
 /// use rand::SeedableRng;
 ///
+/// # #[cfg(all(feature = "serde", feature = "highs"))] {
 /// let text = std::fs::read_to_string("examples/data/instance_layered.json").unwrap();
 /// let instance = Instance::from_json(&text)?;
 /// let solved = Smd::new(SmdParams::default())?
 ///     .solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))?;
 /// assert!(solved.certificate.check(1e-9).is_ok());
 /// assert_eq!(solved.report.epochs.is_empty(), instance.jobs().is_empty());
+/// # }
 /// # Ok::<(), dmlsched::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Default)]
