@@ -160,8 +160,7 @@ fn bench(c: &mut Criterion) {
     let run = || {
         let mut rng = ChaCha8Rng::seed_from_u64(SEED);
         Locality::new(s.params.clone())
-            .unwrap()
-            .solve(&s.instance, &mut rng)
+            .and_then(|a| a.solve(&s.instance, &mut rng))
             .expect("run")
     };
     let mut runs: Vec<f64> = (0..FULL_RUNS)
@@ -218,8 +217,7 @@ fn bench(c: &mut Criterion) {
         move || {
             let mut rng = ChaCha8Rng::seed_from_u64(SEED);
             Locality::new(LocalityParams::default())
-                .unwrap()
-                .solve(&instance, &mut rng)
+                .and_then(|a| a.solve(&instance, &mut rng))
                 .expect("grown run")
         }
     };

@@ -932,8 +932,7 @@ fn a_scheduler_runs_on_the_calibrated_model_and_its_certificate_says_so() {
     let jobs = vec![job(0, 8), job(1, 16), job(2, 4), job(3, 12)];
     let instance = Instance::new(cluster.clone(), jobs, 10.0, 100_000).unwrap();
     let mut solved = SjfBco::new(SjfBcoParams::default())
-        .unwrap()
-        .solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+        .and_then(|a| a.solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
         .unwrap();
     // The scheduler evaluates the same formula as the predictor: a 16-worker
     // ring over 2 servers with one contender.

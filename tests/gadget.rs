@@ -91,8 +91,7 @@ fn shape_of(model: &GadgetModel, job: usize, n: u32) -> Shape {
 /// Solves, verifies the schedule and checks the certificate.
 fn solve(instance: &Instance, params: &GadgetParams) -> dmlsched::algorithms::Solved<GadgetReport> {
     let solved = Gadget::new(params.clone())
-        .unwrap()
-        .solve(instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+        .and_then(|a| a.solve(instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
         .unwrap();
     verify(instance, &solved.schedule).unwrap();
     solved.certificate.check(1e-9).unwrap();
@@ -641,8 +640,7 @@ fn hostile_input_gives_typed_errors() {
     let base = inst(one(ring(2, 10, 0.0, 0.1, Some(1e6))), 10);
     let err = |instance: &Instance, params: GadgetParams| {
         Gadget::new(params)
-            .unwrap()
-            .solve(instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+            .and_then(|a| a.solve(instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
             .err()
             .unwrap()
     };
@@ -893,10 +891,10 @@ proptest! {
             fairness: if fair { FairnessWeighting::TenantShare { beta: 1.0 } } else { FairnessWeighting::None },
             ..GadgetParams::default()
         };
-        let solved = Gadget::new(params.clone()).unwrap().solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)).unwrap();
+        let solved = Gadget::new(params.clone()).and_then(|a| a.solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))).unwrap();
         check_invariants(&instance, &solved);
         // Determinism.
-        let again = Gadget::new(params.clone()).unwrap().solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)).unwrap();
+        let again = Gadget::new(params.clone()).and_then(|a| a.solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))).unwrap();
         prop_assert_eq!(&again.schedule, &solved.schedule);
         prop_assert_eq!(&again.report.jobs, &solved.report.jobs);
         // Prices never fall along the run.
@@ -926,7 +924,7 @@ proptest! {
             bounds: if eta { GadgetBounds::FrameworkEta } else { GadgetBounds::default() },
             ..GadgetParams::default()
         };
-        let solved = match Gadget::new(params).unwrap().solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)) {
+        let solved = match Gadget::new(params).and_then(|a| a.solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))) {
             Ok(s) => s,
             // The η rule needs a job with a positive late value.
             Err(dmlsched::Error::Online(_)) if eta => return Ok(()),
@@ -948,8 +946,7 @@ proptest! {
     #[test]
     fn greedy_is_exhaustive_on_two_servers((_, horizon, jobs) in scenario()) {
         let instance = scenario_instance(&[4.0, 4.0], horizon, &jobs);
-        let run = |oracle| Gadget::new(GadgetParams { oracle, ..GadgetParams::default() })
-            .unwrap().solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+        let run = |oracle| Gadget::new(GadgetParams { oracle, ..GadgetParams::default() }).and_then(|a| a.solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
             .unwrap();
         let (g, e) = (run(EmbeddingOracle::Greedy), run(EmbeddingOracle::Exhaustive));
         prop_assert_eq!(&g.schedule, &e.schedule);

@@ -144,8 +144,7 @@ fn replays_match_the_plans_when_stopping_at_convergence() {
     let inst = convergence_instance();
     let params = GadgetParams::default();
     let solved = Gadget::new(params.clone())
-        .unwrap()
-        .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+        .and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
         .unwrap();
     let multi = solved
         .report
@@ -430,8 +429,7 @@ fn noprice_fills_the_horizon() {
     assert_eq!(done, vec![Some(2), Some(5), Some(8), Some(11), None]);
     assert!(r.jobs[4].rejected);
     let priced = Gadget::new(params)
-        .unwrap()
-        .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+        .and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
         .unwrap();
     assert!(priced.report.admitted() <= 4);
 }
@@ -531,8 +529,7 @@ fn metrics_of_a_solved_run_and_its_replay() {
     let inst = convergence_instance();
     let params = GadgetParams::default();
     let solved = Gadget::new(params.clone())
-        .unwrap()
-        .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+        .and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
         .unwrap();
     let m = GadgetMetrics::from_solved(&inst, &solved);
     assert!(close(m.gross_utility, solved.report.total_value()));

@@ -550,8 +550,7 @@ mod exact {
                     ..params.clone()
                 };
                 let solved = Gadget::new(params)
-                    .unwrap()
-                    .solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+                    .and_then(|a| a.solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
                     .unwrap();
                 assert!(solved.report.total_value() <= opt.objective + 1e-9);
                 exact_certificate(&solved, &opt);
@@ -767,8 +766,7 @@ mod exact {
         seen.nic_binds += usize::from(wide > opt.objective * (1.0 + 1e-9));
         let run = |p: GadgetParams| {
             Gadget::new(p)
-                .unwrap()
-                .solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+                .and_then(|a| a.solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
         };
         let case = |what: &str| format!("seed {seed} ({what})");
 
@@ -876,8 +874,7 @@ mod exact {
                 ..params
             };
             let solved = Gadget::new(fair.clone())
-                .unwrap()
-                .solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+                .and_then(|a| a.solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
                 .unwrap();
             let weights: BTreeMap<JobId, f64> = solved
                 .report

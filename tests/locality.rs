@@ -276,8 +276,7 @@ fn end_to_end_runs_pass_both_checkers() {
         };
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let solved = Locality::new(params.clone())
-            .unwrap()
-            .solve(&inst, &mut rng)
+            .and_then(|a| a.solve(&inst, &mut rng))
             .unwrap();
         verify(&inst, &solved.schedule).unwrap();
         let check = verify_locality(&inst, &params, &solved.schedule).unwrap();
@@ -337,8 +336,7 @@ fn l8_determinism_over_seeds() {
     let run = |seed| {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         Locality::new(params.clone())
-            .unwrap()
-            .solve(&inst, &mut rng)
+            .and_then(|a| a.solve(&inst, &mut rng))
             .unwrap()
     };
     let (a, b) = (run(1), run(2));
@@ -394,8 +392,7 @@ fn policy_in_the_simulator_matches_the_runner() {
         let params = LocalityParams::default();
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let solved = Locality::new(params.clone())
-            .unwrap()
-            .solve(&inst, &mut rng)
+            .and_then(|a| a.solve(&inst, &mut rng))
             .unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let mut policy = LocalityPolicy::new(&inst, &params, &mut rng).unwrap();
@@ -543,7 +540,7 @@ proptest! {
         let inst = tiny_instance(&machines, &jobs, slots);
         let params = LocalityParams::default();
         let mut rng = ChaCha8Rng::seed_from_u64(3);
-        match Locality::new(params.clone()).unwrap().solve(&inst, &mut rng) {
+        match Locality::new(params.clone()).and_then(|a| a.solve(&inst, &mut rng)) {
             Ok(solved) => {
                 verify(&inst, &solved.schedule).unwrap();
                 verify_locality(&inst, &params, &solved.schedule).unwrap();
@@ -825,9 +822,7 @@ fn lp_round_options_are_validated() {
         };
         let mut rng = ChaCha8Rng::seed_from_u64(0);
         assert!(matches!(
-            Locality::new(params)
-                .unwrap()
-                .solve(&e2e_instance(1), &mut rng),
+            Locality::new(params).and_then(|a| a.solve(&e2e_instance(1), &mut rng)),
             Err(dmlsched::Error::Locality(_))
         ));
     }
@@ -988,8 +983,7 @@ fn l8_lp_round_same_seed_same_run() {
         };
         let mut rng = ChaCha8Rng::seed_from_u64(rng_seed);
         let s = Locality::new(params.clone())
-            .unwrap()
-            .solve(&inst, &mut rng)
+            .and_then(|a| a.solve(&inst, &mut rng))
             .unwrap();
         verify(&inst, &s.schedule).unwrap();
         verify_locality(&inst, &params, &s.schedule).unwrap();
@@ -1054,8 +1048,7 @@ fn l9_lp_round_certificate_follows_the_allowance() {
             ..LocalityParams::default()
         };
         let s = Locality::new(params.clone())
-            .unwrap()
-            .solve(&inst, &mut ChaCha8Rng::seed_from_u64(0))
+            .and_then(|a| a.solve(&inst, &mut ChaCha8Rng::seed_from_u64(0)))
             .unwrap();
         verify_locality(&inst, &params, &s.schedule).unwrap();
         s

@@ -61,8 +61,7 @@ fn without_highs_the_lp_steps_are_typed_errors() {
     use dmlsched::pcip::PcError;
     let mut rng = ChaCha8Rng::seed_from_u64(0);
     let e = LocalityBatch::new(LocalityBatchParams::default())
-        .unwrap()
-        .solve(&l6(), &mut rng)
+        .and_then(|a| a.solve(&l6(), &mut rng))
         .unwrap_err();
     assert!(
         matches!(
@@ -90,8 +89,7 @@ mod with_highs {
         let params = LocalityBatchParams::default();
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let s = LocalityBatch::new(params.clone())
-            .unwrap()
-            .solve(&inst, &mut rng)
+            .and_then(|a| a.solve(&inst, &mut rng))
             .unwrap();
         let r = &s.report;
         assert_eq!((r.t_lo, r.t_lp, r.t_hi, r.makespan), (1, 2, 2, 2));
@@ -144,8 +142,7 @@ mod with_highs {
         };
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         let s = LocalityBatch::new(params.clone())
-            .unwrap()
-            .solve(&inst, &mut rng)
+            .and_then(|a| a.solve(&inst, &mut rng))
             .unwrap();
         let lp = s.report.proxy_lp_bound.unwrap();
         assert!((lp - 3.0).abs() < 1e-7, "LP value {lp}");
@@ -269,8 +266,7 @@ mod with_highs {
         let mut rng = ChaCha8Rng::seed_from_u64(0);
         let run = |inst: &Instance, p: &LocalityBatchParams| {
             LocalityBatch::new(p.clone())
-                .unwrap()
-                .solve(inst, &mut ChaCha8Rng::seed_from_u64(0))
+                .and_then(|a| a.solve(inst, &mut ChaCha8Rng::seed_from_u64(0)))
                 .unwrap_err()
         };
         // No job.
@@ -400,8 +396,7 @@ mod with_highs {
             },
         ] {
             let e = LocalityBatch::new(p)
-                .unwrap()
-                .solve(&l6(), &mut rng)
+                .and_then(|a| a.solve(&l6(), &mut rng))
                 .unwrap_err();
             assert!(
                 is_batch_error(&e, |l| matches!(l, LocalityError::InvalidOption { .. })),

@@ -132,8 +132,7 @@ fn two_jobs_compete_for_one_slot() {
 
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     let alg = Locality::new(params.clone())
-        .unwrap()
-        .solve(&inst2, &mut rng)
+        .and_then(|a| a.solve(&inst2, &mut rng))
         .unwrap();
     let alg_u = alg.report.run.total_utility;
     assert!(alg_u <= 140.0 + 1e-9, "ALG {alg_u}");
@@ -854,8 +853,7 @@ fn offline_runtime_at_the_intended_size() {
         let alg = |p: &LocalityParams| {
             let mut rng = ChaCha8Rng::seed_from_u64(11);
             Locality::new(p.clone())
-                .unwrap()
-                .solve(&inst, &mut rng)
+                .and_then(|a| a.solve(&inst, &mut rng))
                 .map(|s| s.report.run.total_utility)
                 .unwrap_or(0.0)
         };

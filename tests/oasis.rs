@@ -136,11 +136,12 @@ fn run_a(
         ..OasisParams::default()
     };
     Oasis::new(params)
-        .unwrap()
-        .solve(
-            &example_a(vec![]),
-            &mut rand::rngs::ChaCha8Rng::seed_from_u64(0),
-        )
+        .and_then(|a| {
+            a.solve(
+                &example_a(vec![]),
+                &mut rand::rngs::ChaCha8Rng::seed_from_u64(0),
+            )
+        })
         .unwrap()
 }
 
@@ -514,11 +515,10 @@ fn clusters_and_jobs_outside_the_model_are_errors() {
     };
     assert!(
         Oasis::new(params)
-            .unwrap()
-            .solve(
+            .and_then(|a| a.solve(
                 &example_a(vec![]),
                 &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)
-            )
+            ))
             .is_err()
     );
 }
@@ -530,11 +530,12 @@ fn value_floor_bounds_run_and_certify() {
         ..OasisParams::default()
     };
     let solved = Oasis::new(params)
-        .unwrap()
-        .solve(
-            &example_a(vec![]),
-            &mut rand::rngs::ChaCha8Rng::seed_from_u64(0),
-        )
+        .and_then(|a| {
+            a.solve(
+                &example_a(vec![]),
+                &mut rand::rngs::ChaCha8Rng::seed_from_u64(0),
+            )
+        })
         .unwrap();
     let v = solved.report.v_floor.unwrap();
     // max(1e-3·median f(δ_min), min f(T − 1 − a)) = max(0.01, 4) = 4.
@@ -901,7 +902,7 @@ proptest! {
         prop_assert!(run.dual_end_valid);
         prop_assert!(run.dual_end.is_some());
         solved.certificate.check(1e-9).unwrap();
-        let again = Oasis::new(params.clone()).unwrap().solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)).unwrap();
+        let again = Oasis::new(params.clone()).and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))).unwrap();
         prop_assert_eq!(&again.schedule, &solved.schedule);
 
         // Prices never fall and no cell is over capacity, decision by

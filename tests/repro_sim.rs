@@ -367,22 +367,22 @@ fn sjf_bco_family_keeps_a_reserving_ring_on_one_server_when_one_holds_it() {
             (
                 "sjf-bco",
                 SjfBco::new(p.clone())
-                    .unwrap()
-                    .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
+                    .and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))),
             ),
             (
                 "rar-ff",
                 RarFf::new(p.clone())
-                    .unwrap()
-                    .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
+                    .and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))),
             ),
             (
                 "rar-ls",
                 RarLs::new(p.clone())
-                    .unwrap()
-                    .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
+                    .and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))),
             ),
-            ("rar-rand", RarRand::new(p).unwrap().solve(&inst, &mut rng)),
+            (
+                "rar-rand",
+                RarRand::new(p).and_then(|a| a.solve(&inst, &mut rng)),
+            ),
         ]
     });
     let inst = reserving_ring_batch();

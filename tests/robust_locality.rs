@@ -140,7 +140,7 @@ fn job(id: u32, spec: JobSpec, slot: f64, horizon: u32) -> Job {
 /// outcome or a schedule a checker rejects.
 fn run_case(inst: &Instance, params: &LocalityParams) {
     let mut rng = ChaCha8Rng::seed_from_u64(9);
-    match Locality::new(params.clone()).unwrap().solve(inst, &mut rng) {
+    match Locality::new(params.clone()).and_then(|a| a.solve(inst, &mut rng)) {
         Ok(s) => {
             verify(inst, &s.schedule).unwrap();
             verify_locality(inst, params, &s.schedule).unwrap();
@@ -168,10 +168,7 @@ fn run_case(inst: &Instance, params: &LocalityParams) {
 /// outcome, a schedule a checker rejects or an inconsistent certificate.
 fn run_batch(inst: &Instance, params: &LocalityBatchParams) {
     let mut rng = ChaCha8Rng::seed_from_u64(9);
-    match LocalityBatch::new(params.clone())
-        .unwrap()
-        .solve(inst, &mut rng)
-    {
+    match LocalityBatch::new(params.clone()).and_then(|a| a.solve(inst, &mut rng)) {
         Ok(s) => {
             verify(inst, &s.schedule).unwrap();
             let check = LocalityParams {

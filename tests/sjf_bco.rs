@@ -228,8 +228,7 @@ fn t_c1_list_scheduling_gap() {
     let s = checked(
         &inst,
         SjfBco::new(fixed_params())
-            .unwrap()
-            .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
+            .and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))),
     );
     assert_eq!(s.report.makespan_raw, 5);
     assert_eq!(s.report.theta_tilde, Some(5));
@@ -240,11 +239,9 @@ fn t_c1_list_scheduling_gap() {
     // T-C7: FF and LS give 5 too.
     for solved in [
         RarFf::new(fixed_params())
-            .unwrap()
-            .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
+            .and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))),
         RarLs::new(fixed_params())
-            .unwrap()
-            .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
+            .and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))),
     ] {
         assert_eq!(checked(&inst, solved).report.makespan_raw, 5);
     }
@@ -252,7 +249,7 @@ fn t_c1_list_scheduling_gap() {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         checked(
             &inst,
-            RarRand::new(fixed_params()).unwrap().solve(&inst, &mut rng),
+            RarRand::new(fixed_params()).and_then(|a| a.solve(&inst, &mut rng)),
         )
     };
     assert_eq!(rand(3).schedule, rand(3).schedule);
@@ -269,8 +266,7 @@ fn t_c2_counterexample_to_the_approximation_theorem() {
         let s = checked(
             &inst,
             SjfBco::new(p)
-                .unwrap()
-                .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
+                .and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))),
         );
         assert_eq!(s.report.makespan_raw, 7, "{faffp:?}");
         assert_eq!(thetas(&s.report), vec![5, 8, 6, 7]);
@@ -305,8 +301,7 @@ fn t_c4_feasibility_bisection_and_reservations() {
         let s = checked(
             &inst,
             SjfBco::new(p.clone())
-                .unwrap()
-                .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
+                .and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))),
         );
         assert!(s.report.makespan_raw >= 4, "{p:?}");
     }
@@ -359,8 +354,7 @@ fn typed_errors_for_bad_input() {
     ];
     for p in bad_params {
         let e = SjfBco::new(p.clone())
-            .unwrap()
-            .solve(&ok, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0));
+            .and_then(|a| a.solve(&ok, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)));
         assert!(matches!(e, Err(dmlsched::Error::SjfBco(_))), "{p:?}: {e:?}");
     }
     // A job wider than the cluster, an empty instance, a parameter-server job.
@@ -416,9 +410,7 @@ fn typed_errors_for_bad_input() {
         ..fixed_params()
     };
     assert!(matches!(
-        SjfBco::new(p)
-            .unwrap()
-            .solve(&tight, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
+        SjfBco::new(p).and_then(|a| a.solve(&tight, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))),
         Err(dmlsched::Error::SjfBco(
             SjfBcoError::NoScheduleWithinHorizon { horizon: 2 }
         ))
@@ -441,16 +433,14 @@ use dmlsched::experiments::sjf_bco::{Calibration, paper_instance, paper_params};
 fn t_c3_kappa_dedup_matches_every_integer_kappa() {
     let inst = paper_instance(1, 20, Calibration::PaperSynthetic).unwrap();
     let all = SjfBco::new(paper_params(1200))
-        .unwrap()
-        .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+        .and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
         .unwrap();
     let every = SjfBcoParams {
         kappas: KappaSpec::List((1..=32).collect()),
         ..paper_params(1200)
     };
     let every = SjfBco::new(every)
-        .unwrap()
-        .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+        .and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
         .unwrap();
     assert_eq!(all.schedule, every.schedule);
     assert_eq!(all.report.makespan_raw, every.report.makespan_raw);
@@ -516,8 +506,7 @@ fn replay_in_the_crate_simulator_agrees_within_one_slot() {
     ] {
         let inst = paper_instance(seed, servers, cal).unwrap();
         let s = SjfBco::new(paper_params(1500))
-            .unwrap()
-            .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+            .and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
             .unwrap();
         let mut policy = Replay {
             started: vec![false; s.report.assignments.len()],
@@ -652,10 +641,10 @@ proptest! {
         let Some(inst) = small_instance(&servers, &jobs) else { return Ok(()) };
         let p = SjfBcoParams { horizon: Some(2_000), ..SjfBcoParams::default() };
         let runs = [
-            SjfBco::new(p.clone()).unwrap().solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
-            RarFf::new(p.clone()).unwrap().solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
-            RarLs::new(p.clone()).unwrap().solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
-            RarRand::new(p.clone()).unwrap().solve(&inst, &mut ChaCha8Rng::seed_from_u64(seed)),
+            SjfBco::new(p.clone()).and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))),
+            RarFf::new(p.clone()).and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))),
+            RarLs::new(p.clone()).and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))),
+            RarRand::new(p.clone()).and_then(|a| a.solve(&inst, &mut ChaCha8Rng::seed_from_u64(seed))),
         ];
         for s in runs {
             let s = s.unwrap();
@@ -669,8 +658,8 @@ proptest! {
             // The event-driven simulator equals slot-by-slot stepping.
             prop_assert_eq!(naive(&inst, &s.report.assignments), s.report.execution.completion.clone());
         }
-        let again = SjfBco::new(p.clone()).unwrap().solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)).unwrap();
-        prop_assert_eq!(again.schedule, SjfBco::new(p).unwrap().solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)).unwrap().schedule);
+        let again = SjfBco::new(p.clone()).and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))).unwrap();
+        prop_assert_eq!(again.schedule, SjfBco::new(p).and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))).unwrap().schedule);
     }
 }
 
@@ -711,8 +700,7 @@ fn more_capacity_rarely_hurts_logged() {
             ..SjfBcoParams::default()
         };
         let Ok(base) = SjfBco::new(loose)
-            .unwrap()
-            .solve(&small, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+            .and_then(|a| a.solve(&small, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
         else {
             continue;
         };
@@ -721,8 +709,7 @@ fn more_capacity_rarely_hurts_logged() {
             ..SjfBcoParams::default()
         };
         let Ok(before) = SjfBco::new(p.clone())
-            .unwrap()
-            .solve(&small, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+            .and_then(|a| a.solve(&small, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
         else {
             continue;
         };
@@ -731,8 +718,7 @@ fn more_capacity_rarely_hurts_logged() {
         }
         compared += 1;
         match SjfBco::new(p)
-            .unwrap()
-            .solve(&large, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+            .and_then(|a| a.solve(&large, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
         {
             Ok(after) => {
                 verify(&large, &after.schedule).unwrap();
@@ -771,8 +757,7 @@ fn time_indexed_bound_proves_the_counterexample_optimum() {
     let s = checked(
         &inst,
         SjfBco::new(with_time_indexed(fixed_params()))
-            .unwrap()
-            .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
+            .and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))),
     );
     let ti = s.report.time_indexed.as_ref().unwrap();
     assert!(ti.optimal && ti.exact_for_model, "{ti:?}");
@@ -806,8 +791,7 @@ fn time_indexed_bound_lifts_the_closed_form_under_contention() {
     let s = checked(
         &inst,
         SjfBco::new(with_time_indexed(SjfBcoParams::default()))
-            .unwrap()
-            .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
+            .and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))),
     );
     assert_eq!(s.schedule, plain.schedule);
     let ti = s.report.time_indexed.as_ref().unwrap();
@@ -832,8 +816,7 @@ fn time_indexed_bound_errors_are_typed() {
     let many: Vec<(u32, f64)> = (0..9).map(|_| (1, 1.0)).collect();
     let inst = fixed_instance(2.0, &many, 20);
     let err = SjfBco::new(with_time_indexed(fixed_params()))
-        .unwrap()
-        .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+        .and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
         .unwrap_err();
     assert!(
         matches!(
@@ -848,8 +831,7 @@ fn time_indexed_bound_errors_are_typed() {
     {
         let inst = fixed_instance(2.0, &[(1, 1.0)], 5);
         let err = SjfBco::new(with_time_indexed(fixed_params()))
-            .unwrap()
-            .solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
+            .and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
             .unwrap_err();
         assert!(matches!(
             err,
@@ -900,10 +882,10 @@ proptest! {
         let Some(inst) = fixed_multi(&gpus, &jobs) else { return Ok(()) };
         let p = with_time_indexed(fixed_params());
         let runs = [
-            SjfBco::new(p.clone()).unwrap().solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
-            RarFf::new(p.clone()).unwrap().solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
-            RarLs::new(p.clone()).unwrap().solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
-            RarRand::new(p.clone()).unwrap().solve(&inst, &mut ChaCha8Rng::seed_from_u64(seed)),
+            SjfBco::new(p.clone()).and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))),
+            RarFf::new(p.clone()).and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))),
+            RarLs::new(p.clone()).and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))),
+            RarRand::new(p.clone()).and_then(|a| a.solve(&inst, &mut ChaCha8Rng::seed_from_u64(seed))),
         ];
         for s in runs {
             let s = s.unwrap();

@@ -320,7 +320,7 @@ impl ReplayArgs {
             names.iter().any(|n| registry::needs(n).layered) || self.arch == Some(ArchArg::Layered);
         if layered && self.gpus_per_machine != 8 {
             return Err(CliError::Input(format!(
-                "--gpus-per-machine {}: the layered recipe (smd's) uses the SMD-style workload's 8-GPU machines (give 8)",
+                "--gpus-per-machine {}: the layered recipe uses the SMD-style workload's 8-GPU machines (give 8)",
                 self.gpus_per_machine
             )));
         }

@@ -156,8 +156,7 @@ mod equality {
             let run = |on: bool| {
                 with_fast_path(on, || {
                     Locality::new(params.clone())
-                        .unwrap()
-                        .solve(&instance, &mut ChaCha8Rng::seed_from_u64(seed))
+                        .and_then(|a| a.solve(&instance, &mut ChaCha8Rng::seed_from_u64(seed)))
                         .expect("locality run")
                 })
             };
