@@ -230,7 +230,7 @@ impl Algorithm for Gadget {
     /// # Errors
     ///
     /// See the [module documentation](self#errors); a schedule that
-    /// [`verify`] rejects is reported as [`crate::Error::Schedule`] (a bug).
+    /// [`verify`](crate::schedule::verify) rejects is reported as [`crate::Error::Schedule`] (a bug).
     fn solve<R: Rng>(
         &self,
         instance: &Instance,

@@ -16,7 +16,7 @@ use super::run::GadgetOnline;
 /// built (clairvoyant, as the analysis requires). A job arriving inside a
 /// slot may start from the next boundary on; its delay still counts from
 /// its arrival slot. Plans are reserved without GPU ids (the simulator
-/// hands them out); [`Gadget::solve`](super::Gadget::solve) assigns them in
+/// hands them out); [`Gadget::solve`](crate::algorithms::Algorithm::solve) assigns them in
 /// its schedule.
 ///
 /// The simulator times a ring as the plans do — on one machine at its
@@ -59,7 +59,7 @@ impl GadgetPolicy {
     ///
     /// # Errors
     ///
-    /// As [`Gadget::solve`](super::Gadget::solve).
+    /// As [`Gadget::solve`](crate::algorithms::Algorithm::solve).
     pub fn new(instance: &Instance, params: &GadgetParams) -> crate::Result<Self> {
         let (run, jobs) = GadgetOnline::start(instance, params)?;
         Ok(OnlinePolicy::from_run(instance, run, jobs))

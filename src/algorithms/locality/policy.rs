@@ -12,7 +12,7 @@ use super::{LocalityOnline, LocalityParams};
 /// [`OnlinePolicy`] over its run.
 ///
 /// The price bounds are derived from the whole instance when the policy is
-/// built (clairvoyant, as for [`Locality::solve`](super::Locality::solve)).
+/// built (clairvoyant, as for [`Locality::solve`](crate::algorithms::Algorithm::solve)).
 /// A job arriving inside a slot may use slots from the next boundary on
 /// (the simulator does not let a plan start in a slot that has begun); its
 /// utility still counts from its arrival slot
@@ -27,7 +27,7 @@ impl LocalityPolicy {
     ///
     /// # Errors
     ///
-    /// As [`Locality::solve`](super::Locality::solve), before any decision.
+    /// As [`Locality::solve`](crate::algorithms::Algorithm::solve), before any decision.
     pub fn new(
         instance: &Instance,
         params: &LocalityParams,

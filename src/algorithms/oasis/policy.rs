@@ -51,7 +51,7 @@ impl OasisPolicy {
     ///
     /// # Errors
     ///
-    /// As [`Oasis::solve`](super::Oasis::solve).
+    /// As [`Oasis::solve`](crate::algorithms::Algorithm::solve).
     pub fn new(instance: &Instance, params: &OasisParams) -> crate::Result<Self> {
         let (run, jobs) = OasisOnline::start(instance, params)?;
         Ok(OnlinePolicy::from_run(instance, run, jobs))
