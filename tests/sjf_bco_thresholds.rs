@@ -4,10 +4,10 @@
 //! sjf_bco_thresholds`, which `.ci/run` runs.
 #![cfg(not(debug_assertions))]
 
-use dmlsched::algorithms::Solved;
 use dmlsched::algorithms::sjf_bco::{
     KappaSpec, LambdaSpec, RarFf, RarLs, RarRand, SjfBco, SjfBcoParams, SjfBcoReport,
 };
+use dmlsched::algorithms::{Algorithm, Solved};
 use dmlsched::experiments::sjf_bco::{
     Calibration, HORIZON_20, HORIZON_FIG6, paper_instance, paper_params, rand_rng,
 };
@@ -27,10 +27,22 @@ fn checked(inst: &Instance, s: dmlsched::Result<Solved<SjfBcoReport>>) -> u64 {
 fn four(inst: &Instance, seed: u64, t: u64) -> [u64; 4] {
     let p = paper_params(t);
     [
-        checked(inst, SjfBco::new(p.clone()).solve(inst)),
-        checked(inst, RarLs::new(p.clone()).solve(inst)),
-        checked(inst, RarFf::new(p.clone()).solve(inst)),
-        checked(inst, RarRand::new(p).solve(inst, &mut rand_rng(seed))),
+        checked(
+            inst,
+            SjfBco::new(p.clone()).and_then(|a| a.solve(inst, &mut rand_rng(0))),
+        ),
+        checked(
+            inst,
+            RarLs::new(p.clone()).and_then(|a| a.solve(inst, &mut rand_rng(0))),
+        ),
+        checked(
+            inst,
+            RarFf::new(p.clone()).and_then(|a| a.solve(inst, &mut rand_rng(0))),
+        ),
+        checked(
+            inst,
+            RarRand::new(p).and_then(|a| a.solve(inst, &mut rand_rng(seed))),
+        ),
     ]
 }
 
@@ -93,7 +105,10 @@ fn sjf_mean(params: &SjfBcoParams) -> (f64, Vec<u64>) {
     let v: Vec<u64> = SEEDS
         .map(|seed| {
             let i = inst(seed, 20);
-            checked(&i, SjfBco::new(params.clone()).solve(&i))
+            checked(
+                &i,
+                SjfBco::new(params.clone()).and_then(|a| a.solve(&i, &mut rand_rng(0))),
+            )
         })
         .collect();
     (mean(&v), v)
