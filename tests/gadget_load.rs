@@ -3,7 +3,9 @@
 //! load 2.0 over seeds 0..=4, its mean gross utility is at least twice that
 //! of strict FIFO-FF. Both are measured by `GadgetMetrics`, FIFO-FF in the
 //! simulator under the same options (reserved bandwidth, stop at
-//! convergence), and every schedule is verified.
+//! convergence), and every schedule is verified. Release only: a debug
+//! build runs it in about a minute, and `.ci/run` runs it in release anyway.
+#![cfg(not(debug_assertions))]
 
 use dmlsched::algorithms::gadget::GadgetMetrics;
 use dmlsched::baselines::FifoFirstFitBandwidth;
