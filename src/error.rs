@@ -19,6 +19,7 @@ pub use crate::pcip::PcError;
 pub use crate::schedule::Violation;
 pub use crate::sim::SimError;
 pub use crate::sim::report::ReportError;
+pub use crate::state::StateError;
 pub use crate::timing::TimingError;
 pub use crate::trace::TraceError;
 
@@ -92,6 +93,11 @@ pub enum Error {
     /// A CSV table or SVG plot of a run could not be written.
     #[error("report: {0}")]
     Report(#[from] ReportError),
+    /// The shared cluster state refused an operation (a use that does not
+    /// fit, a time going back, a duplicate id, a saved state that does not
+    /// add up).
+    #[error("cluster state: {0}")]
+    State(#[from] StateError),
     /// A name the [`registry`](crate::registry) does not know.
     #[error("unknown {kind} {name} (known: {known})")]
     UnknownName {
@@ -122,6 +128,7 @@ impl Error {
             | Error::Trace(_)
             | Error::Timing(_)
             | Error::Calibrate(_)
+            | Error::State(_)
             | Error::UnknownName { .. } => true,
             #[cfg(feature = "serde")]
             Error::Json(_) => true,

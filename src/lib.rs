@@ -137,6 +137,7 @@ pub mod placement;
 pub mod registry;
 pub mod schedule;
 pub mod sim;
+pub mod state;
 pub mod timing;
 pub mod trace;
 

@@ -28,7 +28,7 @@ fn layer(module: &str) -> Option<u32> {
     Some(match module {
         "model" => 0,
         "certificate" | "schedule" | "lp" | "timing" => 1,
-        "pcip" | "online" | "sim" | "trace" | "calibrate" | "placement" => 2,
+        "pcip" | "online" | "sim" | "trace" | "calibrate" | "placement" | "state" => 2,
         "algorithms" | "baselines" => 3,
         "experiments" | "registry" => 4,
         _ => return None,

@@ -1,0 +1,122 @@
+//! One machine's cells: what is used in every slot from the state's origin
+//! on, and which GPU ids are taken.
+
+use std::collections::VecDeque;
+
+use crate::model::Resources;
+
+/// What one (machine, slot) cell holds: the resources used and the GPU ids
+/// taken (bit `i` of word `i / 64`).
+#[derive(Debug, Clone, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub(crate) struct CellUse {
+    pub used: Resources,
+    pub gpus: Vec<u64>,
+}
+
+impl CellUse {
+    fn empty(words: usize) -> Self {
+        CellUse {
+            used: Resources::zero(),
+            gpus: vec![0; words],
+        }
+    }
+
+    pub fn gpu_taken(&self, index: u32) -> bool {
+        let (w, b) = (index as usize / 64, index % 64);
+        self.gpus.get(w).is_some_and(|word| word & (1 << b) != 0)
+    }
+
+    fn set_gpu(&mut self, index: u32, taken: bool) {
+        let (w, b) = (index as usize / 64, index % 64);
+        if let Some(word) = self.gpus.get_mut(w) {
+            if taken {
+                *word |= 1 << b;
+            } else {
+                *word &= !(1 << b);
+            }
+        }
+    }
+}
+
+/// A machine's cells from slot `origin` on (the deque's front), grown when a
+/// use reaches past its end. Slots past the end hold nothing.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub(crate) struct MachineCells {
+    /// Words of a cell's GPU set: `⌈gpu ids / 64⌉`.
+    words: usize,
+    cells: VecDeque<CellUse>,
+}
+
+impl MachineCells {
+    pub fn new(gpu_ids: u32) -> Self {
+        MachineCells {
+            words: gpu_ids.div_ceil(64) as usize,
+            cells: VecDeque::new(),
+        }
+    }
+
+    /// The cell of `slot` (`origin ≤ slot`), `None` past the stored end.
+    pub fn get(&self, origin: u32, slot: u32) -> Option<&CellUse> {
+        slot.checked_sub(origin)
+            .and_then(|i| self.cells.get(i as usize))
+    }
+
+    /// The resources used in `slot` (zero past the stored end or before the
+    /// origin).
+    pub fn used(&self, origin: u32, slot: u32) -> Resources {
+        self.get(origin, slot).map_or(Resources::zero(), |c| c.used)
+    }
+
+    /// Whether GPU `index` is free in every slot of `start..end`.
+    pub fn gpu_free(&self, origin: u32, start: u32, end: u32, index: u32) -> bool {
+        (start..end).all(|t| self.get(origin, t).is_none_or(|c| !c.gpu_taken(index)))
+    }
+
+    /// Adds (`sign = 1`) or removes (`sign = -1`) `amount` and the GPU ids
+    /// `gpus` in the slots `start..end` (`origin ≤ start`).
+    pub fn apply(
+        &mut self,
+        origin: u32,
+        start: u32,
+        end: u32,
+        amount: &Resources,
+        gpus: &[u32],
+        add: bool,
+    ) {
+        let (from, to) = ((start - origin) as usize, (end - origin) as usize);
+        if add && self.cells.len() < to {
+            let words = self.words;
+            self.cells.resize_with(to, || CellUse::empty(words));
+        }
+        let to = to.min(self.cells.len());
+        for cell in self.cells.range_mut(from.min(to)..to) {
+            cell.used = if add {
+                cell.used.plus(amount)
+            } else {
+                // Rounding may leave a hair below zero: clamp it.
+                cell.used.minus(amount).max(&Resources::zero())
+            };
+            for &g in gpus {
+                cell.set_gpu(g, add);
+            }
+        }
+    }
+
+    /// Drops the `n` first cells (the origin moves `n` slots on).
+    pub fn drop_front(&mut self, n: u32) {
+        let n = (n as usize).min(self.cells.len());
+        self.cells.drain(..n);
+    }
+
+    /// Whether the cells are those of a machine with `other`'s GPU ids.
+    pub fn same_shape(&self, other: &MachineCells) -> bool {
+        self.words == other.words && self.cells.iter().all(|c| c.gpus.len() == self.words)
+    }
+
+    /// The number of stored cells.
+    pub fn len(&self) -> usize {
+        self.cells.len()
+    }
+}
