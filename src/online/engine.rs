@@ -404,6 +404,60 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
         }
     }
 
+    /// The ledger, for a session that syncs it from the shared cluster
+    /// state before each decision.
+    pub(crate) fn ledger_mut(&mut self) -> &mut Ledger {
+        &mut self.ledger
+    }
+
+    /// Turns the last admission into a rejection for `NoFeasiblePlan` (a
+    /// plan the shared state refused): its payoff leaves the running dual;
+    /// its ledger amounts stay until the session's next sync. `α_eff` and
+    /// `x_max` keep what the commit raised them to (both only bound from
+    /// above). Returns whether there was an admission to undo.
+    pub(crate) fn retract_last(&mut self) -> bool {
+        let Some(o) = self.outcomes.last_mut() else {
+            return false;
+        };
+        if let Decision::Admitted { payoff, .. } = o.decision {
+            self.mu_running -= payoff;
+            o.decision = Decision::Rejected(RejectReason::NoFeasiblePlan);
+            return true;
+        }
+        false
+    }
+
+    /// The online dual bound at the current prices without closing the
+    /// run: every stepped job's best payoff over the plans that fit the
+    /// empty cluster, plus the price mass `Σ c·p` (`jobs` as stepped). By
+    /// weak duality it bounds the optimum of the model the oracle searches
+    /// for any prices, so it stays a bound after releases. Returns the
+    /// bound and whether it is valid (no heuristic answer, a finite realised
+    /// factor). One oracle call per stepped job.
+    ///
+    /// # Errors
+    ///
+    /// [`OnlineError::JobCountMismatch`], and the oracle's errors.
+    pub(crate) fn dual_bound(&mut self, jobs: &[O::Job]) -> Result<(f64, bool)> {
+        if jobs.len() != self.outcomes.len() {
+            return Err(OnlineError::JobCountMismatch {
+                given: jobs.len(),
+                stepped: self.outcomes.len(),
+            }
+            .into());
+        }
+        let price_mass = self.ledger.price_mass(&self.bounds);
+        let (d, valid, _) = final_dual(
+            &mut self.oracle,
+            &self.ledger,
+            &self.bounds,
+            &self.outcomes,
+            jobs,
+            price_mass,
+        )?;
+        Ok((d, valid))
+    }
+
     /// Runs `jobs` (in arrival order) and [`finish`](Self::finish)es.
     ///
     /// # Errors

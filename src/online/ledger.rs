@@ -384,6 +384,45 @@ impl Ledger {
         }
     }
 
+    /// Sets the committed amount of a cell (a session's ledger, synced
+    /// from the shared cluster state before each decision: amounts may go
+    /// down after a release).
+    pub(crate) fn set(&mut self, c: Cell, amount: f64) {
+        let resources = self.resources;
+        let Some(pages) = self.pages.get_mut(c.machine as usize) else {
+            return;
+        };
+        let page = c.slot / PAGE_SLOTS;
+        if amount == 0.0 && pages.get(page).is_none() {
+            return;
+        }
+        let page = pages.get_or_insert(page, PAGE_SLOTS as usize * resources);
+        let offset = (c.slot % PAGE_SLOTS) as usize * resources + usize::from(c.resource);
+        if let Some(v) = page.get_mut(offset) {
+            *v = amount;
+        }
+    }
+
+    /// Grows the horizon to `horizon` slots (a session's planning window
+    /// moving on); a smaller value changes nothing.
+    pub(crate) fn grow_horizon(&mut self, horizon: u32) {
+        self.horizon = self.horizon.max(horizon);
+    }
+
+    /// Drops the pages that end at or before `slot`: their cells read as
+    /// never committed (priced at `L`), so a session's memory follows its
+    /// planning window, not its age.
+    pub(crate) fn forget_before(&mut self, slot: u32) {
+        let pages = slot / PAGE_SLOTS;
+        for p in &mut self.pages {
+            let near = (pages as usize).min(p.near.len());
+            for page in &mut p.near[..near] {
+                *page = None;
+            }
+            p.far.retain(|&k, _| k >= pages);
+        }
+    }
+
     /// Every cell as `(machine, resource, slot)`, in (machine, slot,
     /// resource) order (`machines × T × R` items: for small ledgers).
     pub(crate) fn cells(&self) -> impl Iterator<Item = (MachineId, ResourceId, u32)> + '_ {

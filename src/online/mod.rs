@@ -118,6 +118,7 @@ mod offline;
 mod oracle;
 mod prices;
 mod run;
+mod session;
 #[cfg(test)]
 mod tests;
 mod units;
@@ -136,4 +137,8 @@ pub use oracle::{
 };
 pub use prices::PriceView;
 pub use run::{OnlineModel, OnlinePolicy, OnlineRun, schedule_of};
+pub use session::{
+    BoundsSource, JobStatus, Session, SessionAlgorithm, SessionBounds, SessionDecision, SessionJob,
+    SessionPlan, Snapshot,
+};
 pub use units::{PS_RESOURCE_NAMES, PS_RESOURCES, PsVector, ps_ledger, ps_machines, ps_units};

@@ -138,6 +138,7 @@ pub struct Use {
 /// [module documentation](self).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClusterState {
+    cluster: Cluster,
     ids: Vec<MachineId>,
     capacity: Vec<Resources>,
     gpu_ids: Vec<u32>,
@@ -190,6 +191,7 @@ impl ClusterState {
             gpu_ids.push(g as u32);
         }
         Ok(ClusterState {
+            cluster: cluster.clone(),
             ids: cluster.machines.iter().map(|m| m.id).collect(),
             capacity: cluster.machines.iter().map(|m| m.capacity).collect(),
             cells: gpu_ids.iter().map(|&g| MachineCells::new(g)).collect(),
@@ -217,6 +219,11 @@ impl ClusterState {
     /// dropped).
     pub fn current_slot(&self) -> u32 {
         self.origin
+    }
+
+    /// The cluster the state was built from.
+    pub fn cluster(&self) -> &Cluster {
+        &self.cluster
     }
 
     /// The machines, in the cluster's order.

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{JobId, MachineId, Resources};
+use crate::model::{Cluster, JobId};
 
 use super::cells::MachineCells;
 use super::{ClusterState, Holder, StateError, Use};
@@ -16,8 +16,7 @@ use super::{ClusterState, Holder, StateError, Use};
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct Saved {
-    machines: Vec<MachineId>,
-    capacity: Vec<Resources>,
+    cluster: Cluster,
     slot_length_s: f64,
     now_s: f64,
     current_slot: u32,
@@ -30,8 +29,7 @@ pub(super) struct Saved {
 impl From<ClusterState> for Saved {
     fn from(s: ClusterState) -> Self {
         Saved {
-            machines: s.ids,
-            capacity: s.capacity,
+            cluster: s.cluster,
             slot_length_s: s.slot_length_s,
             now_s: s.now_s,
             current_slot: s.origin,
@@ -48,17 +46,12 @@ impl TryFrom<Saved> for ClusterState {
 
     fn try_from(s: Saved) -> Result<Self, StateError> {
         let bad = |reason: String| StateError::Inconsistent { reason };
-        if s.capacity.len() != s.machines.len() || s.cells.len() != s.machines.len() {
-            return Err(bad("machines, capacities and cells differ in number".into()));
+        if s.cells.len() != s.cluster.machines.len() {
+            return Err(bad(
+                "the cluster's machines and the cells differ in number".into()
+            ));
         }
-        let cluster = crate::model::Cluster::new(
-            s.machines
-                .iter()
-                .zip(&s.capacity)
-                .map(|(&id, &c)| crate::model::Machine::new(id, c, 0.0))
-                .collect(),
-        );
-        let mut state = ClusterState::new(&cluster, s.slot_length_s)?;
+        let mut state = ClusterState::new(&s.cluster, s.slot_length_s)?;
         state.advance(s.now_s).map_err(|e| bad(e.to_string()))?;
         if state.origin != s.current_slot {
             return Err(bad(format!(

@@ -159,6 +159,7 @@ mod oracle;
 mod plan;
 mod policy;
 pub mod round;
+mod session;
 pub mod sub;
 mod verify;
 
@@ -198,6 +199,7 @@ pub use oracle::{
 pub use plan::{LocalityPlan, SlotConfig, SlotPlan};
 pub use policy::LocalityPolicy;
 pub use round::{DEFAULT_DRAWS, DEFAULT_LAMBDAS, DrawCounts, RoundingSummary};
+pub use session::{LocalitySession, LocalitySessionModel};
 pub use verify::{CheckedJob, LocalityCheck, verify_locality};
 
 /// Parameters of the locality-aware scheduler.

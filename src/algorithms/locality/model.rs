@@ -11,9 +11,11 @@
 
 use crate::lp::{MAX_COEFFICIENT, MIN_COEFFICIENT, SOLVER_INFINITY};
 use crate::model::units::{Num, ceil_tol, floor_tol};
-use crate::model::{Architecture, Elasticity, Hosting, Instance, Job, JobId, MachineId, Utility};
+use crate::model::{
+    Architecture, Cluster, Elasticity, Hosting, Instance, Job, JobId, MachineId, Utility,
+};
 use crate::online::{
-    Ledger, PS_RESOURCE_NAMES, PS_RESOURCES, PoolId, PsVector, ps_ledger, ps_machines,
+    Ledger, PS_RESOURCE_NAMES, PS_RESOURCES, PoolId, PsVector, ps_ledger, ps_units,
 };
 
 use super::error::LocalityError;
@@ -66,7 +68,25 @@ impl LocalityCluster {
     /// [`LocalityError::UnsupportedCluster`] when no machine may host a
     /// worker or none a PS, or there are more than 2³² machines.
     pub fn from_instance(instance: &Instance) -> Result<Self, LocalityError> {
-        let machines = &instance.cluster().machines;
+        Self::from_cluster(
+            instance.cluster(),
+            instance.slot_length_s(),
+            instance.horizon_slots(),
+        )
+    }
+
+    /// The model of `cluster` with slots of `slot_length_s` seconds over
+    /// `horizon` slots.
+    ///
+    /// # Errors
+    ///
+    /// As [`from_instance`](Self::from_instance).
+    pub fn from_cluster(
+        cluster: &Cluster,
+        slot_length_s: f64,
+        horizon: u32,
+    ) -> Result<Self, LocalityError> {
+        let machines = &cluster.machines;
         if u32::try_from(machines.len()).is_err() {
             return Err(LocalityError::UnsupportedCluster {
                 reason: "more than 2^32 machines".into(),
@@ -85,12 +105,11 @@ impl LocalityCluster {
                 reason: "some machine must host workers and some machine PSs".into(),
             });
         }
-        let (machine_ids, capacity) = ps_machines(instance);
         Ok(LocalityCluster {
-            horizon: instance.horizon_slots(),
-            slot_length_s: instance.slot_length_s(),
-            machine_ids,
-            capacity,
+            horizon,
+            slot_length_s,
+            machine_ids: machines.iter().map(|m| m.id).collect(),
+            capacity: machines.iter().map(|m| ps_units(&m.capacity)).collect(),
             hosts_workers,
             hosts_ps,
             intra_bandwidth_bps: machines.iter().map(|m| m.intra_bandwidth_bps).collect(),
@@ -183,11 +202,33 @@ impl LocalityJob {
         horizon: u32,
         intra_factor: Option<f64>,
     ) -> Result<Self, LocalityError> {
+        check_options(horizon, intra_factor)?;
+        let arrival = instance.arrival_slot(job);
+        let end = arrival
+            .saturating_add(horizon - 1)
+            .min(instance.horizon_slots().saturating_sub(1));
+        Self::planned(cluster, job, arrival, end, intra_factor)
+    }
+
+    /// [`from_job`](Self::from_job) for a job whose utility counts from
+    /// slot `arrival` and whose plan ends by slot `end` (inclusive), on
+    /// `cluster`'s slots (a session's job, planned in its window).
+    ///
+    /// # Errors
+    ///
+    /// As [`from_job`](Self::from_job).
+    pub(crate) fn planned(
+        cluster: &LocalityCluster,
+        job: &Job,
+        arrival: u32,
+        end: u32,
+        intra_factor: Option<f64>,
+    ) -> Result<Self, LocalityError> {
         let bad = |reason: String| LocalityError::UnsupportedJob {
             job: job.id,
             reason,
         };
-        check_options(horizon, intra_factor)?;
+        check_options(1, intra_factor)?;
         let Architecture::ParameterServer(p) = &job.architecture else {
             return Err(bad(
                 "the locality scheduler plans parameter-server jobs only (ring-all-reduce jobs have no PS to co-locate)".into(),
@@ -208,7 +249,7 @@ impl LocalityJob {
                 Num(best)
             )));
         }
-        let slot = instance.slot_length_s();
+        let slot = cluster.slot_length_s;
         let theta_dist_s = p.minibatch_time_s();
         let rate = |theta: f64| slot / theta;
         let rate_dist = rate(theta_dist_s);
@@ -234,10 +275,6 @@ impl LocalityJob {
                 Num(*r)
             )));
         }
-        let arrival = instance.arrival_slot(job);
-        let end = arrival
-            .saturating_add(horizon - 1)
-            .min(instance.horizon_slots().saturating_sub(1));
         let allowed = job.allowed_machines.as_ref().map(|list| {
             cluster
                 .machine_ids

@@ -1,0 +1,147 @@
+//! The locality-aware scheduler as a session over a shared cluster state:
+//! each parameter-server job decided when it is submitted, priced by the
+//! whole fill of the state's cells, its plan held in the state.
+
+use rand::{Rng, RngExt};
+
+use crate::model::{Job, MachineId, Resources};
+use crate::online::{
+    Ledger, PriceBounds, Session, SessionAlgorithm, SessionBounds, ps_ledger, ps_units,
+};
+use crate::schedule::Segment;
+use crate::state::ClusterState;
+
+use super::model::{LocalityCluster, LocalityJob, POOL};
+use super::oracle::LocalityOracle;
+use super::plan::LocalityPlan;
+use super::{Locality, LocalityParams, bound_inputs, derive_bounds};
+use crate::algorithms::Algorithm;
+
+/// A session of the locality-aware scheduler ([`Locality::session`]).
+pub type LocalitySession = Session<LocalitySessionModel>;
+
+/// The locality-aware scheduler's side of a [`Session`]: its model of the
+/// cluster, in the parameter-server ledger's units, and its options.
+#[derive(Debug, Clone)]
+pub struct LocalitySessionModel {
+    cluster: LocalityCluster,
+    params: LocalityParams,
+}
+
+impl SessionAlgorithm for LocalitySessionModel {
+    type Oracle = LocalityOracle;
+    const NAME: &'static str = "locality";
+
+    fn machines(&self) -> &[MachineId] {
+        &self.cluster.machine_ids
+    }
+
+    fn ledger(&self, horizon: u32) -> crate::Result<Ledger> {
+        ps_ledger(horizon, &self.cluster.capacity, |_| POOL)
+    }
+
+    fn amounts(&self, _k: usize, used: &Resources) -> Vec<f64> {
+        ps_units(used).to_vec()
+    }
+
+    fn job(
+        &mut self,
+        job: &Job,
+        arrival: u32,
+        earliest: u32,
+        end: u32,
+    ) -> crate::Result<LocalityJob> {
+        let last = end.saturating_sub(1);
+        let j = LocalityJob::planned(&self.cluster, job, arrival, last, self.params.intra_factor)?;
+        let j = if self.params.allow_local {
+            j
+        } else {
+            j.without_local()
+        };
+        Ok(j.starting_at(earliest))
+    }
+
+    fn segments(&self, plan: &LocalityPlan) -> Vec<Segment> {
+        plan.segments(&self.cluster)
+    }
+}
+
+impl Locality {
+    /// A session of this scheduler on `state`'s cluster, planning every job within `window`
+    /// slots of its submission, with price bounds learned from `past` jobs
+    /// by [`LocalityParams::bounds`] over a horizon of `T = window` slots
+    /// (the future is unknown; jobs like yesterday's are the usual
+    /// choice). The oracle's seed is [`LocalityParams::seed`], or drawn
+    /// from `rng`.
+    ///
+    /// # Errors
+    ///
+    /// [`LocalityError::UnsupportedCluster`](super::LocalityError) for a
+    /// cluster the scheduler cannot use; the errors of a past job outside
+    /// the model; the bound rule's errors (no past job with a positive
+    /// value); an empty window.
+    pub fn session<R: Rng>(
+        &self,
+        state: &ClusterState,
+        window: u32,
+        past: &[Job],
+        rng: &mut R,
+    ) -> crate::Result<LocalitySession> {
+        let (mut model, oracle) = self.session_parts(state, window, rng)?;
+        let jobs = past
+            .iter()
+            .map(|j| model.job(j, 0, 0, window))
+            .collect::<crate::Result<Vec<_>>>()?;
+        let inputs = bound_inputs(&oracle, &jobs, window)?;
+        let (bounds, _) = derive_bounds(
+            &model.cluster,
+            &inputs,
+            self.params().bounds,
+            self.params().l_allowance,
+        )?;
+        let bounds = SessionBounds::learned_from(bounds, past.len());
+        Session::new(model, oracle, window, bounds, self.params().pd.clone())
+    }
+
+    /// [`session`](Self::session) with explicit price bounds (for example
+    /// set from a declared range of utilities and demands).
+    ///
+    /// # Errors
+    ///
+    /// As [`session`](Self::session); bounds that do not have the ledger's
+    /// one pool and five resources.
+    pub fn session_with_bounds<R: Rng>(
+        &self,
+        state: &ClusterState,
+        window: u32,
+        bounds: PriceBounds,
+        rng: &mut R,
+    ) -> crate::Result<LocalitySession> {
+        let (model, oracle) = self.session_parts(state, window, rng)?;
+        Session::new(
+            model,
+            oracle,
+            window,
+            SessionBounds::explicit(bounds),
+            self.params().pd.clone(),
+        )
+    }
+
+    fn session_parts<R: Rng>(
+        &self,
+        state: &ClusterState,
+        window: u32,
+        rng: &mut R,
+    ) -> crate::Result<(LocalitySessionModel, LocalityOracle)> {
+        let p = self.params();
+        let model_cluster =
+            LocalityCluster::from_cluster(state.cluster(), state.slot_length_s(), window)?;
+        let seed = p.seed.unwrap_or_else(|| rng.random());
+        let oracle = LocalityOracle::new(model_cluster.clone(), p.inner).with_seed(seed);
+        let model = LocalitySessionModel {
+            cluster: model_cluster,
+            params: p.clone(),
+        };
+        Ok((model, oracle))
+    }
+}

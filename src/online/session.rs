@@ -1,0 +1,517 @@
+//! A pricing scheduler as a session: it decides job by job inside a
+//! scheduler's own event loop, over a shared
+//! [`ClusterState`](crate::state::ClusterState), without knowing the future.
+//!
+//! Before each decision the session syncs its ledger's cells in the
+//! planning window `[now, now + W)` from the state's whole fill — its own
+//! jobs, other sessions' jobs and outside usage, converted to the
+//! algorithm's units — so every cell is priced by everything on it. An
+//! admitted plan is committed to the state, which is the arbiter: a plan
+//! the state refuses (a resource the algorithm does not model, GPU ids
+//! fragmented by releases) is turned into a rejection. Cells before `now`
+//! are dropped from the ledger.
+//!
+//! The price bounds are a-priori (the future is unknown): given
+//! explicitly, or learned from a list of past jobs with
+//! [`SessionBounds::learned_from`], both over a horizon of `T = W` slots.
+
+use std::fmt;
+
+use crate::certificate::{Bound, BoundKind, Certificate, Guarantee, Sense};
+use crate::error::Result;
+use crate::model::units::Num;
+use crate::model::{Job, JobId, MachineId, Resources};
+use crate::schedule::Segment;
+use crate::state::{ClusterState, Holder, StateError};
+
+use super::bounds::PriceBounds;
+use super::engine::{Decision, OnlinePrimalDual, PdOptions, RejectReason};
+use super::error::OnlineError;
+use super::ledger::{Ledger, ResourceId};
+use super::oracle::PricingOracle;
+
+/// The job type of an algorithm's oracle.
+pub type SessionJob<A> = <<A as SessionAlgorithm>::Oracle as PricingOracle>::Job;
+/// The plan type of an algorithm's oracle.
+pub type SessionPlan<A> = <<A as SessionAlgorithm>::Oracle as PricingOracle>::Plan;
+
+/// What a pricing algorithm supplies to run as a [`Session`]: its ledger
+/// over the cluster, the conversion of the state's fill to its units, its
+/// job model and its plans as schedule segments.
+pub trait SessionAlgorithm {
+    /// The algorithm's pricing oracle.
+    type Oracle: PricingOracle;
+
+    /// The algorithm's name.
+    const NAME: &'static str;
+
+    /// The cluster machine of ledger machine `k` (ledger machines are the
+    /// machines the algorithm may use, by position).
+    fn machines(&self) -> &[MachineId];
+
+    /// An empty ledger over the algorithm's machines and `horizon` slots.
+    ///
+    /// # Errors
+    ///
+    /// The ledger's validation errors.
+    fn ledger(&self, horizon: u32) -> Result<Ledger>;
+
+    /// The amounts, in the ledger's units and resource order, of the SI
+    /// use `used` of ledger machine `k`.
+    fn amounts(&self, k: usize, used: &Resources) -> Vec<f64>;
+
+    /// The oracle's job for `job`: its utility counts from slot `arrival`,
+    /// and it may use slots `earliest..end`.
+    ///
+    /// # Errors
+    ///
+    /// The algorithm's errors for a job outside its model.
+    fn job(&mut self, job: &Job, arrival: u32, earliest: u32, end: u32)
+    -> Result<SessionJob<Self>>;
+
+    /// The schedule segments of `plan`.
+    fn segments(&self, plan: &SessionPlan<Self>) -> Vec<Segment>;
+}
+
+/// The a-priori price bounds of a session, and where they come from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionBounds {
+    bounds: PriceBounds,
+    source: BoundsSource,
+}
+
+/// Where a session's price bounds come from (recorded in its
+/// certificate).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum BoundsSource {
+    /// Given by the caller ([`SessionBounds::explicit`]).
+    Explicit,
+    /// Learned from past jobs ([`SessionBounds::learned_from`]).
+    Learned {
+        /// How many past jobs.
+        jobs: usize,
+    },
+}
+
+impl SessionBounds {
+    /// Bounds given by the caller (for example from a declared range of
+    /// utilities and demands), used as they are.
+    pub fn explicit(bounds: PriceBounds) -> Self {
+        SessionBounds {
+            bounds,
+            source: BoundsSource::Explicit,
+        }
+    }
+
+    /// Bounds an algorithm derived from the bound inputs of `jobs` past
+    /// jobs (its rule is in [`PriceBounds::origin`]), as if each arrived at
+    /// slot 0 of a window of `W` slots.
+    pub fn learned_from(bounds: PriceBounds, jobs: usize) -> Self {
+        SessionBounds {
+            bounds,
+            source: BoundsSource::Learned { jobs },
+        }
+    }
+
+    /// The bounds.
+    pub fn bounds(&self) -> &PriceBounds {
+        &self.bounds
+    }
+
+    /// Where they come from.
+    pub fn source(&self) -> &BoundsSource {
+        &self.source
+    }
+}
+
+/// Where a submitted job stands in its session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum JobStatus {
+    /// Rejected at submission.
+    Rejected,
+    /// Admitted; its plan is held.
+    Admitted,
+    /// Finished (the rest of its plan released).
+    Finished,
+    /// Cancelled (the rest of its plan released; it adds no utility).
+    Cancelled,
+}
+
+/// The certificate snapshot of a session after a decision: what it holds
+/// so far, kept incrementally (no oracle call).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Snapshot {
+    /// `ALG`: the utility of the admitted jobs, cancelled ones excluded.
+    pub alg: f64,
+    /// The trivial bound on `OPT`: every submitted job's best utility
+    /// alone on the empty cluster, summed.
+    pub trivial_bound: f64,
+    /// Why the `2α` guarantee is not valid (empty while it may hold).
+    pub guarantee_lost: Vec<String>,
+}
+
+/// One decision of a session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionDecision {
+    /// The job.
+    pub job: JobId,
+    /// Whether it was admitted.
+    pub admitted: bool,
+    /// Its plan as held in the state (GPU ids assigned); empty when
+    /// rejected.
+    pub segments: Vec<Segment>,
+    /// Why it was rejected.
+    pub rejection: Option<String>,
+    /// The plan's utility (0 when rejected).
+    pub utility: f64,
+    /// The price paid, `Σ p·q` over the plan's cells (0 when rejected).
+    pub price: f64,
+    /// `utility − price` (the best plan's payoff when rejected for a
+    /// non-positive one).
+    pub payoff: f64,
+    /// The session's certificate snapshot after the decision.
+    pub snapshot: Snapshot,
+}
+
+/// A pricing algorithm deciding job by job over a shared cluster state.
+/// See the [module documentation](self).
+pub struct Session<A: SessionAlgorithm> {
+    algorithm: A,
+    engine: OnlinePrimalDual<A::Oracle>,
+    source: BoundsSource,
+    window: u32,
+    jobs: Vec<SessionJob<A>>,
+    ids: Vec<JobId>,
+    status: Vec<JobStatus>,
+    alg: f64,
+    guarantee_lost: Vec<String>,
+    /// The last slot synced (cells before it are forgotten).
+    synced_from: u32,
+}
+
+impl<A: SessionAlgorithm + fmt::Debug> fmt::Debug for Session<A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Session")
+            .field("algorithm", &self.algorithm)
+            .field("window", &self.window)
+            .field("jobs", &self.ids.len())
+            .field("alg", &self.alg)
+            .finish()
+    }
+}
+
+impl<A: SessionAlgorithm> Session<A> {
+    /// A session of `algorithm` with its `oracle`, a planning window of
+    /// `window` slots and a-priori `bounds`.
+    ///
+    /// # Errors
+    ///
+    /// [`OnlineError::InvalidInstance`] for an empty window; the engine's
+    /// errors for bounds that do not fit the algorithm's ledger.
+    pub fn new(
+        algorithm: A,
+        oracle: A::Oracle,
+        window: u32,
+        bounds: SessionBounds,
+        opts: PdOptions,
+    ) -> Result<Self> {
+        if window == 0 {
+            return Err(OnlineError::InvalidInstance {
+                reason: "the planning window must have at least one slot".into(),
+            }
+            .into());
+        }
+        let ledger = algorithm.ledger(window)?;
+        let engine = OnlinePrimalDual::new(oracle, ledger, bounds.bounds, opts)?;
+        let mut guarantee_lost = Vec::new();
+        if bounds.source == BoundsSource::Explicit {
+            guarantee_lost.push("explicit price bounds: not derived from any jobs".into());
+        }
+        Ok(Session {
+            algorithm,
+            engine,
+            source: bounds.source,
+            window,
+            jobs: Vec::new(),
+            ids: Vec::new(),
+            status: Vec::new(),
+            alg: 0.0,
+            guarantee_lost,
+            synced_from: 0,
+        })
+    }
+
+    /// The planning window, slots.
+    pub fn window(&self) -> u32 {
+        self.window
+    }
+
+    /// The algorithm.
+    pub fn algorithm(&self) -> &A {
+        &self.algorithm
+    }
+
+    /// The status of `job` (`None` for a job never submitted here).
+    pub fn status(&self, job: JobId) -> Option<JobStatus> {
+        self.position(job).map(|p| self.status[p])
+    }
+
+    fn position(&self, job: JobId) -> Option<usize> {
+        self.ids.iter().position(|&j| j == job)
+    }
+
+    /// The snapshot so far.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            alg: self.alg,
+            trivial_bound: self.engine.outcomes().iter().map(|o| o.u_max).sum(),
+            guarantee_lost: self.guarantee_lost.clone(),
+        }
+    }
+
+    fn lose_guarantee(&mut self, why: String) {
+        if !self.guarantee_lost.contains(&why) {
+            self.guarantee_lost.push(why);
+        }
+    }
+
+    /// Decides on `job`, submitted at `now_s` (its utility counts from the
+    /// slot that holds `now_s`; its plan starts at the next slot boundary
+    /// at the earliest and ends before `now + W`). An admitted plan is
+    /// committed to `state`.
+    ///
+    /// # Errors
+    ///
+    /// [`StateError::Time`] for a time before the state's,
+    /// [`StateError::DuplicateJob`] for an id the state already saw; the
+    /// algorithm's errors for a job outside its model. Nothing changes on
+    /// an error.
+    pub fn submit(
+        &mut self,
+        state: &mut ClusterState,
+        job: &Job,
+        now_s: f64,
+    ) -> Result<SessionDecision> {
+        if now_s < state.now_s() || !now_s.is_finite() {
+            return Err(StateError::Time {
+                time_s: Num(now_s),
+                reason: format!("before the state's current time {} s", Num(state.now_s())),
+            }
+            .into());
+        }
+        if state.was_committed(job.id) || self.position(job.id).is_some() {
+            return Err(StateError::DuplicateJob { job: job.id }.into());
+        }
+        let arrival = state.slot_at(now_s);
+        let earliest = state.slot_from(now_s);
+        let end = earliest.saturating_add(self.window);
+        let model_job = self.algorithm.job(job, arrival, earliest, end)?;
+        state.advance(now_s)?;
+        self.sync(state, end)?;
+        let step = match &self.engine.step(&model_job)?.decision {
+            Decision::Admitted {
+                plan,
+                utility,
+                cost,
+                payoff,
+            } => Ok((self.algorithm.segments(plan), *utility, *cost, *payoff)),
+            Decision::Rejected(r) => Err(*r),
+        };
+        self.jobs.push(model_job);
+        self.ids.push(job.id);
+        Ok(self.conclude(state, job, step))
+    }
+
+    /// Commits an admitted plan to the state (a refusal becomes a
+    /// rejection) and builds the decision.
+    fn conclude(
+        &mut self,
+        state: &mut ClusterState,
+        job: &Job,
+        step: std::result::Result<(Vec<Segment>, f64, f64, f64), RejectReason>,
+    ) -> SessionDecision {
+        let mut d = SessionDecision {
+            job: job.id,
+            admitted: false,
+            segments: Vec::new(),
+            rejection: None,
+            utility: 0.0,
+            price: 0.0,
+            payoff: 0.0,
+            snapshot: self.snapshot(),
+        };
+        match step {
+            Ok((segments, utility, cost, payoff)) => match state.commit_job(job, &segments) {
+                Ok(held) => {
+                    self.alg += utility;
+                    d.admitted = true;
+                    d.segments = held;
+                    (d.utility, d.price, d.payoff) = (utility, cost, payoff);
+                }
+                Err(e) => {
+                    self.engine.retract_last();
+                    d.rejection = Some(format!("the cluster state refused the plan: {e}"));
+                }
+            },
+            Err(r) => {
+                d.rejection = Some(rejection_text(r));
+                if let RejectReason::NonPositivePayoff { payoff } = r {
+                    d.payoff = payoff;
+                }
+            }
+        }
+        self.status.push(if d.admitted {
+            JobStatus::Admitted
+        } else {
+            JobStatus::Rejected
+        });
+        d.snapshot = self.snapshot();
+        d
+    }
+
+    /// Sets the ledger's cells of slots `current..end` to the state's fill,
+    /// and forgets the cells before the current slot.
+    fn sync(&mut self, state: &ClusterState, end: u32) -> Result<()> {
+        let current = state.current_slot();
+        let foreign = self.foreign_fill(state);
+        if let Some(why) = foreign {
+            self.lose_guarantee(why);
+        }
+        let ledger = self.engine.ledger_mut();
+        ledger.grow_horizon(end);
+        if current > self.synced_from {
+            ledger.forget_before(current);
+            self.synced_from = current;
+        }
+        let machines = self.algorithm.machines().to_vec();
+        for (k, &m) in machines.iter().enumerate() {
+            for t in current..end {
+                let used = state.used(m, t)?;
+                let amounts = self.algorithm.amounts(k, &used);
+                let ledger = self.engine.ledger_mut();
+                for (r, a) in amounts.into_iter().enumerate() {
+                    if let Some(c) = ledger.cell_index(MachineId(k as u32), ResourceId(r as u8), t)
+                    {
+                        ledger.set(c, a);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Why the state holds capacity this session did not plan (other
+    /// sessions' jobs, outside usage), if it does.
+    fn foreign_fill(&self, state: &ClusterState) -> Option<String> {
+        state.holds().find_map(|(h, _)| match h {
+            Holder::Usage(u) => Some(format!("outside usage recorded ({u})")),
+            Holder::Job(j) if self.position(j).is_none() => {
+                Some(format!("capacity held by another session's jobs ({j})"))
+            }
+            Holder::Job(_) => None,
+        })
+    }
+
+    /// `job` finished at `now_s`: the rest of its plan is released.
+    ///
+    /// # Errors
+    ///
+    /// [`StateError::Time`] for a time before the state's. An unknown job
+    /// changes nothing and is no error (returns `false`).
+    pub fn finish(&mut self, state: &mut ClusterState, job: JobId, now_s: f64) -> Result<bool> {
+        self.stop(state, job, now_s, JobStatus::Finished)
+    }
+
+    /// `job` is cancelled at `now_s`: the rest of its plan is released and
+    /// it adds no utility.
+    ///
+    /// # Errors
+    ///
+    /// As [`finish`](Self::finish).
+    pub fn cancel(&mut self, state: &mut ClusterState, job: JobId, now_s: f64) -> Result<bool> {
+        self.stop(state, job, now_s, JobStatus::Cancelled)
+    }
+
+    fn stop(
+        &mut self,
+        state: &mut ClusterState,
+        job: JobId,
+        now_s: f64,
+        to: JobStatus,
+    ) -> Result<bool> {
+        let Some(p) = self.position(job) else {
+            return Ok(false);
+        };
+        if self.status[p] != JobStatus::Admitted {
+            return Ok(false);
+        }
+        state.advance(now_s)?;
+        let freed = state.release(Holder::Job(job), now_s)?;
+        if freed > 0.0 {
+            self.lose_guarantee("capacity released before a plan's end".into());
+        }
+        if to == JobStatus::Cancelled {
+            self.alg -= self.engine.outcomes()[p].utility();
+        }
+        self.status[p] = to;
+        Ok(true)
+    }
+
+    /// The full certificate now: `ALG` so far, and the tighter of the
+    /// trivial bound and the online dual bound recomputed at the current
+    /// prices (one oracle call per job submitted: its cost grows with the
+    /// jobs seen). `OPT` is the offline optimum over the jobs submitted so
+    /// far, with their declared work, on the cluster (outside usage only
+    /// lowers it; cancelled jobs add no utility). The dual bound holds for
+    /// any prices, so releases keep it valid.
+    ///
+    /// # Errors
+    ///
+    /// The oracle's errors.
+    pub fn certificate(&mut self) -> Result<Certificate> {
+        let snapshot = self.snapshot();
+        let (dual, valid) = self.engine.dual_bound(&self.jobs)?;
+        let bound = if valid && dual <= snapshot.trivial_bound {
+            Bound::new(dual, BoundKind::OnlineDual { valid: true })
+        } else {
+            Bound::new(snapshot.trivial_bound, BoundKind::Trivial)
+        };
+        let alpha = self.engine.bounds().alpha();
+        let mut g = Guarantee::ratio_bound(
+            "OPT ≤ 2α·ALG",
+            "Bao, Peng, Wu, Li, IEEE INFOCOM 2018, Thm. 4 (OASiS), for bounds that hold for every job submitted",
+            2.0 * alpha,
+        );
+        if let BoundsSource::Learned { .. } = self.source {
+            g = g.invalid(
+                "a-priori bounds learned from past jobs: not shown to hold for the jobs submitted",
+            );
+        }
+        for why in &snapshot.guarantee_lost {
+            g = g.invalid(why.clone());
+        }
+        Ok(Certificate::new(A::NAME, Sense::Maximise, snapshot.alg, bound).with_guarantee(g))
+    }
+}
+
+fn rejection_text(r: RejectReason) -> String {
+    match r {
+        RejectReason::Unschedulable => {
+            "no plan fits the empty cluster within the planning window".into()
+        }
+        RejectReason::NoFeasiblePlan => {
+            "no plan fits the capacity left in the planning window".into()
+        }
+        RejectReason::NonPositivePayoff { payoff } => {
+            format!(
+                "the best plan's payoff {} is not positive at the current prices",
+                Num(payoff)
+            )
+        }
+    }
+}

@@ -1,0 +1,247 @@
+//! Online sessions over a shared cluster state: hand cases (a release makes
+//! room, outside usage blocks a plan, an unknown or duplicate id changes
+//! nothing) and random interleavings of submit, finish, cancel and outside
+//! usage by two sessions on one state, which never over-commit a machine by
+//! `schedule::verify`'s rules and whose certificates pass their check.
+#![cfg(feature = "highs")]
+
+mod common;
+
+use dmlsched::algorithms::Algorithm;
+use dmlsched::algorithms::locality::{Locality, LocalityParams, LocalitySession};
+use dmlsched::model::units::gb;
+use dmlsched::model::*;
+use dmlsched::online::JobStatus;
+use dmlsched::schedule::{JobSchedule, Schedule, Segment, verify};
+use dmlsched::state::{ClusterState, Holder};
+use proptest::prelude::*;
+use rand::SeedableRng;
+use rand::rngs::ChaCha8Rng;
+
+/// 100-s slots.
+const SLOT: f64 = 100.0;
+
+fn cluster(n: u32) -> Cluster {
+    Cluster::new(
+        (0..n)
+            .map(|i| common::l1_machine(i, 4.0, Hosting::Both))
+            .collect(),
+    )
+}
+
+/// The locality tests' job with `epochs` epochs (400 mini-batches each:
+/// one slot on a whole machine run LOCAL, 4 workers at 100 per slot).
+fn job(id: u32, epochs: u32) -> Job {
+    let mut j = common::l1_job(id, 0.0, 8.0, 8.0).with_utility(Utility::Linear {
+        g1: 100.0,
+        slope: 10.0,
+    });
+    if let Architecture::ParameterServer(p) = &mut j.architecture {
+        p.epochs = epochs;
+    }
+    j
+}
+
+fn session(state: &ClusterState, window: u32) -> LocalitySession {
+    let past: Vec<Job> = (0..4).map(|i| job(1000 + i, 1 + i % 3)).collect();
+    Locality::new(LocalityParams::default())
+        .unwrap()
+        .session(state, window, &past, &mut ChaCha8Rng::seed_from_u64(1))
+        .unwrap()
+}
+
+#[test]
+fn a_release_makes_room_for_a_later_job() {
+    let mut state = ClusterState::new(&cluster(1), SLOT).unwrap();
+    let mut s = session(&state, 4);
+    // Four epochs fill the machine for slots 0..4.
+    let a = s.submit(&mut state, &job(0, 4), 0.0).unwrap();
+    assert!(a.admitted, "{:?}", a.rejection);
+    let held: u32 = a.segments.iter().map(|sg| sg.slots.len() as u32).sum();
+    assert_eq!(held, 4, "{:?}", a.segments);
+    let b = s.submit(&mut state, &job(1, 4), 100.0).unwrap();
+    assert!(!b.admitted, "no room while job 0 holds the machine");
+    // Job 0 finishes inside slot 1: slots 2.. are released.
+    assert!(s.finish(&mut state, JobId(0), 150.0).unwrap());
+    assert_eq!(s.status(JobId(0)), Some(JobStatus::Finished));
+    let c = s.submit(&mut state, &job(2, 4), 200.0).unwrap();
+    assert!(c.admitted, "{:?}", c.rejection);
+    assert!(c.segments.iter().all(|sg| sg.slots.start >= 2));
+    state.check().unwrap();
+    assert_eq!(c.snapshot.alg, a.utility + c.utility);
+    assert!(
+        c.snapshot
+            .guarantee_lost
+            .iter()
+            .any(|w| w.contains("released")),
+        "{:?}",
+        c.snapshot.guarantee_lost
+    );
+    let cert = s.certificate().unwrap();
+    cert.check(1e-9).unwrap();
+    assert_eq!(cert.objective, c.snapshot.alg);
+}
+
+#[test]
+fn outside_usage_blocks_a_plan() {
+    let mut state = ClusterState::new(&cluster(1), SLOT).unwrap();
+    let mut s = session(&state, 4);
+    // One GPU used by something else for slots 0..10: four epochs need the
+    // whole machine for four slots.
+    let u = state
+        .record_usage(MachineId(0), 0.0, 1000.0, Resources::zero().gpus(1.0))
+        .unwrap();
+    let d = s.submit(&mut state, &job(0, 4), 0.0).unwrap();
+    assert!(!d.admitted);
+    assert!(d.rejection.is_some());
+    state.release(Holder::Usage(u), 0.0).unwrap();
+    let d = s.submit(&mut state, &job(1, 4), 0.0).unwrap();
+    assert!(d.admitted, "{:?}", d.rejection);
+    state.check().unwrap();
+    s.certificate().unwrap().check(1e-9).unwrap();
+}
+
+#[test]
+fn unknown_and_duplicate_ids_change_nothing() {
+    let mut state = ClusterState::new(&cluster(2), SLOT).unwrap();
+    let mut s = session(&state, 6);
+    let d = s.submit(&mut state, &job(0, 2), 0.0).unwrap();
+    assert!(d.admitted, "{:?}", d.rejection);
+    let (before, snap) = (state.clone(), s.snapshot());
+    let err = s.submit(&mut state, &job(0, 1), 50.0).unwrap_err();
+    assert!(err.to_string().contains("already submitted"), "{err}");
+    assert!(!s.finish(&mut state, JobId(9), 50.0).unwrap());
+    assert!(!s.cancel(&mut state, JobId(9), 50.0).unwrap());
+    assert_eq!(state, before);
+    assert_eq!(s.snapshot(), snap);
+    // A time before the state's is refused.
+    state.advance(300.0).unwrap();
+    let before = state.clone();
+    assert!(s.submit(&mut state, &job(1, 1), 200.0).is_err());
+    assert_eq!(state, before);
+    // A cancelled job adds no utility.
+    assert!(s.cancel(&mut state, JobId(0), 300.0).unwrap());
+    assert_eq!(s.snapshot().alg, 0.0);
+    s.certificate().unwrap().check(1e-9).unwrap();
+}
+
+/// One step of a random interleaving.
+#[derive(Debug, Clone)]
+enum Op {
+    Submit {
+        session: usize,
+        epochs: u32,
+        after_s: f64,
+    },
+    Finish {
+        pick: usize,
+        after_s: f64,
+    },
+    Cancel {
+        pick: usize,
+    },
+    Usage {
+        machine: u32,
+        slots: u32,
+        gpus: u32,
+    },
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        5 => (0..2usize, 1..9u32, 0.0..100.0f64).prop_map(|(session, epochs, after_s)| Op::Submit { session, epochs, after_s }),
+        2 => (0..12usize, 0.0..150.0f64).prop_map(|(pick, after_s)| Op::Finish { pick, after_s }),
+        1 => (0..12usize).prop_map(|pick| Op::Cancel { pick }),
+        1 => (0..2u32, 1..4u32, 1..3u32).prop_map(|(machine, slots, gpus)| Op::Usage { machine, slots, gpus }),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    /// Two sessions and outside usage on one state never over-commit: the
+    /// held plans pass `verify` on their own, the state adds up with the
+    /// outside usage, and every certificate passes its check.
+    #[test]
+    fn two_sessions_never_over_commit(ops in proptest::collection::vec(op(), 1..24)) {
+        let cl = cluster(2);
+        let mut state = ClusterState::new(&cl, SLOT).unwrap();
+        let mut sessions = [session(&state, 6), session(&state, 8)];
+        let mut owner: Vec<(Job, usize)> = Vec::new();
+        let mut held: Vec<(Job, Vec<Segment>)> = Vec::new();
+        for o in ops {
+            let now = state.now_s();
+            match o {
+                Op::Submit { session, epochs, after_s } => {
+                    let j = job(owner.len() as u32, epochs);
+                    let d = sessions[session].submit(&mut state, &j, now + after_s).unwrap();
+                    prop_assert_eq!(d.admitted, !d.segments.is_empty());
+                    held.push((j.clone(), d.segments));
+                    owner.push((j, session));
+                }
+                Op::Finish { pick, after_s } => {
+                    if let Some((j, k)) = owner.get(pick)
+                        && sessions[*k].finish(&mut state, j.id, now + after_s).unwrap()
+                    {
+                        cut(&state, &mut held[pick].1, now + after_s);
+                    }
+                }
+                Op::Cancel { pick } => {
+                    if let Some((j, k)) = owner.get(pick)
+                        && sessions[*k].cancel(&mut state, j.id, now).unwrap()
+                    {
+                        cut(&state, &mut held[pick].1, now);
+                    }
+                }
+                Op::Usage { machine, slots, gpus } => {
+                    let r = Resources::zero().gpus(f64::from(gpus)).memory(gb(1.0));
+                    let _ = state.record_usage(MachineId(machine), now, now + f64::from(slots) * SLOT, r);
+                }
+            }
+            state.check().unwrap();
+            prop_assert!(held_plans_verify(&state, &held));
+        }
+        for s in &mut sessions {
+            s.certificate().unwrap().check(1e-9).unwrap();
+        }
+    }
+}
+
+/// The held plans (the decisions' segments, cut where a finish or a
+/// cancel released them and where the clock dropped them) pass `verify`.
+fn held_plans_verify(state: &ClusterState, held: &[(Job, Vec<Segment>)]) -> bool {
+    let jobs: Vec<Job> = held.iter().map(|(j, _)| j.clone()).collect();
+    let horizon = state.current_slot() + 64;
+    let inst = Instance::new(state.cluster().clone(), jobs, SLOT, horizon).unwrap();
+    let now = state.current_slot();
+    let schedule = Schedule {
+        jobs: held
+            .iter()
+            .map(|(j, segs)| {
+                let segments: Vec<Segment> = segs
+                    .iter()
+                    .filter(|sg| sg.slots.end > now)
+                    .map(|sg| Segment {
+                        slots: sg.slots.start.max(now)..sg.slots.end,
+                        ..sg.clone()
+                    })
+                    .collect();
+                JobSchedule {
+                    job: j.id,
+                    admitted: !segments.is_empty(),
+                    segments,
+                }
+            })
+            .collect(),
+    };
+    verify(&inst, &schedule).is_ok()
+}
+
+/// Cuts `segments` at the first slot boundary at or after `at_s`.
+fn cut(state: &ClusterState, segments: &mut Vec<Segment>, at_s: f64) {
+    let end = state.slot_from(at_s).max(state.current_slot());
+    for sg in segments.iter_mut() {
+        sg.slots.end = sg.slots.end.min(end.max(sg.slots.start));
+    }
+    segments.retain(|sg| !sg.slots.is_empty());
+}
