@@ -111,6 +111,7 @@ impl MachineCells {
     }
 
     /// Whether the cells are those of a machine with `other`'s GPU ids.
+    #[cfg(feature = "serde")]
     pub fn same_shape(&self, other: &MachineCells) -> bool {
         self.words == other.words && self.cells.iter().all(|c| c.gpus.len() == self.words)
     }
