@@ -11,7 +11,7 @@ use dmlsched::algorithms::Algorithm;
 use dmlsched::algorithms::locality::{Locality, LocalityParams, LocalitySession};
 use dmlsched::model::units::gb;
 use dmlsched::model::*;
-use dmlsched::online::JobStatus;
+use dmlsched::online::{JobStatus, Overrun};
 use dmlsched::schedule::{JobSchedule, Schedule, Segment, verify};
 use dmlsched::state::{ClusterState, Holder};
 use proptest::prelude::*;
@@ -140,6 +140,10 @@ enum Op {
     Cancel {
         pick: usize,
     },
+    Overrun {
+        pick: usize,
+        more_s: f64,
+    },
     Usage {
         machine: u32,
         slots: u32,
@@ -152,6 +156,7 @@ fn op() -> impl Strategy<Value = Op> {
         5 => (0..2usize, 1..9u32, 0.0..100.0f64).prop_map(|(session, epochs, after_s)| Op::Submit { session, epochs, after_s }),
         2 => (0..12usize, 0.0..150.0f64).prop_map(|(pick, after_s)| Op::Finish { pick, after_s }),
         1 => (0..12usize).prop_map(|pick| Op::Cancel { pick }),
+        1 => (0..12usize, 1.0..300.0f64).prop_map(|(pick, more_s)| Op::Overrun { pick, more_s }),
         1 => (0..2u32, 1..4u32, 1..3u32).prop_map(|(machine, slots, gpus)| Op::Usage { machine, slots, gpus }),
     ]
 }
@@ -191,6 +196,14 @@ proptest! {
                         && sessions[*k].cancel(&mut state, j.id, now).unwrap()
                     {
                         cut(&state, &mut held[pick].1, now);
+                    }
+                }
+                Op::Overrun { pick, more_s } => {
+                    if let Some((j, k)) = owner.get(pick)
+                        && let Ok(Overrun::Extended { segment, .. }) =
+                            sessions[*k].overrun(&mut state, j.id, now, more_s)
+                    {
+                        held[pick].1.push(segment);
                     }
                 }
                 Op::Usage { machine, slots, gpus } => {
@@ -244,4 +257,62 @@ fn cut(state: &ClusterState, segments: &mut Vec<Segment>, at_s: f64) {
         sg.slots.end = sg.slots.end.min(end.max(sg.slots.start));
     }
     segments.retain(|sg| !sg.slots.is_empty());
+}
+
+#[test]
+fn a_late_job_is_extended_where_there_is_room_and_preempted_where_not() {
+    let mut state = ClusterState::new(&cluster(1), SLOT).unwrap();
+    let mut s = session(&state, 6);
+    let a = s.submit(&mut state, &job(0, 2), 0.0).unwrap();
+    assert!(a.admitted, "{:?}", a.rejection);
+    let end = a.segments.iter().map(|sg| sg.slots.end).max().unwrap();
+    // Still running at its plan's end: 150 s more is two more slots on the
+    // same machine, tasks and GPUs.
+    let more = s
+        .overrun(&mut state, JobId(0), f64::from(end) * SLOT - 10.0, 150.0)
+        .unwrap();
+    let Overrun::Extended { segment, utility } = more else {
+        panic!("{more:?}")
+    };
+    assert_eq!(segment.slots, end..end + 2);
+    let last = a.segments.iter().max_by_key(|sg| sg.slots.end).unwrap();
+    assert_eq!(segment.placement, last.placement);
+    assert_eq!(segment.gpus, last.gpus);
+    // Linear utility 100 − 10·(slots to completion): two slots later.
+    assert!(
+        (a.utility - utility - 20.0).abs() < 1e-9,
+        "{} vs {utility}",
+        a.utility
+    );
+    assert!((s.snapshot().alg - utility).abs() < 1e-9);
+    state.check().unwrap();
+    // Another job takes the whole machine after the extension; the first
+    // overruns again and finds no room: preempted, no utility.
+    let b = s
+        .submit(&mut state, &job(1, 4), f64::from(end) * SLOT)
+        .unwrap();
+    assert!(b.admitted, "{:?}", b.rejection);
+    let again = s
+        .overrun(&mut state, JobId(0), f64::from(end + 1) * SLOT, 100.0)
+        .unwrap();
+    assert!(matches!(again, Overrun::Preempted { .. }), "{again:?}");
+    assert_eq!(s.status(JobId(0)), Some(JobStatus::Preempted));
+    assert!((s.snapshot().alg - b.utility).abs() < 1e-9);
+    // A preempted or unknown job cannot overrun again.
+    assert!(
+        s.overrun(&mut state, JobId(0), f64::from(end + 1) * SLOT, 100.0)
+            .is_err()
+    );
+    assert!(
+        s.overrun(&mut state, JobId(7), f64::from(end + 1) * SLOT, 100.0)
+            .is_err()
+    );
+    assert!(
+        s.snapshot()
+            .guarantee_lost
+            .iter()
+            .any(|w| w.contains("extended"))
+    );
+    state.check().unwrap();
+    s.certificate().unwrap().check(1e-9).unwrap();
 }

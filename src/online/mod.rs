@@ -138,7 +138,7 @@ pub use oracle::{
 pub use prices::PriceView;
 pub use run::{OnlineModel, OnlinePolicy, OnlineRun, schedule_of};
 pub use session::{
-    BoundsSource, JobStatus, Session, SessionAlgorithm, SessionBounds, SessionDecision, SessionJob,
-    SessionPlan, Snapshot,
+    BoundsSource, JobStatus, Overrun, Session, SessionAlgorithm, SessionBounds, SessionDecision,
+    SessionJob, SessionPlan, Snapshot,
 };
 pub use units::{PS_RESOURCE_NAMES, PS_RESOURCES, PsVector, ps_ledger, ps_machines, ps_units};

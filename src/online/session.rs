@@ -139,6 +139,38 @@ pub enum JobStatus {
     Finished,
     /// Cancelled (the rest of its plan released; it adds no utility).
     Cancelled,
+    /// Still running when its plan ended, with no room to extend it on
+    /// its machines: stopped at its plan's end (it adds no utility).
+    Preempted,
+}
+
+/// What a session did with a job still running when its plan ended
+/// ([`Session::overrun`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Overrun {
+    /// Its plan goes on, on the same machines with the same tasks and GPU
+    /// ids, for the slots given; its utility is now counted at the new
+    /// completion.
+    Extended {
+        /// The segment added.
+        segment: Segment,
+        /// The utility at the new completion.
+        utility: f64,
+    },
+    /// No room on its machines: it stops at its plan's end.
+    Preempted {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// A submitted job as the session keeps it.
+#[derive(Debug, Clone)]
+struct Submitted {
+    job: Job,
+    arrival: u32,
+    segments: Vec<Segment>,
+    utility: f64,
 }
 
 /// The certificate snapshot of a session after a decision: what it holds
@@ -188,6 +220,8 @@ pub struct Session<A: SessionAlgorithm> {
     jobs: Vec<SessionJob<A>>,
     ids: Vec<JobId>,
     status: Vec<JobStatus>,
+    /// Each job's crate job, utility slot and plan as held.
+    submitted: Vec<Submitted>,
     alg: f64,
     guarantee_lost: Vec<String>,
     /// The last slot synced (cells before it are forgotten).
@@ -240,6 +274,7 @@ impl<A: SessionAlgorithm> Session<A> {
             jobs: Vec::new(),
             ids: Vec::new(),
             status: Vec::new(),
+            submitted: Vec::new(),
             alg: 0.0,
             guarantee_lost,
             synced_from: 0,
@@ -324,6 +359,12 @@ impl<A: SessionAlgorithm> Session<A> {
         };
         self.jobs.push(model_job);
         self.ids.push(job.id);
+        self.submitted.push(Submitted {
+            job: job.clone(),
+            arrival,
+            segments: Vec::new(),
+            utility: 0.0,
+        });
         Ok(self.conclude(state, job, step))
     }
 
@@ -350,6 +391,9 @@ impl<A: SessionAlgorithm> Session<A> {
                 Ok(held) => {
                     self.alg += utility;
                     d.admitted = true;
+                    if let Some(last) = self.submitted.last_mut() {
+                        (last.segments, last.utility) = (held.clone(), utility);
+                    }
                     d.segments = held;
                     (d.utility, d.price, d.payoff) = (utility, cost, payoff);
                 }
@@ -456,10 +500,83 @@ impl<A: SessionAlgorithm> Session<A> {
             self.lose_guarantee("capacity released before a plan's end".into());
         }
         if to == JobStatus::Cancelled {
-            self.alg -= self.engine.outcomes()[p].utility();
+            self.alg -= self.submitted[p].utility;
         }
         self.status[p] = to;
         Ok(true)
+    }
+
+    /// `job` is still running at `now_s`, when its plan has ended or is
+    /// about to, and needs about `more_s` seconds more (declared work is an
+    /// estimate). The session extends the plan's last segment — the same
+    /// machines, tasks and GPU ids — from the later of its end and the
+    /// current slot, for the slots `more_s` covers, if the state has room
+    /// there; the job's utility is then counted at its new completion.
+    /// Otherwise the job is preempted: it stops at its plan's end and adds
+    /// no utility. Either way the `2α` guarantee no longer applies (the
+    /// plans are not the ones priced).
+    ///
+    /// # Errors
+    ///
+    /// [`StateError::Time`] for a time before the state's or a `more_s`
+    /// that is not positive and finite, or longer than the planning
+    /// window; [`StateError::NotCommitted`] for a job this session did not
+    /// admit (or one finished, cancelled or preempted).
+    pub fn overrun(
+        &mut self,
+        state: &mut ClusterState,
+        job: JobId,
+        now_s: f64,
+        more_s: f64,
+    ) -> Result<Overrun> {
+        let p = self
+            .position(job)
+            .filter(|&p| self.status[p] == JobStatus::Admitted)
+            .ok_or(StateError::NotCommitted { job })?;
+        let slots = (more_s / state.slot_length_s()).ceil();
+        if !(more_s > 0.0 && slots <= f64::from(self.window)) {
+            return Err(StateError::Time {
+                time_s: Num(more_s),
+                reason: format!(
+                    "the extra time must be positive and at most the planning window ({} slots)",
+                    self.window
+                ),
+            }
+            .into());
+        }
+        state.advance(now_s)?;
+        self.lose_guarantee("a plan extended or preempted past its end".into());
+        let sub = &self.submitted[p];
+        let Some(last) = sub.segments.iter().max_by_key(|s| s.slots.end).cloned() else {
+            return Err(StateError::NotCommitted { job }.into());
+        };
+        let start = last.slots.end.max(state.current_slot());
+        let segment = Segment {
+            slots: start..start + slots as u32,
+            ..last
+        };
+        match state.extend_job(&sub.job, std::slice::from_ref(&segment)) {
+            Ok(mut held) => {
+                let segment = held.pop().unwrap_or(segment);
+                // Utilities count from the arrival slot to the last slot
+                // with work.
+                let last_slot = segment.slots.end - 1;
+                let utility = sub.job.utility.value(last_slot.saturating_sub(sub.arrival));
+                self.alg += utility - sub.utility;
+                let sub = &mut self.submitted[p];
+                sub.utility = utility;
+                sub.segments.push(segment.clone());
+                Ok(Overrun::Extended { segment, utility })
+            }
+            Err(e) => {
+                self.alg -= sub.utility;
+                self.submitted[p].utility = 0.0;
+                self.status[p] = JobStatus::Preempted;
+                Ok(Overrun::Preempted {
+                    reason: format!("no room to extend its plan on its machines: {e}"),
+                })
+            }
+        }
     }
 
     /// The full certificate now: `ALG` so far, and the tighter of the

@@ -32,6 +32,12 @@ pub enum StateError {
         /// The job.
         job: JobId,
     },
+    /// A job that was never committed to this state.
+    #[error("{job} was never committed to this state")]
+    NotCommitted {
+        /// The job.
+        job: JobId,
+    },
     /// A machine the state does not have.
     #[error("{machine} is not a machine of the cluster")]
     UnknownMachine {

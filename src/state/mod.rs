@@ -405,6 +405,33 @@ impl ClusterState {
         if self.seen.contains(&job.id) {
             return Err(StateError::DuplicateJob { job: job.id });
         }
+        self.hold_segments(job, segments)
+    }
+
+    /// Adds `segments` to the plan of `job`, committed before (a job that
+    /// runs longer than planned, extended on its machines), charged and
+    /// given GPU ids as by [`commit_job`](Self::commit_job).
+    ///
+    /// # Errors
+    ///
+    /// [`StateError::NotCommitted`] for a job never committed; otherwise as
+    /// [`commit_job`](Self::commit_job). Nothing changes on an error.
+    pub fn extend_job(
+        &mut self,
+        job: &Job,
+        segments: &[Segment],
+    ) -> Result<Vec<Segment>, StateError> {
+        if !self.seen.contains(&job.id) {
+            return Err(StateError::NotCommitted { job: job.id });
+        }
+        self.hold_segments(job, segments)
+    }
+
+    fn hold_segments(
+        &mut self,
+        job: &Job,
+        segments: &[Segment],
+    ) -> Result<Vec<Segment>, StateError> {
         let holder = Holder::Job(job.id);
         let mut uses = Vec::new();
         let mut whole = Vec::with_capacity(segments.len());
