@@ -168,6 +168,7 @@ mod plan;
 mod policy;
 mod report;
 mod run;
+mod session;
 
 use crate::model::Instance;
 use crate::online::OnlinePrimalDual;
@@ -196,6 +197,7 @@ pub use params::{
 pub use plan::GadgetPlan;
 pub use policy::GadgetPolicy;
 pub use report::{Admission, GadgetReport, JobRecord, RatioConditions, ServerRecord};
+pub use session::{GadgetSession, GadgetSessionModel};
 
 pub use run::GadgetOnline;
 

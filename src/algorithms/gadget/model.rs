@@ -584,7 +584,7 @@ impl GadgetModel {
 }
 
 /// The job at position `p`, a ring-all-reduce job `ring`.
-fn convert_job(
+pub(crate) fn convert_job(
     instance: &Instance,
     cluster: &GadgetCluster,
     p: usize,
