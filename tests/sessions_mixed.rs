@@ -126,7 +126,7 @@ fn eighty_mixed_jobs_on_one_state_never_over_commit() {
         .session(&state, window, &past_ring)
         .unwrap();
     let jobs: Vec<Job> = (0..80)
-        .map(|i| {
+        .map(|i: u32| {
             if i.is_multiple_of(2) {
                 ps_job(i, &mut rng)
             } else {
