@@ -6,14 +6,14 @@
 //! released), late ones extended or preempted. No machine is ever
 //! over-committed, every decision carries a snapshot, and both
 //! certificates pass their check.
-#![cfg(feature = "highs")]
+#![cfg(all(feature = "highs", feature = "serde"))]
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use dmlsched::algorithms::Algorithm;
-use dmlsched::algorithms::gadget::{Gadget, GadgetParams};
-use dmlsched::algorithms::locality::{Locality, LocalityParams};
+use dmlsched::algorithms::gadget::{Gadget, GadgetParams, GadgetSession};
+use dmlsched::algorithms::locality::{Locality, LocalityParams, LocalitySession};
 use dmlsched::model::units::{gb, gbps, mb};
 use dmlsched::model::*;
 use dmlsched::online::Overrun;
@@ -112,6 +112,26 @@ impl PartialOrd for Event {
 
 #[test]
 fn eighty_mixed_jobs_on_one_state_never_over_commit() {
+    run(None);
+}
+
+/// Saving the state and both sessions to JSON half-way and going on with
+/// the restored ones decides exactly as the uninterrupted run.
+#[test]
+fn a_saved_and_restored_daemon_decides_identically() {
+    let whole = run(None);
+    let restarted = run(Some(70));
+    assert_eq!(whole.len(), restarted.len());
+    for (a, b) in whole.iter().zip(&restarted) {
+        assert_eq!(a, b);
+    }
+}
+
+/// Runs the scenario; with `restart_at = Some(k)`, saves and restores the
+/// state and both sessions after the `k`-th event. Returns every decision
+/// and late-job outcome, in order.
+fn run(restart_at: Option<usize>) -> Vec<String> {
+    let mut trace = Vec::new();
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     let mut state = ClusterState::new(&cluster(), SLOT).unwrap();
     let past_ps: Vec<Job> = (0..8).map(|i| ps_job(10_000 + i, &mut rng)).collect();
@@ -146,7 +166,19 @@ fn eighty_mixed_jobs_on_one_state_never_over_commit() {
     // factor in [0.7, 1.3]; `left` is what remains past its plan's end.
     let mut left = vec![0.0f64; 80];
     let (mut admitted, mut extended, mut preempted, mut finished_early) = (0, 0, 0, 0);
+    let mut handled = 0;
     while let Some(e) = events.pop() {
+        if restart_at == Some(handled) {
+            let (st, l, g) = (
+                serde_json::to_string(&state).unwrap(),
+                locality.save().unwrap(),
+                gadget.save().unwrap(),
+            );
+            state = serde_json::from_str(&st).unwrap();
+            locality = LocalitySession::restore(&l).unwrap();
+            gadget = GadgetSession::restore(&g).unwrap();
+        }
+        handled += 1;
         let i = e.job as usize;
         let ps = i.is_multiple_of(2);
         if e.arrival {
@@ -156,6 +188,7 @@ fn eighty_mixed_jobs_on_one_state_never_over_commit() {
                 gadget.submit(&mut state, &jobs[i], e.time_s)
             }
             .unwrap();
+            trace.push(format!("{d:?}"));
             assert!(d.snapshot.alg >= 0.0 && d.snapshot.alg <= d.snapshot.trivial_bound + 1e-9);
             if !d.admitted {
                 continue;
@@ -197,7 +230,9 @@ fn eighty_mixed_jobs_on_one_state_never_over_commit() {
             } else {
                 gadget.overrun(&mut state, JobId(e.job), e.time_s, more)
             };
-            match r.unwrap() {
+            let r = r.unwrap();
+            trace.push(format!("{r:?}"));
+            match r {
                 Overrun::Extended { segment, .. } => {
                     extended += 1;
                     let end_s = f64::from(segment.slots.end) * SLOT;
@@ -233,6 +268,20 @@ fn eighty_mixed_jobs_on_one_state_never_over_commit() {
     let end = state.now_s() + f64::from(window) * SLOT;
     state.advance(end).unwrap();
     assert_eq!(state.holds().count(), 0);
-    locality.certificate().unwrap().check(1e-9).unwrap();
-    gadget.certificate().unwrap().check(1e-9).unwrap();
+    let (lc, gc) = (
+        locality.certificate().unwrap(),
+        gadget.certificate().unwrap(),
+    );
+    lc.check(1e-9).unwrap();
+    gc.check(1e-9).unwrap();
+    trace.push(format!("{lc:?} {gc:?}"));
+    trace
+}
+
+#[test]
+fn sessions_and_their_state_are_send() {
+    fn send<T: Send>() {}
+    send::<ClusterState>();
+    send::<dmlsched::algorithms::locality::LocalitySession>();
+    send::<dmlsched::algorithms::gadget::GadgetSession>();
 }

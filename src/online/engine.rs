@@ -45,6 +45,7 @@ impl Default for PdOptions {
 
 /// Why a job was rejected.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum RejectReason {
     /// No plan exists even on the empty cluster; the oracle was not called.
     Unschedulable,
@@ -73,6 +74,7 @@ impl RejectReason {
 
 /// The irrevocable decision on one job.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Decision<P> {
     /// The plan was committed for all its slots.
     Admitted {
@@ -91,6 +93,7 @@ pub enum Decision<P> {
 
 /// Everything recorded about one job.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct JobOutcome<P> {
     /// Index in arrival order.
     pub index: usize,
@@ -201,6 +204,64 @@ pub struct OnlinePrimalDual<O: PricingOracle> {
     mu_running: f64,
     alpha_eff: f64,
     x_max: f64,
+}
+
+/// Everything of an [`OnlinePrimalDual`] but its oracle: what a saved
+/// session keeps of its engine.
+#[cfg(feature = "serde")]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct EngineParts<P> {
+    ledger: Ledger,
+    bounds: PriceBounds,
+    opts: PdOptions,
+    outcomes: Vec<JobOutcome<P>>,
+    last_arrival: u32,
+    mu_running: f64,
+    alpha_eff: f64,
+    x_max: f64,
+}
+
+#[cfg(feature = "serde")]
+impl<P> EngineParts<P> {
+    /// The number of jobs stepped.
+    pub(crate) fn outcomes_len(&self) -> usize {
+        self.outcomes.len()
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<O: PricingOracle> OnlinePrimalDual<O>
+where
+    O::Plan: Clone,
+{
+    /// The engine's state without its oracle.
+    pub(crate) fn parts(&self) -> EngineParts<O::Plan> {
+        EngineParts {
+            ledger: self.ledger.clone(),
+            bounds: self.bounds.clone(),
+            opts: self.opts.clone(),
+            outcomes: self.outcomes.clone(),
+            last_arrival: self.last_arrival,
+            mu_running: self.mu_running,
+            alpha_eff: self.alpha_eff,
+            x_max: self.x_max,
+        }
+    }
+
+    /// The engine of saved `parts` with `oracle`.
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new) for bounds that do not fit the ledger.
+    pub(crate) fn from_parts(oracle: O, parts: EngineParts<O::Plan>) -> Result<Self> {
+        let mut e = Self::new(oracle, parts.ledger, parts.bounds, parts.opts)?;
+        e.outcomes = parts.outcomes;
+        e.last_arrival = parts.last_arrival;
+        e.mu_running = parts.mu_running;
+        e.alpha_eff = parts.alpha_eff;
+        e.x_max = parts.x_max;
+        Ok(e)
+    }
 }
 
 impl<O: PricingOracle> OnlinePrimalDual<O> {

@@ -48,6 +48,7 @@ const NEAR_PAGES: u32 = 1024;
 /// The touched pages of one machine: page `p` holds slot `p·64 + s` at
 /// `[s·R + r]`.
 #[derive(Debug, Clone, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct Pages {
     /// Pages below [`NEAR_PAGES`], by index (grown to the last touched one).
     near: Vec<Option<Box<[f64]>>>,
@@ -111,6 +112,7 @@ pub(crate) struct Cell {
 /// to one of their cells, so an empty ledger over `T = 2³² − 1` slots costs
 /// the capacities only.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Ledger {
     horizon: u32,
     resources: usize,

@@ -71,6 +71,10 @@ pub trait SessionAlgorithm {
 
     /// The schedule segments of `plan`.
     fn segments(&self, plan: &SessionPlan<Self>) -> Vec<Segment>;
+
+    /// The algorithm's oracle, built again (a restored session's): the same
+    /// answers as the one the session started with.
+    fn oracle(&self) -> Self::Oracle;
 }
 
 /// The a-priori price bounds of a session, and where they come from.
@@ -164,11 +168,16 @@ pub enum Overrun {
     },
 }
 
-/// A submitted job as the session keeps it.
-#[derive(Debug, Clone)]
+/// A submitted job as the session keeps it: the job, its slots (utility
+/// from `arrival`, plan in `earliest..end`), its plan as held and its
+/// utility.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct Submitted {
     job: Job,
     arrival: u32,
+    earliest: u32,
+    end: u32,
     segments: Vec<Segment>,
     utility: f64,
 }
@@ -362,6 +371,8 @@ impl<A: SessionAlgorithm> Session<A> {
         self.submitted.push(Submitted {
             job: job.clone(),
             arrival,
+            earliest,
+            end,
             segments: Vec::new(),
             utility: 0.0,
         });
@@ -630,5 +641,95 @@ fn rejection_text(r: RejectReason) -> String {
                 Num(payoff)
             )
         }
+    }
+}
+
+/// The saved form of a [`Session`].
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SavedSession<A, P> {
+    algorithm: A,
+    engine: super::engine::EngineParts<P>,
+    source: BoundsSource,
+    window: u32,
+    submitted: Vec<Submitted>,
+    status: Vec<JobStatus>,
+    alg: f64,
+    guarantee_lost: Vec<String>,
+    synced_from: u32,
+}
+
+#[cfg(feature = "serde")]
+impl<A> Session<A>
+where
+    A: SessionAlgorithm + Clone + serde::Serialize + serde::de::DeserializeOwned,
+    SessionPlan<A>: Clone + serde::Serialize + serde::de::DeserializeOwned,
+{
+    /// The session as JSON: its algorithm (with its seed), the engine's
+    /// ledger, bounds and outcomes, and every submitted job with its plan.
+    /// With the state's own JSON, a daemon restarts where it stopped.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Json`](crate::Error::Json) (not expected).
+    pub fn save(&self) -> Result<String> {
+        let saved = SavedSession {
+            algorithm: self.algorithm.clone(),
+            engine: self.engine.parts(),
+            source: self.source.clone(),
+            window: self.window,
+            submitted: self.submitted.clone(),
+            status: self.status.clone(),
+            alg: self.alg,
+            guarantee_lost: self.guarantee_lost.clone(),
+            synced_from: self.synced_from,
+        };
+        Ok(serde_json::to_string(&saved)?)
+    }
+
+    /// The session saved by [`save`](Self::save): it decides as the saved
+    /// one would have (the oracle is built again from the algorithm, which
+    /// keeps its seed; every job's model is derived again from the job).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Json`](crate::Error::Json) for text that is not a saved
+    /// session of this algorithm; [`OnlineError::InvalidInstance`] when its
+    /// parts do not add up; the algorithm's errors rebuilding a job.
+    pub fn restore(text: &str) -> Result<Self> {
+        let saved: SavedSession<A, SessionPlan<A>> = crate::error::json_from_str(text)?;
+        let n = saved.submitted.len();
+        let outcomes = saved.engine.outcomes_len();
+        if saved.status.len() != n || outcomes != n || saved.window == 0 {
+            return Err(OnlineError::InvalidInstance {
+                reason: format!(
+                    "a saved session with {n} jobs, {} statuses, {outcomes} outcomes and a window of {} slots",
+                    saved.status.len(),
+                    saved.window
+                ),
+            }
+            .into());
+        }
+        let mut algorithm = saved.algorithm;
+        let jobs = saved
+            .submitted
+            .iter()
+            .map(|s| algorithm.job(&s.job, s.arrival, s.earliest, s.end))
+            .collect::<Result<Vec<_>>>()?;
+        let engine = OnlinePrimalDual::from_parts(algorithm.oracle(), saved.engine)?;
+        Ok(Session {
+            algorithm,
+            engine,
+            source: saved.source,
+            window: saved.window,
+            jobs,
+            ids: saved.submitted.iter().map(|s| s.job.id).collect(),
+            status: saved.status,
+            submitted: saved.submitted,
+            alg: saved.alg,
+            guarantee_lost: saved.guarantee_lost,
+            synced_from: saved.synced_from,
+        })
     }
 }

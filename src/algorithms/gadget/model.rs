@@ -98,6 +98,7 @@ pub fn ln_utility_at_jct(u: &Utility, jct: u32) -> f64 {
 
 /// One usable server (`O_h ≥ 1`).
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct GadgetServer {
     /// The machine.
     pub machine: MachineId,
@@ -120,6 +121,7 @@ pub struct GadgetServer {
 /// The usable servers of an instance, in the instance's order; ledger
 /// machine `k` is `servers[k]`.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct GadgetCluster {
     /// Horizon `T`, slots.
     pub horizon: u32,

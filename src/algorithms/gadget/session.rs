@@ -33,6 +33,7 @@ pub type GadgetSession = Session<GadgetSessionModel>;
 /// cluster (usable GPUs and reservation bandwidth per server, for the
 /// worker demands of the past jobs), the cluster and its options.
 #[derive(Debug, Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct GadgetSessionModel {
     model: GadgetCluster,
     machines: Vec<MachineId>,
@@ -100,6 +101,12 @@ impl SessionAlgorithm for GadgetSessionModel {
 
     fn segments(&self, plan: &GadgetPlan) -> Vec<Segment> {
         vec![plan.segment(&self.model, None)]
+    }
+
+    /// The oracle over the model with an unbounded horizon: the planning
+    /// window is the ledger's.
+    fn oracle(&self) -> GadgetOracle {
+        GadgetOracle::new(self.model_at(u32::MAX), self.params.oracle)
     }
 }
 
@@ -184,13 +191,6 @@ impl Gadget {
             .model_servers()
             .map(|s| state.cluster().machines[s].clone())
             .collect();
-        let oracle = GadgetOracle::new(
-            GadgetCluster {
-                horizon: u32::MAX,
-                ..built.cluster.clone()
-            },
-            p.oracle,
-        );
         let model = GadgetSessionModel {
             machines: built.cluster.servers.iter().map(|s| s.machine).collect(),
             model: built.cluster.clone(),
@@ -200,6 +200,7 @@ impl Gadget {
             cluster: state.cluster().clone(),
             params: p.clone(),
         };
+        let oracle = model.oracle();
         Ok((model, oracle, built.jobs))
     }
 }

@@ -43,6 +43,7 @@ pub use crate::online::ps_units as ledger_units;
 /// role flags and intra-machine bandwidths. Ledger machine `MachineId(p)`
 /// is the instance's machine at position `p`.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct LocalityCluster {
     /// Horizon `T`, slots.
     pub horizon: u32,

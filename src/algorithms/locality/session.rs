@@ -23,9 +23,12 @@ pub type LocalitySession = Session<LocalitySessionModel>;
 /// The locality-aware scheduler's side of a [`Session`]: its model of the
 /// cluster, in the parameter-server ledger's units, and its options.
 #[derive(Debug, Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct LocalitySessionModel {
     cluster: LocalityCluster,
     params: LocalityParams,
+    /// The oracle's seed.
+    seed: u64,
 }
 
 impl SessionAlgorithm for LocalitySessionModel {
@@ -63,6 +66,10 @@ impl SessionAlgorithm for LocalitySessionModel {
 
     fn segments(&self, plan: &LocalityPlan) -> Vec<Segment> {
         plan.segments(&self.cluster)
+    }
+
+    fn oracle(&self) -> LocalityOracle {
+        LocalityOracle::new(self.cluster.clone(), self.params.inner).with_seed(self.seed)
     }
 }
 
@@ -136,12 +143,12 @@ impl Locality {
         let p = self.params();
         let model_cluster =
             LocalityCluster::from_cluster(state.cluster(), state.slot_length_s(), window)?;
-        let seed = p.seed.unwrap_or_else(|| rng.random());
-        let oracle = LocalityOracle::new(model_cluster.clone(), p.inner).with_seed(seed);
         let model = LocalitySessionModel {
             cluster: model_cluster,
             params: p.clone(),
+            seed: p.seed.unwrap_or_else(|| rng.random()),
         };
+        let oracle = model.oracle();
         Ok((model, oracle))
     }
 }
