@@ -27,6 +27,7 @@
 //! | [`sjf_bco::RarFf`], [`sjf_bco::RarLs`], [`sjf_bco::RarRand`] | `rar-ff`, `rar-ls`, `rar-rand` | — (offline) |
 //! | [`smd::Smd`] | `smd` | [`smd::SmdScheduler`] |
 
+pub mod around;
 pub mod gadget;
 pub mod locality;
 pub mod oasis;

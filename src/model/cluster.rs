@@ -256,6 +256,12 @@ impl Resources {
         self.zip(other, f64::max)
     }
 
+    /// The component-wise minimum.
+    #[must_use]
+    pub fn min(&self, other: &Resources) -> Resources {
+        self.zip(other, f64::min)
+    }
+
     /// Whether every component is at most `capacity`'s, up to a relative
     /// tolerance `rel_tol` of the capacity (absolute for zero capacity).
     pub fn fits_in(&self, capacity: &Resources, rel_tol: f64) -> bool {
