@@ -60,8 +60,10 @@ pub(crate) struct ReplayArgs {
     #[arg(long, default_value_t = 8, value_name = "N")]
     gpus_per_machine: u32,
     /// Parameter-server-only machines added to the GPU machines (which then
-    /// host workers only), as OASiS's cluster model needs [default: as many
-    /// as GPU machines when oasis is among the policies, else 0].
+    /// host workers only), as OASiS's default cluster model (the paper's)
+    /// needs; with 0, oasis runs on the GPU machines hosting both roles when
+    /// its parameters set `"shared_machines": true` [default: as many as
+    /// GPU machines when oasis is among the policies, else 0].
     #[arg(long, value_name = "N")]
     ps_servers: Option<u32>,
     /// The horizon, slots: `after-last-arrival` (one slot past the last
