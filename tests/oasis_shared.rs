@@ -6,10 +6,10 @@
 //! scheduler on machines hosting both roles.
 
 use dmlsched::algorithms::Algorithm;
+use dmlsched::algorithms::Solved;
 use dmlsched::algorithms::oasis::{
     Oasis, OasisCluster, OasisError, OasisJob, OasisOracle, OasisParams, OasisPolicy, OasisReport,
 };
-use dmlsched::algorithms::Solved;
 use dmlsched::model::units::gbps;
 use dmlsched::model::*;
 use dmlsched::online::{BoundsChoice, Decision, PriceView, RejectReason, Reservation, ResourceId};
@@ -209,10 +209,7 @@ fn s1_workers_and_ps_share_one_machine() {
 #[test]
 fn s1_consumption_adds_up_on_the_shared_cells() {
     let inst = s1();
-    let (mut engine, jobs) = Oasis::new(shared_params())
-        .unwrap()
-        .engine(&inst)
-        .unwrap();
+    let (mut engine, jobs) = Oasis::new(shared_params()).unwrap().engine(&inst).unwrap();
     let outcome = engine.step(&jobs[0]).unwrap().clone();
     let Decision::Admitted {
         plan, cost, payoff, ..
@@ -290,7 +287,9 @@ fn s3_only_shared_servers_split_a_job_when_it_must() {
     };
     assert!(close(*cost, 7.0 / 16.0, 1e-12), "{cost}");
     for (j, t) in [(0, 0), (1, 1)] {
-        let mut on: Vec<Tasks> = (0..2).map(|m| tasks_at(&solved.schedule, j, m, t)).collect();
+        let mut on: Vec<Tasks> = (0..2)
+            .map(|m| tasks_at(&solved.schedule, j, m, t))
+            .collect();
         on.sort_by_key(|x| (x.workers, x.ps));
         assert_eq!(on, vec![Tasks::new(0, 1), Tasks::new(2, 0)], "job {j}");
     }
@@ -553,9 +552,10 @@ fn server_choices(
             if (a > 0 && !workers_ok) || (b > 0 && !ps_ok) {
                 continue;
             }
-            let fits = [CPU, NIC].iter().enumerate().all(|(k, &r)| {
-                f64::from(a) * w[k] + f64::from(b) * s[k] <= res(r) + 1e-9
-            });
+            let fits = [CPU, NIC]
+                .iter()
+                .enumerate()
+                .all(|(k, &r)| f64::from(a) * w[k] + f64::from(b) * s[k] <= res(r) + 1e-9);
             if fits {
                 let cost = [CPU, NIC]
                     .iter()
@@ -861,31 +861,34 @@ mod exact {
                 2,
             ),
         )
-            .prop_filter_map("every task fits some machine", |(t, (sc, sn), other, jobs)| {
-                let mut machines = vec![server(0, f64::from(sc), f64::from(sn), Hosting::Both)];
-                if let Some((h, c, n)) = other {
-                    machines.push(server(1, f64::from(c), f64::from(n), h));
-                }
-                let mut js: Vec<Job> = jobs
-                    .iter()
-                    .enumerate()
-                    .map(|(i, (a, n, rho, big_b, u))| {
-                        let mut u = u.clone();
-                        u.sort_by(|a, b| b.total_cmp(a));
-                        job(
-                            i as u32,
-                            (*a).min(t - 1),
-                            (1, *n, 1),
-                            *rho,
-                            (1.0, 1.0),
-                            (1.0, *big_b),
-                            table(&u),
-                        )
-                    })
-                    .collect();
-                js.sort_by(|a, b| a.arrival_s.total_cmp(&b.arrival_s));
-                Instance::new(Cluster::new(machines), js, SLOT, t).ok()
-            })
+            .prop_filter_map(
+                "every task fits some machine",
+                |(t, (sc, sn), other, jobs)| {
+                    let mut machines = vec![server(0, f64::from(sc), f64::from(sn), Hosting::Both)];
+                    if let Some((h, c, n)) = other {
+                        machines.push(server(1, f64::from(c), f64::from(n), h));
+                    }
+                    let mut js: Vec<Job> = jobs
+                        .iter()
+                        .enumerate()
+                        .map(|(i, (a, n, rho, big_b, u))| {
+                            let mut u = u.clone();
+                            u.sort_by(|a, b| b.total_cmp(a));
+                            job(
+                                i as u32,
+                                (*a).min(t - 1),
+                                (1, *n, 1),
+                                *rho,
+                                (1.0, 1.0),
+                                (1.0, *big_b),
+                                table(&u),
+                            )
+                        })
+                        .collect();
+                    js.sort_by(|a, b| a.arrival_s.total_cmp(&b.arrival_s));
+                    Instance::new(Cluster::new(machines), js, SLOT, t).ok()
+                },
+            )
     }
 
     /// Every plan of one job on the empty cluster with a positive utility:
@@ -909,9 +912,8 @@ mod exact {
                     for b in 0..=j.max_ps {
                         let role_ok = (a == 0 || m.hosts != Hosting::ParameterServers)
                             && (b == 0 || m.hosts != Hosting::Workers);
-                        let fits = (0..2).all(|r| {
-                            f64::from(a) * w[r] + f64::from(b) * s[r] <= cap[r] + 1e-9
-                        });
+                        let fits = (0..2)
+                            .all(|r| f64::from(a) * w[r] + f64::from(b) * s[r] <= cap[r] + 1e-9);
                         if role_ok && fits {
                             out.push((a, b));
                         }
@@ -995,11 +997,7 @@ mod exact {
             .map(|m| [m.capacity.cpu_cores, m.capacity.nic_bps / gbps(1.0)])
             .collect();
         let (p0, p1) = (plans(inst, &jobs[0]), plans(inst, &jobs[1]));
-        let mut best = p0
-            .iter()
-            .chain(&p1)
-            .map(|p| p.1)
-            .fold(0.0_f64, f64::max);
+        let mut best = p0.iter().chain(&p1).map(|p| p.1).fold(0.0_f64, f64::max);
         for (u0, f0) in &p0 {
             for (u1, f1) in &p1 {
                 if f0 + f1 <= best {
@@ -1067,7 +1065,10 @@ fn locality_places_workers_and_ps_on_a_shared_machine() {
         })
         .collect();
     let inst = Instance::new(Cluster::new(machines), jobs, 100.0, 6).unwrap();
-    for bounds in [BoundsChoice::Eta, BoundsChoice::ValueFloor { v_floor: None }] {
+    for bounds in [
+        BoundsChoice::Eta,
+        BoundsChoice::ValueFloor { v_floor: None },
+    ] {
         let params = LocalityParams {
             bounds,
             ..LocalityParams::default()

@@ -170,8 +170,7 @@ impl OasisCluster {
     pub fn shared_pool(&self) -> Option<PoolId> {
         (!self.shared_servers.is_empty()).then(|| {
             PoolId(
-                u16::from(!self.worker_servers.is_empty())
-                    + u16::from(!self.ps_servers.is_empty()),
+                u16::from(!self.worker_servers.is_empty()) + u16::from(!self.ps_servers.is_empty()),
             )
         })
     }

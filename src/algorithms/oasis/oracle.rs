@@ -258,9 +258,9 @@ fn shared_options(job: &OasisJob, slot: &mut Slot, bufs: &mut Buffers) {
         let x = job.chunks_for(u64::from(y));
         if x > last_x {
             let need = job.workers_for(x) as u32; // ≤ y
-            let Some((cost, _, _)) =
-                bufs.table
-                    .cheapest(&bufs.wc, &bufs.pc, need, job.zreq(need))
+            let Some((cost, _, _)) = bufs
+                .table
+                .cheapest(&bufs.wc, &bufs.pc, need, job.zreq(need))
             else {
                 break;
             };
@@ -278,13 +278,7 @@ type Placed = (Vec<(u32, u32)>, Vec<(u32, u32)>, f64);
 /// `(workers, PSs, cost)` as `(position, count)` lists (dedicated servers
 /// first, then shared ones by position); `None` when they do not fit (not
 /// reached for an option of the slot).
-fn place(
-    job: &OasisJob,
-    slot: &Slot,
-    y: u32,
-    z: u32,
-    bufs: &mut Buffers,
-) -> Option<Placed> {
+fn place(job: &OasisJob, slot: &Slot, y: u32, z: u32, bufs: &mut Buffers) -> Option<Placed> {
     if slot.shared.is_empty() {
         let (workers, worker_cost) = fill(&slot.workers, y);
         let (ps, ps_cost) = fill(&slot.ps, z);
@@ -388,7 +382,15 @@ impl OasisOracle {
             self.deadlines_examined += 1;
             let (before, after) = sc.slots.split_at_mut(k);
             let slot = &mut after[0];
-            build_slot(&self.cluster, job, view, t, slot, before.last(), &mut sc.bufs);
+            build_slot(
+                &self.cluster,
+                job,
+                view,
+                t,
+                slot,
+                before.last(),
+                &mut sc.bufs,
+            );
             sc.back.resize((k + 1) * width, 0);
             let back = &mut sc.back[k * width..];
             for (d, (g, bp)) in sc

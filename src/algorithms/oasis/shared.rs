@@ -184,8 +184,17 @@ impl SharedTable {
     /// positions, whose prefix costs are `wc` and `pc` (`wc[n]`: the `n`
     /// cheapest dedicated worker positions; as many entries as there are
     /// positions, plus one): `(cost, a, b)`, `None` when nothing fits.
-    pub(crate) fn cheapest(&self, wc: &[f64], pc: &[f64], y: u32, z: u32) -> Option<(f64, u32, u32)> {
-        let (wn, pn) = (wc.len().saturating_sub(1) as u32, pc.len().saturating_sub(1) as u32);
+    pub(crate) fn cheapest(
+        &self,
+        wc: &[f64],
+        pc: &[f64],
+        y: u32,
+        z: u32,
+    ) -> Option<(f64, u32, u32)> {
+        let (wn, pn) = (
+            wc.len().saturating_sub(1) as u32,
+            pc.len().saturating_sub(1) as u32,
+        );
         let mut best: Option<(f64, u32, u32)> = None;
         for a in y.saturating_sub(wn)..=y.min(self.a_max) {
             for b in z.saturating_sub(pn)..=z.min(self.b_max) {
