@@ -1096,3 +1096,59 @@ fn locality_places_workers_and_ps_on_a_shared_machine() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------
+// The command line: a replay whose oasis parameters share machines
+// ---------------------------------------------------------------------------
+
+/// With `"shared_machines": true` in oasis's parameters, `dmlsched replay`
+/// adds no PS-only machines: OASiS runs on the GPU machines, which host
+/// both roles, and earns utility there.
+#[cfg(feature = "cli")]
+#[test]
+fn replay_with_shared_machines_adds_no_ps_only_machines() {
+    let dir = std::env::temp_dir().join(format!("dmlsched-oasis-shared-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // 30 Philly-format jobs, one every 10 minutes, of 1, 2 or 4 GPUs.
+    let mut csv = String::from("timestamp,duration,num_gpus,gpu_time,cluster\n");
+    for i in 0..30 {
+        let (h, m) = (i / 6, (i % 6) * 10);
+        let duration = 1200 + 600 * (i % 10);
+        let gpus = [1, 2, 4][i % 3];
+        csv.push_str(&format!(
+            "2017-10-09 {h:02}:{m:02}:00,{duration}.0,{gpus},{}.0,abc\n",
+            duration * gpus
+        ));
+    }
+    let trace = dir.join("philly.csv");
+    std::fs::write(&trace, csv).unwrap();
+    let params = dir.join("shared.json");
+    std::fs::write(&params, r#"{"shared_machines": true}"#).unwrap();
+    let params_arg = format!("oasis={}", params.display());
+    let run = common::dmlsched_within(
+        300.0,
+        &[
+            "replay",
+            trace.to_str().unwrap(),
+            "--jobs",
+            "30",
+            "--gpus",
+            "16",
+            "--policies",
+            "fifo,oasis",
+            "--params",
+            &params_arg,
+        ],
+    );
+    let stdout = run.ok("replay with shared machines");
+    let header = stdout.lines().next().unwrap();
+    assert!(!header.contains("PS-only"), "{header}");
+    assert!(header.contains("parameter-server recipe"), "{header}");
+    let oasis = stdout
+        .lines()
+        .find(|l| l.starts_with("oasis "))
+        .unwrap_or_else(|| panic!("no oasis row: {stdout}"));
+    let done: u32 = oasis.split_whitespace().nth(3).unwrap().parse().unwrap();
+    assert!(done > 0, "{oasis}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
