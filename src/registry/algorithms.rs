@@ -97,8 +97,10 @@ pub struct Needs {
     /// finishing (the online primal–dual algorithms plan within the
     /// instance's horizon).
     pub horizon: bool,
-    /// Machines that host only parameter servers (OASiS's model places
-    /// workers and PSs on separate machines).
+    /// Machines that host only parameter servers (OASiS's default model,
+    /// the paper's, places workers and PSs on separate machines; with its
+    /// `shared_machines` parameter it also runs on machines hosting both, and
+    /// a replay whose oasis parameters set it adds no PS-only machines).
     pub ps_only_machines: bool,
     /// The most horizon slots × machines it can plan over, if limited.
     pub max_cells: Option<u64>,

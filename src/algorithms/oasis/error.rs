@@ -32,7 +32,8 @@ pub enum OasisError {
     },
     /// The exact MIP would need more columns than
     /// [`EXACT_MAX_COLUMNS`](super::EXACT_MAX_COLUMNS) (an upper estimate:
-    /// slots from each job's arrival to the horizon × (machines + 2)).
+    /// slots from each job's arrival to the horizon × (machines + shared
+    /// servers + 2)).
     #[error(
         "the exact MIP would need up to {columns} columns, more than its limit of {limit} (shorten the horizon or use fewer jobs)"
     )]

@@ -12,12 +12,12 @@ use crate::certificate::Sense;
 use crate::lp::{self, ColumnKind, ExactMipLimits, LinearProgram, LpError, LpStatus};
 use crate::model::units::Num;
 use crate::model::{Instance, JobId};
-use crate::online::{OfflineResult, PoolId, proven_upper_bound};
+use crate::online::{OfflineResult, proven_upper_bound};
 use crate::schedule::{JobSchedule, Schedule, verify};
 
 use super::error::OasisError;
 use super::jobs_in_arrival_order;
-use super::model::{OasisCluster, OasisJob, PS_POOL, WORKER_POOL};
+use super::model::{OasisCluster, OasisJob, Role};
 use super::plan::{OasisPlan, SlotPlan};
 
 /// How the MIP counts a job's training work.
@@ -124,10 +124,12 @@ struct Mip {
     trivial_bound: f64,
 }
 
-/// Usable servers of a pool for a job: `(position, min(task cap, units
-/// fitting the empty server))`, servers with 0 left out.
-fn usable(cluster: &OasisCluster, job: &OasisJob, pool: PoolId, task_cap: u32) -> Vec<(u32, u32)> {
-    job.empty_server_caps(cluster, pool)
+/// Usable servers of a role for a job (dedicated and shared, ascending):
+/// `(position, min(task cap, units fitting the empty server))`, servers with
+/// 0 left out.
+fn usable(cluster: &OasisCluster, job: &OasisJob, role: Role, task_cap: u32) -> Vec<(u32, u32)> {
+    job.empty_server_caps(cluster, role)
+        .into_iter()
         .map(|(m, cap)| (m, cap.min(task_cap)))
         .filter(|&(_, cap)| cap > 0)
         .collect()
@@ -145,8 +147,8 @@ fn build(cluster: &OasisCluster, jobs: &[OasisJob], model: WorkModel) -> Mip {
 
     for (index, job) in jobs.iter().enumerate() {
         let n_max = job.max_workers;
-        let workers = usable(cluster, job, WORKER_POOL, n_max);
-        let ps = usable(cluster, job, PS_POOL, job.max_ps);
+        let workers = usable(cluster, job, Role::Worker, n_max);
+        let ps = usable(cluster, job, Role::Ps, job.max_ps);
         let k_max = job.chunks_for(u64::from(n_max));
         if workers.is_empty() || ps.is_empty() || (model == WorkModel::Chunks && k_max == 0) {
             continue;
@@ -405,13 +407,14 @@ pub const EXACT_MAX_UTILITY: f64 = 1e20;
 
 /// The most columns [`offline_optimum`] builds (2²⁴, far beyond what the
 /// MIP solver proves optimal in practice), estimated before anything is
-/// allocated as Σ over jobs of (horizon − arrival slot) × (machines + 2).
+/// allocated as Σ over jobs of (horizon − arrival slot) × (machines +
+/// shared servers + 2).
 pub const EXACT_MAX_COLUMNS: u64 = 1 << 24;
 
 /// Refuses programs whose column estimate exceeds [`EXACT_MAX_COLUMNS`].
 /// Returns the estimate.
 fn check_size(cluster: &OasisCluster, jobs: &[OasisJob]) -> Result<f64, OasisError> {
-    let per_slot = cluster.capacity.len() as u128 + 2;
+    let per_slot = (cluster.capacity.len() + cluster.shared_servers.len()) as u128 + 2;
     let columns: u128 = jobs
         .iter()
         .map(|j| u128::from(cluster.horizon.saturating_sub(j.earliest)) * per_slot)
@@ -440,7 +443,12 @@ fn check_size(cluster: &OasisCluster, jobs: &[OasisJob]) -> Result<f64, OasisErr
 /// 0-based, and job `i` may use slots `t ∈ [e_i, T)` from its first usable
 /// slot `e_i` (its arrival slot `a_i` offline). `H_i` and `K_i` are the worker
 /// and PS servers the job may use on which at least one of its workers (PSs)
-/// fits the empty server; `cap_ih` and `cap_ik` are those counts
+/// fits the empty server; a machine hosting both roles (`Hosting::Both`, a
+/// shared server) is in both, and its rows (4) and (5) are one row,
+/// `Σ_i w_i^r·y_iht + Σ_i s_i^r·z_iht ≤ c_h^r`: the model of
+/// [`OasisParams::shared_machines`](super::OasisParams::shared_machines),
+/// which the MIP always accepts (on a split cluster it is the paper's);
+/// `cap_ih` and `cap_ik` are those counts
 /// ([`OasisJob::units_fitting`]), `N_i'` the job's worker cap
 /// ([`OasisJob::max_workers`], `min(N_i, max_workers)`), `P_i` its PS cap.
 ///
@@ -519,7 +527,8 @@ fn check_size(cluster: &OasisCluster, jobs: &[OasisJob]) -> Result<f64, OasisErr
 ///
 /// * [`OasisError::InvalidOption`] for a time limit that is not positive and
 ///   finite, a gap outside `[0, 1)` or zero threads;
-/// * the errors of [`OasisCluster::from_instance`] and
+/// * the errors of [`OasisCluster::from_instance_with`] (shared servers
+///   allowed) and
 ///   [`OasisJob::from_job`] (cluster or job outside OASiS's model);
 /// * [`OasisError::UnsupportedJob`] for a job whose utility at zero delay
 ///   (its largest) is at or above [`EXACT_MAX_UTILITY`] = 10²⁰, the value
@@ -575,7 +584,7 @@ fn check_size(cluster: &OasisCluster, jobs: &[OasisJob]) -> Result<f64, OasisErr
 pub fn offline_optimum(instance: &Instance, opts: &ExactOptions) -> crate::Result<OfflineSolution> {
     let start = Instant::now();
     opts.validate()?;
-    let cluster = OasisCluster::from_instance(instance)?;
+    let cluster = OasisCluster::from_instance_with(instance, true)?;
     let jobs = jobs_in_arrival_order(instance)?;
     if let Some(job) = jobs
         .iter()

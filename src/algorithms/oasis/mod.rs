@@ -11,7 +11,8 @@
 //! depends on its completion slot `t̂`.
 //!
 //! Algorithm 1 is the framework of [`crate::online`] with two pools
-//! ([`WORKER_POOL`], [`PS_POOL`]), five resources ([`RESOURCES`], in GPUs,
+//! ([`WORKER_POOL`], [`PS_POOL`]; a third with shared servers, below),
+//! five resources ([`RESOURCES`], in GPUs,
 //! vCPUs, GB, GB and Gbit/s) and prices
 //! `p_h^r(t) = L_1·(U_1^r/L_1)^(g/c)`, `q_k^r(t) = L_2·(U_2^r/L_2)^(v/c)`.
 //! Algorithm 2 ([`OasisOracle`]) returns, at those prices, the plan that
@@ -32,6 +33,17 @@
 //! Where the paper is ambiguous or inconsistent the crate's decisions are
 //! listed in [algorithms guide, section 7](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#oasis).
 //!
+//! **Machines that host both roles.** The paper's pools are disjoint, and
+//! by default a machine with `Hosting::Both` is refused. With
+//! [`OasisParams::shared_machines`] such machines are shared servers: one
+//! more pool whose cells both task kinds draw on (a job's workers and PSs
+//! on one machine add up against its capacity; each cell is priced once,
+//! by its total fill), with `U_S^r` at least the value per unit of workers
+//! and of PSs and `L_S` by the same rule as the other pools. The oracle's
+//! per-slot cost is then the cheapest joint placement, found by a dynamic
+//! program over the shared servers, and stays exact ([algorithms guide,
+//! section 7.6](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#oasis-shared)).
+//!
 //! Beside the online algorithm ([`Oasis`], and [`OasisPolicy`] for the
 //! simulator): `offline_optimum` (feature `highs`) solves the exact
 //! MIP over the chunk model (the model Algorithm 2 searches) for small
@@ -48,6 +60,10 @@
 //! `D_end`, the online dual at the final prices, as an always-valid upper
 //! bound on the chunk-model optimum; the crate's `OPT ≤ 2α_eff·ALG`; and the
 //! paper's `2α`, marked valid only when its assumptions hold for the run.
+//! With shared servers `α` also ranges over the shared pool, the bound is
+//! over the model with shared servers, and both ratios rest on the crate's
+//! extension of the paper's argument to the third pool (their sources say
+//! so); they are checked on the run exactly as on a split cluster.
 //!
 //! # Complexity
 //!
@@ -58,8 +74,9 @@
 //! # Errors
 //!
 //! [`OasisError`] when the cluster is not split into worker-only and
-//! PS-only servers or a job is outside the model (not a parameter-server
-//! job, not elastic and preemptible, a demand entry in `(0, 10⁻¹²)`,
+//! PS-only servers (and [`OasisParams::shared_machines`] is not set), has no
+//! machine for one of the roles, or a job is outside the model (not a
+//! parameter-server job, not elastic and preemptible, a demand entry in `(0, 10⁻¹²)`,
 //! `b_i ≤ 0`, `B_i < b_i`); framework errors
 //! ([`crate::online::OnlineError`]) when no price bounds can be derived.
 //!
@@ -125,10 +142,11 @@ mod model;
 mod oracle;
 mod plan;
 mod policy;
+mod shared;
 
 use crate::certificate::Certificate;
 use crate::model::units::Num;
-use crate::model::{Instance, JobId};
+use crate::model::{Hosting, Instance, JobId};
 use crate::online::{
     BoundInputs, BoundsChoice, BoundsRule, OnlineModel, OnlinePrimalDual, OnlineRun, PdOptions,
     PriceBounds, PricingOracle, RunReport,
@@ -168,6 +186,14 @@ pub struct OasisParams {
     pub early_stop: bool,
     /// Options of the online loop.
     pub pd: PdOptions,
+    /// Run on machines that host workers and PSs (`Hosting::Both`) as
+    /// shared servers: one pool of cells, priced once by their total fill,
+    /// that a job's workers and PSs both draw on ([algorithms guide, section
+    /// 7.6](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#oasis-shared)).
+    /// Default `false`: the paper's model, in which such a machine is
+    /// refused ([`OasisError::UnsupportedCluster`]). On a cluster without
+    /// such machines both values give the same results, bit for bit.
+    pub shared_machines: bool,
 }
 
 impl Default for OasisParams {
@@ -177,6 +203,7 @@ impl Default for OasisParams {
             u_scale: 1.0,
             early_stop: true,
             pd: PdOptions::default(),
+            shared_machines: false,
         }
     }
 }
@@ -187,7 +214,8 @@ impl OasisParams {
     /// # Errors
     ///
     /// [`OasisError::InvalidOption`] for a `u_scale` that is not positive
-    /// and finite.
+    /// and finite. Every value of `shared_machines`, `early_stop` and `pd`
+    /// is valid here (the online loop checks `pd`).
     pub fn validate(&self) -> Result<(), OasisError> {
         if !(self.u_scale.is_finite() && self.u_scale > 0.0) {
             return Err(OasisError::InvalidOption {
@@ -211,10 +239,12 @@ pub struct OasisReport {
     pub bounds: BoundsChoice,
     /// `v_floor` actually used under the value floor.
     pub v_floor: Option<f64>,
-    /// `ln(U_κ^r / L_κ)` per pool (`0` workers, `1` PSs) and resource
-    /// (`None` where `U` is undefined): with sigmoid utilities `L` can be
-    /// effectively 0 and α run into the thousands, so the report shows it.
-    pub ln_u_over_l: [[Option<f64>; RESOURCES]; 2],
+    /// `ln(U_κ^r / L_κ)` per kind of server (`0` worker-only, `1` PS-only,
+    /// `2` shared; all `None` for a kind the cluster does not have) and
+    /// resource (`None` where `U` is undefined): with sigmoid utilities `L`
+    /// can be effectively 0 and α run into the thousands, so the report
+    /// shows it.
+    pub ln_u_over_l: [[Option<f64>; RESOURCES]; 3],
     /// Wall-clock seconds of every admission decision, arrival order.
     pub decision_seconds: Vec<f64>,
 }
@@ -314,9 +344,17 @@ pub(crate) fn price_bounds(
     Ok((bounds, v_floor))
 }
 
-fn ln_u_over_l(bounds: &PriceBounds) -> [[Option<f64>; RESOURCES]; 2] {
-    let mut out = [[None; RESOURCES]; 2];
-    for (k, pool) in [WORKER_POOL, PS_POOL].into_iter().enumerate() {
+fn ln_u_over_l(bounds: &PriceBounds, cluster: &OasisCluster) -> [[Option<f64>; RESOURCES]; 3] {
+    let mut out = [[None; RESOURCES]; 3];
+    let pools = [
+        cluster.worker_pool(),
+        cluster.ps_pool(),
+        cluster.shared_pool(),
+    ];
+    for (k, pool) in pools.into_iter().enumerate() {
+        let Some(pool) = pool else {
+            continue;
+        };
         for (r, cell) in out[k].iter_mut().enumerate() {
             *cell = bounds
                 .ln_u(pool, crate::online::ResourceId(r as u8))
@@ -334,7 +372,7 @@ pub struct OasisOnline {
     cluster: OasisCluster,
     bounds: BoundsChoice,
     v_floor: Option<f64>,
-    ln_u_over_l: [[Option<f64>; RESOURCES]; 2],
+    ln_u_over_l: [[Option<f64>; RESOURCES]; 3],
 }
 
 impl OasisOnline {
@@ -344,10 +382,10 @@ impl OasisOnline {
         instance: &Instance,
         params: &OasisParams,
     ) -> crate::Result<(OnlineRun<Self>, Vec<OasisJob>)> {
-        let cluster = OasisCluster::from_instance(instance)?;
+        let cluster = OasisCluster::from_instance_with(instance, params.shared_machines)?;
         let jobs = jobs_in_arrival_order(instance)?;
         let (bounds, v_floor) = price_bounds(&cluster, &jobs, params)?;
-        let ratios = ln_u_over_l(&bounds);
+        let ratios = ln_u_over_l(&bounds, &cluster);
         let oracle = OasisOracle::new(cluster.clone(), params.early_stop);
         let engine = OnlinePrimalDual::new(oracle, cluster.ledger()?, bounds, params.pd.clone())?;
         let model = OasisOnline {
@@ -483,10 +521,33 @@ pub(crate) fn certificate_of(
 ) -> crate::certificate::Certificate {
     let mut certificate = report.run.certificate.clone();
     certificate.algorithm = "oasis".into();
+    let shared = instance
+        .cluster()
+        .machines
+        .iter()
+        .any(|m| m.hosts == Hosting::Both);
+    if !shared {
+        certificate.scope = Some(super::plan_scope(
+            "total utility of plans of the OASiS model (workers and parameter servers per slot, \
+             each job's utility at its completion slot)",
+            instance,
+        ));
+        return certificate;
+    }
     certificate.scope = Some(super::plan_scope(
-        "total utility of plans of the OASiS model (workers and parameter servers per slot, \
-         each job's utility at its completion slot)",
+        "total utility of plans of the OASiS model with shared servers (workers and parameter \
+         servers per slot, a machine hosting both roles holding a job's workers and PSs within \
+         one capacity, each job's utility at its completion slot)",
         instance,
     ));
+    for g in &mut certificate.guarantees {
+        g.source.push_str(SHARED_POOL_SOURCE);
+    }
     certificate
 }
+
+/// Appended to the sources of the ratio guarantees of a run with shared
+/// servers: the third pool is the crate's extension of the paper's proof.
+const SHARED_POOL_SOURCE: &str = "; shared servers: crate (a third pool of cells whose U^r covers \
+     the value per unit of workers and of PSs, its L by the same rule with the divisor max(4, 2P); \
+     the allocation–cost relation is per cell and D_0 ≤ OPT/2 is checked on the run)";

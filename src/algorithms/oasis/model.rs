@@ -1,5 +1,5 @@
 //! The OASiS model in the paper's units ([algorithms guide, section
-//! 7.1](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#oasis-model-units)): the split cluster and every job's derived
+//! 7.1](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#oasis-model-units)): the cluster (split, or with shared servers) and every job's derived
 //! quantities. Zero demands never limit a cap, a job needs `b_i > 0` and
 //! `B_i ≥ b_i`, and unschedulable jobs are rejected without pricing.
 //!
@@ -16,6 +16,7 @@ use crate::online::{
 };
 
 use super::error::OasisError;
+use super::shared::{SharedServer, SharedTable};
 
 /// Resource types of the ledger, in order: GPU, vCPU, memory (GB), storage
 /// (GB), NIC (Gbit/s).
@@ -25,9 +26,12 @@ pub const RESOURCE_NAMES: [&str; RESOURCES] = PS_RESOURCE_NAMES;
 /// Most DP cells `T·(D_i + 1)` a job may need (2²⁸: about 1 GB of
 /// back-pointers). The paper's largest jobs need 6·10⁶.
 pub(crate) const MAX_DP_CELLS: u64 = 1 << 28;
-/// The pool of worker servers (`H`).
+/// The pool of worker servers (`H`) of a cluster with worker-only servers
+/// (always pool 0; [`OasisCluster::worker_pool`] says whether it exists).
 pub const WORKER_POOL: PoolId = PoolId(0);
-/// The pool of PS servers (`K`).
+/// The pool of PS servers (`K`) of a split cluster (pool 1 whenever the
+/// cluster has worker-only servers too; [`OasisCluster::ps_pool`] in
+/// general).
 pub const PS_POOL: PoolId = PoolId(1);
 
 /// A resource vector in OASiS's units: `[GPU, vCPU, GB memory, GB storage,
@@ -38,21 +42,40 @@ pub(crate) type SpecVector = PsVector;
 /// (decimal GB, Gbit/s): the parameter-server ledgers' one conversion.
 pub use crate::online::ps_units as spec_units;
 
-/// The split cluster of OASiS: worker servers `H` and PS servers `K`
-/// (disjoint), with capacities in [`spec_units`].
+/// The kind of task a server hosts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// Workers.
+    Worker,
+    /// Parameter servers.
+    Ps,
+}
+
+/// The cluster of OASiS: worker servers `H` and PS servers `K` (disjoint,
+/// the paper's model), and, when
+/// [`OasisParams::shared_machines`](super::OasisParams::shared_machines) is
+/// set, shared servers that host both (`Hosting::Both`), with capacities in
+/// [`spec_units`].
 ///
-/// Ledger machine `MachineId(p)` is the instance's machine at position `p`
-/// (worker servers in pool [`WORKER_POOL`], PS servers in [`PS_POOL`]).
+/// Ledger machine `MachineId(p)` is the instance's machine at position `p`.
+/// Every non-empty group is one pool, numbered in the order worker servers,
+/// PS servers, shared servers ([`worker_pool`](Self::worker_pool),
+/// [`ps_pool`](Self::ps_pool), [`shared_pool`](Self::shared_pool)): on a
+/// split cluster, worker servers in [`WORKER_POOL`] and PS servers in
+/// [`PS_POOL`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct OasisCluster {
     /// Horizon `T`, slots.
     pub horizon: u32,
     /// Slot length `Δ`, seconds.
     pub slot_length_s: f64,
-    /// Positions of the worker servers, ascending.
+    /// Positions of the worker-only servers, ascending.
     pub worker_servers: Vec<u32>,
-    /// Positions of the PS servers, ascending.
+    /// Positions of the PS-only servers, ascending.
     pub ps_servers: Vec<u32>,
+    /// Positions of the servers that host workers and PSs, ascending (empty
+    /// in the paper's model).
+    pub shared_servers: Vec<u32>,
     /// The instance's machine id at every position.
     pub machine_ids: Vec<MachineId>,
     /// Capacity of every machine (by position), in [`spec_units`].
@@ -60,7 +83,8 @@ pub struct OasisCluster {
 }
 
 impl OasisCluster {
-    /// The split cluster of `instance`.
+    /// The split cluster of `instance` (the paper's model: every machine
+    /// worker-only or PS-only).
     ///
     /// # Errors
     ///
@@ -69,9 +93,27 @@ impl OasisCluster {
     /// disjoint), or when there is no worker
     /// server or no PS server.
     pub fn from_instance(instance: &Instance) -> Result<Self, OasisError> {
+        Self::from_instance_with(instance, false)
+    }
+
+    /// The cluster of `instance`; with `shared_machines`, machines that host
+    /// both task kinds are shared servers (one pool of cells that workers and
+    /// PSs both draw on), else they are refused as by
+    /// [`from_instance`](Self::from_instance).
+    ///
+    /// # Errors
+    ///
+    /// [`OasisError::UnsupportedCluster`] when a machine hosts both kinds and
+    /// `shared_machines` is not set, or when no machine may host workers or
+    /// none may host PSs.
+    pub fn from_instance_with(
+        instance: &Instance,
+        shared_machines: bool,
+    ) -> Result<Self, OasisError> {
         let machines = &instance.cluster().machines;
         let mut worker_servers = Vec::new();
         let mut ps_servers = Vec::new();
+        let mut shared_servers = Vec::new();
         for (p, m) in machines.iter().enumerate() {
             let p = u32::try_from(p).map_err(|_| OasisError::UnsupportedCluster {
                 reason: "more than 2^32 machines".into(),
@@ -79,6 +121,7 @@ impl OasisCluster {
             match m.hosts {
                 Hosting::Workers => worker_servers.push(p),
                 Hosting::ParameterServers => ps_servers.push(p),
+                Hosting::Both if shared_machines => shared_servers.push(p),
                 Hosting::Both => {
                     return Err(OasisError::UnsupportedCluster {
                         reason: format!(
@@ -89,7 +132,7 @@ impl OasisCluster {
                 }
             }
         }
-        if worker_servers.is_empty() || ps_servers.is_empty() {
+        if shared_servers.is_empty() && (worker_servers.is_empty() || ps_servers.is_empty()) {
             return Err(OasisError::UnsupportedCluster {
                 reason: format!(
                     "{} worker servers and {} PS servers; OASiS needs at least one of each",
@@ -104,33 +147,75 @@ impl OasisCluster {
             slot_length_s: instance.slot_length_s(),
             worker_servers,
             ps_servers,
+            shared_servers,
             machine_ids,
             capacity,
         })
     }
 
-    /// An empty ledger over the cluster: worker servers in [`WORKER_POOL`],
-    /// PS servers in [`PS_POOL`].
+    /// The pool of the worker-only servers ([`WORKER_POOL`]), `None` when
+    /// there is none.
+    pub fn worker_pool(&self) -> Option<PoolId> {
+        (!self.worker_servers.is_empty()).then_some(WORKER_POOL)
+    }
+
+    /// The pool of the PS-only servers (pool 1 after worker-only servers,
+    /// else pool 0), `None` when there is none.
+    pub fn ps_pool(&self) -> Option<PoolId> {
+        (!self.ps_servers.is_empty()).then(|| PoolId(u16::from(!self.worker_servers.is_empty())))
+    }
+
+    /// The pool of the shared servers (after the worker-only and PS-only
+    /// pools that exist), `None` when there is none.
+    pub fn shared_pool(&self) -> Option<PoolId> {
+        (!self.shared_servers.is_empty()).then(|| {
+            PoolId(
+                u16::from(!self.worker_servers.is_empty()) + u16::from(!self.ps_servers.is_empty()),
+            )
+        })
+    }
+
+    /// An empty ledger over the cluster: every server in its pool
+    /// ([`worker_pool`](Self::worker_pool), [`ps_pool`](Self::ps_pool),
+    /// [`shared_pool`](Self::shared_pool)).
     ///
     /// # Errors
     ///
     /// The ledger's validation errors (none for a cluster built by
-    /// [`from_instance`](Self::from_instance)).
+    /// [`from_instance_with`](Self::from_instance_with)).
     pub fn ledger(&self) -> crate::Result<Ledger> {
         let mut pools = vec![WORKER_POOL; self.capacity.len()];
-        for &k in &self.ps_servers {
-            pools[k as usize] = PS_POOL;
+        for (list, pool) in [
+            (&self.ps_servers, self.ps_pool()),
+            (&self.shared_servers, self.shared_pool()),
+        ] {
+            if let Some(pool) = pool {
+                for &k in list {
+                    pools[k as usize] = pool;
+                }
+            }
         }
         ps_ledger(self.horizon, &self.capacity, |p| pools[p])
     }
 
-    /// The servers of a pool.
-    pub(crate) fn pool(&self, pool: PoolId) -> &[u32] {
-        if pool == WORKER_POOL {
-            &self.worker_servers
-        } else {
-            &self.ps_servers
+    /// The servers that host only `role`.
+    pub(crate) fn dedicated(&self, role: Role) -> &[u32] {
+        match role {
+            Role::Worker => &self.worker_servers,
+            Role::Ps => &self.ps_servers,
         }
+    }
+
+    /// Every server that may host `role` (dedicated and shared), ascending.
+    pub(crate) fn hosts(&self, role: Role) -> Vec<u32> {
+        let mut out: Vec<u32> = self
+            .dedicated(role)
+            .iter()
+            .chain(&self.shared_servers)
+            .copied()
+            .collect();
+        out.sort_unstable();
+        out
     }
 }
 
@@ -399,41 +484,106 @@ impl OasisJob {
         }
     }
 
+    /// The demand of one task of `role`.
+    pub(crate) fn demand(&self, role: Role) -> &SpecVector {
+        match role {
+            Role::Worker => &self.worker_demand,
+            Role::Ps => &self.ps_demand,
+        }
+    }
+
+    /// The most PSs one slot may need: `min(max_ps, zreq(max_workers))`.
+    pub(crate) fn ps_limit(&self) -> u32 {
+        self.max_ps.min(self.zreq(self.max_workers))
+    }
+
     /// The largest worker count per slot on the empty cluster, and the
-    /// chunks it trains per slot: the chunk model's fastest pace.
+    /// chunks it trains per slot: the chunk model's fastest pace. With
+    /// shared servers, the largest `y` whose `y` workers and `zreq(y)` PSs
+    /// fit together ([`SharedTable`]).
     pub(crate) fn empty_cluster_pace(&self, cluster: &OasisCluster) -> (u32, u64) {
-        let cap_sum = |pool| -> u64 {
-            self.empty_server_caps(cluster, pool)
+        let cap_sum = |role| -> u64 {
+            self.dedicated_caps(cluster, role)
                 .map(|(_, c)| u64::from(c))
                 .sum()
         };
-        let ycap = cap_sum(WORKER_POOL).min(u64::from(self.max_workers)) as u32;
-        let zcap = cap_sum(PS_POOL).min(u64::from(u32::MAX)) as u32;
-        let y = ycap.min(self.workers_for_ps(zcap));
+        let y = if cluster.shared_servers.is_empty() {
+            let ycap = cap_sum(Role::Worker).min(u64::from(self.max_workers)) as u32;
+            let zcap = cap_sum(Role::Ps).min(u64::from(u32::MAX)) as u32;
+            ycap.min(self.workers_for_ps(zcap))
+        } else {
+            self.empty_shared_pace(cluster, cap_sum(Role::Worker), cap_sum(Role::Ps))
+        };
         (y, self.chunks_for(u64::from(y)))
     }
 
-    /// The servers of `pool` the job may use with room for at least one of
-    /// its tasks on the empty cluster: `(position, tasks fitting)`.
-    pub(crate) fn empty_server_caps<'a>(
-        &'a self,
-        cluster: &'a OasisCluster,
-        pool: PoolId,
-    ) -> impl Iterator<Item = (u32, u32)> + 'a {
-        let demand = if pool == WORKER_POOL {
-            &self.worker_demand
-        } else {
-            &self.ps_demand
-        };
-        cluster
-            .pool(pool)
+    /// The largest `y` whose `y` workers and `zreq(y)` PSs fit the empty
+    /// cluster with shared servers (`wsum`, `psum`: the tasks the dedicated
+    /// servers hold).
+    fn empty_shared_pace(&self, cluster: &OasisCluster, wsum: u64, psum: u64) -> u32 {
+        let shared: Vec<SharedServer> = cluster
+            .shared_servers
             .iter()
             .filter(|&&m| self.may_use(m))
-            .filter_map(move |&m| {
-                let c = &cluster.capacity[m as usize];
-                let cap = Self::units_fitting(demand, |r| c[r]);
-                (cap > 0).then_some((m, cap))
+            .map(|&m| SharedServer {
+                position: m,
+                residual: cluster.capacity[m as usize],
+                worker_price: 0.0,
+                ps_price: 0.0,
             })
+            .collect();
+        let mut table = SharedTable::default();
+        table.build(self, &shared, false);
+        let y_hi = self.shared_worker_bound(wsum, psum, &table);
+        let zeros = |n: u64, limit: u32| vec![0.0; n.min(u64::from(limit)) as usize + 1];
+        let wc = zeros(wsum, y_hi);
+        let pc = zeros(psum, self.zreq(y_hi));
+        (1..=y_hi)
+            .rev()
+            .find(|&y| table.cheapest(&wc, &pc, y, self.zreq(y)).is_some())
+            .unwrap_or(0)
+    }
+
+    /// An upper bound on the workers one slot can hold with dedicated servers
+    /// holding `wsum` workers and `psum` PSs and the shared servers of
+    /// `table`: `min(max_workers, wsum + A, max{y : zreq(y) ≤ min(max_ps,
+    /// psum + B)})`.
+    pub(crate) fn shared_worker_bound(&self, wsum: u64, psum: u64, table: &SharedTable) -> u32 {
+        let y = (wsum + u64::from(table.workers())).min(u64::from(self.max_workers)) as u32;
+        let z = (psum + u64::from(table.ps())).min(u64::from(u32::MAX)) as u32;
+        y.min(self.workers_for_ps(z))
+    }
+
+    /// The dedicated servers of `role` the job may use with room for at least
+    /// one of its tasks on the empty cluster: `(position, tasks fitting)`.
+    fn dedicated_caps<'a>(
+        &'a self,
+        cluster: &'a OasisCluster,
+        role: Role,
+    ) -> impl Iterator<Item = (u32, u32)> + 'a {
+        self.caps_on(cluster, cluster.dedicated(role).iter().copied(), role)
+    }
+
+    /// Every server that may host `role` (dedicated and shared, ascending)
+    /// the job may use with room for at least one of its tasks on the empty
+    /// cluster: `(position, tasks fitting)` (each server alone).
+    pub(crate) fn empty_server_caps(&self, cluster: &OasisCluster, role: Role) -> Vec<(u32, u32)> {
+        self.caps_on(cluster, cluster.hosts(role).into_iter(), role)
+            .collect()
+    }
+
+    fn caps_on<'a>(
+        &'a self,
+        cluster: &'a OasisCluster,
+        servers: impl Iterator<Item = u32> + 'a,
+        role: Role,
+    ) -> impl Iterator<Item = (u32, u32)> + 'a {
+        let demand = self.demand(role);
+        servers.filter(|&m| self.may_use(m)).filter_map(move |m| {
+            let c = &cluster.capacity[m as usize];
+            let cap = Self::units_fitting(demand, |r| c[r]);
+            (cap > 0).then_some((m, cap))
+        })
     }
 
     /// Whether a chunk-model plan exists on the empty cluster ([algorithms

@@ -7,40 +7,37 @@
 
 use crate::model::MachineId;
 use crate::online::{
-    BoundInputs, OracleQuality, PoolId, PriceView, PricingOracle, ResourceId, Response, UnitDemand,
+    BoundInputs, OracleQuality, PriceView, PricingOracle, ResourceId, Response, UnitDemand,
 };
 
-use super::model::{OasisCluster, OasisJob, PS_POOL, SpecVector, WORKER_POOL};
+use super::model::{OasisCluster, OasisJob, Role, SpecVector};
 use super::plan::{OasisPlan, SlotPlan};
+use super::shared::{SharedServer, SharedTable};
 
-/// One server of a pool in a slot: its position, how many units of the job
+/// One dedicated server in a slot: its position, how many units of the job
 /// fit its residual, and the unit price `Σ_r p^r·d^r`.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 struct Server {
     position: u32,
     cap: u32,
     unit_price: f64,
 }
 
-/// The servers of `pool` the job may use in slot `t`, with room for at
-/// least one unit, sorted by `(unit price, position)` (per-server
+/// The dedicated servers of `role` the job may use in slot `t`, with room
+/// for at least one unit, sorted by `(unit price, position)` (per-server
 /// caps over positive demands, unit prices `Σ_r p·w^r`; equal prices: lower
 /// position first).
 fn sorted_servers(
     cluster: &OasisCluster,
     job: &OasisJob,
-    pool: PoolId,
+    role: Role,
     view: &PriceView<'_>,
     t: u32,
     out: &mut Vec<Server>,
 ) {
-    let demand: &SpecVector = if pool == WORKER_POOL {
-        &job.worker_demand
-    } else {
-        &job.ps_demand
-    };
+    let demand: &SpecVector = job.demand(role);
     out.clear();
-    for &m in cluster.pool(pool) {
+    for &m in cluster.dedicated(role) {
         if !job.may_use(m) {
             continue;
         }
@@ -108,10 +105,21 @@ fn fill(servers: &[Server], mut n: u32) -> (Vec<(u32, u32)>, f64) {
 struct Slot {
     workers: Vec<Server>,
     ps: Vec<Server>,
+    /// Shared servers with room for a worker or a PS (empty in the paper's
+    /// model: the slot then takes the dedicated path unchanged).
+    shared: Vec<SharedServer>,
     /// Options `(x chunks, y workers)`, ascending in `x` (and `y`).
     options: Vec<(u64, u32)>,
     /// `C_t(y)` of every option.
     option_cost: Vec<f64>,
+}
+
+/// Prefix costs and the shared servers' table, reused across slots.
+#[derive(Debug, Default)]
+struct Buffers {
+    wc: Vec<f64>,
+    pc: Vec<f64>,
+    table: SharedTable,
 }
 
 /// Scratch buffers reused across jobs.
@@ -121,28 +129,89 @@ struct Scratch {
     g_prev: Vec<f64>,
     g_cur: Vec<f64>,
     back: Vec<u32>,
-    wc: Vec<f64>,
-    pc: Vec<f64>,
+    bufs: Buffers,
+}
+
+/// The shared servers the job may use in slot `t` with room for at least
+/// one worker or one PS, by position, with their residuals and unit prices.
+fn shared_servers(
+    cluster: &OasisCluster,
+    job: &OasisJob,
+    view: &PriceView<'_>,
+    t: u32,
+    out: &mut Vec<SharedServer>,
+) {
+    out.clear();
+    let unit_price = |id: MachineId, demand: &SpecVector| -> f64 {
+        demand
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| **d > 0.0)
+            .map(|(r, d)| view.price(id, ResourceId(r as u8), t) * d)
+            .sum()
+    };
+    for &m in &cluster.shared_servers {
+        if !job.may_use(m) {
+            continue;
+        }
+        let id = MachineId(m);
+        let residual: SpecVector =
+            std::array::from_fn(|r| view.residual(id, ResourceId(r as u8), t));
+        let server = SharedServer {
+            position: m,
+            residual,
+            worker_price: unit_price(id, &job.worker_demand),
+            ps_price: unit_price(id, &job.ps_demand),
+        };
+        if server.worker_cap(job) > 0 || server.ps_beside(job, 0) > 0 {
+            out.push(server);
+        }
+    }
 }
 
 /// Builds the option list of slot `t` into `slot`: caps, unit prices,
 /// sorted servers, prefix costs, the PS count `zreq(y) = ⌈y·b/B⌉`, the
 /// largest usable worker count and the options `(x, ⌈x·ρ⌉)` keeping the
-/// largest `x` per worker count.
+/// largest `x` per worker count. With shared servers in the slot, the
+/// option costs come from [`SharedTable::cheapest`], and a slot whose
+/// servers, residuals and prices equal those of the slot before (`prev`)
+/// copies its options.
 fn build_slot(
     cluster: &OasisCluster,
     job: &OasisJob,
     view: &PriceView<'_>,
     t: u32,
     slot: &mut Slot,
-    wc: &mut Vec<f64>,
-    pc: &mut Vec<f64>,
+    prev: Option<&Slot>,
+    bufs: &mut Buffers,
 ) {
-    sorted_servers(cluster, job, WORKER_POOL, view, t, &mut slot.workers);
-    sorted_servers(cluster, job, PS_POOL, view, t, &mut slot.ps);
-    let sum = |s: &[Server]| -> u64 { s.iter().map(|s| u64::from(s.cap)).sum() };
-    let ycap = sum(&slot.workers).min(u64::from(job.max_workers)) as u32;
-    let zcap = sum(&slot.ps).min(u64::from(u32::MAX)) as u32;
+    sorted_servers(cluster, job, Role::Worker, view, t, &mut slot.workers);
+    sorted_servers(cluster, job, Role::Ps, view, t, &mut slot.ps);
+    shared_servers(cluster, job, view, t, &mut slot.shared);
+    if slot.shared.is_empty() {
+        dedicated_options(job, slot, &mut bufs.wc, &mut bufs.pc);
+        return;
+    }
+    if let Some(p) =
+        prev.filter(|p| p.shared == slot.shared && p.workers == slot.workers && p.ps == slot.ps)
+    {
+        slot.options.clone_from(&p.options);
+        slot.option_cost.clone_from(&p.option_cost);
+        return;
+    }
+    shared_options(job, slot, bufs);
+}
+
+/// Total tasks the servers hold.
+fn cap_sum(servers: &[Server]) -> u64 {
+    servers.iter().map(|s| u64::from(s.cap)).sum()
+}
+
+/// The options of a slot on dedicated servers only (the paper's model):
+/// `C_t(y) = WC_t(y) + PC_t(zreq(y))`.
+fn dedicated_options(job: &OasisJob, slot: &mut Slot, wc: &mut Vec<f64>, pc: &mut Vec<f64>) {
+    let ycap = cap_sum(&slot.workers).min(u64::from(job.max_workers)) as u32;
+    let zcap = cap_sum(&slot.ps).min(u64::from(u32::MAX)) as u32;
     let y_t = ycap.min(job.workers_for_ps(zcap));
     prefix_costs(&slot.workers, y_t, wc);
     prefix_costs(&slot.ps, job.zreq(y_t), pc);
@@ -167,6 +236,75 @@ fn build_slot(
     }
 }
 
+/// The options of a slot with shared servers: `C_t(y)` is the least cost of
+/// `y` workers and `zreq(y)` PSs over dedicated and shared servers
+/// ([`SharedTable::cheapest`]); the options stop at the first `y` that does
+/// not fit (feasibility is closed downwards).
+fn shared_options(job: &OasisJob, slot: &mut Slot, bufs: &mut Buffers) {
+    bufs.table.build(job, &slot.shared, false);
+    let y_hi = job.shared_worker_bound(cap_sum(&slot.workers), cap_sum(&slot.ps), &bufs.table);
+    prefix_costs(&slot.workers, y_hi, &mut bufs.wc);
+    prefix_costs(&slot.ps, job.zreq(y_hi), &mut bufs.pc);
+    slot.options.clear();
+    slot.option_cost.clear();
+    slot.options.push((0, 0));
+    slot.option_cost.push(0.0);
+    let d = job.total_chunks;
+    let mut last_x = 0u64;
+    for y in 1..=y_hi {
+        if last_x >= d {
+            break;
+        }
+        let x = job.chunks_for(u64::from(y));
+        if x > last_x {
+            let need = job.workers_for(x) as u32; // ≤ y
+            let Some((cost, _, _)) = bufs
+                .table
+                .cheapest(&bufs.wc, &bufs.pc, need, job.zreq(need))
+            else {
+                break;
+            };
+            slot.options.push((x, need));
+            slot.option_cost.push(cost);
+            last_x = x;
+        }
+    }
+}
+
+/// Workers and PSs of one slot as `(position, count)` lists, and their cost.
+type Placed = (Vec<(u32, u32)>, Vec<(u32, u32)>, f64);
+
+/// Places `y` workers and `z = zreq(y)` PSs in a slot, cheapest first:
+/// `(workers, PSs, cost)` as `(position, count)` lists (dedicated servers
+/// first, then shared ones by position); `None` when they do not fit (not
+/// reached for an option of the slot).
+fn place(job: &OasisJob, slot: &Slot, y: u32, z: u32, bufs: &mut Buffers) -> Option<Placed> {
+    if slot.shared.is_empty() {
+        let (workers, worker_cost) = fill(&slot.workers, y);
+        let (ps, ps_cost) = fill(&slot.ps, z);
+        return Some((workers, ps, worker_cost + ps_cost));
+    }
+    bufs.table.build(job, &slot.shared, true);
+    prefix_costs(&slot.workers, y, &mut bufs.wc);
+    prefix_costs(&slot.ps, z, &mut bufs.pc);
+    let (_, a, b) = bufs.table.cheapest(&bufs.wc, &bufs.pc, y, z)?;
+    let (mut workers, worker_cost) = fill(&slot.workers, y - a);
+    let (mut ps, ps_cost) = fill(&slot.ps, z - b);
+    let mut cost = worker_cost + ps_cost;
+    for (k, a_m, b_m) in bufs.table.placement(a, b) {
+        let s = slot.shared.get(k)?;
+        if a_m > 0 {
+            workers.push((s.position, a_m));
+            cost += s.worker_price * f64::from(a_m);
+        }
+        if b_m > 0 {
+            ps.push((s.position, b_m));
+            cost += s.ps_price * f64::from(b_m);
+        }
+    }
+    Some((workers, ps, cost))
+}
+
 /// OASiS's Algorithm 2 ([algorithms guide, section
 /// 7.2](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#oasis-forward-dp)): the exact best response of a job at the
 /// current prices, by the forward DP over slots with deadline enumeration.
@@ -176,7 +314,11 @@ fn build_slot(
 /// Per job `O(Σ_t [H log H + K log K + (H+K)·R + (D_i+1)·|O_t|])` with
 /// `|O_t| ≤ N_i + 1`, `t` from the job's first slot to the last examined
 /// deadline (the loop stops when `f(t + 1 − a) ≤` the best payoff: no
-/// later deadline can do better).
+/// later deadline can do better). A slot with `S` usable shared servers adds
+/// the shared servers' table, `O(Σ_m (cap_m + 1)·A·B)`, and `O(A·B)` per option
+/// (`A ≤ N_i` workers, `B ≤ min(max_ps, zreq(N_i))` PSs on them, `cap_m`
+/// the workers server `m` holds), once per run of slots with equal prices and
+/// residuals.
 #[derive(Debug)]
 pub struct OasisOracle {
     cluster: OasisCluster,
@@ -238,8 +380,17 @@ impl OasisOracle {
         for k in 0..n_slots {
             let t = job.earliest + k as u32;
             self.deadlines_examined += 1;
-            let slot = &mut sc.slots[k];
-            build_slot(&self.cluster, job, view, t, slot, &mut sc.wc, &mut sc.pc);
+            let (before, after) = sc.slots.split_at_mut(k);
+            let slot = &mut after[0];
+            build_slot(
+                &self.cluster,
+                job,
+                view,
+                t,
+                slot,
+                before.last(),
+                &mut sc.bufs,
+            );
             sc.back.resize((k + 1) * width, 0);
             let back = &mut sc.back[k * width..];
             for (d, (g, bp)) in sc
@@ -282,7 +433,7 @@ impl OasisOracle {
         let (k_best, g_best) = best?;
         // Reconstruction: walk the back-pointers, trim the last option to the
         // chunks still needed, place ⌈x·ρ⌉ workers then zreq PSs on the
-        // cheapest servers.
+        // cheapest servers (with shared servers, the cheapest joint placement).
         let mut d = job.total_chunks;
         let mut slots = Vec::new();
         let mut cost = 0.0;
@@ -296,10 +447,10 @@ impl OasisOracle {
                 continue;
             }
             let y = job.workers_for(x_t) as u32;
-            let z = job.zreq(y);
-            let (workers, worker_cost) = fill(&slot.workers, y);
-            let (ps, ps_cost) = fill(&slot.ps, z);
-            cost += worker_cost + ps_cost;
+            let placed = place(job, slot, y, job.zreq(y), &mut sc.bufs);
+            debug_assert!(placed.is_some(), "an option of slot {k} does not fit");
+            let (workers, ps, slot_cost) = placed?;
+            cost += slot_cost;
             slots.push(SlotPlan {
                 slot: job.earliest + k as u32,
                 chunks: x_t,
@@ -338,8 +489,14 @@ impl PricingOracle for OasisOracle {
     /// cluster, `ln f_i(δ_min)` with `δ_min = (earliest − a_i) + d_min − 1`
     /// (the elapsed-time convention `δ = t̂ − a`, where the paper evaluates
     /// `f` at a duration minus an arrival slot), `ln f_i(T − 1 − a_i)` (the
-    /// paper's `f(T − a)` without its stray ceiling, 0-based), one unit kind per pool and the
-    /// normalisers `m_iH = W_i·Σ_r w_i^r`, `m_iK = W_i·Σ_r s_i^r`.
+    /// paper's `f(T − a)` without its stray ceiling, 0-based), the unit
+    /// kinds of each pool and the normalisers `m_iH = W_i·Σ_r w_i^r`,
+    /// `m_iK = W_i·Σ_r s_i^r`. The pool of shared servers
+    /// ([algorithms guide, section
+    /// 7.6](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#oasis-shared))
+    /// takes both unit kinds (so its `U^r` is at least the value per unit of
+    /// either) and `m_iS = m_iH + m_iK`, the consumption of the reference
+    /// plan placing all its `W_i` worker-slots and as many PS-slots there.
     fn bound_inputs(&self, job: &OasisJob, horizon: u32) -> crate::Result<BoundInputs> {
         let delta_min = job
             .earliest
@@ -347,13 +504,31 @@ impl PricingOracle for OasisOracle {
             .saturating_add(job.d_min().saturating_sub(1));
         let w = job.worker_slots_ceil();
         let mut normalisers = Vec::new();
+        let mut unit_demands = Vec::new();
         let sw: f64 = job.worker_demand.iter().sum();
         let ss: f64 = job.ps_demand.iter().sum();
-        if sw > 0.0 {
-            normalisers.push((WORKER_POOL, w * sw));
+        let unit = |pool, demand: &SpecVector| UnitDemand {
+            pool,
+            demand: demand.to_vec(),
+        };
+        if let Some(pool) = self.cluster.worker_pool() {
+            if sw > 0.0 {
+                normalisers.push((pool, w * sw));
+            }
+            unit_demands.push(unit(pool, &job.worker_demand));
         }
-        if ss > 0.0 {
-            normalisers.push((PS_POOL, w * ss));
+        if let Some(pool) = self.cluster.ps_pool() {
+            if ss > 0.0 {
+                normalisers.push((pool, w * ss));
+            }
+            unit_demands.push(unit(pool, &job.ps_demand));
+        }
+        if let Some(pool) = self.cluster.shared_pool() {
+            if sw + ss > 0.0 {
+                normalisers.push((pool, w * sw + w * ss));
+            }
+            unit_demands.push(unit(pool, &job.worker_demand));
+            unit_demands.push(unit(pool, &job.ps_demand));
         }
         Ok(BoundInputs {
             arrival: job.arrival,
@@ -362,16 +537,7 @@ impl PricingOracle for OasisOracle {
             ln_u_min: job
                 .utility
                 .ln_value(horizon.saturating_sub(1).saturating_sub(job.arrival)),
-            unit_demands: vec![
-                UnitDemand {
-                    pool: WORKER_POOL,
-                    demand: job.worker_demand.to_vec(),
-                },
-                UnitDemand {
-                    pool: PS_POOL,
-                    demand: job.ps_demand.to_vec(),
-                },
-            ],
+            unit_demands,
             normalisers,
         })
     }
@@ -393,7 +559,10 @@ impl PricingOracle for OasisOracle {
 /// The paper's Algorithm 2 as published: for every deadline, the
 /// memoised `DP_COST` over exact chunk counts per slot with the greedy
 /// `COST_t`. `O(T·D_i²)` `COST_t` calls: a reference for tests on small
-/// instances, not for production.
+/// instances, not for production. It places tasks on the dedicated servers
+/// only (the paper's model has no shared ones): on a cluster with shared
+/// servers it answers for the rest of the cluster, not for the model
+/// [`OasisOracle`] searches.
 ///
 /// Returns `(payoff, completion slot, cost)` of the best plan with a
 /// strictly positive payoff, or `None`. Ties as in the forward DP (earliest deadline).
@@ -414,8 +583,8 @@ pub fn paper_best_response(
     let mut servers_p = Vec::new();
     for (k, row) in cost_t.iter_mut().enumerate() {
         let t = job.earliest + k as u32;
-        sorted_servers(cluster, job, WORKER_POOL, view, t, &mut servers_w);
-        sorted_servers(cluster, job, PS_POOL, view, t, &mut servers_p);
+        sorted_servers(cluster, job, Role::Worker, view, t, &mut servers_w);
+        sorted_servers(cluster, job, Role::Ps, view, t, &mut servers_p);
         for (d, c) in row.iter_mut().enumerate() {
             *c = paper_cost_t(job, &servers_w, &servers_p, d as u64);
         }

@@ -78,6 +78,19 @@ pub(crate) fn check_params(entries: &[String], names: &[String]) -> Result<(), C
     Ok(())
 }
 
+/// Whether the parameters file given for oasis among `NAME=PARAMS.json`
+/// entries sets `"shared_machines": true` (OASiS then runs on machines that
+/// host both roles, so a replay needs no PS-only machines for it).
+pub(crate) fn oasis_shares_machines(entries: &[String]) -> Result<bool, CliError> {
+    let file = params_file(entries, "oasis")?;
+    let Some(text) = params_text(file)? else {
+        return Ok(false);
+    };
+    let params: dmlsched::algorithms::oasis::OasisParams = serde_json::from_str(&text)
+        .map_err(|e| lib_error("oasis", file, &dmlsched::Error::Json(e)))?;
+    Ok(params.shared_machines)
+}
+
 /// The parameters file given for `policy` among `NAME=PARAMS.json` entries.
 pub(crate) fn params_file<'a>(
     entries: &'a [String],

@@ -60,8 +60,10 @@ pub(crate) struct ReplayArgs {
     #[arg(long, default_value_t = 8, value_name = "N")]
     gpus_per_machine: u32,
     /// Parameter-server-only machines added to the GPU machines (which then
-    /// host workers only), as OASiS's cluster model needs [default: as many
-    /// as GPU machines when oasis is among the policies, else 0].
+    /// host workers only), as OASiS's default cluster model (the paper's)
+    /// needs [default: as many as GPU machines when oasis is among the
+    /// policies, unless its parameters set `"shared_machines": true` (it then
+    /// runs on the GPU machines, which host both roles); else 0].
     #[arg(long, value_name = "N")]
     ps_servers: Option<u32>,
     /// The horizon, slots: `after-last-arrival` (one slot past the last
@@ -316,6 +318,8 @@ impl ReplayArgs {
             self.policies.iter().map(|p| p.trim().to_string()).collect()
         };
         policies::check_params(&self.params, &names)?;
+        // OASiS with shared servers needs no PS-only machines.
+        let ps_only = ps_only && !policies::oasis_shares_machines(&self.params)?;
         let layered =
             names.iter().any(|n| registry::needs(n).layered) || self.arch == Some(ArchArg::Layered);
         if layered && self.gpus_per_machine != 8 {
