@@ -1,6 +1,6 @@
 //! Batches planned around what runs: any [`Algorithm`] plans a batch of
 //! jobs at the current slot of a shared
-//! [`ClusterState`](crate::state::ClusterState), on what the state leaves
+//! [`crate::state::ClusterState`], on what the state leaves
 //! free, and its plans are committed to the state.
 //!
 //! The batch sees a **residual cluster**: each machine with, per resource,

@@ -1,6 +1,6 @@
 //! A pricing scheduler as a session: it decides job by job inside a
 //! scheduler's own event loop, over a shared
-//! [`ClusterState`](crate::state::ClusterState), without knowing the future.
+//! [`crate::state::ClusterState`], without knowing the future.
 //!
 //! Before each decision the session syncs its ledger's cells in the
 //! planning window `[now, now + W)` from the state's whole fill — its own
@@ -219,8 +219,11 @@ pub struct SessionDecision {
     pub snapshot: Snapshot,
 }
 
-/// A pricing algorithm deciding job by job over a shared cluster state.
-/// See the [module documentation](self).
+/// A pricing algorithm deciding job by job over a shared cluster state:
+/// before each decision its ledger's planning window is synced from the
+/// state's whole fill, an admitted plan is committed to the state, and
+/// finish, cancel and late jobs release or extend holds (see the
+/// algorithms guide, section 6.4).
 pub struct Session<A: SessionAlgorithm> {
     algorithm: A,
     engine: OnlinePrimalDual<A::Oracle>,
