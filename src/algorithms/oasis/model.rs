@@ -206,7 +206,9 @@ impl OasisCluster {
         }
     }
 
-    /// Every server that may host `role` (dedicated and shared), ascending.
+    /// Every server that may host `role` (dedicated and shared), ascending
+    /// (the exact MIP's columns).
+    #[cfg(feature = "highs")]
     pub(crate) fn hosts(&self, role: Role) -> Vec<u32> {
         let mut out: Vec<u32> = self
             .dedicated(role)
@@ -567,6 +569,7 @@ impl OasisJob {
     /// Every server that may host `role` (dedicated and shared, ascending)
     /// the job may use with room for at least one of its tasks on the empty
     /// cluster: `(position, tasks fitting)` (each server alone).
+    #[cfg(feature = "highs")]
     pub(crate) fn empty_server_caps(&self, cluster: &OasisCluster, role: Role) -> Vec<(u32, u32)> {
         self.caps_on(cluster, cluster.hosts(role).into_iter(), role)
             .collect()
