@@ -488,37 +488,6 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
         false
     }
 
-    /// The online dual bound at the current prices without closing the
-    /// run: every stepped job's best payoff over the plans that fit the
-    /// empty cluster, plus the price mass `Σ c·p` (`jobs` as stepped). By
-    /// weak duality it bounds the optimum of the model the oracle searches
-    /// for any prices, so it stays a bound after releases. Returns the
-    /// bound and whether it is valid (no heuristic answer, a finite realised
-    /// factor). One oracle call per stepped job.
-    ///
-    /// # Errors
-    ///
-    /// [`OnlineError::JobCountMismatch`], and the oracle's errors.
-    pub(crate) fn dual_bound(&mut self, jobs: &[O::Job]) -> Result<(f64, bool)> {
-        if jobs.len() != self.outcomes.len() {
-            return Err(OnlineError::JobCountMismatch {
-                given: jobs.len(),
-                stepped: self.outcomes.len(),
-            }
-            .into());
-        }
-        let price_mass = self.ledger.price_mass(&self.bounds);
-        let (d, valid, _) = final_dual(
-            &mut self.oracle,
-            &self.ledger,
-            &self.bounds,
-            &self.outcomes,
-            jobs,
-            price_mass,
-        )?;
-        Ok((d, valid))
-    }
-
     /// Runs `jobs` (in arrival order) and [`finish`](Self::finish)es.
     ///
     /// # Errors
@@ -540,6 +509,19 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
     /// [`OnlineError::JobCountMismatch`], and the oracle's errors or bugs
     /// during the final re-pricing and the `D_0` witness search.
     pub fn finish(mut self, jobs: &[O::Job]) -> Result<RunReport<O::Plan>> {
+        let mut report = self.report_now(jobs)?;
+        report.outcomes = self.outcomes;
+        Ok(report)
+    }
+
+    /// The report and certificate [`finish`](Self::finish) would give now,
+    /// without the outcomes (left empty: they stay in the engine), the
+    /// engine kept for more steps.
+    ///
+    /// # Errors
+    ///
+    /// As [`finish`](Self::finish).
+    pub(crate) fn report_now(&mut self, jobs: &[O::Job]) -> Result<RunReport<O::Plan>> {
         if jobs.len() != self.outcomes.len() {
             return Err(OnlineError::JobCountMismatch {
                 given: jobs.len(),
@@ -686,7 +668,7 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
             d0_condition_verified,
             reasons,
             certificate,
-            outcomes: self.outcomes,
+            outcomes: Vec::new(),
         })
     }
 }

@@ -119,6 +119,7 @@ mod oracle;
 mod prices;
 mod run;
 mod session;
+mod session_policy;
 #[cfg(test)]
 mod tests;
 mod units;
@@ -141,4 +142,5 @@ pub use session::{
     BoundsSource, JobStatus, Overrun, Session, SessionAlgorithm, SessionBounds, SessionDecision,
     SessionJob, SessionPlan, Snapshot,
 };
+pub use session_policy::SessionPolicy;
 pub use units::{PS_RESOURCE_NAMES, PS_RESOURCES, PsVector, ps_ledger, ps_machines, ps_units};

@@ -17,15 +17,16 @@
 
 use std::fmt;
 
-use crate::certificate::{Bound, BoundKind, Certificate, Guarantee, Sense};
+use crate::certificate::Certificate;
 use crate::error::Result;
 use crate::model::units::Num;
 use crate::model::{Job, JobId, MachineId, Resources};
 use crate::schedule::Segment;
+use crate::sim::Rejection;
 use crate::state::{ClusterState, Holder, StateError};
 
 use super::bounds::PriceBounds;
-use super::engine::{Decision, OnlinePrimalDual, PdOptions, RejectReason};
+use super::engine::{Decision, OnlinePrimalDual, PdOptions};
 use super::error::OnlineError;
 use super::ledger::{Ledger, ResourceId};
 use super::oracle::PricingOracle;
@@ -75,6 +76,22 @@ pub trait SessionAlgorithm {
     /// The algorithm's oracle, built again (a restored session's): the same
     /// answers as the one the session started with.
     fn oracle(&self) -> Self::Oracle;
+
+    /// Why `job` has no plan even on the empty cluster within its slots.
+    fn unschedulable_why(&self, job: &SessionJob<Self>) -> String {
+        let _ = job;
+        "no plan fits the empty cluster within the planning window".into()
+    }
+
+    /// The session's certificate as the algorithm states it: its name,
+    /// the scope of its model, its own conditions on the guarantees. The
+    /// default names the algorithm.
+    fn certificate(&self, certificate: Certificate) -> Certificate {
+        Certificate {
+            algorithm: Self::NAME.into(),
+            ..certificate
+        }
+    }
 }
 
 /// The a-priori price bounds of a session, and where they come from.
@@ -97,6 +114,13 @@ pub enum BoundsSource {
         /// How many past jobs.
         jobs: usize,
     },
+    /// Derived from the very jobs that will be submitted
+    /// ([`SessionBounds::clairvoyant`]), as a simulation of a known
+    /// instance can.
+    Clairvoyant {
+        /// How many jobs.
+        jobs: usize,
+    },
 }
 
 impl SessionBounds {
@@ -116,6 +140,16 @@ impl SessionBounds {
         SessionBounds {
             bounds,
             source: BoundsSource::Learned { jobs },
+        }
+    }
+
+    /// Bounds an algorithm derived from the `jobs` jobs that will be
+    /// submitted (a simulation knows its instance): the `2α` guarantee's
+    /// premise holds, as in the offline run.
+    pub fn clairvoyant(bounds: PriceBounds, jobs: usize) -> Self {
+        SessionBounds {
+            bounds,
+            source: BoundsSource::Clairvoyant { jobs },
         }
     }
 
@@ -207,7 +241,7 @@ pub struct SessionDecision {
     /// rejected.
     pub segments: Vec<Segment>,
     /// Why it was rejected.
-    pub rejection: Option<String>,
+    pub rejection: Option<Rejection>,
     /// The plan's utility (0 when rejected).
     pub utility: f64,
     /// The price paid, `Σ p·q` over the plan's cells (0 when rejected).
@@ -229,6 +263,8 @@ pub struct Session<A: SessionAlgorithm> {
     engine: OnlinePrimalDual<A::Oracle>,
     source: BoundsSource,
     window: u32,
+    /// The slot every plan ends by, if any (a simulation's horizon).
+    horizon: Option<u32>,
     jobs: Vec<SessionJob<A>>,
     ids: Vec<JobId>,
     status: Vec<JobStatus>,
@@ -283,6 +319,7 @@ impl<A: SessionAlgorithm> Session<A> {
             engine,
             source: bounds.source,
             window,
+            horizon: None,
             jobs: Vec::new(),
             ids: Vec::new(),
             status: Vec::new(),
@@ -296,6 +333,15 @@ impl<A: SessionAlgorithm> Session<A> {
     /// The planning window, slots.
     pub fn window(&self) -> u32 {
         self.window
+    }
+
+    /// The session with every plan also ending by slot `horizon` (a
+    /// simulation's horizon: a job submitted at or after it is rejected
+    /// as unschedulable).
+    #[must_use]
+    pub fn with_horizon(mut self, horizon: u32) -> Self {
+        self.horizon = Some(horizon);
+        self
     }
 
     /// The algorithm.
@@ -329,8 +375,10 @@ impl<A: SessionAlgorithm> Session<A> {
 
     /// Decides on `job`, submitted at `now_s` (its utility counts from the
     /// slot that holds `now_s`; its plan starts at the next slot boundary
-    /// at the earliest and ends before `now + W`). An admitted plan is
-    /// committed to `state`.
+    /// at the earliest and ends with the `W`-th slot counted from the one
+    /// that holds `now_s`, and by the horizon of
+    /// [`with_horizon`](Self::with_horizon)). An admitted plan is committed
+    /// to `state`.
     ///
     /// # Errors
     ///
@@ -356,7 +404,9 @@ impl<A: SessionAlgorithm> Session<A> {
         }
         let arrival = state.slot_at(now_s);
         let earliest = state.slot_from(now_s);
-        let end = earliest.saturating_add(self.window);
+        let end = arrival
+            .saturating_add(self.window)
+            .min(self.horizon.unwrap_or(u32::MAX));
         let model_job = self.algorithm.job(job, arrival, earliest, end)?;
         state.advance(now_s)?;
         self.sync(state, end)?;
@@ -367,7 +417,9 @@ impl<A: SessionAlgorithm> Session<A> {
                 cost,
                 payoff,
             } => Ok((self.algorithm.segments(plan), *utility, *cost, *payoff)),
-            Decision::Rejected(r) => Err(*r),
+            Decision::Rejected(r) => {
+                Err(r.to_rejection(|| self.algorithm.unschedulable_why(&model_job)))
+            }
         };
         self.jobs.push(model_job);
         self.ids.push(job.id);
@@ -388,7 +440,7 @@ impl<A: SessionAlgorithm> Session<A> {
         &mut self,
         state: &mut ClusterState,
         job: &Job,
-        step: std::result::Result<(Vec<Segment>, f64, f64, f64), RejectReason>,
+        step: std::result::Result<(Vec<Segment>, f64, f64, f64), Rejection>,
     ) -> SessionDecision {
         let mut d = SessionDecision {
             job: job.id,
@@ -413,14 +465,16 @@ impl<A: SessionAlgorithm> Session<A> {
                 }
                 Err(e) => {
                     self.engine.retract_last();
-                    d.rejection = Some(format!("the cluster state refused the plan: {e}"));
+                    d.rejection = Some(Rejection::Other {
+                        why: format!("the cluster state refused the plan: {e}"),
+                    });
                 }
             },
             Err(r) => {
-                d.rejection = Some(rejection_text(r));
-                if let RejectReason::NonPositivePayoff { payoff } = r {
+                if let Rejection::NotWorthIt { payoff } = r {
                     d.payoff = payoff;
                 }
+                d.rejection = Some(r);
             }
         }
         self.status.push(if d.admitted {
@@ -524,8 +578,9 @@ impl<A: SessionAlgorithm> Session<A> {
     /// about to, and needs about `more_s` seconds more (declared work is an
     /// estimate). The session extends the plan's last segment — the same
     /// machines, tasks and GPU ids — from the later of its end and the
-    /// current slot, for the slots `more_s` covers, if the state has room
-    /// there; the job's utility is then counted at its new completion.
+    /// next slot boundary, for the slots `more_s` covers (cut at the
+    /// session's horizon, if it has one), if the state has room there;
+    /// the job's utility is then counted at its new completion.
     /// Otherwise the job is preempted: it stops at its plan's end and adds
     /// no utility. Either way the `2α` guarantee no longer applies (the
     /// plans are not the ones priced).
@@ -564,12 +619,24 @@ impl<A: SessionAlgorithm> Session<A> {
         let Some(last) = sub.segments.iter().max_by_key(|s| s.slots.end).cloned() else {
             return Err(StateError::NotCommitted { job }.into());
         };
-        let start = last.slots.end.max(state.current_slot());
+        let start = last.slots.end.max(state.slot_from(now_s));
+        let end = start
+            .saturating_add(slots as u32)
+            .min(self.horizon.unwrap_or(u32::MAX));
         let segment = Segment {
-            slots: start..start + slots as u32,
+            slots: start..end,
             ..last
         };
-        match state.extend_job(&sub.job, std::slice::from_ref(&segment)) {
+        let extended = if start < end {
+            state.extend_job(&sub.job, std::slice::from_ref(&segment))
+        } else {
+            Err(StateError::Time {
+                time_s: Num(now_s),
+                reason: "the session's horizon has passed".into(),
+            }
+            .into())
+        };
+        match extended {
             Ok(mut held) => {
                 let segment = held.pop().unwrap_or(segment);
                 // Utilities count from the arrival slot to the last slot
@@ -593,57 +660,42 @@ impl<A: SessionAlgorithm> Session<A> {
         }
     }
 
-    /// The full certificate now: `ALG` so far, and the tighter of the
-    /// trivial bound and the online dual bound recomputed at the current
-    /// prices (one oracle call per job submitted: its cost grows with the
-    /// jobs seen). `OPT` is the offline optimum over the jobs submitted so
-    /// far, with their declared work, on the cluster (outside usage only
-    /// lowers it; cancelled jobs add no utility). The dual bound holds for
-    /// any prices, so releases keep it valid.
+    /// The full certificate now, as the offline run's framework states it
+    /// at its end — the online dual bound recomputed at the current prices
+    /// (or the trivial bound, the tighter), the `2α·ρ` and `2α_eff·ρ`
+    /// guarantees with their conditions checked — with `ALG` the session's
+    /// so far (cancelled and preempted jobs excluded, extended ones at
+    /// their new completion), and the guarantees marked not valid for
+    /// what the framework's analysis does not cover: bounds learned from
+    /// past jobs or given explicitly, releases, extensions, preemptions and
+    /// capacity held by others. Its cost grows with the jobs seen: one
+    /// oracle call per job submitted for the dual bound, and up to as many
+    /// for the `D_0` witness. `OPT` is the offline optimum over the jobs
+    /// submitted so far, with their declared work, on the cluster (outside
+    /// usage only lowers it; cancelled jobs add no utility). The dual bound
+    /// holds for any prices, so releases keep it valid.
     ///
     /// # Errors
     ///
     /// The oracle's errors.
     pub fn certificate(&mut self) -> Result<Certificate> {
         let snapshot = self.snapshot();
-        let (dual, valid) = self.engine.dual_bound(&self.jobs)?;
-        let bound = if valid && dual <= snapshot.trivial_bound {
-            Bound::new(dual, BoundKind::OnlineDual { valid: true })
-        } else {
-            Bound::new(snapshot.trivial_bound, BoundKind::Trivial)
-        };
-        let alpha = self.engine.bounds().alpha();
-        let mut g = Guarantee::ratio_bound(
-            "OPT ≤ 2α·ALG",
-            "Bao, Peng, Wu, Li, IEEE INFOCOM 2018, Thm. 4 (OASiS), for bounds that hold for every job submitted",
-            2.0 * alpha,
-        );
+        let report = self.engine.report_now(&self.jobs)?;
+        let mut c = report.certificate;
+        c.objective = snapshot.alg;
+        let mut lost = snapshot.guarantee_lost;
         if let BoundsSource::Learned { .. } = self.source {
-            g = g.invalid(
-                "a-priori bounds learned from past jobs: not shown to hold for the jobs submitted",
+            lost.push(
+                "a-priori bounds learned from past jobs: not shown to hold for the jobs submitted"
+                    .into(),
             );
         }
-        for why in &snapshot.guarantee_lost {
-            g = g.invalid(why.clone());
-        }
-        Ok(Certificate::new(A::NAME, Sense::Maximise, snapshot.alg, bound).with_guarantee(g))
-    }
-}
-
-fn rejection_text(r: RejectReason) -> String {
-    match r {
-        RejectReason::Unschedulable => {
-            "no plan fits the empty cluster within the planning window".into()
-        }
-        RejectReason::NoFeasiblePlan => {
-            "no plan fits the capacity left in the planning window".into()
-        }
-        RejectReason::NonPositivePayoff { payoff } => {
-            format!(
-                "the best plan's payoff {} is not positive at the current prices",
-                Num(payoff)
-            )
-        }
+        c.guarantees = c
+            .guarantees
+            .into_iter()
+            .map(|g| lost.iter().fold(g, |g, why| g.invalid(why.clone())))
+            .collect();
+        Ok(self.algorithm.certificate(c))
     }
 }
 
@@ -656,6 +708,8 @@ struct SavedSession<A, P> {
     engine: super::engine::EngineParts<P>,
     source: BoundsSource,
     window: u32,
+    #[serde(default)]
+    horizon: Option<u32>,
     submitted: Vec<Submitted>,
     status: Vec<JobStatus>,
     alg: f64,
@@ -682,6 +736,7 @@ where
             engine: self.engine.parts(),
             source: self.source.clone(),
             window: self.window,
+            horizon: self.horizon,
             submitted: self.submitted.clone(),
             status: self.status.clone(),
             alg: self.alg,
@@ -726,6 +781,7 @@ where
             engine,
             source: saved.source,
             window: saved.window,
+            horizon: saved.horizon,
             jobs,
             ids: saved.submitted.iter().map(|s| s.job.id).collect(),
             status: saved.status,

@@ -1,25 +1,28 @@
 //! The locality-aware scheduler as a simulator
-//! [`Policy`](crate::sim::Policy): every arrival is priced and either
-//! reserved for good ([`Action::Reserve`](crate::sim::Action::Reserve) of
-//! segments with their configurations) or rejected.
+//! [`Policy`](crate::sim::Policy): its [session](super::LocalitySession)
+//! driven by the simulator's events.
 
+use crate::algorithms::Algorithm;
 use crate::model::Instance;
-use crate::online::OnlinePolicy;
+use crate::online::SessionPolicy;
 
-use super::{LocalityOnline, LocalityParams};
+use super::{Locality, LocalityParams, LocalitySessionModel};
 
-/// The locality-aware scheduler in the simulator: the generic
-/// [`OnlinePolicy`] over its run.
+/// The locality-aware scheduler in the simulator: its session over a state
+/// of the instance's cluster, driven by the simulator's events
+/// ([`SessionPolicy`]). Every arrival is priced and either reserved
+/// ([`Action::Reserve`](crate::sim::Action::Reserve) of segments with their
+/// configurations and GPU ids) or rejected; a completion releases the rest
+/// of the job's plan; a plan that ends before its job is extended where its
+/// machines have room, else the job is preempted.
 ///
 /// The price bounds are derived from the whole instance when the policy is
 /// built (clairvoyant, as for [`Locality::solve`](crate::algorithms::Algorithm::solve)).
 /// A job arriving inside a slot may use slots from the next boundary on
 /// (the simulator does not let a plan start in a slot that has begun); its
-/// utility still counts from its arrival slot
-/// ([`LocalityJob::starting_at`](super::LocalityJob::starting_at)). After
-/// the run, [`report`](OnlinePolicy::report) finishes the framework and
-/// returns the scheduler's [`LocalityReport`](super::LocalityReport).
-pub type LocalityPolicy = OnlinePolicy<LocalityOnline>;
+/// utility still counts from its arrival slot. The certificate at the end is
+/// the session's ([`Session::certificate`](crate::online::Session::certificate)).
+pub type LocalityPolicy = SessionPolicy<LocalitySessionModel>;
 
 impl LocalityPolicy {
     /// The policy for `instance`; `rng` seeds randomised inner solvers when
@@ -33,7 +36,7 @@ impl LocalityPolicy {
         params: &LocalityParams,
         rng: &mut impl rand::Rng,
     ) -> crate::Result<Self> {
-        let (run, jobs) = LocalityOnline::start(params, instance, rng)?;
-        Ok(OnlinePolicy::from_run(instance, run, jobs))
+        let session = Locality::new(params.clone())?.instance_session(instance, rng)?;
+        SessionPolicy::from_session(instance, session)
     }
 }

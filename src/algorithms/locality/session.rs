@@ -4,7 +4,8 @@
 
 use rand::{Rng, RngExt};
 
-use crate::model::{Job, MachineId, Resources};
+use crate::certificate::Certificate;
+use crate::model::{Instance, Job, MachineId, Resources};
 use crate::online::{
     Ledger, PriceBounds, Session, SessionAlgorithm, SessionBounds, ps_ledger, ps_units,
 };
@@ -70,6 +71,49 @@ impl SessionAlgorithm for LocalitySessionModel {
 
     fn oracle(&self) -> LocalityOracle {
         LocalityOracle::new(self.cluster.clone(), self.params.inner).with_seed(self.seed)
+    }
+
+    fn certificate(&self, mut c: Certificate) -> Certificate {
+        c.algorithm = Self::NAME.into();
+        c.scope = Some(format!(
+            "OPT is the best total utility of plans of the locality model (LOCAL or DISTRIBUTED \
+             workers and parameter servers per slot, each job's utility at its completion slot) \
+             over the jobs submitted, each planned within {} slots of its submission, on the \
+             cluster's {} machines; a simulator's replay of the plans is not covered",
+            self.params.horizon,
+            self.cluster.machine_ids.len()
+        ));
+        c.run.seed = Some(self.seed);
+        c.run.generator = Some("ChaCha8 (locality draw seeds)".into());
+        c
+    }
+}
+
+impl Locality {
+    /// A session simulating `instance` ([`LocalityPolicy`](super::LocalityPolicy)):
+    /// its window the plan window [`LocalityParams::horizon`], its price
+    /// bounds derived from the instance's jobs as [`Algorithm::solve`]
+    /// derives them (clairvoyant), the oracle's seed
+    /// [`LocalityParams::seed`] or drawn from `rng`.
+    pub(crate) fn instance_session<R: Rng>(
+        &self,
+        instance: &Instance,
+        rng: &mut R,
+    ) -> crate::Result<LocalitySession> {
+        let p = self.params();
+        let seed = p.seed.unwrap_or_else(|| rng.random());
+        let cluster = LocalityCluster::from_instance(instance)?;
+        let jobs = self.jobs(instance, &cluster)?;
+        let model = LocalitySessionModel {
+            cluster,
+            params: p.clone(),
+            seed,
+        };
+        let oracle = model.oracle();
+        let inputs = bound_inputs(&oracle, &jobs, model.cluster.horizon)?;
+        let (bounds, _) = derive_bounds(&model.cluster, &inputs, p.bounds, p.l_allowance)?;
+        let bounds = SessionBounds::clairvoyant(bounds, jobs.len());
+        Session::new(model, oracle, p.horizon, bounds, p.pd.clone())
     }
 }
 

@@ -1,0 +1,206 @@
+//! A [`Session`] in the simulator: the simulator's events drive the
+//! session over a shared state of the instance's cluster, as a scheduler's
+//! event loop would.
+//!
+//! - **Arrival**: the job is submitted; an admitted plan is reserved
+//!   ([`Action::Reserve`], GPU ids as the state assigned them), else the
+//!   job is rejected with the session's reason.
+//! - **Completion**: the job is finished: the rest of its plan is released
+//!   in the state, so later jobs are priced without it.
+//! - **A plan that ends before its job** (the simulator's timing is not
+//!   the algorithm's estimate): the policy wakes at every plan's end; a job
+//!   still unfinished there is an overrun ([`Session::overrun`]) for the
+//!   time it needs at its last placement's rate (at most the planning
+//!   window at a time): extended by a reservation where its machines have
+//!   room, else preempted (it stays paused and adds no utility).
+//!
+//! At the end of the run the certificate is the session's
+//! ([`Session::certificate`]).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use crate::certificate::Certificate;
+use crate::error::Result;
+use crate::model::{Instance, JobId};
+use crate::schedule::Segment;
+use crate::sim::{Action, Event, JobStatus as SimStatus, Policy, Rejection, SimView};
+use crate::state::ClusterState;
+
+use super::session::{JobStatus, Overrun, Session, SessionAlgorithm, SessionDecision};
+
+/// A pricing algorithm's [`Session`] as a simulator [`Policy`] (see the
+/// module docs for how events drive it).
+pub struct SessionPolicy<A: SessionAlgorithm> {
+    session: Session<A>,
+    state: ClusterState,
+    rejections: BTreeMap<JobId, Rejection>,
+    decisions: Vec<SessionDecision>,
+    /// `(slot, job)`: the slot an admitted job's plan ends at.
+    ends: BTreeSet<(u32, JobId)>,
+    extended: usize,
+    preempted: usize,
+}
+
+impl<A: SessionAlgorithm + fmt::Debug> fmt::Debug for SessionPolicy<A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SessionPolicy")
+            .field("session", &self.session)
+            .field("decisions", &self.decisions.len())
+            .finish()
+    }
+}
+
+impl<A: SessionAlgorithm> SessionPolicy<A> {
+    /// The policy driving `session` over a state of `instance`'s cluster
+    /// and slot length (the session's plans end by the instance's
+    /// horizon).
+    ///
+    /// # Errors
+    ///
+    /// The state's errors for the cluster.
+    pub fn from_session(instance: &Instance, session: Session<A>) -> Result<Self> {
+        Ok(SessionPolicy {
+            session: session.with_horizon(instance.horizon_slots()),
+            state: ClusterState::new(instance.cluster(), instance.slot_length_s())?,
+            rejections: BTreeMap::new(),
+            decisions: Vec::new(),
+            ends: BTreeSet::new(),
+            extended: 0,
+            preempted: 0,
+        })
+    }
+
+    /// The session.
+    pub fn session(&self) -> &Session<A> {
+        &self.session
+    }
+
+    /// The shared state the session decides on.
+    pub fn state(&self) -> &ClusterState {
+        &self.state
+    }
+
+    /// Every decision, in arrival order.
+    pub fn decisions(&self) -> &[SessionDecision] {
+        &self.decisions
+    }
+
+    /// How many plans were extended and how many jobs preempted because
+    /// their plans ended before them.
+    pub fn overruns(&self) -> (usize, usize) {
+        (self.extended, self.preempted)
+    }
+
+    /// The session's certificate now ([`Session::certificate`]).
+    ///
+    /// # Errors
+    ///
+    /// The oracle's errors.
+    pub fn certificate(&mut self) -> Result<Certificate> {
+        self.session.certificate()
+    }
+
+    fn submit(&mut self, view: &SimView<'_>, id: JobId) -> Result<Action> {
+        let job = view
+            .instance()
+            .job(id)
+            .ok_or(crate::state::StateError::NotCommitted { job: id })?;
+        let d = self.session.submit(&mut self.state, job, view.now_s())?;
+        let action = if d.admitted {
+            self.note_end(id, &d.segments);
+            Action::Reserve {
+                job: id,
+                segments: d.segments.clone(),
+            }
+        } else {
+            if let Some(r) = &d.rejection {
+                self.rejections.insert(id, r.clone());
+            }
+            Action::Reject { job: id }
+        };
+        self.decisions.push(d);
+        Ok(action)
+    }
+
+    fn note_end(&mut self, id: JobId, segments: &[Segment]) {
+        if let Some(end) = segments.iter().map(|s| s.slots.end).max() {
+            self.ends.insert((end, id));
+        }
+    }
+
+    /// Extends or preempts every admitted job whose plan has ended while
+    /// it still has work.
+    fn overruns_now(&mut self, view: &SimView<'_>) -> Result<Vec<Action>> {
+        let slot_s = view.instance().slot_length_s();
+        let mut actions = Vec::new();
+        while let Some(&(end, id)) = self.ends.first() {
+            if f64::from(end) * slot_s > view.now_s() {
+                break;
+            }
+            self.ends.pop_first();
+            let Some(j) = view.job(id) else { continue };
+            if self.session.status(id) != Some(JobStatus::Admitted)
+                || matches!(j.status(), SimStatus::Completed | SimStatus::Running)
+                || j.has_plan()
+            {
+                continue;
+            }
+            let window_s = f64::from(self.session.window()) * slot_s;
+            let more_s = view
+                .remaining_time_s(j.job(), j.last_placement())
+                .unwrap_or(window_s)
+                .min(window_s);
+            if !(more_s > 0.0) {
+                continue;
+            }
+            match self
+                .session
+                .overrun(&mut self.state, id, view.now_s(), more_s)?
+            {
+                Overrun::Extended { segment, .. } => {
+                    self.extended += 1;
+                    let segments = vec![segment];
+                    self.note_end(id, &segments);
+                    actions.push(Action::Reserve { job: id, segments });
+                }
+                Overrun::Preempted { .. } => self.preempted += 1,
+            }
+        }
+        Ok(actions)
+    }
+}
+
+impl<A: SessionAlgorithm> Policy for SessionPolicy<A> {
+    fn name(&self) -> String {
+        A::NAME.into()
+    }
+
+    fn on_event(&mut self, view: &SimView<'_>, event: &Event) -> Result<Vec<Action>> {
+        let mut actions = self.overruns_now(view)?;
+        match event {
+            Event::Arrival { job } => actions.push(self.submit(view, *job)?),
+            Event::Completion { job } => {
+                self.session.finish(&mut self.state, *job, view.now_s())?;
+            }
+            Event::Tick { .. } | Event::Wakeup => {}
+        }
+        Ok(actions)
+    }
+
+    fn next_wakeup_s(&self, view: &SimView<'_>) -> Option<f64> {
+        let slot_s = view.instance().slot_length_s();
+        self.ends
+            .iter()
+            .map(|&(end, _)| f64::from(end) * slot_s)
+            .find(|&t| t > view.now_s())
+    }
+
+    fn rejection(&self, job: JobId) -> Option<Rejection> {
+        self.rejections.get(&job).cloned()
+    }
+
+    fn finish(mut self: Box<Self>, _instance: &Instance) -> Result<Option<Certificate>> {
+        self.session.certificate().map(Some)
+    }
+}
