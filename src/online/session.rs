@@ -26,7 +26,7 @@ use crate::sim::Rejection;
 use crate::state::{ClusterState, Holder, StateError};
 
 use super::bounds::PriceBounds;
-use super::engine::{Decision, OnlinePrimalDual, PdOptions};
+use super::engine::{Decision, OnlinePrimalDual, PdOptions, RunReport};
 use super::error::OnlineError;
 use super::ledger::{Ledger, ResourceId};
 use super::oracle::PricingOracle;
@@ -83,13 +83,19 @@ pub trait SessionAlgorithm {
         "no plan fits the empty cluster within the planning window".into()
     }
 
-    /// The session's certificate as the algorithm states it: its name,
-    /// the scope of its model, its own conditions on the guarantees. The
-    /// default names the algorithm.
-    fn certificate(&self, certificate: Certificate) -> Certificate {
+    /// Records that `job` was admitted with `plan` and held in the state
+    /// (for example a tenant's share); the default does nothing.
+    fn admitted(&mut self, job: &SessionJob<Self>, plan: &SessionPlan<Self>) {
+        let _ = (job, plan);
+    }
+
+    /// The certificate of the framework's report `run` as the algorithm
+    /// states it: its name, the scope of its model, its own conditions on
+    /// the guarantees. The default names the algorithm.
+    fn certificate(&self, run: RunReport<SessionPlan<Self>>) -> Certificate {
         Certificate {
             algorithm: Self::NAME.into(),
-            ..certificate
+            ..run.certificate
         }
     }
 }
@@ -455,6 +461,12 @@ impl<A: SessionAlgorithm> Session<A> {
         match step {
             Ok((segments, utility, cost, payoff)) => match state.commit_job(job, &segments) {
                 Ok(held) => {
+                    if let (Some(model_job), Some(Decision::Admitted { plan, .. })) = (
+                        self.jobs.last(),
+                        self.engine.outcomes().last().map(|o| &o.decision),
+                    ) {
+                        self.algorithm.admitted(model_job, plan);
+                    }
                     self.alg += utility;
                     d.admitted = true;
                     if let Some(last) = self.submitted.last_mut() {
@@ -681,7 +693,7 @@ impl<A: SessionAlgorithm> Session<A> {
     pub fn certificate(&mut self) -> Result<Certificate> {
         let snapshot = self.snapshot();
         let report = self.engine.report_now(&self.jobs)?;
-        let mut c = report.certificate;
+        let mut c = self.algorithm.certificate(report);
         c.objective = snapshot.alg;
         let mut lost = snapshot.guarantee_lost;
         if let BoundsSource::Learned { .. } = self.source {
@@ -695,7 +707,7 @@ impl<A: SessionAlgorithm> Session<A> {
             .into_iter()
             .map(|g| lost.iter().fold(g, |g, why| g.invalid(why.clone())))
             .collect();
-        Ok(self.algorithm.certificate(c))
+        Ok(c)
     }
 }
 

@@ -449,3 +449,33 @@ pub fn traces_dir() -> std::path::PathBuf {
     );
     dir
 }
+
+/// Asserts that a GADGET-style session in the simulator decided as the
+/// offline run: the same admissions, and every admitted ring in the same
+/// slots on the same servers with the same workers.
+#[allow(dead_code)]
+pub fn same_ring_decisions(
+    decisions: &[dmlsched::online::SessionDecision],
+    run: &[dmlsched::algorithms::gadget::JobRecord],
+) {
+    assert_eq!(decisions.len(), run.len());
+    for rec in run {
+        let d = decisions
+            .iter()
+            .find(|d| d.job == rec.job)
+            .expect("decided");
+        match &rec.decision {
+            Ok(a) => {
+                assert!(d.admitted, "{}: {:?}", rec.job, d.rejection);
+                let [seg] = d.segments.as_slice() else {
+                    panic!("{}: {} segments", rec.job, d.segments.len())
+                };
+                assert_eq!(seg.slots, a.start..a.start + a.slots, "{}", rec.job);
+                let placed: Vec<_> = seg.placement.iter().map(|(m, t)| (*m, t.workers)).collect();
+                let planned: Vec<_> = a.placement.iter().map(|(m, y)| (*m, *y)).collect();
+                assert_eq!(placed, planned, "{}", rec.job);
+            }
+            Err(_) => assert!(!d.admitted, "{}", rec.job),
+        }
+    }
+}

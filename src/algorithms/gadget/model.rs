@@ -219,22 +219,40 @@ pub(crate) fn headroom_ledger(
     cluster: &GadgetCluster,
     jobs: &[GadgetJob],
 ) -> crate::Result<Ledger> {
-    let mut ledger = cluster.ledger()?;
+    with_price_capacities(cluster.ledger()?, &headroom_capacities(cluster, jobs))
+}
+
+/// The headroom price capacities `(GPU, NIC)` of every server for `jobs`.
+pub(crate) fn headroom_capacities(cluster: &GadgetCluster, jobs: &[GadgetJob]) -> Vec<[f64; 2]> {
     let shapes = || {
         jobs.iter()
             .flat_map(|j| j.shapes.iter().map(move |s| (j, s)))
     };
     let max_w = shapes().map(|(_, s)| s.workers).max().unwrap_or(1);
-    for (k, server) in cluster.servers.iter().enumerate() {
+    cluster
+        .servers
+        .iter()
+        .map(|server| {
+            let gpu = server.gpus - server.gpus.min(max_w) + 1;
+            let nic_delta = shapes()
+                .filter(|(j, s)| s.servers >= 2 && nic_fits(server.nic, server.nic, j.ring_nic))
+                .map(|(j, _)| j.ring_nic)
+                .fold(0.0, f64::max);
+            [f64::from(gpu), (server.nic - nic_delta).max(0.0)]
+        })
+        .collect()
+}
+
+/// `ledger` with the price capacities `caps` (GPU, NIC) of every server.
+pub(crate) fn with_price_capacities(
+    mut ledger: Ledger,
+    caps: &[[f64; 2]],
+) -> crate::Result<Ledger> {
+    for (k, &[gpu, nic]) in caps.iter().enumerate() {
         let m = MachineId(k as u32);
-        let gpu = server.gpus - server.gpus.min(max_w) + 1;
-        let nic_delta = shapes()
-            .filter(|(j, s)| s.servers >= 2 && nic_fits(server.nic, server.nic, j.ring_nic))
-            .map(|(j, _)| j.ring_nic)
-            .fold(0.0, f64::max);
         ledger = ledger
-            .with_price_capacity(m, GPU, f64::from(gpu))?
-            .with_price_capacity(m, NIC, (server.nic - nic_delta).max(0.0))?;
+            .with_price_capacity(m, GPU, gpu)?
+            .with_price_capacity(m, NIC, nic)?;
     }
     Ok(ledger)
 }

@@ -1,23 +1,26 @@
 //! The GADGET-style scheduler as a simulator
-//! [`Policy`](crate::sim::Policy): every arrival is priced and either
-//! reserved for good ([`Action::Reserve`](crate::sim::Action::Reserve)) or
-//! rejected.
+//! [`Policy`](crate::sim::Policy): its [session](super::GadgetSession)
+//! driven by the simulator's events.
 
+use crate::algorithms::Algorithm;
 use crate::model::Instance;
-use crate::online::OnlinePolicy;
+use crate::online::SessionPolicy;
 
-use super::GadgetParams;
-use super::run::GadgetOnline;
+use super::session::GadgetSessionModel;
+use super::{Gadget, GadgetParams};
 
-/// The GADGET-style scheduler in the simulator: the generic
-/// [`OnlinePolicy`] over its run.
+/// The GADGET-style scheduler in the simulator: its session over a state of
+/// the instance's cluster, driven by the simulator's events
+/// ([`SessionPolicy`]). Every arrival is priced and either reserved
+/// ([`Action::Reserve`](crate::sim::Action::Reserve), GPU ids as the state
+/// assigns them) or rejected; a completion (for example at convergence)
+/// releases the rest of the ring's plan; a plan that ends before its job is
+/// extended where its servers have room, else the job is preempted.
 ///
-/// The price bounds are derived from the whole instance when the policy is
-/// built (clairvoyant, as the analysis requires). A job arriving inside a
-/// slot may start from the next boundary on; its delay still counts from
-/// its arrival slot. Plans are reserved without GPU ids (the simulator
-/// hands them out); [`Gadget::solve`](crate::algorithms::Algorithm::solve) assigns them in
-/// its schedule.
+/// The price bounds and the model of the cluster are derived from the
+/// whole instance when the policy is built (clairvoyant, as the analysis
+/// requires). A job arriving inside a slot may start from the next boundary
+/// on; its delay still counts from its arrival slot.
 ///
 /// The simulator times a ring as the plans do — on one machine at its
 /// internal bandwidth, across machines at its reserved bandwidth without
@@ -30,8 +33,7 @@ use super::run::GadgetOnline;
 /// `ProgressMode::Floor`). With [`WorkUnit::Samples`](super::WorkUnit) the
 /// plans count iterations at the chosen worker count, the simulator the
 /// requested ones. A ring without a reservation spanning machines is never
-/// planned. After the run, [`report`](OnlinePolicy::report) finishes the
-/// framework and returns the [`GadgetReport`](super::GadgetReport).
+/// planned. The certificate at the end is the session's.
 ///
 /// ```
 /// use dmlsched::algorithms::gadget::{GadgetParams, GadgetPolicy};
@@ -45,23 +47,23 @@ use super::run::GadgetOnline;
 /// let params = GadgetParams::default();
 /// let mut policy = GadgetPolicy::new(&instance, &params)?;
 /// let result = simulate(&instance, &mut policy, &params.sim_options())?;
-/// let report = policy.report()?;
 /// // 150 iterations of 1.001 s: 3 slots each; two jobs run side by side,
 /// // the third after them.
-/// assert_eq!(report.admitted(), 3);
+/// assert_eq!(policy.decisions().iter().filter(|d| d.admitted).count(), 3);
 /// assert_eq!(result.jobs.iter().filter(|j| j.finish_s.is_some()).count(), 3);
 /// # Ok::<(), dmlsched::Error>(())
 /// ```
-pub type GadgetPolicy = OnlinePolicy<GadgetOnline>;
+pub type GadgetPolicy = SessionPolicy<GadgetSessionModel>;
 
 impl GadgetPolicy {
     /// The policy for `instance`.
     ///
     /// # Errors
     ///
-    /// As [`Gadget::solve`](crate::algorithms::Algorithm::solve).
+    /// As [`Gadget::solve`](crate::algorithms::Algorithm::solve), before any
+    /// decision.
     pub fn new(instance: &Instance, params: &GadgetParams) -> crate::Result<Self> {
-        let (run, jobs) = GadgetOnline::start(instance, params)?;
-        Ok(OnlinePolicy::from_run(instance, run, jobs))
+        let session = Gadget::new(params.clone())?.instance_session(instance)?;
+        SessionPolicy::from_session(instance, session)
     }
 }

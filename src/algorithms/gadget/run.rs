@@ -115,9 +115,43 @@ pub struct GadgetOnline {
 /// The fairness weights of a run: the GPU-slots committed per tenant seen
 /// so far, and the rule.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(from = "SavedShares", into = "SavedShares")
+)]
 pub(crate) struct TenantShares {
     rule: FairnessWeighting,
     committed: BTreeMap<Option<String>, f64>,
+}
+
+/// [`TenantShares`] as JSON (a tenant may be `null`, which a JSON map key
+/// cannot be).
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SavedShares {
+    rule: FairnessWeighting,
+    committed: Vec<(Option<String>, f64)>,
+}
+
+#[cfg(feature = "serde")]
+impl From<SavedShares> for TenantShares {
+    fn from(s: SavedShares) -> Self {
+        TenantShares {
+            rule: s.rule,
+            committed: s.committed.into_iter().collect(),
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl From<TenantShares> for SavedShares {
+    fn from(t: TenantShares) -> Self {
+        SavedShares {
+            rule: t.rule,
+            committed: t.committed.into_iter().collect(),
+        }
+    }
 }
 
 impl TenantShares {
@@ -351,10 +385,19 @@ fn record(
 /// tighter of `D_end` and the trivial bound), the `2α` statement of this
 /// model with its conditions, and the framework's `2α_eff` statement.
 pub(crate) fn certificate(report: &GadgetReport) -> Certificate {
-    let run = &report.run;
+    certificate_of_run(&report.run, report.oracle.is_exact(), report.headroom)
+}
+
+/// [`certificate`] from the framework's report of a run (or of a session
+/// now), the oracle's exactness and whether headroom prices were used.
+pub(crate) fn certificate_of_run<P>(
+    run: &RunReport<P>,
+    exact: bool,
+    headroom: bool,
+) -> Certificate {
     let mut c = run.certificate.clone();
     c.algorithm = "gadget".into();
-    let mut two_alpha = if report.oracle.is_exact() {
+    let mut two_alpha = if exact {
         Guarantee::ratio_bound("OPT ≤ 2α·ALG", SOURCE, 2.0 * run.alpha)
     } else {
         Guarantee::new(
@@ -368,7 +411,7 @@ pub(crate) fn certificate(report: &GadgetReport) -> Certificate {
         two_alpha = two_alpha.invalid(r.clone());
     }
     if !run.assumption_small_demands {
-        two_alpha = two_alpha.invalid(if report.headroom {
+        two_alpha = two_alpha.invalid(if headroom {
             "small demands (y_h ≪ O_h, 2b ≪ B_h) do not hold; headroom prices keep blocked plans dual-feasible, which the 2α_eff statement uses"
         } else {
             "small demands (y_h ≪ O_h, 2b ≪ B_h) do not hold, and without headroom prices blocked plans need them to be dual-feasible"

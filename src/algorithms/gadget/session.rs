@@ -8,21 +8,29 @@
 //! bounds are learned from, and reads the state's fill through it: a
 //! server's GPU cell holds the GPUs no worker can use any more (taken, or
 //! blocked by another resource running out), its NIC cell the reservations
-//! the NIC can no longer carry. Tenant fairness weights and headroom prices
-//! are not used in sessions (weights are 1, prices use the capacity).
+//! the NIC can no longer carry. Tenant fairness weights are frozen at
+//! submission from the GPU-slots admitted per tenant so far, as in the
+//! offline run; headroom prices, when set, use the headroom of the past
+//! jobs' ring shapes.
 
-use crate::model::{Architecture, Cluster, Instance, Job, Machine, MachineId, Resources};
-use crate::online::{Ledger, PriceBounds, Session, SessionAlgorithm, SessionBounds};
+use std::collections::BTreeMap;
+
+use crate::certificate::Certificate;
+use crate::model::{Architecture, Cluster, Instance, Job, JobId, Machine, MachineId, Resources};
+use crate::online::{Ledger, PriceBounds, RunReport, Session, SessionAlgorithm, SessionBounds};
 use crate::schedule::Segment;
 use crate::state::ClusterState;
 
 use super::Gadget;
 use super::error::GadgetError;
-use super::model::{GadgetCluster, GadgetJob, GadgetModel, convert_job, data_per_slot};
+use super::model::{
+    GadgetCluster, GadgetJob, GadgetModel, convert_job, data_per_slot, headroom_capacities,
+    with_price_capacities,
+};
 use super::oracle::GadgetOracle;
 use super::params::GadgetParams;
 use super::plan::GadgetPlan;
-use super::run::price_bounds;
+use super::run::{TenantShares, certificate_of_run, price_bounds};
 use crate::algorithms::Algorithm;
 use crate::algorithms::sjf_bco::usable_gpus;
 
@@ -44,6 +52,13 @@ pub struct GadgetSessionModel {
     worker_nic: f64,
     cluster: Cluster,
     params: GadgetParams,
+    /// The headroom price capacities `(GPU, NIC)` of every server, when
+    /// [`GadgetParams::headroom`] is set.
+    headroom: Option<Vec<[f64; 2]>>,
+    /// GPU-slots admitted per tenant, for the fairness weights.
+    tenants: TenantShares,
+    /// The weight frozen for every job submitted.
+    omegas: BTreeMap<JobId, f64>,
 }
 
 impl SessionAlgorithm for GadgetSessionModel {
@@ -55,11 +70,11 @@ impl SessionAlgorithm for GadgetSessionModel {
     }
 
     fn ledger(&self, horizon: u32) -> crate::Result<Ledger> {
-        GadgetCluster {
-            horizon,
-            ..self.model.clone()
+        let ledger = self.model_at(horizon).ledger()?;
+        match &self.headroom {
+            Some(caps) => with_price_capacities(ledger, caps),
+            None => Ok(ledger),
         }
-        .ledger()
     }
 
     fn amounts(&self, k: usize, used: &Resources) -> Vec<f64> {
@@ -95,8 +110,42 @@ impl SessionAlgorithm for GadgetSessionModel {
         at.arrival_s = f64::from(arrival) * slot;
         let instance = Instance::new(self.cluster.clone(), vec![at], slot, end.max(arrival + 1))?;
         self.model.horizon = end;
-        let g = convert_job(&instance, &self.model, 0, ring, &self.params)?;
+        let mut g = convert_job(&instance, &self.model, 0, ring, &self.params)?;
+        // The weight is frozen at the first conversion (the submission); a
+        // restored session converts its jobs again with the same weights.
+        g.omega = match self.omegas.get(&job.id) {
+            Some(&w) => w,
+            None => {
+                let w = self.tenants.weight(&job.tenant);
+                self.omegas.insert(job.id, w);
+                w
+            }
+        };
         Ok(g.starting_at(earliest))
+    }
+
+    fn admitted(&mut self, job: &GadgetJob, plan: &GadgetPlan) {
+        self.tenants.commit(&job.tenant, plan);
+    }
+
+    fn unschedulable_why(&self, _job: &GadgetJob) -> String {
+        "no ring shape embeds in the empty cluster, ends within the planning window and has a \
+         positive value"
+            .into()
+    }
+
+    fn certificate(&self, run: RunReport<GadgetPlan>) -> Certificate {
+        let mut c =
+            certificate_of_run(&run, self.params.oracle.is_exact(), self.headroom.is_some());
+        c.scope = Some(format!(
+            "OPT is the best total weighted utility, net of the energy price, of plans of the \
+             GADGET-style model (rigid rings with reserved bandwidth, no preemption, each job's \
+             utility at its completion slot) over the jobs submitted, within their planning \
+             windows, on the cluster's {} usable servers; a simulator's replay of the plans is \
+             not covered",
+            self.machines.len()
+        ));
+        c
     }
 
     fn segments(&self, plan: &GadgetPlan) -> Vec<Segment> {
@@ -163,7 +212,6 @@ impl Gadget {
         window: u32,
         past: &[Job],
     ) -> crate::Result<(GadgetSessionModel, GadgetOracle, Vec<GadgetJob>)> {
-        let p: &GadgetParams = self.params();
         let at_zero: Vec<Job> = past
             .iter()
             .map(|j| Job {
@@ -177,7 +225,16 @@ impl Gadget {
             state.slot_length_s(),
             window.max(1),
         )?;
-        let built = GadgetModel::new(&instance, p)?;
+        let built = GadgetModel::new(&instance, self.params())?;
+        let model = self.session_model(&instance, &built);
+        let oracle = model.oracle();
+        Ok((model, oracle, built.jobs))
+    }
+
+    /// The session's model of `instance`'s cluster for the jobs of
+    /// `built`, its conversion of `instance`.
+    fn session_model(&self, instance: &Instance, built: &GadgetModel) -> GadgetSessionModel {
+        let p: &GadgetParams = self.params();
         let workers: Vec<Resources> = instance
             .jobs()
             .iter()
@@ -189,19 +246,46 @@ impl Gadget {
         let worker_nic = workers.iter().map(|w| w.nic_bps).fold(0.0, f64::max);
         let specs = built
             .model_servers()
-            .map(|s| state.cluster().machines[s].clone())
+            .map(|s| instance.cluster().machines[s].clone())
             .collect();
-        let model = GadgetSessionModel {
+        GadgetSessionModel {
             machines: built.cluster.servers.iter().map(|s| s.machine).collect(),
             model: built.cluster.clone(),
             specs,
             workers,
             worker_nic,
-            cluster: state.cluster().clone(),
+            cluster: instance.cluster().clone(),
             params: p.clone(),
-        };
+            headroom: p
+                .headroom
+                .then(|| headroom_capacities(&built.cluster, &built.jobs)),
+            tenants: TenantShares::new(p.fairness),
+            omegas: BTreeMap::new(),
+        }
+    }
+
+    /// A session simulating `instance` ([`GadgetPolicy`](super::GadgetPolicy)):
+    /// its model and price bounds built from the instance's rings as
+    /// [`Algorithm::solve`] builds them (clairvoyant), planning up to the
+    /// instance's horizon.
+    pub(crate) fn instance_session(&self, instance: &Instance) -> crate::Result<GadgetSession> {
+        let p: &GadgetParams = self.params();
+        let built = GadgetModel::new(instance, p)?;
+        if p.oracle.is_exact() {
+            super::params::check_exhaustive(built.cluster.servers.len())?;
+        }
+        let oracle = GadgetOracle::new(built.cluster.clone(), p.oracle);
+        let bounds = price_bounds(&built.cluster, &built.jobs, &oracle, p)?.bounds;
+        let model = self.session_model(instance, &built);
+        let bounds = SessionBounds::clairvoyant(bounds, built.jobs.len());
         let oracle = model.oracle();
-        Ok((model, oracle, built.jobs))
+        Session::new(
+            model,
+            oracle,
+            instance.horizon_slots(),
+            bounds,
+            p.pd.clone(),
+        )
     }
 }
 

@@ -7,7 +7,7 @@ use rand::{Rng, RngExt};
 use crate::certificate::Certificate;
 use crate::model::{Instance, Job, MachineId, Resources};
 use crate::online::{
-    Ledger, PriceBounds, Session, SessionAlgorithm, SessionBounds, ps_ledger, ps_units,
+    Ledger, PriceBounds, RunReport, Session, SessionAlgorithm, SessionBounds, ps_ledger, ps_units,
 };
 use crate::schedule::Segment;
 use crate::state::ClusterState;
@@ -73,7 +73,8 @@ impl SessionAlgorithm for LocalitySessionModel {
         LocalityOracle::new(self.cluster.clone(), self.params.inner).with_seed(self.seed)
     }
 
-    fn certificate(&self, mut c: Certificate) -> Certificate {
+    fn certificate(&self, run: RunReport<LocalityPlan>) -> Certificate {
+        let mut c = run.certificate;
         c.algorithm = Self::NAME.into();
         c.scope = Some(format!(
             "OPT is the best total utility of plans of the locality model (LOCAL or DISTRIBUTED \
