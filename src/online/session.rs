@@ -575,8 +575,12 @@ impl<A: SessionAlgorithm> Session<A> {
             return Ok(false);
         }
         state.advance(now_s)?;
-        let freed = state.release(Holder::Job(job), now_s)?;
-        if freed > 0.0 {
+        // Any slot of the plan after the next boundary is freed (GPUs or
+        // not).
+        let from = state.slot_from(now_s);
+        let cuts = self.submitted[p].segments.iter().any(|s| s.slots.end > from);
+        state.release(Holder::Job(job), now_s)?;
+        if cuts {
             self.lose_guarantee("capacity released before a plan's end".into());
         }
         if to == JobStatus::Cancelled {
@@ -645,8 +649,7 @@ impl<A: SessionAlgorithm> Session<A> {
             Err(StateError::Time {
                 time_s: Num(now_s),
                 reason: "the session's horizon has passed".into(),
-            }
-            .into())
+            })
         };
         match extended {
             Ok(mut held) => {

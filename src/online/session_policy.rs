@@ -151,7 +151,7 @@ impl<A: SessionAlgorithm> SessionPolicy<A> {
                 .remaining_time_s(j.job(), j.last_placement())
                 .unwrap_or(window_s)
                 .min(window_s);
-            if !(more_s > 0.0) {
+            if more_s.is_nan() || more_s <= 0.0 {
                 continue;
             }
             match self
