@@ -141,4 +141,7 @@ pub use session::{
     BoundsSource, JobStatus, Overrun, Session, SessionAlgorithm, SessionBounds, SessionDecision,
     SessionJob, SessionPlan, Snapshot,
 };
-pub use units::{PS_RESOURCE_NAMES, PS_RESOURCES, PsVector, ps_ledger, ps_machines, ps_units};
+pub use units::{
+    PS_RESOURCE_NAMES, PS_RESOURCES, PsVector, ps_cluster_machines, ps_ledger, ps_machines,
+    ps_units,
+};

@@ -142,6 +142,7 @@ mod model;
 mod oracle;
 mod plan;
 mod policy;
+mod session;
 mod shared;
 
 use crate::certificate::Certificate;
@@ -168,6 +169,7 @@ pub use model::{
 pub use oracle::{OasisOracle, paper_best_response};
 pub use plan::{OasisPlan, SlotPlan};
 pub use policy::OasisPolicy;
+pub use session::{OasisSession, OasisSessionModel};
 
 /// Parameters of OASiS.
 #[derive(Debug, Clone, PartialEq)]
