@@ -12,7 +12,7 @@ use dmlsched::algorithms::gadget::{Gadget, GadgetParams};
 use dmlsched::algorithms::oasis::{Oasis, OasisError, OasisParams, OasisSession};
 use dmlsched::model::units::{gb, gbps, mb};
 use dmlsched::model::*;
-use dmlsched::online::JobStatus;
+use dmlsched::online::{JobStatus, PriceBounds};
 use dmlsched::schedule::{JobSchedule, Placement, Schedule, Segment, Tasks, verify};
 use dmlsched::state::{ClusterState, Holder};
 use proptest::prelude::*;
@@ -121,6 +121,15 @@ fn a_release_makes_room_for_a_later_job() {
         "{:?}",
         c.snapshot.guarantee_lost
     );
+    // Five epochs need five slots even alone: past the 4-slot window, so
+    // unschedulable, and the trivial bound does not count it.
+    let e = s.submit(&mut state, &job(3, 5, 4), 2.0 * SLOT).unwrap();
+    assert!(
+        e.rejection.as_deref().unwrap().contains("empty cluster"),
+        "{:?}",
+        e.rejection
+    );
+    assert_eq!(e.snapshot.trivial_bound, c.snapshot.trivial_bound);
     let cert = s.certificate().unwrap();
     cert.check(1e-9).unwrap();
     assert_eq!(cert.objective, 1940.0);
@@ -234,6 +243,47 @@ fn machines_hosting_both_roles_need_the_switch() {
     );
     assert_eq!(state, before);
     assert_eq!(s.status(JobId(5)), None);
+}
+
+#[test]
+fn explicit_bounds_are_used_as_they_are() {
+    let mut state = ClusterState::new(&split(), SLOT).unwrap();
+    let oasis = Oasis::new(OasisParams::default()).unwrap();
+    // L = 1 and U = 1000 in both pools (worker servers, PS servers).
+    let u = Some(1000f64.ln());
+    let bounds = |pools: usize| PriceBounds::explicit(vec![0.0; pools], vec![vec![u; 5]; pools]);
+    let mut s = oasis
+        .session_with_bounds(&state, 4, bounds(2).unwrap())
+        .unwrap();
+    // On the empty cluster every price is L = 1: 4 workers in slot 0 cost
+    // 4·(1 GPU + 1 vCPU + 1 Gbit/s) and their zreq(4) = 2 PSs 2·(1 vCPU +
+    // 2 Gbit/s), 18 in all, for a utility of 1000.
+    let d = s.submit(&mut state, &job(0, 1, 4), 0.0).unwrap();
+    assert!(d.admitted, "{:?}", d.rejection);
+    assert_eq!(slots_held(&d.segments), vec![0]);
+    assert!((d.price - 18.0).abs() < 1e-9, "{}", d.price);
+    assert!((d.payoff - 982.0).abs() < 1e-9, "{}", d.payoff);
+    assert!(
+        d.snapshot
+            .guarantee_lost
+            .iter()
+            .any(|w| w.contains("explicit")),
+        "{:?}",
+        d.snapshot.guarantee_lost
+    );
+    s.certificate().unwrap().check(1e-9).unwrap();
+    // One pool where the ledger has two, and an empty window, are refused.
+    assert!(
+        oasis
+            .session_with_bounds(&state, 4, bounds(1).unwrap())
+            .is_err()
+    );
+    assert!(
+        oasis
+            .session_with_bounds(&state, 0, bounds(2).unwrap())
+            .is_err()
+    );
+    assert!(oasis.session(&state, 0, &[job(9, 1, 4)]).is_err());
 }
 
 #[test]
