@@ -329,7 +329,7 @@ impl OasisJob {
     ///
     /// As [`from_job`](Self::from_job), with `end − arrival` slots in
     /// place of `T`.
-    pub fn planned(
+    pub(crate) fn planned(
         cluster: &OasisCluster,
         job: &Job,
         arrival: u32,
