@@ -564,3 +564,9 @@ fn cut(state: &ClusterState, segments: &mut Vec<Segment>, at_s: f64) {
     }
     segments.retain(|sg| !sg.slots.is_empty());
 }
+
+#[test]
+fn an_oasis_session_is_send() {
+    fn send<T: Send>() {}
+    send::<OasisSession>();
+}
