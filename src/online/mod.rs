@@ -143,4 +143,7 @@ pub use session::{
     SessionJob, SessionPlan, Snapshot,
 };
 pub use session_policy::SessionPolicy;
-pub use units::{PS_RESOURCE_NAMES, PS_RESOURCES, PsVector, ps_ledger, ps_machines, ps_units};
+pub use units::{
+    PS_RESOURCE_NAMES, PS_RESOURCES, PsVector, ps_cluster_machines, ps_ledger, ps_machines,
+    ps_units,
+};

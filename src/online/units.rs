@@ -3,7 +3,7 @@
 //! model's SI units, and the instance's machines in those units.
 
 use crate::model::units::{GB, to_gbps};
-use crate::model::{Instance, MachineId, Resources};
+use crate::model::{Cluster, Instance, MachineId, Resources};
 
 use super::ledger::{Ledger, PoolId};
 
@@ -43,7 +43,13 @@ pub fn ps_units(r: &Resources) -> PsVector {
 /// The machines of `instance` by position: their ids and capacities in
 /// [`ps_units`].
 pub fn ps_machines(instance: &Instance) -> (Vec<MachineId>, Vec<PsVector>) {
-    let machines = &instance.cluster().machines;
+    ps_cluster_machines(instance.cluster())
+}
+
+/// The machines of `cluster` by position: their ids and capacities in
+/// [`ps_units`].
+pub fn ps_cluster_machines(cluster: &Cluster) -> (Vec<MachineId>, Vec<PsVector>) {
+    let machines = &cluster.machines;
     (
         machines.iter().map(|m| m.id).collect(),
         machines.iter().map(|m| ps_units(&m.capacity)).collect(),

@@ -44,8 +44,10 @@
 //! program over the shared servers, and stays exact ([algorithms guide,
 //! section 7.6](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#oasis-shared)).
 //!
-//! Beside the online algorithm ([`Oasis`], and [`OasisPolicy`] for the
-//! simulator): `offline_optimum` (feature `highs`) solves the exact
+//! Beside the online algorithm ([`Oasis`], [`OasisPolicy`] for the
+//! simulator, and [`Oasis::session`]: job by job over a shared
+//! [`ClusterState`](crate::state::ClusterState), with price bounds learned
+//! from past jobs): `offline_optimum` (feature `highs`) solves the exact
 //! MIP over the chunk model (the model Algorithm 2 searches) for small
 //! instances, and
 //! [`crate::experiments::oasis`] generates the paper's evaluation instances
@@ -142,6 +144,7 @@ mod model;
 mod oracle;
 mod plan;
 mod policy;
+mod session;
 mod shared;
 
 use crate::certificate::Certificate;
@@ -168,6 +171,7 @@ pub use model::{
 pub use oracle::{OasisOracle, paper_best_response};
 pub use plan::{OasisPlan, SlotPlan};
 pub use policy::OasisPolicy;
+pub use session::{OasisSession, OasisSessionModel};
 
 /// Parameters of OASiS.
 #[derive(Debug, Clone, PartialEq)]

@@ -9,10 +9,12 @@
 //! exact MIP) works in these units.
 
 use crate::model::units::{Num, ceil_tol, floor_tol};
-use crate::model::{Architecture, Elasticity, Hosting, Instance, Job, JobId, MachineId, Utility};
+use crate::model::{
+    Architecture, Cluster, Elasticity, Hosting, Instance, Job, JobId, MachineId, Utility,
+};
 use crate::online::{
-    Ledger, MIN_POSITIVE_DEMAND, PS_RESOURCE_NAMES, PS_RESOURCES, PoolId, PsVector, ps_ledger,
-    ps_machines,
+    Ledger, MIN_POSITIVE_DEMAND, PS_RESOURCE_NAMES, PS_RESOURCES, PoolId, PsVector,
+    ps_cluster_machines, ps_ledger,
 };
 
 use super::error::OasisError;
@@ -64,6 +66,7 @@ pub(crate) enum Role {
 /// split cluster, worker servers in [`WORKER_POOL`] and PS servers in
 /// [`PS_POOL`].
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct OasisCluster {
     /// Horizon `T`, slots.
     pub horizon: u32,
@@ -110,7 +113,29 @@ impl OasisCluster {
         instance: &Instance,
         shared_machines: bool,
     ) -> Result<Self, OasisError> {
-        let machines = &instance.cluster().machines;
+        Self::from_cluster(
+            instance.cluster(),
+            instance.slot_length_s(),
+            instance.horizon_slots(),
+            shared_machines,
+        )
+    }
+
+    /// The model of `cluster` with slots of `slot_length_s` seconds over
+    /// `horizon` slots (a session's cluster, whose horizon is its planning
+    /// window), machines that host both task kinds shared servers when
+    /// `shared_machines` is set.
+    ///
+    /// # Errors
+    ///
+    /// As [`from_instance_with`](Self::from_instance_with).
+    pub fn from_cluster(
+        cluster: &Cluster,
+        slot_length_s: f64,
+        horizon: u32,
+        shared_machines: bool,
+    ) -> Result<Self, OasisError> {
+        let machines = &cluster.machines;
         let mut worker_servers = Vec::new();
         let mut ps_servers = Vec::new();
         let mut shared_servers = Vec::new();
@@ -141,10 +166,10 @@ impl OasisCluster {
                 ),
             });
         }
-        let (machine_ids, capacity) = ps_machines(instance);
+        let (machine_ids, capacity) = ps_cluster_machines(cluster);
         Ok(OasisCluster {
-            horizon: instance.horizon_slots(),
-            slot_length_s: instance.slot_length_s(),
+            horizon,
+            slot_length_s,
             worker_servers,
             ps_servers,
             shared_servers,
@@ -234,6 +259,9 @@ pub struct OasisJob {
     /// First slot the job may use (`≥ arrival`): the arrival slot offline,
     /// the next slot boundary in the simulator.
     pub earliest: u32,
+    /// First slot the job may no longer use: the horizon `T` offline, the
+    /// end of the planning window in a session.
+    pub end: u32,
     /// Epochs `E_i`.
     pub epochs: u32,
     /// Data chunks `N_i`.
@@ -284,6 +312,49 @@ impl OasisJob {
     /// more than `MAX_DP_CELLS` = 2²⁸ DP
     /// cells `T·(E_i·N_i + 1)`.
     pub fn from_job(instance: &Instance, job: &Job) -> Result<Self, OasisError> {
+        let horizon = instance.horizon_slots();
+        let machines = instance.cluster().machines.iter().map(|m| m.id);
+        let mut j = Self::build(job, machines, instance.slot_length_s(), horizon)?;
+        j.arrival = instance.arrival_slot(job);
+        j.earliest = j.arrival;
+        Ok(j)
+    }
+
+    /// [`from_job`](Self::from_job) for a job whose utility counts from
+    /// slot `arrival` and which may use slots `arrival..end`, on
+    /// `cluster`'s machines and slots (a session's job, planned in its
+    /// window; [`starting_at`](Self::starting_at) moves its first slot).
+    ///
+    /// # Errors
+    ///
+    /// As [`from_job`](Self::from_job), with `end − arrival` slots in
+    /// place of `T`.
+    pub(crate) fn planned(
+        cluster: &OasisCluster,
+        job: &Job,
+        arrival: u32,
+        end: u32,
+    ) -> Result<Self, OasisError> {
+        let machines = cluster.machine_ids.iter().copied();
+        let mut j = Self::build(
+            job,
+            machines,
+            cluster.slot_length_s,
+            end.saturating_sub(arrival),
+        )?;
+        (j.arrival, j.earliest, j.end) = (arrival, arrival, end);
+        Ok(j)
+    }
+
+    /// The model of `job` on machines `machines` (by position) with slots
+    /// of `slot_length_s` seconds, its DP over `slots` slots; usable in
+    /// slots `0..slots` (the callers set its slots).
+    fn build(
+        job: &Job,
+        machines: impl Iterator<Item = MachineId>,
+        slot_length_s: f64,
+        slots: u32,
+    ) -> Result<Self, OasisError> {
         let bad = |reason: String| OasisError::UnsupportedJob {
             job: job.id,
             reason,
@@ -326,7 +397,7 @@ impl OasisJob {
                 Num(b)
             )));
         }
-        let slot = instance.slot_length_s();
+        let slot = slot_length_s;
         let omega = p.minibatch_time_s() / slot;
         if !(omega > 0.0 && omega.is_finite()) {
             return Err(bad(format!(
@@ -335,26 +406,21 @@ impl OasisJob {
             )));
         }
         let total_chunks = u64::from(p.epochs) * u64::from(p.data_chunks);
-        let cells = u64::from(instance.horizon_slots()).saturating_mul(total_chunks + 1);
+        let cells = u64::from(slots).saturating_mul(total_chunks + 1);
         if cells > MAX_DP_CELLS {
             return Err(bad(format!(
-                "D_i = E·N = {total_chunks} chunk-trainings over {} slots needs {cells} DP cells; at most {MAX_DP_CELLS} are supported",
-                instance.horizon_slots()
+                "D_i = E·N = {total_chunks} chunk-trainings over {slots} slots needs {cells} DP cells; at most {MAX_DP_CELLS} are supported"
             )));
         }
-        let allowed = job.allowed_machines.as_ref().map(|list| {
-            instance
-                .cluster()
-                .machines
-                .iter()
-                .map(|m| list.contains(&m.id))
-                .collect()
-        });
-        let arrival = instance.arrival_slot(job);
+        let allowed = job
+            .allowed_machines
+            .as_ref()
+            .map(|list| machines.map(|m| list.contains(&m)).collect());
         Ok(OasisJob {
             id: job.id,
-            arrival,
-            earliest: arrival,
+            arrival: 0,
+            earliest: 0,
+            end: slots,
             epochs: p.epochs,
             chunks: p.data_chunks,
             minibatches_per_chunk: p.minibatches_per_chunk,
@@ -618,12 +684,12 @@ impl OasisJob {
             ));
         }
         let slots = self.total_chunks.div_ceil(x);
-        (u64::from(self.earliest) + slots > u64::from(cluster.horizon)).then(|| {
+        let horizon = cluster.horizon.min(self.end);
+        (u64::from(self.earliest) + slots > u64::from(horizon)).then(|| {
             format!(
                 "horizon too short: even on the empty cluster it needs {slots} slots from slot \
-                 {}, past the horizon of {} slots",
+                 {}, past the horizon of {horizon} slots",
                 self.earliest + 1,
-                cluster.horizon
             )
         })
     }

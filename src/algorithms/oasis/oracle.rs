@@ -358,7 +358,7 @@ impl OasisOracle {
         job: &OasisJob,
         view: &PriceView<'_>,
     ) -> Option<(OasisPlan, f64, f64)> {
-        let horizon = view.horizon().min(self.cluster.horizon);
+        let horizon = view.horizon().min(self.cluster.horizon).min(job.end);
         if job.earliest >= horizon || job.total_chunks == 0 {
             return None;
         }
@@ -498,6 +498,7 @@ impl PricingOracle for OasisOracle {
     /// either) and `m_iS = m_iH + m_iK`, the consumption of the reference
     /// plan placing all its `W_i` worker-slots and as many PS-slots there.
     fn bound_inputs(&self, job: &OasisJob, horizon: u32) -> crate::Result<BoundInputs> {
+        let horizon = horizon.min(job.end);
         let delta_min = job
             .earliest
             .saturating_sub(job.arrival)
@@ -571,7 +572,7 @@ pub fn paper_best_response(
     job: &OasisJob,
     view: &PriceView<'_>,
 ) -> Option<(f64, u32, f64)> {
-    let horizon = view.horizon().min(cluster.horizon);
+    let horizon = view.horizon().min(cluster.horizon).min(job.end);
     if job.earliest >= horizon {
         return None;
     }
