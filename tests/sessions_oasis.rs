@@ -14,8 +14,8 @@ use dmlsched::model::units::{gb, gbps, mb};
 use dmlsched::model::*;
 use dmlsched::online::{JobStatus, PriceBounds};
 use dmlsched::schedule::{JobSchedule, Placement, Schedule, Segment, Tasks, verify};
-use dmlsched::state::{ClusterState, Holder};
 use dmlsched::sim::Rejection;
+use dmlsched::state::{ClusterState, Holder};
 use proptest::prelude::*;
 
 /// One-hour slots (Example A of the OASiS module).

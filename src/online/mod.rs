@@ -109,7 +109,6 @@
 //! # Ok::<(), dmlsched::Error>(())
 //! ```
 
-mod arrivals;
 mod bounds;
 mod engine;
 mod error;
@@ -137,7 +136,7 @@ pub use oracle::{
     realised_factor,
 };
 pub use prices::PriceView;
-pub use run::{OnlineModel, OnlinePolicy, OnlineRun, schedule_of};
+pub use run::{OnlineModel, OnlineRun, schedule_of};
 pub use session::{
     BoundsSource, JobStatus, Overrun, Session, SessionAlgorithm, SessionBounds, SessionDecision,
     SessionJob, SessionPlan, Snapshot,

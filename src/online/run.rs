@@ -1,5 +1,5 @@
-//! One run of a pricing scheduler, stepped job by job, and its simulator
-//! policy: the loop every algorithm over [`OnlinePrimalDual`] shares, with
+//! One offline run of a pricing scheduler, stepped job by job over an
+//! instance: the loop every algorithm over [`OnlinePrimalDual`] shares, with
 //! the algorithm's own model, bookkeeping and report behind
 //! [`OnlineModel`].
 
@@ -10,9 +10,8 @@ use crate::certificate::Certificate;
 use crate::error::Result;
 use crate::model::{Instance, JobId};
 use crate::schedule::{JobSchedule, Schedule, Segment, verify};
-use crate::sim::{Action, Event, Policy, Rejection, SimView};
+use crate::sim::Rejection;
 
-use super::arrivals::Arrivals;
 use super::engine::{Decision, JobOutcome, OnlinePrimalDual, RunReport};
 use super::oracle::PricingOracle;
 
@@ -21,8 +20,8 @@ type JobOf<M> = <<M as OnlineModel>::Oracle as PricingOracle>::Job;
 /// The plan type of a model's oracle.
 type PlanOf<M> = <<M as OnlineModel>::Oracle as PricingOracle>::Plan;
 
-/// What a pricing scheduler adds to the generic run ([`OnlineRun`]) and
-/// policy ([`OnlinePolicy`]): its model of the cluster (plans to schedule
+/// What a pricing scheduler adds to the generic run ([`OnlineRun`]): its
+/// model of the cluster (plans to schedule
 /// segments), its bookkeeping around each decision, and its report and
 /// certificate. The value holds the run's own state (the cluster in the
 /// model's units, the price-bound diagnostics, counters).
@@ -32,16 +31,11 @@ pub trait OnlineModel: Sized {
     /// The algorithm's report of a finished run.
     type Report;
 
-    /// The algorithm's name (the simulator policy's name).
+    /// The algorithm's name.
     const NAME: &'static str;
 
     /// The instance's id of `job`.
     fn job_id(job: &JobOf<Self>) -> JobId;
-
-    /// `job` with its first usable slot moved to `earliest` (a job arriving
-    /// inside a slot in the simulator); its utility still counts from its
-    /// arrival slot.
-    fn starting_at(job: JobOf<Self>, earliest: u32) -> JobOf<Self>;
 
     /// Called before the engine decides on `job` (for example to freeze a
     /// fairness weight). Default: nothing.
@@ -147,7 +141,8 @@ pub fn schedule_of(
 /// One run of a pricing scheduler in progress: the framework's engine, the
 /// algorithm's state and the jobs stepped so far. Built by the algorithm
 /// (its ledger, bounds and oracle), stepped by its offline `solve` over
-/// the instance's arrivals or by [`OnlinePolicy`] in the simulator.
+/// the instance's arrivals (in the simulator the algorithm runs as a
+/// [`Session`](super::Session) instead, [`SessionPolicy`](super::SessionPolicy)).
 pub struct OnlineRun<M: OnlineModel> {
     engine: OnlinePrimalDual<M::Oracle>,
     model: M,
@@ -281,93 +276,4 @@ struct Closed<M: OnlineModel> {
     run: RunReport<PlanOf<M>>,
     jobs: Vec<JobOf<M>>,
     decision_seconds: Vec<f64>,
-}
-
-/// A pricing scheduler in the simulator: every arrival is priced and
-/// either reserved for good ([`Action::Reserve`] of the plan's segments)
-/// or rejected, with the reason.
-///
-/// The price bounds are those of the run it is built from (derived from the
-/// whole instance, clairvoyant, as the analysis requires). A job arriving
-/// inside a slot may use slots from the next boundary on (the simulator
-/// does not let a plan start in a slot that has begun); its utility still
-/// counts from its arrival slot. After the run, [`report`](Self::report)
-/// finishes the framework and returns the algorithm's report.
-pub struct OnlinePolicy<M: OnlineModel> {
-    run: OnlineRun<M>,
-    /// The jobs still to arrive, and why rejected ones were rejected.
-    arrivals: Arrivals<JobOf<M>>,
-}
-
-impl<M> fmt::Debug for OnlinePolicy<M>
-where
-    M: OnlineModel + fmt::Debug,
-    OnlinePrimalDual<M::Oracle>: fmt::Debug,
-    JobOf<M>: fmt::Debug,
-{
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OnlinePolicy")
-            .field("run", &self.run)
-            .field("arrivals", &self.arrivals)
-            .finish()
-    }
-}
-
-impl<M: OnlineModel> OnlinePolicy<M> {
-    /// The policy over `run` (before any job) for the `jobs` of
-    /// `instance`.
-    pub fn from_run(instance: &Instance, run: OnlineRun<M>, jobs: Vec<JobOf<M>>) -> Self {
-        let positioned = jobs
-            .into_iter()
-            .filter_map(|j| instance.job_position(M::job_id(&j)).map(|p| (p, j)));
-        OnlinePolicy {
-            run,
-            arrivals: Arrivals::new(instance.jobs().len(), positioned),
-        }
-    }
-
-    /// Finishes the framework (final dual, certificate) over the jobs that
-    /// arrived and returns the algorithm's report.
-    ///
-    /// # Errors
-    ///
-    /// The framework's errors.
-    pub fn report(self) -> Result<M::Report> {
-        self.run.finish()
-    }
-
-    fn decide(&mut self, view: &SimView<'_>, id: JobId) -> Result<Action> {
-        let job = self
-            .arrivals
-            .take(view.instance(), id)
-            .ok_or_else(|| M::unknown_job(id))?;
-        let earliest = view.first_plannable_slot().unwrap_or(u32::MAX);
-        self.run.step(M::starting_at(job, earliest))?;
-        let segments = self.run.last_plan().map(|p| self.run.model.segments(p));
-        Ok(self
-            .arrivals
-            .action(id, segments, || self.run.last_rejection()))
-    }
-}
-
-impl<M: OnlineModel> Policy for OnlinePolicy<M> {
-    fn name(&self) -> String {
-        M::NAME.into()
-    }
-
-    fn on_event(&mut self, view: &SimView<'_>, event: &Event) -> Result<Vec<Action>> {
-        match event {
-            Event::Arrival { job } => Ok(vec![self.decide(view, *job)?]),
-            _ => Ok(Vec::new()),
-        }
-    }
-
-    fn rejection(&self, job: JobId) -> Option<Rejection> {
-        self.arrivals.rejection(job)
-    }
-
-    fn finish(self: Box<Self>, instance: &Instance) -> Result<Option<Certificate>> {
-        let report = self.report()?;
-        Ok(Some(M::certificate(&report, instance)))
-    }
 }

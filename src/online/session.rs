@@ -578,7 +578,10 @@ impl<A: SessionAlgorithm> Session<A> {
         // Any slot of the plan after the next boundary is freed (GPUs or
         // not).
         let from = state.slot_from(now_s);
-        let cuts = self.submitted[p].segments.iter().any(|s| s.slots.end > from);
+        let cuts = self.submitted[p]
+            .segments
+            .iter()
+            .any(|s| s.slots.end > from);
         state.release(Holder::Job(job), now_s)?;
         if cuts {
             self.lose_guarantee("capacity released before a plan's end".into());

@@ -27,8 +27,7 @@ use super::run::TenantShares;
 /// completion, fewer servers, fewer workers, smaller server list). The job
 /// is admitted at that plan whenever its value is positive, and rejected
 /// only when no feasible plan has a positive value. Plans are irrevocable
-/// and reserved without GPU ids, as [`GadgetPolicy`](super::GadgetPolicy)
-/// does; fairness weights follow [`GadgetParams::fairness`]; every other
+/// and reserved without GPU ids (the simulator hands them out); fairness weights follow [`GadgetParams::fairness`]; every other
 /// parameter of the model (worker counts, iterations trained, progress,
 /// server cap, lookahead, energy price) is read as by the priced scheduler,
 /// and the price options are ignored. Run it with

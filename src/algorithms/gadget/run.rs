@@ -99,8 +99,7 @@ pub(crate) fn price_bounds(
 }
 
 /// The GADGET-style scheduler's side of the generic online run
-/// ([`OnlineRun`]) and simulator policy
-/// ([`GadgetPolicy`](super::GadgetPolicy)): the usable servers, the
+/// ([`OnlineRun`]): the usable servers, the
 /// parameters, the price bounds, the fairness weights and the embeddings
 /// counted before the final dual.
 #[derive(Debug)]
@@ -223,10 +222,6 @@ impl OnlineModel for GadgetOnline {
 
     fn job_id(job: &GadgetJob) -> JobId {
         job.id
-    }
-
-    fn starting_at(job: GadgetJob, earliest: u32) -> GadgetJob {
-        job.starting_at(earliest)
     }
 
     /// Freezes the job's fairness weight.

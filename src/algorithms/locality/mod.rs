@@ -477,7 +477,7 @@ impl Locality {
 }
 
 /// The locality-aware scheduler's side of the generic online run
-/// ([`OnlineRun`]) and simulator policy ([`LocalityPolicy`]): the cluster,
+/// ([`OnlineRun`]): the cluster,
 /// the oracle's counters, the per-job records and the price-bound
 /// diagnostics of the report.
 #[derive(Debug)]
@@ -543,10 +543,6 @@ impl OnlineModel for LocalityOnline {
 
     fn job_id(job: &LocalityJob) -> JobId {
         job.id
-    }
-
-    fn starting_at(job: LocalityJob, earliest: u32) -> LocalityJob {
-        job.starting_at(earliest)
     }
 
     /// Records the job's quality, realised factor and oracle call.

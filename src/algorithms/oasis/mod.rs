@@ -368,8 +368,8 @@ fn ln_u_over_l(bounds: &PriceBounds, cluster: &OasisCluster) -> [[Option<f64>; R
     out
 }
 
-/// OASiS's side of the generic online run ([`OnlineRun`]) and simulator
-/// policy ([`OasisPolicy`]): the split cluster and the price-bound
+/// OASiS's side of the generic online run ([`OnlineRun`]): the split
+/// cluster and the price-bound
 /// diagnostics of the report.
 #[derive(Debug)]
 pub struct OasisOnline {
@@ -409,10 +409,6 @@ impl OnlineModel for OasisOnline {
 
     fn job_id(job: &OasisJob) -> JobId {
         job.id
-    }
-
-    fn starting_at(job: OasisJob, earliest: u32) -> OasisJob {
-        job.starting_at(earliest)
     }
 
     fn unschedulable_why(&self, job: Option<&OasisJob>) -> String {
@@ -523,26 +519,35 @@ pub(crate) fn certificate_of(
     report: &OasisReport,
     instance: &Instance,
 ) -> crate::certificate::Certificate {
-    let mut certificate = report.run.certificate.clone();
-    certificate.algorithm = "oasis".into();
     let shared = instance
         .cluster()
         .machines
         .iter()
         .any(|m| m.hosts == Hosting::Both);
+    let over = |objective: &str| super::plan_scope(objective, instance);
+    stated(report.run.certificate.clone(), shared, over)
+}
+
+/// The framework's certificate `certificate` as OASiS states it: named,
+/// scoped by `over` (the objective in words → the scope), and with shared
+/// servers, the shared pool's source on its ratio guarantees.
+pub(crate) fn stated(
+    mut certificate: crate::certificate::Certificate,
+    shared: bool,
+    over: impl Fn(&str) -> String,
+) -> crate::certificate::Certificate {
+    certificate.algorithm = "oasis".into();
     if !shared {
-        certificate.scope = Some(super::plan_scope(
+        certificate.scope = Some(over(
             "total utility of plans of the OASiS model (workers and parameter servers per slot, \
              each job's utility at its completion slot)",
-            instance,
         ));
         return certificate;
     }
-    certificate.scope = Some(super::plan_scope(
+    certificate.scope = Some(over(
         "total utility of plans of the OASiS model with shared servers (workers and parameter \
          servers per slot, a machine hosting both roles holding a job's workers and PSs within \
          one capacity, each job's utility at its completion slot)",
-        instance,
     ));
     for g in &mut certificate.guarantees {
         g.source.push_str(SHARED_POOL_SOURCE);

@@ -1,21 +1,26 @@
-//! OASiS as a simulator [`Policy`](crate::sim::Policy): every arrival is
-//! priced and either reserved for good
-//! ([`Action::Reserve`](crate::sim::Action::Reserve)) or rejected.
+//! OASiS as a simulator [`Policy`](crate::sim::Policy): its
+//! [session](super::OasisSession) driven by the simulator's events.
 
+use crate::algorithms::Algorithm;
 use crate::model::Instance;
-use crate::online::OnlinePolicy;
+use crate::online::SessionPolicy;
 
-use super::{OasisOnline, OasisParams};
+use super::session::OasisSessionModel;
+use super::{Oasis, OasisParams};
 
-/// OASiS in the simulator: the generic [`OnlinePolicy`] over OASiS's run.
+/// OASiS in the simulator: its session over a state of the instance's
+/// cluster, driven by the simulator's events ([`SessionPolicy`]). Every
+/// arrival is priced and either reserved
+/// ([`Action::Reserve`](crate::sim::Action::Reserve)) or rejected; a
+/// completion releases the rest of its plan; a plan that ends before its
+/// job is extended where its machines have room, else the job is preempted.
 ///
 /// The price bounds are derived from the whole instance when the policy is
 /// built (clairvoyant, as the theory requires; estimated bounds would mark the
 /// certificate not valid). A job arriving inside
 /// a slot may use slots from the next boundary on (the simulator does not
 /// let a plan start in a slot that has begun); its utility still counts
-/// from its arrival slot. After the run, [`report`](OnlinePolicy::report)
-/// finishes the framework and returns the [`OasisReport`](super::OasisReport).
+/// from its arrival slot. The certificate at the end is the session's.
 ///
 /// ```
 /// # use dmlsched::model::*;
@@ -36,24 +41,24 @@ use super::{OasisOnline, OasisParams};
 /// let mut policy = OasisPolicy::new(&instance, &OasisParams::default())?;
 /// let opts = SimOptions { ps_timing: PsTiming::NoLocality, ..SimOptions::default() };
 /// let result = simulate(&instance, &mut policy, &opts)?;
-/// let report = policy.report()?;
-/// assert_eq!(report.admitted(), 4);
+/// assert_eq!(policy.decisions().iter().filter(|d| d.admitted).count(), 4);
 /// assert_eq!(result.jobs.iter().filter(|j| j.finish_s.is_some()).count(), 4);
 /// // The fifth job is turned away, and the run says why.
 /// let rejected = result.jobs.iter().find(|j| j.rejected).unwrap();
 /// println!("job {}: {}", rejected.job, rejected.rejection.as_ref().unwrap());
 /// # Ok::<(), dmlsched::Error>(())
 /// ```
-pub type OasisPolicy = OnlinePolicy<OasisOnline>;
+pub type OasisPolicy = SessionPolicy<OasisSessionModel>;
 
 impl OasisPolicy {
     /// The policy for `instance`.
     ///
     /// # Errors
     ///
-    /// As [`Oasis::solve`](crate::algorithms::Algorithm::solve).
+    /// As [`Oasis::solve`](crate::algorithms::Algorithm::solve), before any
+    /// decision.
     pub fn new(instance: &Instance, params: &OasisParams) -> crate::Result<Self> {
-        let (run, jobs) = OasisOnline::start(instance, params)?;
-        Ok(OnlinePolicy::from_run(instance, run, jobs))
+        let session = Oasis::new(params.clone())?.instance_session(instance)?;
+        SessionPolicy::from_session(instance, session)
     }
 }

@@ -6,9 +6,10 @@
 //! [`OasisParams::shared_machines`], shared servers, each a pool of cells
 //! in the parameter-server ledger's units; the same oracle decides.
 
-use crate::model::{Job, MachineId, Resources};
+use crate::certificate::Certificate;
+use crate::model::{Instance, Job, MachineId, Resources};
 use crate::online::{
-    Ledger, OnlineError, PriceBounds, Session, SessionAlgorithm, SessionBounds, ps_units,
+    Ledger, OnlineError, PriceBounds, RunReport, Session, SessionAlgorithm, SessionBounds, ps_units,
 };
 use crate::schedule::Segment;
 use crate::state::ClusterState;
@@ -76,6 +77,44 @@ impl SessionAlgorithm for OasisSessionModel {
             ..self.cluster.clone()
         };
         OasisOracle::new(cluster, self.params.early_stop)
+    }
+
+    fn certificate(&self, run: RunReport<OasisPlan>) -> Certificate {
+        let shared = !self.cluster.shared_servers.is_empty();
+        let machines = self.cluster.machine_ids.len();
+        super::stated(run.certificate, shared, |objective| {
+            format!(
+                "OPT is the best {objective} over the jobs submitted, each planned within its \
+                 window, on the cluster's {machines} machines; a simulator's replay of the plans \
+                 is not covered"
+            )
+        })
+    }
+}
+
+impl Oasis {
+    /// A session simulating `instance` ([`OasisPolicy`](super::OasisPolicy)):
+    /// its cluster and price bounds derived from the instance as
+    /// [`Algorithm::solve`] derives them (clairvoyant), planning up to the
+    /// instance's horizon.
+    pub(crate) fn instance_session(&self, instance: &Instance) -> crate::Result<OasisSession> {
+        let p = self.params();
+        let cluster = OasisCluster::from_instance_with(instance, p.shared_machines)?;
+        let jobs = super::jobs_in_arrival_order(instance)?;
+        let (bounds, _) = price_bounds(&cluster, &jobs, p)?;
+        let model = OasisSessionModel {
+            cluster,
+            params: p.clone(),
+        };
+        let oracle = model.oracle();
+        let bounds = SessionBounds::clairvoyant(bounds, jobs.len());
+        Session::new(
+            model,
+            oracle,
+            instance.horizon_slots(),
+            bounds,
+            p.pd.clone(),
+        )
     }
 }
 
