@@ -316,3 +316,49 @@ fn a_late_job_is_extended_where_there_is_room_and_preempted_where_not() {
     state.check().unwrap();
     s.certificate().unwrap().check(1e-9).unwrap();
 }
+
+/// Bounds learned from past jobs keep the `2α` premise while the jobs
+/// submitted look like them; a job worth ten times more per unit than any
+/// past one is named in the reasons, and the certificate's `2α` is then
+/// not valid.
+#[test]
+fn learned_bounds_hold_while_they_cover_the_jobs_submitted() {
+    let mut state = ClusterState::new(&cluster(2), SLOT).unwrap();
+    let mut s = session(&state, 6);
+    for (i, epochs) in [(0, 1), (1, 2), (2, 1)] {
+        let d = s.submit(&mut state, &job(i, epochs), 0.0).unwrap();
+        assert!(
+            d.snapshot.guarantee_lost.is_empty(),
+            "{:?}",
+            d.snapshot.guarantee_lost
+        );
+    }
+    let c = s.certificate().unwrap();
+    c.check(1e-9).unwrap();
+    let two_alpha = &c.guarantees[0];
+    // Only the small-demand condition fails (a job fills a machine here).
+    assert!(
+        two_alpha
+            .reasons
+            .iter()
+            .all(|r| r.starts_with("SmallDemandAssumption")),
+        "{:?}",
+        two_alpha.reasons
+    );
+    let rich = job(3, 1).with_utility(Utility::Linear {
+        g1: 1000.0,
+        slope: 10.0,
+    });
+    let d = s.submit(&mut state, &rich, 0.0).unwrap();
+    assert!(
+        d.snapshot
+            .guarantee_lost
+            .iter()
+            .any(|w| w.contains("do not cover job 3")),
+        "{:?}",
+        d.snapshot.guarantee_lost
+    );
+    let c = s.certificate().unwrap();
+    c.check(1e-9).unwrap();
+    assert!(c.guarantees.iter().all(|g| !g.valid));
+}

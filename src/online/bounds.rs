@@ -594,6 +594,45 @@ impl PriceBounds {
             .and_then(|row| row.get(usize::from(r.0)).copied().flatten())
     }
 
+    /// Why these bounds do not cover a job with `inputs`: a unit whose
+    /// value per unit of some resource, `f_i(δ_min)/d^r`, is above that
+    /// resource's `U_κ^r` (or has no `U`), so a full cell could still be
+    /// worth buying for it — the premise of the `2α` analysis. `None` when
+    /// they cover it (or it is unschedulable: it is rejected whatever the
+    /// prices).
+    pub fn uncovered(&self, inputs: &BoundInputs) -> Option<String> {
+        if !inputs.schedulable || !inputs.ln_u_max.is_finite() {
+            return None;
+        }
+        for unit in &inputs.unit_demands {
+            for (r, &d) in unit.demand.iter().enumerate() {
+                if d <= 0.0 {
+                    continue;
+                }
+                let v = inputs.ln_u_max - d.ln();
+                let resource = ResourceId(r as u8);
+                match self.ln_u(unit.pool, resource) {
+                    Some(u) if v <= u + 1e-9 * u.abs().max(1.0) => {}
+                    Some(u) => {
+                        return Some(format!(
+                            "value per unit {} of resource {r} in pool {} is above U = {}",
+                            Num(v.exp()),
+                            unit.pool.0,
+                            Num(u.exp())
+                        ));
+                    }
+                    None => {
+                        return Some(format!(
+                            "resource {r} in pool {} has no U, and the job uses it",
+                            unit.pool.0
+                        ));
+                    }
+                }
+            }
+        }
+        None
+    }
+
     /// `ln η_κ` of the η rule (`None` for other origins).
     pub fn ln_eta(&self, pool: PoolId) -> Option<f64> {
         self.ln_eta.get(usize::from(pool.0)).copied().flatten()

@@ -204,6 +204,8 @@ pub struct OnlinePrimalDual<O: PricingOracle> {
     mu_running: f64,
     alpha_eff: f64,
     x_max: f64,
+    /// Why the bounds do not cover the last job stepped, if they do not.
+    last_uncovered: Option<String>,
 }
 
 /// Everything of an [`OnlinePrimalDual`] but its oracle: what a saved
@@ -290,6 +292,7 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
             mu_running: 0.0,
             alpha_eff: alpha,
             x_max: 0.0,
+            last_uncovered: None,
         })
     }
 
@@ -339,6 +342,12 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
         }
     }
 
+    /// Why the bounds do not cover the last job stepped
+    /// ([`PriceBounds::uncovered`]), if they do not.
+    pub(crate) fn last_uncovered(&self) -> Option<&str> {
+        self.last_uncovered.as_deref()
+    }
+
     /// The outcomes so far.
     pub fn outcomes(&self) -> &[JobOutcome<O::Plan>] {
         &self.outcomes
@@ -371,6 +380,7 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
         let index = self.outcomes.len();
         let inputs = self.oracle.bound_inputs(job, self.ledger.horizon())?;
         inputs.validate(index, &self.ledger)?;
+        self.last_uncovered = self.bounds.uncovered(&inputs);
         if index > 0 && inputs.arrival < self.last_arrival {
             return Err(OnlineError::InvalidInstance {
                 reason: format!(

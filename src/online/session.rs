@@ -427,6 +427,10 @@ impl<A: SessionAlgorithm> Session<A> {
                 Err(r.to_rejection(|| self.algorithm.unschedulable_why(&model_job)))
             }
         };
+        if let Some(why) = self.engine.last_uncovered() {
+            let why = format!("the price bounds do not cover {}: {why}", job.id);
+            self.lose_guarantee(why);
+        }
         self.jobs.push(model_job);
         self.ids.push(job.id);
         self.submitted.push(Submitted {
@@ -701,13 +705,7 @@ impl<A: SessionAlgorithm> Session<A> {
         let report = self.engine.report_now(&self.jobs)?;
         let mut c = self.algorithm.certificate(report);
         c.objective = snapshot.alg;
-        let mut lost = snapshot.guarantee_lost;
-        if let BoundsSource::Learned { .. } = self.source {
-            lost.push(
-                "a-priori bounds learned from past jobs: not shown to hold for the jobs submitted"
-                    .into(),
-            );
-        }
+        let lost = snapshot.guarantee_lost;
         c.guarantees = c
             .guarantees
             .into_iter()
