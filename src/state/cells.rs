@@ -6,35 +6,27 @@ use std::collections::VecDeque;
 use crate::model::Resources;
 
 /// What one (machine, slot) cell holds: the resources used and the GPU ids
-/// taken (bit `i` of word `i / 64`).
+/// taken, ascending (memory follows the GPUs in use, not the machine's
+/// count).
 #[derive(Debug, Clone, PartialEq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct CellUse {
     pub used: Resources,
-    pub gpus: Vec<u64>,
+    pub gpus: Vec<u32>,
 }
 
 impl CellUse {
-    fn empty(words: usize) -> Self {
-        CellUse {
-            used: Resources::zero(),
-            gpus: vec![0; words],
-        }
-    }
-
     pub fn gpu_taken(&self, index: u32) -> bool {
-        let (w, b) = (index as usize / 64, index % 64);
-        self.gpus.get(w).is_some_and(|word| word & (1 << b) != 0)
+        self.gpus.binary_search(&index).is_ok()
     }
 
     fn set_gpu(&mut self, index: u32, taken: bool) {
-        let (w, b) = (index as usize / 64, index % 64);
-        if let Some(word) = self.gpus.get_mut(w) {
-            if taken {
-                *word |= 1 << b;
-            } else {
-                *word &= !(1 << b);
+        match (self.gpus.binary_search(&index), taken) {
+            (Err(at), true) => self.gpus.insert(at, index),
+            (Ok(at), false) => {
+                self.gpus.remove(at);
             }
+            _ => {}
         }
     }
 }
@@ -44,15 +36,15 @@ impl CellUse {
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct MachineCells {
-    /// Words of a cell's GPU set: `⌈gpu ids / 64⌉`.
-    words: usize,
+    /// The machine's GPU ids are `0..gpu_ids`.
+    gpu_ids: u32,
     cells: VecDeque<CellUse>,
 }
 
 impl MachineCells {
     pub fn new(gpu_ids: u32) -> Self {
         MachineCells {
-            words: gpu_ids.div_ceil(64) as usize,
+            gpu_ids,
             cells: VecDeque::new(),
         }
     }
@@ -87,8 +79,7 @@ impl MachineCells {
     ) {
         let (from, to) = ((start - origin) as usize, (end - origin) as usize);
         if add && self.cells.len() < to {
-            let words = self.words;
-            self.cells.resize_with(to, || CellUse::empty(words));
+            self.cells.resize_with(to, CellUse::default);
         }
         let to = to.min(self.cells.len());
         for cell in self.cells.range_mut(from.min(to)..to) {
@@ -110,10 +101,15 @@ impl MachineCells {
         self.cells.drain(..n);
     }
 
-    /// Whether the cells are those of a machine with `other`'s GPU ids.
+    /// Whether the cells are those of a machine with `other`'s GPU ids
+    /// (every cell's taken ids ascending and among them).
     #[cfg(feature = "serde")]
     pub fn same_shape(&self, other: &MachineCells) -> bool {
-        self.words == other.words && self.cells.iter().all(|c| c.gpus.len() == self.words)
+        self.gpu_ids == other.gpu_ids
+            && self.cells.iter().all(|c| {
+                c.gpus.windows(2).all(|w| w[0] < w[1])
+                    && c.gpus.last().is_none_or(|&g| g < self.gpu_ids)
+            })
     }
 
     /// The number of stored cells.

@@ -72,8 +72,9 @@ pub use error::StateError;
 /// later is refused (2²⁰ slots, two years of one-minute slots).
 pub const MAX_SPAN_SLOTS: u32 = 1 << 20;
 
-/// The most GPU ids one machine may have in a state (2¹⁶).
-pub const MAX_GPUS_PER_MACHINE: u32 = 1 << 16;
+/// The most GPU ids one machine may have in a state (2²⁰; a cell stores
+/// only the ids taken, so memory follows the GPUs in use).
+pub const MAX_GPUS_PER_MACHINE: u32 = 1 << 20;
 
 /// Times within this fraction of a slot of a slot boundary count as on it.
 const BOUNDARY_TOL: f64 = 1e-9;
@@ -753,8 +754,8 @@ impl ClusterState {
                 if let Some(r) = want.first_excess(&self.capacity[p], FIT_TOL) {
                     return bad(format!("{machine}, slot {t}: {r} over capacity"));
                 }
-                let taken = (0..self.gpu_ids[p]).filter(|&g| cell.is_some_and(|c| c.gpu_taken(g)));
-                if !taken.eq(gpus.iter().copied()) {
+                let taken = cell.map_or(&[][..], |c| c.gpus.as_slice());
+                if !taken.iter().copied().eq(gpus.iter().copied()) {
                     return bad(format!(
                         "{machine}, slot {t}: the stored GPU ids are not the holds'"
                     ));

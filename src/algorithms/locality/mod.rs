@@ -572,24 +572,7 @@ impl OnlineModel for LocalityOnline {
     }
 
     fn unschedulable_why(&self, job: Option<&LocalityJob>) -> String {
-        let window = job.map_or(String::new(), |j| {
-            if j.arrival >= self.cluster.horizon {
-                format!(
-                    ": it starts at slot {}, at or past the horizon of {} slots",
-                    j.arrival, self.cluster.horizon
-                )
-            } else {
-                format!(
-                    ", slots {}..={} (the plan window, `horizon` slots from the arrival, \
-                     within the instance's horizon of {} slots)",
-                    j.arrival, j.end, self.cluster.horizon
-                )
-            }
-        });
-        format!(
-            "even the fastest pace on the empty cluster cannot finish its work within its \
-             window{window}"
-        )
+        unschedulable_why(&self.cluster, job)
     }
 
     fn segments(&self, plan: &LocalityPlan) -> Vec<Segment> {
@@ -653,4 +636,26 @@ pub(crate) fn certificate_of(
     certificate.run.seed = Some(report.seed);
     certificate.run.generator = Some("ChaCha8 (locality draw seeds)".into());
     certificate
+}
+
+/// Why `job` has no plan on the empty `cluster` within its window.
+pub(crate) fn unschedulable_why(cluster: &LocalityCluster, job: Option<&LocalityJob>) -> String {
+    let window = job.map_or(String::new(), |j| {
+        if j.arrival >= cluster.horizon {
+            format!(
+                ": it starts at slot {}, at or past the horizon of {} slots",
+                j.arrival, cluster.horizon
+            )
+        } else {
+            format!(
+                ", slots {}..={} (the plan window, `horizon` slots from the arrival, \
+                 within the instance's horizon of {} slots)",
+                j.arrival, j.end, cluster.horizon
+            )
+        }
+    });
+    format!(
+        "even the fastest pace on the empty cluster cannot finish its work within its \
+         window{window}"
+    )
 }

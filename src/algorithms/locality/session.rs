@@ -73,6 +73,10 @@ impl SessionAlgorithm for LocalitySessionModel {
         LocalityOracle::new(self.cluster.clone(), self.params.inner).with_seed(self.seed)
     }
 
+    fn unschedulable_why(&self, job: &LocalityJob) -> String {
+        super::unschedulable_why(&self.cluster, Some(job))
+    }
+
     fn certificate(&self, run: RunReport<LocalityPlan>) -> Certificate {
         let mut c = run.certificate;
         c.algorithm = Self::NAME.into();

@@ -79,6 +79,11 @@ impl SessionAlgorithm for OasisSessionModel {
         OasisOracle::new(cluster, self.params.early_stop)
     }
 
+    fn unschedulable_why(&self, job: &OasisJob) -> String {
+        job.unschedulable_why(&self.cluster)
+            .unwrap_or_else(|| "no plan on the empty cluster within the planning window".into())
+    }
+
     fn certificate(&self, run: RunReport<OasisPlan>) -> Certificate {
         let shared = !self.cluster.shared_servers.is_empty();
         let machines = self.cluster.machine_ids.len();
