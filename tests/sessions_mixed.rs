@@ -112,25 +112,45 @@ impl PartialOrd for Event {
 
 #[test]
 fn eighty_mixed_jobs_on_one_state_never_over_commit() {
-    run(None);
+    run(None, false);
 }
 
 /// Saving the state and both sessions to JSON half-way and going on with
 /// the restored ones decides exactly as the uninterrupted run.
 #[test]
 fn a_saved_and_restored_daemon_decides_identically() {
-    let whole = run(None);
-    let restarted = run(Some(70));
+    let whole = run(None, false);
+    let restarted = run(Some(70), false);
     assert_eq!(whole.len(), restarted.len());
     for (a, b) in whole.iter().zip(&restarted) {
         assert_eq!(a, b);
     }
 }
 
+/// A session re-reads only the cells the state changed since its last
+/// decision: restarting both sessions before every event with that memory
+/// wiped, so that each re-reads its whole window, decides exactly as the
+/// sessions that read incrementally.
+#[test]
+fn reading_only_the_changed_cells_decides_as_reading_all() {
+    let incremental = run(None, false);
+    let whole_reads = run(None, true);
+    assert_eq!(incremental, whole_reads);
+}
+
+/// `saved` with its memory of what it read wiped.
+fn forget_reads(saved: &str) -> String {
+    let mut v: serde_json::Value = serde_json::from_str(saved).unwrap();
+    v["synced_version"] = 0.into();
+    v["synced_end"] = 0.into();
+    v.to_string()
+}
+
 /// Runs the scenario; with `restart_at = Some(k)`, saves and restores the
-/// state and both sessions after the `k`-th event. Returns every decision
-/// and late-job outcome, in order.
-fn run(restart_at: Option<usize>) -> Vec<String> {
+/// state and both sessions after the `k`-th event; with `reread_all`,
+/// restores both sessions before every event with their memory of what
+/// they read wiped. Returns every decision and late-job outcome, in order.
+fn run(restart_at: Option<usize>, reread_all: bool) -> Vec<String> {
     let mut trace = Vec::new();
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     let mut state = ClusterState::new(&cluster(), SLOT).unwrap();
@@ -177,6 +197,10 @@ fn run(restart_at: Option<usize>) -> Vec<String> {
             state = serde_json::from_str(&st).unwrap();
             locality = LocalitySession::restore(&l).unwrap();
             gadget = GadgetSession::restore(&g).unwrap();
+        }
+        if reread_all {
+            locality = LocalitySession::restore(&forget_reads(&locality.save().unwrap())).unwrap();
+            gadget = GadgetSession::restore(&forget_reads(&gadget.save().unwrap())).unwrap();
         }
         handled += 1;
         let i = e.job as usize;

@@ -15,6 +15,7 @@
 //! explicitly, or learned from a list of past jobs with
 //! [`SessionBounds::learned_from`], both over a horizon of `T = W` slots.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::certificate::Certificate;
@@ -280,6 +281,13 @@ pub struct Session<A: SessionAlgorithm> {
     guarantee_lost: Vec<String>,
     /// The last slot synced (cells before it are forgotten).
     synced_from: u32,
+    /// The state's version at the last sync: only cells changed since are
+    /// read again.
+    synced_version: u64,
+    /// The end of the slots synced so far: later slots are read whole.
+    synced_end: u32,
+    /// Every job's position in submission order.
+    index: BTreeMap<JobId, usize>,
 }
 
 impl<A: SessionAlgorithm + fmt::Debug> fmt::Debug for Session<A> {
@@ -333,6 +341,9 @@ impl<A: SessionAlgorithm> Session<A> {
             alg: 0.0,
             guarantee_lost,
             synced_from: 0,
+            synced_version: 0,
+            synced_end: 0,
+            index: BTreeMap::new(),
         })
     }
 
@@ -361,7 +372,7 @@ impl<A: SessionAlgorithm> Session<A> {
     }
 
     fn position(&self, job: JobId) -> Option<usize> {
-        self.ids.iter().position(|&j| j == job)
+        self.index.get(&job).copied()
     }
 
     /// The snapshot so far.
@@ -432,6 +443,7 @@ impl<A: SessionAlgorithm> Session<A> {
             self.lose_guarantee(why);
         }
         self.jobs.push(model_job);
+        self.index.insert(job.id, self.ids.len());
         self.ids.push(job.id);
         self.submitted.push(Submitted {
             job: job.clone(),
@@ -502,8 +514,10 @@ impl<A: SessionAlgorithm> Session<A> {
         d
     }
 
-    /// Sets the ledger's cells of slots `current..end` to the state's fill,
-    /// and forgets the cells before the current slot.
+    /// Sets the ledger's cells of slots `current..end` to the state's fill
+    /// where it may differ — the cells the state changed since the last
+    /// sync, and the slots never synced — and forgets the cells before the
+    /// current slot.
     fn sync(&mut self, state: &ClusterState, end: u32) -> Result<()> {
         let current = state.current_slot();
         let foreign = self.foreign_fill(state);
@@ -516,11 +530,16 @@ impl<A: SessionAlgorithm> Session<A> {
             ledger.forget_before(current);
             self.synced_from = current;
         }
+        let fresh = self.synced_end.max(current);
+        let since = self.synced_version;
         let machines = self.algorithm.machines().to_vec();
         for (k, &m) in machines.iter().enumerate() {
+            let changed = state.machine_stamp(m)? > since;
             for t in current..end {
-                let used = state.used(m, t)?;
-                let amounts = self.algorithm.amounts(k, &used);
+                if t < fresh && !(changed && state.cell_stamp(m, t) > since) {
+                    continue;
+                }
+                let amounts = self.algorithm.amounts(k, &state.used(m, t)?);
                 let ledger = self.engine.ledger_mut();
                 for (r, a) in amounts.into_iter().enumerate() {
                     if let Some(c) = ledger.cell_index(MachineId(k as u32), ResourceId(r as u8), t)
@@ -530,6 +549,8 @@ impl<A: SessionAlgorithm> Session<A> {
                 }
             }
         }
+        self.synced_version = state.version();
+        self.synced_end = self.synced_end.max(end);
         Ok(())
     }
 
@@ -731,6 +752,10 @@ struct SavedSession<A, P> {
     alg: f64,
     guarantee_lost: Vec<String>,
     synced_from: u32,
+    #[serde(default)]
+    synced_version: u64,
+    #[serde(default)]
+    synced_end: u32,
 }
 
 #[cfg(feature = "serde")]
@@ -758,6 +783,8 @@ where
             alg: self.alg,
             guarantee_lost: self.guarantee_lost.clone(),
             synced_from: self.synced_from,
+            synced_version: self.synced_version,
+            synced_end: self.synced_end,
         };
         Ok(serde_json::to_string(&saved)?)
     }
@@ -792,6 +819,12 @@ where
             .map(|s| algorithm.job(&s.job, s.arrival, s.earliest, s.end))
             .collect::<Result<Vec<_>>>()?;
         let engine = OnlinePrimalDual::from_parts(algorithm.oracle(), saved.engine)?;
+        let index = saved
+            .submitted
+            .iter()
+            .enumerate()
+            .map(|(p, s)| (s.job.id, p))
+            .collect();
         Ok(Session {
             algorithm,
             engine,
@@ -805,6 +838,9 @@ where
             alg: saved.alg,
             guarantee_lost: saved.guarantee_lost,
             synced_from: saved.synced_from,
+            synced_version: saved.synced_version,
+            synced_end: saved.synced_end,
+            index,
         })
     }
 }

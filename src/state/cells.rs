@@ -5,6 +5,22 @@ use std::collections::VecDeque;
 
 use crate::model::Resources;
 
+/// A version of the state, as cells are stamped with it: bookkeeping for
+/// the state's readers (a session re-reads only the cells changed since
+/// it last read), not part of what the state holds. Two states that hold
+/// the same are equal whatever their stamps, so a change rolled back
+/// leaves the state equal to what it was.
+#[derive(Debug, Clone, Copy, Default, PartialOrd)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(transparent))]
+pub(crate) struct Stamp(pub u64);
+
+impl PartialEq for Stamp {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
 /// What one (machine, slot) cell holds: the resources used and the GPU ids
 /// taken, ascending (memory follows the GPUs in use, not the machine's
 /// count).
@@ -13,6 +29,9 @@ use crate::model::Resources;
 pub(crate) struct CellUse {
     pub used: Resources,
     pub gpus: Vec<u32>,
+    /// The state's version when the cell last changed.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub stamp: Stamp,
 }
 
 impl CellUse {
@@ -39,6 +58,9 @@ pub(crate) struct MachineCells {
     /// The machine's GPU ids are `0..gpu_ids`.
     gpu_ids: u32,
     cells: VecDeque<CellUse>,
+    /// The state's version when a cell of the machine last changed.
+    #[cfg_attr(feature = "serde", serde(default))]
+    stamp: Stamp,
 }
 
 impl MachineCells {
@@ -46,6 +68,7 @@ impl MachineCells {
         MachineCells {
             gpu_ids,
             cells: VecDeque::new(),
+            stamp: Stamp(0),
         }
     }
 
@@ -66,8 +89,21 @@ impl MachineCells {
         (start..end).all(|t| self.get(origin, t).is_none_or(|c| !c.gpu_taken(index)))
     }
 
-    /// Adds (`sign = 1`) or removes (`sign = -1`) `amount` and the GPU ids
-    /// `gpus` in the slots `start..end` (`origin ≤ start`).
+    /// The state's version when a cell of the machine last changed.
+    pub fn stamp(&self) -> u64 {
+        self.stamp.0
+    }
+
+    /// The state's version when the cell of `slot` last changed (0 for a
+    /// cell never changed, or not stored).
+    pub fn cell_stamp(&self, origin: u32, slot: u32) -> u64 {
+        self.get(origin, slot).map_or(0, |c| c.stamp.0)
+    }
+
+    /// Adds (`add`) or removes `amount` and the GPU ids `gpus` in the slots
+    /// `start..end` (`origin ≤ start`), stamping the cells changed with
+    /// the state's version `stamp`.
+    #[allow(clippy::too_many_arguments)]
     pub fn apply(
         &mut self,
         origin: u32,
@@ -76,6 +112,7 @@ impl MachineCells {
         amount: &Resources,
         gpus: &[u32],
         add: bool,
+        stamp: u64,
     ) {
         let (from, to) = ((start - origin) as usize, (end - origin) as usize);
         if add && self.cells.len() < to {
@@ -92,7 +129,9 @@ impl MachineCells {
             for &g in gpus {
                 cell.set_gpu(g, add);
             }
+            cell.stamp = Stamp(stamp);
         }
+        self.stamp = Stamp(stamp);
     }
 
     /// Drops the `n` first cells (the origin moves `n` slots on).

@@ -65,7 +65,7 @@ use crate::model::units::Num;
 use crate::model::{Cluster, FIT_TOL, GpuId, Job, JobId, MachineId, Resources};
 use crate::schedule::{Segment, charged_demand};
 
-use cells::MachineCells;
+use cells::{MachineCells, Stamp};
 pub use error::StateError;
 
 /// The most slots a state stores ahead of its current slot: a use ending
@@ -152,6 +152,9 @@ pub struct ClusterState {
     /// Every job id ever committed (ids are unique for the state's life).
     seen: BTreeSet<JobId>,
     next_usage: u64,
+    /// Bumped at every change of a cell: a session re-reads only the cells
+    /// changed since the version it last read.
+    version: Stamp,
 }
 
 impl ClusterState {
@@ -203,6 +206,7 @@ impl ClusterState {
             holds: BTreeMap::new(),
             seen: BTreeSet::new(),
             next_usage: 0,
+            version: Stamp(0),
         })
     }
 
@@ -546,6 +550,7 @@ impl ClusterState {
 
     fn apply(&mut self, u: &Use, add: bool) {
         if let Some(p) = self.position(u.machine) {
+            self.version.0 += 1;
             let ids: Vec<u32> = u.gpus.iter().map(|g| g.index).collect();
             self.cells[p].apply(
                 self.origin,
@@ -554,8 +559,30 @@ impl ClusterState {
                 &u.resources,
                 &ids,
                 add,
+                self.version.0,
             );
         }
+    }
+
+    /// The state's version: bumped at every change of a cell.
+    pub(crate) fn version(&self) -> u64 {
+        self.version.0
+    }
+
+    /// The version when a cell of `machine` last changed.
+    ///
+    /// # Errors
+    ///
+    /// [`StateError::UnknownMachine`].
+    pub(crate) fn machine_stamp(&self, machine: MachineId) -> Result<u64, StateError> {
+        Ok(self.cells[self.machine_position(machine)?].stamp())
+    }
+
+    /// The version when the cell of (`machine`, `slot`) last changed (0
+    /// for a cell never changed or not stored; `machine` must be known).
+    pub(crate) fn cell_stamp(&self, machine: MachineId, slot: u32) -> u64 {
+        self.position(machine)
+            .map_or(0, |p| self.cells[p].cell_stamp(self.origin, slot))
     }
 
     /// Checks one use against the cells as they are (earlier uses of the

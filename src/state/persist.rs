@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{Cluster, JobId};
 
-use super::cells::MachineCells;
+use super::cells::{MachineCells, Stamp};
 use super::{ClusterState, Holder, StateError, Use};
 
 /// The saved form of a [`ClusterState`].
@@ -24,6 +24,8 @@ pub(super) struct Saved {
     holds: Vec<(Holder, Vec<Use>)>,
     committed_jobs: Vec<JobId>,
     next_usage: u64,
+    #[serde(default)]
+    version: u64,
 }
 
 impl From<ClusterState> for Saved {
@@ -37,6 +39,7 @@ impl From<ClusterState> for Saved {
             holds: s.holds.into_iter().collect(),
             committed_jobs: s.seen.into_iter().collect(),
             next_usage: s.next_usage,
+            version: s.version.0,
         }
     }
 }
@@ -71,6 +74,21 @@ impl TryFrom<Saved> for ClusterState {
         state.holds = s.holds.into_iter().collect::<BTreeMap<_, _>>();
         state.seen = s.committed_jobs.into_iter().collect::<BTreeSet<_>>();
         state.next_usage = s.next_usage;
+        // The version is at least every stamp (0 for both in a state saved
+        // before stamps existed).
+        let newest = state
+            .cells
+            .iter()
+            .map(MachineCells::stamp)
+            .max()
+            .unwrap_or(0);
+        if s.version < newest {
+            return Err(bad(format!(
+                "version {} is older than a cell's stamp {newest}",
+                s.version
+            )));
+        }
+        state.version = Stamp(s.version);
         check_ids(&state)?;
         state.check()?;
         Ok(state)
