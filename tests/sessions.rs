@@ -336,6 +336,12 @@ fn learned_bounds_hold_while_they_cover_the_jobs_submitted() {
     let c = s.certificate().unwrap();
     c.check(1e-9).unwrap();
     let two_alpha = &c.guarantees[0];
+    assert!(
+        c.scope
+            .as_deref()
+            .unwrap()
+            .ends_with("price bounds learned from 4 past jobs")
+    );
     // Only the small-demand condition fails (a job fills a machine here).
     assert!(
         two_alpha

@@ -347,6 +347,12 @@ impl<A: SessionAlgorithm> Session<A> {
         })
     }
 
+    /// Where the price bounds come from (the certificate's scope says it
+    /// too).
+    pub fn bounds_source(&self) -> &BoundsSource {
+        &self.source
+    }
+
     /// The planning window, slots.
     pub fn window(&self) -> u32 {
         self.window
@@ -727,6 +733,17 @@ impl<A: SessionAlgorithm> Session<A> {
         let mut c = self.algorithm.certificate(report);
         c.objective = snapshot.alg;
         let lost = snapshot.guarantee_lost;
+        let source = match self.source {
+            BoundsSource::Explicit => "given explicitly".to_string(),
+            BoundsSource::Learned { jobs } => format!("learned from {jobs} past jobs"),
+            BoundsSource::Clairvoyant { jobs } => {
+                format!("derived from the {jobs} jobs to be submitted")
+            }
+        };
+        c.scope = Some(match c.scope.take() {
+            Some(scope) => format!("{scope}; price bounds {source}"),
+            None => format!("price bounds {source}"),
+        });
         c.guarantees = c
             .guarantees
             .into_iter()
