@@ -1,12 +1,13 @@
-//! Batches planned around what runs on a shared cluster state: SJF-BCO and
-//! the locality batch plan on what the state leaves free (capacity and GPU
-//! ids) and commit their plans to it, never over-committing a machine.
+//! Batches planned around what runs on a shared cluster state: SJF-BCO, the
+//! `rar-*` comparators and the locality batch plan on what the state leaves
+//! free (capacity and GPU ids) and commit their plans to it, never
+//! over-committing a machine.
 #![cfg(feature = "highs")]
 
 use dmlsched::algorithms::Algorithm;
 use dmlsched::algorithms::around::plan_around;
 use dmlsched::algorithms::locality::{LocalityBatch, LocalityBatchParams};
-use dmlsched::algorithms::sjf_bco::{SjfBco, SjfBcoParams};
+use dmlsched::algorithms::sjf_bco::{RarFf, RarLs, RarRand, SjfBco, SjfBcoParams};
 use dmlsched::model::units::{gb, gbps, mb};
 use dmlsched::model::*;
 use dmlsched::schedule::{Segment, Tasks};
@@ -191,4 +192,47 @@ fn the_locality_batch_plans_around_outside_usage() {
         }
     }
     state.check().unwrap();
+}
+
+/// The `rar-*` comparators plan the same batch around the same running
+/// ring: every plan starts at the next boundary, avoids the ring's GPU ids
+/// and is held in the state, which still adds up.
+#[test]
+fn the_ring_comparators_plan_around_a_running_ring() {
+    fn around<A: Algorithm<Params = SjfBcoParams>>() {
+        let mut state = ClusterState::new(&cluster(), SLOT).unwrap();
+        let held = state
+            .commit_job(
+                &ring(100, 6),
+                &[Segment::new(0..60, [(MachineId(0), Tasks::new(6, 0))])],
+            )
+            .unwrap();
+        let taken: Vec<GpuId> = held[0].gpus.clone().unwrap();
+        state.advance(90.0).unwrap();
+        let batch = [ring(0, 8), ring(1, 2), ring(2, 4)];
+        let alg = A::new(SjfBcoParams::default()).unwrap();
+        let run = plan_around(
+            &alg,
+            &mut state,
+            &batch,
+            200,
+            &mut ChaCha8Rng::seed_from_u64(0),
+        )
+        .unwrap();
+        let admitted = run.held.iter().filter(|h| h.admitted).count();
+        assert!(admitted >= 2, "{}: {admitted} admitted", A::NAME);
+        for s in run.held.iter().flat_map(|h| &h.segments) {
+            assert!(s.slots.start >= 2, "{}", A::NAME);
+            assert!(
+                s.gpus.iter().flatten().all(|g| !taken.contains(g)),
+                "{}",
+                A::NAME
+            );
+        }
+        state.check().unwrap();
+        run.solved.certificate.check(1e-9).unwrap();
+    }
+    around::<RarFf>();
+    around::<RarLs>();
+    around::<RarRand>();
 }
