@@ -8,6 +8,7 @@ use dmlsched::algorithms::Algorithm;
 use dmlsched::algorithms::around::plan_around;
 use dmlsched::algorithms::locality::{LocalityBatch, LocalityBatchParams};
 use dmlsched::algorithms::sjf_bco::{RarFf, RarLs, RarRand, SjfBco, SjfBcoParams};
+use dmlsched::algorithms::smd::{Smd, SmdParams};
 use dmlsched::model::units::{gb, gbps, mb};
 use dmlsched::model::*;
 use dmlsched::schedule::{Segment, Tasks};
@@ -235,4 +236,39 @@ fn the_ring_comparators_plan_around_a_running_ring() {
     around::<RarFf>();
     around::<RarLs>();
     around::<RarRand>();
+}
+
+/// An SMD-style run plans the shipped layered jobs around outside usage
+/// that holds six GPUs of machine 0 (and their share of its CPU and NIC)
+/// for the whole horizon: its residual cluster has 2 GPUs there, and no
+/// plan touches the held capacity.
+#[test]
+fn an_smd_run_plans_around_outside_usage() {
+    let text = std::fs::read_to_string("examples/data/instance_layered.json").unwrap();
+    let inst = Instance::from_json(&text).unwrap();
+    let mut state = ClusterState::new(inst.cluster(), inst.slot_length_s()).unwrap();
+    let horizon = 400;
+    let held = Resources::zero().gpus(6.0).cpu_cores(8.0);
+    let m0 = inst.cluster().machines[0].id;
+    state
+        .record_usage(
+            m0,
+            0.0,
+            f64::from(horizon + 10) * inst.slot_length_s(),
+            held,
+        )
+        .unwrap();
+    let smd = Smd::new(SmdParams::default()).unwrap();
+    let run = plan_around(
+        &smd,
+        &mut state,
+        inst.jobs(),
+        horizon,
+        &mut ChaCha8Rng::seed_from_u64(0),
+    )
+    .unwrap();
+    assert_eq!(run.residual.cluster().machines[0].capacity.gpus, 2.0);
+    assert!(run.held.iter().any(|h| h.admitted));
+    state.check().unwrap();
+    run.solved.certificate.check(1e-9).unwrap();
 }
