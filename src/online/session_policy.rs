@@ -24,7 +24,7 @@ use crate::certificate::Certificate;
 use crate::error::Result;
 use crate::model::{Instance, JobId};
 use crate::schedule::Segment;
-use crate::sim::{Action, Event, JobStatus as SimStatus, Policy, Rejection, SimView};
+use crate::sim::{Action, Event, JobStatus as SimStatus, Policy, Rejection, SimError, SimView};
 use crate::state::ClusterState;
 
 use super::session::{JobStatus, Overrun, Session, SessionAlgorithm, SessionDecision};
@@ -102,10 +102,10 @@ impl<A: SessionAlgorithm> SessionPolicy<A> {
     }
 
     fn submit(&mut self, view: &SimView<'_>, id: JobId) -> Result<Action> {
-        let job = view
-            .instance()
-            .job(id)
-            .ok_or(crate::state::StateError::NotCommitted { job: id })?;
+        let job = view.instance().job(id).ok_or(SimError::UnknownJob {
+            job: id,
+            time_s: view.now_s(),
+        })?;
         let d = self.session.submit(&mut self.state, job, view.now_s())?;
         let action = if d.admitted {
             self.note_end(id, &d.segments);
