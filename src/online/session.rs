@@ -541,11 +541,22 @@ impl<A: SessionAlgorithm> Session<A> {
         let machines = self.algorithm.machines().to_vec();
         for (k, &m) in machines.iter().enumerate() {
             let changed = state.machine_stamp(m)? > since;
+            // A plan holds the same use over many slots: convert each run
+            // of equal uses once.
+            let mut last: Option<(Resources, Vec<f64>)> = None;
             for t in current..end {
                 if t < fresh && !(changed && state.cell_stamp(m, t) > since) {
                     continue;
                 }
-                let amounts = self.algorithm.amounts(k, &state.used(m, t)?);
+                let used = state.used(m, t)?;
+                let amounts = match &last {
+                    Some((u, a)) if *u == used => a.clone(),
+                    _ => {
+                        let a = self.algorithm.amounts(k, &used);
+                        last = Some((used, a.clone()));
+                        a
+                    }
+                };
                 let ledger = self.engine.ledger_mut();
                 for (r, a) in amounts.into_iter().enumerate() {
                     if let Some(c) = ledger.cell_index(MachineId(k as u32), ResourceId(r as u8), t)
