@@ -12,7 +12,7 @@ use dmlsched::algorithms::locality::{Locality, LocalityParams, LocalitySession};
 use dmlsched::model::units::gb;
 use dmlsched::model::*;
 use dmlsched::online::{JobStatus, Overrun};
-use dmlsched::schedule::{JobSchedule, Schedule, Segment, verify};
+use dmlsched::schedule::Segment;
 use dmlsched::state::{ClusterState, Holder};
 use proptest::prelude::*;
 use rand::SeedableRng;
@@ -188,14 +188,14 @@ proptest! {
                     if let Some((j, k)) = owner.get(pick)
                         && sessions[*k].finish(&mut state, j.id, now + after_s).unwrap()
                     {
-                        cut(&state, &mut held[pick].1, now + after_s);
+                        common::cut_at(&state, &mut held[pick].1, now + after_s);
                     }
                 }
                 Op::Cancel { pick } => {
                     if let Some((j, k)) = owner.get(pick)
                         && sessions[*k].cancel(&mut state, j.id, now).unwrap()
                     {
-                        cut(&state, &mut held[pick].1, now);
+                        common::cut_at(&state, &mut held[pick].1, now);
                     }
                 }
                 Op::Overrun { pick, more_s } => {
@@ -212,51 +212,12 @@ proptest! {
                 }
             }
             state.check().unwrap();
-            prop_assert!(held_plans_verify(&state, &held));
+            prop_assert!(common::held_plans_verify(&state, &held));
         }
         for s in &mut sessions {
             s.certificate().unwrap().check(1e-9).unwrap();
         }
     }
-}
-
-/// The held plans (the decisions' segments, cut where a finish or a
-/// cancel released them and where the clock dropped them) pass `verify`.
-fn held_plans_verify(state: &ClusterState, held: &[(Job, Vec<Segment>)]) -> bool {
-    let jobs: Vec<Job> = held.iter().map(|(j, _)| j.clone()).collect();
-    let horizon = state.current_slot() + 64;
-    let inst = Instance::new(state.cluster().clone(), jobs, SLOT, horizon).unwrap();
-    let now = state.current_slot();
-    let schedule = Schedule {
-        jobs: held
-            .iter()
-            .map(|(j, segs)| {
-                let segments: Vec<Segment> = segs
-                    .iter()
-                    .filter(|sg| sg.slots.end > now)
-                    .map(|sg| Segment {
-                        slots: sg.slots.start.max(now)..sg.slots.end,
-                        ..sg.clone()
-                    })
-                    .collect();
-                JobSchedule {
-                    job: j.id,
-                    admitted: !segments.is_empty(),
-                    segments,
-                }
-            })
-            .collect(),
-    };
-    verify(&inst, &schedule).is_ok()
-}
-
-/// Cuts `segments` at the first slot boundary at or after `at_s`.
-fn cut(state: &ClusterState, segments: &mut Vec<Segment>, at_s: f64) {
-    let end = state.slot_from(at_s).max(state.current_slot());
-    for sg in segments.iter_mut() {
-        sg.slots.end = sg.slots.end.min(end.max(sg.slots.start));
-    }
-    segments.retain(|sg| !sg.slots.is_empty());
 }
 
 #[test]

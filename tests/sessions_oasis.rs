@@ -13,7 +13,7 @@ use dmlsched::algorithms::oasis::{Oasis, OasisError, OasisParams, OasisSession};
 use dmlsched::model::units::{gb, gbps, mb};
 use dmlsched::model::*;
 use dmlsched::online::{JobStatus, PriceBounds};
-use dmlsched::schedule::{JobSchedule, Placement, Schedule, Segment, Tasks, verify};
+use dmlsched::schedule::{Placement, Segment, Tasks};
 use dmlsched::sim::Rejection;
 use dmlsched::state::{ClusterState, Holder};
 use proptest::prelude::*;
@@ -204,7 +204,7 @@ fn shared_machines_hold_a_jobs_workers_and_ps_together() {
     );
     assert_eq!(d.utility, 1000.0);
     let held = vec![(j, d.segments.clone())];
-    assert!(held_plans_verify(&state, &held));
+    assert!(common::held_plans_verify(&state, &held));
     // A second such job fits beside it only for 1 vCPU: 1 worker and 1 PS
     // (2 vCPU) do not, so it waits for slot 1.
     let e = s.submit(&mut state, &job(1, 1, 2), 0.0).unwrap();
@@ -490,7 +490,7 @@ proptest! {
                         oasis.finish(&mut state, id, now + after_s)
                     };
                     if stopped.unwrap() {
-                        cut(&state, &mut held[pick].1, now + after_s);
+                        common::cut_at(&state, &mut held[pick].1, now + after_s);
                     }
                 }
                 Op::Cancel { pick } if pick < held.len() => {
@@ -501,7 +501,7 @@ proptest! {
                         oasis.cancel(&mut state, id, now)
                     };
                     if stopped.unwrap() {
-                        cut(&state, &mut held[pick].1, now);
+                        common::cut_at(&state, &mut held[pick].1, now);
                     }
                 }
                 Op::Finish { .. } | Op::Cancel { .. } => {}
@@ -511,7 +511,7 @@ proptest! {
                 }
             }
             state.check().unwrap();
-            prop_assert!(held_plans_verify(&state, &held));
+            prop_assert!(common::held_plans_verify(&state, &held));
         }
         oasis.certificate().unwrap().check(1e-9).unwrap();
         gadget.certificate().unwrap().check(1e-9).unwrap();
@@ -520,50 +520,6 @@ proptest! {
 
 fn is_ring(j: &Job) -> bool {
     matches!(j.architecture, Architecture::RingAllReduce(_))
-}
-
-/// The held plans (cut where a finish or a cancel released them and where
-/// the clock dropped them) pass `verify`.
-fn held_plans_verify(state: &ClusterState, held: &[(Job, Vec<Segment>)]) -> bool {
-    let now = state.current_slot();
-    let jobs: Vec<Job> = held.iter().map(|(j, _)| j.clone()).collect();
-    let inst = Instance::new(
-        state.cluster().clone(),
-        jobs,
-        state.slot_length_s(),
-        now + 64,
-    )
-    .unwrap();
-    let live = |segs: &[Segment]| -> Vec<Segment> {
-        segs.iter()
-            .filter(|sg| sg.slots.end > now)
-            .map(|sg| Segment {
-                slots: sg.slots.start.max(now)..sg.slots.end,
-                ..sg.clone()
-            })
-            .collect()
-    };
-    let jobs = held
-        .iter()
-        .map(|(j, segs)| {
-            let segments = live(segs);
-            JobSchedule {
-                job: j.id,
-                admitted: !segments.is_empty(),
-                segments,
-            }
-        })
-        .collect();
-    verify(&inst, &Schedule { jobs }).is_ok()
-}
-
-/// Cuts `segments` at the first slot boundary at or after `at_s`.
-fn cut(state: &ClusterState, segments: &mut Vec<Segment>, at_s: f64) {
-    let end = state.slot_from(at_s).max(state.current_slot());
-    for sg in segments.iter_mut() {
-        sg.slots.end = sg.slots.end.min(end.max(sg.slots.start));
-    }
-    segments.retain(|sg| !sg.slots.is_empty());
 }
 
 #[test]

@@ -479,3 +479,58 @@ pub fn same_ring_decisions(
         }
     }
 }
+
+/// Whether the plans `held` in `state` (each cut where a finish or a
+/// cancel released it, and from the state's current slot on) pass
+/// `schedule::verify` together.
+#[allow(dead_code)]
+pub fn held_plans_verify(
+    state: &dmlsched::state::ClusterState,
+    held: &[(dmlsched::model::Job, Vec<dmlsched::schedule::Segment>)],
+) -> bool {
+    use dmlsched::model::{Instance, Job};
+    use dmlsched::schedule::{JobSchedule, Schedule, Segment, verify};
+    let now = state.current_slot();
+    let jobs: Vec<Job> = held.iter().map(|(j, _)| j.clone()).collect();
+    let inst = Instance::new(
+        state.cluster().clone(),
+        jobs,
+        state.slot_length_s(),
+        now + 64,
+    )
+    .unwrap();
+    let jobs = held
+        .iter()
+        .map(|(j, segs)| {
+            let segments: Vec<Segment> = segs
+                .iter()
+                .filter(|sg| sg.slots.end > now)
+                .map(|sg| Segment {
+                    slots: sg.slots.start.max(now)..sg.slots.end,
+                    ..sg.clone()
+                })
+                .collect();
+            JobSchedule {
+                job: j.id,
+                admitted: !segments.is_empty(),
+                segments,
+            }
+        })
+        .collect();
+    verify(&inst, &Schedule { jobs }).is_ok()
+}
+
+/// Cuts `segments` at the first slot boundary of `state` at or after
+/// `at_s` (where a release frees them).
+#[allow(dead_code)]
+pub fn cut_at(
+    state: &dmlsched::state::ClusterState,
+    segments: &mut Vec<dmlsched::schedule::Segment>,
+    at_s: f64,
+) {
+    let end = state.slot_from(at_s).max(state.current_slot());
+    for sg in segments.iter_mut() {
+        sg.slots.end = sg.slots.end.min(end.max(sg.slots.start));
+    }
+    segments.retain(|sg| !sg.slots.is_empty());
+}
