@@ -549,16 +549,12 @@ impl<A: SessionAlgorithm> Session<A> {
                     continue;
                 }
                 let used = state.used(m, t)?;
-                let amounts = match &last {
-                    Some((u, a)) if *u == used => a.clone(),
-                    _ => {
-                        let a = self.algorithm.amounts(k, &used);
-                        last = Some((used, a.clone()));
-                        a
-                    }
-                };
+                if !matches!(&last, Some((u, _)) if *u == used) {
+                    last = Some((used, self.algorithm.amounts(k, &used)));
+                }
+                let Some((_, amounts)) = &last else { continue };
                 let ledger = self.engine.ledger_mut();
-                for (r, a) in amounts.into_iter().enumerate() {
+                for (r, &a) in amounts.iter().enumerate() {
                     if let Some(c) = ledger.cell_index(MachineId(k as u32), ResourceId(r as u8), t)
                     {
                         ledger.set(c, a);
