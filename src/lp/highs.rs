@@ -404,55 +404,7 @@ impl Resident {
     pub(crate) fn new(lp: LinearProgram, opts: SolveOptions) -> Result<Self, LpError> {
         lp.validate()?;
         opts.validate()?;
-        let (n_rows, n_cols) = (lp.n_rows(), lp.n_cols());
-        if n_rows.max(n_cols).max(lp.nnz()) > MAX_HIGHS_INDEX {
-            return Err(LpError::Solver {
-                stage: "build".into(),
-                message: format!("the program exceeds HiGHS's limit of {MAX_HIGHS_INDEX}"),
-            });
-        }
-        let mut problem = ColProblem::new();
-        let rows: Vec<Row> = (0..n_rows)
-            .map(|i| {
-                let (lo, hi) = lp
-                    .row_bounds(i)
-                    .unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
-                problem.add_row(inclusive(lo, hi))
-            })
-            .collect();
-        let mut by_col: Vec<Vec<(Row, f64)>> = vec![Vec::new(); n_cols];
-        for (i, &row) in rows.iter().enumerate() {
-            for &(col, value) in lp.row_entries(i).unwrap_or(&[]) {
-                if col < n_cols && value != 0.0 {
-                    by_col[col].push((row, value));
-                }
-            }
-        }
-        let sense = match lp.sense() {
-            Sense::Minimise => highs::Sense::Minimise,
-            Sense::Maximise => highs::Sense::Maximise,
-        };
-        let load_error = |status| LpError::Solver {
-            stage: "load".into(),
-            message: format!(
-                "HiGHS rejected the model (status {status:?}); {}",
-                describe(&lp, &opts)
-            ),
-        };
-        let mut model = problem.try_optimise(sense).map_err(load_error)?;
-        let mut cols = Vec::with_capacity(n_cols);
-        for (j, entries) in by_col.into_iter().enumerate() {
-            let cost = lp.cost(j).unwrap_or(0.0);
-            let (lo, hi) = lp
-                .col_bounds(j)
-                .unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
-            cols.push(
-                model
-                    .try_add_column(cost, inclusive(lo, hi), entries)
-                    .map_err(load_error)?,
-            );
-        }
-        apply_options(&mut model, &opts)?;
+        let (cols, model) = load_resident(&lp, &opts)?;
         Ok(Resident {
             lp,
             opts,
@@ -499,6 +451,22 @@ impl Resident {
         if self.lp.n_cols() == 0 {
             return Ok(empty_program(&self.lp, start));
         }
+        let warm = self.solve_loaded(start)?;
+        if !matches!(warm.status, LpStatus::Unknown(_)) {
+            return Ok(warm);
+        }
+        // A warm start can leave HiGHS without a conclusion on a badly
+        // scaled program that it settles from scratch: load the program
+        // afresh (this instance serves the next solves too) and solve it cold.
+        let (cols, model) = load_resident(&self.lp, &self.opts)?;
+        self.cols = cols;
+        self.model = Some(model);
+        self.solve_loaded(start)
+    }
+
+    /// Solves the loaded model from where it stands, and keeps it for the
+    /// next solve.
+    fn solve_loaded(&mut self, start: Instant) -> Result<LpSolution, LpError> {
         let model = self.model.take().ok_or_else(|| LpError::Solver {
             stage: "solve".into(),
             message: "the resident solver is gone after a failed solve".into(),
@@ -514,6 +482,64 @@ impl Resident {
         self.model = Some(Model::from(solved));
         out
     }
+}
+
+/// Loads `lp` into a new HiGHS instance with the options `opts` (both
+/// validated by the caller): the columns of the loaded model, and the model.
+fn load_resident(
+    lp: &LinearProgram,
+    opts: &SolveOptions,
+) -> Result<(Vec<highs::Col>, Model), LpError> {
+    let (n_rows, n_cols) = (lp.n_rows(), lp.n_cols());
+    if n_rows.max(n_cols).max(lp.nnz()) > MAX_HIGHS_INDEX {
+        return Err(LpError::Solver {
+            stage: "build".into(),
+            message: format!("the program exceeds HiGHS's limit of {MAX_HIGHS_INDEX}"),
+        });
+    }
+    let mut problem = ColProblem::new();
+    let rows: Vec<Row> = (0..n_rows)
+        .map(|i| {
+            let (lo, hi) = lp
+                .row_bounds(i)
+                .unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
+            problem.add_row(inclusive(lo, hi))
+        })
+        .collect();
+    let mut by_col: Vec<Vec<(Row, f64)>> = vec![Vec::new(); n_cols];
+    for (i, &row) in rows.iter().enumerate() {
+        for &(col, value) in lp.row_entries(i).unwrap_or(&[]) {
+            if col < n_cols && value != 0.0 {
+                by_col[col].push((row, value));
+            }
+        }
+    }
+    let sense = match lp.sense() {
+        Sense::Minimise => highs::Sense::Minimise,
+        Sense::Maximise => highs::Sense::Maximise,
+    };
+    let load_error = |status| LpError::Solver {
+        stage: "load".into(),
+        message: format!(
+            "HiGHS rejected the model (status {status:?}); {}",
+            describe(lp, opts)
+        ),
+    };
+    let mut model = problem.try_optimise(sense).map_err(load_error)?;
+    let mut cols = Vec::with_capacity(n_cols);
+    for (j, entries) in by_col.into_iter().enumerate() {
+        let cost = lp.cost(j).unwrap_or(0.0);
+        let (lo, hi) = lp
+            .col_bounds(j)
+            .unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
+        cols.push(
+            model
+                .try_add_column(cost, inclusive(lo, hi), entries)
+                .map_err(load_error)?,
+        );
+    }
+    apply_options(&mut model, opts)?;
+    Ok((cols, model))
 }
 
 #[cfg(test)]
