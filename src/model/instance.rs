@@ -80,7 +80,12 @@ impl Instance {
             if job_index.insert(job.id, i).is_some() {
                 return Err(ModelError::DuplicateJob { job: job.id });
             }
-            validate_job(job, &cluster, &machine_index, horizon_s)?;
+            validate_job(
+                job,
+                &cluster,
+                &|m| machine_index.contains_key(&m),
+                horizon_s,
+            )?;
             let best = job.utility.value(0);
             utility_sum += best;
             if !utility_sum.is_finite() {
@@ -252,7 +257,9 @@ fn inconsistent(entity: Entity, field: &str, reason: impl Into<String>) -> Model
     }
 }
 
-fn validate_cluster(cluster: &Cluster) -> Result<HashMap<MachineId, usize>, ModelError> {
+/// Checks `cluster` as an instance checks it; the position of every
+/// machine by id.
+pub(crate) fn validate_cluster(cluster: &Cluster) -> Result<HashMap<MachineId, usize>, ModelError> {
     if cluster.machines.is_empty() {
         return Err(ModelError::EmptyCluster);
     }
@@ -520,10 +527,14 @@ fn validate_rar(job: &Job, r: &RarJob) -> Result<(), ModelError> {
     Ok(())
 }
 
-fn validate_job(
+/// Checks `job` as an instance on `cluster` (whose machines `known` tells
+/// apart) with a horizon ending at `horizon_s` checks it: its numbers, its
+/// workload, its utility, its arrival before the horizon, its allowed
+/// machines and that its smallest allocation fits a machine.
+pub(crate) fn validate_job(
     job: &Job,
     cluster: &Cluster,
-    machine_index: &HashMap<MachineId, usize>,
+    known: &dyn Fn(MachineId) -> bool,
     horizon_s: f64,
 ) -> Result<(), ModelError> {
     let e = Entity::Job(job.id);
@@ -555,7 +566,7 @@ fn validate_job(
         });
     }
     if let Some(allowed) = &job.allowed_machines {
-        if let Some(&m) = allowed.iter().find(|m| !machine_index.contains_key(m)) {
+        if let Some(&m) = allowed.iter().find(|&&m| !known(m)) {
             return Err(ModelError::UnknownMachine {
                 job: job.id,
                 machine: m,

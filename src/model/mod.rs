@@ -18,6 +18,7 @@ pub use cluster::{
 };
 pub use error::{Entity, ModelError};
 pub use instance::{FORMAT_VERSION, Instance};
+pub(crate) use instance::{validate_cluster, validate_job};
 pub(crate) use job::ps_for_bandwidth;
 pub use job::{
     Architecture, Discipline, Elasticity, Job, JobId, Layer, MAX_TOTAL_MINIBATCHES, PsJob, RarJob,

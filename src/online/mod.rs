@@ -109,6 +109,8 @@
 //! # Ok::<(), dmlsched::Error>(())
 //! ```
 
+#[cfg(feature = "serde")]
+mod any_session;
 mod bounds;
 mod engine;
 mod error;
@@ -123,6 +125,8 @@ mod session_policy;
 mod tests;
 mod units;
 
+#[cfg(feature = "serde")]
+pub use any_session::AnySession;
 pub use bounds::{
     BoundInputs, BoundsChoice, BoundsOrigin, BoundsRule, MIN_POSITIVE_DEMAND, PriceBounds,
     UnitDemand, default_v_floor, value_floor_from,

@@ -406,7 +406,9 @@ impl<A: SessionAlgorithm> Session<A> {
     /// # Errors
     ///
     /// [`StateError::Time`] for a time before the state's,
-    /// [`StateError::DuplicateJob`] for an id the state already saw; the
+    /// [`StateError::DuplicateJob`] for an id the state already saw;
+    /// [`ModelError`](crate::model::ModelError) for a job an instance on
+    /// the state's cluster would refuse ([`ClusterState::check_job`]); the
     /// algorithm's errors for a job outside its model. Nothing changes on
     /// an error.
     pub fn submit(
@@ -425,6 +427,7 @@ impl<A: SessionAlgorithm> Session<A> {
         if state.was_committed(job.id) || self.position(job.id).is_some() {
             return Err(StateError::DuplicateJob { job: job.id }.into());
         }
+        state.check_job(job)?;
         let arrival = state.slot_at(now_s);
         let earliest = state.slot_from(now_s);
         let end = arrival

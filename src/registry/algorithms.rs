@@ -22,6 +22,8 @@ use crate::certificate::Certificate;
 #[cfg(feature = "serde")]
 use crate::model::Instance;
 #[cfg(feature = "serde")]
+use crate::online::AnySession;
+#[cfg(feature = "serde")]
 use crate::schedule::Schedule;
 #[cfg(feature = "serde")]
 use crate::sim::Policy;
@@ -433,4 +435,86 @@ fn smd_notes(report: &SmdReport) -> Vec<String> {
         ));
     }
     notes
+}
+
+/// The algorithms that decide job by job as a session over a shared
+/// cluster state ([`session`]), in a stable order.
+pub const SESSION_ALGORITHMS: [&str; 3] = [
+    <Oasis as crate::algorithms::Algorithm>::NAME,
+    <Locality as crate::algorithms::Algorithm>::NAME,
+    <Gadget as crate::algorithms::Algorithm>::NAME,
+];
+
+/// A session of algorithm `name` (one of [`SESSION_ALGORITHMS`]) over
+/// `state`'s cluster, with the parameters in `json` (its defaults without)
+/// and a planning window of `window` slots. Its price bounds are learned
+/// from the `past` jobs (jobs like the ones to come, each as if it arrived
+/// at slot 0 of a window; the algorithm's own rule), which also set
+/// GADGET-style's model of the cluster. `seed` seeds what the algorithm
+/// draws (the locality scheduler's inner solver, unless its parameters fix
+/// a seed).
+///
+/// ```
+/// # #[cfg(feature = "highs")] {
+/// use dmlsched::model::Instance;
+/// use dmlsched::registry::session;
+/// use dmlsched::state::ClusterState;
+///
+/// let text = std::fs::read_to_string("examples/data/instance_ring_batch.json").unwrap();
+/// let past = Instance::from_json(&text)?;
+/// let mut state = ClusterState::new(past.cluster(), past.slot_length_s())?;
+/// let mut s = session("gadget", &state, 50, past.jobs(), None, 0)?;
+/// let d = s.submit(&mut state, &past.jobs()[0], 0.0)?;
+/// assert_eq!(d.admitted, !d.segments.is_empty());
+/// assert!(session("fifo", &state, 50, past.jobs(), None, 0).is_err());
+/// # }
+/// # Ok::<(), dmlsched::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`check_params`]; [`crate::Error::UnknownName`] for a name not in
+/// [`SESSION_ALGORITHMS`]; the algorithm's errors for a cluster or past
+/// job outside its model, or for past jobs that set no bound (none with a
+/// positive value).
+#[cfg(feature = "serde")]
+pub fn session(
+    name: &str,
+    state: &crate::state::ClusterState,
+    window: u32,
+    past: &[crate::model::Job],
+    json: Option<&str>,
+    seed: u64,
+) -> crate::Result<Box<dyn AnySession>> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    Ok(match name {
+        "oasis" => Box::new(Oasis::new(params_of::<Oasis>(json)?)?.session(state, window, past)?),
+        "locality" => Box::new(
+            Locality::new(params_of::<Locality>(json)?)?.session(state, window, past, &mut rng)?,
+        ),
+        "gadget" => {
+            Box::new(Gadget::new(params_of::<Gadget>(json)?)?.session(state, window, past)?)
+        }
+        other => return Err(unknown("session algorithm", other, &SESSION_ALGORITHMS)),
+    })
+}
+
+/// The session of algorithm `name` saved by [`AnySession::save`]: it
+/// decides as the saved one would have.
+///
+/// # Errors
+///
+/// [`crate::Error::UnknownName`] for a name not in [`SESSION_ALGORITHMS`];
+/// as [`Session::restore`](crate::online::Session::restore).
+#[cfg(feature = "serde")]
+pub fn restore_session(name: &str, text: &str) -> crate::Result<Box<dyn AnySession>> {
+    use crate::algorithms::gadget::GadgetSession;
+    use crate::algorithms::locality::LocalitySession;
+    use crate::algorithms::oasis::OasisSession;
+    Ok(match name {
+        "oasis" => Box::new(OasisSession::restore(text)?),
+        "locality" => Box::new(LocalitySession::restore(text)?),
+        "gadget" => Box::new(GadgetSession::restore(text)?),
+        other => return Err(unknown("session algorithm", other, &SESSION_ALGORITHMS)),
+    })
 }

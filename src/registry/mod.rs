@@ -143,7 +143,8 @@ pub fn cheap_baselines(ring: bool) -> Vec<&'static str> {
 mod algorithms;
 
 pub use algorithms::{
-    ALGORITHM_POLICIES, ALGORITHMS, Needs, architecture, is_policy, known_policies, needs,
+    ALGORITHM_POLICIES, ALGORITHMS, Needs, SESSION_ALGORITHMS, architecture, is_policy,
+    known_policies, needs,
 };
 #[cfg(feature = "serde")]
-pub use algorithms::{Outcome, check_params, policy, solve};
+pub use algorithms::{Outcome, check_params, policy, restore_session, session, solve};

@@ -177,6 +177,7 @@ impl ClusterState {
         if cluster.machines.is_empty() {
             return Err(invalid("the cluster has no machine".into()));
         }
+        crate::model::validate_cluster(cluster).map_err(|e| invalid(e.to_string()))?;
         let mut ids: Vec<MachineId> = cluster.machines.iter().map(|m| m.id).collect();
         ids.sort();
         if let Some(w) = ids.windows(2).find(|w| w[0] == w[1]) {
@@ -229,6 +230,28 @@ impl ClusterState {
     /// The cluster the state was built from.
     pub fn cluster(&self) -> &Cluster {
         &self.cluster
+    }
+
+    /// Checks `job` as an instance on the state's cluster checks it (its
+    /// numbers, workload and utility, its allowed machines, that its
+    /// smallest allocation fits a machine), whatever its `arrival_s`: a
+    /// session's submission time stands for it.
+    ///
+    /// # Errors
+    ///
+    /// The [`ModelError`](crate::model::ModelError) that names what is
+    /// wrong, as [`Instance::new`](crate::model::Instance::new) would.
+    pub fn check_job(&self, job: &Job) -> Result<(), crate::model::ModelError> {
+        let job = Job {
+            arrival_s: 0.0,
+            ..job.clone()
+        };
+        crate::model::validate_job(
+            &job,
+            &self.cluster,
+            &|m| self.position(m).is_some(),
+            f64::INFINITY,
+        )
     }
 
     /// The machines, in the cluster's order.

@@ -150,7 +150,8 @@ impl OasisCluster {
                 Hosting::Both => {
                     return Err(OasisError::UnsupportedCluster {
                         reason: format!(
-                            "{} may host workers and PSs; OASiS needs every server to be worker-only or PS-only",
+                            "{} may host workers and PSs; OASiS needs every server to be worker-only or PS-only, \
+                             or the parameter `shared_machines` set to use such machines as shared servers",
                             m.id
                         ),
                     });

@@ -35,6 +35,7 @@ mod pcip;
 mod policies;
 mod recipe;
 mod replay;
+mod session;
 mod simulate;
 mod solve;
 mod summary;
@@ -71,6 +72,11 @@ enum Command {
     /// docs/pcip-format.md) with the crate's rounding pipeline, or exactly
     /// with --exact.
     Pcip(pcip::PcipArgs),
+    /// Decide jobs one by one over a shared cluster state, as a line
+    /// protocol: one JSON event per line on standard input (submit, finish,
+    /// cancel, extend, usage, certificate, save), one JSON line per event
+    /// on standard output (docs/session-protocol.md).
+    Session(session::SessionArgs),
 }
 
 /// Why a command failed: bad input (exit code 2) or a failed run (1).
@@ -135,6 +141,7 @@ fn main() -> ExitCode {
         Command::Simulate(args) => simulate::run(&args),
         Command::Replay(args) => replay::run(&args),
         Command::Pcip(args) => pcip::run(&args),
+        Command::Session(args) => session::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
