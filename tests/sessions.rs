@@ -125,6 +125,38 @@ fn unknown_and_duplicate_ids_change_nothing() {
     s.certificate().unwrap().check(1e-9).unwrap();
 }
 
+/// A job an instance would refuse is refused by `submit` with the model's
+/// typed error, naming the job, and changes nothing; so is one larger than
+/// every machine.
+#[test]
+fn invalid_jobs_are_refused_with_the_models_error() {
+    let mut state = ClusterState::new(&cluster(2), SLOT).unwrap();
+    let mut s = session(&state, 6);
+    let (before, snap) = (state.clone(), s.snapshot());
+    let mut nan = job(0, 2);
+    let mut huge = job(1, 2);
+    if let Architecture::ParameterServer(p) = &mut nan.architecture {
+        p.minibatch_compute_s = f64::NAN;
+    }
+    if let Architecture::ParameterServer(p) = &mut huge.architecture {
+        p.worker.gpus = 1e6;
+    }
+    let unbounded = job(2, 2).with_utility(Utility::Linear {
+        g1: f64::INFINITY,
+        slope: 1.0,
+    });
+    for bad in [&nan, &huge, &unbounded] {
+        let err = s.submit(&mut state, bad, 0.0).unwrap_err();
+        assert!(matches!(err, dmlsched::Error::Model(_)), "{err}");
+        assert!(err.is_input(), "{err}");
+        assert!(err.to_string().contains(&bad.id.to_string()), "{err}");
+        assert_eq!(state, before);
+        assert_eq!(s.snapshot(), snap);
+    }
+    // The ids of refused jobs stay free.
+    assert!(s.submit(&mut state, &job(0, 2), 0.0).unwrap().admitted);
+}
+
 /// One step of a random interleaving.
 #[derive(Debug, Clone)]
 enum Op {

@@ -12,6 +12,8 @@
 //!   [`Algorithm::NAME`](crate::algorithms::Algorithm::NAME), run by
 //!   [`solve`] with parameters from JSON; [`ALGORITHM_POLICIES`], those
 //!   that are also simulator policies ([`policy`]).
+//! - [`SESSION_ALGORITHMS`]: those that decide job by job as a session over
+//!   a shared cluster state ([`session`], [`restore_session`]).
 //!
 //! This is the one place that names algorithms one by one: the command
 //! line and the experiments go through it.

@@ -85,7 +85,7 @@ impl SessionAlgorithm for LocalitySessionModel {
              workers and parameter servers per slot, each job's utility at its completion slot) \
              over the jobs submitted, each planned within {} slots of its submission, on the \
              cluster's {} machines; a simulator's replay of the plans is not covered",
-            self.params.horizon,
+            self.cluster.horizon,
             self.cluster.machine_ids.len()
         ));
         c.run.seed = Some(self.seed);
