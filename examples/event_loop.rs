@@ -307,7 +307,12 @@ impl CapacityTable {
     /// from the state's current slot to the last slot either holds.
     fn disagreements(&self, state: &ClusterState) -> Vec<String> {
         let now = state.current_slot();
-        let end = now + 2 * WINDOW;
+        let table_end = self.cells.keys().map(|&(_, s)| s + 1).max();
+        let state_end = state
+            .holds()
+            .flat_map(|(_, uses)| uses.iter().map(|u| u.slots.end))
+            .max();
+        let end = table_end.max(state_end).unwrap_or(now);
         let mut found = Vec::new();
         for &machine in state.machines() {
             for slot in now..end {
@@ -324,21 +329,20 @@ impl CapacityTable {
     }
 }
 
-/// The GPU-slots `state` holds from its current slot on.
+/// The GPU-slots `state` holds from its current slot on, summed over its
+/// holds.
 fn state_gpu_slots(state: &ClusterState) -> f64 {
-    let now = state.current_slot();
     state
-        .machines()
-        .iter()
-        .flat_map(|&m| (now..now + 2 * WINDOW).map(move |s| (m, s)))
-        .map(|(m, s)| state.used(m, s).map_or(0.0, |u| u.gpus))
+        .holds()
+        .flat_map(|(_, uses)| uses)
+        .map(|u| u.resources.gpus * f64::from(u.slots.end - u.slots.start))
         .sum()
 }
 
 /// One compact line of a session's certificate snapshot.
-fn snapshot_line(s: &Snapshot) -> String {
+fn snapshot_line(session: &str, s: &Snapshot) -> String {
     format!(
-        "alg {:.1} trivial_bound {:.1} guarantee_lost {}",
+        "{session}: alg {:.1} trivial_bound {:.1} guarantee_lost {}",
         s.alg,
         s.trivial_bound,
         s.guarantee_lost.len()
@@ -348,7 +352,12 @@ fn snapshot_line(s: &Snapshot) -> String {
 /// Where a plan starts: GPUs per machine, e.g. `m3:4 m5:4`.
 fn where_line(segments: &[Segment]) -> String {
     let mut gpus: BTreeMap<MachineId, usize> = BTreeMap::new();
-    for g in segments.first().and_then(|s| s.gpus.as_ref()).into_iter().flatten() {
+    for g in segments
+        .first()
+        .and_then(|s| s.gpus.as_ref())
+        .into_iter()
+        .flatten()
+    {
         *gpus.entry(g.machine).or_default() += 1;
     }
     gpus.iter()
@@ -370,12 +379,8 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     let mut state = ClusterState::new(&cluster(), SLOT_S)?;
     let past_ps: Vec<Job> = (0..8).map(|i| ps_job(10_000 + i, &mut rng)).collect();
     let past_rings: Vec<Job> = (0..8).map(|i| ring_job(20_000 + i, &mut rng)).collect();
-    let mut locality = Locality::new(LocalityParams::default())?.session(
-        &state,
-        WINDOW,
-        &past_ps,
-        &mut rng,
-    )?;
+    let mut locality =
+        Locality::new(LocalityParams::default())?.session(&state, WINDOW, &past_ps, &mut rng)?;
     let mut gadget = Gadget::new(GadgetParams::default())?.session(&state, WINDOW, &past_rings)?;
 
     let jobs: BTreeMap<JobId, Job> = (0..JOBS)
@@ -405,7 +410,11 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
         // The daemon's clock: move the state to the event, forget the past.
         state.advance(time_s)?;
         table.forget_before(state.current_slot());
-        let name = if is_ps(job) { "ps  " } else { "ring" };
+        let (name, session) = if is_ps(job) {
+            ("ps  ", "locality")
+        } else {
+            ("ring", "gadget")
+        };
         let head = format!("t {time_s:7.1} s  {job:>7} {name}");
 
         match kind {
@@ -420,7 +429,7 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
                     println!(
                         "{head}  rejected ({})  | {}",
                         why.kind(),
-                        snapshot_line(&d.snapshot)
+                        snapshot_line(session, &d.snapshot)
                     );
                 } else {
                     admitted += 1;
@@ -428,9 +437,9 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
                     let start = d.segments.iter().map(|s| s.slots.start).min().unwrap_or(0);
                     let end = d.segments.iter().map(|s| s.slots.end).max().unwrap_or(0);
                     println!(
-                        "{head}  admitted slots {start}..{end} on {}  | {}",
+                        "{head}  admitted slots {start}..{end}, starts on {}  | {}",
                         where_line(&d.segments),
-                        snapshot_line(&d.snapshot)
+                        snapshot_line(session, &d.snapshot)
                     );
                     // How long it really runs: its plan's length × noise.
                     let planned_s = f64::from(end - start) * SLOT_S;
@@ -488,10 +497,10 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
                         extended += 1;
                         table.hold(&jobs[&job], std::slice::from_ref(&segment))?;
                         println!(
-                            "{head}  late by {more_s:.0} s: extended slots {}..{}  | {}",
+                            "{head}  late by {more_s:.1} s: extended slots {}..{}  | {}",
                             segment.slots.start,
                             segment.slots.end,
-                            snapshot_line(&snapshot)
+                            snapshot_line(session, &snapshot)
                         );
                         // It finishes inside the extension (or at its end).
                         let done_s = f64::from(segment.slots.start) * SLOT_S + more_s;
@@ -504,8 +513,8 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
                     Overrun::Preempted { .. } => {
                         preempted += 1;
                         println!(
-                            "{head}  late by {more_s:.0} s: preempted (no room on its machines)  | {}",
-                            snapshot_line(&snapshot)
+                            "{head}  late by {more_s:.1} s: preempted (no room on its machines)  | {}",
+                            snapshot_line(session, &snapshot)
                         );
                     }
                 }
