@@ -7,9 +7,9 @@ Each ```sh block's lines are commands (a trailing backslash continues a
 line; `#` after two spaces starts a comment). `cargo install` installs into
 ROOT (sharing the workspace's target folder, so nothing is rebuilt), and
 every later command runs with ROOT/bin first on PATH, so `dmlsched` is the
-installed tool. Three commands are covered by other CI steps and skipped:
-the system packages (the toolchain step), `cargo test` (the test steps) and
-the quickstart (its own step).
+installed tool. Four commands are covered by other CI steps and skipped:
+the system packages (the toolchain step), `cargo test` (the test steps), the
+quickstart and the event-loop example (their own steps).
 Exits 1 when a command fails, after running the others.
 """
 import os
@@ -23,6 +23,8 @@ SKIP = {
     "cargo test": "the test steps run the suite",
     "cargo run --release --example quickstart":
         "the quickstart step runs it, in the release build CI shares (--features cli)",
+    "cargo run --release --example event_loop":
+        "the event_loop step runs it, in the release build CI shares (--features cli)",
 }
 
 
