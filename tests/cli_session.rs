@@ -256,3 +256,34 @@ fn bad_invocations_exit_with_code_2() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A job id is taken once any session decided on it, even by a rejection:
+/// another session over the same state refuses it (its finish would
+/// otherwise reach the session that rejected it and leave the plan held).
+#[test]
+fn an_id_one_session_rejected_is_refused_by_the_other() {
+    let ps: Value = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(PAST)).unwrap(),
+    )
+    .unwrap();
+    let mut worthless = ps[0].clone();
+    worthless["id"] = 1.into();
+    worthless["utility"] = serde_json::json!({"kind": "constant", "value": 0.0});
+    let input = [
+        submit(0.0, &worthless.to_string()),
+        submit(0.0, &ring(1, 4, 3000)),
+        r#"{"event":"finish","time_s":120,"job":1}"#.to_string(),
+    ]
+    .join("\n");
+    let r = replies(&session(
+        &["--algorithm", MIXED, "--cluster", CLUSTER, "--past", PAST],
+        &(input + "\n"),
+    ));
+    assert_eq!(r[0]["admitted"], false, "{}", r[0]);
+    assert!(
+        r[1]["error"].as_str().unwrap().contains("already"),
+        "{}",
+        r[1]
+    );
+    assert_eq!(r[2]["released"], false, "{}", r[2]);
+}

@@ -385,7 +385,15 @@ impl<A: SessionAlgorithm> Session<A> {
     pub fn snapshot(&self) -> Snapshot {
         Snapshot {
             alg: self.alg,
-            trivial_bound: self.engine.outcomes().iter().map(|o| o.u_max).sum(),
+            // Summed in another order than `alg`: never below it by a
+            // rounding (OPT ≥ ALG, so the larger is still a bound).
+            trivial_bound: self
+                .engine
+                .outcomes()
+                .iter()
+                .map(|o| o.u_max)
+                .sum::<f64>()
+                .max(self.alg),
             guarantee_lost: self.guarantee_lost.clone(),
         }
     }
@@ -406,7 +414,8 @@ impl<A: SessionAlgorithm> Session<A> {
     /// # Errors
     ///
     /// [`StateError::Time`] for a time before the state's,
-    /// [`StateError::DuplicateJob`] for an id the state already saw;
+    /// [`StateError::DuplicateJob`] for an id a session over the state
+    /// already decided on ([`ClusterState::was_decided`]);
     /// [`ModelError`](crate::model::ModelError) for a job an instance on
     /// the state's cluster would refuse ([`ClusterState::check_job`]); the
     /// algorithm's errors for a job outside its model. Nothing changes on
@@ -424,7 +433,7 @@ impl<A: SessionAlgorithm> Session<A> {
             }
             .into());
         }
-        if state.was_committed(job.id) || self.position(job.id).is_some() {
+        if state.was_decided(job.id) || self.position(job.id).is_some() {
             return Err(StateError::DuplicateJob { job: job.id }.into());
         }
         state.check_job(job)?;
@@ -517,6 +526,7 @@ impl<A: SessionAlgorithm> Session<A> {
         self.status.push(if d.admitted {
             JobStatus::Admitted
         } else {
+            state.note_refused(job.id);
             JobStatus::Rejected
         });
         d.snapshot = self.snapshot();
@@ -665,9 +675,11 @@ impl<A: SessionAlgorithm> Session<A> {
         let slots = (more_s / state.slot_length_s()).ceil();
         if !(more_s > 0.0 && slots <= f64::from(self.window)) {
             return Err(StateError::Time {
-                time_s: Num(more_s),
+                time_s: Num(now_s),
                 reason: format!(
-                    "the extra time must be positive and at most the planning window ({} slots)",
+                    "the extra time {} s for {job} must be positive and at most the planning \
+                     window ({} slots)",
+                    Num(more_s),
                     self.window
                 ),
             }

@@ -151,6 +151,8 @@ pub struct ClusterState {
     holds: BTreeMap<Holder, Vec<Use>>,
     /// Every job id ever committed (ids are unique for the state's life).
     seen: BTreeSet<JobId>,
+    /// Every job id a session refused (so no other session takes it).
+    refused: BTreeSet<JobId>,
     next_usage: u64,
     /// Bumped at every change of a cell: a session re-reads only the cells
     /// changed since the version it last read.
@@ -206,6 +208,7 @@ impl ClusterState {
             origin: 0,
             holds: BTreeMap::new(),
             seen: BTreeSet::new(),
+            refused: BTreeSet::new(),
             next_usage: 0,
             version: Stamp(0),
         })
@@ -349,6 +352,19 @@ impl ClusterState {
     /// Whether `job` was ever committed to this state.
     pub fn was_committed(&self, job: JobId) -> bool {
         self.seen.contains(&job)
+    }
+
+    /// Whether a session already decided on `job` over this state:
+    /// committed it, or refused it ([`note_refused`](Self::note_refused)).
+    /// Job ids are unique for the state's life, across its sessions.
+    pub fn was_decided(&self, job: JobId) -> bool {
+        self.seen.contains(&job) || self.refused.contains(&job)
+    }
+
+    /// Records that a session refused `job` (its id is then taken: no
+    /// session over this state decides on it again).
+    pub fn note_refused(&mut self, job: JobId) {
+        self.refused.insert(job);
     }
 
     /// The uses `holder` holds from the current slot on (`None` when it

@@ -26,6 +26,8 @@ pub(super) struct Saved {
     next_usage: u64,
     #[serde(default)]
     version: u64,
+    #[serde(default)]
+    refused_jobs: Vec<JobId>,
 }
 
 impl From<ClusterState> for Saved {
@@ -40,6 +42,7 @@ impl From<ClusterState> for Saved {
             committed_jobs: s.seen.into_iter().collect(),
             next_usage: s.next_usage,
             version: s.version.0,
+            refused_jobs: s.refused.into_iter().collect(),
         }
     }
 }
@@ -73,6 +76,7 @@ impl TryFrom<Saved> for ClusterState {
         state.cells = s.cells;
         state.holds = s.holds.into_iter().collect::<BTreeMap<_, _>>();
         state.seen = s.committed_jobs.into_iter().collect::<BTreeSet<_>>();
+        state.refused = s.refused_jobs.into_iter().collect::<BTreeSet<_>>();
         state.next_usage = s.next_usage;
         // The version is at least every stamp (0 for both in a state saved
         // before stamps existed).
