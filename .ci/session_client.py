@@ -224,6 +224,7 @@ def make_jobs(rng, past, n, kinds):
         if kind == "parameter_server":
             a["epochs"] = rng.randint(1, 4)
             a["max_workers"] = rng.choice([2, 4, 8])
+            a["max_ps"] = min(a["max_ps"], a["max_workers"])
         else:
             a["iterations"] = rng.randint(800, 8000)
             a["workers"] = {"fixed": rng.choice([1, 2, 4, 8])}
@@ -243,7 +244,7 @@ class Run:
         self.n_jobs = n_jobs
         self.restarts = restarts
         self.bad_lines = bad_lines
-        self.state = os.path.join(tmp, f"{name}.json")
+        self.state = os.path.join(tmp, "state-" + "".join(c if c.isalnum() else "-" for c in name) + ".json")
         self.params = params
         self.cluster = json.load(open(f"{DATA}/cluster.json"))
         self.past = json.load(open(f"{DATA}/past.json"))
@@ -515,7 +516,7 @@ def main():
     began = time.monotonic()
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
-        params = os.path.join(tmp, "oasis.json")
+        params = os.path.join(tmp, "params-oasis.json")
         with open(params, "w") as f:
             json.dump({"shared_machines": True}, f)
         both = ["parameter_server", "ring_all_reduce"]
