@@ -184,6 +184,16 @@ class Ledger:
                 f"{total} GPUs held of {self.capacity[machine]} (holders {sorted(map(str, cell))})"
             )
 
+    def free_ids(self, machine, lo, hi):
+        """How many GPU ids of `machine` no holder has in any slot of lo..hi."""
+        taken, count = set(), 0.0
+        for t in range(lo, hi):
+            cell = self.cells.get((machine, t), {})
+            for ids, _ in cell.values():
+                taken |= ids
+            count = max(count, sum(c for _, c in cell.values()))
+        return min(self.capacity[machine] - len(taken), self.capacity[machine] - count)
+
     def release(self, holder, from_slot):
         freed = 0
         for (m, t), cell in self.cells.items():
@@ -236,7 +246,8 @@ def make_jobs(rng, past, n, kinds):
 class Run:
     """One stream through one or more processes (restarts) of a session."""
 
-    def __init__(self, name, binary, algorithm, kinds, n_jobs, restarts, bad_lines, tmp, params=None):
+    def __init__(self, name, binary, algorithm, kinds, n_jobs, restarts, bad_lines, tmp, params=None,
+                 past=f"{DATA}/past.json"):
         self.name = name
         self.binary = binary
         self.algorithm = algorithm
@@ -247,7 +258,8 @@ class Run:
         self.state = os.path.join(tmp, "state-" + "".join(c if c.isalnum() else "-" for c in name) + ".json")
         self.params = params
         self.cluster = json.load(open(f"{DATA}/cluster.json"))
-        self.past = json.load(open(f"{DATA}/past.json"))
+        self.past_path = past
+        self.past = json.load(open(past))
         self.ledger = Ledger(self.cluster)
         self.count = dict(events=0, replies=0, admitted=0, rejected=0, errors=0, extended=0, preempted=0)
         self.restarted = 0
@@ -257,7 +269,7 @@ class Run:
     def argv(self, first):
         a = [self.binary, "session", "--algorithm", self.algorithm, "--cluster", f"{DATA}/cluster.json"]
         if first:
-            a += ["--past", f"{DATA}/past.json"]
+            a += ["--past", self.past_path]
         if self.params:
             a += ["--params", self.params]
         a += ["--state", self.state]
@@ -330,11 +342,19 @@ class Run:
             push(round(end_s * (k + 0.5) / 6, 3), "usage", k)
         for k in range(4):
             push(round(end_s * (k + 1) / 4.5, 3) + 0.5, "certificate", None)
-        if self.bad_lines:
-            for k, kind in enumerate(["bad-json", "bad-event", "bad-finish", "bad-time",
-                                      "bad-job", "bad-duplicate", "bad-duplicate-rejected",
-                                      "bad-field"]):
-                push(round(end_s * (k + 1) / 9, 3) + 0.25, kind, None)
+        # The bad lines, spread over the stream; the ids two of them use are
+        # submitted validly later (in every run), which they must not block.
+        bad = ["bad-json", "bad-event", "bad-finish", "bad-time", "bad-job", "bad-job-negative",
+               "bad-duplicate", "bad-duplicate-rejected", "bad-field", "bad-usage", "bad-extend",
+               "bad-finish-backwards"]
+        for k, kind in enumerate(bad):
+            at = round(end_s * (k + 1) / (len(bad) + 1), 3) + 0.25
+            if self.bad_lines:
+                push(at, kind, None)
+            if kind in ("bad-time", "bad-job"):
+                retry = copy.deepcopy(jobs[0][1])
+                retry["id"] = 9002 if kind == "bad-time" else 9003
+                push(at + 1.0, "submit", retry)
         restart_after = [round(self.n_jobs * (k + 1) / (self.restarts + 1)) for k in range(self.restarts)]
         submitted, job_of, plan = 0, {}, {}
         admitted_ids, rejected_ids = [], []
@@ -414,12 +434,11 @@ class Run:
                           f"{self.name}: extend {job} answered {reply!r}")
                     self.count["preempted"] += 1
             elif kind == "usage":
-                # On a machine the ledger shows room for 2 GPUs over the range.
+                # On a machine where the ledger shows 2 GPU ids free over the
+                # whole range (the state holds the same ids throughout).
                 lo, hi = slot_at(self.now), slot_from(self.now + 1200.0)
                 machines = sorted(self.ledger.capacity)
-                free = [m for m in machines if all(
-                    sum(c for _, c in self.ledger.cells.get((m, s), {}).values()) + 2 <= self.ledger.capacity[m]
-                    for s in range(lo, hi))]
+                free = [m for m in machines if self.ledger.free_ids(m, lo, hi) >= 2]
                 if not free:
                     continue
                 m = free[payload % len(free)]
@@ -454,36 +473,49 @@ class Run:
         """A line the session must refuse, leaving its state unchanged."""
         ps = copy.deepcopy(next(j for j in self.past if "parameter_server" in j["architecture"]))
         ps.pop("arrival_s", None)
+        a = ps["architecture"]["parameter_server"]
         t = self.now
+        submit = lambda job, at=t: json.dumps({"event": "submit", "time_s": at, "job": job})
         if kind == "bad-json":
             return '{"event": "submit", "time_s": ' + str(t) + ', "job": {"id": 9001,'
         if kind == "bad-event":
             return json.dumps({"event": "migrate", "time_s": t, "job": admitted[-1]})
-        if kind == "bad-finish":
+        if kind == "bad-finish":  # a job never submitted
             return json.dumps({"event": "finish", "time_s": t, "job": 9999})
-        if kind == "bad-time":
+        if kind == "bad-time":  # before the session's time
             ps["id"] = 9002
-            return json.dumps({"event": "submit", "time_s": t - 100.0, "job": ps})
-        if kind == "bad-job":
+            return submit(ps, t - 100.0)
+        if kind == "bad-job":  # fails validation: more PS than workers allowed
             ps["id"] = 9003
+            a["max_workers"], a["max_ps"] = 2, 4
+            return submit(ps)
+        if kind == "bad-job-negative":
+            ps["id"] = 9004
+            a["minibatch_compute_s"] = -0.4
             if "ring_all_reduce" in self.kinds:
                 rar = copy.deepcopy(next(j for j in self.past if "ring_all_reduce" in j["architecture"]))
                 rar.pop("arrival_s", None)
-                rar["id"] = 9003
+                rar["id"] = 9004
                 rar["architecture"]["ring_all_reduce"]["iterations"] = -5
-                return json.dumps({"event": "submit", "time_s": t, "job": rar})
-            ps["architecture"]["parameter_server"]["minibatch_compute_s"] = -0.4
-            return json.dumps({"event": "submit", "time_s": t, "job": ps})
-        if kind == "bad-duplicate":
+                return submit(rar)
+            return submit(ps)
+        if kind == "bad-duplicate":  # the id of an admitted job
             ps["id"] = admitted[-1]
-            return json.dumps({"event": "submit", "time_s": t, "job": ps})
-        if kind == "bad-duplicate-rejected":
+            return submit(ps)
+        if kind == "bad-duplicate-rejected":  # the id of a rejected job
             ps["id"] = rejected[-1] if rejected else admitted[0]
-            return json.dumps({"event": "submit", "time_s": t, "job": ps})
-        if kind == "bad-field":
-            ps["id"] = 9004
-            ps["architecture"]["parameter_server"]["epochs"] = "three"
-            return json.dumps({"event": "submit", "time_s": t, "job": ps})
+            return submit(ps)
+        if kind == "bad-field":  # a string where a count belongs
+            ps["id"] = 9005
+            a["epochs"] = "three"
+            return submit(ps)
+        if kind == "bad-usage":  # a machine the cluster lacks
+            return json.dumps({"event": "usage", "machine": 99, "from_s": t, "to_s": t + 600.0,
+                               "resources": {"gpus": 1.0, "cpu_cores": 1.0, "memory_bytes": 0.0, "nic_bps": 0.0}})
+        if kind == "bad-extend":  # no extra time
+            return json.dumps({"event": "extend", "time_s": t, "job": admitted[-1], "more_s": -60.0})
+        if kind == "bad-finish-backwards":  # a finish before the session's time
+            return json.dumps({"event": "finish", "time_s": t - 100.0, "job": admitted[-1]})
         raise AssertionError(kind)
 
     def summary(self):
@@ -519,14 +551,23 @@ def main():
         params = os.path.join(tmp, "params-oasis.json")
         with open(params, "w") as f:
             json.dump({"shared_machines": True}, f)
+        # OASiS derives its price bounds from utilities still positive at
+        # the window's end: the example's parameter-server jobs with a
+        # utility that decays more slowly.
+        oasis_past = os.path.join(tmp, "past-oasis.json")
+        with open(oasis_past, "w") as f:
+            ps = [j for j in json.load(open(f"{DATA}/past.json")) if "parameter_server" in j["architecture"]]
+            for j in ps:
+                j["utility"] = {"kind": "linear", "g1": 200.0, "slope": 0.5}
+            json.dump(ps, f)
         both = ["parameter_server", "ring_all_reduce"]
         mixed = "ps=locality,rar=gadget"
         runs = [
             ("restarted", Run("ps=locality,rar=gadget", binary, mixed, both, 150, 2, True, tmp)),
             ("straight", Run("uninterrupted", binary, mixed, both, 150, 0, True, tmp)),
             ("clean", Run("no bad lines", binary, mixed, both, 150, 0, False, tmp)),
-            ("oasis", Run("oasis", binary, "oasis", ["parameter_server"], 40, 2, True, tmp, params)),
-            ("oasis-straight", Run("oasis uninterrupted", binary, "oasis", ["parameter_server"], 40, 0, True, tmp, params)),
+            ("oasis", Run("oasis", binary, "oasis", ["parameter_server"], 40, 2, True, tmp, params, oasis_past)),
+            ("oasis-straight", Run("oasis uninterrupted", binary, "oasis", ["parameter_server"], 40, 0, True, tmp, params, oasis_past)),
         ]
         done = {}
         for key, r in runs:
