@@ -552,13 +552,17 @@ def main():
         with open(params, "w") as f:
             json.dump({"shared_machines": True}, f)
         # OASiS derives its price bounds from utilities still positive at
-        # the window's end: the example's parameter-server jobs with a
-        # utility that decays more slowly.
+        # the window's end, and plans whole data chunks per slot: the
+        # example's parameter-server jobs with a utility that decays more
+        # slowly and chunks a worker trains within a slot.
         oasis_past = os.path.join(tmp, "past-oasis.json")
         with open(oasis_past, "w") as f:
             ps = [j for j in json.load(open(f"{DATA}/past.json")) if "parameter_server" in j["architecture"]]
             for j in ps:
                 j["utility"] = {"kind": "linear", "g1": 200.0, "slope": 0.5}
+                # A worker trains a whole data chunk within a slot (OASiS's
+                # unit of work): 100 minibatches of 0.4 s.
+                j["architecture"]["parameter_server"]["minibatches_per_chunk"] = 100
             json.dump(ps, f)
         both = ["parameter_server", "ring_all_reduce"]
         mixed = "ps=locality,rar=gadget"
