@@ -560,9 +560,10 @@ def main():
             ps = [j for j in json.load(open(f"{DATA}/past.json")) if "parameter_server" in j["architecture"]]
             for j in ps:
                 j["utility"] = {"kind": "linear", "g1": 200.0, "slope": 0.5}
-                # A worker trains a whole data chunk within a slot (OASiS's
-                # unit of work): 100 minibatches of 0.4 s.
-                j["architecture"]["parameter_server"]["minibatches_per_chunk"] = 100
+                # Two workers train a whole data chunk within a slot (OASiS's
+                # unit of work; with 200 minibatches a chunk most jobs were
+                # refused as too slow for the slot).
+                j["architecture"]["parameter_server"]["minibatches_per_chunk"] = 50
             json.dump(ps, f)
         both = ["parameter_server", "ring_all_reduce"]
         mixed = "ps=locality,rar=gadget"
@@ -570,8 +571,8 @@ def main():
             ("restarted", Run("ps=locality,rar=gadget", binary, mixed, both, 150, 2, True, tmp)),
             ("straight", Run("uninterrupted", binary, mixed, both, 150, 0, True, tmp)),
             ("clean", Run("no bad lines", binary, mixed, both, 150, 0, False, tmp)),
-            ("oasis", Run("oasis", binary, "oasis", ["parameter_server"], 40, 2, True, tmp, params, oasis_past)),
-            ("oasis-straight", Run("oasis uninterrupted", binary, "oasis", ["parameter_server"], 40, 0, True, tmp, params, oasis_past)),
+            ("oasis", Run("oasis", binary, "oasis", ["parameter_server"], 60, 2, True, tmp, params, oasis_past)),
+            ("oasis-straight", Run("oasis uninterrupted", binary, "oasis", ["parameter_server"], 60, 0, True, tmp, params, oasis_past)),
         ]
         done = {}
         for key, r in runs:
