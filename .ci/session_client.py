@@ -46,6 +46,7 @@ import time
 
 DATA = "examples/data/session"
 SLOT_S = 60.0
+WINDOW = 200
 BOUNDARY_TOL = 1e-9
 REPLY_TIMEOUT_S = 60.0
 SEED = 34
@@ -347,6 +348,8 @@ class Run:
         bad = ["bad-json", "bad-event", "bad-finish", "bad-time", "bad-job", "bad-job-negative",
                "bad-duplicate", "bad-duplicate-rejected", "bad-field", "bad-usage", "bad-extend",
                "bad-finish-backwards"]
+        if len(self.kinds) > 1:
+            bad.append("bad-duplicate-other-arch")
         for k, kind in enumerate(bad):
             at = round(end_s * (k + 1) / (len(bad) + 1), 3) + 0.25
             if self.bad_lines:
@@ -373,11 +376,13 @@ class Run:
                     segs = reply["segments"]
                     check(segs and "rejection" not in reply, f"{self.name}: admitted {reply!r}")
                     self.count["admitted"] += 1
-                    admitted_ids.append(j["id"])
+                    admitted_ids.append(j)
                     self.hold_segments(j, segs, j["id"])
                     start = min(s["slots"]["start"] for s in segs)
                     end = max(s["slots"]["end"] for s in segs)
                     check(start >= slot_from(t), f"{self.name}: job {j['id']} starts at slot {start} before its submission {t}")
+                    check(end <= slot_at(t) + WINDOW,
+                          f"{self.name}: job {j['id']} submitted at {t} s ends at slot {end}, past the window")
                     length = (end - start) * SLOT_S
                     actual_end = start * SLOT_S + length * rng.uniform(0.7, 1.3)
                     plan[j["id"]] = end
@@ -385,7 +390,11 @@ class Run:
                         stop = start * SLOT_S + rng.uniform(0.1, 0.9) * (min(actual_end, end * SLOT_S) - start * SLOT_S)
                         push(round(stop, 3), "cancel", (j["id"], None))
                     elif actual_end < end * SLOT_S:
-                        push(round(actual_end, 3), "finish", (j["id"], None))
+                        stop = round(actual_end, 3)
+                        if rng.random() < 0.2 and math.floor(actual_end / SLOT_S) > start:
+                            # On a slot boundary: frees from that boundary.
+                            stop = math.floor(actual_end / SLOT_S) * SLOT_S
+                        push(stop, "finish", (j["id"], None))
                     else:
                         push(end * SLOT_S, "extend", (j["id"], actual_end))
                 else:
@@ -393,7 +402,7 @@ class Run:
                           and {"kind", "reason"} <= set(reply["rejection"]),
                           f"{self.name}: rejected {reply!r}")
                     self.count["rejected"] += 1
-                    rejected_ids.append(j["id"])
+                    rejected_ids.append(j)
                 submitted += 1
                 if restart_after and submitted == restart_after[0]:
                     restart_after.pop(0)
@@ -479,7 +488,7 @@ class Run:
         if kind == "bad-json":
             return '{"event": "submit", "time_s": ' + str(t) + ', "job": {"id": 9001,'
         if kind == "bad-event":
-            return json.dumps({"event": "migrate", "time_s": t, "job": admitted[-1]})
+            return json.dumps({"event": "migrate", "time_s": t, "job": admitted[-1]["id"]})
         if kind == "bad-finish":  # a job never submitted
             return json.dumps({"event": "finish", "time_s": t, "job": 9999})
         if kind == "bad-time":  # before the session's time
@@ -499,12 +508,19 @@ class Run:
                 rar["architecture"]["ring_all_reduce"]["iterations"] = -5
                 return submit(rar)
             return submit(ps)
-        if kind == "bad-duplicate":  # the id of an admitted job
-            ps["id"] = admitted[-1]
-            return submit(ps)
-        if kind == "bad-duplicate-rejected":  # the id of a rejected job
-            ps["id"] = rejected[-1] if rejected else admitted[0]
-            return submit(ps)
+        if kind == "bad-duplicate":  # an admitted job again
+            return submit(admitted[-1])
+        if kind == "bad-duplicate-rejected":  # a rejected job again
+            return submit(rejected[-1] if rejected else admitted[0])
+        if kind == "bad-duplicate-other-arch":
+            # The id of a rejected job (admitted when none was) on a job of
+            # the other architecture, which another session decides.
+            first = rejected[-1] if rejected else admitted[-1]
+            other = next(k for k in self.kinds if k not in first["architecture"])
+            job = copy.deepcopy(next(j for j in self.past if other in j["architecture"]))
+            job.pop("arrival_s", None)
+            job["id"] = first["id"]
+            return submit(job)
         if kind == "bad-field":  # a string where a count belongs
             ps["id"] = 9005
             a["epochs"] = "three"
@@ -513,9 +529,9 @@ class Run:
             return json.dumps({"event": "usage", "machine": 99, "from_s": t, "to_s": t + 600.0,
                                "resources": {"gpus": 1.0, "cpu_cores": 1.0, "memory_bytes": 0.0, "nic_bps": 0.0}})
         if kind == "bad-extend":  # no extra time
-            return json.dumps({"event": "extend", "time_s": t, "job": admitted[-1], "more_s": -60.0})
+            return json.dumps({"event": "extend", "time_s": t, "job": admitted[-1]["id"], "more_s": -60.0})
         if kind == "bad-finish-backwards":  # a finish before the session's time
-            return json.dumps({"event": "finish", "time_s": t - 100.0, "job": admitted[-1]})
+            return json.dumps({"event": "finish", "time_s": t - 100.0, "job": admitted[-1]["id"]})
         raise AssertionError(kind)
 
     def summary(self):
