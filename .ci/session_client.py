@@ -13,7 +13,12 @@ backwards, a job that fails validation, a duplicate job id).
 
 It checks:
   * every event gets exactly one reply line, of the event's kind, and every
-    bad line (and only a bad line) gets `{"error": ...}`;
+    bad line (and only a bad line) gets `{"error": ...}`; the bad lines
+    include the id of a rejected job submitted again as a job of the other
+    architecture (ids are unique for a session's life, whichever algorithm
+    decides them);
+  * decisions: a plan starts at the boundary at or after its submission and
+    ends within the window; an extension continues the plan at its end;
   * its own GPU ledger, (machine, slot) -> GPU indices held, filled from the
     decisions', extensions' and usages' segments and emptied from the freed
     boundary on at finish/cancel: after every reply no GPU index is held twice
@@ -26,7 +31,7 @@ It checks:
     `{"shared_machines": true}` as its params).
 
 It prints one summary line per run and exits non-zero on any failed check.
-Python 3.11 standard library only. Run it from the repository root:
+Python 3.11 standard library only:
 
     python3 .ci/session_client.py target/release/dmlsched
 """
@@ -44,7 +49,7 @@ import tempfile
 import threading
 import time
 
-DATA = "examples/data/session"
+DATA = os.path.relpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "data", "session"))
 SLOT_S = 60.0
 WINDOW = 200
 BOUNDARY_TOL = 1e-9
@@ -392,8 +397,9 @@ class Run:
                     elif actual_end < end * SLOT_S:
                         stop = round(actual_end, 3)
                         if rng.random() < 0.2 and math.floor(actual_end / SLOT_S) > start:
-                            # On a slot boundary: frees from that boundary.
-                            stop = math.floor(actual_end / SLOT_S) * SLOT_S
+                            # On a slot boundary, or within the state's
+                            # tolerance after it: frees from that boundary.
+                            stop = math.floor(actual_end / SLOT_S) * SLOT_S + rng.choice([0.0, 1e-8])
                         push(stop, "finish", (j["id"], None))
                     else:
                         push(end * SLOT_S, "extend", (j["id"], actual_end))
