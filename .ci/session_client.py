@@ -295,10 +295,10 @@ class Run:
             self.transcript.append((kind, line, reply_text))
         if kind.startswith("bad"):
             check(set(reply) == {"error"} and isinstance(reply["error"], str),
-                  f"{self.name}: bad line {line!r} ({kind}) answered {reply_text!r}")
+                  f"{self.name}: a bad line ({kind}) was not refused: {line[:300]!r} answered {reply_text[:300]!r}")
             self.count["errors"] += 1
         else:
-            check("error" not in reply, f"{self.name}: {line!r} answered {reply_text!r}")
+            check("error" not in reply, f"{self.name}: {line[:300]!r} answered {reply_text[:300]!r}")
         return reply
 
     def start(self):
