@@ -35,7 +35,7 @@ mod guarantee;
 mod run;
 mod sense;
 #[cfg(feature = "serde")]
-mod serde_inf;
+pub(crate) mod serde_inf;
 
 pub use bound::{Bound, BoundKind, ExactInfo, ExactStatus};
 pub use check::CertificateViolation;

@@ -2,11 +2,11 @@
 //! and as strings otherwise.
 
 /// `f64` as a JSON number when finite, else `"inf"`, `"-inf"` or `"nan"`.
-pub(super) mod serde_f64 {
+pub(crate) mod serde_f64 {
     use serde::{Deserializer, Serializer, de};
     use std::fmt;
 
-    pub(in crate::certificate) fn serialize<S: Serializer>(
+    pub(crate) fn serialize<S: Serializer>(
         x: &f64,
         s: S,
     ) -> Result<S::Ok, S::Error> {
@@ -21,7 +21,7 @@ pub(super) mod serde_f64 {
         }
     }
 
-    pub(in crate::certificate) fn deserialize<'de, D: Deserializer<'de>>(
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
         d: D,
     ) -> Result<f64, D::Error> {
         d.deserialize_any(F64Visitor)

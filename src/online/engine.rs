@@ -219,6 +219,9 @@ pub(crate) struct EngineParts<P> {
     outcomes: Vec<JobOutcome<P>>,
     last_arrival: u32,
     mu_running: f64,
+    /// Infinite once a cell with no room under its price capacity is used
+    /// (JSON has no infinity: saved as `"inf"`).
+    #[serde(with = "crate::certificate::serde_inf::serde_f64")]
     alpha_eff: f64,
     x_max: f64,
 }

@@ -8,6 +8,7 @@ use proptest::test_runner::FileFailurePersistence;
 
 /// A plan: explicit cells `(machine, resource, slot, amount)`.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct Cells(Vec<(u32, u8, u32, f64)>);
 
 impl Reservation for Cells {
@@ -468,6 +469,27 @@ fn headroom_price_capacity() {
             .with_price_capacity(MachineId(1), ResourceId(0), 1.0)
             .is_err()
     );
+}
+
+/// A saved engine whose `α_eff` became infinite (a cell with no room
+/// under its price capacity was used) restores with it: JSON has no
+/// infinity, so it is saved as `"inf"` (it was `null`, which a restore
+/// refused).
+#[cfg(feature = "serde")]
+#[test]
+fn infinite_alpha_eff_survives_save_and_restore() {
+    let l = Ledger::new(1, 1, vec![(PoolId(0), vec![8.0])])
+        .unwrap()
+        .with_price_capacity(MachineId(0), ResourceId(0), 0.0)
+        .unwrap();
+    let b = PriceBounds::explicit(vec![0.0], vec![vec![Some(100f64.ln())]]).unwrap();
+    let mut pd = OnlinePrimalDual::new(ListOracle::default(), l, b, PdOptions::default()).unwrap();
+    assert!(pd.step(&unit_job(1e3, 1.0)).unwrap().admitted());
+    assert_eq!(pd.alpha_eff_so_far(), f64::INFINITY);
+    let text = serde_json::to_string(&pd.parts()).unwrap();
+    let parts: super::engine::EngineParts<Cells> = serde_json::from_str(&text).unwrap();
+    let back = OnlinePrimalDual::from_parts(ListOracle::default(), parts).unwrap();
+    assert_eq!(back.alpha_eff_so_far(), f64::INFINITY);
 }
 
 #[test]
