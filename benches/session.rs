@@ -327,14 +327,20 @@ fn bench(c: &mut Criterion) {
                 let session = Oasis::new(params)
                     .and_then(|a| a.session(&state, WINDOW, &jobs.past))
                     .expect("an OASiS session");
-                eprintln!("{name}: session built in {:.2} s", t.elapsed().as_secs_f64());
+                eprintln!(
+                    "{name}: session built in {:.2} s",
+                    t.elapsed().as_secs_f64()
+                );
                 measure(c, name, session, state, &jobs, &ns);
             }
             "gadget" => {
                 let session = Gadget::new(GadgetParams::default())
                     .and_then(|a| a.session(&state, WINDOW, &jobs.past))
                     .expect("a GADGET session");
-                eprintln!("{name}: session built in {:.2} s", t.elapsed().as_secs_f64());
+                eprintln!(
+                    "{name}: session built in {:.2} s",
+                    t.elapsed().as_secs_f64()
+                );
                 measure(c, name, session, state, &jobs, &ns);
             }
             _ => {
@@ -346,7 +352,10 @@ fn bench(c: &mut Criterion) {
                 let session = Locality::new(params)
                     .and_then(|a| a.session(&state, WINDOW, &jobs.past, &mut rng))
                     .expect("a locality session");
-                eprintln!("{name}: session built in {:.2} s", t.elapsed().as_secs_f64());
+                eprintln!(
+                    "{name}: session built in {:.2} s",
+                    t.elapsed().as_secs_f64()
+                );
                 measure(c, name, session, state, &jobs, &ns);
             }
         }

@@ -6,10 +6,7 @@ pub(crate) mod serde_f64 {
     use serde::{Deserializer, Serializer, de};
     use std::fmt;
 
-    pub(crate) fn serialize<S: Serializer>(
-        x: &f64,
-        s: S,
-    ) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
         if x.is_finite() {
             s.serialize_f64(*x)
         } else if x.is_nan() {
@@ -21,9 +18,7 @@ pub(crate) mod serde_f64 {
         }
     }
 
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
-        d: D,
-    ) -> Result<f64, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
         d.deserialize_any(F64Visitor)
     }
 
