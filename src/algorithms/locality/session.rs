@@ -85,7 +85,7 @@ impl SessionAlgorithm for LocalitySessionModel {
              workers and parameter servers per slot, each job's utility at its completion slot) \
              over the jobs submitted, each planned within {} slots of its submission, on the \
              cluster's {} machines; a simulator's replay of the plans is not covered",
-            self.cluster.horizon,
+            self.params.horizon,
             self.cluster.machine_ids.len()
         ));
         c.run.seed = Some(self.seed);
@@ -194,7 +194,11 @@ impl Locality {
             LocalityCluster::from_cluster(state.cluster(), state.slot_length_s(), window)?;
         let model = LocalitySessionModel {
             cluster: model_cluster,
-            params: p.clone(),
+            // The session's window is its plan window.
+            params: LocalityParams {
+                horizon: window,
+                ..p.clone()
+            },
             seed: p.seed.unwrap_or_else(|| rng.random()),
         };
         let oracle = model.oracle();
