@@ -581,12 +581,13 @@ impl<A: SessionAlgorithm> Session<A> {
     }
 
     /// Why the state holds capacity this session did not plan (other
-    /// sessions' jobs, outside usage), if it does.
+    /// sessions' jobs, outside usage), if it does. The reason names no id,
+    /// so the snapshot's list stays short however many hold capacity.
     fn foreign_fill(&self, state: &ClusterState) -> Option<String> {
         state.holds().find_map(|(h, _)| match h {
-            Holder::Usage(u) => Some(format!("outside usage recorded ({u})")),
+            Holder::Usage(_) => Some("outside usage recorded".to_string()),
             Holder::Job(j) if self.position(j).is_none() => {
-                Some(format!("capacity held by another session's jobs ({j})"))
+                Some("capacity held by another session's jobs".to_string())
             }
             Holder::Job(_) => None,
         })
