@@ -129,7 +129,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut rej = String::from(
         "policy,job,kind,reason,arrival_s,gpus,duration_s,ps_nic_gbps,worker_nic_gbps,rho,\
          held_worker_gpu_share,held_ps_cpu_share,held_ps_nic_share,max_ps_nic_left_gbps,\
-         ps_machines_with_room_for_one_ps,horizon_end_s\n",
+         ps_machines_with_room_for_one_ps,window_slots_with_room_earlier_jobs,horizon_end_s\n",
     );
     let mut use_csv = String::from(
         "policy,completed,rejected,unfinished,utility,worker_gpu,worker_cpu,worker_nic,ps_cpu,ps_mem,ps_nic,\
@@ -191,7 +191,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .count();
             writeln!(
                 rej,
-                "{name},{},{kind},\"{}\",{t},{},{},{},{},{},{:.4},{:.4},{:.4},{:.3},{room},{}",
+                "{name},{},{kind},\"{}\",{t},{},{},{},{},{},{:.4},{:.4},{:.4},{:.3},{room},{},{}",
                 j.job.0,
                 reason.replace('"', "'"),
                 parts[1],
@@ -203,6 +203,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 at.ps_cpu,
                 at.ps_nic,
                 at.ps_nic_left.iter().cloned().fold(0.0, f64::max) / 1.25e8,
+                shares.room_slots(t, (t / slot).ceil() * slot, slot, 64, ps_nic * 1.25e8),
                 f64::from(inst.horizon_slots()) * slot,
             )?;
         }
@@ -252,6 +253,8 @@ struct Shares {
     /// (from, to, demand on worker machines, demand on PS-only machines,
     /// per PS-only machine NIC).
     pieces: Vec<(f64, f64, Resources, Resources, Vec<f64>)>,
+    /// Arrival of each piece's job.
+    arrivals: Vec<f64>,
     worker_cap: Resources,
     ps_cap: Resources,
     ps_machines: Vec<usize>,
@@ -274,8 +277,10 @@ impl Shares {
             }
         }
         let mut pieces = Vec::new();
+        let mut arrivals = Vec::new();
         for a in &result.allocations {
             let Some(job) = inst.job(a.job) else { continue };
+            arrivals.push(job.arrival_s);
             let spread = a.placement.iter().filter(|(_, t)| t.workers > 0).count();
             let (mut w, mut p) = (Resources::zero(), Resources::zero());
             let mut per = vec![0.0; ps_machines.len()];
@@ -299,6 +304,7 @@ impl Shares {
             .collect();
         Shares {
             pieces,
+            arrivals,
             worker_cap,
             ps_cap,
             ps_machines,
@@ -330,6 +336,35 @@ impl Shares {
             s(p.memory_bytes, self.ps_cap.memory_bytes),
             s(p.nic_bps, self.ps_cap.nic_bps),
         )
+    }
+
+    /// Slots `[t, t + slots·slot)` in which, counting only the allocations
+    /// of jobs that arrived before `arrival`, some PS-only machine had
+    /// `ps_nic` of NIC left and the worker machines at least one GPU.
+    fn room_slots(&self, arrival: f64, t: f64, slot: f64, slots: u32, ps_nic: f64) -> u32 {
+        let mut n = 0;
+        for k in 0..slots {
+            let s = t + f64::from(k) * slot + 1e-6;
+            let mut gpus = 0.0;
+            let mut per = vec![0.0; self.ps_machines.len()];
+            for ((from, to, dw, _, pm), a) in self.pieces.iter().zip(&self.arrivals) {
+                if *a < arrival && *from <= s && s < *to {
+                    gpus += dw.gpus;
+                    for (k, v) in pm.iter().enumerate() {
+                        per[k] += v;
+                    }
+                }
+            }
+            let ps_room = self
+                .ps_nic_cap
+                .iter()
+                .zip(&per)
+                .any(|(c, u)| c - u + 1e-6 >= ps_nic);
+            if ps_room && self.worker_cap.gpus - gpus >= 1.0 - 1e-9 {
+                n += 1;
+            }
+        }
+        n
     }
 
     /// What was held just after `t` (allocations with from ≤ t < to).
