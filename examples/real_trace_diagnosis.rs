@@ -129,7 +129,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut rej = String::from(
         "policy,job,kind,reason,arrival_s,gpus,duration_s,ps_nic_gbps,worker_nic_gbps,rho,\
          held_worker_gpu_share,held_ps_cpu_share,held_ps_nic_share,max_ps_nic_left_gbps,\
-         ps_machines_with_room_for_one_ps,window_slots_with_room_earlier_jobs,horizon_end_s\n",
+         ps_machines_with_room_for_one_ps,window_slots_with_room_earlier_jobs,first_slot_with_room,horizon_end_s\n",
     );
     let mut use_csv = String::from(
         "policy,completed,rejected,unfinished,utility,worker_gpu,worker_cpu,worker_nic,ps_cpu,ps_mem,ps_nic,\
@@ -184,6 +184,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let at = shares.at((t / slot).ceil() * slot);
             let parts: Vec<&str> = info[j.job.0 as usize].split(',').collect();
             let ps_nic: f64 = parts[7].parse()?;
+            let room_window =
+                shares.room_slots(t, (t / slot).ceil() * slot, slot, 64, ps_nic * 1.25e8);
             let room = at
                 .ps_nic_left
                 .iter()
@@ -191,7 +193,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .count();
             writeln!(
                 rej,
-                "{name},{},{kind},\"{}\",{t},{},{},{},{},{},{:.4},{:.4},{:.4},{:.3},{room},{},{}",
+                "{name},{},{kind},\"{}\",{t},{},{},{},{},{},{:.4},{:.4},{:.4},{:.3},{room},{},{},{}",
                 j.job.0,
                 reason.replace('"', "'"),
                 parts[1],
@@ -203,7 +205,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 at.ps_cpu,
                 at.ps_nic,
                 at.ps_nic_left.iter().cloned().fold(0.0, f64::max) / 1.25e8,
-                shares.room_slots(t, (t / slot).ceil() * slot, slot, 64, ps_nic * 1.25e8),
+                room_window.0,
+                room_window.1.map_or(String::from("none"), |k| k.to_string()),
                 f64::from(inst.horizon_slots()) * slot,
             )?;
         }
@@ -338,11 +341,20 @@ impl Shares {
         )
     }
 
-    /// Slots `[t, t + slots·slot)` in which, counting only the allocations
+    /// The number of slots of `[t, t + slots·slot)`, and the first (0 for
+    /// the slot starting at `t`), in which, counting only the allocations
     /// of jobs that arrived before `arrival`, some PS-only machine had
     /// `ps_nic` of NIC left and the worker machines at least one GPU.
-    fn room_slots(&self, arrival: f64, t: f64, slot: f64, slots: u32, ps_nic: f64) -> u32 {
+    fn room_slots(
+        &self,
+        arrival: f64,
+        t: f64,
+        slot: f64,
+        slots: u32,
+        ps_nic: f64,
+    ) -> (u32, Option<u32>) {
         let mut n = 0;
+        let mut first = None;
         for k in 0..slots {
             let s = t + f64::from(k) * slot + 1e-6;
             let mut gpus = 0.0;
@@ -362,9 +374,10 @@ impl Shares {
                 .any(|(c, u)| c - u + 1e-6 >= ps_nic);
             if ps_room && self.worker_cap.gpus - gpus >= 1.0 - 1e-9 {
                 n += 1;
+                first.get_or_insert(k);
             }
         }
-        n
+        (n, first)
     }
 
     /// What was held just after `t` (allocations with from ≤ t < to).
