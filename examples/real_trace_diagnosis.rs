@@ -206,7 +206,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 at.ps_nic,
                 at.ps_nic_left.iter().cloned().fold(0.0, f64::max) / 1.25e8,
                 room_window.0,
-                room_window.1.map_or(String::from("none"), |k| k.to_string()),
+                room_window
+                    .1
+                    .map_or(String::from("none"), |k| k.to_string()),
                 f64::from(inst.horizon_slots()) * slot,
             )?;
         }
