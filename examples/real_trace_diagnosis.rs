@@ -1,4 +1,4 @@
-//! Diagnosis of a real-trace replay (issue 35, item 1): rebuilds the
+//! Diagnosis of a real-trace replay: rebuilds the
 //! instance `dmlsched replay` builds for a parameter-server window with its
 //! defaults (8 GPUs per machine, as many PS-only machines as GPU machines,
 //! horizon `cover:3`, `sigmoid:2:4` utilities, 1200-s slots, seed 0, load

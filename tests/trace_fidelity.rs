@@ -10,9 +10,9 @@ use std::path::PathBuf;
 
 use dmlsched::baselines::Fifo;
 use dmlsched::model::{Instance, JobId, MachineId};
+use dmlsched::placement::PlacementRule;
 use dmlsched::schedule::Tasks;
 use dmlsched::sim::{Action, Event, Policy, SimView};
-use dmlsched::placement::PlacementRule;
 use dmlsched::sim::{SimOptions, simulate};
 use dmlsched::trace::*;
 
@@ -448,11 +448,19 @@ fn ps_recipe_rows_run_their_duration_on_their_reference_placement() {
     eprintln!("ps synthetic: {n} rows, worst relative error {worst:.2e}");
     let Some(dir) = traces() else { return };
     for (name, jobs) in [
-        ("philly", load_philly_pollux_csv(dir.join("philly.csv")).unwrap().jobs),
-        ("itp", load_itp_csv(dir.join("itp-cluster02.csv")).unwrap().jobs),
+        (
+            "philly",
+            load_philly_pollux_csv(dir.join("philly.csv")).unwrap().jobs,
+        ),
+        (
+            "itp",
+            load_itp_csv(dir.join("itp-cluster02.csv")).unwrap().jobs,
+        ),
         (
             "tiresias",
-            load_tiresias_csv(dir.join("tiresias-60_job.csv")).unwrap().jobs,
+            load_tiresias_csv(dir.join("tiresias-60_job.csv"))
+                .unwrap()
+                .jobs,
         ),
         #[cfg(feature = "serde")]
         (
@@ -469,7 +477,11 @@ fn ps_recipe_rows_run_their_duration_on_their_reference_placement() {
         // Every row that ran on a whole GPU.
         let mut rows = jobs;
         rows.retain(|r| r.num_gpus > 0 && r.duration_s.is_some_and(f64::is_finite));
-        let machines = rows.iter().map(|r| r.num_gpus.div_ceil(8)).max().unwrap_or(1);
+        let machines = rows
+            .iter()
+            .map(|r| r.num_gpus.div_ceil(8))
+            .max()
+            .unwrap_or(1);
         let (n, worst) = assert_ps_faithful(&rows, machines);
         eprintln!("ps {name}: {n} rows, worst relative error {worst:.2e}");
     }

@@ -517,7 +517,7 @@ pub fn ps_reference_placement(gpus: u32, gpus_per_machine: u32) -> PsPlacement {
     let per = gpus_per_machine.max(1);
     let full = gpus / per;
     let mut machines = vec![(per, per); full as usize];
-    if gpus % per > 0 {
+    if !gpus.is_multiple_of(per) {
         machines.push((gpus % per, gpus % per));
     }
     PsPlacement { machines }
@@ -579,8 +579,12 @@ fn ps_job(
         .placement_level()
         .iteration_time_s(&cfg)
         .ok()?;
-    let (epochs, chunks, minibatches) =
-        ps_counts(gpus, duration_s, drawn_tau_s + comm_s, (drawn_chunks, drawn_minibatches))?;
+    let (epochs, chunks, minibatches) = ps_counts(
+        gpus,
+        duration_s,
+        drawn_tau_s + comm_s,
+        (drawn_chunks, drawn_minibatches),
+    )?;
     let mut total = f64::from(epochs) * f64::from(chunks) * f64::from(minibatches);
     // Every worker runs `total / G` mini-batches one after the other.
     let mut compute_s = duration_s * f64::from(gpus) / total - comm_s;
@@ -743,14 +747,20 @@ mod tests {
             assert!((1..=200).contains(&p.epochs));
             // As many PSs as workers by bandwidth; a worker and its PS fit
             // the GPU's share of a machine.
-            assert_eq!(crate::model::ps_for_bandwidth(g, p.worker.nic_bps, p.ps.nic_bps), g);
+            assert_eq!(
+                crate::model::ps_for_bandwidth(g, p.worker.nic_bps, p.ps.nic_bps),
+                g
+            );
             let both = p.worker.plus(&p.ps);
             assert!(both.cpu_cores <= CPU_PER_GPU && both.memory_bytes <= MEMORY_PER_GPU_BYTES);
             assert!(both.nic_bps * 8.0 <= NIC_BPS * (1.0 + 1e-12));
             if out.too_short.contains(&k) {
                 assert!(run > d && p.minibatch_compute_s == 0.0, "{origin:?}");
             } else {
-                assert!((run / d - 1.0).abs() <= 1e-12, "{origin:?}: run {run} vs {d}");
+                assert!(
+                    (run / d - 1.0).abs() <= 1e-12,
+                    "{origin:?}: run {run} vs {d}"
+                );
             }
         }
         assert_eq!(out.too_short.len(), 5, "the 0.01-s rows");
