@@ -9,8 +9,10 @@
 use std::path::PathBuf;
 
 use dmlsched::baselines::Fifo;
-use dmlsched::model::{Instance, JobId};
+use dmlsched::model::{Instance, JobId, MachineId};
 use dmlsched::placement::PlacementRule;
+use dmlsched::schedule::Tasks;
+use dmlsched::sim::{Action, Event, Policy, SimView};
 use dmlsched::sim::{SimOptions, simulate};
 use dmlsched::trace::*;
 
@@ -374,4 +376,113 @@ fn bad_throughput_files_are_typed_errors() {
         assert_eq!(got, want, "{name}: {e}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Runs a job, on arrival, on the placement given (the simulator checks it).
+struct OnPlacement(Vec<(MachineId, Tasks)>);
+
+impl Policy for OnPlacement {
+    fn name(&self) -> String {
+        "on-placement".into()
+    }
+
+    fn on_event(&mut self, _view: &SimView<'_>, event: &Event) -> dmlsched::Result<Vec<Action>> {
+        Ok(match event {
+            Event::Arrival { job } => vec![Action::run(*job, self.0.clone())],
+            _ => Vec::new(),
+        })
+    }
+}
+
+/// Every row of `rows` as a parameter-server job (the PS recipe, 8-GPU
+/// machines) run alone, arriving at 0, on its reference placement (the
+/// fewest machines, as many PSs as workers on each) in the simulator, on
+/// `machines` 8-GPU machines: it runs its trace duration within `1e-9` (a
+/// row shorter than one mini-batch's communication runs longer). Returns
+/// the rows run and the largest relative error.
+fn assert_ps_faithful(rows: &[TraceJob], machines: u32) -> (usize, f64) {
+    let opts = RecipeOptions::ps();
+    let out = to_jobs(rows, &opts).unwrap();
+    assert!(out.capped.is_empty());
+    let cluster = gpu_cluster(machines * 8, 8).unwrap();
+    let (n, mut worst) = (out.jobs.len(), 0.0f64);
+    for (k, (mut job, origin)) in out.jobs.into_iter().zip(&out.origins).enumerate() {
+        job.id = JobId(0);
+        job.arrival_s = 0.0;
+        let inst = Instance::new(cluster.clone(), vec![job], opts.slot_length_s, 1).unwrap();
+        let placement = ps_reference_placement(origin.requested_gpus, 8)
+            .machines
+            .iter()
+            .enumerate()
+            .map(|(m, &(w, p))| (MachineId(m as u32), Tasks::new(w, p)))
+            .collect();
+        let r = simulate(&inst, &mut OnPlacement(placement), &SimOptions::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", origin.trace_id));
+        let d = rows[origin.trace_index].duration_s.unwrap();
+        let jct = r.jobs[0].jct_s.expect("the job completed");
+        if out.too_short.contains(&k) {
+            assert!(jct >= d, "{}: {jct} s for {d} s", origin.trace_id);
+            continue;
+        }
+        let err = (jct / d - 1.0).abs();
+        assert!(err <= 1e-9, "{}: {jct} s for {d} s", origin.trace_id);
+        worst = worst.max(err);
+    }
+    (n, worst)
+}
+
+#[test]
+fn ps_recipe_rows_run_their_duration_on_their_reference_placement() {
+    let mut rows = Vec::new();
+    for (i, d) in [0.01, 30.0, 1144.0, 86_400.0, 4_628_226.0]
+        .into_iter()
+        .enumerate()
+    {
+        for g in [1, 2, 3, 4, 8, 12, 16, 32] {
+            let mut r = TraceJob::new(format!("{i}-{g}"), 0.0, g);
+            r.duration_s = Some(d);
+            rows.push(r);
+        }
+    }
+    let (n, worst) = assert_ps_faithful(&rows, 8);
+    eprintln!("ps synthetic: {n} rows, worst relative error {worst:.2e}");
+    let Some(dir) = traces() else { return };
+    for (name, jobs) in [
+        (
+            "philly",
+            load_philly_pollux_csv(dir.join("philly.csv")).unwrap().jobs,
+        ),
+        (
+            "itp",
+            load_itp_csv(dir.join("itp-cluster02.csv")).unwrap().jobs,
+        ),
+        (
+            "tiresias",
+            load_tiresias_csv(dir.join("tiresias-60_job.csv"))
+                .unwrap()
+                .jobs,
+        ),
+        #[cfg(feature = "serde")]
+        (
+            "gavel",
+            load_gavel_trace_with_rates(
+                dir.join("gavel-msr-seed0-6214e9.trace"),
+                &GavelThroughputs::load(dir.join(GAVEL_THROUGHPUTS_FILE)).unwrap(),
+                &GavelConversion::default(),
+            )
+            .unwrap()
+            .jobs,
+        ),
+    ] {
+        // Every row that ran on a whole GPU.
+        let mut rows = jobs;
+        rows.retain(|r| r.num_gpus > 0 && r.duration_s.is_some_and(f64::is_finite));
+        let machines = rows
+            .iter()
+            .map(|r| r.num_gpus.div_ceil(8))
+            .max()
+            .unwrap_or(1);
+        let (n, worst) = assert_ps_faithful(&rows, machines);
+        eprintln!("ps {name}: {n} rows, worst relative error {worst:.2e}");
+    }
 }

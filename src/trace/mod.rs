@@ -98,7 +98,9 @@ pub use gavel_rates::{
 };
 pub use itp::{load_itp_csv, read_itp_csv};
 pub use philly::{PhillyFilter, load_philly_pollux_csv, read_philly_pollux_csv};
-pub use recipe::{Arch, RecipeOptions, RecipeOutput, SkipReason, gpu_cluster, to_jobs};
+pub use recipe::{
+    Arch, RecipeOptions, RecipeOutput, SkipReason, gpu_cluster, ps_reference_placement, to_jobs,
+};
 pub use replay::{
     MAX_SIGMOID_LN_DROP, ReplayHorizon, ReplayOptions, UtilityRecipe, replay_instance,
 };

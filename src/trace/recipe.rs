@@ -5,8 +5,8 @@
 //! model, no per-iteration time and no communication volume. A recipe fills
 //! those in and chooses the amount of work so that the job, run alone at its
 //! full (possibly capped) size, takes as long as the trace says (exactly,
-//! for ring-all-reduce jobs on the fewest machines; about, for
-//! parameter-server jobs).
+//! on the fewest machines for ring-all-reduce jobs, and on the fewest
+//! machines with a PS beside every worker for parameter-server jobs).
 //!
 //! # Ring-all-reduce ([`Arch::RingAllReduce`])
 //!
@@ -43,27 +43,47 @@
 //!
 //! # Parameter server ([`Arch::ParameterServer`])
 //!
-//! Draws, uniformly within the OASiS simulation ranges (Bao, Peng, Wu, Li,
-//! IEEE INFOCOM 2018; upper ends
-//! capped where a [`gpu_cluster`] machine of `gpus_per_machine` GPUs could
-//! not host the task; see [`catalog::oasis`]):
+//! **The reference placement.** The trace ran a job of `G` GPUs as `G`
+//! workers; the recipe assumes they sat on the fewest machines that hold
+//! them, `n = ⌈G / gpus_per_machine⌉`, filled in order, each machine with as
+//! many PSs as workers (`P = G`, [`ps_reference_placement`]): parameter
+//! servers are sharded over the machines the job used, not on machines the
+//! trace never had.
 //!
-//! - worker: 1 GPU, 1–10 cores (≤ 8), 2–32 GB memory, 5–10 GB storage, NIC
-//!   `b_w` 0.1–5 Gbit/s (≤ the machine NIC / `gpus_per_machine`);
-//! - PS: no GPU, 1–10 cores (≤ the machine's), 2–32 GB, 5–10 GB, NIC 5–20
-//!   Gbit/s (≤ the machine NIC);
-//! - compute `τ` 0.001–0.1 slots (× `slot_length_s`), gradient `S` 30–575 MB,
-//!   chunks `N` 5–100, mini-batches per chunk `M` 10–100.
+//! **Demands: a GPU's share, halved.** A [`gpu_cluster`] machine gives
+//! each GPU 8 cores, 64 GB and `1/gpus_per_machine` of its NIC; a worker and
+//! its PS split that share, so the reference placement always fits and no
+//! machine or link binds that the trace job did not use. Draws, uniformly
+//! within the OASiS simulation ranges (Bao, Peng, Wu, Li, IEEE INFOCOM
+//! 2018; see [`catalog::oasis`]) capped at the half share:
 //!
-//! With `G` workers a mini-batch takes `τ_d = τ + 2S/b_w` seconds (compute,
-//! push, pull), so the trace duration `d` asks for `K = G·d/τ_d`
-//! mini-batches. Then `N ← max(N, G)` (each worker needs a chunk: OASiS caps
-//! workers at `N`), `E = clamp(round(K/(N·M)), 1, 200)` (200: the top of OASiS's epoch range) and `M ←
-//! max(1, round(K/(E·N)))` so that `E·N·M ≈ K` (M leaves its range when
-//! `E` hits a clamp). For `K < N`: `E = M = 1` and `N = max(G, round(K))`.
-//! A job shorter than one mini-batch per worker cannot be matched and runs
-//! longer than the trace. `max_workers = G`, `max_ps = G` (PS ≤ workers),
-//! asynchronous.
+//! - worker: 1 GPU, 1–10 cores (≤ 4), 2–32 GB memory, 5–10 GB storage, NIC
+//!   `b_w` 0.1–5 Gbit/s (≤ the machine NIC / `gpus_per_machine` / 2);
+//! - PS: no GPU, 1–10 cores (≤ 4), 2–32 GB, 5–10 GB, and the worker's NIC
+//!   `b_w` (so a scheduler that sizes PSs by bandwidth, `⌈w·b_w/B_s⌉`, gives
+//!   the job as many PSs as workers);
+//! - gradient `S` 30–575 MB, chunks `N` 5–100, mini-batches per chunk `M`
+//!   10–100, and a compute `τ` of 0.001–0.1 slots (× `slot_length_s`) that
+//!   only sizes the counts.
+//!
+//! **A job placed as it ran runs its trace duration, exactly.** On the
+//! reference placement one mini-batch per worker takes `t_c + c`, where `c`
+//! is the communication of the simulator's timing (PS-L's placement-level
+//! form on a [`gpu_cluster`], at its intra-machine bandwidth). With `τ_d =
+//! τ + c` the duration `d` asks for `K = G·d/τ_d` mini-batches; then `N ←
+//! max(N, G)` (each worker needs a chunk: OASiS caps workers at `N`), `E =
+//! clamp(round(K/(N·M)), 1, 200)` (200: the top of OASiS's epoch range) and
+//! `M ← max(1, round(K/(E·N)))`, so `E·N·M ≈ K` (for `K < N`: `E = M = 1`
+//! and `N = max(G, round(K))`). The compute is then set so that the `E·N·M`
+//! mini-batches take `d` exactly: `t_c = d·G/(E·N·M) − c`. A duration too
+//! short for that (`t_c < 0`) gets one mini-batch per worker, `t_c = d − c`;
+//! a row shorter than one mini-batch's communication (a few seconds at
+//! most) keeps no compute, runs longer than the trace, and is listed in
+//! [`RecipeOutput::too_short`]. Run alone on its reference placement, the
+//! job lasts its trace duration (to floating-point rounding; a test checks
+//! every row of every trace within `10⁻⁹`). Placed otherwise (PSs on other
+//! machines, workers spread wider), the timing model makes it slower.
+//! `max_workers = G`, `max_ps = G` (PS ≤ workers), asynchronous.
 //!
 //! # Both architectures
 //!
@@ -91,6 +111,7 @@ use crate::model::{
     Architecture, Cluster, Degradation, Discipline, Job, JobId, PsJob, RarJob, Resources,
     RingParams, SyncMode, Utility, WorkerCounts,
 };
+use crate::timing::{IterationTime, PsLocality, PsPlacement};
 
 /// CPU cores per GPU of a [`gpu_cluster`] machine.
 pub const CPU_PER_GPU: f64 = 8.0;
@@ -267,10 +288,10 @@ pub struct RecipeOutput {
     pub capped: Vec<usize>,
     /// Trace indices of rows that produced no job, with the reason.
     pub skipped: Vec<(usize, SkipReason)>,
-    /// Trace indices of ring-all-reduce rows shorter than one iteration's
-    /// communication on their consolidated placement (a few milliseconds):
-    /// their job has no compute and runs that one iteration, longer than
-    /// the trace.
+    /// Trace indices of rows shorter than one iteration's communication on
+    /// their reference placement (a few milliseconds for a ring, a few
+    /// seconds at most for a parameter-server job): their job has no
+    /// compute and runs that one iteration, longer than the trace.
     pub too_short: Vec<usize>,
 }
 
@@ -358,8 +379,14 @@ pub fn to_jobs(trace: &[TraceJob], opts: &RecipeOptions) -> Result<RecipeOutput,
                     (Architecture::RingAllReduce(job), Some(model))
                 },
             ),
-            Arch::ParameterServer => ps_job(&mut rng, gpus, duration, opts)
-                .map(|j| (Architecture::ParameterServer(j), None)),
+            Arch::ParameterServer => {
+                ps_job(&mut rng, gpus, duration, opts).map(|(job, too_short)| {
+                    if too_short {
+                        out.too_short.push(index);
+                    }
+                    (Architecture::ParameterServer(job), None)
+                })
+            }
         }
         .ok_or_else(|| {
             TraceError::invalid(
@@ -483,37 +510,59 @@ fn capped_cores(rng: &mut ChaCha8Rng, (lo, hi): (u32, u32), cap: f64) -> f64 {
     f64::from(rng.random_range(lo..=hi))
 }
 
-/// `None` when the duration needs more mini-batches per chunk than a `u32`
-/// counts.
-fn ps_job(rng: &mut ChaCha8Rng, gpus: u32, duration_s: f64, opts: &RecipeOptions) -> Option<PsJob> {
+/// The reference placement of a parameter-server job of `gpus` workers on
+/// machines of `gpus_per_machine` GPUs: the fewest machines, filled in
+/// order, each with as many PSs as workers.
+pub fn ps_reference_placement(gpus: u32, gpus_per_machine: u32) -> PsPlacement {
+    let per = gpus_per_machine.max(1);
+    let full = gpus / per;
+    let mut machines = vec![(per, per); full as usize];
+    if !gpus.is_multiple_of(per) {
+        machines.push((gpus % per, gpus % per));
+    }
+    PsPlacement { machines }
+}
+
+/// A parameter-server job of `gpus` workers whose mini-batches take exactly
+/// `duration_s` alone on its [reference placement](ps_reference_placement)
+/// under the simulator's timing ([module docs](self)), and whether the
+/// duration is shorter than one mini-batch's communication there (the job
+/// then has no compute and runs longer than the trace). `None` when the
+/// duration needs more mini-batches per chunk than a `u32` counts.
+fn ps_job(
+    rng: &mut ChaCha8Rng,
+    gpus: u32,
+    duration_s: f64,
+    opts: &RecipeOptions,
+) -> Option<(PsJob, bool)> {
     use catalog::oasis as o;
     let per_machine = f64::from(opts.gpus_per_machine);
+    // A GPU's share of the machine, halved between its worker and its PS.
+    let cores = CPU_PER_GPU / 2.0;
+    let memory_gb = MEMORY_PER_GPU_BYTES / 2.0 / GB;
+    let nic_gbps = NIC_BPS / per_machine / 2.0 / gbps(1.0);
     let worker = Resources::zero()
         .gpus(1.0)
-        .cpu_cores(capped_cores(rng, o::VCPUS, CPU_PER_GPU))
-        .memory(uniform_f64(rng, o::MEMORY_GB) * GB)
+        .cpu_cores(capped_cores(rng, o::VCPUS, cores))
+        .memory(capped(rng, o::MEMORY_GB, memory_gb) * GB)
         .storage(uniform_f64(rng, o::STORAGE_GB) * GB)
-        .nic(gbps(capped(
-            rng,
-            o::WORKER_GBPS,
-            NIC_BPS / per_machine / gbps(1.0),
-        )));
+        .nic(gbps(capped(rng, o::WORKER_GBPS, nic_gbps)));
+    // The PS reserves what its worker does on the NIC, so that a scheduler
+    // sizing PSs by bandwidth gives the job as many PSs as workers.
     let ps = Resources::zero()
-        .cpu_cores(capped_cores(rng, o::VCPUS, CPU_PER_GPU * per_machine))
-        .memory(uniform_f64(rng, o::MEMORY_GB) * GB)
+        .cpu_cores(capped_cores(rng, o::VCPUS, cores))
+        .memory(capped(rng, o::MEMORY_GB, memory_gb) * GB)
         .storage(uniform_f64(rng, o::STORAGE_GB) * GB)
-        .nic(gbps(capped(rng, o::PS_GBPS, NIC_BPS / gbps(1.0))));
-    let tau_s = uniform_f64(rng, o::TAU_SLOTS) * opts.slot_length_s;
+        .nic(worker.nic_bps);
+    let drawn_tau_s = uniform_f64(rng, o::TAU_SLOTS) * opts.slot_length_s;
     let gradient_bytes = uniform_f64(rng, o::GRADIENT_MB) * MB;
     let drawn_chunks = rng.random_range(o::CHUNKS.0..=o::CHUNKS.1);
     let drawn_minibatches = rng.random_range(o::MINIBATCHES.0..=o::MINIBATCHES.1);
-
-    // The counts are set below, once the mini-batch time is known.
     let mut job = PsJob {
         epochs: 1,
         data_chunks: 1,
         minibatches_per_chunk: 1,
-        minibatch_compute_s: tau_s,
+        minibatch_compute_s: 0.0,
         gradient_bytes,
         worker,
         ps,
@@ -523,25 +572,60 @@ fn ps_job(rng: &mut ChaCha8Rng, gpus: u32, duration_s: f64, opts: &RecipeOptions
         sync: SyncMode::Asynchronous,
         layers: None,
     };
-    let per_minibatch_s = job.minibatch_time_s();
-    let k = f64::from(gpus) * duration_s / per_minibatch_s;
-    let (epochs, chunks, minibatches) = if k < f64::from(drawn_chunks.max(gpus)) {
-        (1, gpus.max(round_count(k)), 1)
+    // The communication of one mini-batch on the reference placement.
+    let cfg = ps_reference_placement(gpus, opts.gpus_per_machine);
+    let comm_s = PsLocality::from_job(&job, INTRA_BPS)
+        .ok()?
+        .placement_level()
+        .iteration_time_s(&cfg)
+        .ok()?;
+    let (epochs, chunks, minibatches) = ps_counts(
+        gpus,
+        duration_s,
+        drawn_tau_s + comm_s,
+        (drawn_chunks, drawn_minibatches),
+    )?;
+    let mut total = f64::from(epochs) * f64::from(chunks) * f64::from(minibatches);
+    // Every worker runs `total / G` mini-batches one after the other.
+    let mut compute_s = duration_s * f64::from(gpus) / total - comm_s;
+    let (epochs, chunks, minibatches) = if compute_s < 0.0 {
+        // Fewer, longer mini-batches: one per worker.
+        total = f64::from(gpus);
+        compute_s = duration_s - comm_s;
+        (1, gpus, 1)
     } else {
-        let chunks = drawn_chunks.max(gpus);
-        let epochs = (k / (f64::from(chunks) * f64::from(drawn_minibatches)))
-            .round()
-            .clamp(1.0, 200.0);
-        let per_chunk = k / (epochs * f64::from(chunks));
-        if per_chunk.round() > f64::from(u32::MAX) {
-            return None;
-        }
-        (epochs as u32, chunks, round_count(per_chunk))
+        (epochs, chunks, minibatches)
     };
+    let too_short = compute_s < 0.0;
+    job.minibatch_compute_s = compute_s.max(0.0);
     job.epochs = epochs;
     job.data_chunks = chunks;
     job.minibatches_per_chunk = minibatches;
-    Some(job)
+    debug_assert!(total >= 1.0);
+    Some((job, too_short))
+}
+
+/// Epochs, chunks and mini-batches per chunk near `K = G·d/τ` mini-batches
+/// ([module docs](self)); `None` beyond a `u32` per chunk.
+fn ps_counts(
+    gpus: u32,
+    duration_s: f64,
+    minibatch_s: f64,
+    (drawn_chunks, drawn_minibatches): (u32, u32),
+) -> Option<(u32, u32, u32)> {
+    let k = f64::from(gpus) * duration_s / minibatch_s;
+    if k < f64::from(drawn_chunks.max(gpus)) {
+        return Some((1, gpus.max(round_count(k)), 1));
+    }
+    let chunks = drawn_chunks.max(gpus);
+    let epochs = (k / (f64::from(chunks) * f64::from(drawn_minibatches)))
+        .round()
+        .clamp(1.0, 200.0);
+    let per_chunk = k / (epochs * f64::from(chunks));
+    if per_chunk.round() > f64::from(u32::MAX) {
+        return None;
+    }
+    Some((epochs as u32, chunks, round_count(per_chunk)))
 }
 
 #[cfg(test)]
@@ -632,11 +716,11 @@ mod tests {
     }
 
     #[test]
-    fn ps_jobs_take_about_the_trace_duration_and_validate() {
-        let durations = [30.0, 61.0, 1144.0, 11_266.0, 254_884.0, 4_628_226.0];
+    fn ps_jobs_take_the_trace_duration_on_their_reference_placement() {
+        let durations = [0.01, 30.0, 61.0, 1144.0, 11_266.0, 254_884.0, 4_628_226.0];
         let mut trace = Vec::new();
         for (i, &d) in durations.iter().enumerate() {
-            for &g in &[1, 2, 8, 16] {
+            for &g in &[1, 2, 8, 13, 16] {
                 trace.push(row(&format!("{i}-{g}"), i as f64 * 100.0, g, Some(d)));
             }
         }
@@ -646,22 +730,40 @@ mod tests {
         };
         let out = to_jobs(&trace, &opts).unwrap();
         assert_eq!(out.jobs.len(), trace.len());
-        for (job, origin) in out.jobs.iter().zip(&out.origins) {
+        for (k, (job, origin)) in out.jobs.iter().zip(&out.origins).enumerate() {
             let Architecture::ParameterServer(p) = &job.architecture else {
                 panic!()
             };
-            let g = f64::from(origin.requested_gpus);
+            let g = origin.requested_gpus;
             let d = trace[origin.trace_index].duration_s.unwrap();
-            let per = p.minibatch_time_s();
-            let run = p.total_minibatches() as f64 * per / g;
+            let cfg = ps_reference_placement(g, 8);
+            let tau = PsLocality::from_job(p, INTRA_BPS)
+                .unwrap()
+                .placement_level()
+                .iteration_time_s(&cfg)
+                .unwrap();
+            let run = p.total_minibatches() as f64 / f64::from(g) * tau;
             assert!(p.data_chunks >= p.max_workers);
             assert!((1..=200).contains(&p.epochs));
-            if d >= per {
-                assert!((run / d - 1.0).abs() < 0.35, "{origin:?}: run {run} vs {d}");
+            // As many PSs as workers by bandwidth; a worker and its PS fit
+            // the GPU's share of a machine.
+            assert_eq!(
+                crate::model::ps_for_bandwidth(g, p.worker.nic_bps, p.ps.nic_bps),
+                g
+            );
+            let both = p.worker.plus(&p.ps);
+            assert!(both.cpu_cores <= CPU_PER_GPU && both.memory_bytes <= MEMORY_PER_GPU_BYTES);
+            assert!(both.nic_bps * 8.0 <= NIC_BPS * (1.0 + 1e-12));
+            if out.too_short.contains(&k) {
+                assert!(run > d && p.minibatch_compute_s == 0.0, "{origin:?}");
             } else {
-                assert!(run >= d);
+                assert!(
+                    (run / d - 1.0).abs() <= 1e-12,
+                    "{origin:?}: run {run} vs {d}"
+                );
             }
         }
+        assert_eq!(out.too_short.len(), 5, "the 0.01-s rows");
         let cluster = gpu_cluster(64, 8).unwrap();
         Instance::new(cluster, out.jobs, opts.slot_length_s, 10_000).unwrap();
     }
