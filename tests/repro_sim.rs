@@ -137,6 +137,10 @@ fn layered_instance_stalls_are_reported_with_end_states() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// FIFO stalls behind a gang that its all-or-nothing placement cannot fit:
+/// with one parameter-server-only machine the capped 4-GPU job's 4 PSs
+/// exceed that machine, while DRF starts it smaller. (Without `--ps-servers`
+/// the recipe puts each job's PSs beside its workers and every job fits.)
 #[test]
 fn replay_fifo_stall_is_reported_and_its_jct_count_shown() {
     let dir = out_dir("tiresias-stall");
@@ -153,6 +157,8 @@ fn replay_fifo_stall_is_reported_and_its_jct_count_shown() {
             "1",
             "--arch",
             "ps",
+            "--ps-servers",
+            "1",
             "--policies",
             "fifo,drf",
             "--out",
