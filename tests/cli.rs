@@ -309,11 +309,13 @@ fn replay_runs_baselines_and_oasis_on_a_trace_and_writes_reports() {
     ]);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    // OASiS among the policies: PS jobs, PS-only machines, a horizon that
-    // covers the jobs and sigmoid utilities, said in the header.
+    // OASiS among the policies: PS jobs on machines that host both roles
+    // (no PS-only machines), a horizon that covers the jobs and sigmoid
+    // utilities, said in the header.
     let header = stdout.lines().next().unwrap();
+    assert!(!header.contains("PS-only"), "{header}");
     for part in [
-        "+ 2 PS-only machines",
+        "16 GPUs, 8 per machine",
         "parameter-server recipe",
         "horizon cover:3",
         "utility sigmoid:2:4",

@@ -1100,9 +1100,11 @@ fn locality_places_workers_and_ps_on_a_shared_machine() {
 // The command line: a replay whose oasis parameters share machines
 // ---------------------------------------------------------------------------
 
-/// With `"shared_machines": true` in oasis's parameters, `dmlsched replay`
-/// adds no PS-only machines: OASiS runs on the GPU machines, which host
-/// both roles, and earns utility there.
+/// By default (and with `"shared_machines": true` in oasis's parameters)
+/// `dmlsched replay` adds no PS-only machines: OASiS runs on the GPU
+/// machines, which host both roles, and earns utility there. With
+/// `"shared_machines": false` (the paper's model) it adds one PS-only
+/// machine per GPU machine.
 #[cfg(feature = "cli")]
 #[test]
 fn replay_with_shared_machines_adds_no_ps_only_machines() {
@@ -1121,33 +1123,42 @@ fn replay_with_shared_machines_adds_no_ps_only_machines() {
     }
     let trace = dir.join("philly.csv");
     std::fs::write(&trace, csv).unwrap();
-    let params = dir.join("shared.json");
-    std::fs::write(&params, r#"{"shared_machines": true}"#).unwrap();
-    let params_arg = format!("oasis={}", params.display());
-    let run = common::dmlsched_within(
-        300.0,
-        &[
-            "replay",
-            trace.to_str().unwrap(),
-            "--jobs",
-            "30",
-            "--gpus",
-            "16",
-            "--policies",
-            "fifo,oasis",
-            "--params",
-            &params_arg,
-        ],
-    );
-    let stdout = run.ok("replay with shared machines");
-    let header = stdout.lines().next().unwrap();
-    assert!(!header.contains("PS-only"), "{header}");
-    assert!(header.contains("parameter-server recipe"), "{header}");
-    let oasis = stdout
-        .lines()
-        .find(|l| l.starts_with("oasis "))
-        .unwrap_or_else(|| panic!("no oasis row: {stdout}"));
-    let done: u32 = oasis.split_whitespace().nth(3).unwrap().parse().unwrap();
-    assert!(done > 0, "{oasis}");
+    let run_with = |params: Option<&str>| {
+        let mut args = vec![
+            "replay".to_string(),
+            trace.to_str().unwrap().to_string(),
+            "--jobs".into(),
+            "30".into(),
+            "--gpus".into(),
+            "16".into(),
+            "--policies".into(),
+            "fifo,oasis".into(),
+        ];
+        if let Some(text) = params {
+            let file = dir.join("oasis.json");
+            std::fs::write(&file, text).unwrap();
+            args.push("--params".into());
+            args.push(format!("oasis={}", file.display()));
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        common::dmlsched_within(300.0, &args)
+            .ok("replay")
+            .to_string()
+    };
+    for params in [None, Some(r#"{"shared_machines": true}"#)] {
+        let stdout = run_with(params);
+        let header = stdout.lines().next().unwrap();
+        assert!(!header.contains("PS-only"), "{params:?}: {header}");
+        assert!(header.contains("parameter-server recipe"), "{header}");
+        let oasis = stdout
+            .lines()
+            .find(|l| l.starts_with("oasis "))
+            .unwrap_or_else(|| panic!("no oasis row: {stdout}"));
+        let done: u32 = oasis.split_whitespace().nth(3).unwrap().parse().unwrap();
+        assert!(done > 0, "{oasis}");
+    }
+    let paper = run_with(Some(r#"{"shared_machines": false, "u_scale": 1.0}"#));
+    let header = paper.lines().next().unwrap();
+    assert!(header.contains("+ 2 PS-only machines"), "{header}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -82,6 +82,42 @@ fn a_release_makes_room_for_a_later_job() {
     assert_eq!(cert.objective, c.snapshot.alg);
 }
 
+/// A job submitted inside a slot whose plan starts at the next boundary
+/// also holds its first placement for the rest of the slot in progress
+/// where there is room (a head start), and only then; the plan's utility
+/// and price are the algorithm's either way.
+#[test]
+fn a_job_submitted_inside_a_slot_gets_a_head_start_where_there_is_room() {
+    // Empty cluster: the plan from slot 2 is widened back to slot 1.
+    let mut state = ClusterState::new(&cluster(1), SLOT).unwrap();
+    let mut s = session(&state, 4);
+    let d = s.submit(&mut state, &job(0, 1), 150.0).unwrap();
+    assert!(d.admitted, "{:?}", d.rejection);
+    let first = d.segments.iter().map(|sg| sg.slots.start).min().unwrap();
+    assert_eq!(first, 1, "{:?}", d.segments);
+    state.check().unwrap();
+    let cert = s.certificate().unwrap();
+    cert.check(1e-9).unwrap();
+    assert_eq!(cert.objective, d.utility);
+    // The same plan without room in slot 1 (one GPU used there): no head
+    // start, the same utility and price.
+    let mut busy = ClusterState::new(&cluster(1), SLOT).unwrap();
+    let mut t = session(&busy, 4);
+    busy.record_usage(MachineId(0), 100.0, 200.0, Resources::zero().gpus(1.0))
+        .unwrap();
+    let e = t.submit(&mut busy, &job(0, 1), 150.0).unwrap();
+    assert!(e.admitted, "{:?}", e.rejection);
+    let first = e.segments.iter().map(|sg| sg.slots.start).min().unwrap();
+    assert_eq!(first, 2, "{:?}", e.segments);
+    assert_eq!((e.utility, e.price), (d.utility, d.price));
+    busy.check().unwrap();
+    // On a boundary there is no slot in progress to start in.
+    let mut on = ClusterState::new(&cluster(1), SLOT).unwrap();
+    let mut u = session(&on, 4);
+    let f = u.submit(&mut on, &job(0, 1), 200.0).unwrap();
+    assert_eq!(f.segments.iter().map(|sg| sg.slots.start).min(), Some(2));
+}
+
 #[test]
 fn outside_usage_blocks_a_plan() {
     let mut state = ClusterState::new(&cluster(1), SLOT).unwrap();

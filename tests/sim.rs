@@ -470,8 +470,8 @@ fn plans_may_swap_machines_at_a_boundary() {
 fn plans_cannot_start_in_the_past_or_pass_the_horizon() {
     let jobs = vec![elastic(0, 0.0, 40, 1.0, 2), elastic(1, 15.0, 40, 1.0, 2)];
     let inst = Instance::new(cluster(1, 2.0), jobs, 10.0, 5).unwrap();
-    // Job 1 arrives at 15 s (inside slot 1): slot 1 has begun.
-    let late = vec![Segment::new(1..2, vec![(MachineId(0), Tasks::new(1, 1))])];
+    // Job 1 arrives at 15 s (inside slot 1): slot 0 is over.
+    let late = vec![Segment::new(0..2, vec![(MachineId(0), Tasks::new(1, 1))])];
     let mut p = script(vec![(
         1,
         vec![Action::Reserve {
@@ -483,6 +483,18 @@ fn plans_cannot_start_in_the_past_or_pass_the_horizon() {
         sim_err(simulate(&inst, &mut p, &SimOptions::default())),
         SimError::BadPlan { job: JobId(1), .. }
     ));
+    // The slot in progress may be planned: the job runs from 15 s, for the
+    // 5 s left of slot 1 and all of slot 2.
+    let now = vec![Segment::new(1..3, vec![(MachineId(0), Tasks::new(1, 1))])];
+    let mut p = script(vec![(
+        1,
+        vec![Action::Reserve {
+            job: JobId(1),
+            segments: now,
+        }],
+    )]);
+    let r = simulate(&inst, &mut p, &SimOptions::default()).unwrap();
+    assert_eq!(r.jobs[1].start_s, Some(15.0));
     let long = vec![Segment::new(2..9, vec![(MachineId(0), Tasks::new(1, 1))])];
     let mut p = script(vec![(
         1,

@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 
 use dmlsched::baselines::Fifo;
-use dmlsched::model::{Instance, JobId, MachineId};
+use dmlsched::model::{Architecture, Instance, JobId, MachineId};
 use dmlsched::placement::PlacementRule;
 use dmlsched::schedule::Tasks;
 use dmlsched::sim::{Action, Event, Policy, SimView};
@@ -409,6 +409,18 @@ fn assert_ps_faithful(rows: &[TraceJob], machines: u32) -> (usize, f64) {
     for (k, (mut job, origin)) in out.jobs.into_iter().zip(&out.origins).enumerate() {
         job.id = JobId(0);
         job.arrival_s = 0.0;
+        // OASiS's chunk grid fits the slot: one worker trains a whole chunk
+        // (`M` mini-batches of compute plus a push and a pull over its NIC)
+        // within a slot, so no row is "too slow for the slot".
+        let Architecture::ParameterServer(p) = &job.architecture else {
+            panic!("a PS recipe made another architecture")
+        };
+        let chunk_s = f64::from(p.minibatches_per_chunk) * p.minibatch_time_s();
+        assert!(
+            chunk_s <= opts.slot_length_s,
+            "{}: a chunk takes one worker {chunk_s} s",
+            origin.trace_id
+        );
         let inst = Instance::new(cluster.clone(), vec![job], opts.slot_length_s, 1).unwrap();
         let placement = ps_reference_placement(origin.requested_gpus, 8)
             .machines

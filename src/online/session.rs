@@ -409,7 +409,11 @@ impl<A: SessionAlgorithm> Session<A> {
     /// at the earliest and ends with the `W`-th slot counted from the one
     /// that holds `now_s`, and by the horizon of
     /// [`with_horizon`](Self::with_horizon)). An admitted plan is committed
-    /// to `state`.
+    /// to `state`; when `now_s` is inside a slot and the plan starts at the
+    /// next boundary, its first segment is widened back to the slot in
+    /// progress where the state has room (a head start: the decision's
+    /// segments then begin in that slot, and the job may run from
+    /// `now_s`; no plan is priced there, so the certificate is unchanged).
     ///
     /// # Errors
     ///
@@ -493,29 +497,31 @@ impl<A: SessionAlgorithm> Session<A> {
             snapshot: self.snapshot(),
         };
         match step {
-            Ok((segments, utility, cost, payoff)) => match state.commit_job(job, &segments) {
-                Ok(held) => {
-                    if let (Some(model_job), Some(Decision::Admitted { plan, .. })) = (
-                        self.jobs.last(),
-                        self.engine.outcomes().last().map(|o| &o.decision),
-                    ) {
-                        self.algorithm.admitted(model_job, plan);
+            Ok((segments, utility, cost, payoff)) => {
+                match self.commit_with_head_start(state, job, &segments) {
+                    Ok(held) => {
+                        if let (Some(model_job), Some(Decision::Admitted { plan, .. })) = (
+                            self.jobs.last(),
+                            self.engine.outcomes().last().map(|o| &o.decision),
+                        ) {
+                            self.algorithm.admitted(model_job, plan);
+                        }
+                        self.alg += utility;
+                        d.admitted = true;
+                        if let Some(last) = self.submitted.last_mut() {
+                            (last.segments, last.utility) = (held.clone(), utility);
+                        }
+                        d.segments = held;
+                        (d.utility, d.price, d.payoff) = (utility, cost, payoff);
                     }
-                    self.alg += utility;
-                    d.admitted = true;
-                    if let Some(last) = self.submitted.last_mut() {
-                        (last.segments, last.utility) = (held.clone(), utility);
+                    Err(e) => {
+                        self.engine.retract_last();
+                        d.rejection = Some(Rejection::Other {
+                            why: format!("the cluster state refused the plan: {e}"),
+                        });
                     }
-                    d.segments = held;
-                    (d.utility, d.price, d.payoff) = (utility, cost, payoff);
                 }
-                Err(e) => {
-                    self.engine.retract_last();
-                    d.rejection = Some(Rejection::Other {
-                        why: format!("the cluster state refused the plan: {e}"),
-                    });
-                }
-            },
+            }
             Err(r) => {
                 if let Rejection::NotWorthIt { payoff } = r {
                     d.payoff = payoff;
@@ -531,6 +537,45 @@ impl<A: SessionAlgorithm> Session<A> {
         });
         d.snapshot = self.snapshot();
         d
+    }
+
+    /// Commits the plan of the job just submitted, with a head start when
+    /// it was submitted inside a slot and its plan begins at the next
+    /// boundary: the first segment's placement (same machines and tasks)
+    /// held from the slot in progress, where the state has room, so the job
+    /// runs from now instead of waiting for the boundary — with the plan's
+    /// GPU ids, else with ids free over the widened segment. No plan is
+    /// priced in the slot in progress (plans start at a boundary), so the
+    /// head start takes capacity no priced plan could use: the plan, its
+    /// price and its utility stay the algorithm's, and the job can only
+    /// finish earlier than planned.
+    fn commit_with_head_start(
+        &self,
+        state: &mut ClusterState,
+        job: &Job,
+        segments: &[Segment],
+    ) -> std::result::Result<Vec<Segment>, StateError> {
+        let now = self
+            .submitted
+            .last()
+            .map_or(u32::MAX, |s| s.arrival.max(state.current_slot()));
+        let first = (0..segments.len()).min_by_key(|&k| segments[k].slots.start);
+        if let Some(k) = first.filter(|&k| now < segments[k].slots.start) {
+            let next = self.submitted.last().map_or(0, |s| s.earliest);
+            if segments[k].slots.start == next {
+                let mut widened = segments.to_vec();
+                widened[k].slots.start = now;
+                if let Ok(held) = state.commit_job(job, &widened) {
+                    return Ok(held);
+                }
+                if widened[k].gpus.take().is_some()
+                    && let Ok(held) = state.commit_job(job, &widened)
+                {
+                    return Ok(held);
+                }
+            }
+        }
+        state.commit_job(job, segments)
     }
 
     /// Sets the ledger's cells of slots `current..end` to the state's fill

@@ -86,7 +86,8 @@ pub fn architecture(name: &str) -> Option<Arch> {
 
 /// What a policy needs of a replay's workload and cluster, so a replay
 /// (`dmlsched replay`) can build each policy the workload it schedules
-/// without naming policies itself.
+/// without naming policies itself (and, given its parameters,
+/// [`needs_ps_only_machines`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub struct Needs {
@@ -99,11 +100,6 @@ pub struct Needs {
     /// finishing (the online primal–dual algorithms plan within the
     /// instance's horizon).
     pub horizon: bool,
-    /// Machines that host only parameter servers (OASiS's default model,
-    /// the paper's, places workers and PSs on separate machines; with its
-    /// `shared_machines` parameter it also runs on machines hosting both, and
-    /// a replay whose oasis parameters set it adds no PS-only machines).
-    pub ps_only_machines: bool,
     /// The most horizon slots × machines it can plan over, if limited.
     pub max_cells: Option<u64>,
 }
@@ -113,7 +109,7 @@ pub struct Needs {
 ///
 /// ```
 /// use dmlsched::registry::needs;
-/// assert!(needs("oasis").ps_only_machines && needs("oasis").horizon);
+/// assert!(needs("oasis").horizon);
 /// assert!(needs("smd").layered && !needs("smd").horizon);
 /// assert!(needs("gadget").max_cells.is_some());
 /// assert_eq!(needs("fifo"), Default::default());
@@ -124,7 +120,6 @@ pub fn needs(name: &str) -> Needs {
         arch,
         layered: name == <Smd as crate::algorithms::Algorithm>::NAME,
         horizon: matches!(name, "oasis" | "locality" | "gadget"),
-        ps_only_machines: name == <Oasis as crate::algorithms::Algorithm>::NAME,
         max_cells: (name == <Gadget as crate::algorithms::Algorithm>::NAME)
             .then_some(crate::algorithms::gadget::MAX_CELLS),
     }
@@ -179,6 +174,54 @@ where
     })
 }
 
+/// The parameters of algorithm `name` as a simulator policy or a session
+/// when none are given, as JSON over its defaults: the paper's, except
+/// where a documented practical variant replaces them. OASiS runs on
+/// machines that host both roles (`shared_machines`; the paper's model
+/// refuses them, and on a cluster without them both values give the same
+/// results), so a replay needs no parameter-server-only machines, which
+/// real traces never had.
+pub const fn practical_params(name: &str) -> Option<&'static str> {
+    match name.as_bytes() {
+        b"oasis" => Some(r#"{"shared_machines": true}"#),
+        _ => None,
+    }
+}
+
+/// Parameters of `A` as a policy or session ([`practical_params`]): the
+/// fields in `json` over the practical ones over the defaults.
+#[cfg(feature = "serde")]
+fn practical_of<A>(json: Option<&str>) -> crate::Result<A::Params>
+where
+    A: Algorithm,
+    A::Params: serde::de::DeserializeOwned + Default,
+{
+    let Some(base) = practical_params(A::NAME) else {
+        return params_of::<A>(json);
+    };
+    let mut merged: serde_json::Map<String, serde_json::Value> = serde_json::from_str(base)?;
+    if let Some(text) = json {
+        // The given text alone first, for its errors' line and column.
+        params_of::<A>(Some(text))?;
+        let given: serde_json::Map<String, serde_json::Value> = serde_json::from_str(text)?;
+        merged.extend(given);
+    }
+    Ok(serde_json::from_value(serde_json::Value::Object(merged))?)
+}
+
+/// Whether policy `name` with parameters `json` (over [`practical_params`])
+/// needs machines that host only parameter servers: OASiS when its
+/// parameters set `"shared_machines": false`.
+///
+/// # Errors
+///
+/// As [`check_params`].
+#[cfg(feature = "serde")]
+pub fn needs_ps_only_machines(name: &str, json: Option<&str>) -> crate::Result<bool> {
+    Ok(name == <Oasis as crate::algorithms::Algorithm>::NAME
+        && !practical_of::<Oasis>(json)?.shared_machines)
+}
+
 /// `A` built from its JSON parameters (validated), run over `instance`
 /// with a ChaCha8 generator seeded by `seed`.
 #[cfg(feature = "serde")]
@@ -202,7 +245,7 @@ where
     A: OnlineAlgorithm,
     A::Params: serde::de::DeserializeOwned + Default,
 {
-    let algorithm = A::new(params_of::<A>(json)?)?;
+    let algorithm = A::new(practical_of::<A>(json)?)?;
     let policy = algorithm.policy(instance, &mut ChaCha8Rng::seed_from_u64(seed))?;
     Ok(Box::new(policy))
 }
@@ -488,12 +531,15 @@ pub fn session(
 ) -> crate::Result<Box<dyn AnySession>> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     Ok(match name {
-        "oasis" => Box::new(Oasis::new(params_of::<Oasis>(json)?)?.session(state, window, past)?),
+        "oasis" => {
+            Box::new(Oasis::new(practical_of::<Oasis>(json)?)?.session(state, window, past)?)
+        }
         "locality" => Box::new(
-            Locality::new(params_of::<Locality>(json)?)?.session(state, window, past, &mut rng)?,
+            Locality::new(practical_of::<Locality>(json)?)?
+                .session(state, window, past, &mut rng)?,
         ),
         "gadget" => {
-            Box::new(Gadget::new(params_of::<Gadget>(json)?)?.session(state, window, past)?)
+            Box::new(Gadget::new(practical_of::<Gadget>(json)?)?.session(state, window, past)?)
         }
         other => return Err(unknown("session algorithm", other, &SESSION_ALGORITHMS)),
     })

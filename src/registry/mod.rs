@@ -146,7 +146,9 @@ mod algorithms;
 
 pub use algorithms::{
     ALGORITHM_POLICIES, ALGORITHMS, Needs, SESSION_ALGORITHMS, architecture, is_policy,
-    known_policies, needs,
+    known_policies, needs, practical_params,
 };
 #[cfg(feature = "serde")]
-pub use algorithms::{Outcome, check_params, policy, restore_session, session, solve};
+pub use algorithms::{
+    Outcome, check_params, needs_ps_only_machines, policy, restore_session, session, solve,
+};

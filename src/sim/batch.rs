@@ -18,7 +18,7 @@ use crate::schedule::{
 
 use super::engine::Engine;
 use super::ledger::{self, Steps};
-use super::state::{JobStatus, Plan};
+use super::state::{JobStatus, Plan, current_slot};
 use super::work;
 use super::{Action, SimError};
 
@@ -225,7 +225,7 @@ impl Engine<'_> {
     }
 
     /// A plan, checked against the job's rules; its allocation now is its
-    /// segment for the current slot when the decision falls on a boundary.
+    /// segment for the slot in progress (the job then runs from now).
     fn plan_change(&self, p: usize, segments: Vec<Segment>) -> crate::Result<Change> {
         let job = &self.inst.jobs()[p];
         let now = self.now;
@@ -242,12 +242,13 @@ impl Engine<'_> {
                 "the job already holds resources; plans are irrevocable and made once".into(),
             ));
         }
-        let Some(first) = self.first_plannable_slot() else {
-            return Err(bad("no slot boundary is left after the current time".into()));
+        // A plan may use the slot in progress: its job runs from now.
+        let Some(first) = current_slot(now, self.slot_s) else {
+            return Err(bad("no slot is left at the current time".into()));
         };
         if let Some(s) = segments.iter().find(|s| s.slots.start < first) {
             return Err(bad(format!(
-                "segment {:?} starts before slot {first}, the first slot not yet begun",
+                "segment {:?} starts before slot {first}, the slot in progress",
                 s.slots
             )));
         }
@@ -262,9 +263,7 @@ impl Engine<'_> {
                 violation,
             }
         })?;
-        let current = self
-            .on_boundary()
-            .and_then(|slot| js.segments.iter().find(|s| s.slots.contains(&slot)));
+        let current = js.segments.iter().find(|s| s.slots.contains(&first));
         let placement = current.map(|s| s.placement.non_empty()).unwrap_or_default();
         let gpus = current.and_then(|s| s.gpus.clone());
         let config = current.and_then(|s| s.config);

@@ -12,7 +12,7 @@ use super::result::{
     AllocationRecord, JobRecord, SimResult, Unfinished, UtilizationPoint, fits_empty_cluster,
 };
 use super::room::{FreeTotals, new_run_stamp};
-use super::state::{JobRun, JobStatus, boundary_slot, first_plannable_slot, next_boundary_slot};
+use super::state::{JobRun, JobStatus, boundary_slot, next_boundary_slot};
 use super::view::SimView;
 use super::work::{self, PsTiming};
 use super::{Event, Policy, Rejection, SimError};
@@ -353,11 +353,6 @@ impl<'a> Engine<'a> {
     /// slot index).
     pub(super) fn next_boundary_slot(&self) -> Option<u32> {
         next_boundary_slot(self.now, self.slot_s)
-    }
-
-    /// The first slot a plan may use: the current one on its boundary.
-    pub(super) fn first_plannable_slot(&self) -> Option<u32> {
-        first_plannable_slot(self.now, self.slot_s)
     }
 
     pub(super) fn arrive(&mut self, p: usize) {

@@ -168,3 +168,13 @@ pub(crate) fn next_boundary_slot(now: f64, slot_s: f64) -> Option<u32> {
 pub(crate) fn first_plannable_slot(now: f64, slot_s: f64) -> Option<u32> {
     boundary_slot(now, slot_s).or_else(|| next_boundary_slot(now, slot_s))
 }
+
+/// The slot in progress at `now` (the one starting at `now` on a
+/// boundary): the first slot the simulator accepts in a plan committed at
+/// `now`, whose job then runs from `now` for the rest of that slot.
+pub(crate) fn current_slot(now: f64, slot_s: f64) -> Option<u32> {
+    boundary_slot(now, slot_s).or_else(|| {
+        let x = (now / slot_s).floor();
+        (x >= 0.0 && x <= f64::from(u32::MAX)).then_some(x as u32)
+    })
+}

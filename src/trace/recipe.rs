@@ -70,11 +70,20 @@
 //! reference placement one mini-batch per worker takes `t_c + c`, where `c`
 //! is the communication of the simulator's timing (PS-L's placement-level
 //! form on a [`gpu_cluster`], at its intra-machine bandwidth). With `τ_d =
-//! τ + c` the duration `d` asks for `K = G·d/τ_d` mini-batches; then `N ←
-//! max(N, G)` (each worker needs a chunk: OASiS caps workers at `N`), `E =
-//! clamp(round(K/(N·M)), 1, 200)` (200: the top of OASiS's epoch range) and
-//! `M ← max(1, round(K/(E·N)))`, so `E·N·M ≈ K` (for `K < N`: `E = M = 1`
-//! and `N = max(G, round(K))`). The compute is then set so that the `E·N·M`
+//! τ + c` the duration `d` allows `K = G·d/τ_d` mini-batches. **The chunk
+//! grid fits the slot:** OASiS's model trains whole chunks, and times a
+//! mini-batch as `ω = τ + 2S/b_w` (compute, then a push and a pull over the
+//! worker's NIC); a job whose one worker cannot train a chunk within a slot
+//! (`M·ω` longer than the slot `L`) is unschedulable there when `M·ω > G·L`
+//! (Bao et al.'s rejection "too slow for the slot"). So `M ←
+//! min(M, ⌊L/(2·(τ + c + 2S/b_w))⌋)` (at least 1): even at twice the drawn
+//! mini-batch time, one worker trains a chunk per slot. Then `N ← max(N,
+//! G)` (each worker needs a chunk: OASiS caps workers at `N`), raised to
+//! `⌈K/(200·M)⌉` if more than 200 epochs (the top of OASiS's epoch range)
+//! would be needed, `E = clamp(⌊K/(N·M)⌋, 1, 200)` and `M ← max(1,
+//! ⌊K/(E·N)⌋)`, so `K/2 < E·N·M ≤ K` (for `K < max(N, G)`: `E = M = 1` and
+//! `N = max(G, ⌊K⌋)`): a mini-batch takes between `τ_d` and `2·τ_d`. The
+//! compute is then set so that the `E·N·M`
 //! mini-batches take `d` exactly: `t_c = d·G/(E·N·M) − c`. A duration too
 //! short for that (`t_c < 0`) gets one mini-batch per worker, `t_c = d − c`;
 //! a row shorter than one mini-batch's communication (a few seconds at
@@ -429,11 +438,6 @@ fn utility(row: &TraceJob, slot_length_s: f64) -> Utility {
     }
 }
 
-/// A whole number ≥ 1 nearest to `v`, saturating at `u32::MAX`.
-fn round_count(v: f64) -> u32 {
-    v.round().clamp(1.0, f64::from(u32::MAX)) as u32
-}
-
 /// A ring-all-reduce job of `gpus` workers whose iterations take exactly
 /// `duration_s` on the fewest machines of `gpus_per_machine` GPUs, alone
 /// ([module docs](self)), with the model it was drawn with and whether the
@@ -579,11 +583,18 @@ fn ps_job(
         .placement_level()
         .iteration_time_s(&cfg)
         .ok()?;
+    // OASiS's model times a mini-batch as its compute plus a push and a
+    // pull over the worker's NIC, `τ + 2S/b_w`; at twice that (the counts
+    // below make a mini-batch up to twice as long as drawn) one worker still
+    // trains a whole chunk of `M ≤ chunk_cap` mini-batches within a slot.
+    let oasis_minibatch_s = drawn_tau_s + comm_s + 2.0 * gradient_bytes / worker.nic_bps;
+    let chunk_cap = floor_count(opts.slot_length_s / (2.0 * oasis_minibatch_s));
     let (epochs, chunks, minibatches) = ps_counts(
         gpus,
         duration_s,
         drawn_tau_s + comm_s,
         (drawn_chunks, drawn_minibatches),
+        chunk_cap,
     )?;
     let mut total = f64::from(epochs) * f64::from(chunks) * f64::from(minibatches);
     // Every worker runs `total / G` mini-batches one after the other.
@@ -605,27 +616,42 @@ fn ps_job(
     Some((job, too_short))
 }
 
-/// Epochs, chunks and mini-batches per chunk near `K = G·d/τ` mini-batches
-/// ([module docs](self)); `None` beyond a `u32` per chunk.
+/// Epochs, chunks and mini-batches per chunk: at most `K = G·d/τ`
+/// mini-batches (so each one takes at least `τ`) and at most `chunk_cap`
+/// mini-batches per chunk ([module docs](self)); `None` when the chunks
+/// needed outgrow a `u32`.
 fn ps_counts(
     gpus: u32,
     duration_s: f64,
     minibatch_s: f64,
     (drawn_chunks, drawn_minibatches): (u32, u32),
+    chunk_cap: u32,
 ) -> Option<(u32, u32, u32)> {
     let k = f64::from(gpus) * duration_s / minibatch_s;
     if k < f64::from(drawn_chunks.max(gpus)) {
-        return Some((1, gpus.max(round_count(k)), 1));
+        return Some((1, gpus.max(floor_count(k)), 1));
     }
-    let chunks = drawn_chunks.max(gpus);
-    let epochs = (k / (f64::from(chunks) * f64::from(drawn_minibatches)))
-        .round()
-        .clamp(1.0, 200.0);
-    let per_chunk = k / (epochs * f64::from(chunks));
-    if per_chunk.round() > f64::from(u32::MAX) {
-        return None;
+    let per_chunk = f64::from(drawn_minibatches.min(chunk_cap).max(1));
+    let mut chunks = f64::from(drawn_chunks.max(gpus));
+    if k / (chunks * per_chunk) > MAX_EPOCHS {
+        // More chunks rather than more epochs than OASiS's range.
+        chunks = (k / (MAX_EPOCHS * per_chunk)).ceil();
+        if chunks > f64::from(u32::MAX) {
+            return None;
+        }
     }
-    Some((epochs as u32, chunks, round_count(per_chunk)))
+    let epochs = (k / (chunks * per_chunk)).floor().clamp(1.0, MAX_EPOCHS);
+    let per_chunk = (k / (epochs * chunks)).floor().max(1.0);
+    Some((epochs as u32, chunks as u32, per_chunk as u32))
+}
+
+/// The top of OASiS's epoch range: a job needing more passes gets more
+/// chunks.
+const MAX_EPOCHS: f64 = 200.0;
+
+/// `⌊v⌋` as a count in `1..=u32::MAX`.
+fn floor_count(v: f64) -> u32 {
+    v.floor().clamp(1.0, f64::from(u32::MAX)) as u32
 }
 
 #[cfg(test)]

@@ -19,8 +19,10 @@ use super::{Gadget, GadgetParams};
 ///
 /// The price bounds and the model of the cluster are derived from the
 /// whole instance when the policy is built (clairvoyant, as the analysis
-/// requires). A job arriving inside a slot may start from the next boundary
-/// on; its delay still counts from its arrival slot.
+/// requires). A job arriving inside a slot is planned from the next
+/// boundary on, with the session's head start in the slot in progress where
+/// its first placement has room ([`Session`](crate::online::Session)); its
+/// delay still counts from its arrival slot.
 ///
 /// The simulator times a ring as the plans do — on one machine at its
 /// internal bandwidth, across machines at its reserved bandwidth without

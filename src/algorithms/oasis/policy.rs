@@ -18,8 +18,9 @@ use super::{Oasis, OasisParams};
 /// The price bounds are derived from the whole instance when the policy is
 /// built (clairvoyant, as the theory requires; estimated bounds would mark the
 /// certificate not valid). A job arriving inside
-/// a slot may use slots from the next boundary on (the simulator does not
-/// let a plan start in a slot that has begun); its utility still counts
+/// a slot is planned from the next boundary on, with the session's head
+/// start in the slot in progress where its first placement has room
+/// ([`Session`](crate::online::Session)); its utility still counts
 /// from its arrival slot. The certificate at the end is the session's.
 ///
 /// ```

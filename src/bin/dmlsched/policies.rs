@@ -78,17 +78,13 @@ pub(crate) fn check_params(entries: &[String], names: &[String]) -> Result<(), C
     Ok(())
 }
 
-/// Whether the parameters file given for oasis among `NAME=PARAMS.json`
-/// entries sets `"shared_machines": true` (OASiS then runs on machines that
-/// host both roles, so a replay needs no PS-only machines for it).
-pub(crate) fn oasis_shares_machines(entries: &[String]) -> Result<bool, CliError> {
-    let file = params_file(entries, "oasis")?;
-    let Some(text) = params_text(file)? else {
-        return Ok(false);
-    };
-    let params: dmlsched::algorithms::oasis::OasisParams = serde_json::from_str(&text)
-        .map_err(|e| lib_error("oasis", file, &dmlsched::Error::Json(e)))?;
-    Ok(params.shared_machines)
+/// Whether policy `name`, with the parameters file given for it among
+/// `NAME=PARAMS.json` entries, needs parameter-server-only machines (OASiS
+/// when its parameters set `"shared_machines": false`).
+pub(crate) fn needs_ps_only_machines(entries: &[String], name: &str) -> Result<bool, CliError> {
+    let file = params_file(entries, name)?;
+    let text = params_text(file)?;
+    registry::needs_ps_only_machines(name, text.as_deref()).map_err(|e| lib_error(name, file, &e))
 }
 
 /// The parameters file given for `policy` among `NAME=PARAMS.json` entries.

@@ -60,10 +60,9 @@ pub(crate) struct ReplayArgs {
     #[arg(long, default_value_t = 8, value_name = "N")]
     gpus_per_machine: u32,
     /// Parameter-server-only machines added to the GPU machines (which then
-    /// host workers only), as OASiS's default cluster model (the paper's)
-    /// needs [default: as many as GPU machines when oasis is among the
-    /// policies, unless its parameters set `"shared_machines": true` (it then
-    /// runs on the GPU machines, which host both roles); else 0].
+    /// host workers only), as OASiS's paper model needs [default: 0: every
+    /// machine hosts both roles and OASiS shares them; as many as GPU
+    /// machines when oasis's parameters set `"shared_machines": false`].
     #[arg(long, value_name = "N")]
     ps_servers: Option<u32>,
     /// The horizon, slots: `after-last-arrival` (one slot past the last
@@ -295,7 +294,6 @@ impl ReplayArgs {
             self.policies.iter().any(|p| f(&registry::needs(p.trim())))
         };
         let online = any(|n| n.horizon);
-        let ps_only = any(|n| n.ps_only_machines);
         let ps_algorithm = any(|n| n.arch == Some(Arch::ParameterServer));
         let arch = match self.arch {
             Some(ArchArg::Rar) => Arch::RingAllReduce,
@@ -318,8 +316,12 @@ impl ReplayArgs {
             self.policies.iter().map(|p| p.trim().to_string()).collect()
         };
         policies::check_params(&self.params, &names)?;
-        // OASiS with shared servers needs no PS-only machines.
-        let ps_only = ps_only && !policies::oasis_shares_machines(&self.params)?;
+        // OASiS needs PS-only machines only when its parameters ask for the
+        // paper's disjoint pools.
+        let mut ps_only = false;
+        for n in &names {
+            ps_only |= policies::needs_ps_only_machines(&self.params, n)?;
+        }
         let layered =
             names.iter().any(|n| registry::needs(n).layered) || self.arch == Some(ArchArg::Layered);
         if layered && self.gpus_per_machine != 8 {
