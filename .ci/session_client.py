@@ -318,7 +318,8 @@ class Run:
         for seg in segments:
             s = (seg["slots"]["start"], seg["slots"]["end"])
             check(s[0] < s[1], f"{self.name}: job {holder}: an empty segment {seg}")
-            check(s[0] >= slot_from(self.now) - 0, f"{self.name}: job {holder}: a segment {s} before now {self.now}")
+            # A head start may begin in the slot in progress.
+            check(s[0] >= slot_at(self.now), f"{self.name}: job {holder}: a segment {s} before now {self.now}")
             ids = {}
             for g in seg.get("gpus") or []:
                 ids.setdefault(g["machine"], []).append(g["index"])
@@ -385,14 +386,17 @@ class Run:
                     self.hold_segments(j, segs, j["id"])
                     start = min(s["slots"]["start"] for s in segs)
                     end = max(s["slots"]["end"] for s in segs)
-                    check(start >= slot_from(t), f"{self.name}: job {j['id']} starts at slot {start} before its submission {t}")
+                    check(start >= slot_at(t), f"{self.name}: job {j['id']} starts at slot {start} before its submission {t}")
                     check(end <= slot_at(t) + WINDOW,
                           f"{self.name}: job {j['id']} submitted at {t} s ends at slot {end}, past the window")
                     length = (end - start) * SLOT_S
-                    actual_end = start * SLOT_S + length * rng.uniform(0.7, 1.3)
+                    # It runs from its submission at the earliest (a head
+                    # start begins inside the slot in progress).
+                    begin = max(t, start * SLOT_S)
+                    actual_end = begin + length * rng.uniform(0.7, 1.3)
                     plan[j["id"]] = end
                     if rng.random() < 0.1:
-                        stop = start * SLOT_S + rng.uniform(0.1, 0.9) * (min(actual_end, end * SLOT_S) - start * SLOT_S)
+                        stop = begin + rng.uniform(0.1, 0.9) * (min(actual_end, end * SLOT_S) - begin)
                         push(round(stop, 3), "cancel", (j["id"], None))
                     elif actual_end < end * SLOT_S:
                         stop = round(actual_end, 3)
