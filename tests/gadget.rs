@@ -392,11 +392,14 @@ fn g8_rejection_threshold() {
             1e-12
         ));
     }
-    // 25 − 3·10 = −5: no plan with a positive payoff.
-    assert_eq!(
-        engine.step(&jobs[1]).unwrap().decision,
-        Decision::Rejected(RejectReason::NoFeasiblePlan)
-    );
+    // 25 − 3·10 = −5: no plan with a positive payoff, while one fits (the
+    // free GPU): priced out, with that plan's payoff.
+    match &engine.step(&jobs[1]).unwrap().decision {
+        Decision::Rejected(RejectReason::NonPositivePayoff { payoff }) => {
+            assert!(close(*payoff, -5.0, 1e-9), "{payoff}");
+        }
+        d => panic!("expected a priced-out rejection, got {d:?}"),
+    }
     match &engine.step(&jobs[2]).unwrap().decision {
         Decision::Admitted { payoff, plan, .. } => {
             assert!(close(*payoff, 5.0, 1e-9));

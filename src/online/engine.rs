@@ -49,9 +49,12 @@ impl Default for PdOptions {
 pub enum RejectReason {
     /// No plan exists even on the empty cluster; the oracle was not called.
     Unschedulable,
-    /// The oracle found no feasible plan with positive payoff.
+    /// No plan fits the residual capacities: the oracle found none with a
+    /// positive payoff, and none at price 0 either.
     NoFeasiblePlan,
-    /// The best plan's payoff was `≤ admission_epsilon`.
+    /// The best plan's payoff was `≤ admission_epsilon`; or the oracle
+    /// found no plan with a positive payoff while one fits (found at price
+    /// 0), and `payoff` is that plan's at the current prices, at most 0.
     NonPositivePayoff {
         /// `utility − cost` of the best plan.
         payoff: f64,
@@ -437,7 +440,7 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
             (Some(_), Some((_, payoff))) => {
                 Decision::Rejected(RejectReason::NonPositivePayoff { payoff })
             }
-            _ => Decision::Rejected(RejectReason::NoFeasiblePlan),
+            _ => Decision::Rejected(self.why_no_plan(index, job)?),
         };
         self.outcomes.push(outcome);
         self.last()
@@ -476,6 +479,37 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
             }
             self.ledger.add(c.index, c.amount);
         }
+    }
+
+    /// Why the oracle found no plan with a positive payoff: asked again at
+    /// price 0 over the same residual capacities, an oracle that finds a
+    /// plan there shows that one fits, so the job was priced out
+    /// ([`RejectReason::NonPositivePayoff`], with that plan's payoff at the
+    /// current prices, at most 0); else no plan fits
+    /// ([`RejectReason::NoFeasiblePlan`]). The decision is the same either
+    /// way; only its reason depends on this second call.
+    fn why_no_plan(&mut self, index: usize, job: &O::Job) -> Result<RejectReason> {
+        let view = PriceView::unpriced(&self.ledger);
+        let witness = self.oracle.best_response(index, job, &view)?;
+        let Some(plan) = witness.plan else {
+            return Ok(RejectReason::NoFeasiblePlan);
+        };
+        let cost: f64 = plan
+            .consumption()
+            .map(|c| {
+                c.amount
+                    * ledger_ln_price(&self.ledger, &self.bounds, c.machine, c.resource, c.slot)
+                        .exp()
+            })
+            .sum();
+        let payoff = witness.utility - cost;
+        Ok(RejectReason::NonPositivePayoff {
+            payoff: if payoff.is_nan() {
+                0.0
+            } else {
+                payoff.min(0.0)
+            },
+        })
     }
 
     /// The ledger, for a session that syncs it from the shared cluster
