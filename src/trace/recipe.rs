@@ -64,16 +64,23 @@
 //!   the job as many PSs as workers);
 //! - gradient `S` 30–575 MB, chunks `N` 5–100, mini-batches per chunk `M`
 //!   10–100, and a compute `τ` of 0.001–0.1 slots (× `slot_length_s`) that
-//!   only sizes the counts.
+//!   only sizes the counts, raised to `4S/b_w` where that is longer (see
+//!   below).
 //!
 //! **A job placed as it ran runs its trace duration, exactly.** On the
 //! reference placement one mini-batch per worker takes `t_c + c`, where `c`
 //! is the communication of the simulator's timing (PS-L's placement-level
 //! form on a [`gpu_cluster`], at its intra-machine bandwidth). With `τ_d =
-//! τ + c` the duration `d` allows `K = G·d/τ_d` mini-batches. **The chunk
+//! τ + c` the duration `d` allows `K = G·d/τ_d` mini-batches. **OASiS's
+//! model stays near the trace:** OASiS times a mini-batch as `t_c + 2S/b_w`
+//! (its compute, then a push and a pull over the worker's NIC) however the
+//! PSs are placed; with `τ ≥ 4S/b_w`, and so `t_c ≥ τ` below, that is at
+//! most 1.5 times the simulator's `t_c + c`, so a job's fastest run in
+//! OASiS's model stays within a small multiple of its trace duration
+//! (without it, a job with a large gradient and a thin NIC lasted 7 times
+//! longer in OASiS's model, past the replay's `cover:3` horizon). **The chunk
 //! grid fits the slot:** OASiS's model trains whole chunks, and times a
-//! mini-batch as `ω = τ + 2S/b_w` (compute, then a push and a pull over the
-//! worker's NIC); a job whose one worker cannot train a chunk within a slot
+//! mini-batch as `ω = τ + 2S/b_w`; a job whose one worker cannot train a chunk within a slot
 //! (`M·ω` longer than the slot `L`) is unschedulable there when `M·ω > G·L`
 //! (Bao et al.'s rejection "too slow for the slot"). So `M ←
 //! min(M, ⌊L/(2·(τ + c + 2S/b_w))⌋)` (at least 1): even at twice the drawn
@@ -584,15 +591,22 @@ fn ps_job(
         .iteration_time_s(&cfg)
         .ok()?;
     // OASiS's model times a mini-batch as its compute plus a push and a
-    // pull over the worker's NIC, `τ + 2S/b_w`; at twice that (the counts
-    // below make a mini-batch up to twice as long as drawn) one worker still
-    // trains a whole chunk of `M ≤ chunk_cap` mini-batches within a slot.
-    let oasis_minibatch_s = drawn_tau_s + comm_s + 2.0 * gradient_bytes / worker.nic_bps;
+    // pull over the worker's NIC, `τ + 2S/b_w`, where the simulator charges
+    // the placement's communication. A compute of at least `4S/b_w` keeps
+    // OASiS's mini-batch within 1.5 times the simulator's, so that OASiS's
+    // model of a job is not many times slower than the trace (a job it
+    // would plan past the replay's horizon).
+    let push_pull_s = 2.0 * gradient_bytes / worker.nic_bps;
+    let tau_s = drawn_tau_s.max(2.0 * push_pull_s);
+    // At twice OASiS's mini-batch (the counts below make a mini-batch up to
+    // twice as long as `τ`) one worker still trains a whole chunk of
+    // `M ≤ chunk_cap` mini-batches within a slot.
+    let oasis_minibatch_s = tau_s + comm_s + push_pull_s;
     let chunk_cap = floor_count(opts.slot_length_s / (2.0 * oasis_minibatch_s));
     let (epochs, chunks, minibatches) = ps_counts(
         gpus,
         duration_s,
-        drawn_tau_s + comm_s,
+        tau_s + comm_s,
         (drawn_chunks, drawn_minibatches),
         chunk_cap,
     )?;
