@@ -14,6 +14,15 @@
 //! The price bounds are a-priori (the future is unknown): given
 //! explicitly, or learned from a list of past jobs with
 //! [`SessionBounds::learned_from`], both over a horizon of `T = W` slots.
+//!
+//! A job submitted inside a slot is planned from the next boundary on, and
+//! its utility counts from that boundary too: its plan's completion slot
+//! minus the first slot a plan may use. Counted from the slot in progress,
+//! every plan would pay one slot no plan can avoid — under a sigmoid
+//! utility around a job's length, a job shorter than a slot would be worth
+//! almost nothing at every plan, and a pricing rule would place it wherever
+//! capacity is cheapest, however late. (The session's head start then runs
+//! the job from its submission where the slot in progress has room.)
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -70,6 +79,20 @@ pub trait SessionAlgorithm {
     /// The algorithm's errors for a job outside its model.
     fn job(&mut self, job: &Job, arrival: u32, earliest: u32, end: u32)
     -> Result<SessionJob<Self>>;
+
+    /// The end (exclusive) of `job`'s plan window, given the session's
+    /// `end` (`earliest` plus the window): `end` by default. An algorithm
+    /// whose window would leave a long job no plan even on the empty
+    /// cluster may widen it for that job; the session caps it at its
+    /// horizon and syncs the cells up to it.
+    ///
+    /// # Errors
+    ///
+    /// The algorithm's errors for a job outside its model.
+    fn plan_end(&self, job: &Job, earliest: u32, end: u32) -> Result<u32> {
+        let _ = (job, earliest);
+        Ok(end)
+    }
 
     /// The schedule segments of `plan`.
     fn segments(&self, plan: &SessionPlan<Self>) -> Vec<Segment>;
@@ -209,9 +232,9 @@ pub enum Overrun {
     },
 }
 
-/// A submitted job as the session keeps it: the job, its slots (utility
-/// from `arrival`, plan in `earliest..end`), its plan as held and its
-/// utility.
+/// A submitted job as the session keeps it: the job, its slots (submitted
+/// in slot `arrival`; planned in `earliest..end`, utility counted from
+/// `earliest`), its plan as held and its utility.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct Submitted {
@@ -443,10 +466,10 @@ impl<A: SessionAlgorithm> Session<A> {
         state.check_job(job)?;
         let arrival = state.slot_at(now_s);
         let earliest = state.slot_from(now_s);
-        let end = arrival
-            .saturating_add(self.window)
-            .min(self.horizon.unwrap_or(u32::MAX));
-        let model_job = self.algorithm.job(job, arrival, earliest, end)?;
+        let horizon = self.horizon.unwrap_or(u32::MAX);
+        let end = arrival.saturating_add(self.window).min(horizon);
+        let end = self.algorithm.plan_end(job, earliest, end)?.min(horizon);
+        let model_job = self.algorithm.job(job, earliest, earliest, end)?;
         state.advance(now_s)?;
         self.sync(state, end)?;
         let step = match &self.engine.step(&model_job)?.decision {
@@ -759,7 +782,10 @@ impl<A: SessionAlgorithm> Session<A> {
                 // Utilities count from the arrival slot to the last slot
                 // with work.
                 let last_slot = segment.slots.end - 1;
-                let utility = sub.job.utility.value(last_slot.saturating_sub(sub.arrival));
+                let utility = sub
+                    .job
+                    .utility
+                    .value(last_slot.saturating_sub(sub.earliest));
                 self.alg += utility - sub.utility;
                 let sub = &mut self.submitted[p];
                 sub.utility = utility;
@@ -901,7 +927,7 @@ where
         let jobs = saved
             .submitted
             .iter()
-            .map(|s| algorithm.job(&s.job, s.arrival, s.earliest, s.end))
+            .map(|s| algorithm.job(&s.job, s.earliest, s.earliest, s.end))
             .collect::<Result<Vec<_>>>()?;
         let engine = OnlinePrimalDual::from_parts(algorithm.oracle(), saved.engine)?;
         let index = saved

@@ -180,10 +180,15 @@ where
 /// machines that host both roles (`shared_machines`; the paper's model
 /// refuses them, and on a cluster without them both values give the same
 /// results), so a replay needs no parameter-server-only machines, which
-/// real traces never had.
+/// real traces never had; and it prices by the value floor (`"bounds":
+/// "value_floor"`) instead of the η rule, whose lowest price follows the
+/// least utility any plan can reach — about 10⁻²⁵⁰ of a job's worth under
+/// sigmoid utilities — so that it admits plans worth almost nothing, far
+/// in the future, which hold capacity later jobs then pay for (measured
+/// in the algorithms guide's real-trace section).
 pub const fn practical_params(name: &str) -> Option<&'static str> {
     match name.as_bytes() {
-        b"oasis" => Some(r#"{"shared_machines": true}"#),
+        b"oasis" => Some(r#"{"shared_machines": true, "bounds": "value_floor"}"#),
         _ => None,
     }
 }
@@ -563,4 +568,29 @@ pub fn restore_session(name: &str, text: &str) -> crate::Result<Box<dyn AnySessi
         "gadget" => Box::new(GadgetSession::restore(text)?),
         other => return Err(unknown("session algorithm", other, &SESSION_ALGORITHMS)),
     })
+}
+
+#[cfg(all(test, feature = "serde"))]
+mod practical_tests {
+    use super::*;
+    use crate::online::BoundsChoice;
+
+    #[test]
+    fn oasis_practical_defaults_share_machines_and_price_by_the_value_floor() {
+        let p = practical_of::<Oasis>(None).unwrap();
+        assert!(p.shared_machines);
+        assert!(
+            matches!(p.bounds, BoundsChoice::ValueFloor { .. }),
+            "{:?}",
+            p.bounds
+        );
+        // A user's field wins over the practical one; the others stay.
+        let p = practical_of::<Oasis>(Some(r#"{"bounds": "eta"}"#)).unwrap();
+        assert!(matches!(p.bounds, BoundsChoice::Eta));
+        assert!(p.shared_machines);
+        // `solve` keeps the paper's defaults.
+        let p = params_of::<Oasis>(None).unwrap();
+        assert!(!p.shared_machines);
+        assert!(matches!(p.bounds, BoundsChoice::Eta));
+    }
 }

@@ -214,7 +214,7 @@ pub const JOBS_HEADER: [&str; 17] = [
 ];
 
 /// Header of [`write_summary_csv`].
-pub const SUMMARY_HEADER: [&str; 26] = [
+pub const SUMMARY_HEADER: [&str; 28] = [
     "policy",
     "seed",
     "workload",
@@ -241,6 +241,8 @@ pub const SUMMARY_HEADER: [&str; 26] = [
     "unfinished_stalled",
     "stalled",
     "utility_bound",
+    "binding_resource",
+    "binding_share",
 ];
 
 /// Header of [`write_utilization_csv`].
@@ -353,6 +355,7 @@ fn end_cell(end: &JobEnd) -> &'static str {
 /// | `unfinished_never_admitted`, `unfinished_no_room`, `unfinished_horizon`, `unfinished_stalled` | the unfinished jobs by [`Unfinished`] reason (they add up to `unfinished`) |
 /// | `stalled` | `true` when the run stalled ([`SimResult::stalled`]) |
 /// | `utility_bound` | [`RunSummary::utility_bound`]: the policy's proven bound on the total utility; empty without one |
+/// | `binding_resource`, `binding_share` | [`RunSummary::binding`]: the resource with the largest mean share held (`GPU`, `CPU`, `memory`, `NIC`) and that share; empty without one |
 ///
 /// The columns after `crate_version` came later; the earlier ones keep
 /// their positions.
@@ -394,6 +397,8 @@ pub fn write_summary_csv<W: Write>(
             s.unfinished_by.stalled.to_string(),
             s.stalled.to_string(),
             s.utility_bound.map(num).unwrap_or_default(),
+            s.binding.as_ref().map(|b| b.0.clone()).unwrap_or_default(),
+            s.binding.as_ref().map(|b| num(b.1)).unwrap_or_default(),
         ])?;
     }
     out.flush()?;

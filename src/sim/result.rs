@@ -383,6 +383,48 @@ pub struct RunSummary {
     /// policy's own model: the simulator's accounting may differ.
     #[cfg_attr(feature = "serde", serde(default))]
     pub utility_bound: Option<f64>,
+    /// The resource that binds: of GPUs, CPU cores, memory and NIC
+    /// bandwidth, the one with the largest mean share of the cluster's
+    /// capacity held over the run, and that share
+    /// ([`ResourceUse::binding`]); `None` from [`SimResult::summary`], which
+    /// knows no capacity ([`RunSummary::with_resource_use`] sets it).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub binding: Option<(String, f64)>,
+}
+
+impl RunSummary {
+    /// The summary with [`binding`](Self::binding) set from the run's
+    /// resource use ([`SimResult::resource_use`]).
+    #[must_use]
+    pub fn with_resource_use(mut self, used: &ResourceUse) -> Self {
+        let (name, share) = used.binding();
+        self.binding = Some((name.to_string(), share));
+        self
+    }
+}
+
+impl ResourceUse {
+    /// The resource with the largest mean share held (`"GPU"`, `"CPU"`,
+    /// `"memory"` or `"NIC"`, the first in that order on a tie) and its
+    /// share: the one a busier cluster runs out of first.
+    ///
+    /// ```
+    /// use dmlsched::sim::ResourceUse;
+    /// let used = ResourceUse { gpus: 0.4, cpu_cores: 0.2, memory: 0.1, nic: 0.6 };
+    /// assert_eq!(used.binding(), ("NIC", 0.6));
+    /// ```
+    pub fn binding(&self) -> (&'static str, f64) {
+        [
+            ("GPU", self.gpus),
+            ("CPU", self.cpu_cores),
+            ("memory", self.memory),
+            ("NIC", self.nic),
+        ]
+        .into_iter()
+        .fold(("GPU", f64::NEG_INFINITY), |best, r| {
+            if r.1 > best.1 { r } else { best }
+        })
+    }
 }
 
 /// Unfinished jobs of a run by [`Unfinished`] reason.
@@ -604,6 +646,7 @@ impl SimResult {
             preemptions: self.jobs.iter().map(|j| u64::from(j.preemptions)).sum(),
             decision_time_s: self.decision_time_s,
             utility_bound: None,
+            binding: None,
         }
     }
 }

@@ -710,7 +710,9 @@ fn run_all(
                 };
                 match simulate_one(name, &insts[index].3, args, setup, seed) {
                     Ok((result, certificate)) => {
-                        let mut summary = result.summary();
+                        let mut summary = result
+                            .summary()
+                            .with_resource_use(&result.resource_use(&insts[index].3));
                         summary.utility_bound = certificate
                             .as_ref()
                             .ok()

@@ -88,7 +88,13 @@ fn write_outputs(
     std::fs::create_dir_all(dir).map_err(|e| CliError::input(dir, e))?;
     let report = |e: dmlsched::sim::report::ReportError| CliError::Run(e.to_string());
     let meta = |policy: &str| meta(args, inst, label, policy);
-    let rows: Vec<_> = runs.iter().map(|(n, r)| (meta(n), r.summary())).collect();
+    let rows: Vec<_> = runs
+        .iter()
+        .map(|(n, r)| {
+            let s = r.summary().with_resource_use(&r.resource_use(inst));
+            (meta(n), s)
+        })
+        .collect();
     write_summary_csv(create(&dir.join("summary.csv"))?, &rows).map_err(report)?;
     let metas: Vec<(RunMeta, &SimResult)> = runs.iter().map(|(n, r)| (meta(n), r)).collect();
     write_jobs_csv_runs(create(&dir.join("jobs.csv"))?, &metas).map_err(report)?;

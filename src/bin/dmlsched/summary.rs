@@ -30,8 +30,8 @@ fn stat(x: f64, width: usize, decimals: usize) -> String {
 
 /// Prints one row per run: the jobs' end states (done, rejected,
 /// unfinished: they add up to the jobs), JCT and makespan over the jobs
-/// done, the share of each resource held (GPU, CPU, NIC), utility and
-/// preemptions; then a note for every run that left jobs unfinished.
+/// done, the share of each resource held (GPU, CPU, NIC), utility,
+/// preemptions and the resource that binds ([`ResourceUse::binding`](dmlsched::sim::ResourceUse::binding)); then a note for every run that left jobs unfinished.
 ///
 /// `bound` is the policy's proven bound on the total utility, when its
 /// certificate gives one: a `bound` column is shown when any run has one.
@@ -46,7 +46,7 @@ pub(crate) fn print_table<'a>(
         String::new()
     };
     out!(
-        "{:<22} {:>5} {:>5} {:>6} {:>6} {:>6} {:>11} {:>11} {:>11} {:>5} {:>5} {:>5} {:>10}{bound_head} {:>7}",
+        "{:<22} {:>5} {:>5} {:>6} {:>6} {:>6} {:>11} {:>11} {:>11} {:>5} {:>5} {:>5} {:>10}{bound_head} {:>7} {:<6}",
         "policy",
         "load",
         "seed",
@@ -60,7 +60,8 @@ pub(crate) fn print_table<'a>(
         "CPU",
         "NIC",
         "utility",
-        "preempt"
+        "preempt",
+        "binds"
     );
     let mut notes = Vec::new();
     for (meta, result, inst, bound) in runs {
@@ -72,7 +73,7 @@ pub(crate) fn print_table<'a>(
             (true, None) => format!(" {:>10}", "-"),
         };
         out!(
-            "{:<22} {:>5} {:>5} {:>6} {:>6} {:>6} {} {} {} {:>5.2} {:>5.2} {:>5.2} {}{bound} {:>7}",
+            "{:<22} {:>5} {:>5} {:>6} {:>6} {:>6} {} {} {} {:>5.2} {:>5.2} {:>5.2} {}{bound} {:>7} {:<6}",
             meta.policy,
             scale_label(meta.load_scale),
             meta.seed,
@@ -86,7 +87,8 @@ pub(crate) fn print_table<'a>(
             u.cpu_cores,
             u.nic,
             stat(s.total_utility, 10, 2),
-            s.preemptions
+            s.preemptions,
+            u.binding().0
         );
         if let Some(note) = unfinished_note(meta, result, &s) {
             notes.push(note);
@@ -94,7 +96,8 @@ pub(crate) fn print_table<'a>(
     }
     out!(
         "(done + rej. + unfin. = jobs; mean JCT, p95 JCT and makespan: over the jobs done; \
-         GPU, CPU, NIC: mean share of the cluster's capacity held over the run{})",
+         GPU, CPU, NIC: mean share of the cluster's capacity held over the run; binds: the \
+         resource with the largest mean share, of GPU, CPU, memory and NIC{})",
         if bounds {
             "; bound: the policy's proven upper bound on the utility of any schedule, \
              in its own model"
