@@ -397,24 +397,3 @@ fn learned_bounds_hold_while_they_cover_the_jobs_submitted() {
     c.check(1e-9).unwrap();
     assert!(c.guarantees.iter().all(|g| !g.valid));
 }
-
-/// A job whose fastest run is longer than the planning window gets the
-/// window's slots after that run: six epochs need six slots of the whole
-/// machine, a 4-slot window used to leave them no plan, and now they are
-/// planned; a job that fits the window keeps it.
-#[test]
-fn a_job_longer_than_the_window_is_planned_past_it() {
-    let mut state = ClusterState::new(&cluster(1), SLOT).unwrap();
-    let mut s = session(&state, 4);
-    let long = s.submit(&mut state, &job(0, 6), 0.0).unwrap();
-    assert!(long.admitted, "{:?}", long.rejection);
-    let end = long.segments.iter().map(|sg| sg.slots.end).max().unwrap();
-    assert!((6..=10).contains(&end), "{:?}", long.segments);
-    // A short job after it is planned within its own 4-slot window or
-    // rejected, never past it.
-    let short = s.submit(&mut state, &job(1, 1), 0.0).unwrap();
-    if short.admitted {
-        let end = short.segments.iter().map(|sg| sg.slots.end).max().unwrap();
-        assert!(end <= 4, "{:?}", short.segments);
-    }
-}

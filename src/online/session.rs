@@ -80,20 +80,6 @@ pub trait SessionAlgorithm {
     fn job(&mut self, job: &Job, arrival: u32, earliest: u32, end: u32)
     -> Result<SessionJob<Self>>;
 
-    /// The end (exclusive) of `job`'s plan window, given the session's
-    /// `end` (`earliest` plus the window): `end` by default. An algorithm
-    /// whose window would leave a long job no plan even on the empty
-    /// cluster may widen it for that job; the session caps it at its
-    /// horizon and syncs the cells up to it.
-    ///
-    /// # Errors
-    ///
-    /// The algorithm's errors for a job outside its model.
-    fn plan_end(&self, job: &Job, earliest: u32, end: u32) -> Result<u32> {
-        let _ = (job, earliest);
-        Ok(end)
-    }
-
     /// The schedule segments of `plan`.
     fn segments(&self, plan: &SessionPlan<Self>) -> Vec<Segment>;
 
@@ -466,9 +452,9 @@ impl<A: SessionAlgorithm> Session<A> {
         state.check_job(job)?;
         let arrival = state.slot_at(now_s);
         let earliest = state.slot_from(now_s);
-        let horizon = self.horizon.unwrap_or(u32::MAX);
-        let end = arrival.saturating_add(self.window).min(horizon);
-        let end = self.algorithm.plan_end(job, earliest, end)?.min(horizon);
+        let end = arrival
+            .saturating_add(self.window)
+            .min(self.horizon.unwrap_or(u32::MAX));
         let model_job = self.algorithm.job(job, earliest, earliest, end)?;
         state.advance(now_s)?;
         self.sync(state, end)?;
@@ -779,8 +765,8 @@ impl<A: SessionAlgorithm> Session<A> {
         match extended {
             Ok(mut held) => {
                 let segment = held.pop().unwrap_or(segment);
-                // Utilities count from the arrival slot to the last slot
-                // with work.
+                // Utilities count from the first slot a plan may use to
+                // the last slot with work.
                 let last_slot = segment.slots.end - 1;
                 let utility = sub
                     .job

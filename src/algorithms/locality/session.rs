@@ -5,7 +5,6 @@
 use rand::{Rng, RngExt};
 
 use crate::certificate::Certificate;
-use crate::model::units::ceil_tol;
 use crate::model::{Instance, Job, MachineId, Resources};
 use crate::online::{
     Ledger, PriceBounds, RunReport, Session, SessionAlgorithm, SessionBounds, ps_ledger, ps_units,
@@ -56,33 +55,14 @@ impl SessionAlgorithm for LocalitySessionModel {
         earliest: u32,
         end: u32,
     ) -> crate::Result<LocalityJob> {
-        Ok(self.model_job(job, arrival, end)?.starting_at(earliest))
-    }
-
-    /// A job whose fastest pace on the empty cluster (an upper bound,
-    /// [`LocalityJob::pace_upper_bound`]) needs more slots than the window
-    /// leaves it gets the window's slots after that fastest run: the same
-    /// slack (deadlines to choose from) every shorter job has, so that no
-    /// job is unschedulable for the window's length alone. Every other job
-    /// keeps the window, so the oracle's cost grows only for the long jobs,
-    /// with their length (its deadline enumeration examines at most the
-    /// window's count of deadlines, each over the job's slots).
-    fn plan_end(&self, job: &Job, earliest: u32, end: u32) -> crate::Result<u32> {
-        let j = self.model_job(job, earliest, end)?;
-        let pace = j.pace_upper_bound(&self.cluster);
-        if pace.is_nan() || pace <= 0.0 {
-            return Ok(end);
-        }
-        let needed = ceil_tol(j.minibatches / pace).max(1.0);
-        if f64::from(earliest) + needed <= f64::from(end) {
-            return Ok(end);
-        }
-        let wide = f64::from(end) + needed;
-        Ok(if wide >= f64::from(u32::MAX) {
-            u32::MAX
+        let last = end.saturating_sub(1);
+        let j = LocalityJob::planned(&self.cluster, job, arrival, last, self.params.intra_factor)?;
+        let j = if self.params.allow_local {
+            j
         } else {
-            wide as u32
-        })
+            j.without_local()
+        };
+        Ok(j.starting_at(earliest))
     }
 
     fn segments(&self, plan: &LocalityPlan) -> Vec<Segment> {
@@ -111,21 +91,6 @@ impl SessionAlgorithm for LocalitySessionModel {
         c.run.seed = Some(self.seed);
         c.run.generator = Some("ChaCha8 (locality draw seeds)".into());
         c
-    }
-}
-
-impl LocalitySessionModel {
-    /// The model of `job`, its utility from slot `arrival`, planned up to
-    /// slot `end` (exclusive), without LOCAL configurations unless the
-    /// options allow them.
-    fn model_job(&self, job: &Job, arrival: u32, end: u32) -> crate::Result<LocalityJob> {
-        let last = end.saturating_sub(1);
-        let j = LocalityJob::planned(&self.cluster, job, arrival, last, self.params.intra_factor)?;
-        Ok(if self.params.allow_local {
-            j
-        } else {
-            j.without_local()
-        })
     }
 }
 
