@@ -18,11 +18,11 @@
 //! A job submitted inside a slot is planned from the next boundary on, and
 //! its utility counts from that boundary too: its plan's completion slot
 //! minus the first slot a plan may use. Counted from the slot in progress,
-//! every plan would pay one slot no plan can avoid — under a sigmoid
-//! utility around a job's length, a job shorter than a slot would be worth
-//! almost nothing at every plan, and a pricing rule would place it wherever
-//! capacity is cheapest, however late. (The session's head start then runs
-//! the job from its submission where the slot in progress has room.)
+//! every plan would pay one slot no plan can avoid — under the replays'
+//! sigmoid utility a job shorter than half a slot would be worth at most half
+//! its utility at every plan, against the 0.98 its earliest plan earns when
+//! it runs. (The session's head start then runs the job from its
+//! submission where the slot in progress has room.)
 
 use std::collections::BTreeMap;
 use std::fmt;
