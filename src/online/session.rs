@@ -14,15 +14,6 @@
 //! The price bounds are a-priori (the future is unknown): given
 //! explicitly, or learned from a list of past jobs with
 //! [`SessionBounds::learned_from`], both over a horizon of `T = W` slots.
-//!
-//! A job submitted inside a slot is planned from the next boundary on, and
-//! its utility counts from that boundary too: its plan's completion slot
-//! minus the first slot a plan may use. Counted from the slot in progress,
-//! every plan would pay one slot no plan can avoid — under the replays'
-//! sigmoid utility a job shorter than half a slot would be worth at most half
-//! its utility at every plan, against the 0.98 its earliest plan earns when
-//! it runs. (The session's head start then runs the job from its
-//! submission where the slot in progress has room.)
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -218,9 +209,9 @@ pub enum Overrun {
     },
 }
 
-/// A submitted job as the session keeps it: the job, its slots (submitted
-/// in slot `arrival`; planned in `earliest..end`, utility counted from
-/// `earliest`), its plan as held and its utility.
+/// A submitted job as the session keeps it: the job, its slots (utility
+/// from `arrival`, plan in `earliest..end`), its plan as held and its
+/// utility.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct Submitted {
@@ -455,7 +446,7 @@ impl<A: SessionAlgorithm> Session<A> {
         let end = arrival
             .saturating_add(self.window)
             .min(self.horizon.unwrap_or(u32::MAX));
-        let model_job = self.algorithm.job(job, earliest, earliest, end)?;
+        let model_job = self.algorithm.job(job, arrival, earliest, end)?;
         state.advance(now_s)?;
         self.sync(state, end)?;
         let step = match &self.engine.step(&model_job)?.decision {
@@ -765,13 +756,10 @@ impl<A: SessionAlgorithm> Session<A> {
         match extended {
             Ok(mut held) => {
                 let segment = held.pop().unwrap_or(segment);
-                // Utilities count from the first slot a plan may use to
-                // the last slot with work.
+                // Utilities count from the arrival slot to the last slot
+                // with work.
                 let last_slot = segment.slots.end - 1;
-                let utility = sub
-                    .job
-                    .utility
-                    .value(last_slot.saturating_sub(sub.earliest));
+                let utility = sub.job.utility.value(last_slot.saturating_sub(sub.arrival));
                 self.alg += utility - sub.utility;
                 let sub = &mut self.submitted[p];
                 sub.utility = utility;
@@ -913,7 +901,7 @@ where
         let jobs = saved
             .submitted
             .iter()
-            .map(|s| algorithm.job(&s.job, s.earliest, s.earliest, s.end))
+            .map(|s| algorithm.job(&s.job, s.arrival, s.earliest, s.end))
             .collect::<Result<Vec<_>>>()?;
         let engine = OnlinePrimalDual::from_parts(algorithm.oracle(), saved.engine)?;
         let index = saved
