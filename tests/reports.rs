@@ -114,9 +114,20 @@ fn unfinished_jobs_and_nan_statistics_are_empty_cells() {
     assert_eq!(lines[0], SUMMARY_HEADER.join(","));
     let v = env!("CARGO_PKG_VERSION");
     // solver_time_s is wall-clock: compare the row around it. After the
-    // version: one unfinished job, cut by the horizon, no stall, no bound.
+    // version: one unfinished job, cut by the horizon, no stall, no bound,
+    // no binding resource (the summary alone knows no capacity).
     let (head, tail) = lines[1].split_once(&format!(",{v},")).unwrap();
-    assert_eq!(tail, "1,0,0,1,0,false,");
+    assert_eq!(tail, "1,0,0,1,0,false,,,");
+    // With the run's resource use: the job held the cluster's one GPU
+    // over the whole run, so GPU binds at share 1 (as gpu_utilization).
+    let held = r.summary().with_resource_use(&r.resource_use(&inst));
+    let mut buf = Vec::new();
+    write_summary_csv(&mut buf, &[(meta(&inst, "fifo", 2.0), held)]).unwrap();
+    let with = String::from_utf8(buf).unwrap();
+    assert!(
+        with.lines().nth(1).unwrap().ends_with(",false,,GPU,1"),
+        "{with}"
+    );
     let (head, solver) = head.rsplit_once(',').unwrap();
     assert!(solver.parse::<f64>().unwrap() >= 0.0);
     assert_eq!(
