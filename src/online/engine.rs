@@ -494,14 +494,7 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
         let Some(plan) = witness.plan else {
             return Ok(RejectReason::NoFeasiblePlan);
         };
-        let cost: f64 = plan
-            .consumption()
-            .map(|c| {
-                c.amount
-                    * ledger_ln_price(&self.ledger, &self.bounds, c.machine, c.resource, c.slot)
-                        .exp()
-            })
-            .sum();
+        let cost = PriceView::new(&self.ledger, &self.bounds).cost_of(plan.consumption());
         let payoff = witness.utility - cost;
         Ok(RejectReason::NonPositivePayoff {
             payoff: if payoff.is_nan() {
