@@ -116,6 +116,17 @@ pub enum Error {
 }
 
 impl Error {
+    /// The job, for an error that refuses one job inside an algorithm's
+    /// model only for its size (beyond an implementation limit): a driver
+    /// of many jobs (the simulator, a replay) rejects that job and goes on,
+    /// where any other error ends the run.
+    pub(crate) fn job_beyond_size_limit(&self) -> Option<crate::model::JobId> {
+        match self {
+            Error::Oasis(OasisError::JobTooLarge { job, .. }) => Some(*job),
+            _ => None,
+        }
+    }
+
     /// Whether the error is about the caller's input — an invalid instance,
     /// option or file, a job or cluster outside an algorithm's model, a
     /// size beyond a documented limit — rather than a failure of a run on
@@ -138,6 +149,7 @@ impl Error {
                     | OasisError::UnsupportedJob { .. }
                     | OasisError::InvalidOption { .. }
                     | OasisError::ExactTooLarge { .. }
+                    | OasisError::JobTooLarge { .. }
             ),
             Error::Locality(e) => matches!(
                 e,

@@ -1162,3 +1162,52 @@ fn replay_with_shared_machines_adds_no_ps_only_machines() {
     assert!(header.contains("+ 2 PS-only machines"), "{header}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// S1 with a fourth job of `E·N = 2²⁸` chunk-trainings: its exact chunk
+/// program would need `2·(2²⁸ + 1)` DP cells, beyond the supported 2²⁸.
+/// `solve` refuses it with the typed error; the simulator rejects that job
+/// alone, with the reason, and decides the others as on S1.
+#[test]
+fn s1_with_a_job_beyond_the_chunk_program_size_rejects_that_job_only() {
+    let base = s1();
+    let mut jobs = base.jobs().to_vec();
+    jobs.push(job(
+        3,
+        0,
+        (1 << 27, 2, 1),
+        1.0,
+        (1.0, 1.0),
+        (1.0, 2.0),
+        table(&[10.0, 4.0]),
+    ));
+    let inst = Instance::new(base.cluster().clone(), jobs, SLOT, 2).unwrap();
+    match solve(&inst, shared_params()) {
+        Err(dmlsched::Error::Oasis(OasisError::JobTooLarge {
+            job, cells, limit, ..
+        })) => {
+            assert_eq!(job, JobId(3));
+            assert_eq!(cells, 2 * ((1u64 << 28) + 1));
+            assert_eq!(limit, 1 << 28);
+        }
+        other => panic!("expected JobTooLarge, got {other:?}"),
+    }
+    let mut policy = OasisPolicy::new(&inst, &shared_params()).unwrap();
+    let opts = SimOptions {
+        ps_timing: PsTiming::NoLocality,
+        ..SimOptions::default()
+    };
+    let result = simulate(&inst, &mut policy, &opts).unwrap();
+    let big = policy
+        .decisions()
+        .iter()
+        .find(|d| d.job == JobId(3))
+        .expect("job 3 is decided");
+    assert!(!big.admitted);
+    let why = big.rejection.as_ref().expect("a reason").to_string();
+    assert!(why.contains("DP cells") && why.contains("job 3"), "{why}");
+    assert_eq!(policy.decisions().iter().filter(|d| d.admitted).count(), 2);
+    assert_eq!(
+        result.jobs.iter().filter(|j| j.finish_s.is_some()).count(),
+        2
+    );
+}

@@ -106,7 +106,23 @@ impl<A: SessionAlgorithm> SessionPolicy<A> {
             job: id,
             time_s: view.now_s(),
         })?;
-        let d = self.session.submit(&mut self.state, job, view.now_s())?;
+        let d = match self.session.submit(&mut self.state, job, view.now_s()) {
+            // One job beyond the algorithm's size limit is that job's
+            // rejection, not the end of the run.
+            Err(e) if e.job_beyond_size_limit() == Some(id) => SessionDecision {
+                job: id,
+                admitted: false,
+                segments: Vec::new(),
+                rejection: Some(Rejection::Other {
+                    why: format!("beyond the algorithm's size limit: {e}"),
+                }),
+                utility: 0.0,
+                price: 0.0,
+                payoff: 0.0,
+                snapshot: self.session.snapshot(),
+            },
+            r => r?,
+        };
         let action = if d.admitted {
             self.note_end(id, &d.segments);
             Action::Reserve {

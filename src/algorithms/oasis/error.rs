@@ -22,6 +22,25 @@ pub enum OasisError {
         /// What is wrong.
         reason: String,
     },
+    /// A job inside OASiS's model whose exact chunk program would need more
+    /// DP cells `T·(D_i + 1)` than the implementation supports (a job of
+    /// weeks over thousands of slots). The simulator rejects such a job
+    /// (that job only) instead of failing the run.
+    #[error(
+        "{job} needs {cells} DP cells (D_i = E·N = {chunk_trainings} chunk-trainings over {slots} slots); OASiS's exact chunk program supports at most {limit}"
+    )]
+    JobTooLarge {
+        /// The job.
+        job: JobId,
+        /// `D_i = E·N`.
+        chunk_trainings: u64,
+        /// The slots of its window.
+        slots: u32,
+        /// `slots·(D_i + 1)`.
+        cells: u64,
+        /// The supported maximum.
+        limit: u64,
+    },
     /// An option is invalid.
     #[error("invalid OASiS option {name}: {reason}")]
     InvalidOption {

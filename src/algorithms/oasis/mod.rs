@@ -289,6 +289,22 @@ pub(crate) fn jobs_in_arrival_order(instance: &Instance) -> Result<Vec<OasisJob>
         .collect()
 }
 
+/// As [`jobs_in_arrival_order`], leaving out the jobs beyond the exact
+/// chunk program's size ([`OasisError::JobTooLarge`]).
+pub(crate) fn jobs_in_arrival_order_within_limits(
+    instance: &Instance,
+) -> Result<Vec<OasisJob>, OasisError> {
+    let mut jobs = Vec::new();
+    for p in instance.arrival_order() {
+        match OasisJob::from_job(instance, &instance.jobs()[p]) {
+            Ok(j) => jobs.push(j),
+            Err(OasisError::JobTooLarge { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(jobs)
+}
+
 /// The default value floor (the GADGET-style ring-embedding scheduler's
 /// rule carried over to OASiS):
 /// [`crate::online::default_v_floor`] over the bound inputs of `jobs` on

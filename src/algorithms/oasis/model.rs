@@ -409,9 +409,13 @@ impl OasisJob {
         let total_chunks = u64::from(p.epochs) * u64::from(p.data_chunks);
         let cells = u64::from(slots).saturating_mul(total_chunks + 1);
         if cells > MAX_DP_CELLS {
-            return Err(bad(format!(
-                "D_i = E·N = {total_chunks} chunk-trainings over {slots} slots needs {cells} DP cells; at most {MAX_DP_CELLS} are supported"
-            )));
+            return Err(OasisError::JobTooLarge {
+                job: job.id,
+                chunk_trainings: total_chunks,
+                slots,
+                cells,
+                limit: MAX_DP_CELLS,
+            });
         }
         let allowed = job
             .allowed_machines

@@ -105,7 +105,10 @@ impl Oasis {
     pub(crate) fn instance_session(&self, instance: &Instance) -> crate::Result<OasisSession> {
         let p = self.params();
         let cluster = OasisCluster::from_instance_with(instance, p.shared_machines)?;
-        let jobs = super::jobs_in_arrival_order(instance)?;
+        // A job beyond the exact chunk program's size is rejected when it
+        // is submitted (the simulator goes on); the bounds come from the
+        // others.
+        let jobs = super::jobs_in_arrival_order_within_limits(instance)?;
         let (bounds, _) = price_bounds(&cluster, &jobs, p)?;
         let model = OasisSessionModel {
             cluster,
