@@ -505,7 +505,7 @@ fn clusters_and_jobs_outside_the_model_are_errors() {
     let inst = Instance::new(cluster(&[(4.0, 4.0)], &[(4.0, 8.0)]), vec![huge], SLOT, 2).unwrap();
     assert!(matches!(
         Oasis::default().solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)),
-        Err(dmlsched::Error::Oasis(OasisError::UnsupportedJob { .. }))
+        Err(dmlsched::Error::Oasis(OasisError::JobTooLarge { .. }))
     ));
     // A bad u_scale.
     let params = OasisParams {

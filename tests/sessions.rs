@@ -397,3 +397,94 @@ fn learned_bounds_hold_while_they_cover_the_jobs_submitted() {
     c.check(1e-9).unwrap();
     assert!(c.guarantees.iter().all(|g| !g.valid));
 }
+
+/// A job whose fastest run is longer than the planning window gets the
+/// window's slots after that run, planned by the greedy walk: six epochs
+/// need six slots of the whole machine run LOCAL (4 workers × 100
+/// mini-batches a slot against 2,400), which a 4-slot window used to
+/// refuse as unschedulable. The walk's plan is those six slots; the walk
+/// has no quality guarantee, so the certificate's guarantees are marked
+/// not valid, with the reason. A short job after it keeps its own window,
+/// and a saved and restored session decides it identically.
+#[test]
+fn a_job_longer_than_the_window_is_planned_past_it_by_the_walk() {
+    let mut state = ClusterState::new(&cluster(1), SLOT).unwrap();
+    let mut s = session(&state, 4);
+    let long = s.submit(&mut state, &job(0, 6), 0.0).unwrap();
+    assert!(long.admitted, "{:?}", long.rejection);
+    let slots: Vec<_> = long.segments.iter().map(|sg| sg.slots.clone()).collect();
+    assert_eq!(
+        slots.iter().map(|r| r.start).min(),
+        Some(0),
+        "{:?}",
+        long.segments
+    );
+    assert_eq!(
+        slots.iter().map(|r| r.end).max(),
+        Some(6),
+        "{:?}",
+        long.segments
+    );
+    let c = s.certificate().unwrap();
+    c.check(1e-9).unwrap();
+    assert!(c.guarantees.iter().all(|g| !g.valid));
+    assert!(
+        c.guarantees
+            .iter()
+            .any(|g| g.reasons.iter().any(|r| r.starts_with("HeuristicOracle"))),
+        "{:?}",
+        c.guarantees
+    );
+    let mut restored = LocalitySession::restore(&s.save().unwrap()).unwrap();
+    let mut state2 = state.clone();
+    let short = s.submit(&mut state, &job(1, 1), 0.0).unwrap();
+    let short2 = restored.submit(&mut state2, &job(1, 1), 0.0).unwrap();
+    assert_eq!(short.admitted, short2.admitted);
+    assert_eq!(short.segments, short2.segments);
+    if short.admitted {
+        let end = short.segments.iter().map(|sg| sg.slots.end).max().unwrap();
+        assert!(end <= 4, "{:?}", short.segments);
+    }
+}
+
+/// GPU ids fragmented across slots: over slots 0 and 1 three of the
+/// machine's four GPUs are free in each, but GPU 0 is taken in slot 0 and
+/// GPU 1 in slot 1, so only two ids are free in both. A plan of three
+/// GPUs over both slots fits the counts; the state cannot give it the same
+/// three ids in both slots, so the session commits it slot by slot (each
+/// slot with its own free ids) instead of refusing the admitted plan.
+#[test]
+fn a_plan_over_gpu_ids_fragmented_across_slots_is_committed_slot_by_slot() {
+    let mut state = ClusterState::new(&cluster(1), SLOT).unwrap();
+    let gpu = |n: f64| Resources::zero().gpus(n);
+    let a = state
+        .record_usage(MachineId(0), 0.0, 2.0 * SLOT, gpu(1.0))
+        .unwrap();
+    state
+        .record_usage(MachineId(0), SLOT, 2.0 * SLOT, gpu(1.0))
+        .unwrap();
+    state.release(Holder::Usage(a), SLOT).unwrap();
+    let mut s = session(&state, 4);
+    // Three chunks of 200 mini-batches, at most three workers: 300
+    // mini-batches a slot LOCAL, so the fastest plan runs three workers in
+    // slots 0 and 1 (one segment of the plan).
+    let mut three = job(0, 1);
+    if let Architecture::ParameterServer(p) = &mut three.architecture {
+        (p.data_chunks, p.minibatches_per_chunk) = (3, 200);
+        (p.max_workers, p.max_ps) = (3, 3);
+    }
+    let d = s.submit(&mut state, &three, 0.0).unwrap();
+    assert!(d.admitted, "{:?}", d.rejection);
+    let held: Vec<_> = d
+        .segments
+        .iter()
+        .map(|sg| {
+            let mut ids: Vec<u32> = sg.gpus.iter().flatten().map(|g| g.index).collect();
+            ids.sort_unstable();
+            (sg.slots.clone(), ids)
+        })
+        .collect();
+    assert_eq!(held, vec![(0..1, vec![1, 2, 3]), (1..2, vec![0, 2, 3])]);
+    state.check().unwrap();
+    s.certificate().unwrap().check(1e-9).unwrap();
+}

@@ -71,6 +71,21 @@ pub trait SessionAlgorithm {
     fn job(&mut self, job: &Job, arrival: u32, earliest: u32, end: u32)
     -> Result<SessionJob<Self>>;
 
+    /// The end (exclusive) of `job`'s plan window, given the session's
+    /// `end` (the arrival slot plus the window): `end` by default. An
+    /// algorithm whose window would leave a long job no plan even on the
+    /// empty cluster may widen it for that job; the session caps it at its
+    /// horizon and syncs the cells up to it, and passes it to
+    /// [`job`](Self::job) (also when a saved session is restored).
+    ///
+    /// # Errors
+    ///
+    /// The algorithm's errors for a job outside its model.
+    fn plan_end(&self, job: &Job, arrival: u32, earliest: u32, end: u32) -> Result<u32> {
+        let _ = (job, arrival, earliest);
+        Ok(end)
+    }
+
     /// The schedule segments of `plan`.
     fn segments(&self, plan: &SessionPlan<Self>) -> Vec<Segment>;
 
@@ -443,9 +458,12 @@ impl<A: SessionAlgorithm> Session<A> {
         state.check_job(job)?;
         let arrival = state.slot_at(now_s);
         let earliest = state.slot_from(now_s);
-        let end = arrival
-            .saturating_add(self.window)
-            .min(self.horizon.unwrap_or(u32::MAX));
+        let horizon = self.horizon.unwrap_or(u32::MAX);
+        let end = arrival.saturating_add(self.window).min(horizon);
+        let end = self
+            .algorithm
+            .plan_end(job, arrival, earliest, end)?
+            .min(horizon);
         let model_job = self.algorithm.job(job, arrival, earliest, end)?;
         state.advance(now_s)?;
         self.sync(state, end)?;
@@ -575,7 +593,7 @@ impl<A: SessionAlgorithm> Session<A> {
                 }
             }
         }
-        state.commit_job(job, segments)
+        commit_slot_by_slot_if_fragmented(state, job, segments)
     }
 
     /// Sets the ledger's cells of slots `current..end` to the state's fill
@@ -927,5 +945,44 @@ where
             synced_end: saved.synced_end,
             index,
         })
+    }
+}
+
+/// Commits `segments` of `job`; when the state finds too few GPU ids free
+/// over a whole segment (the counts fit in every slot, but the free ids
+/// differ from slot to slot) and the job is not rigid, commits each
+/// segment without ids slot by slot instead, each slot with the ids free
+/// in it. The plan's use per slot is the same; its tasks may change GPUs
+/// at a slot boundary, as an elastic job's may between any two segments
+/// (a rigid job keeps its GPUs, so its plan is refused as before).
+fn commit_slot_by_slot_if_fragmented(
+    state: &mut ClusterState,
+    job: &Job,
+    segments: &[Segment],
+) -> std::result::Result<Vec<Segment>, StateError> {
+    match state.commit_job(job, segments) {
+        Err(StateError::Gpu { .. })
+            if job.discipline.elasticity != crate::model::Elasticity::Rigid
+                && segments
+                    .iter()
+                    .any(|s| s.gpus.is_none() && s.slots.len() > 1) =>
+        {
+            let split: Vec<Segment> = segments
+                .iter()
+                .flat_map(|s| {
+                    let whole = s.gpus.is_some();
+                    let ranges: Vec<_> = if whole {
+                        vec![s.slots.clone()]
+                    } else {
+                        s.slots.clone().map(|t| t..t + 1).collect()
+                    };
+                    ranges
+                        .into_iter()
+                        .map(move |slots| Segment { slots, ..s.clone() })
+                })
+                .collect();
+            state.commit_job(job, &split)
+        }
+        r => r,
     }
 }

@@ -302,6 +302,26 @@ fn walk(
     job: &LocalityJob,
     residual: &[Vec<Vector>],
     online: bool,
+    slot_config: impl FnMut(&[Vector], f64) -> Option<(SlotConfig, f64)>,
+) -> Option<LocalityPlan> {
+    let last = residual.len().checked_sub(1)?;
+    let last = job.end.min(to_u32(last as f64));
+    walk_slots(
+        job,
+        last,
+        online,
+        |t| residual[t as usize].clone(),
+        slot_config,
+    )
+}
+
+/// [`walk`] over slots `a_i..=last`, the residual of slot `t` from
+/// `residual_at(t)`.
+pub(crate) fn walk_slots(
+    job: &LocalityJob,
+    last: u32,
+    online: bool,
+    mut residual_at: impl FnMut(u32) -> Vec<Vector>,
     mut slot_config: impl FnMut(&[Vector], f64) -> Option<(SlotConfig, f64)>,
 ) -> Option<LocalityPlan> {
     let mut plan = LocalityPlan {
@@ -310,14 +330,12 @@ fn walk(
         worker: job.worker,
         ps: job.ps,
     };
-    let last = job.end.min(to_u32(residual.len() as f64 - 1.0));
     let mut done = 0.0;
     for t in job.arrival..=last {
-        if (online && job.utility_at(t) <= 0.0) || residual.is_empty() {
+        if online && job.utility_at(t) <= 0.0 {
             return None; // utilities do not increase
         }
-        let Some((config, rate)) = slot_config(&residual[t as usize], job.minibatches - done)
-        else {
+        let Some((config, rate)) = slot_config(&residual_at(t), job.minibatches - done) else {
             continue;
         };
         let work = rate * f64::from(config.workers());
@@ -341,7 +359,7 @@ fn needed(job: &LocalityJob, remaining: f64, rate: f64) -> u32 {
 
 /// AlwaysLocalFirstFit's slot: LOCAL on the lowest-index machine that fits
 /// one worker and one PS.
-fn local_slot(
+pub(crate) fn local_slot(
     job: &LocalityJob,
     cluster: &LocalityCluster,
     res: &[Vector],
@@ -396,7 +414,7 @@ fn take(r: &mut Vector, d: &Vector, sign: f64) {
 }
 
 /// AlwaysSpreadGreedy's slot (see the module documentation).
-fn spread_slot(
+pub(crate) fn spread_slot(
     job: &LocalityJob,
     cluster: &LocalityCluster,
     res: &[Vector],

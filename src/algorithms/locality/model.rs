@@ -180,6 +180,11 @@ pub struct LocalityJob {
     /// is [`local_allowed`](Self::local_allowed) and every plan is
     /// DISTRIBUTED).
     pub local: bool,
+    /// Whether a session widened the job's window past its plan window
+    /// because even its fastest run is longer (see
+    /// [`with_window_widened`](Self::with_window_widened)): the oracle then
+    /// plans it by the greedy walk, not by deadline enumeration.
+    pub(crate) widened: bool,
 }
 
 impl LocalityJob {
@@ -298,6 +303,7 @@ impl LocalityJob {
             utility: job.utility.clone(),
             allowed,
             local: true,
+            widened: false,
         })
     }
 
@@ -325,6 +331,21 @@ impl LocalityJob {
     pub fn without_local(mut self) -> Self {
         self.local = false;
         self
+    }
+
+    /// The job marked as planned in a window widened past the plan window
+    /// (its fastest run is longer than that window).
+    pub(crate) fn with_window_widened(mut self) -> Self {
+        self.widened = true;
+        self
+    }
+
+    /// Slots the fastest run on the empty `cluster` needs at least
+    /// (`⌈Q/pace⌉` with the pace's upper bound); `None` when no pace is
+    /// positive.
+    pub(crate) fn fastest_run_slots(&self, cluster: &LocalityCluster) -> Option<f64> {
+        let pace = self.pace_upper_bound(cluster);
+        (pace > 0.0 && pace.is_finite()).then(|| ceil_tol(self.minibatches / pace).max(1.0))
     }
 
     /// Whether the job may use the machine at `position`.

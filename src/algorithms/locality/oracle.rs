@@ -23,6 +23,7 @@ use super::round::{self, DEFAULT_DRAWS, DEFAULT_LAMBDAS, DrawCounts, LocRounding
 use super::sub::{self, Cells, LocSub};
 
 mod fast;
+mod walk;
 
 /// Relative MIP gap of the exact inner solver.
 pub const EXACT_MIP_REL_GAP: f64 = 1e-9;
@@ -770,6 +771,14 @@ impl PricingOracle for LocalityOracle {
         job: &LocalityJob,
         view: &PriceView<'_>,
     ) -> crate::Result<Response<LocalityPlan>> {
+        if job.widened {
+            self.last = CallStats::default();
+            return Ok(match walk::walk_plan(&self.cluster, job, view) {
+                Some((plan, utility, cost)) => Response::exact(plan, utility, cost),
+                None => Response::none(),
+            }
+            .with_quality(OracleQuality::Heuristic));
+        }
         let (best, stats, proven) = self.best_plan_at(job_index as u64, job, view)?;
         let quality = if proven {
             OracleQuality::Exact

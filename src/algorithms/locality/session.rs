@@ -55,14 +55,36 @@ impl SessionAlgorithm for LocalitySessionModel {
         earliest: u32,
         end: u32,
     ) -> crate::Result<LocalityJob> {
-        let last = end.saturating_sub(1);
-        let j = LocalityJob::planned(&self.cluster, job, arrival, last, self.params.intra_factor)?;
-        let j = if self.params.allow_local {
-            j
+        let j = self.model_job(job, arrival, end)?;
+        let j = if end.saturating_sub(arrival) > self.params.horizon {
+            j.with_window_widened()
         } else {
-            j.without_local()
+            j
         };
         Ok(j.starting_at(earliest))
+    }
+
+    /// A job whose fastest run on the empty cluster (from its pace's upper
+    /// bound, [`LocalityJob::pace_upper_bound`]) needs more slots than its
+    /// window leaves gets the window's slots after that run, so that no
+    /// job is unschedulable for the window's length alone; its oracle plans
+    /// it by the greedy walk, whose cost grows with its slots only (the
+    /// deadline enumeration over so long a window took minutes a job).
+    /// Every other job keeps the window.
+    fn plan_end(&self, job: &Job, arrival: u32, earliest: u32, end: u32) -> crate::Result<u32> {
+        let j = self.model_job(job, arrival, end)?.starting_at(earliest);
+        let Some(needed) = j.fastest_run_slots(&self.cluster) else {
+            return Ok(end);
+        };
+        if f64::from(earliest) + needed <= f64::from(end) {
+            return Ok(end);
+        }
+        let wide = f64::from(end) + needed;
+        Ok(if wide >= f64::from(u32::MAX) {
+            u32::MAX
+        } else {
+            wide as u32
+        })
     }
 
     fn segments(&self, plan: &LocalityPlan) -> Vec<Segment> {
@@ -91,6 +113,21 @@ impl SessionAlgorithm for LocalitySessionModel {
         c.run.seed = Some(self.seed);
         c.run.generator = Some("ChaCha8 (locality draw seeds)".into());
         c
+    }
+}
+
+impl LocalitySessionModel {
+    /// The model of `job`, its utility from slot `arrival`, planned up to
+    /// slot `end` (exclusive), without LOCAL configurations unless the
+    /// options allow them.
+    fn model_job(&self, job: &Job, arrival: u32, end: u32) -> crate::Result<LocalityJob> {
+        let last = end.saturating_sub(1);
+        let j = LocalityJob::planned(&self.cluster, job, arrival, last, self.params.intra_factor)?;
+        Ok(if self.params.allow_local {
+            j
+        } else {
+            j.without_local()
+        })
     }
 }
 
