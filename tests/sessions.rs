@@ -54,17 +54,21 @@ fn session(state: &ClusterState, window: u32) -> LocalitySession {
 fn a_release_makes_room_for_a_later_job() {
     let mut state = ClusterState::new(&cluster(1), SLOT).unwrap();
     let mut s = session(&state, 4);
-    // Four epochs fill the machine for slots 0..4.
+    // Four epochs fill the machine for slots 0..4 (more than half the
+    // window: its window is widened and the walk plans it, as fast as the
+    // machine allows).
     let a = s.submit(&mut state, &job(0, 4), 0.0).unwrap();
     assert!(a.admitted, "{:?}", a.rejection);
     let held: u32 = a.segments.iter().map(|sg| sg.slots.len() as u32).sum();
     assert_eq!(held, 4, "{:?}", a.segments);
-    let b = s.submit(&mut state, &job(1, 4), 100.0).unwrap();
+    // Two epochs need two whole slots of the machine; its window (slots
+    // 1..5) has one free.
+    let b = s.submit(&mut state, &job(1, 2), 100.0).unwrap();
     assert!(!b.admitted, "no room while job 0 holds the machine");
     // Job 0 finishes inside slot 1: slots 2.. are released.
     assert!(s.finish(&mut state, JobId(0), 150.0).unwrap());
     assert_eq!(s.status(JobId(0)), Some(JobStatus::Finished));
-    let c = s.submit(&mut state, &job(2, 4), 200.0).unwrap();
+    let c = s.submit(&mut state, &job(2, 2), 200.0).unwrap();
     assert!(c.admitted, "{:?}", c.rejection);
     assert!(c.segments.iter().all(|sg| sg.slots.start >= 2));
     state.check().unwrap();
@@ -122,16 +126,16 @@ fn a_job_submitted_inside_a_slot_gets_a_head_start_where_there_is_room() {
 fn outside_usage_blocks_a_plan() {
     let mut state = ClusterState::new(&cluster(1), SLOT).unwrap();
     let mut s = session(&state, 4);
-    // One GPU used by something else for slots 0..10: four epochs need the
-    // whole machine for four slots.
+    // Every GPU used by something else for slots 0..10: no plan of one
+    // epoch (a slot of the whole machine) fits the 4-slot window.
     let u = state
-        .record_usage(MachineId(0), 0.0, 1000.0, Resources::zero().gpus(1.0))
+        .record_usage(MachineId(0), 0.0, 1000.0, Resources::zero().gpus(4.0))
         .unwrap();
-    let d = s.submit(&mut state, &job(0, 4), 0.0).unwrap();
+    let d = s.submit(&mut state, &job(0, 1), 0.0).unwrap();
     assert!(!d.admitted);
     assert!(d.rejection.is_some());
     state.release(Holder::Usage(u), 0.0).unwrap();
-    let d = s.submit(&mut state, &job(1, 4), 0.0).unwrap();
+    let d = s.submit(&mut state, &job(1, 1), 0.0).unwrap();
     assert!(d.admitted, "{:?}", d.rejection);
     state.check().unwrap();
     s.certificate().unwrap().check(1e-9).unwrap();
@@ -487,4 +491,20 @@ fn a_plan_over_gpu_ids_fragmented_across_slots_is_committed_slot_by_slot() {
     assert_eq!(held, vec![(0..1, vec![1, 2, 3]), (1..2, vec![0, 2, 3])]);
     state.check().unwrap();
     s.certificate().unwrap().check(1e-9).unwrap();
+}
+
+/// A job too long for the state to hold (a run of 2²⁰ slots on the whole
+/// machine, beyond `MAX_SPAN_SLOTS` once doubled) keeps its window and is
+/// rejected as unschedulable in it, at once: its window is not widened to
+/// millions of slots.
+#[test]
+fn a_job_longer_than_the_state_holds_is_unschedulable_not_widened() {
+    common::within(common::WATCHDOG_S, "a job of 2^20 slots", || {
+        let mut state = ClusterState::new(&cluster(1), SLOT).unwrap();
+        let mut s = session(&state, 4);
+        let d = s.submit(&mut state, &job(0, 1 << 20), 0.0).unwrap();
+        assert!(!d.admitted);
+        let why = d.rejection.expect("a reason").to_string();
+        assert!(why.starts_with("unschedulable"), "{why}");
+    });
 }

@@ -340,14 +340,6 @@ impl LocalityJob {
         self
     }
 
-    /// Slots the fastest run on the empty `cluster` needs at least
-    /// (`⌈Q/pace⌉` with the pace's upper bound); `None` when no pace is
-    /// positive.
-    pub(crate) fn fastest_run_slots(&self, cluster: &LocalityCluster) -> Option<f64> {
-        let pace = self.pace_upper_bound(cluster);
-        (pace > 0.0 && pace.is_finite()).then(|| ceil_tol(self.minibatches / pace).max(1.0))
-    }
-
     /// Whether the job may use the machine at `position`.
     pub fn may_use(&self, position: usize) -> bool {
         self.allowed

@@ -25,6 +25,8 @@ use super::sub::{self, Cells, LocSub};
 mod fast;
 mod walk;
 
+pub(crate) use walk::idle_walk_pace;
+
 /// Relative MIP gap of the exact inner solver.
 pub const EXACT_MIP_REL_GAP: f64 = 1e-9;
 /// Default per-solve time limit of the exact inner solver, seconds.

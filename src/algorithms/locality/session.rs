@@ -5,6 +5,7 @@
 use rand::{Rng, RngExt};
 
 use crate::certificate::Certificate;
+use crate::model::units::ceil_tol;
 use crate::model::{Instance, Job, MachineId, Resources};
 use crate::online::{
     Ledger, PriceBounds, RunReport, Session, SessionAlgorithm, SessionBounds, ps_ledger, ps_units,
@@ -64,27 +65,32 @@ impl SessionAlgorithm for LocalitySessionModel {
         Ok(j.starting_at(earliest))
     }
 
-    /// A job whose fastest run on the empty cluster (from its pace's upper
-    /// bound, [`LocalityJob::pace_upper_bound`]) needs more slots than its
-    /// window leaves gets the window's slots after that run, so that no
-    /// job is unschedulable for the window's length alone; its oracle plans
-    /// it by the greedy walk, whose cost grows with its slots only (the
-    /// deadline enumeration over so long a window took minutes a job).
-    /// Every other job keeps the window.
+    /// A job whose run by the greedy walk on the empty cluster needs more
+    /// than half the slots its window leaves (so that at half that pace, on
+    /// a busy cluster, no plan may end in the window) gets twice that run's
+    /// slots after the window, and its oracle plans it by that walk, whose cost
+    /// grows with its slots only (the deadline enumeration over so long a
+    /// window took minutes a job). The walk's pace, not the upper bound of
+    /// any plan's, decides: a job the bound lets into the window while no
+    /// plan of the enumeration ends there would have no plan at all. Every
+    /// other job keeps the window.
     fn plan_end(&self, job: &Job, arrival: u32, earliest: u32, end: u32) -> crate::Result<u32> {
         let j = self.model_job(job, arrival, end)?.starting_at(earliest);
-        let Some(needed) = j.fastest_run_slots(&self.cluster) else {
-            return Ok(end);
-        };
-        if f64::from(earliest) + needed <= f64::from(end) {
+        let pace = super::oracle::idle_walk_pace(&self.cluster, &j);
+        if !(pace > 0.0 && pace.is_finite()) {
             return Ok(end);
         }
-        let wide = f64::from(end) + needed;
-        Ok(if wide >= f64::from(u32::MAX) {
-            u32::MAX
-        } else {
-            wide as u32
-        })
+        let needed = ceil_tol(j.minibatches / pace).max(1.0);
+        if f64::from(earliest) + 2.0 * needed <= f64::from(end) {
+            return Ok(end);
+        }
+        let wide = f64::from(end) + 2.0 * needed;
+        // Beyond what the state stores ahead no plan could be held: such a
+        // job keeps its window (and is unschedulable in it).
+        if wide > f64::from(earliest) + f64::from(crate::state::MAX_SPAN_SLOTS) {
+            return Ok(end);
+        }
+        Ok(wide as u32)
     }
 
     fn segments(&self, plan: &LocalityPlan) -> Vec<Segment> {

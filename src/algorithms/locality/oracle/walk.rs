@@ -53,6 +53,18 @@ pub(super) fn walk_plan(
     (utility - cost > 0.0).then_some((plan, utility, cost))
 }
 
+/// Mini-batches the walk does in one slot of the empty `cluster` (0 when
+/// neither configuration fits): the pace of its plan on an idle cluster, at
+/// most [`LocalityJob::pace_upper_bound`].
+pub(crate) fn idle_walk_pace(cluster: &LocalityCluster, job: &LocalityJob) -> f64 {
+    let full: Vec<Vector> = cluster.capacity.clone();
+    most_work(
+        local_slot(job, cluster, &full, job.minibatches),
+        spread_slot(job, cluster, &full, job.minibatches),
+    )
+    .map_or(0.0, |(config, rate)| rate * f64::from(config.workers()))
+}
+
 /// Of two slot configurations with their rates per worker, the one with
 /// more work in the slot (the first on a tie).
 fn most_work(
