@@ -207,6 +207,21 @@ fn bad_invocations_exit_with_code_2() {
             vec!["-a", "gadget", "--cluster", CLUSTER, "--past", CLUSTER],
             "list of jobs",
         ),
+        // A window past what the state stores ahead (it used to run on,
+        // syncing billions of slots, at the first submit).
+        (
+            vec![
+                "-a",
+                "locality",
+                "--cluster",
+                CLUSTER,
+                "--past",
+                PAST,
+                "--window",
+                "4000000000",
+            ],
+            "not in 1..=1048576",
+        ),
         (
             vec!["-a", "locality", "--cluster", CLUSTER, "--state", saved_s],
             "runs gadget",

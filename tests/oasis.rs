@@ -924,8 +924,15 @@ proptest! {
         let opts = SimOptions { ps_timing: PsTiming::NoLocality, ..SimOptions::default() };
         let result = simulate(&inst, &mut policy, &opts).unwrap();
         let sim_utility: f64 = result.jobs.iter().map(|j| j.utility).sum();
-        prop_assert!(close(policy.session().snapshot().alg, run.total_utility, 1e-12));
-        prop_assert!(sim_utility + 1e-9 >= run.total_utility, "{sim_utility} < {}", run.total_utility);
+        // A job that finished before its plan's end released the rest, and
+        // later jobs were decided on more room than the offline run had:
+        // the decisions may differ (the session says so). Otherwise they
+        // are the offline run's.
+        let snapshot = policy.session().snapshot();
+        if !snapshot.guarantee_lost.iter().any(|w| w.contains("released")) {
+            prop_assert!(close(snapshot.alg, run.total_utility, 1e-12));
+            prop_assert!(sim_utility + 1e-9 >= run.total_utility, "{sim_utility} < {}", run.total_utility);
+        }
     }
 }
 

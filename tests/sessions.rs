@@ -508,3 +508,26 @@ fn a_job_longer_than_the_state_holds_is_unschedulable_not_widened() {
         assert!(why.starts_with("unschedulable"), "{why}");
     });
 }
+
+/// A planning window longer than the state stores ahead is refused when
+/// the session is built (no plan could be held past it, and syncing it
+/// would run on), as is an empty one.
+#[test]
+fn a_window_past_what_the_state_holds_is_refused() {
+    use dmlsched::state::MAX_SPAN_SLOTS;
+    let state = ClusterState::new(&cluster(1), SLOT).unwrap();
+    let past: Vec<Job> = (0..2).map(|i| job(1000 + i, 1)).collect();
+    let build = |w: u32| {
+        Locality::new(LocalityParams::default()).unwrap().session(
+            &state,
+            w,
+            &past,
+            &mut ChaCha8Rng::seed_from_u64(1),
+        )
+    };
+    let Err(err) = build(MAX_SPAN_SLOTS + 1) else {
+        panic!("a window of 2^20 + 1 slots is refused")
+    };
+    assert!(err.to_string().contains("planning window"), "{err}");
+    assert!(build(0).is_err());
+}

@@ -322,8 +322,11 @@ impl<A: SessionAlgorithm> Session<A> {
     ///
     /// # Errors
     ///
-    /// [`OnlineError::InvalidInstance`] for an empty window; the engine's
-    /// errors for bounds that do not fit the algorithm's ledger.
+    /// [`OnlineError::InvalidInstance`] for an empty window or one longer
+    /// than the cluster state stores ahead
+    /// ([`MAX_SPAN_SLOTS`](crate::state::MAX_SPAN_SLOTS): no plan could be
+    /// held past it); the engine's errors for bounds that do not fit the
+    /// algorithm's ledger.
     pub fn new(
         algorithm: A,
         oracle: A::Oracle,
@@ -331,9 +334,12 @@ impl<A: SessionAlgorithm> Session<A> {
         bounds: SessionBounds,
         opts: PdOptions,
     ) -> Result<Self> {
-        if window == 0 {
+        if window == 0 || window > crate::state::MAX_SPAN_SLOTS {
             return Err(OnlineError::InvalidInstance {
-                reason: "the planning window must have at least one slot".into(),
+                reason: format!(
+                    "a planning window of {window} slots: it must have 1 to {} slots (what the cluster state stores ahead)",
+                    crate::state::MAX_SPAN_SLOTS
+                ),
             }
             .into());
         }
@@ -905,7 +911,11 @@ where
         let saved: SavedSession<A, SessionPlan<A>> = crate::error::json_from_str(text)?;
         let n = saved.submitted.len();
         let outcomes = saved.engine.outcomes_len();
-        if saved.status.len() != n || outcomes != n || saved.window == 0 {
+        if saved.status.len() != n
+            || outcomes != n
+            || saved.window == 0
+            || saved.window > crate::state::MAX_SPAN_SLOTS
+        {
             return Err(OnlineError::InvalidInstance {
                 reason: format!(
                     "a saved session with {n} jobs, {} statuses, {outcomes} outcomes and a window of {} slots",

@@ -52,8 +52,9 @@ pub(crate) struct SessionArgs {
     #[arg(long, value_name = "S")]
     slot_length: Option<f64>,
     /// Planning window W, slots: a job's plan ends within W slots of its
-    /// submission [default: 200].
-    #[arg(long, value_name = "W")]
+    /// submission, 1 to 2^20 (what the cluster state stores ahead)
+    /// [default: 200].
+    #[arg(long, value_name = "W", value_parser = clap::value_parser!(u32).range(1..=i64::from(dmlsched::state::MAX_SPAN_SLOTS)))]
     window: Option<u32>,
     /// A file the session is loaded from at start when it exists, and saved
     /// to on a `save` event and at the end of input.
