@@ -428,7 +428,8 @@ impl<A: SessionAlgorithm> Session<A> {
     /// Decides on `job`, submitted at `now_s` (its utility counts from the
     /// slot that holds `now_s`; its plan starts at the next slot boundary
     /// at the earliest and ends with the `W`-th slot counted from the one
-    /// that holds `now_s`, and by the horizon of
+    /// that holds `now_s`, or later where the algorithm widens the job's
+    /// window ([`SessionAlgorithm::plan_end`]), and by the horizon of
     /// [`with_horizon`](Self::with_horizon)). An admitted plan is committed
     /// to `state`; when `now_s` is inside a slot and the plan starts at the
     /// next boundary, its first segment is widened back to the slot in

@@ -310,20 +310,21 @@ fn walk(
         job,
         last,
         online,
-        |t| residual[t as usize].clone(),
+        |t, res| res.clone_from(&residual[t as usize]),
         slot_config,
     )
 }
 
-/// [`walk`] over slots `a_i..=last`, the residual of slot `t` from
-/// `residual_at(t)`.
+/// [`walk`] over slots `a_i..=last`, the residual of slot `t` written by
+/// `residual_at(t, buffer)` into one buffer reused from slot to slot.
 pub(crate) fn walk_slots(
     job: &LocalityJob,
     last: u32,
     online: bool,
-    mut residual_at: impl FnMut(u32) -> Vec<Vector>,
+    mut residual_at: impl FnMut(u32, &mut Vec<Vector>),
     mut slot_config: impl FnMut(&[Vector], f64) -> Option<(SlotConfig, f64)>,
 ) -> Option<LocalityPlan> {
+    let mut res = Vec::new();
     let mut plan = LocalityPlan {
         job: job.id,
         slots: Vec::new(),
@@ -335,7 +336,8 @@ pub(crate) fn walk_slots(
         if online && job.utility_at(t) <= 0.0 {
             return None; // utilities do not increase
         }
-        let Some((config, rate)) = slot_config(&residual_at(t), job.minibatches - done) else {
+        residual_at(t, &mut res);
+        let Some((config, rate)) = slot_config(&res, job.minibatches - done) else {
             continue;
         };
         let work = rate * f64::from(config.workers());

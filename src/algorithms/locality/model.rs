@@ -181,7 +181,7 @@ pub struct LocalityJob {
     /// DISTRIBUTED).
     pub local: bool,
     /// Whether a session widened the job's window past its plan window
-    /// because even its fastest run is longer (see
+    /// because its run on the idle cluster needs more than half of it (see
     /// [`with_window_widened`](Self::with_window_widened)): the oracle then
     /// plans it by the greedy walk, not by deadline enumeration.
     pub(crate) widened: bool,
@@ -334,7 +334,7 @@ impl LocalityJob {
     }
 
     /// The job marked as planned in a window widened past the plan window
-    /// (its fastest run is longer than that window).
+    /// (its run on the idle cluster needs more than half of that window).
     pub(crate) fn with_window_widened(mut self) -> Self {
         self.widened = true;
         self

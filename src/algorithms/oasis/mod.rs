@@ -294,15 +294,12 @@ pub(crate) fn jobs_in_arrival_order(instance: &Instance) -> Result<Vec<OasisJob>
 pub(crate) fn jobs_in_arrival_order_within_limits(
     instance: &Instance,
 ) -> Result<Vec<OasisJob>, OasisError> {
-    let mut jobs = Vec::new();
-    for p in instance.arrival_order() {
-        match OasisJob::from_job(instance, &instance.jobs()[p]) {
-            Ok(j) => jobs.push(j),
-            Err(OasisError::JobTooLarge { .. }) => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(jobs)
+    instance
+        .arrival_order()
+        .into_iter()
+        .map(|p| OasisJob::from_job(instance, &instance.jobs()[p]))
+        .filter(|j| !matches!(j, Err(OasisError::JobTooLarge { .. })))
+        .collect()
 }
 
 /// The default value floor (the GADGET-style ring-embedding scheduler's

@@ -1,7 +1,7 @@
 //! The plan of a job whose window a session widened
-//! ([`LocalityJob::with_window_widened`]): its fastest run on the empty
-//! cluster is longer than the plan window, and deadline enumeration over a
-//! window that long solves programs over hundreds of slots at each of many
+//! ([`LocalityJob::with_window_widened`]): its run on the idle cluster
+//! needs more than half the plan window, and deadline enumeration over the
+//! widened window solves programs over hundreds of slots at each of many
 //! deadlines (minutes a job). Such a job is planned instead by a greedy
 //! walk over the residual capacities of the view: from its first slot on,
 //! each slot runs the configuration that does the most work there — LOCAL
@@ -32,15 +32,14 @@ pub(super) fn walk_plan(
 ) -> Option<(LocalityPlan, f64, f64)> {
     let last = job.end.min(view.horizon().checked_sub(1)?);
     let machines = cluster.machines().min(view.machines());
-    let residual_at = |t: u32| -> Vec<Vector> {
-        (0..machines)
-            .map(|h| {
-                std::array::from_fn(|r| {
-                    view.residual(MachineId(h as u32), ResourceId(r as u8), t)
-                        .max(0.0)
-                })
+    let residual_at = |t: u32, res: &mut Vec<Vector>| {
+        res.clear();
+        res.extend((0..machines).map(|h| -> Vector {
+            std::array::from_fn(|r| {
+                view.residual(MachineId(h as u32), ResourceId(r as u8), t)
+                    .max(0.0)
             })
-            .collect()
+        }));
     };
     let plan = walk_slots(job, last, true, residual_at, |res, remaining| {
         most_work(
