@@ -302,3 +302,48 @@ fn an_id_one_session_rejected_is_refused_by_the_other() {
     );
     assert_eq!(r[2]["released"], false, "{}", r[2]);
 }
+
+/// `resubmit` decides again on a rejected job (a decision line, and the
+/// guarantee marked not valid); any other job is a bad line.
+#[test]
+fn only_a_rejected_job_can_be_resubmitted() {
+    let ps: Value = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(PAST)).unwrap(),
+    )
+    .unwrap();
+    let mut worthless = ps[0].clone();
+    worthless["id"] = 1.into();
+    worthless["utility"] = serde_json::json!({"kind": "constant", "value": 0.0});
+    let resubmit = |t: f64, job: u32| format!(r#"{{"event":"resubmit","time_s":{t},"job":{job}}}"#);
+    let input = [
+        submit(0.0, &worthless.to_string()),
+        submit(0.0, &ring(2, 4, 3000)),
+        resubmit(60.0, 1),
+        resubmit(60.0, 2),
+        resubmit(60.0, 99),
+        resubmit(30.0, 1),
+    ]
+    .join("\n");
+    let r = replies(&session(
+        &["--algorithm", MIXED, "--cluster", CLUSTER, "--past", PAST],
+        &(input + "\n"),
+    ));
+    assert_eq!(r[0]["admitted"], false, "{}", r[0]);
+    assert_eq!(r[1]["admitted"], true, "{}", r[1]);
+    assert_eq!(r[2]["admitted"], false, "{}", r[2]);
+    assert_eq!(r[2]["job"], 1, "{}", r[2]);
+    let lost = r[2]["certificate"]["guarantee_lost"].to_string();
+    assert!(lost.contains("decided again"), "{lost}");
+    let error = |v: &Value| v["error"].as_str().unwrap_or_default().to_string();
+    assert!(
+        error(&r[3]).contains("cannot be submitted again"),
+        "{}",
+        r[3]
+    );
+    assert!(error(&r[4]).contains("never submitted"), "{}", r[4]);
+    assert!(
+        error(&r[5]).contains("before the session's time"),
+        "{}",
+        r[5]
+    );
+}

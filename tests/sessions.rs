@@ -531,3 +531,93 @@ fn a_window_past_what_the_state_holds_is_refused() {
     assert!(err.to_string().contains("planning window"), "{err}");
     assert!(build(0).is_err());
 }
+
+/// A rejected job decided again once capacity is released: admitted, with
+/// its utility counted from its first submission's slot, and the guarantee
+/// marked not valid; only a rejected job can be decided again.
+#[test]
+fn a_rejected_job_is_decided_again_after_a_release() {
+    let mut state = ClusterState::new(&cluster(1), SLOT).unwrap();
+    let mut s = session(&state, 4);
+    assert!(s.submit(&mut state, &job(0, 4), 0.0).unwrap().admitted);
+    let b = s.submit(&mut state, &job(1, 2), 100.0).unwrap();
+    assert!(!b.admitted, "no room while job 0 holds the machine");
+    // Still no room at the same time: rejected again, nothing held.
+    let again = s.resubmit(&mut state, JobId(1), 100.0).unwrap();
+    assert!(!again.admitted);
+    assert_eq!(s.status(JobId(1)), Some(JobStatus::Rejected));
+    assert!(s.finish(&mut state, JobId(0), 150.0).unwrap());
+    let c = s.resubmit(&mut state, JobId(1), 200.0).unwrap();
+    assert!(c.admitted, "{:?}", c.rejection);
+    assert_eq!(s.status(JobId(1)), Some(JobStatus::Admitted));
+    assert!(c.segments.iter().all(|sg| sg.slots.start >= 2));
+    // Its utility counts from slot 1, where it was first submitted.
+    let last = c.segments.iter().map(|sg| sg.slots.end).max().unwrap() - 1;
+    assert_eq!(c.utility, job(1, 2).utility.value(last - 1));
+    assert!(
+        c.snapshot
+            .guarantee_lost
+            .iter()
+            .any(|w| w.contains("decided again")),
+        "{:?}",
+        c.snapshot.guarantee_lost
+    );
+    state.check().unwrap();
+    let cert = s.certificate().unwrap();
+    cert.check(1e-9).unwrap();
+    assert_eq!(cert.objective, c.snapshot.alg);
+    // Admitted, unknown: refused with a typed error, nothing changes.
+    let before = s.snapshot();
+    for id in [JobId(1), JobId(0), JobId(77)] {
+        let e = s.resubmit(&mut state, id, 200.0).unwrap_err();
+        assert!(e.to_string().contains("cannot be submitted again"), "{e}");
+    }
+    assert_eq!(s.snapshot(), before);
+    assert!(s.resubmit(&mut state, JobId(1), f64::NAN).is_err());
+}
+
+/// In the simulator a policy with `requeue_rejected` keeps a job rejected
+/// for lack of room waiting and admits it at the first boundary after a
+/// completion; without it the job is turned away at arrival.
+#[test]
+fn a_waiting_job_runs_after_a_completion_in_the_simulator() {
+    use dmlsched::algorithms::locality::LocalityPolicy;
+    use dmlsched::online::PdOptions;
+    use dmlsched::sim::{SimOptions, simulate};
+    let mut late = job(1, 2);
+    late.arrival_s = 100.0;
+    let instance = Instance::new(cluster(1), vec![job(0, 4), late], SLOT, 20).unwrap();
+    let run = |requeue: bool| {
+        let params = LocalityParams {
+            horizon: 4,
+            pd: PdOptions {
+                requeue_rejected: requeue,
+                ..PdOptions::default()
+            },
+            ..LocalityParams::default()
+        };
+        let mut policy =
+            LocalityPolicy::new(&instance, &params, &mut ChaCha8Rng::seed_from_u64(1)).unwrap();
+        let result = simulate(&instance, &mut policy, &SimOptions::default()).unwrap();
+        let decisions: Vec<(JobId, bool)> = policy
+            .decisions()
+            .iter()
+            .map(|d| (d.job, d.admitted))
+            .collect();
+        (result, decisions)
+    };
+    let (paper, decided) = run(false);
+    assert_eq!(decided, vec![(JobId(0), true), (JobId(1), false)]);
+    assert!(paper.jobs[1].rejected, "{:?}", paper.jobs[1]);
+    let (queued, decided) = run(true);
+    assert_eq!(
+        decided,
+        vec![(JobId(0), true), (JobId(1), false), (JobId(1), true)]
+    );
+    let done = &queued.jobs[1];
+    assert!(!done.rejected && done.finish_s.is_some(), "{done:?}");
+    let first = queued.jobs[0].finish_s.unwrap();
+    assert!(done.finish_s.unwrap() > first, "{:?}", queued.jobs);
+    let total = |r: &dmlsched::sim::SimResult| r.jobs.iter().map(|j| j.utility).sum::<f64>();
+    assert!(total(&queued) > total(&paper));
+}

@@ -30,6 +30,18 @@ pub trait AnySession {
         now_s: f64,
     ) -> Result<SessionDecision>;
 
+    /// [`Session::resubmit`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Session::resubmit`].
+    fn resubmit(
+        &mut self,
+        state: &mut ClusterState,
+        job: JobId,
+        now_s: f64,
+    ) -> Result<SessionDecision>;
+
     /// [`Session::finish`].
     ///
     /// # Errors
@@ -97,6 +109,15 @@ where
         now_s: f64,
     ) -> Result<SessionDecision> {
         Session::submit(self, state, job, now_s)
+    }
+
+    fn resubmit(
+        &mut self,
+        state: &mut ClusterState,
+        job: JobId,
+        now_s: f64,
+    ) -> Result<SessionDecision> {
+        Session::resubmit(self, state, job, now_s)
     }
 
     fn finish(&mut self, state: &mut ClusterState, job: JobId, now_s: f64) -> Result<bool> {

@@ -30,6 +30,15 @@ pub struct PdOptions {
     /// 1.5, a reporting choice: far above `α`, the run is outside the regime
     /// where the `2α` theorem applies).
     pub small_demand_threshold: f64,
+    /// A practical variant for simulations and replays
+    /// ([`SessionPolicy`](super::SessionPolicy)): a job rejected for its
+    /// price or for lack of room is not turned away but waits, and is
+    /// decided again ([`Session::resubmit`](super::Session::resubmit)) at
+    /// every completion until it is admitted or one planning window has
+    /// passed since its arrival. Default `false`: each job is decided once,
+    /// at its arrival, as in the papers. The offline run (`solve`) decides
+    /// every job once and ignores it.
+    pub requeue_rejected: bool,
 }
 
 impl Default for PdOptions {
@@ -39,6 +48,7 @@ impl Default for PdOptions {
             recompute_final_dual: true,
             verify_d0_condition: true,
             small_demand_threshold: 1.5,
+            requeue_rejected: false,
         }
     }
 }
@@ -328,6 +338,11 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
         &self.ledger
     }
 
+    /// The options of the online loop.
+    pub fn options(&self) -> &PdOptions {
+        &self.opts
+    }
+
     /// The price bounds.
     pub fn bounds(&self) -> &PriceBounds {
         &self.bounds
@@ -383,11 +398,23 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
     ///   unchanged);
     /// * the oracle's own errors.
     pub fn step(&mut self, job: &O::Job) -> Result<&JobOutcome<O::Plan>> {
+        self.step_in_order(job, true)
+    }
+
+    /// [`step`](Self::step) for a job decided again (a session's
+    /// [`resubmit`](super::Session::resubmit)): its utility counts from an
+    /// arrival that may precede the previous job's, so the arrival order is
+    /// not checked.
+    pub(crate) fn step_again(&mut self, job: &O::Job) -> Result<&JobOutcome<O::Plan>> {
+        self.step_in_order(job, false)
+    }
+
+    fn step_in_order(&mut self, job: &O::Job, ordered: bool) -> Result<&JobOutcome<O::Plan>> {
         let index = self.outcomes.len();
         let inputs = self.oracle.bound_inputs(job, self.ledger.horizon())?;
         inputs.validate(index, &self.ledger)?;
         self.last_uncovered = self.bounds.uncovered(&inputs);
-        if index > 0 && inputs.arrival < self.last_arrival {
+        if ordered && index > 0 && inputs.arrival < self.last_arrival {
             return Err(OnlineError::InvalidInstance {
                 reason: format!(
                     "job {index} arrives in slot {} before the previous job (slot {})",
@@ -396,7 +423,7 @@ impl<O: PricingOracle> OnlinePrimalDual<O> {
             }
             .into());
         }
-        self.last_arrival = inputs.arrival;
+        self.last_arrival = self.last_arrival.max(inputs.arrival);
         let mut outcome = JobOutcome {
             index,
             arrival: inputs.arrival,

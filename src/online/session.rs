@@ -388,6 +388,11 @@ impl<A: SessionAlgorithm> Session<A> {
         self
     }
 
+    /// The options of the session's online loop.
+    pub fn options(&self) -> &PdOptions {
+        self.engine.options()
+    }
+
     /// The algorithm.
     pub fn algorithm(&self) -> &A {
         &self.algorithm
@@ -452,21 +457,79 @@ impl<A: SessionAlgorithm> Session<A> {
         job: &Job,
         now_s: f64,
     ) -> Result<SessionDecision> {
-        if now_s < state.now_s() || !now_s.is_finite() {
-            return Err(StateError::Time {
-                time_s: Num(now_s),
-                reason: format!("before the state's current time {} s", Num(state.now_s())),
-            }
-            .into());
-        }
+        check_time(state, now_s)?;
         if state.was_decided(job.id) || self.position(job.id).is_some() {
             return Err(StateError::DuplicateJob { job: job.id }.into());
         }
         state.check_job(job)?;
-        let arrival = state.slot_at(now_s);
+        self.decide(state, job, state.slot_at(now_s), now_s)
+    }
+
+    /// Decides again on `job`, which this session rejected, at `now_s`: a
+    /// scheduler that keeps rejected jobs waiting offers them again when
+    /// capacity frees (a practical variant: the papers decide each job
+    /// once, at its arrival). The job is priced as a new submission — its
+    /// plan window counted from the slot that holds `now_s`, widened as
+    /// [`submit`](Self::submit) would — but its utility still counts from
+    /// the slot it was first submitted in. Either way the `2α` guarantee is
+    /// marked not valid. The certificate's bound then counts the job once
+    /// per decision, which keeps it a bound on `OPT` with the job allowed
+    /// in any of its windows.
+    ///
+    /// # Errors
+    ///
+    /// [`StateError::Time`] for a time before the state's;
+    /// [`OnlineError::InvalidInstance`] for a job this session did not
+    /// reject (never submitted, admitted, finished, …); the algorithm's
+    /// errors. Nothing changes on an error.
+    pub fn resubmit(
+        &mut self,
+        state: &mut ClusterState,
+        job: JobId,
+        now_s: f64,
+    ) -> Result<SessionDecision> {
+        check_time(state, now_s)?;
+        let Some(p) = self
+            .position(job)
+            .filter(|&p| self.status[p] == JobStatus::Rejected)
+        else {
+            let status = self
+                .status(job)
+                .map_or_else(|| "never submitted".to_string(), |s| format!("{s:?}"));
+            return Err(OnlineError::InvalidInstance {
+                reason: format!(
+                    "{job} cannot be submitted again: only a job this session rejected can \
+                     ({status})"
+                ),
+            }
+            .into());
+        };
+        let (crate_job, arrival) = (self.submitted[p].job.clone(), self.submitted[p].arrival);
+        let d = self.decide(state, &crate_job, arrival, now_s)?;
+        self.lose_guarantee("a rejected job decided again later".into());
+        Ok(SessionDecision {
+            snapshot: self.snapshot(),
+            ..d
+        })
+    }
+
+    /// Prices `job`, whose utility counts from slot `arrival`, at `now_s`
+    /// (its window counted from the slot that holds `now_s`), commits an
+    /// admitted plan and records the decision.
+    fn decide(
+        &mut self,
+        state: &mut ClusterState,
+        job: &Job,
+        arrival: u32,
+        now_s: f64,
+    ) -> Result<SessionDecision> {
+        let again = self.position(job.id).is_some();
         let earliest = state.slot_from(now_s);
         let horizon = self.horizon.unwrap_or(u32::MAX);
-        let end = arrival.saturating_add(self.window).min(horizon);
+        let end = state
+            .slot_at(now_s)
+            .saturating_add(self.window)
+            .min(horizon);
         let end = self
             .algorithm
             .plan_end(job, arrival, earliest, end)?
@@ -474,7 +537,12 @@ impl<A: SessionAlgorithm> Session<A> {
         let model_job = self.algorithm.job(job, arrival, earliest, end)?;
         state.advance(now_s)?;
         self.sync(state, end)?;
-        let step = match &self.engine.step(&model_job)?.decision {
+        let outcome = if again {
+            self.engine.step_again(&model_job)?
+        } else {
+            self.engine.step(&model_job)?
+        };
+        let step = match &outcome.decision {
             Decision::Admitted {
                 plan,
                 utility,
@@ -957,6 +1025,19 @@ where
             index,
         })
     }
+}
+
+/// [`StateError::Time`] unless `now_s` is finite and not before the
+/// state's current time.
+fn check_time(state: &ClusterState, now_s: f64) -> Result<()> {
+    if now_s < state.now_s() || !now_s.is_finite() {
+        return Err(StateError::Time {
+            time_s: Num(now_s),
+            reason: format!("before the state's current time {} s", Num(state.now_s())),
+        }
+        .into());
+    }
+    Ok(())
 }
 
 /// Commits `segments` of `job`; when the state finds too few GPU ids free

@@ -14,6 +14,17 @@
 //!   window at a time): extended by a reservation where its machines have
 //!   room, else preempted (it stays paused and adds no utility).
 //!
+//! - **Waiting** (with
+//!   [`PdOptions::requeue_rejected`](super::PdOptions::requeue_rejected), a practical
+//!   variant): a job rejected for its price or for lack of room is not
+//!   turned away but waits; at the first slot boundary after a completion
+//!   (where plans start) the waiting jobs are decided again
+//!   ([`Session::resubmit`]), in the order they arrived,
+//!   until one is admitted or one planning window has passed since its
+//!   arrival (or the horizon has come), when it is rejected for good
+//!   ([`Rejection::Other`]: how long it waited, and its last decision's
+//!   reason).
+//!
 //! At the end of the run the certificate is the session's
 //! ([`Session::certificate`]).
 
@@ -22,6 +33,7 @@ use std::fmt;
 
 use crate::certificate::Certificate;
 use crate::error::Result;
+use crate::model::units::Num;
 use crate::model::{Instance, JobId};
 use crate::schedule::Segment;
 use crate::sim::{Action, Event, JobStatus as SimStatus, Policy, Rejection, SimError, SimView};
@@ -40,6 +52,12 @@ pub struct SessionPolicy<A: SessionAlgorithm> {
     ends: BTreeSet<(u32, JobId)>,
     extended: usize,
     preempted: usize,
+    /// Rejected jobs waiting to be decided again, in arrival order: the
+    /// time they give up and their last reason.
+    waiting: Vec<(JobId, f64, Rejection)>,
+    /// The slot boundary at which the waiting jobs are decided again (the
+    /// first after a completion).
+    retry_at_s: Option<f64>,
 }
 
 impl<A: SessionAlgorithm + fmt::Debug> fmt::Debug for SessionPolicy<A> {
@@ -68,6 +86,8 @@ impl<A: SessionAlgorithm> SessionPolicy<A> {
             ends: BTreeSet::new(),
             extended: 0,
             preempted: 0,
+            waiting: Vec::new(),
+            retry_at_s: None,
         })
     }
 
@@ -81,7 +101,8 @@ impl<A: SessionAlgorithm> SessionPolicy<A> {
         &self.state
     }
 
-    /// Every decision, in arrival order.
+    /// Every decision, in the order made (a waiting job's again when it
+    /// is decided again).
     pub fn decisions(&self) -> &[SessionDecision] {
         &self.decisions
     }
@@ -101,7 +122,7 @@ impl<A: SessionAlgorithm> SessionPolicy<A> {
         self.session.certificate()
     }
 
-    fn submit(&mut self, view: &SimView<'_>, id: JobId) -> Result<Action> {
+    fn submit(&mut self, view: &SimView<'_>, id: JobId) -> Result<Option<Action>> {
         let job = view.instance().job(id).ok_or(SimError::UnknownJob {
             job: id,
             time_s: view.now_s(),
@@ -123,20 +144,69 @@ impl<A: SessionAlgorithm> SessionPolicy<A> {
             },
             r => r?,
         };
+        Ok(self.act(view, job.arrival_s, d))
+    }
+
+    /// The action of decision `d` on a job that arrived at `arrival_s`: a
+    /// reservation, a rejection, or none while the job waits.
+    fn act(&mut self, view: &SimView<'_>, arrival_s: f64, d: SessionDecision) -> Option<Action> {
+        let id = d.job;
         let action = if d.admitted {
             self.note_end(id, &d.segments);
-            Action::Reserve {
+            Some(Action::Reserve {
                 job: id,
                 segments: d.segments.clone(),
-            }
+            })
         } else {
-            if let Some(r) = &d.rejection {
-                self.rejections.insert(id, r.clone());
+            let reason = d.rejection.clone().unwrap_or(Rejection::NoRoom);
+            let gives_up_s = self.gives_up_s(view, arrival_s);
+            let retry = self.session.options().requeue_rejected
+                && matches!(reason, Rejection::NoRoom | Rejection::NotWorthIt { .. })
+                && view.now_s() < gives_up_s;
+            if retry {
+                self.waiting.push((id, gives_up_s, reason));
+                None
+            } else {
+                self.rejections.insert(id, reason);
+                Some(Action::Reject { job: id })
             }
-            Action::Reject { job: id }
         };
         self.decisions.push(d);
-        Ok(action)
+        action
+    }
+
+    /// When a job that arrived at `arrival_s` stops waiting: one planning
+    /// window after its arrival, or at the horizon.
+    fn gives_up_s(&self, view: &SimView<'_>, arrival_s: f64) -> f64 {
+        let slot_s = view.instance().slot_length_s();
+        (arrival_s + f64::from(self.session.window()) * slot_s).min(view.instance().horizon_s())
+    }
+
+    /// Decides again on every waiting job, in arrival order; rejects for
+    /// good those whose wait is over.
+    fn retry_waiting(&mut self, view: &SimView<'_>, retry: bool) -> Result<Vec<Action>> {
+        let mut actions = Vec::new();
+        for (id, gives_up_s, reason) in std::mem::take(&mut self.waiting) {
+            if view.now_s() >= gives_up_s {
+                let waited_s = view
+                    .job(id)
+                    .map_or(0.0, |j| view.now_s() - j.job().arrival_s);
+                let why = format!(
+                    "waited {} s (up to one plan window) without being admitted; its last decision: \
+                     {reason}",
+                    Num(waited_s)
+                );
+                self.rejections.insert(id, Rejection::Other { why });
+                actions.push(Action::Reject { job: id });
+            } else if retry {
+                let d = self.session.resubmit(&mut self.state, id, view.now_s())?;
+                let arrival_s = view.job(id).map_or(view.now_s(), |j| j.job().arrival_s);
+                actions.extend(self.act(view, arrival_s, d));
+            } else {
+                self.waiting.push((id, gives_up_s, reason));
+            }
+        }
+        Ok(actions)
     }
 
     fn note_end(&mut self, id: JobId, segments: &[Segment]) {
@@ -195,21 +265,45 @@ impl<A: SessionAlgorithm> Policy for SessionPolicy<A> {
     fn on_event(&mut self, view: &SimView<'_>, event: &Event) -> Result<Vec<Action>> {
         let mut actions = self.overruns_now(view)?;
         match event {
-            Event::Arrival { job } => actions.push(self.submit(view, *job)?),
+            Event::Arrival { job } => actions.extend(self.submit(view, *job)?),
             Event::Completion { job } => {
-                self.session.finish(&mut self.state, *job, view.now_s())?;
+                if self.session.finish(&mut self.state, *job, view.now_s())?
+                    && !self.waiting.is_empty()
+                    && self.retry_at_s.is_none()
+                {
+                    let slot_s = view.instance().slot_length_s();
+                    let boundary = f64::from(self.state.slot_from(view.now_s())) * slot_s;
+                    self.retry_at_s = Some(boundary.max(view.now_s()));
+                }
             }
             Event::Tick { .. } | Event::Wakeup => {}
         }
+        let retry = self.retry_at_s.is_some_and(|t| t <= view.now_s());
+        if retry {
+            self.retry_at_s = None;
+        }
+        actions.extend(self.retry_waiting(view, retry)?);
         Ok(actions)
     }
 
     fn next_wakeup_s(&self, view: &SimView<'_>) -> Option<f64> {
         let slot_s = view.instance().slot_length_s();
-        self.ends
+        let end = self
+            .ends
             .iter()
             .map(|&(end, _)| f64::from(end) * slot_s)
-            .find(|&t| t > view.now_s())
+            .find(|&t| t > view.now_s());
+        let gives_up = self
+            .waiting
+            .iter()
+            .map(|&(_, t, _)| t)
+            .chain(self.retry_at_s)
+            .filter(|&t| t > view.now_s())
+            .min_by(f64::total_cmp);
+        match (end, gives_up) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     fn rejection(&self, job: JobId) -> Option<Rejection> {

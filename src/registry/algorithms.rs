@@ -185,16 +185,43 @@ where
 /// least utility any plan can reach — about 10⁻²⁵⁰ of a job's worth under
 /// sigmoid utilities — so that it admits plans worth almost nothing, far
 /// in the future, which hold capacity later jobs then pay for (measured
-/// in the algorithms guide's real-trace section).
+/// in the algorithms guide's real-trace section). Both OASiS and the
+/// locality scheduler keep a job rejected for its price or for lack of
+/// room waiting, and decide it again at every completion for up to one
+/// planning window (`"pd": {"requeue_rejected": true}`), as a cluster's
+/// queue would, where the papers turn it away at arrival for good.
 pub const fn practical_params(name: &str) -> Option<&'static str> {
     match name.as_bytes() {
-        b"oasis" => Some(r#"{"shared_machines": true, "bounds": "value_floor"}"#),
+        b"oasis" => Some(
+            r#"{"shared_machines": true, "bounds": "value_floor", "pd": {"requeue_rejected": true}}"#,
+        ),
+        b"locality" => Some(r#"{"pd": {"requeue_rejected": true}}"#),
         _ => None,
     }
 }
 
+/// `given` over `base`: objects merged key by key (recursively), any other
+/// value replaced.
+#[cfg(feature = "serde")]
+fn merge_json(base: &mut serde_json::Value, given: serde_json::Value) {
+    match (base, given) {
+        (serde_json::Value::Object(b), serde_json::Value::Object(g)) => {
+            for (k, v) in g {
+                match b.get_mut(&k) {
+                    Some(slot) => merge_json(slot, v),
+                    None => {
+                        b.insert(k, v);
+                    }
+                }
+            }
+        }
+        (b, g) => *b = g,
+    }
+}
+
 /// Parameters of `A` as a policy or session ([`practical_params`]): the
-/// fields in `json` over the practical ones over the defaults.
+/// fields in `json` over the practical ones over the defaults (nested
+/// objects such as `pd` merged field by field).
 #[cfg(feature = "serde")]
 fn practical_of<A>(json: Option<&str>) -> crate::Result<A::Params>
 where
@@ -204,14 +231,13 @@ where
     let Some(base) = practical_params(A::NAME) else {
         return params_of::<A>(json);
     };
-    let mut merged: serde_json::Map<String, serde_json::Value> = serde_json::from_str(base)?;
+    let mut merged: serde_json::Value = serde_json::from_str(base)?;
     if let Some(text) = json {
         // The given text alone first, for its errors' line and column.
         params_of::<A>(Some(text))?;
-        let given: serde_json::Map<String, serde_json::Value> = serde_json::from_str(text)?;
-        merged.extend(given);
+        merge_json(&mut merged, serde_json::from_str(text)?);
     }
-    Ok(serde_json::from_value(serde_json::Value::Object(merged))?)
+    Ok(serde_json::from_value(merged)?)
 }
 
 /// Whether policy `name` with parameters `json` (over [`practical_params`])

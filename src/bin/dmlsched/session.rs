@@ -97,6 +97,10 @@ enum Event {
         time_s: f64,
         job: JobId,
     },
+    Resubmit {
+        time_s: f64,
+        job: JobId,
+    },
     Extend {
         time_s: f64,
         job: JobId,
@@ -385,6 +389,7 @@ impl Sessions {
             Event::Submit { time_s, job } => self.submit(time_s, job),
             Event::Finish { time_s, job } => self.stop(time_s, job, false),
             Event::Cancel { time_s, job } => self.stop(time_s, job, true),
+            Event::Resubmit { time_s, job } => self.resubmit(time_s, job),
             Event::Extend {
                 time_s,
                 job,
@@ -434,6 +439,18 @@ impl Sessions {
         let d = route
             .session
             .submit(&mut self.state, &job, time_s)
+            .map_err(|e| format!("{}: {e}", route.name))?;
+        Ok(decision_line(&d, &route.name))
+    }
+
+    /// Decides again on a job its session rejected.
+    fn resubmit(&mut self, time_s: f64, job: JobId) -> Result<Value, String> {
+        self.check_time(time_s)?;
+        let i = self.owner(job)?;
+        let (state, route) = (&mut self.state, &mut self.routes[i]);
+        let d = route
+            .session
+            .resubmit(state, job, time_s)
             .map_err(|e| format!("{}: {e}", route.name))?;
         Ok(decision_line(&d, &route.name))
     }
