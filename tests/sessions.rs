@@ -586,7 +586,14 @@ fn a_waiting_job_runs_after_a_completion_in_the_simulator() {
     use dmlsched::sim::{SimOptions, simulate};
     let mut late = job(1, 2);
     late.arrival_s = 100.0;
-    let instance = Instance::new(cluster(1), vec![job(0, 4), late], SLOT, 20).unwrap();
+    // Worth something only if done within two slots of its arrival: it
+    // waits, and gives up once no completion can earn anything.
+    let mut urgent = job(2, 1).with_utility(Utility::DeadlineStep {
+        value: 50.0,
+        deadline_slots: 2,
+    });
+    urgent.arrival_s = 150.0;
+    let instance = Instance::new(cluster(1), vec![job(0, 4), late, urgent], SLOT, 20).unwrap();
     let run = |requeue: bool| {
         let params = LocalityParams {
             horizon: 4,
@@ -607,13 +614,24 @@ fn a_waiting_job_runs_after_a_completion_in_the_simulator() {
         (result, decisions)
     };
     let (paper, decided) = run(false);
-    assert_eq!(decided, vec![(JobId(0), true), (JobId(1), false)]);
+    assert_eq!(
+        decided,
+        vec![(JobId(0), true), (JobId(1), false), (JobId(2), false)]
+    );
     assert!(paper.jobs[1].rejected, "{:?}", paper.jobs[1]);
     let (queued, decided) = run(true);
     assert_eq!(
         decided,
-        vec![(JobId(0), true), (JobId(1), false), (JobId(1), true)]
+        vec![
+            (JobId(0), true),
+            (JobId(1), false),
+            (JobId(2), false),
+            (JobId(1), true)
+        ]
     );
+    let gave_up = queued.jobs[2].rejection.as_ref().map(ToString::to_string);
+    let gave_up = gave_up.unwrap_or_default();
+    assert!(gave_up.contains("its utility is 0"), "{gave_up}");
     let done = &queued.jobs[1];
     assert!(!done.rejected && done.finish_s.is_some(), "{done:?}");
     let first = queued.jobs[0].finish_s.unwrap();

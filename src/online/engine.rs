@@ -34,8 +34,9 @@ pub struct PdOptions {
     /// ([`SessionPolicy`](super::SessionPolicy)): a job rejected for its
     /// price or for lack of room is not turned away but waits, and is
     /// decided again ([`Session::resubmit`](super::Session::resubmit)) at
-    /// every completion until it is admitted or one planning window has
-    /// passed since its arrival. Default `false`: each job is decided once,
+    /// the first slot boundary after each completion, until it is admitted,
+    /// one planning window has passed since its arrival, or its utility is
+    /// 0 for any completion from now. Default `false`: each job is decided once,
     /// at its arrival, as in the papers. The offline run (`solve`) decides
     /// every job once and ignores it.
     pub requeue_rejected: bool,

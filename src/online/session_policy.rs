@@ -20,8 +20,9 @@
 //!   turned away but waits; at the first slot boundary after a completion
 //!   (where plans start) the waiting jobs are decided again
 //!   ([`Session::resubmit`]), in the order they arrived,
-//!   until one is admitted or one planning window has passed since its
-//!   arrival (or the horizon has come), when it is rejected for good
+//!   until one is admitted, one planning window has passed since its
+//!   arrival (or the horizon has come), or its utility is 0 for any
+//!   completion from now; then it is rejected for good
 //!   ([`Rejection::Other`]: how long it waited, and its last decision's
 //!   reason).
 //!
@@ -53,8 +54,8 @@ pub struct SessionPolicy<A: SessionAlgorithm> {
     extended: usize,
     preempted: usize,
     /// Rejected jobs waiting to be decided again, in arrival order: the
-    /// time they give up and their last reason.
-    waiting: Vec<(JobId, f64, Rejection)>,
+    /// time they give up and their last decision's reason.
+    waiting: Vec<(JobId, f64, String)>,
     /// The slot boundary at which the waiting jobs are decided again (the
     /// first after a completion).
     retry_at_s: Option<f64>,
@@ -144,12 +145,19 @@ impl<A: SessionAlgorithm> SessionPolicy<A> {
             },
             r => r?,
         };
-        Ok(self.act(view, job.arrival_s, d))
+        Ok(self.act(view, job.arrival_s, d, false))
     }
 
-    /// The action of decision `d` on a job that arrived at `arrival_s`: a
-    /// reservation, a rejection, or none while the job waits.
-    fn act(&mut self, view: &SimView<'_>, arrival_s: f64, d: SessionDecision) -> Option<Action> {
+    /// The action of decision `d` on a job that arrived at `arrival_s`
+    /// (decided `again` after waiting): a reservation, a rejection, or none
+    /// while the job waits.
+    fn act(
+        &mut self,
+        view: &SimView<'_>,
+        arrival_s: f64,
+        d: SessionDecision,
+        again: bool,
+    ) -> Option<Action> {
         let id = d.job;
         let action = if d.admitted {
             self.note_end(id, &d.segments);
@@ -160,12 +168,21 @@ impl<A: SessionAlgorithm> SessionPolicy<A> {
         } else {
             let reason = d.rejection.clone().unwrap_or(Rejection::NoRoom);
             let gives_up_s = self.gives_up_s(view, arrival_s);
-            let retry = self.session.options().requeue_rejected
-                && matches!(reason, Rejection::NoRoom | Rejection::NotWorthIt { .. })
-                && view.now_s() < gives_up_s;
-            if retry {
-                self.waiting.push((id, gives_up_s, reason));
+            let last = match reason {
+                Rejection::NoRoom => format!(
+                    "{reason}, with {:.0} % of the GPUs held over the next {} slots",
+                    100.0 * self.held_gpu_share(view.now_s()),
+                    self.session.window()
+                ),
+                _ => reason.to_string(),
+            };
+            let queue = self.session.options().requeue_rejected
+                && matches!(reason, Rejection::NoRoom | Rejection::NotWorthIt { .. });
+            if queue && view.now_s() < gives_up_s && self.worth_waiting(view, id) {
+                self.waiting.push((id, gives_up_s, last));
                 None
+            } else if again {
+                Some(self.give_up(view, id, gives_up_s, &last))
             } else {
                 self.rejections.insert(id, reason);
                 Some(Action::Reject { job: id })
@@ -173,6 +190,53 @@ impl<A: SessionAlgorithm> SessionPolicy<A> {
         };
         self.decisions.push(d);
         action
+    }
+
+    /// The share of the cluster's GPUs held in the state over the `W` slots
+    /// from the first boundary at or after `now_s` (0 on a cluster without
+    /// GPUs).
+    fn held_gpu_share(&self, now_s: f64) -> f64 {
+        let from = self.state.slot_from(now_s);
+        let (mut held, mut total) = (0.0, 0.0);
+        for &m in self.state.machines() {
+            let capacity = self.state.capacity(m).map_or(0.0, |c| c.gpus);
+            for t in from..from.saturating_add(self.session.window()) {
+                held += self.state.used(m, t).map_or(0.0, |u| u.gpus.min(capacity));
+                total += capacity;
+            }
+        }
+        if total > 0.0 { held / total } else { 0.0 }
+    }
+
+    /// Rejects waiting job `id` for good: its wait is over (at
+    /// `gives_up_s`) or it can no longer earn any utility; `last` is its
+    /// last decision's reason.
+    fn give_up(&mut self, view: &SimView<'_>, id: JobId, gives_up_s: f64, last: &str) -> Action {
+        let waited_s = view
+            .job(id)
+            .map_or(0.0, |j| view.now_s() - j.job().arrival_s);
+        let why = format!(
+            "waited {} s without being admitted ({}); its last decision: {last}",
+            Num(waited_s),
+            if view.now_s() >= gives_up_s {
+                "up to one plan window"
+            } else {
+                "its utility is 0 for any completion from now"
+            }
+        );
+        self.rejections.insert(id, Rejection::Other { why });
+        Action::Reject { job: id }
+    }
+
+    /// Whether job `id` could still earn a positive utility: completed in
+    /// the slot in progress at the earliest, its utility counted from its
+    /// arrival slot (utilities do not increase).
+    fn worth_waiting(&self, view: &SimView<'_>, id: JobId) -> bool {
+        view.job(id).is_some_and(|j| {
+            let arrival = self.state.slot_at(j.job().arrival_s);
+            let now = self.state.slot_at(view.now_s());
+            j.job().utility.value(now.saturating_sub(arrival)) > 0.0
+        })
     }
 
     /// When a job that arrived at `arrival_s` stops waiting: one planning
@@ -187,21 +251,12 @@ impl<A: SessionAlgorithm> SessionPolicy<A> {
     fn retry_waiting(&mut self, view: &SimView<'_>, retry: bool) -> Result<Vec<Action>> {
         let mut actions = Vec::new();
         for (id, gives_up_s, reason) in std::mem::take(&mut self.waiting) {
-            if view.now_s() >= gives_up_s {
-                let waited_s = view
-                    .job(id)
-                    .map_or(0.0, |j| view.now_s() - j.job().arrival_s);
-                let why = format!(
-                    "waited {} s (up to one plan window) without being admitted; its last decision: \
-                     {reason}",
-                    Num(waited_s)
-                );
-                self.rejections.insert(id, Rejection::Other { why });
-                actions.push(Action::Reject { job: id });
+            if view.now_s() >= gives_up_s || !self.worth_waiting(view, id) {
+                actions.push(self.give_up(view, id, gives_up_s, &reason));
             } else if retry {
                 let d = self.session.resubmit(&mut self.state, id, view.now_s())?;
                 let arrival_s = view.job(id).map_or(view.now_s(), |j| j.job().arrival_s);
-                actions.extend(self.act(view, arrival_s, d));
+                actions.extend(self.act(view, arrival_s, d, true));
             } else {
                 self.waiting.push((id, gives_up_s, reason));
             }
