@@ -246,7 +246,8 @@ pub struct Snapshot {
     /// `ALG`: the utility of the admitted jobs, cancelled ones excluded.
     pub alg: f64,
     /// The trivial bound on `OPT`: every submitted job's best utility
-    /// alone on the empty cluster, summed.
+    /// alone on the empty cluster, summed (a job decided again counts once
+    /// per decision, which keeps it a bound).
     pub trivial_bound: f64,
     /// Why the `2α` guarantee is not valid (empty while it may hold).
     pub guarantee_lost: Vec<String>,

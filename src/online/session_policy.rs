@@ -168,24 +168,31 @@ impl<A: SessionAlgorithm> SessionPolicy<A> {
         } else {
             let reason = d.rejection.clone().unwrap_or(Rejection::NoRoom);
             let gives_up_s = self.gives_up_s(view, arrival_s);
+            let queue = self.session.options().requeue_rejected
+                && matches!(reason, Rejection::NoRoom | Rejection::NotWorthIt { .. });
             let last = match reason {
-                Rejection::NoRoom => format!(
+                Rejection::NoRoom if queue => format!(
                     "{reason}, with {:.0} % of the GPUs held over the next {} slots",
                     100.0 * self.held_gpu_share(view.now_s()),
                     self.session.window()
                 ),
                 _ => reason.to_string(),
             };
-            let queue = self.session.options().requeue_rejected
-                && matches!(reason, Rejection::NoRoom | Rejection::NotWorthIt { .. });
-            if queue && view.now_s() < gives_up_s && self.worth_waiting(view, id) {
-                self.waiting.push((id, gives_up_s, last));
-                None
-            } else if again {
-                Some(self.give_up(view, id, gives_up_s, &last))
+            let stop = if queue {
+                self.stops_waiting(view, id, gives_up_s)
             } else {
-                self.rejections.insert(id, reason);
-                Some(Action::Reject { job: id })
+                Some(Stop::NotQueued)
+            };
+            match stop {
+                None => {
+                    self.waiting.push((id, gives_up_s, last));
+                    None
+                }
+                Some(stop) if again => Some(self.give_up(view, id, stop, &last)),
+                Some(_) => {
+                    self.rejections.insert(id, reason);
+                    Some(Action::Reject { job: id })
+                }
             }
         };
         self.decisions.push(d);
@@ -208,24 +215,33 @@ impl<A: SessionAlgorithm> SessionPolicy<A> {
         if total > 0.0 { held / total } else { 0.0 }
     }
 
-    /// Rejects waiting job `id` for good: its wait is over (at
-    /// `gives_up_s`) or it can no longer earn any utility; `last` is its
-    /// last decision's reason.
-    fn give_up(&mut self, view: &SimView<'_>, id: JobId, gives_up_s: f64, last: &str) -> Action {
+    /// Rejects waiting job `id` for good, for `stop`; `last` is its last
+    /// decision's reason.
+    fn give_up(&mut self, view: &SimView<'_>, id: JobId, stop: Stop, last: &str) -> Action {
         let waited_s = view
             .job(id)
             .map_or(0.0, |j| view.now_s() - j.job().arrival_s);
         let why = format!(
             "waited {} s without being admitted ({}); its last decision: {last}",
             Num(waited_s),
-            if view.now_s() >= gives_up_s {
-                "up to one plan window"
-            } else {
-                "its utility is 0 for any completion from now"
-            }
+            stop.why()
         );
         self.rejections.insert(id, Rejection::Other { why });
         Action::Reject { job: id }
+    }
+
+    /// Why job `id`, waiting until `gives_up_s`, stops waiting now, if it
+    /// does.
+    fn stops_waiting(&self, view: &SimView<'_>, id: JobId, gives_up_s: f64) -> Option<Stop> {
+        if view.now_s() >= view.instance().horizon_s() {
+            Some(Stop::Horizon)
+        } else if view.now_s() >= gives_up_s {
+            Some(Stop::Window)
+        } else if !self.worth_waiting(view, id) {
+            Some(Stop::Worthless)
+        } else {
+            None
+        }
     }
 
     /// Whether job `id` could still earn a positive utility: completed in
@@ -250,15 +266,25 @@ impl<A: SessionAlgorithm> SessionPolicy<A> {
     /// good those whose wait is over.
     fn retry_waiting(&mut self, view: &SimView<'_>, retry: bool) -> Result<Vec<Action>> {
         let mut actions = Vec::new();
-        for (id, gives_up_s, reason) in std::mem::take(&mut self.waiting) {
-            if view.now_s() >= gives_up_s || !self.worth_waiting(view, id) {
-                actions.push(self.give_up(view, id, gives_up_s, &reason));
+        for (id, gives_up_s, last) in std::mem::take(&mut self.waiting) {
+            if let Some(stop) = self.stops_waiting(view, id, gives_up_s) {
+                actions.push(self.give_up(view, id, stop, &last));
             } else if retry {
-                let d = self.session.resubmit(&mut self.state, id, view.now_s())?;
-                let arrival_s = view.job(id).map_or(view.now_s(), |j| j.job().arrival_s);
-                actions.extend(self.act(view, arrival_s, d, true));
+                match self.session.resubmit(&mut self.state, id, view.now_s()) {
+                    Ok(d) => {
+                        let arrival_s = view.job(id).map_or(view.now_s(), |j| j.job().arrival_s);
+                        actions.extend(self.act(view, arrival_s, d, true));
+                    }
+                    // Its window now reaches past the algorithm's size
+                    // limit: that job's rejection, not the end of the run.
+                    Err(e) if e.job_beyond_size_limit() == Some(id) => {
+                        let last = format!("beyond the algorithm's size limit: {e}");
+                        actions.push(self.give_up(view, id, Stop::NotQueued, &last));
+                    }
+                    Err(e) => return Err(e),
+                }
             } else {
-                self.waiting.push((id, gives_up_s, reason));
+                self.waiting.push((id, gives_up_s, last));
             }
         }
         Ok(actions)
@@ -320,7 +346,7 @@ impl<A: SessionAlgorithm> Policy for SessionPolicy<A> {
     fn on_event(&mut self, view: &SimView<'_>, event: &Event) -> Result<Vec<Action>> {
         let mut actions = self.overruns_now(view)?;
         match event {
-            Event::Arrival { job } => actions.extend(self.submit(view, *job)?),
+            Event::Arrival { .. } | Event::Tick { .. } | Event::Wakeup => {}
             Event::Completion { job } => {
                 if self.session.finish(&mut self.state, *job, view.now_s())?
                     && !self.waiting.is_empty()
@@ -331,13 +357,17 @@ impl<A: SessionAlgorithm> Policy for SessionPolicy<A> {
                     self.retry_at_s = Some(boundary.max(view.now_s()));
                 }
             }
-            Event::Tick { .. } | Event::Wakeup => {}
         }
+        // The jobs that waited first: an arrival at a retry boundary is
+        // decided after them.
         let retry = self.retry_at_s.is_some_and(|t| t <= view.now_s());
         if retry {
             self.retry_at_s = None;
         }
         actions.extend(self.retry_waiting(view, retry)?);
+        if let Event::Arrival { job } = event {
+            actions.extend(self.submit(view, *job)?);
+        }
         Ok(actions)
     }
 
@@ -367,5 +397,30 @@ impl<A: SessionAlgorithm> Policy for SessionPolicy<A> {
 
     fn finish(mut self: Box<Self>, _instance: &Instance) -> Result<Option<Certificate>> {
         self.session.certificate().map(Some)
+    }
+}
+
+/// Why a job rejected by a [`SessionPolicy`] stops waiting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    /// One plan window has passed since its arrival.
+    Window,
+    /// The horizon has come.
+    Horizon,
+    /// Its utility is 0 for any completion from now on.
+    Worthless,
+    /// Its last decision cannot be waited out (not a price or lack of
+    /// room).
+    NotQueued,
+}
+
+impl Stop {
+    fn why(self) -> &'static str {
+        match self {
+            Stop::Window => "up to one plan window",
+            Stop::Horizon => "until the horizon",
+            Stop::Worthless => "its utility is 0 for any completion from now",
+            Stop::NotQueued => "its last decision cannot be waited out",
+        }
     }
 }

@@ -187,9 +187,10 @@ where
 /// in the future, which hold capacity later jobs then pay for (measured
 /// in the algorithms guide's real-trace section). Both OASiS and the
 /// locality scheduler keep a job rejected for its price or for lack of
-/// room waiting, and decide it again at every completion for up to one
-/// planning window (`"pd": {"requeue_rejected": true}`), as a cluster's
-/// queue would, where the papers turn it away at arrival for good.
+/// room waiting, and decide it again at the first slot boundary after each
+/// completion, until one planning window has passed or its utility is 0
+/// (`"pd": {"requeue_rejected": true}`), as a cluster's queue would, where
+/// the papers turn it away at arrival for good.
 pub const fn practical_params(name: &str) -> Option<&'static str> {
     match name.as_bytes() {
         b"oasis" => Some(

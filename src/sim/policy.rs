@@ -148,8 +148,8 @@ pub enum Action {
         config: Option<Configuration>,
     },
     /// Commit a multi-slot plan: each segment's placement runs in its slots.
-    /// Slots must not start before the next slot boundary (the current slot
-    /// when the decision falls on its boundary) and must end by the horizon.
+    /// Slots must not start before the slot in progress (a segment that
+    /// starts in it runs from now) and must end by the horizon.
     /// Capacity is checked for every slot of the plan against the other
     /// plans and the open allocations. The job must hold no allocation and
     /// no plan. A segment whose [`Segment::config`] is LOCAL must be one PS

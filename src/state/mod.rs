@@ -362,7 +362,9 @@ impl ClusterState {
     }
 
     /// Records that a session refused `job` (its id is then taken: no
-    /// session over this state decides on it again).
+    /// other session over this state decides on it; the session that
+    /// refused it may decide on it again,
+    /// [`Session::resubmit`](crate::online::Session::resubmit)).
     pub fn note_refused(&mut self, job: JobId) {
         self.refused.insert(job);
     }
