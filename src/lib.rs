@@ -128,6 +128,7 @@ pub mod baselines;
 pub mod calibrate;
 pub mod certificate;
 pub mod error;
+pub(crate) mod exact;
 pub mod experiments;
 pub mod lp;
 pub mod model;

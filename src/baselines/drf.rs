@@ -325,8 +325,7 @@ impl Drf {
         if tests::PLACING_ONLY.with(std::cell::Cell::get) {
             return None;
         }
-        const WHOLE_BOUND: f64 = 1_099_511_627_776.0; // 2⁴⁰
-        const EXACT_BOUND: f64 = 4_503_599_627_370_496.0; // 2⁵²
+        use crate::exact::{TWO_40, TWO_52};
         let mut most = Resources::zero();
         let mut steps = Vec::with_capacity(jobs.len());
         for j in jobs {
@@ -335,7 +334,7 @@ impl Drf {
                 Architecture::RingAllReduce(r) => r.worker,
                 Architecture::ParameterServer(_) => return None,
             };
-            let whole = |x: f64| (0.0..=WHOLE_BOUND).contains(&x) && x.fract() == 0.0;
+            let whole = |x: f64| crate::exact::whole_up_to(x, TWO_40).is_some();
             if job.allowed_machines.is_some()
                 || job.reserved_nic_bps(2) != 0.0
                 || unit.gpus != 1.0
@@ -356,9 +355,7 @@ impl Drf {
         let mut gpus = 0.0;
         for (m, r) in machines.iter().zip(free) {
             let g = r.gpus;
-            if !((0.0..=1024.0).contains(&g) && g.fract() == 0.0) {
-                return None;
-            }
+            crate::exact::whole_up_to(g, 1024.0)?;
             let room = ResourceKind::ALL
                 .into_iter()
                 .filter(|&k| k != ResourceKind::Gpu)
@@ -372,7 +369,7 @@ impl Drf {
         }
         if !ResourceKind::ALL
             .into_iter()
-            .all(|k| gpus * most.get(k) < EXACT_BOUND)
+            .all(|k| gpus * most.get(k) < TWO_52)
         {
             return None;
         }

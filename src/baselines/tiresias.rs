@@ -596,16 +596,12 @@ fn has_negative(r: &Resources) -> bool {
 }
 
 /// Sums below this bound, of whole numbers, are exact in `f64`.
-const EXACT_BOUND: f64 = 4_503_599_627_370_496.0; // 2⁵²
+const EXACT_BOUND: f64 = crate::exact::TWO_52;
 
 /// Whether `x ≥ 0` is a whole number, provided `x < 2⁵²` (checked on the
-/// sums by [`ExactRoom`]): then `x + 2⁵²` is exact (doubles in `[2⁵², 2⁵³)`
-/// are the whole numbers), and for any other such `x` it rounds to a whole
-/// number, so taking `2⁵²` off again gives `x` back exactly when `x` is
-/// whole. (NaN fails; infinity passes here and fails the sums.)
-/// Branch-free, for long loops.
+/// sums by [`ExactRoom`]).
 fn whole(x: f64) -> bool {
-    (x >= 0.0) & ((x + EXACT_BOUND) - EXACT_BOUND == x)
+    crate::exact::is_whole_below_two_52(x)
 }
 
 /// The components of `r`.

@@ -327,7 +327,7 @@ struct FreeIndex {
 
 /// `x` as a whole number of GPUs in `0..=2³²`, if it is one.
 fn whole(x: f64) -> Option<u64> {
-    ((0.0..=4_294_967_296.0).contains(&x) && x.fract() == 0.0).then_some(x as u64)
+    crate::exact::whole_up_to(x, crate::exact::TWO_32)
 }
 
 /// A key whose integer order is `f64::total_cmp`'s.

@@ -15,9 +15,6 @@ pub(crate) fn new_run_stamp() -> u64 {
     RUN_STAMPS.fetch_add(1, Ordering::Relaxed)
 }
 
-/// Doubles at or above this (2⁶³) are not counted as whole here.
-const WHOLE_LIMIT: f64 = 9_223_372_036_854_775_808.0;
-
 /// The components of `r` as whole numbers, if each is a whole number in
 /// `[0, 2⁶³)` (exactly representable as `u64`).
 fn whole_parts(r: &Resources) -> Option<[u64; 5]> {
@@ -28,11 +25,11 @@ fn whole_parts(r: &Resources) -> Option<[u64; 5]> {
         r.storage_bytes,
         r.nic_bps,
     ];
-    let whole = |x: f64| (0.0..WHOLE_LIMIT).contains(&x) && x.fract() == 0.0;
-    parts
-        .iter()
-        .all(|&x| whole(x))
-        .then(|| parts.map(|x| x as u64))
+    let mut whole = [0; 5];
+    for (w, &x) in whole.iter_mut().zip(&parts) {
+        *w = crate::exact::whole_up_to(x, crate::exact::BELOW_TWO_63)?;
+    }
+    Some(whole)
 }
 
 /// Per resource, the exact total over machines of the free room, and how
@@ -159,7 +156,13 @@ mod tests {
             whole_parts(&ok),
             Some([8, 0, 64_000_000_000, 0, 1_250_000_000])
         );
-        for bad in [0.5, -1.0, WHOLE_LIMIT, f64::INFINITY, f64::NAN] {
+        for bad in [
+            0.5,
+            -1.0,
+            crate::exact::BELOW_TWO_63.next_up(),
+            f64::INFINITY,
+            f64::NAN,
+        ] {
             assert_eq!(whole_parts(&ok.cpu_cores(bad)), None, "{bad}");
         }
         assert!(new_run_stamp() != new_run_stamp());
