@@ -181,3 +181,46 @@ mod tests {
         assert!(trim(&p, 0, 0).is_empty());
     }
 }
+
+/// Whether a baseline with an exact shortcut beside its rule may take it.
+/// The simulator always allows it; the tests run the rule alone
+/// ([`Shortcut::Off`]) as the reference the shortcut must match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shortcut {
+    /// Take the shortcut where it provably decides as the rule.
+    Allowed,
+    /// Run the rule alone.
+    #[cfg_attr(
+        not(test),
+        allow(dead_code, reason = "the tests' reference runs construct it")
+    )]
+    Off,
+}
+
+/// How often a decision took its shortcut, and how often the shortcut
+/// handed over to the rule part-way: what the tests check is exercised.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct ShortcutUse {
+    /// Decisions that took the shortcut.
+    pub taken: u64,
+    /// Hand-overs to the rule inside a decision.
+    pub handed_over: u64,
+}
+
+/// A baseline whose decision has an exact shortcut beside its rule: its
+/// [`Policy::on_event`](crate::sim::Policy::on_event) is
+/// `decide(view, Shortcut::Allowed, &mut ShortcutUse::default())`.
+pub(crate) trait WithShortcut {
+    /// The decision at an event, taking the shortcut only where
+    /// `shortcut` allows it, counting its use in `used`.
+    ///
+    /// # Errors
+    ///
+    /// The policy's errors.
+    fn decide(
+        &mut self,
+        view: &SimView<'_>,
+        shortcut: Shortcut,
+        used: &mut ShortcutUse,
+    ) -> crate::Result<Vec<Action>>;
+}

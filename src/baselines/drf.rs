@@ -9,7 +9,7 @@ use crate::model::{
 use crate::schedule::Placement;
 use crate::sim::{Action, Event, JobView, Policy, SimView};
 
-use super::common::{from_scratch, to_actions, trim};
+use super::common::{Shortcut, ShortcutUse, WithShortcut, from_scratch, to_actions, trim};
 use super::{ps_for, requested_tasks};
 use crate::placement::dominant_share;
 use crate::placement::{PlacementRule, Placer};
@@ -321,10 +321,6 @@ impl Drf {
         jobs: &[JobView<'_>],
         free: &[Resources],
     ) -> Option<Vec<(u32, u32)>> {
-        #[cfg(test)]
-        if tests::PLACING_ONLY.with(std::cell::Cell::get) {
-            return None;
-        }
         use crate::exact::{TWO_40, TWO_52};
         let mut most = Resources::zero();
         let mut steps = Vec::with_capacity(jobs.len());
@@ -373,8 +369,6 @@ impl Drf {
         {
             return None;
         }
-        #[cfg(test)]
-        tests::COUNTED.with(|c| c.set(c.get() + 1));
         Some(
             steps
                 .into_iter()
@@ -396,6 +390,17 @@ impl Policy for Drf {
     }
 
     fn on_event(&mut self, view: &SimView<'_>, _event: &Event) -> crate::Result<Vec<Action>> {
+        self.decide(view, Shortcut::Allowed, &mut ShortcutUse::default())
+    }
+}
+
+impl WithShortcut for Drf {
+    fn decide(
+        &mut self,
+        view: &SimView<'_>,
+        shortcut: Shortcut,
+        used: &mut ShortcutUse,
+    ) -> crate::Result<Vec<Action>> {
         let instance = view.instance();
         let total = instance.cluster().total_capacity();
         let (jobs, scratch) = from_scratch(view, self.placement);
@@ -404,7 +409,10 @@ impl Policy for Drf {
         // placements it would make are needed only if the final placement
         // below fails), else placing every step. Many increments go on the
         // filling's placer: keep it indexed.
-        let counted = self.fill_counts(instance, &jobs, scratch.free());
+        let counted = (shortcut == Shortcut::Allowed)
+            .then(|| self.fill_counts(instance, &jobs, scratch.free()))
+            .flatten();
+        used.taken += u64::from(counted.is_some());
         let mut fill = match &counted {
             Some(counts) => counts
                 .iter()
@@ -482,7 +490,6 @@ mod tests {
     };
     use rand::rngs::ChaCha8Rng;
     use rand::{RngExt, SeedableRng};
-    use std::cell::Cell;
 
     fn ring(counts: WorkerCounts, discipline: Discipline) -> Job {
         Job::new(
@@ -501,13 +508,6 @@ mod tests {
             }),
         )
         .with_discipline(discipline)
-    }
-
-    thread_local! {
-        /// Forces the filling that places every step (the reference).
-        pub(super) static PLACING_ONLY: Cell<bool> = const { Cell::new(false) };
-        /// How many decisions counted instead of placing.
-        pub(super) static COUNTED: Cell<u64> = const { Cell::new(0) };
     }
 
     /// Rings of fixed sizes on five machines, busy enough that jobs wait
@@ -593,25 +593,25 @@ mod tests {
     /// step and workload, and the counting case is exercised.
     #[test]
     fn counting_fill_decides_as_the_placing_fill() {
-        COUNTED.with(|c| c.set(0));
+        let mut counted = 0;
         for seed in 0..4 {
             for kind in 0..7 {
                 let instance = workload(seed, kind);
                 for (placement, _) in PlacementRule::ALL {
-                    assert_same_runs(
+                    let used = assert_same_runs(
                         &instance,
                         || Drf {
                             step: 1 + (seed % 2) as u32,
                             placement,
                             ..Drf::default()
                         },
-                        |placing| PLACING_ONLY.with(|s| s.set(placing)),
                         &format!("seed {seed}, kind {kind}, {placement}"),
                     );
+                    counted += used.taken;
                 }
             }
         }
-        assert!(COUNTED.with(Cell::get) > 100, "counting hardly exercised");
+        assert!(counted > 100, "counting hardly exercised");
     }
 
     #[test]

@@ -7,7 +7,9 @@ use crate::model::{
     Architecture, Cluster, Discipline, Elasticity, Instance, Job, JobId, Machine, MachineId, PsJob,
     RarJob, Resources, SyncMode, WorkerCounts,
 };
-use crate::sim::{Policy, SimOptions, simulate};
+use crate::sim::{Action, Event, Policy, Rejection, SimOptions, SimView, simulate};
+
+use super::common::{Shortcut, ShortcutUse, WithShortcut};
 
 /// What varies in [`busy_workload`].
 #[derive(Debug, Clone, Copy, Default)]
@@ -113,11 +115,69 @@ pub(crate) fn busy_workload(seed: u64, machines: usize, busy: Busy) -> Instance 
     Instance::new(Cluster::new(machines), jobs, 60.0, 100_000).expect("busy workload")
 }
 
+/// `inner` deciding with its shortcut as `shortcut` allows, counting its
+/// use in `used`.
+pub(crate) struct Forced<P> {
+    pub inner: P,
+    pub shortcut: Shortcut,
+    pub used: ShortcutUse,
+}
+
+impl<P: Policy + WithShortcut> Policy for Forced<P> {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+
+    fn on_event(&mut self, view: &SimView<'_>, _event: &Event) -> crate::Result<Vec<Action>> {
+        self.inner.decide(view, self.shortcut, &mut self.used)
+    }
+
+    fn next_wakeup_s(&self, view: &SimView<'_>) -> Option<f64> {
+        self.inner.next_wakeup_s(view)
+    }
+
+    fn rejection(&self, job: JobId) -> Option<Rejection> {
+        self.inner.rejection(job)
+    }
+}
+
+/// Runs the policy `make` builds on `instance` with its rule alone (the
+/// reference) and with its shortcut allowed, asserts that both give the
+/// same jobs, allocations and utilisation (and that some job completes),
+/// and returns how the shortcut was used.
+pub(crate) fn assert_same_runs<P: Policy + WithShortcut>(
+    instance: &Instance,
+    make: impl Fn() -> P,
+    at: &str,
+) -> ShortcutUse {
+    let opts = SimOptions::default();
+    let run = |shortcut| {
+        let mut policy = Forced {
+            inner: make(),
+            shortcut,
+            used: ShortcutUse::default(),
+        };
+        let result = simulate(instance, &mut policy, &opts).expect("run");
+        (result, policy.used)
+    };
+    let (slow, _) = run(Shortcut::Off);
+    let (fast, used) = run(Shortcut::Allowed);
+    assert!(
+        slow.jobs.iter().any(|j| j.finish_s.is_some()),
+        "{at}: no job completes"
+    );
+    assert_eq!(slow.jobs, fast.jobs, "{at}");
+    assert_eq!(slow.allocations, fast.allocations, "{at}");
+    assert_eq!(slow.utilization, fast.utilization, "{at}");
+    used
+}
+
 /// Runs `instance` under a fresh policy from `make` twice — first with
 /// `reference(true)` (the reference path forced), then with
 /// `reference(false)` (the shortcut allowed) — and asserts identical job
-/// records, allocation logs and utilisation (`at` names the case).
-pub(crate) fn assert_same_runs<P: Policy>(
+/// records, allocation logs and utilisation (`at` names the case). For the
+/// shortcuts still switched by a test flag (proportional share's).
+pub(crate) fn assert_same_runs_toggled<P: Policy>(
     instance: &Instance,
     make: impl Fn() -> P,
     reference: impl Fn(bool),

@@ -861,7 +861,7 @@ fn largest_allowed(counts: &WorkerCounts, w: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::baselines::fixtures::{Busy, assert_same_runs, busy_workload};
+    use crate::baselines::fixtures::{Busy, assert_same_runs_toggled, busy_workload};
     use rand::rngs::ChaCha8Rng;
     use rand::seq::SliceRandom;
     use rand::{RngExt, SeedableRng};
@@ -930,7 +930,7 @@ mod tests {
         for seed in 0..4 {
             for busy in kinds {
                 for machines in [3, 6] {
-                    assert_same_runs(
+                    assert_same_runs_toggled(
                         &busy_workload(seed, machines, busy),
                         || ProportionalShare {
                             weighted: busy.weighted,

@@ -6,7 +6,7 @@ use crate::model::{Elasticity, Job, JobId, MachineId, Resources, TaskKind};
 use crate::schedule::{Placement, Tasks};
 use crate::sim::{Action, Event, JobStatus, JobView, Policy, SimView};
 
-use super::common::{keeps_allocation, to_actions};
+use super::common::{Shortcut, ShortcutUse, WithShortcut, keeps_allocation, to_actions};
 use super::{RequestedSizes, requested_size};
 use crate::placement::{PlacementRule, Placer};
 
@@ -157,8 +157,7 @@ impl Shapes {
     /// [`Shapes::start`]).
     fn get(&mut self, job: &Job, position: usize, requests: &RequestedSizes) -> JobShape {
         if let Some(s) = self.jobs[position] {
-            #[cfg(test)]
-            assert_eq!(
+            debug_assert_eq!(
                 (s.counts, self.table[s.shape]),
                 Self::of(job, requests),
                 "stale shape of job {}",
@@ -335,10 +334,25 @@ impl Policy for Tiresias {
     }
 
     fn on_event(&mut self, view: &SimView<'_>, _event: &Event) -> crate::Result<Vec<Action>> {
+        self.decide(view, Shortcut::Allowed, &mut ShortcutUse::default())
+    }
+}
+
+impl WithShortcut for Tiresias {
+    fn decide(
+        &mut self,
+        view: &SimView<'_>,
+        shortcut: Shortcut,
+        used: &mut ShortcutUse,
+    ) -> crate::Result<Vec<Action>> {
         self.validate()?;
         self.refresh(view);
-        let changes = match self.waiting_if_exact(view) {
-            Some(waiting) => self.walk_spare(view, &waiting)?,
+        let waiting = (shortcut == Shortcut::Allowed)
+            .then(|| self.waiting_if_exact(view))
+            .flatten();
+        used.taken += u64::from(waiting.is_some());
+        let changes = match waiting {
+            Some(waiting) => self.walk_spare(view, &waiting, used)?,
             None => {
                 let order = self.order(view);
                 let mut scratch = Placer::new(view.instance(), view.free_all(), self.placement);
@@ -377,10 +391,6 @@ impl Tiresias {
     /// `None`, with no other effect than [`Tiresias::service`]'s on the
     /// waiting jobs, which [`Tiresias::order`] repeats identically).
     fn waiting_if_exact<'v>(&mut self, view: &SimView<'v>) -> Option<Vec<Ranked<'v>>> {
-        #[cfg(test)]
-        if tests::SLOW_ONLY.with(std::cell::Cell::get) {
-            return None;
-        }
         let mut exact = ExactRoom::new(view);
         let mut shapes = std::mem::take(&mut self.memory.shapes);
         shapes.start(view);
@@ -495,6 +505,7 @@ impl Tiresias {
         &mut self,
         view: &SimView<'v>,
         waiting: &[Ranked<'v>],
+        used: &mut ShortcutUse,
     ) -> crate::Result<Changes<'v>> {
         let instance = view.instance();
         let mut changes = Vec::new();
@@ -531,8 +542,7 @@ impl Tiresias {
                 // Exact: gives back what was taken.
                 spare.release(job, &placement);
             }
-            #[cfg(test)]
-            tests::HANDOVERS.with(|h| h.set(h.get() + 1));
+            used.handed_over += 1;
             let order = self.order(view);
             let k = order
                 .iter()
@@ -717,14 +727,6 @@ mod tests {
     use super::*;
     use crate::baselines::fixtures::{Busy, assert_same_runs, busy_workload};
     use crate::sim::{SimOptions, simulate};
-    use std::cell::Cell;
-
-    thread_local! {
-        /// Forces the walk over every job (the reference).
-        pub(super) static SLOW_ONLY: Cell<bool> = const { Cell::new(false) };
-        /// How many times the spare walk handed over to the full walk.
-        pub(super) static HANDOVERS: Cell<u64> = const { Cell::new(0) };
-    }
 
     #[test]
     fn whole_numbers() {
@@ -740,26 +742,26 @@ mod tests {
     /// walk, on busy clusters with gangs, pins, PS jobs and reserving rings.
     #[test]
     fn spare_walk_decides_as_the_full_walk() {
-        HANDOVERS.with(|h| h.set(0));
+        let mut handed_over = 0;
         for seed in 0..6 {
             for fraction in [false, true] {
                 let busy = Busy {
                     fraction,
                     ..Busy::default()
                 };
-                assert_same_runs(
+                let used = assert_same_runs(
                     &busy_workload(seed, 4, busy),
                     || Tiresias {
                         starve_factor: (seed % 2 == 1).then_some(2.0),
                         thresholds: vec![300.0, 3000.0],
                         ..Tiresias::default()
                     },
-                    |slow| SLOW_ONLY.with(|s| s.set(slow)),
                     &format!("seed {seed}, {busy:?}"),
                 );
+                handed_over += used.handed_over;
             }
         }
-        assert!(HANDOVERS.with(Cell::get) > 0, "no hand-over exercised");
+        assert!(handed_over > 0, "no hand-over exercised");
     }
 
     /// A policy reused on other instances decides as a fresh one: what it

@@ -468,8 +468,7 @@ impl<'a> Engine<'a> {
         if let Some((t, f)) = self.runs[p].finish_memo
             && t == self.now
         {
-            #[cfg(test)]
-            assert_eq!(
+            debug_assert_eq!(
                 f.map(f64::to_bits),
                 self.finish_at(p).map(f64::to_bits),
                 "stale finish memo"

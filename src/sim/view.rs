@@ -71,8 +71,7 @@ impl<'a> JobView<'a> {
 
     /// Workers and PSs it runs now.
     pub fn tasks(&self) -> Tasks {
-        #[cfg(test)]
-        assert_eq!(self.run.tasks, self.run.placement.total(), "stale tasks");
+        debug_assert_eq!(self.run.tasks, self.run.placement.total(), "stale tasks");
         self.run.tasks
     }
 

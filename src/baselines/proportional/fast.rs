@@ -268,7 +268,7 @@ mod tests {
     use rand::{RngExt, SeedableRng};
 
     use crate::baselines::ProportionalShare;
-    use crate::baselines::fixtures::{Busy, assert_same_runs, busy_workload};
+    use crate::baselines::fixtures::{Busy, assert_same_runs_toggled, busy_workload};
     use crate::model::{
         Architecture, Cluster, Discipline, Instance, Job, JobId, Machine, MachineId, PsJob, RarJob,
         Resources, SyncMode, WorkerCounts,
@@ -365,7 +365,7 @@ mod tests {
         for seed in 0..seeds {
             for machines in [1, 2, 3] {
                 for mixed in [false, true] {
-                    assert_same_runs(
+                    assert_same_runs_toggled(
                         &nic_bound_queue(seed, machines, mixed),
                         ProportionalShare::default,
                         |slow| FORCED_OFF.with(|s| s.set(slow)),
@@ -401,7 +401,7 @@ mod tests {
         for seed in 0..4 {
             for busy in kinds {
                 for machines in [3, 6] {
-                    assert_same_runs(
+                    assert_same_runs_toggled(
                         &busy_workload(seed, machines, busy),
                         || ProportionalShare {
                             weighted: busy.weighted,
