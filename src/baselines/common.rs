@@ -205,6 +205,27 @@ pub(crate) struct ShortcutUse {
     pub taken: u64,
     /// Hand-overs to the rule inside a decision.
     pub handed_over: u64,
+    /// Steps the shortcut skipped at once (proportional share's bidders
+    /// excluded together).
+    pub skipped: u64,
+    /// Repeated work the shortcut reused (proportional share's clearings
+    /// reset from the previous one).
+    pub reused: u64,
+    /// Equal splits by whether every bidder got a share (`[0]`) or only
+    /// some (`[1]`) (proportional share's uniform bids).
+    pub splits: [u64; 2],
+}
+
+impl ShortcutUse {
+    /// Adds `other`'s counts.
+    pub(crate) fn add(&mut self, other: &ShortcutUse) {
+        self.taken += other.taken;
+        self.handed_over += other.handed_over;
+        self.skipped += other.skipped;
+        self.reused += other.reused;
+        self.splits[0] += other.splits[0];
+        self.splits[1] += other.splits[1];
+    }
 }
 
 /// A baseline whose decision has an exact shortcut beside its rule: its

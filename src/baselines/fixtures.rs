@@ -171,28 +171,3 @@ pub(crate) fn assert_same_runs<P: Policy + WithShortcut>(
     assert_eq!(slow.utilization, fast.utilization, "{at}");
     used
 }
-
-/// Runs `instance` under a fresh policy from `make` twice — first with
-/// `reference(true)` (the reference path forced), then with
-/// `reference(false)` (the shortcut allowed) — and asserts identical job
-/// records, allocation logs and utilisation (`at` names the case). For the
-/// shortcuts still switched by a test flag (proportional share's).
-pub(crate) fn assert_same_runs_toggled<P: Policy>(
-    instance: &Instance,
-    make: impl Fn() -> P,
-    reference: impl Fn(bool),
-    at: &str,
-) {
-    let opts = SimOptions::default();
-    reference(true);
-    let slow = simulate(instance, &mut make(), &opts).expect("reference run");
-    reference(false);
-    let fast = simulate(instance, &mut make(), &opts).expect("shortcut run");
-    assert!(
-        slow.jobs.iter().any(|j| j.finish_s.is_some()),
-        "{at}: no job completes"
-    );
-    assert_eq!(slow.jobs, fast.jobs, "{at}");
-    assert_eq!(slow.allocations, fast.allocations, "{at}");
-    assert_eq!(slow.utilization, fast.utilization, "{at}");
-}

@@ -10,7 +10,7 @@ use crate::model::{
 use crate::schedule::Tasks;
 use crate::sim::{Action, Event, JobView, Policy, SimView};
 
-use super::common::recomputed;
+use super::common::{Shortcut, ShortcutUse, WithShortcut, recomputed};
 use super::{ps_for, requested_tasks};
 use crate::placement::PlacementRule;
 use crate::placement::Span;
@@ -321,6 +321,17 @@ impl Policy for ProportionalShare {
     }
 
     fn on_event(&mut self, view: &SimView<'_>, _event: &Event) -> crate::Result<Vec<Action>> {
+        self.decide(view, Shortcut::Allowed, &mut ShortcutUse::default())
+    }
+}
+
+impl WithShortcut for ProportionalShare {
+    fn decide(
+        &mut self,
+        view: &SimView<'_>,
+        shortcut: Shortcut,
+        used: &mut ShortcutUse,
+    ) -> crate::Result<Vec<Action>> {
         let instance = view.instance();
         let jobs = recomputed(view);
         let mut realloc = Realloc::new(view, self.placement, 0, &jobs, &[]);
@@ -328,7 +339,7 @@ impl Policy for ProportionalShare {
         // running jobs hold.
         let base: Vec<Resources> = realloc.room().to_vec();
         let (mut bidders, outside) = self.bidders(&instance.cluster().machines, &jobs);
-        let mut market = Market::new(&mut bidders, base.len());
+        let mut market = Market::new(&mut bidders, base.len(), shortcut);
         loop {
             // The paid bidders and their counts, in arrival order.
             let paid = market.clear_until_paid(&mut bidders, &base);
@@ -344,7 +355,7 @@ impl Policy for ProportionalShare {
             match unplaced {
                 Some(i) => {
                     bidders[i].excluded = true;
-                    if fast::enabled() {
+                    if market.fast() {
                         // The next clearings that would each exclude the
                         // bidder after it, all at once.
                         market.exclude_alike(&mut bidders, i);
@@ -361,6 +372,7 @@ impl Policy for ProportionalShare {
             let (w, p) = requested_tasks(jobs[pos].job());
             realloc.add(pos, w, p);
         }
+        used.add(&market.used);
         Ok(realloc.into_actions())
     }
 }
@@ -543,11 +555,15 @@ struct Market {
     /// The last clearing: the fewest unsaturated bidders it saw when
     /// looking for one to pay.
     low: usize,
+    /// Whether the shortcuts (module `fast`, uniform bids) may be taken.
+    shortcut: Shortcut,
+    /// How the shortcuts were used.
+    used: ShortcutUse,
 }
 
 impl Market {
     /// Ranks `bidders` by (arrival, id).
-    fn new(bidders: &mut [Bidder<'_>], machines: usize) -> Self {
+    fn new(bidders: &mut [Bidder<'_>], machines: usize, shortcut: Shortcut) -> Self {
         let mut by_rank: Vec<usize> = (0..bidders.len()).collect();
         let before = |a: &Bidder<'_>, b: &Bidder<'_>| {
             let (x, y) = (a.job(), b.job());
@@ -571,8 +587,7 @@ impl Market {
             };
             bidders.iter().all(same).then(|| Rc::clone(&first.bids))
         });
-        #[cfg(test)]
-        let uniform = uniform.filter(|_| !tests::SCAN_ONLY.with(std::cell::Cell::get));
+        let uniform = uniform.filter(|_| shortcut == Shortcut::Allowed);
         Market {
             next: Vec::with_capacity(bidders.len() + 1),
             perm: Vec::with_capacity(bidders.len() + 1),
@@ -589,6 +604,8 @@ impl Market {
             in_order,
             splits: Vec::new(),
             low: usize::MAX,
+            shortcut,
+            used: ShortcutUse::default(),
         }
     }
 
@@ -639,7 +656,7 @@ impl Market {
             pool.extend_from_slice(base);
             self.clear(bidders, &mut pool);
             self.pool = pool;
-            let paid = if fast::enabled() {
+            let paid = if self.fast() {
                 self.paid_fast(bidders)
             } else {
                 self.by_rank
@@ -659,7 +676,7 @@ impl Market {
     /// Every bidder with nothing, unsaturated unless it may have no worker
     /// or left the market.
     fn reset(&mut self, bidders: &mut [Bidder<'_>]) {
-        if fast::enabled() && self.reset_fast(bidders) {
+        if self.fast() && self.reset_fast(bidders) {
             return;
         }
         self.next.clear();
@@ -730,12 +747,7 @@ impl Market {
         let (q, k) = equal_split(units, w, self.sum_of(w, n), n);
         self.splits.push((h, units, n, q, k));
         let given = if q == 0 { k } else { n };
-        #[cfg(test)]
-        tests::EQUAL.with(|e| {
-            let mut c = e.get();
-            c[usize::from(given < n)] += 1;
-            e.set(c);
-        });
+        self.used.splits[usize::from(given < n)] += 1;
         let mut p = self.find(0);
         while out.len() < given && p < self.by_rank.len() {
             let i = self.by_rank[p];
@@ -861,27 +873,17 @@ fn largest_allowed(counts: &WorkerCounts, w: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::baselines::fixtures::{Busy, assert_same_runs_toggled, busy_workload};
+    use crate::baselines::fixtures::{Busy, assert_same_runs, busy_workload};
     use rand::rngs::ChaCha8Rng;
     use rand::seq::SliceRandom;
     use rand::{RngExt, SeedableRng};
-    use std::cell::Cell;
-
-    thread_local! {
-        /// Forces every machine's shares to be found by looking at every
-        /// bidder (the reference).
-        pub(super) static SCAN_ONLY: Cell<bool> = const { Cell::new(false) };
-        /// Machines whose shares were found from the rank order, with
-        /// every bidder given (`[0]`) or only some (`[1]`).
-        pub(super) static EQUAL: Cell<[u64; 2]> = const { Cell::new([0; 2]) };
-    }
 
     /// Equal bids split as [`largest_remainder`] splits them.
     #[test]
     fn equal_bids_split_as_the_largest_remainder() {
         let mut rng = ChaCha8Rng::seed_from_u64(11);
         let bids = [1.0 / 256.0, 1.0 / 3.0, 0.1, 2.0, 1.0 / 255.0, 1e-300, 1e300];
-        let mut market = Market::new(&mut [], 0);
+        let mut market = Market::new(&mut [], 0, Shortcut::Allowed);
         for _ in 0..3_000 {
             let n = rng.random_range(1..300usize);
             let w = bids[rng.random_range(0..bids.len())];
@@ -926,23 +928,24 @@ mod tests {
                 ..Busy::default()
             },
         ];
-        EQUAL.with(|e| e.set([0; 2]));
+        let mut splits = [0; 2];
         for seed in 0..4 {
             for busy in kinds {
                 for machines in [3, 6] {
-                    assert_same_runs_toggled(
+                    let used = assert_same_runs(
                         &busy_workload(seed, machines, busy),
                         || ProportionalShare {
                             weighted: busy.weighted,
                             ..ProportionalShare::default()
                         },
-                        |scan| SCAN_ONLY.with(|s| s.set(scan)),
                         &format!("seed {seed}, {machines} machines, {busy:?}"),
                     );
+                    splits[0] += used.splits[0];
+                    splits[1] += used.splits[1];
                 }
             }
         }
-        let [all, some] = EQUAL.with(Cell::get);
+        let [all, some] = splits;
         assert!(
             all > 0 && some > 0,
             "equal shares to all {all}, to some {some}"

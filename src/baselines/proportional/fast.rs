@@ -78,6 +78,7 @@ use crate::model::{Architecture, Resources};
 use crate::schedule::Tasks;
 
 use super::{Bidder, Market, equal_split};
+use crate::baselines::common::Shortcut;
 use crate::placement::Span;
 
 /// The most workers [`Market::exclude_alike`] compares PS counts up to
@@ -117,15 +118,13 @@ fn alike(a: &Bidder<'_>, b: &Bidder<'_>, most: u32) -> bool {
         && (1..=most).all(|c| a.ps_of(c) == b.ps_of(c))
 }
 
-/// Whether the fast path is on (tests force it off).
-pub(super) fn enabled() -> bool {
-    #[cfg(test)]
-    return !tests::FORCED_OFF.with(std::cell::Cell::get);
-    #[cfg(not(test))]
-    true
-}
-
 impl Market {
+    /// Whether the fast path may be taken (the tests' reference runs turn
+    /// it off).
+    pub(super) fn fast(&self) -> bool {
+        self.shortcut == Shortcut::Allowed
+    }
+
     /// The reset of [`Market::reset`] from the previous one, touching only
     /// the bidders given a share since (see the [module docs](self));
     /// `false` (nothing done) before the first full reset.
@@ -158,8 +157,7 @@ impl Market {
         }
         self.unsaturated = unsaturated;
         self.reset_unsaturated = Some(unsaturated);
-        #[cfg(test)]
-        tests::FAST_RESETS.with(|c| c.set(c.get() + 1));
+        self.used.reused += 1;
         true
     }
 
@@ -227,8 +225,7 @@ impl Market {
                 self.dirty.push(r);
             }
         }
-        #[cfg(test)]
-        tests::SKIPPED.with(|c| c.set(c.get() + s as u64));
+        self.used.skipped += s as u64;
         s
     }
 
@@ -262,26 +259,16 @@ impl Market {
 
 #[cfg(test)]
 mod tests {
-    use std::cell::Cell;
 
     use rand::rngs::ChaCha8Rng;
     use rand::{RngExt, SeedableRng};
 
     use crate::baselines::ProportionalShare;
-    use crate::baselines::fixtures::{Busy, assert_same_runs_toggled, busy_workload};
+    use crate::baselines::fixtures::{Busy, assert_same_runs, busy_workload};
     use crate::model::{
         Architecture, Cluster, Discipline, Instance, Job, JobId, Machine, MachineId, PsJob, RarJob,
         Resources, SyncMode, WorkerCounts,
     };
-
-    thread_local! {
-        /// Forces [`super::enabled`] off on this thread.
-        pub(super) static FORCED_OFF: Cell<bool> = const { Cell::new(false) };
-        /// Resets done the fast way.
-        pub(super) static FAST_RESETS: Cell<u64> = const { Cell::new(0) };
-        /// Bidders excluded by [`super::Market::exclude_alike`].
-        pub(super) static SKIPPED: Cell<u64> = const { Cell::new(0) };
-    }
 
     /// A long queue on `machines` machines of 8 GPUs whose NICs hold one
     /// job (even seeds, as in the layered example) or one and a half (odd
@@ -358,23 +345,23 @@ mod tests {
     /// nowhere.
     #[test]
     fn alike_exclusions_decide_as_one_at_a_time() {
-        SKIPPED.with(|c| c.set(0));
+        let mut skipped = 0;
         // The forced-off runs clear once per queued job: two seeds in a debug
         // build (about a minute each otherwise), four in release.
         let seeds = if cfg!(debug_assertions) { 2 } else { 4 };
         for seed in 0..seeds {
             for machines in [1, 2, 3] {
                 for mixed in [false, true] {
-                    assert_same_runs_toggled(
+                    let used = assert_same_runs(
                         &nic_bound_queue(seed, machines, mixed),
                         ProportionalShare::default,
-                        |slow| FORCED_OFF.with(|s| s.set(slow)),
                         &format!("seed {seed}, {machines} machines, mixed {mixed}"),
                     );
+                    skipped += used.skipped;
                 }
             }
         }
-        assert!(SKIPPED.with(Cell::get) > 0, "no exclusion was skipped");
+        assert!(skipped > 0, "no exclusion was skipped");
     }
 
     /// Clearings that reset only what the previous one touched, and a
@@ -398,21 +385,22 @@ mod tests {
                 ..Busy::default()
             },
         ];
+        let mut reused = 0;
         for seed in 0..4 {
             for busy in kinds {
                 for machines in [3, 6] {
-                    assert_same_runs_toggled(
+                    let used = assert_same_runs(
                         &busy_workload(seed, machines, busy),
                         || ProportionalShare {
                             weighted: busy.weighted,
                             ..ProportionalShare::default()
                         },
-                        |slow| FORCED_OFF.with(|s| s.set(slow)),
                         &format!("seed {seed}, {machines} machines, {busy:?}"),
                     );
+                    reused += used.reused;
                 }
             }
         }
-        assert!(FAST_RESETS.with(Cell::get) > 0, "no clearing was repeated");
+        assert!(reused > 0, "no clearing was repeated");
     }
 }
