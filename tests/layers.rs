@@ -4,7 +4,7 @@
 //!
 //! | layer | modules |
 //! |---|---|
-//! | 0 | `model` |
+//! | 0 | `model`, `exact` (crate-private whole-number tests) |
 //! | 1 | `certificate`, `schedule`, `lp`, `timing` |
 //! | 2 | `pcip`, `online`, `sim`, `trace`, `calibrate`, `placement` (infrastructure) |
 //! | 3 | `algorithms`, `baselines` |
@@ -26,7 +26,7 @@ const KNOWN: &[(&str, &str)] = &[];
 
 fn layer(module: &str) -> Option<u32> {
     Some(match module {
-        "model" => 0,
+        "model" | "exact" => 0,
         "certificate" | "schedule" | "lp" | "timing" => 1,
         "pcip" | "online" | "sim" | "trace" | "calibrate" | "placement" | "state" => 2,
         "algorithms" | "baselines" => 3,
