@@ -277,13 +277,7 @@ fn bad_invocations_exit_with_code_2() {
 /// otherwise reach the session that rejected it and leave the plan held).
 #[test]
 fn an_id_one_session_rejected_is_refused_by_the_other() {
-    let ps: Value = serde_json::from_str(
-        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(PAST)).unwrap(),
-    )
-    .unwrap();
-    let mut worthless = ps[0].clone();
-    worthless["id"] = 1.into();
-    worthless["utility"] = serde_json::json!({"kind": "constant", "value": 0.0});
+    let worthless = worthless_ps_job(1);
     let input = [
         submit(0.0, &worthless.to_string()),
         submit(0.0, &ring(1, 4, 3000)),
@@ -307,13 +301,7 @@ fn an_id_one_session_rejected_is_refused_by_the_other() {
 /// guarantee marked not valid); any other job is a bad line.
 #[test]
 fn only_a_rejected_job_can_be_resubmitted() {
-    let ps: Value = serde_json::from_str(
-        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(PAST)).unwrap(),
-    )
-    .unwrap();
-    let mut worthless = ps[0].clone();
-    worthless["id"] = 1.into();
-    worthless["utility"] = serde_json::json!({"kind": "constant", "value": 0.0});
+    let worthless = worthless_ps_job(1);
     let resubmit = |t: f64, job: u32| format!(r#"{{"event":"resubmit","time_s":{t},"job":{job}}}"#);
     let input = [
         submit(0.0, &worthless.to_string()),
@@ -346,4 +334,17 @@ fn only_a_rejected_job_can_be_resubmitted() {
         "{}",
         r[5]
     );
+}
+
+/// The first shipped past parameter-server job as job `id`, worth nothing
+/// (its session rejects it as not worth its cost).
+fn worthless_ps_job(id: u32) -> Value {
+    let ps: Value = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(PAST)).unwrap(),
+    )
+    .unwrap();
+    let mut job = ps[0].clone();
+    job["id"] = id.into();
+    job["utility"] = serde_json::json!({"kind": "constant", "value": 0.0});
+    job
 }

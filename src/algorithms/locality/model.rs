@@ -685,6 +685,14 @@ pub(crate) mod tests_support {
     /// The common hand set-up with `b_int = 4` Gbit/s, machine 0 with role
     /// `hosts`, machine 1 hosting both, `f(δ) = 100 − 10δ`, `T = 4`.
     pub(crate) fn l1(hosts: Hosting) -> (LocalityCluster, LocalityJob) {
+        let inst = l1_instance(hosts);
+        let cl = LocalityCluster::from_instance(&inst).unwrap();
+        let lj = LocalityJob::from_job(&inst, &cl, &inst.jobs()[0], DEFAULT_HORIZON, None).unwrap();
+        (cl, lj)
+    }
+
+    /// [`l1`]'s instance: its cluster and its one job, 100-s slots.
+    pub(crate) fn l1_instance(hosts: Hosting) -> Instance {
         let cap = Resources::zero()
             .gpus(4.0)
             .cpu_cores(16.0)
@@ -721,9 +729,6 @@ pub(crate) mod tests_support {
             g1: 100.0,
             slope: 10.0,
         });
-        let inst = Instance::new(Cluster::new(machines), vec![job], 100.0, 4).unwrap();
-        let cl = LocalityCluster::from_instance(&inst).unwrap();
-        let lj = LocalityJob::from_job(&inst, &cl, &inst.jobs()[0], DEFAULT_HORIZON, None).unwrap();
-        (cl, lj)
+        Instance::new(Cluster::new(machines), vec![job], 100.0, 4).unwrap()
     }
 }

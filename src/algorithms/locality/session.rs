@@ -254,9 +254,8 @@ impl Locality {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::algorithms::Algorithm;
-    use crate::model::units::{gb, gbps, mb};
-    use crate::model::{Cluster, Hosting, JobId, Machine, MachineId, PsJob, Resources};
+    use crate::algorithms::locality::model::tests_support::l1_instance;
+    use crate::model::Hosting;
     use crate::state::ClusterState;
     use rand::SeedableRng;
     use rand::rngs::ChaCha8Rng;
@@ -266,29 +265,9 @@ mod tests {
     /// one (which the greedy walk would plan).
     #[test]
     fn a_job_decided_again_is_not_taken_for_a_widened_one() {
-        let cap = Resources::zero()
-            .gpus(4.0)
-            .cpu_cores(16.0)
-            .memory(gb(64.0))
-            .nic(gbps(10.0));
-        let machine = Machine::new(MachineId(0), cap, gbps(8.0)).hosting(Hosting::Both);
-        let job = Job::new(
-            JobId(0),
-            0.0,
-            PsJob {
-                epochs: 1,
-                data_chunks: 4,
-                minibatches_per_chunk: 100,
-                minibatch_compute_s: 0.5,
-                gradient_bytes: mb(125.0),
-                worker: Resources::zero().gpus(1.0).cpu_cores(2.0).nic(gbps(1.0)),
-                ps: Resources::zero().cpu_cores(2.0).nic(gbps(4.0)),
-                max_workers: 4,
-                max_ps: 4,
-                ..PsJob::default()
-            },
-        );
-        let state = ClusterState::new(&Cluster::new(vec![machine]), 100.0).unwrap();
+        let instance = l1_instance(Hosting::Both);
+        let job = &instance.jobs()[0];
+        let state = ClusterState::new(instance.cluster(), 100.0).unwrap();
         let params = LocalityParams {
             horizon: 4,
             ..LocalityParams::default()
@@ -298,14 +277,14 @@ mod tests {
             .session(
                 &state,
                 4,
-                std::slice::from_ref(&job),
+                std::slice::from_ref(job),
                 &mut ChaCha8Rng::seed_from_u64(1),
             )
             .unwrap();
         let mut model = session.algorithm().clone();
-        assert!(!model.job(&job, 1, 1, 5).unwrap().widened);
+        assert!(!model.job(job, 1, 1, 5).unwrap().widened);
         // Decided again in slot 10, still counted from slot 1.
-        assert!(!model.job(&job, 1, 10, 14).unwrap().widened);
-        assert!(model.job(&job, 1, 1, 9).unwrap().widened);
+        assert!(!model.job(job, 1, 10, 14).unwrap().widened);
+        assert!(model.job(job, 1, 1, 9).unwrap().widened);
     }
 }
