@@ -5,8 +5,10 @@
 //! stays below 2⁵³. The shortcuts that rely on it (the simulator's free-room
 //! totals, the placer's free-GPU index, DRF's counting fill, Tiresias's
 //! exact room) test their inputs here, each against the bound its own
-//! argument needs, named below. This module depends on nothing else in the
-//! crate: it sits below the model.
+//! argument needs, named below. It also holds the switch, [`Shortcut`],
+//! that lets the tests run a rule without its shortcut as the reference the
+//! shortcut must match. This module depends on nothing else in the crate:
+//! it sits below the model.
 
 /// 2³²: the placer's free GPUs per machine (so that a sum over fewer than
 /// 2²⁰ machines stays below 2⁵²).
@@ -64,5 +66,39 @@ mod tests {
         for x in [0.5, -1.0, 1e15 + 0.5, f64::NAN, 1e-300] {
             assert!(!is_whole_below_two_52(x), "{x}");
         }
+    }
+}
+
+/// Whether a decision with a shortcut beside its rule (an exact-arithmetic
+/// path of a baseline, the locality scheduler's deadline enumeration and PS
+/// choice) may take it. Library code always allows it; the tests run the
+/// rule alone ([`Shortcut::Off`]) as the reference the shortcut must match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Shortcut {
+    /// Take the shortcut where it provably decides as the rule.
+    #[default]
+    Allowed,
+    /// Run the rule alone.
+    #[cfg_attr(
+        not(test),
+        allow(dead_code, reason = "the tests' reference runs construct it")
+    )]
+    Off,
+    /// Take the shortcut and compare every answer with the rule's, panicking
+    /// on a difference (the tests' strictest check; only shortcuts that
+    /// answer one question at a time, as the locality scheduler's PS choice,
+    /// distinguish it from [`Shortcut::Allowed`]).
+    #[cfg_attr(
+        not(test),
+        allow(dead_code, reason = "the tests' checking runs construct it")
+    )]
+    Checked,
+}
+
+impl Shortcut {
+    /// Whether the shortcut may be taken ([`Shortcut::Allowed`] or
+    /// [`Shortcut::Checked`]).
+    pub(crate) fn taken(self) -> bool {
+        self != Shortcut::Off
     }
 }

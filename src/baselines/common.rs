@@ -182,20 +182,7 @@ mod tests {
     }
 }
 
-/// Whether a baseline with an exact shortcut beside its rule may take it.
-/// The simulator always allows it; the tests run the rule alone
-/// ([`Shortcut::Off`]) as the reference the shortcut must match.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Shortcut {
-    /// Take the shortcut where it provably decides as the rule.
-    Allowed,
-    /// Run the rule alone.
-    #[cfg_attr(
-        not(test),
-        allow(dead_code, reason = "the tests' reference runs construct it")
-    )]
-    Off,
-}
+pub(crate) use crate::exact::Shortcut;
 
 /// How often a decision took its shortcut, and how often the shortcut
 /// handed over to the rule part-way: what the tests check is exercised.

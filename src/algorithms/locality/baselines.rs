@@ -140,10 +140,7 @@ impl LocalityBaseline {
             ..params.clone()
         };
         let cluster = LocalityCluster::from_instance(instance)?;
-        let full_jobs = Locality {
-            params: full.clone(),
-        }
-        .jobs(instance, &cluster)?;
+        let full_jobs = super::jobs_of(&full, instance, &cluster)?;
         let trivial_bound = trivial_bound(&cluster, &full_jobs);
         let check = LocalityParams {
             allow_local: *self == LocalityBaseline::AlwaysLocalFirstFit,

@@ -168,6 +168,7 @@ use std::time::Instant;
 use rand::{Rng, RngExt};
 
 use crate::certificate::Certificate;
+use crate::exact::Shortcut;
 use crate::model::{Instance, JobId};
 use crate::online::{
     BoundInputs, BoundsChoice, BoundsRule, Decision, JobOutcome, OnlineModel, OnlinePrimalDual,
@@ -323,6 +324,36 @@ pub struct LocalityReport {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Locality {
     params: LocalityParams,
+    /// Whether the oracle's shortcuts may be taken (always, but in the
+    /// tests that compare them with the rule).
+    shortcut: Shortcut,
+}
+
+/// The instance's parameter-server jobs in arrival order under `params`
+/// ([`Locality::jobs`]).
+pub(crate) fn jobs_of(
+    params: &LocalityParams,
+    instance: &Instance,
+    cluster: &LocalityCluster,
+) -> Result<Vec<LocalityJob>, LocalityError> {
+    instance
+        .arrival_order()
+        .into_iter()
+        .map(|p| {
+            let job = LocalityJob::from_job(
+                instance,
+                cluster,
+                &instance.jobs()[p],
+                params.horizon,
+                params.intra_factor,
+            )?;
+            Ok(if params.allow_local {
+                job
+            } else {
+                job.without_local()
+            })
+        })
+        .collect()
 }
 
 /// Every job's bound inputs.
@@ -378,7 +409,10 @@ impl Algorithm for Locality {
     /// The scheduler with `params` ([`LocalityParams::validate`]).
     fn new(params: LocalityParams) -> crate::Result<Self> {
         params.validate()?;
-        Ok(Locality { params })
+        Ok(Locality {
+            params,
+            shortcut: Shortcut::Allowed,
+        })
     }
 
     fn params(&self) -> &LocalityParams {
@@ -403,7 +437,7 @@ impl Algorithm for Locality {
         instance: &Instance,
         rng: &mut R,
     ) -> crate::Result<Solved<LocalityReport>> {
-        let (run, jobs) = LocalityOnline::start(&self.params, instance, rng)?;
+        let (run, jobs) = LocalityOnline::start(&self.params, self.shortcut, instance, rng)?;
         let (schedule, certificate, report) = run.solve(jobs, instance)?;
         verify_locality(instance, &self.params, &schedule)?;
         Ok(Solved {
@@ -423,6 +457,17 @@ impl OnlineAlgorithm for Locality {
 }
 
 impl Locality {
+    /// The scheduler with its oracle's shortcuts switched by `shortcut`
+    /// (the tests' reference runs turn them off).
+    #[cfg_attr(
+        not(test),
+        allow(dead_code, reason = "the tests' reference runs use it")
+    )]
+    pub(crate) fn with_shortcut(mut self, shortcut: Shortcut) -> Self {
+        self.shortcut = shortcut;
+        self
+    }
+
     /// The instance's parameter-server jobs in arrival order (ties by
     /// position), in the model's terms.
     ///
@@ -434,24 +479,7 @@ impl Locality {
         instance: &Instance,
         cluster: &LocalityCluster,
     ) -> Result<Vec<LocalityJob>, LocalityError> {
-        instance
-            .arrival_order()
-            .into_iter()
-            .map(|p| {
-                let job = LocalityJob::from_job(
-                    instance,
-                    cluster,
-                    &instance.jobs()[p],
-                    self.params.horizon,
-                    self.params.intra_factor,
-                )?;
-                Ok(if self.params.allow_local {
-                    job
-                } else {
-                    job.without_local()
-                })
-            })
-            .collect()
+        jobs_of(&self.params, instance, cluster)
     }
 
     /// The framework engine the scheduler runs over `instance` (the ledger
@@ -471,7 +499,7 @@ impl Locality {
         instance: &Instance,
         rng: &mut impl Rng,
     ) -> crate::Result<(OnlinePrimalDual<LocalityOracle>, Vec<LocalityJob>)> {
-        let (run, jobs) = LocalityOnline::start(&self.params, instance, rng)?;
+        let (run, jobs) = LocalityOnline::start(&self.params, self.shortcut, instance, rng)?;
         Ok((run.into_engine(), jobs))
     }
 }
@@ -498,6 +526,7 @@ impl LocalityOnline {
     /// jobs in arrival order.
     pub(crate) fn start(
         p: &LocalityParams,
+        shortcut: Shortcut,
         instance: &Instance,
         rng: &mut impl Rng,
     ) -> crate::Result<(OnlineRun<Self>, Vec<LocalityJob>)> {
@@ -505,8 +534,10 @@ impl LocalityOnline {
         let seed = p.seed.unwrap_or_else(|| rng.random());
         p.validate()?;
         let cluster = LocalityCluster::from_instance(instance)?;
-        let jobs = Locality { params: p.clone() }.jobs(instance, &cluster)?;
-        let oracle = LocalityOracle::new(cluster.clone(), p.inner).with_seed(seed);
+        let jobs = jobs_of(p, instance, &cluster)?;
+        let oracle = LocalityOracle::new(cluster.clone(), p.inner)
+            .with_seed(seed)
+            .with_shortcut(shortcut);
         let inputs = bound_inputs(&oracle, &jobs, cluster.horizon)?;
         let (bounds, v_floor) = derive_bounds(&cluster, &inputs, p.bounds, p.l_allowance)?;
         let alpha_of = |c| {

@@ -22,7 +22,7 @@ use super::error::LocalityError;
 use super::model::{LocalityCluster, LocalityJob, RESOURCES, Vector};
 use super::plan::{LocalityPlan, SlotPlan};
 use super::sub::{self, ColumnKind as Kind, LocSub};
-use super::{Locality, LocalityParams, verify_locality};
+use super::{LocalityParams, verify_locality};
 
 /// Default most columns [`offline_optimum`] builds
 /// ([`OfflineLimits::max_columns`]), estimated before anything is allocated
@@ -525,10 +525,7 @@ pub fn offline_optimum(
     let start = Instant::now();
     limits.validate()?;
     let cluster = LocalityCluster::from_instance(instance)?;
-    let jobs = Locality {
-        params: params.clone(),
-    }
-    .jobs(instance, &cluster)?;
+    let jobs = super::jobs_of(params, instance, &cluster)?;
     let estimated_columns = check_size(&cluster, &jobs, limits)?;
     let mip = build(&cluster, &jobs)?;
     let (columns, rows) = (mip.lp.n_cols(), mip.lp.n_rows());

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use crate::certificate::ExactStatus;
+use crate::exact::Shortcut;
 use crate::lp::SolveOptions;
 use crate::model::units::ceil_tol;
 use crate::online::{
@@ -246,6 +247,9 @@ pub struct LocalityOracle {
     cluster: LocalityCluster,
     solver: InnerSolver,
     seed: u64,
+    /// Whether the deadline enumeration and the rounding's PS choice may
+    /// take their shortcuts (modules `fast`).
+    shortcut: Shortcut,
     last: CallStats,
     counters: Arc<SolveCounters>,
 }
@@ -310,6 +314,7 @@ impl LocalityOracle {
             cluster,
             solver,
             seed: 0,
+            shortcut: Shortcut::Allowed,
             last: CallStats::default(),
             counters: Arc::default(),
         }
@@ -320,6 +325,12 @@ impl LocalityOracle {
     /// [`draw_seed`](super::round::draw_seed)`(seed, i, t̂, k)`).
     pub fn with_seed(mut self, seed: u64) -> Self {
         self.seed = seed;
+        self
+    }
+
+    /// The oracle with its shortcuts switched by `shortcut`.
+    pub(crate) fn with_shortcut(mut self, shortcut: Shortcut) -> Self {
+        self.shortcut = shortcut;
         self
     }
 
@@ -449,7 +460,7 @@ impl LocalityOracle {
         lp_x: &[f64],
         (draws, lambdas): (u32, &[f64]),
     ) -> crate::Result<(Option<(LocalityPlan, f64)>, DrawCounts)> {
-        let model = LocRounding::new(job, cells, sub);
+        let model = LocRounding::new(job, cells, sub).with_shortcut(self.shortcut);
         let seed = self.seed;
         let t = sub.deadline;
         let seed_of = |k| round::draw_seed(seed, index, t, k);
@@ -545,7 +556,7 @@ impl LocalityOracle {
         };
         let last = job.end.min(view.horizon().saturating_sub(1));
         let first = job.arrival.saturating_add(job.delta_min(&self.cluster));
-        if fast::enabled() {
+        if self.shortcut.taken() {
             fast::enumerate(self, &mut e, view, first, last)?;
         } else {
             let mut t = first;

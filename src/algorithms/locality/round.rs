@@ -49,6 +49,7 @@
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 
+use crate::exact::Shortcut;
 use crate::online::{PriceView, Reservation};
 use crate::pcip::{
     ChoiceGroup, Derive, Move, MoveSource, PcError, PcProblem, RepairOptions, RepairReport,
@@ -153,6 +154,8 @@ pub struct LocRounding<'a> {
     cells: &'a Cells,
     sub: &'a LocSub,
     slots: Vec<Slot>,
+    /// Whether the PS choice may take its shortcut (module `fast`).
+    shortcut: Shortcut,
 }
 
 /// Value of column `j` at `x`, rounded to an integer count.
@@ -202,12 +205,19 @@ impl<'a> LocRounding<'a> {
             cells,
             sub,
             slots,
+            shortcut: Shortcut::Allowed,
         };
         for k in 0..out.slots.len() {
             let front = out.front(&out.slots[k]);
             out.slots[k].front = front;
         }
         out
+    }
+
+    /// The model with its PS choice's shortcut switched by `shortcut`.
+    pub(crate) fn with_shortcut(mut self, shortcut: Shortcut) -> Self {
+        self.shortcut = shortcut;
+        self
     }
 
     /// The choice groups: per slot with a member, `{u_{h,t}}_h ∪ {v_t}`
@@ -369,13 +379,18 @@ impl<'a> LocRounding<'a> {
         // fast path (module `fast`), computed once per slot.
         let choice = std::cell::OnceCell::new();
         let ps_beside = |h: usize| {
-            if !fast::enabled() {
+            if !self.shortcut.taken() {
                 return self.ps_slot(s, x, Some(h));
             }
-            choice
+            let fast = choice
                 .get_or_init(|| fast::PsChoice::new(self, s, x))
                 .as_ref()
-                .and_then(|c| c.with_worker_on(self, s, x, h))
+                .and_then(|c| c.with_worker_on(self, s, x, h));
+            if self.shortcut == Shortcut::Checked {
+                let rule = self.ps_slot(s, x, Some(h));
+                assert_eq!(fast, rule, "PS choice of slot {}, machine {h}", s.pos);
+            }
+            fast
         };
         if dist_on {
             for &(h, y, _) in &s.dist {

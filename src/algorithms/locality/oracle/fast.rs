@@ -32,7 +32,7 @@
 //! payoff no later utility can beat) solves few LPs past its stop, and
 //! the long LPs at the window's end only when the shorter ones did not
 //! settle the question. `equality::locality_enumeration_forced_off_and_on_agree`
-//! runs whole schedules with the fast path forced off and on.
+//! runs whole schedules with the fast path off and on.
 
 use super::{Enumeration, LocalityOracle, same_bound};
 use crate::online::PriceView;
@@ -126,46 +126,19 @@ fn settle(e: &mut Enumeration<'_>, a: u32, b: u32, lb: f64, repeated: bool) {
     e.prev_lb = Some(lb);
 }
 
-/// Whether the fast path is on (tests force it off).
-pub(super) fn enabled() -> bool {
-    #[cfg(test)]
-    return !tests::FORCED_OFF.with(std::cell::Cell::get);
-    #[cfg(not(test))]
-    true
-}
-
-#[cfg(test)]
-pub(crate) mod tests {
-    use std::cell::Cell;
-
-    thread_local! {
-        /// Forces [`super::enabled`] off on this thread.
-        pub(crate) static FORCED_OFF: Cell<bool> = const { Cell::new(false) };
-    }
-
-    /// Runs `f` with the fast path forced off (`false`) or on.
-    #[cfg_attr(not(feature = "highs"), allow(dead_code))]
-    pub(crate) fn with_fast_path<T>(on: bool, f: impl FnOnce() -> T) -> T {
-        FORCED_OFF.with(|c| c.set(!on));
-        let out = f();
-        FORCED_OFF.with(|c| c.set(false));
-        out
-    }
-}
-
 #[cfg(all(test, feature = "highs"))]
 mod equality {
     use rand::SeedableRng;
     use rand::rngs::ChaCha8Rng;
 
-    use super::tests::with_fast_path;
     use crate::algorithms::Algorithm;
     use crate::algorithms::locality::{Locality, LocalityParams};
+    use crate::exact::Shortcut;
     use crate::experiments::locality::{LocalityWorkload, generate};
 
     /// Busy runs (prices that differ per slot, jobs rejected on their LP
     /// bounds) and a quiet one (repeated LP optima) give the same
-    /// schedules and objectives with the fast path forced off and on.
+    /// schedules and objectives with the fast path off and on.
     #[test]
     fn locality_enumeration_forced_off_and_on_agree() {
         let busy = LocalityWorkload {
@@ -190,14 +163,13 @@ mod equality {
                 seed: Some(seed),
                 ..w.params()
             };
-            let run = |on: bool| {
-                with_fast_path(on, || {
-                    Locality::new(params.clone())
-                        .and_then(|a| a.solve(&instance, &mut ChaCha8Rng::seed_from_u64(seed)))
-                        .expect("locality run")
-                })
+            let run = |shortcut: Shortcut| {
+                Locality::new(params.clone())
+                    .map(|a| a.with_shortcut(shortcut))
+                    .and_then(|a| a.solve(&instance, &mut ChaCha8Rng::seed_from_u64(seed)))
+                    .expect("locality run")
             };
-            let (off, on) = (run(false), run(true));
+            let (off, on) = (run(Shortcut::Off), run(Shortcut::Allowed));
             assert_eq!(off.schedule, on.schedule, "seed {seed}");
             assert_eq!(
                 off.certificate.objective, on.certificate.objective,

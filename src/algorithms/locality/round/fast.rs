@@ -76,51 +76,13 @@ impl PsChoice {
         x: &[f64],
         h: usize,
     ) -> Option<usize> {
-        let out = self.first.and_then(|(_, b1, z1)| {
+        self.first.and_then(|(_, b1, z1)| {
             if b1 != h || m.room(s, x, h, &m.job.worker, &m.job.ps) >= 1 {
                 Some(z1)
             } else {
                 self.second.map(|b| b.2)
             }
-        });
-        #[cfg(test)]
-        if tests::CHECKING.with(std::cell::Cell::get) {
-            assert_eq!(out, m.ps_slot(s, x, Some(h)), "slot {}, machine {h}", s.pos);
-            tests::CHECKED.with(|c| c.set(c.get() + 1));
-        }
-        out
-    }
-}
-
-/// Whether the fast path is on (tests force it off).
-pub(super) fn enabled() -> bool {
-    #[cfg(test)]
-    return !tests::FORCED_OFF.with(std::cell::Cell::get);
-    #[cfg(not(test))]
-    true
-}
-
-#[cfg(test)]
-pub(crate) mod tests {
-    use std::cell::Cell;
-
-    thread_local! {
-        /// Forces [`super::enabled`] off on this thread.
-        pub(crate) static FORCED_OFF: Cell<bool> = const { Cell::new(false) };
-        /// Makes every fast answer compare itself with `ps_slot`.
-        pub(super) static CHECKING: Cell<bool> = const { Cell::new(false) };
-        /// Answers compared.
-        pub(super) static CHECKED: Cell<u64> = const { Cell::new(0) };
-    }
-
-    /// Runs `f` with the fast path forced off (`true`) or on (used by the
-    /// equality test, which needs the solver).
-    #[cfg_attr(not(feature = "highs"), allow(dead_code))]
-    pub(crate) fn with_fast_path<T>(on: bool, f: impl FnOnce() -> T) -> T {
-        FORCED_OFF.with(|c| c.set(!on));
-        let out = f();
-        FORCED_OFF.with(|c| c.set(false));
-        out
+        })
     }
 }
 
@@ -129,14 +91,16 @@ mod equality {
     use rand::SeedableRng;
     use rand::rngs::ChaCha8Rng;
 
-    use super::tests::{CHECKED, CHECKING, with_fast_path};
     use crate::algorithms::Algorithm;
     use crate::algorithms::locality::{Locality, LocalityParams};
+    use crate::exact::Shortcut;
     use crate::experiments::locality::{LocalityWorkload, generate};
+    use crate::schedule::Schedule;
 
     /// Busy runs (more jobs than the machines hold, PS-heavy DISTRIBUTED
-    /// slots) give the same schedules and certificates with the fast path
-    /// forced off and on, and every fast answer equals `ps_slot`'s.
+    /// slots) give the same schedules and certificates with the shortcuts
+    /// off and on, and every fast answer equals `ps_slot`'s (the checking
+    /// run panics otherwise).
     #[test]
     fn locality_ps_choice_forced_off_and_on_agree() {
         let w = LocalityWorkload {
@@ -147,29 +111,41 @@ mod equality {
             arrival_tail_slots: 8,
             ..LocalityWorkload::default()
         };
+        let mut distributed_with_ps = 0;
         for seed in [3, 11] {
             let instance = generate(&mut ChaCha8Rng::seed_from_u64(seed), &w).expect("workload");
             let params = LocalityParams {
                 seed: Some(seed),
                 ..w.params()
             };
-            let run = |on: bool| {
-                with_fast_path(on, || {
-                    Locality::new(params.clone())
-                        .and_then(|a| a.solve(&instance, &mut ChaCha8Rng::seed_from_u64(seed)))
-                        .expect("locality run")
-                })
+            let run = |shortcut: Shortcut| {
+                Locality::new(params.clone())
+                    .map(|a| a.with_shortcut(shortcut))
+                    .and_then(|a| a.solve(&instance, &mut ChaCha8Rng::seed_from_u64(seed)))
+                    .expect("locality run")
             };
-            let off = run(false);
-            CHECKING.with(|c| c.set(true));
-            let on = run(true);
-            CHECKING.with(|c| c.set(false));
+            let off = run(Shortcut::Off);
+            let on = run(Shortcut::Checked);
             assert_eq!(off.schedule, on.schedule, "seed {seed}");
-            assert_eq!(off.certificate, on.certificate, "seed {seed}");
+            // The deadline enumeration's shortcut, off too, saves LP solves.
+            let mut certificate = on.certificate.clone();
+            certificate.run.lp_solves = off.certificate.run.lp_solves;
+            assert_eq!(off.certificate, certificate, "seed {seed}");
+            distributed_with_ps += usize::from(has_distributed_ps(&on.schedule));
         }
         assert!(
-            CHECKED.with(std::cell::Cell::get) > 0,
-            "no PS choice was made"
+            distributed_with_ps > 0,
+            "no run placed a PS apart from its workers"
         );
+    }
+
+    /// Whether some job ran on several machines with a PS: the DISTRIBUTED
+    /// slots whose PS machine the choice decides.
+    fn has_distributed_ps(schedule: &Schedule) -> bool {
+        schedule
+            .jobs
+            .iter()
+            .flat_map(|j| &j.segments)
+            .any(|seg| seg.placement.len() > 1 && seg.placement.iter().any(|(_, t)| t.ps > 0))
     }
 }
