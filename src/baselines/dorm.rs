@@ -153,7 +153,7 @@ pub struct DormReport {
     /// Solver time, seconds.
     pub mip_time_s: f64,
     /// Solves stopped at a limit whose incumbent was used.
-    pub time_limit_incumbents: u64,
+    pub(crate) time_limit_incumbents: u64,
     /// Decisions that fell back to the DRF allocation (budget spent, or no
     /// feasible point from the solver).
     pub fallbacks: u64,
@@ -161,7 +161,7 @@ pub struct DormReport {
     /// dropped.
     pub fairness_dropped: u64,
     /// Workers removed because a placement failed.
-    pub placement_decrements: u64,
+    pub(crate) placement_decrements: u64,
 }
 
 /// The state [`DormLike`] carries between decisions.

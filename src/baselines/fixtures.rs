@@ -16,11 +16,11 @@ use super::common::{Shortcut, ShortcutUse, WithShortcut};
 pub(crate) struct Busy {
     /// Workers need 1.5 CPU cores instead of 2 (sums that are not whole
     /// numbers).
-    pub fraction: bool,
+    pub(crate) fraction: bool,
     /// Some jobs may use only some machines.
-    pub restricted: bool,
+    pub(crate) restricted: bool,
     /// Jobs of different weights.
-    pub weighted: bool,
+    pub(crate) weighted: bool,
 }
 
 /// A busy cluster for `seed`: machines of 8, 4, 8, 4, 16 and 2 GPUs
@@ -118,9 +118,9 @@ pub(crate) fn busy_workload(seed: u64, machines: usize, busy: Busy) -> Instance 
 /// `inner` deciding with its shortcut as `shortcut` allows, counting its
 /// use in `used`.
 pub(crate) struct Forced<P> {
-    pub inner: P,
-    pub shortcut: Shortcut,
-    pub used: ShortcutUse,
+    pub(crate) inner: P,
+    pub(crate) shortcut: Shortcut,
+    pub(crate) used: ShortcutUse,
 }
 
 impl<P: Policy + WithShortcut> Policy for Forced<P> {

@@ -14,10 +14,10 @@ use crate::timing::{IterationTime, MaxOfLinear, TimingError, dot};
 #[derive(Debug, Clone, PartialEq)]
 pub struct MaxLinearModel<M> {
     /// The model whose terms were fitted.
-    pub template: M,
+    pub(crate) template: M,
     /// The fitted parameters, in the order of
     /// [`MaxOfLinear::param_names`].
-    pub theta: Vec<f64>,
+    pub(crate) theta: Vec<f64>,
 }
 
 impl<M: MaxOfLinear> MaxLinearModel<M> {

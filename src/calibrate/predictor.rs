@@ -45,9 +45,9 @@ pub trait Calibration {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Linear<M> {
     /// The template model (features, signs).
-    pub model: M,
+    pub(crate) model: M,
     /// Least-squares options.
-    pub options: FitOptions,
+    pub(crate) options: FitOptions,
 }
 
 impl<M> Linear<M> {

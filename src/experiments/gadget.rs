@@ -272,21 +272,21 @@ impl Default for SyntheticOptions {
 #[derive(Debug, Clone, PartialEq)]
 pub struct PhillyWindowOptions {
     /// The Pollux Philly CSV (`None`: `$DMLSCHED_TRACES/philly.csv`).
-    pub trace: Option<PathBuf>,
+    pub(crate) trace: Option<PathBuf>,
     /// First submit date, `YYYY-MM-DD` (default 2017-11-01).
-    pub start: String,
+    pub(crate) start: String,
     /// Jobs in the window (default 1,000).
-    pub jobs: usize,
+    pub(crate) jobs: usize,
     /// Longest duration kept, seconds (default 86,400).
-    pub max_duration_s: f64,
+    pub(crate) max_duration_s: f64,
     /// Most GPUs kept (default 32).
-    pub max_gpus: u32,
+    pub(crate) max_gpus: u32,
     /// Slot length, seconds (default 300).
-    pub slot_length_s: f64,
+    pub(crate) slot_length_s: f64,
     /// Slots after the last arrival's slot (default 288: one day).
-    pub tail_slots: u32,
+    pub(crate) tail_slots: u32,
     /// Servers of 8 GPUs (default 32).
-    pub servers: u32,
+    pub(crate) servers: u32,
 }
 
 impl PhillyWindowOptions {
@@ -333,10 +333,10 @@ pub enum EnergyPrice {
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct GadgetVariant {
     /// The energy price.
-    pub energy: EnergyPrice,
+    pub(crate) energy: EnergyPrice,
     /// Whether the weight is [`FairnessWeighting::TenantShare`] with
     /// `β = 1` (else `ω = 1`).
-    pub tenant_share: bool,
+    pub(crate) tenant_share: bool,
 }
 
 impl GadgetVariant {
@@ -371,7 +371,7 @@ pub enum GadgetScenario {
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobDraw {
     /// The job.
-    pub job: JobId,
+    pub(crate) job: JobId,
     /// Its catalogue model.
     pub model: &'static str,
     /// GPUs (ring workers) `G`.

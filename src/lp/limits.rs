@@ -56,7 +56,7 @@ pub struct InvalidLimit {
     /// `"threads"`).
     pub name: &'static str,
     /// What is wrong.
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 impl ExactMipLimits {

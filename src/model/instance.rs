@@ -635,11 +635,11 @@ mod serde_impl {
     #[derive(serde::Serialize, serde::Deserialize)]
     #[serde(deny_unknown_fields)]
     pub(super) struct InstanceFile {
-        pub format_version: u32,
-        pub slot_length_s: f64,
-        pub horizon_slots: u32,
-        pub cluster: Cluster,
-        pub jobs: Vec<Job>,
+        pub(crate) format_version: u32,
+        pub(crate) slot_length_s: f64,
+        pub(crate) horizon_slots: u32,
+        pub(crate) cluster: Cluster,
+        pub(crate) jobs: Vec<Job>,
     }
 
     impl TryFrom<InstanceFile> for Instance {

@@ -112,15 +112,15 @@ pub struct JobOutcome<P> {
     /// Index in arrival order.
     pub index: usize,
     /// Arrival slot (0-based).
-    pub arrival: u32,
+    pub(crate) arrival: u32,
     /// The decision.
     pub decision: Decision<P>,
     /// The quality of the oracle's response (`None` when not called).
-    pub quality: Option<OracleQuality>,
+    pub(crate) quality: Option<OracleQuality>,
     /// `ρ̂_i` for [`OracleQuality::CostApprox`] responses.
-    pub rho_hat: Option<f64>,
+    pub(crate) rho_hat: Option<f64>,
     /// `f_i(δ_min)` (0 for unschedulable jobs), for the trivial bound.
-    pub u_max: f64,
+    pub(crate) u_max: f64,
 }
 
 impl<P> JobOutcome<P> {
@@ -151,12 +151,12 @@ pub struct RunReport<P> {
     pub alpha: f64,
     /// α of the η rule on the same job list, when derivable (reported beside
     /// the value floor's).
-    pub alpha_eta_rule: Option<f64>,
+    pub(crate) alpha_eta_rule: Option<f64>,
     /// `α_eff = max(α, max (e^{α_cell·x} − 1)/x)` over committed increments
     /// (`α_cell = ln(U/L)·c/c'` in cells with headroom prices).
     pub alpha_eff: f64,
     /// Largest fill fraction `x = Δg/c` one job added to one cell.
-    pub x_max: f64,
+    pub(crate) x_max: f64,
     /// The approximation factor in the guarantee (`1` exact, `ρ` payoff
     /// approximations, `ρ0` cost approximations); `None` for heuristics.
     pub rho: Option<f64>,
@@ -181,7 +181,7 @@ pub struct RunReport<P> {
     /// `α_eff ≤ threshold·α`.
     pub assumption_small_demands: bool,
     /// Bounds derived from the job list with `u_scale = 1`.
-    pub clairvoyant_bounds: bool,
+    pub(crate) clairvoyant_bounds: bool,
     /// `D_0 ≤ OPT/2` was shown (by `ALG ≥ 2·D_0`, by an attained `f_i(δ_min,i)
     /// ≥ 2·D_0` when the oracle declares
     /// [`u_max_attained`](PricingOracle::u_max_attained), or by a witness job).

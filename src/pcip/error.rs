@@ -35,9 +35,9 @@ impl fmt::Display for RowClass {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct RowRef {
     /// The class.
-    pub class: RowClass,
+    pub(crate) class: RowClass,
     /// Index among the rows of that class, in insertion order.
-    pub row: usize,
+    pub(crate) row: usize,
 }
 
 /// Which numeric input a [`PcError::NonFinite`] is about.
@@ -58,15 +58,15 @@ pub enum Field {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct RowReport {
     /// The row.
-    pub row: RowRef,
+    pub(crate) row: RowRef,
     /// Its label, if the problem has labels.
-    pub label: Option<String>,
+    pub(crate) label: Option<String>,
     /// Left-hand side at the point.
-    pub lhs: f64,
+    pub(crate) lhs: f64,
     /// Right-hand side.
-    pub rhs: f64,
+    pub(crate) rhs: f64,
     /// How far the row is from holding (> 0).
-    pub deficit: f64,
+    pub(crate) deficit: f64,
 }
 
 /// Why repair could not make a point feasible (no grow move keeps every
@@ -75,15 +75,15 @@ pub struct RowReport {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct RepairFailure {
     /// Covering rows still short.
-    pub uncovered: Vec<RowReport>,
+    pub(crate) uncovered: Vec<RowReport>,
     /// Packing or linking rows still violated (only when shrinking stalls).
-    pub still_violated: Vec<RowReport>,
+    pub(crate) still_violated: Vec<RowReport>,
     /// Packing (or linking) rows that stopped an increment that would have helped.
-    pub blocking_rows: Vec<RowRef>,
+    pub(crate) blocking_rows: Vec<RowRef>,
     /// Helpful columns already at their upper bound.
-    pub saturated_cols: Vec<usize>,
+    pub(crate) saturated_cols: Vec<usize>,
     /// Total remaining covering deficit (used to pick the least-bad trial).
-    pub total_deficit: f64,
+    pub(crate) total_deficit: f64,
 }
 
 impl fmt::Display for RepairFailure {

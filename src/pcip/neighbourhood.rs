@@ -92,11 +92,11 @@ impl Neighbourhood {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct SubMipOutcome {
     /// The better point, with its objective (user's sense), if one was found.
-    pub better: Option<(Vec<f64>, f64)>,
+    pub(crate) better: Option<(Vec<f64>, f64)>,
     /// Integer columns left free.
-    pub free: usize,
+    pub(crate) free: usize,
     /// Simplex iterations of the sub-MIP, when reported.
-    pub iterations: Option<i64>,
+    pub(crate) iterations: Option<i64>,
 }
 
 /// Searches the neighbourhood of the feasible `x` induced by the LP point

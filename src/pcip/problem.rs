@@ -39,11 +39,11 @@ pub enum ColKind {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RowLabels {
     /// One per packing row (or empty).
-    pub packing: Vec<String>,
+    pub(crate) packing: Vec<String>,
     /// One per covering row (or empty).
-    pub covering: Vec<String>,
+    pub(crate) covering: Vec<String>,
     /// One per linking row (or empty).
-    pub linking: Vec<String>,
+    pub(crate) linking: Vec<String>,
 }
 
 /// One class of rows: CSR for row sums, CSC for column walks.
@@ -927,19 +927,19 @@ fn class_slot(c: RowClass) -> usize {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Evaluation {
     /// Objective in the user's sense.
-    pub objective: f64,
+    pub(crate) objective: f64,
     /// Packing loads `P x`.
-    pub packing: Vec<f64>,
+    pub(crate) packing: Vec<f64>,
     /// Covering levels `C x`.
-    pub covering: Vec<f64>,
+    pub(crate) covering: Vec<f64>,
     /// Linking activities.
-    pub linking: Vec<f64>,
+    pub(crate) linking: Vec<f64>,
     /// Violated rows (beyond `tol · max(1, |rhs|)`, or beyond `tol` on an
     /// integral row, see [`PcProblem::row_is_integral`]).
-    pub violated_rows: Vec<RowReport>,
+    pub(crate) violated_rows: Vec<RowReport>,
     /// Columns outside `[0, u_j]` or not integral (integer columns), with
     /// their value.
-    pub violated_columns: Vec<(usize, f64)>,
+    pub(crate) violated_columns: Vec<(usize, f64)>,
 }
 
 impl Evaluation {

@@ -75,7 +75,7 @@ impl Default for RepairOptions {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct RepairReport {
     /// Total number of unit steps (`shrink_moves + grow_moves + prune_moves`).
-    pub moves: u64,
+    pub(crate) moves: u64,
     /// Unit decrements of phase 1 (shrink).
     pub shrink_moves: u64,
     /// Unit increments of phase 2 (grow).

@@ -139,7 +139,7 @@ pub enum TrialOutcome {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct TrialRecord {
     /// Trial index (its stream).
-    pub trial: u32,
+    pub(crate) trial: u32,
     /// Objective of the rounded point before repair.
     pub pre_repair_objective: f64,
     /// Whether the rounded point was feasible before repair.
@@ -190,7 +190,7 @@ pub struct PcSolution {
     /// The a-priori per-row failure bounds of one trial (Chernoff tails per
     /// row, combined by Harris–FKG within a class and a union bound across
     /// classes); `None` without the LP.
-    pub row_bounds: Option<RowBounds>,
+    pub(crate) row_bounds: Option<RowBounds>,
     /// The exact MIP result, if it ran.
     pub exact: Option<ExactResult>,
     /// Per-trial statistics.

@@ -90,36 +90,36 @@ impl Default for SimOptions {
 }
 
 pub(super) struct Engine<'a> {
-    pub inst: &'a Instance,
-    pub opts: &'a SimOptions,
-    pub slot_s: f64,
-    pub now: f64,
-    pub runs: Vec<JobRun>,
-    pub active: Vec<usize>,
-    pub used: Vec<Resources>,
-    pub free: Vec<Resources>,
+    pub(crate) inst: &'a Instance,
+    pub(crate) opts: &'a SimOptions,
+    pub(crate) slot_s: f64,
+    pub(crate) now: f64,
+    pub(crate) runs: Vec<JobRun>,
+    pub(crate) active: Vec<usize>,
+    pub(crate) used: Vec<Resources>,
+    pub(crate) free: Vec<Resources>,
     /// The exact totals of `free` (updated with every change of it).
-    pub free_totals: FreeTotals,
+    pub(crate) free_totals: FreeTotals,
     /// This run's stamp, unique in the process ([`new_run_stamp`]).
-    pub run_stamp: u64,
+    pub(crate) run_stamp: u64,
     /// Use by plans per machine over slots (only where it changes).
-    pub reserved: Vec<Steps>,
+    pub(crate) reserved: Vec<Steps>,
     /// Use by allocations that do not come from plans.
-    pub open_used: Vec<Resources>,
-    pub plan_jobs: Vec<usize>,
-    pub plan_slots: BTreeSet<u32>,
+    pub(crate) open_used: Vec<Resources>,
+    pub(crate) plan_jobs: Vec<usize>,
+    pub(crate) plan_slots: BTreeSet<u32>,
     /// The holder of every GPU id assigned to a job (only those).
-    pub gpu_owner: BTreeMap<GpuId, usize>,
-    pub contention: Vec<u32>,
-    pub running: Vec<usize>,
-    pub speeds_dirty: bool,
-    pub gpus_used: f64,
-    pub utilization: Vec<UtilizationPoint>,
-    pub log: Vec<AllocationRecord>,
-    pub events: u64,
-    pub decision_time_s: f64,
+    pub(crate) gpu_owner: BTreeMap<GpuId, usize>,
+    pub(crate) contention: Vec<u32>,
+    pub(crate) running: Vec<usize>,
+    pub(crate) speeds_dirty: bool,
+    pub(crate) gpus_used: f64,
+    pub(crate) utilization: Vec<UtilizationPoint>,
+    pub(crate) log: Vec<AllocationRecord>,
+    pub(crate) events: u64,
+    pub(crate) decision_time_s: f64,
     /// The last slot boundary handled and when (see [`Engine::on_boundary`]).
-    pub last_boundary: Option<(u32, f64)>,
+    pub(crate) last_boundary: Option<(u32, f64)>,
 }
 
 /// Runs `policy` over the instance's jobs; see the [module docs](super).

@@ -27,7 +27,7 @@ pub enum JobStatus {
 /// A job's plan, in machine positions.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Plan {
-    pub segments: Vec<Segment>,
+    pub(crate) segments: Vec<Segment>,
 }
 
 /// The simulator's per-job state.
@@ -39,14 +39,14 @@ pub(crate) struct Plan {
 #[derive(Debug, Clone, PartialEq)]
 #[repr(C)]
 pub(crate) struct JobRun {
-    pub speed: Option<Speed>,
-    pub remaining: f64,
-    pub total: f64,
-    pub reconfig_left_s: f64,
-    pub gpu_seconds: f64,
-    pub gpus_held: f64,
+    pub(crate) speed: Option<Speed>,
+    pub(crate) remaining: f64,
+    pub(crate) total: f64,
+    pub(crate) reconfig_left_s: f64,
+    pub(crate) gpu_seconds: f64,
+    pub(crate) gpus_held: f64,
     /// `placement.total()`, kept with `placement` (set wherever it is).
-    pub tasks: Tasks,
+    pub(crate) tasks: Tasks,
     /// `Some((t, f))`: the engine's `finish_at` of the job was `f` when the
     /// time was `t`. It reads the time and the job's `remaining`,
     /// `reconfig_left_s` and `speed`; those fields change only when the
@@ -56,34 +56,34 @@ pub(crate) struct JobRun {
     /// `t` is the current time is what `finish_at` computes again, bit for
     /// bit: the completion check, the next event's time and the advance
     /// that follows share one computation per running job.
-    pub finish_memo: Option<(f64, Option<f64>)>,
-    pub status: JobStatus,
+    pub(crate) finish_memo: Option<(f64, Option<f64>)>,
+    pub(crate) status: JobStatus,
     /// Whether the current allocation is a ring that counts in (and
     /// suffers from) contention: a multi-server ring without a reserved
     /// bandwidth.
-    pub contends: bool,
+    pub(crate) contends: bool,
     /// Whether the current allocation came from the plan.
-    pub from_plan: bool,
-    pub admitted: bool,
-    pub placement: Placement,
-    pub since_s: f64,
-    pub last_run_s: f64,
-    pub plan: Option<Plan>,
+    pub(crate) from_plan: bool,
+    pub(crate) admitted: bool,
+    pub(crate) placement: Placement,
+    pub(crate) since_s: f64,
+    pub(crate) last_run_s: f64,
+    pub(crate) plan: Option<Plan>,
     /// Machine positions and demand of the current allocation.
-    pub load: Vec<(usize, Tasks, Resources)>,
-    pub gpus: Option<Vec<GpuId>>,
+    pub(crate) load: Vec<(usize, Tasks, Resources)>,
+    pub(crate) gpus: Option<Vec<GpuId>>,
     /// Configuration of the current allocation (`None` when empty).
-    pub config: Option<Configuration>,
-    pub start_s: Option<f64>,
-    pub finish_s: Option<f64>,
-    pub preemptions: u32,
-    pub reconfigurations: u32,
+    pub(crate) config: Option<Configuration>,
+    pub(crate) start_s: Option<f64>,
+    pub(crate) finish_s: Option<f64>,
+    pub(crate) preemptions: u32,
+    pub(crate) reconfigurations: u32,
     /// Start of the current allocation.
-    pub alloc_since_s: f64,
+    pub(crate) alloc_since_s: f64,
     /// The last non-empty allocation (a rigid job may only resume on it).
-    pub last_placement: Placement,
+    pub(crate) last_placement: Placement,
     /// GPU ids of the last non-empty allocation.
-    pub last_gpus: Option<Vec<GpuId>>,
+    pub(crate) last_gpus: Option<Vec<GpuId>>,
 }
 
 impl JobRun {

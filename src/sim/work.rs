@@ -99,9 +99,9 @@ pub(crate) fn is_local(config: Option<Configuration>) -> bool {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Speed {
     /// Seconds per iteration.
-    pub tau_s: f64,
+    pub(crate) tau_s: f64,
     /// Work units per iteration.
-    pub work_per_iteration: f64,
+    pub(crate) work_per_iteration: f64,
 }
 
 impl Speed {

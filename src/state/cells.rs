@@ -27,11 +27,11 @@ impl PartialEq for Stamp {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct CellUse {
-    pub used: Resources,
-    pub gpus: Vec<u32>,
+    pub(crate) used: Resources,
+    pub(crate) gpus: Vec<u32>,
     /// The state's version when the cell last changed.
     #[cfg_attr(feature = "serde", serde(default))]
-    pub stamp: Stamp,
+    pub(crate) stamp: Stamp,
 }
 
 impl CellUse {

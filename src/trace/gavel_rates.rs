@@ -263,9 +263,9 @@ pub struct SkippedRow {
     /// 0-based index of the row among the input rows (file order).
     pub index: usize,
     /// 1-based line of the file, when read from one.
-    pub line: Option<u64>,
+    pub(crate) line: Option<u64>,
     /// The row's id.
-    pub id: String,
+    pub(crate) id: String,
     /// Why it was left out.
     pub cause: SkipCause,
 }

@@ -310,7 +310,7 @@ pub struct TraceWarning {
     /// The column concerned, if one.
     pub column: Option<String>,
     /// What is odd.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 impl fmt::Display for TraceWarning {

@@ -85,7 +85,7 @@ pub fn jain_index(x: &[f64]) -> Option<f64> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct GadgetMetrics {
     /// The policy measured.
-    pub policy: String,
+    pub(crate) policy: String,
     /// Jobs arrived (the instance's jobs).
     pub arrived: usize,
     /// Jobs admitted (not rejected).
@@ -97,7 +97,7 @@ pub struct GadgetMetrics {
     /// `gross − e·gpu_slots`.
     pub net_utility: f64,
     /// The energy price `e` per GPU-slot.
-    pub energy_price: f64,
+    pub(crate) energy_price: f64,
     /// GPU-slots used, unfinished jobs included.
     pub gpu_slots: f64,
     /// `δ` in slots over completed jobs.

@@ -101,9 +101,9 @@ pub fn ln_utility_at_jct(u: &Utility, jct: u32) -> f64 {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct GadgetServer {
     /// The machine.
-    pub machine: MachineId,
+    pub(crate) machine: MachineId,
     /// Its position in the instance's cluster.
-    pub position: usize,
+    pub(crate) position: usize,
     /// `O_h`: GPUs usable by ring workers (every job's worker demand fits
     /// `O_h` times, resource by resource).
     pub gpus: u32,
@@ -112,7 +112,7 @@ pub struct GadgetServer {
     /// workers' own NIC demands (0 for ring workers without one).
     pub nic: f64,
     /// Internal bandwidth, bytes per second.
-    pub intra_bps: f64,
+    pub(crate) intra_bps: f64,
     /// Index of the server's internal bandwidth in
     /// [`GadgetCluster::intra_classes`].
     pub class: u32,
@@ -126,14 +126,14 @@ pub struct GadgetCluster {
     /// Horizon `T`, slots.
     pub horizon: u32,
     /// Slot length, seconds.
-    pub slot_length_s: f64,
+    pub(crate) slot_length_s: f64,
     /// The usable servers.
     pub servers: Vec<GadgetServer>,
     /// The distinct internal bandwidths (bytes per second), ascending: a
     /// single-server ring's duration depends on its server's class.
-    pub intra_classes: Vec<f64>,
+    pub(crate) intra_classes: Vec<f64>,
     /// The cluster's ring parameters (`C`, `ξ2`).
-    pub ring: RingParams,
+    pub(crate) ring: RingParams,
 }
 
 impl GadgetCluster {
@@ -267,7 +267,7 @@ pub struct Shape {
     /// Duration `d(w, n)`, slots (≤ the horizon).
     pub slots: u32,
     /// Iterations `F^eff(w)` trained.
-    pub iterations: u64,
+    pub(crate) iterations: u64,
     /// Per-iteration time `τ(w, n)`, slots (`d/F` under a duration table).
     pub tau_slots: f64,
     /// For `n = 1`, the internal-bandwidth class of the servers it may use
@@ -279,13 +279,13 @@ pub struct Shape {
 #[derive(Debug, Clone, PartialEq)]
 pub struct GadgetJob {
     /// The job's id.
-    pub id: JobId,
+    pub(crate) id: JobId,
     /// Its position in [`Instance::jobs`].
     pub position: usize,
     /// Its tenant, for the fairness weight.
-    pub tenant: Option<String>,
+    pub(crate) tenant: Option<String>,
     /// Arrival slot `a_i` (0-based); the delay counts from here.
-    pub arrival: u32,
+    pub(crate) arrival: u32,
     /// First slot a plan may use (`≥ arrival`): the arrival slot offline,
     /// the next slot boundary in the simulator.
     pub earliest: u32,
@@ -294,16 +294,16 @@ pub struct GadgetJob {
     /// Fairness weight `ω_i`, frozen at arrival (1 until then).
     pub omega: f64,
     /// Energy price `e` per GPU-slot.
-    pub energy_price: f64,
+    pub(crate) energy_price: f64,
     /// `F^req`: iterations requested.
-    pub iterations_requested: u64,
+    pub(crate) iterations_requested: u64,
     /// `F^eff`: iterations trained at the requested worker count.
     pub iterations_effective: u64,
     /// `G_i`: requested (largest allowed) worker count.
-    pub requested_workers: u32,
+    pub(crate) requested_workers: u32,
     /// `b_i`, bytes per second per direction, when the job reserves
     /// bandwidth (without it the job runs on one server).
-    pub reserved_bps: Option<f64>,
+    pub(crate) reserved_bps: Option<f64>,
     /// `2b_i` in data units per slot: the NIC every server of a
     /// multi-server ring reserves (0 without a reservation).
     pub ring_nic: f64,
@@ -313,19 +313,19 @@ pub struct GadgetJob {
     /// Usable servers the job may use (by server index; `None`: all).
     pub allowed: Option<Vec<bool>>,
     /// Latest start, in slots after the arrival (`None`: no cap).
-    pub lookahead: Option<u32>,
+    pub(crate) lookahead: Option<u32>,
 }
 
 /// What a job can reach on the empty cluster.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct EmptyCluster {
     /// `(shape, ln v̄)`: the best value, starting at the earliest slot.
-    pub best: Option<(usize, f64)>,
+    pub(crate) best: Option<(usize, f64)>,
     /// `ln v^late`: the best value among shapes completing in the latest
     /// slot any shape can complete in (`−∞` when not positive).
-    pub ln_late: f64,
+    pub(crate) ln_late: f64,
     /// The fastest shape (fewest slots, then servers, then workers).
-    pub fastest: Option<usize>,
+    pub(crate) fastest: Option<usize>,
 }
 
 impl GadgetJob {

@@ -80,7 +80,7 @@ use super::run::TenantShares;
 #[derive(Debug, Default)]
 pub struct GadgetNoPrice {
     /// The model's parameters (the price options are ignored).
-    pub params: GadgetParams,
+    pub(crate) params: GadgetParams,
     run: Option<NoPriceRun>,
     key: Option<(usize, f64)>,
 }

@@ -159,7 +159,7 @@ pub enum FairnessWeighting {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct DurationTable {
     /// `(workers, servers) → slots ≥ 1`.
-    pub slots: BTreeMap<(u32, u32), u32>,
+    pub(crate) slots: BTreeMap<(u32, u32), u32>,
 }
 
 impl DurationTable {

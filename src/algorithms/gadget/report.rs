@@ -18,21 +18,21 @@ pub struct Admission {
     /// Last slot with work, `t̂ = s + d − 1`.
     pub completion: u32,
     /// Completion delay `δ = t̂ − a + 1`, slots.
-    pub jct: u32,
+    pub(crate) jct: u32,
     /// Workers `w`.
-    pub workers: u32,
+    pub(crate) workers: u32,
     /// Workers per machine, `y_h` (ring order).
     pub placement: Vec<(MachineId, u32)>,
     /// Per-iteration time `τ(w, n)`, slots.
-    pub tau_slots: f64,
+    pub(crate) tau_slots: f64,
     /// Iterations trained, `F^eff(w)`.
     pub iterations: u64,
     /// Value `v = ω·u(δ) − e·w·d`.
     pub value: f64,
     /// Priced cost at admission.
-    pub cost: f64,
+    pub(crate) cost: f64,
     /// Payoff `v − cost > 0`.
-    pub payoff: f64,
+    pub(crate) payoff: f64,
 }
 
 impl Admission {
@@ -53,9 +53,9 @@ pub struct JobRecord {
     /// The job.
     pub job: JobId,
     /// Its tenant.
-    pub tenant: Option<String>,
+    pub(crate) tenant: Option<String>,
     /// Arrival slot `a`.
-    pub arrival: u32,
+    pub(crate) arrival: u32,
     /// Fairness weight `ω`, frozen at arrival.
     pub omega: f64,
     /// `v̄`: its best value alone on the empty cluster (`None` when it has
@@ -63,9 +63,9 @@ pub struct JobRecord {
     pub best_value: Option<f64>,
     /// `d^min`: its shortest duration on the empty cluster, slots (`None`
     /// when no shape embeds within the horizon).
-    pub min_slots: Option<u32>,
+    pub(crate) min_slots: Option<u32>,
     /// The workers of that shortest shape (`None` with `min_slots`).
-    pub min_workers: Option<u32>,
+    pub(crate) min_workers: Option<u32>,
     /// `F^req`.
     pub iterations_requested: u64,
     /// `F^eff` at the requested worker count.
@@ -90,12 +90,12 @@ impl JobRecord {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RatioConditions {
     /// Small demands: the framework's `α_eff ≤ 1.5·α`.
-    pub small_demands: bool,
+    pub(crate) small_demands: bool,
     /// The oracle is exact (`Exhaustive`).
     pub exact_oracle: bool,
     /// `U` and `L` derived from the job list with `u_scale = 1`, and
     /// `D_0 ≤ OPT/2` shown.
-    pub valid_constants: bool,
+    pub(crate) valid_constants: bool,
     /// Headroom prices were used: capacity-blocked plans are dual-feasible
     /// whatever the demand sizes (condition A4 without small demands).
     pub headroom: bool,
@@ -112,7 +112,7 @@ impl RatioConditions {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ServerRecord {
     /// The machine.
-    pub machine: MachineId,
+    pub(crate) machine: MachineId,
     /// `O_h`, usable GPUs.
     pub gpus: u32,
     /// `B_h`, NIC reservation pool, data units per slot.
@@ -128,11 +128,11 @@ pub struct GadgetReport {
     /// Per-job records in arrival order.
     pub jobs: Vec<JobRecord>,
     /// The embedding oracle.
-    pub oracle: EmbeddingOracle,
+    pub(crate) oracle: EmbeddingOracle,
     /// Whether headroom prices were used.
     pub headroom: bool,
     /// How `U` and `L` were set.
-    pub bounds: GadgetBounds,
+    pub(crate) bounds: GadgetBounds,
     /// The value floor in use, under [`GadgetBounds::ValueFloor`].
     pub v_floor: Option<f64>,
     /// α of the bounds in use.
@@ -146,18 +146,18 @@ pub struct GadgetReport {
     /// The usable servers (ledger order).
     pub servers: Vec<ServerRecord>,
     /// Slot length, seconds.
-    pub slot_length_s: f64,
+    pub(crate) slot_length_s: f64,
     /// Horizon, slots.
     pub horizon: u32,
     /// Bytes per data unit of the NIC resource.
-    pub data_unit_bytes: f64,
+    pub(crate) data_unit_bytes: f64,
     /// Energy price per GPU-slot.
     pub energy_price: f64,
     /// Wall-clock seconds of every admission decision, arrival order.
     pub decision_seconds: Vec<f64>,
     /// Embeddings the oracle attempted for the admission decisions (the
     /// final re-pricing of the certificate excluded).
-    pub embeddings: u64,
+    pub(crate) embeddings: u64,
 }
 
 impl GadgetReport {

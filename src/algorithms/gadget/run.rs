@@ -27,10 +27,10 @@ const SOURCE: &str = "crate: the online primal–dual argument of Buchbinder and
 /// The price bounds of a run and α under both rules.
 #[derive(Debug, Clone)]
 pub(crate) struct Bounds {
-    pub bounds: PriceBounds,
-    pub v_floor: Option<f64>,
-    pub alpha_eta: Option<f64>,
-    pub alpha_value_floor: Option<f64>,
+    pub(crate) bounds: PriceBounds,
+    pub(crate) v_floor: Option<f64>,
+    pub(crate) alpha_eta: Option<f64>,
+    pub(crate) alpha_value_floor: Option<f64>,
 }
 
 /// `U` from every job's bound inputs (with `ω = 1`, an upper bound on any

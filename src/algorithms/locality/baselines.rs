@@ -73,10 +73,10 @@ pub enum LocalityBaseline {
 #[derive(Debug, Clone, PartialEq)]
 pub struct BaselineReport {
     /// The baseline.
-    pub baseline: LocalityBaseline,
+    pub(crate) baseline: LocalityBaseline,
     /// The jobs in arrival order, in the model's terms (LOCAL allowed,
     /// except under [`LocalityBaseline::NoLocality`]).
-    pub jobs: Vec<LocalityJob>,
+    pub(crate) jobs: Vec<LocalityJob>,
     /// Every job's plan (`None`: rejected), arrival order.
     pub plans: Vec<Option<LocalityPlan>>,
     /// `Σ f_i(completion_i − a_i)` over the admitted jobs.
@@ -88,7 +88,7 @@ pub struct BaselineReport {
     /// [`LocalityBaseline::NoLocality`].
     pub inner: Option<Box<LocalityReport>>,
     /// Wall-clock seconds of the run.
-    pub seconds: f64,
+    pub(crate) seconds: f64,
 }
 
 impl BaselineReport {

@@ -274,7 +274,7 @@ pub struct JobReport {
     /// The job.
     pub job: JobId,
     /// Whether it was admitted.
-    pub admitted: bool,
+    pub(crate) admitted: bool,
     /// The oracle's quality (`None`: unschedulable, oracle not called).
     pub quality: Option<OracleQuality>,
     /// `ρ̂_i` from the examined deadlines' lower bounds and the best payoff
@@ -291,15 +291,15 @@ pub struct LocalityReport {
     /// order, α, α_eff, `D_0`, `D_end`, validity flags.
     pub run: RunReport<LocalityPlan>,
     /// The jobs in arrival order (the order of `run.outcomes`).
-    pub jobs: Vec<LocalityJob>,
+    pub(crate) jobs: Vec<LocalityJob>,
     /// Per job, arrival order.
     pub per_job: Vec<JobReport>,
     /// `max_i ρ̂_i` (1 without jobs).
     pub max_rho_hat: f64,
     /// The bounds rule used.
-    pub bounds: BoundsChoice,
+    pub(crate) bounds: BoundsChoice,
     /// `v_floor` used under the value floor.
-    pub v_floor: Option<f64>,
+    pub(crate) v_floor: Option<f64>,
     /// α under the η rule (with the `L` allowance), when derivable.
     pub alpha_eta: Option<f64>,
     /// α under the value floor (with its default `v_floor` unless one was
@@ -314,9 +314,9 @@ pub struct LocalityReport {
     /// LP relaxations solved, final re-pricing included.
     pub lp_solves: u64,
     /// MIPs solved, final re-pricing included.
-    pub mip_solves: u64,
+    pub(crate) mip_solves: u64,
     /// Wall-clock seconds of the whole run.
-    pub seconds: f64,
+    pub(crate) seconds: f64,
 }
 
 /// The locality-aware scheduler as an offline runner over an instance's

@@ -46,19 +46,19 @@ pub use crate::online::ps_units as ledger_units;
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct LocalityCluster {
     /// Horizon `T`, slots.
-    pub horizon: u32,
+    pub(crate) horizon: u32,
     /// Slot length `Δ`, seconds.
-    pub slot_length_s: f64,
+    pub(crate) slot_length_s: f64,
     /// The instance's machine id at every position.
-    pub machine_ids: Vec<MachineId>,
+    pub(crate) machine_ids: Vec<MachineId>,
     /// Capacity of every machine, [`ledger_units`].
     pub capacity: Vec<Vector>,
     /// Whether the machine may host workers.
-    pub hosts_workers: Vec<bool>,
+    pub(crate) hosts_workers: Vec<bool>,
     /// Whether the machine may host PSs.
-    pub hosts_ps: Vec<bool>,
+    pub(crate) hosts_ps: Vec<bool>,
     /// Bandwidth between a worker and a PS on the machine, bytes/s.
-    pub intra_bandwidth_bps: Vec<f64>,
+    pub(crate) intra_bandwidth_bps: Vec<f64>,
 }
 
 impl LocalityCluster {
@@ -158,28 +158,28 @@ pub struct LocalityJob {
     /// Workload `Q_i = E·N·M`, mini-batches.
     pub minibatches: f64,
     /// Worker cap per slot, `N_i = min(data_chunks, max_workers)`.
-    pub max_workers: u32,
+    pub(crate) max_workers: u32,
     /// PS cap per slot (the job's `max_ps`).
-    pub max_ps: u32,
+    pub(crate) max_ps: u32,
     /// Worker demand `w_i` (DISTRIBUTED), [`ledger_units`].
-    pub worker: Vector,
+    pub(crate) worker: Vector,
     /// PS demand `s_i` (DISTRIBUTED), [`ledger_units`].
-    pub ps: Vector,
+    pub(crate) ps: Vector,
     /// `θ^D = τ + 2e/b`, seconds per mini-batch in DISTRIBUTED.
-    pub theta_dist_s: f64,
+    pub(crate) theta_dist_s: f64,
     /// `r^D = Δ/θ^D`, mini-batches per worker and slot in DISTRIBUTED.
     pub rate_dist: f64,
     /// `r^L_h = Δ/θ^L_h` with `θ^L_h = τ + 2e/b_int,h`, per machine.
     pub rate_local: Vec<f64>,
     /// `f_i(δ)`.
-    pub utility: Utility,
+    pub(crate) utility: Utility,
     /// Machines (by position) the job may use; `None`: any.
-    pub allowed: Option<Vec<bool>>,
+    pub(crate) allowed: Option<Vec<bool>>,
     /// Whether the job may run LOCAL at all (default true;
     /// [`without_local`](Self::without_local) clears it, so that no machine
     /// is [`local_allowed`](Self::local_allowed) and every plan is
     /// DISTRIBUTED).
-    pub local: bool,
+    pub(crate) local: bool,
     /// Whether a session widened the job's window past its plan window
     /// because its run on the idle cluster needs more than half of it (see
     /// [`with_window_widened`](Self::with_window_widened)): the oracle then

@@ -66,9 +66,9 @@ pub struct LocalityPlan {
     /// Slots with work, ascending; the last is the completion slot.
     pub slots: Vec<SlotPlan>,
     /// Worker demand `w` (DISTRIBUTED), ledger units.
-    pub worker: Vector,
+    pub(crate) worker: Vector,
     /// PS demand `s` (DISTRIBUTED), ledger units.
-    pub ps: Vector,
+    pub(crate) ps: Vector,
 }
 
 impl LocalityPlan {

@@ -169,7 +169,7 @@ pub struct Drawn {
     /// The repaired plan.
     pub plan: LocalityPlan,
     /// What the repair did.
-    pub repair: RepairReport,
+    pub(crate) repair: RepairReport,
 }
 
 impl<'a> LocRounding<'a> {
@@ -833,11 +833,11 @@ impl MoveSource for LocRounding<'_> {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DrawCounts {
     /// Draws run.
-    pub draws: u32,
+    pub(crate) draws: u32,
     /// Draws that ended with a plan passing the checker.
     pub plans: u32,
     /// Draws whose repair needed covering (grow) moves.
-    pub covering_repairs: u32,
+    pub(crate) covering_repairs: u32,
     /// Whether the greedy fallback ran (every draw failed).
     pub fallback: bool,
     /// Whether the fallback found a plan.
@@ -894,15 +894,15 @@ pub fn round_deadline(
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RoundingSummary {
     /// Draws run.
-    pub draws: u64,
+    pub(crate) draws: u64,
     /// Draws that gave a plan passing the checker.
-    pub draw_plans: u64,
+    pub(crate) draw_plans: u64,
     /// Draws with a plan whose repair needed covering moves.
-    pub covering_repairs: u64,
+    pub(crate) covering_repairs: u64,
     /// Deadlines where every draw failed and the greedy fallback ran.
     pub fallbacks: u64,
     /// Fallbacks that found a plan.
-    pub fallback_plans: u64,
+    pub(crate) fallback_plans: u64,
     /// `cost/LB(t̂)` of every rounded deadline with a plan, in call order.
     pub cost_ratios: Vec<f64>,
     /// Largest of [`cost_ratios`](Self::cost_ratios) (1 without any).

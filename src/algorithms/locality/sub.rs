@@ -32,11 +32,11 @@ pub enum ColumnKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Column {
     /// The kind.
-    pub kind: ColumnKind,
+    pub(crate) kind: ColumnKind,
     /// Machine position; `None` for [`ColumnKind::Distributed`].
-    pub machine: Option<u32>,
+    pub(crate) machine: Option<u32>,
     /// The 0-based slot.
-    pub slot: u32,
+    pub(crate) slot: u32,
 }
 
 /// The map `(kind, machine, slot) ↔ column` of one program. Cells whose
@@ -86,30 +86,30 @@ impl ColumnIndex {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CellData {
     /// `π^L = Σ_r p^r w^{L,r}`.
-    pub pi_local: f64,
+    pub(crate) pi_local: f64,
     /// `σ^L = Σ_r p^r s^{L,r}`.
-    pub sigma_local: f64,
+    pub(crate) sigma_local: f64,
     /// `π^D = Σ_r p^r w^r`.
-    pub pi_dist: f64,
+    pub(crate) pi_dist: f64,
     /// `σ^D = Σ_r p^r s^r`.
-    pub sigma_dist: f64,
+    pub(crate) sigma_dist: f64,
     /// `Ȳ^L`: most LOCAL workers beside one PS (0: no LOCAL).
-    pub ybar_local: u32,
+    pub(crate) ybar_local: u32,
     /// `Ȳ^D`: most DISTRIBUTED workers.
-    pub ybar_dist: u32,
+    pub(crate) ybar_dist: u32,
     /// `Z̄^D`: most DISTRIBUTED PSs.
-    pub zbar_dist: u32,
+    pub(crate) zbar_dist: u32,
     /// Residual `ĉ^r`, ledger units (clamped at 0).
-    pub residual: Vector,
+    pub(crate) residual: Vector,
 }
 
 /// A job's cells over its window at one price view: `cells[t − a][h]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cells {
     /// First slot (the arrival slot).
-    pub first: u32,
+    pub(crate) first: u32,
     /// Per slot of the window, per machine.
-    pub cells: Vec<Vec<CellData>>,
+    pub(crate) cells: Vec<Vec<CellData>>,
 }
 
 /// `Σ_r p^r d^r` over positive entries (`+∞` when a price is not finite).
@@ -255,7 +255,7 @@ where
 #[derive(Debug, Clone, PartialEq)]
 pub struct LocSub {
     /// The deadline `t̂` (0-based): slots `a_i..=t̂`.
-    pub deadline: u32,
+    pub(crate) deadline: u32,
     /// The program.
     pub problem: PcProblem,
     /// Its columns.

@@ -22,7 +22,7 @@ pub struct CheckedJob {
     /// The job.
     pub job: JobId,
     /// Mini-batches done, at each slot's configuration rate.
-    pub work: f64,
+    pub(crate) work: f64,
     /// The completion slot: the first slot where the cumulative work
     /// reaches `Q_i`.
     pub completion: u32,

@@ -69,9 +69,9 @@ pub(crate) enum Role {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct OasisCluster {
     /// Horizon `T`, slots.
-    pub horizon: u32,
+    pub(crate) horizon: u32,
     /// Slot length `Δ`, seconds.
-    pub slot_length_s: f64,
+    pub(crate) slot_length_s: f64,
     /// Positions of the worker-only servers, ascending.
     pub worker_servers: Vec<u32>,
     /// Positions of the PS-only servers, ascending.
@@ -80,9 +80,9 @@ pub struct OasisCluster {
     /// in the paper's model).
     pub shared_servers: Vec<u32>,
     /// The instance's machine id at every position.
-    pub machine_ids: Vec<MachineId>,
+    pub(crate) machine_ids: Vec<MachineId>,
     /// Capacity of every machine (by position), in [`spec_units`].
-    pub capacity: Vec<SpecVector>,
+    pub(crate) capacity: Vec<SpecVector>,
 }
 
 impl OasisCluster {

@@ -14,7 +14,7 @@ pub struct SlotPlan {
     /// The slot (0-based).
     pub slot: u32,
     /// Chunks trained in the slot, `x_t`.
-    pub chunks: u64,
+    pub(crate) chunks: u64,
     /// `(machine position, workers)`, cheapest server first.
     pub workers: Vec<(u32, u32)>,
     /// `(machine position, PSs)`, cheapest server first.
@@ -40,13 +40,13 @@ impl SlotPlan {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct OasisPlan {
     /// The job.
-    pub job: JobId,
+    pub(crate) job: JobId,
     /// Slots with work, ascending; the last is the completion slot `t̂`.
     pub slots: Vec<SlotPlan>,
     /// Demand of one worker, OASiS units.
-    pub worker_demand: SpecVector,
+    pub(crate) worker_demand: SpecVector,
     /// Demand of one PS, OASiS units.
-    pub ps_demand: SpecVector,
+    pub(crate) ps_demand: SpecVector,
 }
 
 impl OasisPlan {

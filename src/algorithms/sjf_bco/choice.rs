@@ -30,14 +30,14 @@ pub(crate) enum Choice {
 #[derive(Clone, Copy)]
 pub(crate) struct GpuLoad<'a> {
     /// The servers in cluster order (first flat GPU and GPU count).
-    pub servers: &'a [RarServer],
+    pub(crate) servers: &'a [RarServer],
     /// The server of every flat GPU.
-    pub gpu_server: &'a [u32],
+    pub(crate) gpu_server: &'a [u32],
     /// `U[g]` of every flat GPU.
-    pub u: &'a [f64],
+    pub(crate) u: &'a [f64],
     /// Whether a server runs a job now (read by FA-FFP's packing strategy
     /// only).
-    pub occupied: &'a dyn Fn(u32) -> bool,
+    pub(crate) occupied: &'a dyn Fn(u32) -> bool,
 }
 
 impl GpuLoad<'_> {

@@ -49,9 +49,9 @@ pub struct RarServer {
     /// `O_s` times; 0 when the machine may not host workers).
     pub gpus: u32,
     /// Bandwidth inside the machine, bytes per second.
-    pub intra_bps: f64,
+    pub(crate) intra_bps: f64,
     /// Index of the server's first GPU in the flat GPU numbering.
-    pub first_gpu: usize,
+    pub(crate) first_gpu: usize,
 }
 
 /// One job of the model.
@@ -60,11 +60,11 @@ pub struct RarModelJob {
     /// The job's id.
     pub id: JobId,
     /// Its position in [`Instance::jobs`].
-    pub position: usize,
+    pub(crate) position: usize,
     /// `G_j`: GPUs (= workers), the job's largest allowed worker count.
     pub gpus: u32,
     /// `F_j`: iterations.
-    pub iterations: f64,
+    pub(crate) iterations: f64,
     /// `ρ̂_j`: estimated execution time, slots.
     pub estimate: f64,
     /// `ρ^min_j`: a proven lower bound on the job's execution time on any
@@ -72,12 +72,12 @@ pub struct RarModelJob {
     pub min_duration: f64,
     /// The timing model of the job at `G_j` workers (seconds; its
     /// `intra_bps` is replaced by the server's on one server).
-    pub timing: RarTiming,
+    pub(crate) timing: RarTiming,
     /// Bytes per second the ring reserves on each server when it spans
     /// several ([`RarJob::reserved_bandwidth_bps`]; 0 without a
     /// reservation). The trials keep such a ring on one server whenever
     /// one server can hold it.
-    pub reserved_bps: f64,
+    pub(crate) reserved_bps: f64,
 }
 
 /// The model: servers, jobs and the flat GPU numbering (server-major, local
@@ -89,13 +89,13 @@ pub struct RarModel {
     /// Jobs in the instance's order.
     pub jobs: Vec<RarModelJob>,
     /// Server index of every flat GPU.
-    pub gpu_server: Vec<u32>,
+    pub(crate) gpu_server: Vec<u32>,
     /// Slot length, seconds.
-    pub slot_s: f64,
+    pub(crate) slot_s: f64,
     /// `ξ1`: effective over counted contenders.
-    pub contender_ratio: f64,
+    pub(crate) contender_ratio: f64,
     /// How `τ` is computed.
-    pub time_model: TimeModel,
+    pub(crate) time_model: TimeModel,
 }
 
 impl RarModel {

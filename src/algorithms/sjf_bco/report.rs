@@ -10,9 +10,9 @@ pub struct TrialRecord {
     /// The budget `θ`.
     pub theta: u64,
     /// The κ (`None` for a baseline's single rule).
-    pub kappa: Option<u32>,
+    pub(crate) kappa: Option<u32>,
     /// The trial's makespan, `None` for a failed trial.
-    pub makespan: Option<u64>,
+    pub(crate) makespan: Option<u64>,
 }
 
 /// The paper's approximation claim, kept for the record and marked not
@@ -29,7 +29,7 @@ pub struct PaperClaim {
     /// Always `false`.
     pub valid: bool,
     /// Why it is not valid.
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 impl PaperClaim {
@@ -56,9 +56,9 @@ impl PaperClaim {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct SjfBcoReport {
     /// `sjf-bco`, `rar-ff`, `rar-ls` or `rar-rand`.
-    pub algorithm: String,
+    pub(crate) algorithm: String,
     /// `T`, slots.
-    pub horizon: u64,
+    pub(crate) horizon: u64,
     /// The returned placement, in instance order.
     pub assignments: Vec<RarAssignment>,
     /// Its slot simulation with contention.
@@ -85,12 +85,12 @@ pub struct SjfBcoReport {
     /// Trials run.
     pub trials: u32,
     /// Trials that did not place every job.
-    pub failed_trials: u32,
+    pub(crate) failed_trials: u32,
     /// Every trial, in order.
     pub trace: Vec<TrialRecord>,
     /// Feasibility bisection only: a feasible budget was probed below an
     /// infeasible one.
-    pub non_monotone: bool,
+    pub(crate) non_monotone: bool,
     /// The paper's approximation claim, not valid.
     pub paper_claim: PaperClaim,
     /// The time-indexed bound, when
@@ -119,7 +119,7 @@ pub struct TimeIndexedBound {
     /// optimum.
     pub exact_for_model: bool,
     /// Seconds in the solver.
-    pub seconds: f64,
+    pub(crate) seconds: f64,
     /// Columns and rows of the program.
-    pub size: (usize, usize),
+    pub(crate) size: (usize, usize),
 }

@@ -7,9 +7,9 @@ use super::trial::TrialOutcome;
 /// The trial returned by a search, with its budget and κ.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Found {
-    pub outcome: TrialOutcome,
-    pub theta: u64,
-    pub kappa: Option<u32>,
+    pub(crate) outcome: TrialOutcome,
+    pub(crate) theta: u64,
+    pub(crate) kappa: Option<u32>,
 }
 
 /// One trial of the search: `(θ, κ, makespan)`.
@@ -19,12 +19,12 @@ pub(crate) type TraceRow = (u64, Option<u32>, Option<u64>);
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SearchOutcome {
     /// The returned trial (`None`: no trial placed every job).
-    pub found: Option<Found>,
+    pub(crate) found: Option<Found>,
     /// Every trial run.
-    pub trace: Vec<TraceRow>,
+    pub(crate) trace: Vec<TraceRow>,
     /// Feasibility bisection only: whether a feasible budget was seen below
     /// an infeasible one.
-    pub non_monotone: bool,
+    pub(crate) non_monotone: bool,
 }
 
 /// The best trial over `kappas` at budget `theta` (ties keep the first, i.e.

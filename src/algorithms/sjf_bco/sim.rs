@@ -49,11 +49,11 @@ pub enum StartRule {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SlotSimOptions {
     /// Fractional (default) or whole iterations per slot.
-    pub progress: ProgressMode,
+    pub(crate) progress: ProgressMode,
     /// When a job may start.
-    pub start_rule: StartRule,
+    pub(crate) start_rule: StartRule,
     /// The run fails once simulated time passes this many slots.
-    pub max_slots: u64,
+    pub(crate) max_slots: u64,
 }
 
 /// The outcome of a slot simulation (all jobs arrive at slot 0, so a job's
@@ -81,13 +81,13 @@ pub struct RarExecution {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Placed {
     /// Job index in the model.
-    pub job: usize,
+    pub(crate) job: usize,
     /// Flat GPU indices.
-    pub gpus: Vec<usize>,
+    pub(crate) gpus: Vec<usize>,
     /// Provisional start slot.
-    pub start: u64,
+    pub(crate) start: u64,
     /// Order key.
-    pub key: u64,
+    pub(crate) key: u64,
 }
 
 impl Placed {

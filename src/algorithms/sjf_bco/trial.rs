@@ -26,32 +26,32 @@ pub(crate) const BUDGET_TOL: f64 = 1e-9;
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct TrialConfig<'a> {
     /// Job indices in placement order.
-    pub order: &'a [usize],
+    pub(crate) order: &'a [usize],
     /// Budget `θ`.
-    pub theta: f64,
+    pub(crate) theta: f64,
     /// `u`.
-    pub u: f64,
+    pub(crate) u: f64,
     /// Candidate rule.
-    pub availability: Availability,
+    pub(crate) availability: Availability,
     /// Provisional durations.
-    pub duration: DurationEstimate,
+    pub(crate) duration: DurationEstimate,
     /// How the trial is scored.
-    pub eval: TrialEval,
+    pub(crate) eval: TrialEval,
     /// Slot simulator options (also the progress mode of the durations).
-    pub sim: SlotSimOptions,
+    pub(crate) sim: SlotSimOptions,
 }
 
 /// The result of one trial.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct TrialOutcome {
     /// Every job placed (complete only if the trial succeeded).
-    pub placed: Vec<Placed>,
+    pub(crate) placed: Vec<Placed>,
     /// The makespan, `None` for a failed trial (`+∞`).
-    pub makespan: Option<u64>,
+    pub(crate) makespan: Option<u64>,
     /// `max_g U[g]`.
-    pub w_hat_max: f64,
+    pub(crate) w_hat_max: f64,
     /// The slot simulation, under [`TrialEval::Resimulate`].
-    pub execution: Option<RarExecution>,
+    pub(crate) execution: Option<RarExecution>,
 }
 
 /// One placed job still relevant for contention or waiting.

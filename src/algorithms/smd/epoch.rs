@@ -16,7 +16,7 @@ use super::{EpochJob, SmdError, SmdParams, build_problem};
 #[derive(Debug, Clone, PartialEq)]
 pub struct SmdDecision {
     /// The job.
-    pub job: JobId,
+    pub(crate) job: JobId,
     /// The configuration the epoch program chose (`None`: wait).
     pub planned: Option<(u32, u32)>,
     /// The configuration it runs after placement (`None`: wait).
@@ -40,9 +40,9 @@ pub struct SmdEpochReport {
     /// `d`: capacity rows.
     pub capacity_rows: usize,
     /// Whether the LP point is a vertex (simplex without presolve).
-    pub is_vertex: bool,
+    pub(crate) is_vertex: bool,
     /// The plan evaluator's estimate of the chosen plan, seconds.
-    pub plan_estimate_s: f64,
+    pub(crate) plan_estimate_s: f64,
     /// Candidate plans solved and evaluated.
     pub candidates_evaluated: usize,
     /// Columns of the full epoch program, `Σ_i (|K_i| + 1)`.
@@ -50,9 +50,9 @@ pub struct SmdEpochReport {
     /// Rows of the full epoch program, `d + n`.
     pub lp_rows: usize,
     /// Options dropped by dominance pruning.
-    pub pruned_options: usize,
+    pub(crate) pruned_options: usize,
     /// Wall-clock seconds of the whole epoch.
-    pub solve_seconds: f64,
+    pub(crate) solve_seconds: f64,
     /// Cost of the plan before placement.
     pub planned_objective: f64,
     /// Whether placement changed some job's configuration.

@@ -11,9 +11,9 @@ use super::solve::Plan;
 /// The placement of a plan: per group its final choice and placement, and
 /// the groups whose planned option could not be placed.
 pub(crate) struct Placed {
-    pub plan: Plan,
-    pub placements: Vec<Placement>,
-    pub downgraded: Vec<usize>,
+    pub(crate) plan: Plan,
+    pub(crate) placements: Vec<Placement>,
+    pub(crate) downgraded: Vec<usize>,
 }
 
 /// Places `plan` on the machines' `free` capacities (the managed jobs'

@@ -76,7 +76,7 @@ use super::{EpochJob, SmdEpochReport, SmdParams};
 #[derive(Debug, Clone, Default)]
 pub struct SmdScheduler {
     /// Parameters.
-    pub params: SmdParams,
+    pub(crate) params: SmdParams,
     reports: Vec<SmdEpochReport>,
     keys: OrderKeys,
 }

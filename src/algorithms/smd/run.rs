@@ -48,7 +48,7 @@ pub struct SmdReport {
     pub epochs: Vec<SmdEpochReport>,
     /// The parameters the run used (`max_iteration_s` at most the slot
     /// length).
-    pub params: SmdParams,
+    pub(crate) params: SmdParams,
 }
 
 impl Algorithm for Smd {

@@ -36,10 +36,10 @@ pub struct LpRelaxation {
     /// Capacity rows at their bound in the LP point.
     pub tight_rows: usize,
     /// Columns and rows of the LP.
-    pub columns: usize,
+    pub(crate) columns: usize,
     /// Rows of the LP (capacity rows that some option uses, plus one per
     /// group).
-    pub rows: usize,
+    pub(crate) rows: usize,
     /// Solver seconds.
     pub seconds: f64,
     /// Per group, the LP value of each option, waiting last.

@@ -58,13 +58,13 @@ const MAX_REDRAWS: u64 = 256;
 /// One program: the job, the cluster, the prices and the deadline.
 pub struct RoundingCase {
     /// The cluster (`H` machines).
-    pub cluster: LocalityCluster,
+    pub(crate) cluster: LocalityCluster,
     /// The job, its window the whole horizon.
-    pub job: LocalityJob,
+    pub(crate) job: LocalityJob,
     /// Random prices and residuals.
-    pub view: PriceView<'static>,
+    pub(crate) view: PriceView<'static>,
     /// The deadline (0-based slot) with a feasible LP relaxation.
-    pub deadline: u32,
+    pub(crate) deadline: u32,
 }
 
 /// A uniform draw on `[lo, hi]`.
@@ -207,9 +207,9 @@ pub fn rounding_case(seed: u64) -> crate::Result<Option<RoundingCase>> {
 #[derive(Debug, Clone, Copy)]
 pub struct Variant {
     /// Printed name.
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// The LP rounding solver.
-    pub solver: InnerSolver,
+    pub(crate) solver: InnerSolver,
 }
 
 /// The default inner solver first, then the variants that show the effect
@@ -264,11 +264,11 @@ pub struct CaseRatio {
     /// Case number.
     pub case: u64,
     /// Window length, slots.
-    pub slots: u32,
+    pub(crate) slots: u32,
     /// Machines.
-    pub machines: usize,
+    pub(crate) machines: usize,
     /// The job's width `N`.
-    pub width: u32,
+    pub(crate) width: u32,
     /// `cost/LB`.
     pub vs_lb: f64,
     /// `cost/OPT_MIP`.
@@ -283,7 +283,7 @@ pub struct Tally {
     /// Cases where every draw failed (the greedy fallback ran).
     pub fallbacks: u32,
     /// Fallbacks that found a plan.
-    pub fallback_plans: u32,
+    pub(crate) fallback_plans: u32,
     /// Cases (number) where the MIP found a plan and rounding did not.
     pub missed: Vec<u64>,
 }
@@ -319,13 +319,13 @@ pub struct QualityReport {
     /// Cases measured.
     pub cases: u64,
     /// Draws without a feasible LP, redrawn.
-    pub redraws: u64,
+    pub(crate) redraws: u64,
     /// Cases the MIP did not prove optimal (skipped).
     pub unproven: u32,
     /// Proven cases where the MIP found a plan.
     pub mip_plans: u32,
     /// Proven cases the MIP proved integer infeasible.
-    pub mip_infeasible: u32,
+    pub(crate) mip_infeasible: u32,
     /// The variants, in the order given.
     pub variants: Vec<(&'static str, Tally)>,
     /// Broken sandwiches or plans where the MIP proved none (each a

@@ -53,13 +53,13 @@ use super::{oasis_fastest_slots, oasis_ps_job};
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ServerType {
     /// EC2 instance type.
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// GPUs.
-    pub gpus: u32,
+    pub(crate) gpus: u32,
     /// vCPUs.
-    pub vcpus: u32,
+    pub(crate) vcpus: u32,
     /// Memory, GB (decimal).
-    pub memory_gb: f64,
+    pub(crate) memory_gb: f64,
 }
 
 /// The GPU instance types worker servers draw from, uniformly. The paper's
@@ -310,11 +310,11 @@ pub struct Generated {
     /// servers; jobs `0..n` in arrival order.
     pub instance: Instance,
     /// Jobs sampled in total (kept and discarded).
-    pub drawn: u64,
+    pub(crate) drawn: u64,
     /// Jobs sampled but rejected by the filter (or unplaceable).
-    pub discarded: u64,
+    pub(crate) discarded: u64,
     /// The class of each job, in the order of [`Instance::jobs`].
-    pub classes: Vec<JobClass>,
+    pub(crate) classes: Vec<JobClass>,
 }
 
 impl Generated {

@@ -156,13 +156,13 @@ pub struct SmdJobDraw {
     /// The job.
     pub job: Job,
     /// Its model type.
-    pub model: ModelType,
+    pub(crate) model: ModelType,
     /// The configuration fixed-size baselines request, `(workers, PSs)`.
     pub requested: (u32, u32),
     /// Its best standalone time on the empty cluster, seconds.
     pub best_time_s: f64,
     /// GPUs of that best configuration.
-    pub best_gpus: u32,
+    pub(crate) best_gpus: u32,
 }
 
 /// A generated workload.
@@ -174,7 +174,7 @@ pub struct SmdWorkload {
     /// Per job, in id order.
     pub draws: Vec<SmdJobDraw>,
     /// The arrival rate used, jobs per hour.
-    pub arrivals_per_hour: f64,
+    pub(crate) arrivals_per_hour: f64,
 }
 
 /// Machine capacity of the set-up.

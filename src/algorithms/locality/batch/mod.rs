@@ -263,7 +263,7 @@ pub enum BatchSource {
 #[derive(Debug, Clone, PartialEq)]
 pub struct LocalityBatchReport {
     /// The objective.
-    pub objective: BatchObjective,
+    pub(crate) objective: BatchObjective,
     /// The jobs in instance order, in the model's terms.
     pub jobs: Vec<LocalityJob>,
     /// Every job's plan, instance order.
@@ -290,7 +290,7 @@ pub struct LocalityBatchReport {
     /// `C_max = T_LP`).
     pub exact_makespan: Option<u32>,
     /// The weights `wt_i`, instance order.
-    pub weights: Vec<f64>,
+    pub(crate) weights: Vec<f64>,
     /// Every job's completion slot `C_i` (1-based), instance order.
     pub completions: Vec<u32>,
     /// `Σ_i wt_i C_i`.
@@ -303,7 +303,7 @@ pub struct LocalityBatchReport {
     /// MIPs solved.
     pub mip_solves: u32,
     /// The run seed.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Wall-clock seconds.
     pub seconds: f64,
 }

@@ -231,9 +231,9 @@ pub struct CompactSolution {
     /// The incumbent: each job's GPUs, in input job order.
     pub assignment: Option<Vec<Vec<GpuId>>>,
     /// The incumbent's per-GPU loads, in [`FormulationInput::gpu_ids`] order.
-    pub gpu_loads: Option<Vec<f64>>,
+    pub(crate) gpu_loads: Option<Vec<f64>>,
     /// [`lower_bound_closed_form`] of the input.
-    pub closed_form_bound: f64,
+    pub(crate) closed_form_bound: f64,
 }
 
 impl CompactSolution {
@@ -326,13 +326,13 @@ pub struct LpBoundReport {
     /// without a solver).
     pub value: f64,
     /// The solver's status ([`LpStatus::Optimal`]).
-    pub status: LpStatus,
+    pub(crate) status: LpStatus,
     /// Wall-clock seconds in the solver.
-    pub seconds: f64,
+    pub(crate) seconds: f64,
     /// Columns of the program.
-    pub columns: usize,
+    pub(crate) columns: usize,
     /// Rows of the program.
-    pub rows: usize,
+    pub(crate) rows: usize,
 }
 
 /// Solves the LP relaxation of the compact ILP (`a_{j,g} ∈ [0, 1]`, no
@@ -439,9 +439,9 @@ pub struct AggregatedSolution {
     pub theta: Option<f64>,
     /// The incumbent's per-server GPU counts `y_{j,s}`, jobs in input order,
     /// servers in input order.
-    pub counts: Option<Vec<Vec<u32>>>,
+    pub(crate) counts: Option<Vec<Vec<u32>>>,
     /// [`lower_bound_closed_form`] of the input.
-    pub closed_form_bound: f64,
+    pub(crate) closed_form_bound: f64,
 }
 
 impl AggregatedSolution {

@@ -107,13 +107,13 @@ pub struct MipReport {
     /// bounded nothing); equal to the incumbent up to the gap when optimal.
     pub dual_bound: f64,
     /// `(incumbent − dual_bound) / incumbent`, `+∞` without incumbent.
-    pub rel_gap: f64,
+    pub(crate) rel_gap: f64,
     /// Wall-clock seconds in the solver.
-    pub seconds: f64,
+    pub(crate) seconds: f64,
     /// Columns of the program.
-    pub columns: usize,
+    pub(crate) columns: usize,
     /// Rows of the program.
-    pub rows: usize,
+    pub(crate) rows: usize,
 }
 
 impl MipReport {

@@ -70,9 +70,9 @@ use super::{Misfits, RingLayout, Room, RunKey, ring_of};
 #[derive(Debug)]
 pub struct RarOnlineRandom {
     /// Seed of the run's ChaCha8 stream.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Further draws after one that does not fit.
-    pub resamples: u32,
+    pub(crate) resamples: u32,
     run: Option<(RingLayout, ChaCha8Rng)>,
     key: RunKey,
     misfits: Misfits,
