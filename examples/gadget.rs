@@ -41,8 +41,8 @@ use dmlsched::experiments::gadget::{
     GadgetExperimentError, GadgetScenario, GadgetSetup, GadgetVariant, PHILLY_FILE, TRACES_ENV,
 };
 use dmlsched::registry::by_name;
+use dmlsched::report::plot::lines_svg;
 use dmlsched::schedule::verify;
-use dmlsched::sim::plot::lines_svg;
 use dmlsched::sim::{Policy, simulate};
 
 const USAGE: &str = "\

@@ -57,8 +57,8 @@ use dmlsched::experiments::locality::{
     LocalityWorkload, ModelProfile, generate, generate_batch, quality,
 };
 use dmlsched::model::{Instance, TaskKind};
+use dmlsched::report::plot::lines_svg;
 use dmlsched::schedule::{Configuration, Schedule, verify};
-use dmlsched::sim::plot::lines_svg;
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 

@@ -28,7 +28,7 @@ use dmlsched::model::Instance;
 use dmlsched::online::BoundsChoice;
 use dmlsched::online::PdOptions;
 use dmlsched::placement::PlacementRule;
-use dmlsched::sim::plot::lines_svg;
+use dmlsched::report::plot::lines_svg;
 use dmlsched::sim::{Policy, PsTiming, SimOptions, StopAt, simulate};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
