@@ -22,8 +22,8 @@
 //! `GadgetMetrics`.
 //!
 //! ```text
-//! cargo run --release --example gadget -- --out /tmp/gadget
-//! cargo run --release --example gadget -- --out /tmp/gadget --seeds 5 --loads 0.5,1,2,3,4
+//! cargo run --release --features report --example gadget -- --out /tmp/gadget
+//! cargo run --release --features report --example gadget -- --out /tmp/gadget --seeds 5 --loads 0.5,1,2,3,4
 //! ```
 //!
 //! Run with `--help` for every option.
@@ -41,8 +41,8 @@ use dmlsched::experiments::gadget::{
     GadgetExperimentError, GadgetScenario, GadgetSetup, GadgetVariant, PHILLY_FILE, TRACES_ENV,
 };
 use dmlsched::registry::by_name;
+use dmlsched::report::plot::lines_svg;
 use dmlsched::schedule::verify;
-use dmlsched::sim::plot::lines_svg;
 use dmlsched::sim::{Policy, simulate};
 
 const USAGE: &str = "\

@@ -32,9 +32,9 @@
 //! 16 machines, 100 jobs, 5 seeds.
 //!
 //! ```text
-//! cargo run --release --example locality -- --out /tmp/loc          # reduced sizes
-//! cargo run --release --example locality -- --out /tmp/loc --full   # 16 machines, 100 jobs, 5 seeds
-//! cargo run --release --example locality -- --experiment 1 --seeds 5 --jobs 50 --machines 8
+//! cargo run --release --features report --example locality -- --out /tmp/loc          # reduced sizes
+//! cargo run --release --features report --example locality -- --out /tmp/loc --full   # 16 machines, 100 jobs, 5 seeds
+//! cargo run --release --features report --example locality -- --experiment 1 --seeds 5 --jobs 50 --machines 8
 //! ```
 //!
 //! Run with `--help` for every option.
@@ -57,8 +57,8 @@ use dmlsched::experiments::locality::{
     LocalityWorkload, ModelProfile, generate, generate_batch, quality,
 };
 use dmlsched::model::{Instance, TaskKind};
+use dmlsched::report::plot::lines_svg;
 use dmlsched::schedule::{Configuration, Schedule, verify};
-use dmlsched::sim::plot::lines_svg;
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 

@@ -5,9 +5,9 @@
 //! by a factor `φ`), under both price-bound rules.
 //!
 //! ```text
-//! cargo run --release --example oasis                       # reduced sizes, under a minute
-//! cargo run --release --example oasis -- --full --out /tmp/oasis   # the paper's sizes (hours)
-//! cargo run --release --example oasis -- --figure 3 --jobs 100,200 --seeds 3 --bounds both
+//! cargo run --release --features report --example oasis                       # reduced sizes, under a minute
+//! cargo run --release --features report --example oasis -- --full --out /tmp/oasis   # the paper's sizes (hours)
+//! cargo run --release --features report --example oasis -- --figure 3 --jobs 100,200 --seeds 3 --bounds both
 //! ```
 //!
 //! Run with `--help` for every option. See `docs/reproduction.md` for the
@@ -28,7 +28,7 @@ use dmlsched::model::Instance;
 use dmlsched::online::BoundsChoice;
 use dmlsched::online::PdOptions;
 use dmlsched::placement::PlacementRule;
-use dmlsched::sim::plot::lines_svg;
+use dmlsched::report::plot::lines_svg;
 use dmlsched::sim::{Policy, PsTiming, SimOptions, StopAt, simulate};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;

@@ -20,9 +20,9 @@
 //! `--full` runs seeds 0..=9, the published set-up.
 //!
 //! ```text
-//! cargo run --release --example ring_allreduce                          # reduced
-//! cargo run --release --example ring_allreduce -- --full --out /tmp/rar  # 10 seeds, both calibrations
-//! cargo run --release --example ring_allreduce -- --experiment 4,6 --seeds 5 --calibration synthetic
+//! cargo run --release --features report --example ring_allreduce                          # reduced
+//! cargo run --release --features report --example ring_allreduce -- --full --out /tmp/rar  # 10 seeds, both calibrations
+//! cargo run --release --features report --example ring_allreduce -- --experiment 4,6 --seeds 5 --calibration synthetic
 //! ```
 //!
 //! Run with `--help` for every option.
@@ -46,8 +46,8 @@ use dmlsched::experiments::sjf_bco::{
     Calibration, HORIZON_20, HORIZON_FIG6, paper_instance, paper_params, rand_rng,
 };
 use dmlsched::model::{Instance, ResourceKind};
+use dmlsched::report::plot::lines_svg;
 use dmlsched::schedule::verify;
-use dmlsched::sim::plot::lines_svg;
 
 const USAGE: &str = "\
 ring_allreduce: reproduce the SJF-BCO paper's Figures 4 to 7 (E4 to E7)

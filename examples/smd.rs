@@ -19,7 +19,7 @@
 //!   to 30 jobs, the rounded plan against the LP and the exact MIP.
 //!
 //! ```text
-//! DMLSCHED_TRACES=../shared/traces cargo run --release --example smd -- --out /tmp/smd
+//! DMLSCHED_TRACES=../shared/traces cargo run --release --features report --example smd -- --out /tmp/smd
 //! ```
 //!
 //! Run with `--help` for every option.
@@ -34,7 +34,7 @@ use dmlsched::experiments::smd::{
     Arrivals, E2_POLICIES, SELECTION_POLICIES, SmdEpochRow, SmdRunOptions, SmdRunRow, philly_path,
     philly_window, quantiles, run_means, run_runs,
 };
-use dmlsched::sim::plot::lines_svg;
+use dmlsched::report::plot::lines_svg;
 
 const USAGE: &str = "\
 smd: the SMD-style scheduler against FIFO, Optimus-style, DRF and Tiresias-like on layered PS jobs
@@ -291,7 +291,7 @@ mod e5 {
     use std::fmt::Write as _;
 
     use dmlsched::experiments::smd::{E5Options, E5Row, quantiles, run_e5};
-    use dmlsched::sim::plot::lines_svg;
+    use dmlsched::report::plot::lines_svg;
 
     use super::{Args, write};
 

@@ -16,9 +16,10 @@ pub use crate::lp::LpError;
 pub use crate::model::ModelError;
 pub use crate::online::OnlineError;
 pub use crate::pcip::PcError;
+#[cfg(feature = "report")]
+pub use crate::report::ReportError;
 pub use crate::schedule::Violation;
 pub use crate::sim::SimError;
-pub use crate::sim::report::ReportError;
 pub use crate::state::StateError;
 pub use crate::timing::TimingError;
 pub use crate::trace::TraceError;
@@ -91,6 +92,7 @@ pub enum Error {
     #[error("trace: {0}")]
     Trace(#[from] TraceError),
     /// A CSV table or SVG plot of a run could not be written.
+    #[cfg(feature = "report")]
     #[error("report: {0}")]
     Report(#[from] ReportError),
     /// The shared cluster state refused an operation (a use that does not

@@ -88,7 +88,8 @@
 //! | [`timing`] | per-iteration time models (PS with locality, ring all-reduce with contention, layered PS) and progress accounting |
 //! | [`calibrate`] | fitting the timing models to measured iteration times (least squares with sign constraints, profile, alternation and pattern search), cross-validation, and predictors with a 10% held-out error target |
 //! | [`trace`] | loaders for public cluster traces, windows, synthetic workload generators and recipes that turn trace rows into jobs |
-//! | [`sim`] | the discrete-event simulator and its [`sim::Policy`] interface; CSV tables ([`sim::report`]) and SVG plots ([`sim::plot`]) of runs |
+//! | [`sim`] | the discrete-event simulator and its [`sim::Policy`] interface |
+//! | `report` | CSV tables (`report::csv`) and SVG plots (`report::plot`) of simulator runs; feature `report` |
 //! | [`pcip`] | mixed packing–covering integer programs: LP relaxation with a safe dual bound, randomized rounding with per-instance Chernoff/Harris–FKG bounds, repair and improvement (shift moves, a sub-MIP neighbourhood), anytime answers under a time limit, exact MIP fallback |
 //! | [`online`] | the generic online primal–dual admission framework: exponential prices, strict admission, `2α` / `2α_eff` certificates |
 //! | [`placement`] | where tasks go: the [`placement::Placer`] and its rules, and dominant share, shared by baselines and algorithms |
@@ -119,7 +120,8 @@
 //! |---|---|---|
 //! | `highs` | yes | [`lp::solve`] through HiGHS; without it, `solve` returns [`lp::LpError::SolverUnavailable`] and the rest builds without a C++ toolchain |
 //! | `serde` | yes | serde derives; JSON instance I/O (`model::Instance::from_json`) |
-//! | `cli` | no | the `dmlsched` command line (`highs`, `serde` and its argument parser); library users do not build it |
+//! | `report` | no | the `report` module: CSV tables and SVG plots of simulator runs (adds `plotters`, SVG backend only); the engine and the schedulers need neither |
+//! | `cli` | no | the `dmlsched` command line (`highs`, `serde`, `report` and its argument parser); library users do not build it |
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -136,6 +138,8 @@ pub mod online;
 pub mod pcip;
 pub mod placement;
 pub mod registry;
+#[cfg(feature = "report")]
+pub mod report;
 pub mod schedule;
 pub mod sim;
 pub mod state;

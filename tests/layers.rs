@@ -1,13 +1,14 @@
 //! The crate's layer order, checked on its sources: a module imports only
-//! modules of lower layers or of its own layer, and the algorithms and the
-//! baselines, side by side, import neither the other.
+//! modules of lower layers or of its own layer, and the modules of layer 3
+//! (the algorithms, the baselines, the reports), side by side, import none
+//! of the others.
 //!
 //! | layer | modules |
 //! |---|---|
 //! | 0 | `model`, `exact` (crate-private whole-number tests) |
 //! | 1 | `certificate`, `schedule`, `lp`, `timing` |
-//! | 2 | `pcip`, `online`, `sim`, `trace`, `calibrate`, `placement` (infrastructure) |
-//! | 3 | `algorithms`, `baselines` |
+//! | 2 | `pcip`, `online`, `sim`, `trace`, `calibrate`, `placement`, `state` (infrastructure) |
+//! | 3 | `algorithms`, `baselines`, `report` (CSV tables and SVG plots of runs) |
 //! | 4 | `experiments`, `registry` |
 //!
 //! `lib.rs`, `error.rs` (the crate's facade) and `src/bin` are exempt.
@@ -29,7 +30,7 @@ fn layer(module: &str) -> Option<u32> {
         "model" | "exact" => 0,
         "certificate" | "schedule" | "lp" | "timing" => 1,
         "pcip" | "online" | "sim" | "trace" | "calibrate" | "placement" | "state" => 2,
-        "algorithms" | "baselines" => 3,
+        "algorithms" | "baselines" | "report" => 3,
         "experiments" | "registry" => 4,
         _ => return None,
     })

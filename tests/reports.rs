@@ -1,14 +1,16 @@
 //! Run reports end to end: CSV tables and SVG plots of real simulator runs.
+#![cfg(feature = "report")]
 
 mod common;
 
 use common::{job, ps_job};
 use dmlsched::baselines::Fifo;
 use dmlsched::model::*;
-use dmlsched::sim::plot::{MAX_ABS, PALETTE, jct_cdf_svg, jct_vs_load_svg, utilization_svg};
-use dmlsched::sim::report::{
-    ReportError, RunMeta, SUMMARY_HEADER, write_jobs_csv, write_summary_csv, write_utilization_csv,
+use dmlsched::report::csv::{
+    SUMMARY_HEADER, write_jobs_csv, write_summary_csv, write_utilization_csv,
 };
+use dmlsched::report::plot::{MAX_ABS, PALETTE, jct_cdf_svg, jct_vs_load_svg, utilization_svg};
+use dmlsched::report::{ReportError, RunMeta};
 use dmlsched::sim::{SimOptions, SimResult, StopAt, simulate};
 
 /// Three jobs (50 s, 50 s, 10 s of work arriving at 0, 10, 20 s) under FIFO
@@ -524,12 +526,12 @@ fn several_runs_share_one_header() {
     let (_, r2) = run(2);
     let runs = [(meta(&inst, "a", 1.0), &r), (meta(&inst, "b", 1.0), &r2)];
     let mut buf = Vec::new();
-    dmlsched::sim::report::write_jobs_csv_runs(&mut buf, &runs).unwrap();
+    dmlsched::report::csv::write_jobs_csv_runs(&mut buf, &runs).unwrap();
     let text = String::from_utf8(buf).unwrap();
     assert_eq!(text.lines().filter(|l| l.starts_with("policy,")).count(), 1);
     assert_eq!(text.lines().count(), 1 + 3 + 3);
     let mut buf = Vec::new();
-    dmlsched::sim::report::write_utilization_csv_runs(&mut buf, &runs).unwrap();
+    dmlsched::report::csv::write_utilization_csv_runs(&mut buf, &runs).unwrap();
     let text = String::from_utf8(buf).unwrap();
     assert_eq!(text.lines().filter(|l| l.starts_with("policy,")).count(), 1);
     assert!(text.lines().any(|l| l.starts_with("a,")) && text.lines().any(|l| l.starts_with("b,")));

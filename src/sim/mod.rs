@@ -91,10 +91,10 @@
 //!
 //! # Reports
 //!
-//! [`report`] writes a run's [`SimResult`] as CSV tables (one row per job,
-//! one row per run with its [`report::RunMeta`], utilization over time);
-//! [`plot`] draws SVG plots (JCT CDF, average JCT against load, GPU
-//! utilization over time) that need no fonts or system libraries.
+//! A run returns a [`SimResult`] (one [`JobRecord`] per job, utilization
+//! over time, [`SimResult::summary`]); the engine writes no files. CSV
+//! tables and SVG plots of results are the top-level `report` module's,
+//! behind the crate's `report` feature (which the `cli` feature turns on).
 //!
 //! # Example
 //!
@@ -147,9 +147,7 @@ mod batch;
 mod engine;
 mod error;
 mod ledger;
-pub mod plot;
 mod policy;
-pub mod report;
 mod result;
 mod room;
 mod state;

@@ -11,10 +11,9 @@ use dmlsched::certificate::{Certificate, Sense};
 use dmlsched::model::Instance;
 use dmlsched::model::units::Num;
 use dmlsched::registry;
-use dmlsched::sim::plot::{jct_cdf_svg, jct_vs_load_svg, utility_vs_load_svg, utilization_svg};
-use dmlsched::sim::report::{
-    ReportError, RunMeta, write_jobs_csv, write_summary_csv, write_utilization_csv_runs,
-};
+use dmlsched::report::csv::{write_jobs_csv, write_summary_csv, write_utilization_csv_runs};
+use dmlsched::report::plot::{jct_cdf_svg, jct_vs_load_svg, utility_vs_load_svg, utilization_svg};
+use dmlsched::report::{ReportError, RunMeta};
 use dmlsched::sim::{RunSummary, SimOptions, SimResult, simulate};
 use dmlsched::trace::{
     Arch, GavelConversion, GavelThroughputs, RecipeOptions, ReplayHorizon, ReplayOptions,

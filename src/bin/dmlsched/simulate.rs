@@ -7,10 +7,9 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use dmlsched::model::Instance;
-use dmlsched::sim::plot::{jct_cdf_svg, utilization_svg};
-use dmlsched::sim::report::{
-    RunMeta, write_jobs_csv_runs, write_summary_csv, write_utilization_csv_runs,
-};
+use dmlsched::report::csv::{write_jobs_csv_runs, write_summary_csv, write_utilization_csv_runs};
+use dmlsched::report::plot::{jct_cdf_svg, utilization_svg};
+use dmlsched::report::{ReportError, RunMeta};
 use dmlsched::sim::{SimOptions, SimResult, StopAt, simulate};
 
 use crate::policies::{self, BaselineFlags};
@@ -86,7 +85,7 @@ fn write_outputs(
     runs: &[(String, SimResult)],
 ) -> Result<Vec<&'static str>, CliError> {
     std::fs::create_dir_all(dir).map_err(|e| CliError::input(dir, e))?;
-    let report = |e: dmlsched::sim::report::ReportError| CliError::Run(e.to_string());
+    let report = |e: ReportError| CliError::Run(e.to_string());
     let meta = |policy: &str| meta(args, inst, label, policy);
     let rows: Vec<_> = runs
         .iter()

@@ -2,7 +2,7 @@
 
 use dmlsched::model::Instance;
 use dmlsched::model::units::Num;
-use dmlsched::sim::report::RunMeta;
+use dmlsched::report::RunMeta;
 use dmlsched::sim::{RunSummary, SimResult, Unfinished};
 
 /// A load scale as a short label for tables, titles and file names: `{}`

@@ -20,7 +20,8 @@
 //! ```
 //! use dmlsched::baselines::Fifo;
 //! use dmlsched::model::*;
-//! use dmlsched::sim::report::{RunMeta, write_jobs_csv, write_summary_csv};
+//! use dmlsched::report::RunMeta;
+//! use dmlsched::report::csv::{write_jobs_csv, write_summary_csv};
 //! use dmlsched::sim::{simulate, SimOptions};
 //!
 //! let cap = Resources::zero().gpus(1.0).cpu_cores(8.0).memory(32e9).nic(10e9);
@@ -56,74 +57,8 @@
 
 use std::io::Write;
 
-use super::result::{JobEnd, RunSummary, SimResult, Unfinished};
-use crate::model::Cluster;
-
-/// A report could not be written.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ReportError {
-    /// Writing to the destination failed.
-    #[error("I/O: {0}")]
-    Io(#[from] std::io::Error),
-    /// The CSV writer failed.
-    #[error("CSV: {0}")]
-    Csv(#[from] csv::Error),
-    /// The plotting library failed to draw.
-    #[error("plot: {reason}")]
-    Plot {
-        /// What the plotting library reported.
-        reason: String,
-    },
-    /// Nothing to plot: no series, or no finite point in any series.
-    #[error("nothing to report: {what}")]
-    NoData {
-        /// What was missing (e.g. "completed jobs").
-        what: String,
-    },
-}
-
-/// What identifies a run in a report: the rows of every table carry it.
-#[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
-pub struct RunMeta {
-    /// Policy label as it should appear in tables and legends (may differ
-    /// from [`SimResult::policy`], e.g. `"fifo (no backfill)"`).
-    pub policy: String,
-    /// Seed of the run (workload generation and any randomized policy).
-    pub seed: u64,
-    /// Workload label, e.g. a trace file name or `"synthetic, 200 jobs"`.
-    pub workload: String,
-    /// Cluster label, e.g. `"64 GPUs, 8 per machine"` (see
-    /// [`RunMeta::describe_cluster`]).
-    pub cluster: String,
-    /// Factor applied to the workload's arrival rate (1 = as generated or
-    /// as traced).
-    pub load_scale: f64,
-}
-
-impl RunMeta {
-    /// A short cluster label: `"64 GPUs, 8 per machine"` when every machine
-    /// has the same number of GPUs, `"20 GPUs on 3 machines"` otherwise
-    /// (GPU counts as written by `{}` of `f64`).
-    pub fn describe_cluster(cluster: &Cluster) -> String {
-        // `+ 0.0` writes a −0 as 0.
-        let total = cluster.total_capacity().gpus + 0.0;
-        let gpus = if total == 1.0 { "GPU" } else { "GPUs" };
-        let per: Vec<f64> = cluster
-            .machines
-            .iter()
-            .map(|m| m.capacity.gpus + 0.0)
-            .collect();
-        match per.first() {
-            Some(&first) if per.iter().all(|&g| g == first) => {
-                format!("{total} {gpus}, {first} per machine")
-            }
-            _ => format!("{total} {gpus} on {} machines", per.len()),
-        }
-    }
-}
+use super::{ReportError, RunMeta, utilization_steps};
+use crate::sim::{JobEnd, RunSummary, SimResult, Unfinished};
 
 /// A float cell: `{}` formatting (round-trip exact), empty for `NaN`.
 fn num(x: f64) -> String {
@@ -268,8 +203,8 @@ pub const UTILIZATION_HEADER: [&str; 6] = [
 /// | `gpu_seconds` | GPU-seconds held, reconfiguration included |
 /// | `preemptions`, `reconfigurations` | counts |
 /// | `admitted`, `rejected`, `completed` | `true` / `false` |
-/// | `rejection` | why the policy rejected the job ([`Rejection`](super::Rejection)'s text), empty when it did not or did not say |
-/// | `end` | the job's end state ([`JobRecord::end`](super::JobRecord::end)): `completed`, `rejected`, or why it is unfinished: `never_admitted`, `no_room`, `horizon`, `stalled` ([`Unfinished`]) |
+/// | `rejection` | why the policy rejected the job ([`Rejection`](crate::sim::Rejection)'s text), empty when it did not or did not say |
+/// | `end` | the job's end state ([`JobRecord::end`](crate::sim::JobRecord::end)): `completed`, `rejected`, or why it is unfinished: `never_admitted`, `no_room`, `horizon`, `stalled` ([`Unfinished`]) |
 ///
 /// # Errors
 ///
@@ -450,26 +385,10 @@ pub fn write_utilization_csv_runs<W: Write>(
     out.flush()
 }
 
-/// The utilization step points of a run, closed by a point at the run's
-/// end that repeats the last use (when the run ends after the last point).
-pub(crate) fn utilization_steps(result: &SimResult) -> Vec<(f64, f64)> {
-    let mut steps: Vec<(f64, f64)> = result
-        .utilization
-        .iter()
-        .map(|p| (p.time_s, p.gpus_used))
-        .collect();
-    if let Some(&(t, used)) = steps.last()
-        && result.end_s > t
-    {
-        steps.push((result.end_s, used));
-    }
-    steps
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{JobId, Machine, MachineId, Resources};
+    use crate::model::JobId;
     use crate::sim::{JobRecord, UtilizationPoint};
 
     fn record(id: u32, finish: Option<f64>) -> JobRecord {
@@ -614,31 +533,5 @@ mod tests {
             "{e:?}"
         );
         assert!(e.to_string().contains("disk full"), "{e}");
-    }
-
-    #[test]
-    fn cluster_labels() {
-        let cap = Resources::zero()
-            .gpus(8.0)
-            .cpu_cores(32.0)
-            .memory(1e11)
-            .nic(1e10);
-        assert_eq!(
-            RunMeta::describe_cluster(&Cluster::homogeneous(8, cap, 1e10)),
-            "64 GPUs, 8 per machine"
-        );
-        let mixed = Cluster::new(vec![
-            Machine::new(MachineId(0), cap, 1e10),
-            Machine::new(
-                MachineId(1),
-                Resources::zero()
-                    .gpus(4.0)
-                    .cpu_cores(32.0)
-                    .memory(1e11)
-                    .nic(1e10),
-                1e10,
-            ),
-        ]);
-        assert_eq!(RunMeta::describe_cluster(&mixed), "12 GPUs on 2 machines");
     }
 }

@@ -17,7 +17,7 @@
 //! # Example
 //!
 //! ```
-//! use dmlsched::sim::plot::jct_vs_load_svg;
+//! use dmlsched::report::plot::jct_vs_load_svg;
 //!
 //! let points = [
 //!     ("fifo", 0.5, 120.0), ("fifo", 1.0, 300.0),
@@ -26,7 +26,7 @@
 //! let svg = jct_vs_load_svg(&points, "Average JCT")?;
 //! assert!(svg.starts_with("<svg"));
 //! // std::fs::write("jct_vs_load.svg", svg)?;
-//! # Ok::<(), dmlsched::sim::report::ReportError>(())
+//! # Ok::<(), dmlsched::report::ReportError>(())
 //! ```
 
 use std::ops::Range;
@@ -35,8 +35,8 @@ use plotters::coord::ranged1d::{Ranged, ValueFormatter};
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
-use super::report::{ReportError, utilization_steps};
-use super::result::SimResult;
+use super::{ReportError, utilization_steps};
+use crate::sim::SimResult;
 
 /// Width and height of every plot, pixels.
 pub const SIZE_PX: (u32, u32) = (800, 500);
