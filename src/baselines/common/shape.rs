@@ -3,10 +3,12 @@
 //! per [`Shape`] and shared by the jobs of that shape — a queue holds many
 //! jobs of a few shapes.
 //!
-//! Two baselines use it within one decision: proportional share for the
-//! bids of each job (an `O(H)` vector over the machines), Optimus and RRH
-//! for the placements on the empty cluster that their timing oracle reads
-//! ([`Standalone`]). A cached value depends on the job only through its
+//! Proportional share uses it within one decision for the bids of each job
+//! (an `O(H)` vector over the machines), Optimus and RRH for the
+//! placements on the empty cluster that their timing oracle reads
+//! ([`Standalone`]), and Tiresias over a run for the demands its exact
+//! room bounds (each job's shape id kept by job position: jobs of one
+//! shape in a row add their demands once). A cached value depends on the job only through its
 //! shape and the rest of the key, bit for bit, and only for jobs that may
 //! use every machine (the callers compute the others afresh), so every
 //! result is the one computed afresh.
@@ -54,14 +56,14 @@ pub(crate) fn bits(r: &Resources) -> [u64; 5] {
 /// Values computed once per key (a [`Shape`] and what else the value
 /// depends on), the last key looked up answered without hashing
 /// (consecutive jobs of a queue usually share a shape).
-#[derive(Debug)]
-pub(crate) struct ByShape<K, V> {
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ByShape<K: Eq + Hash, V> {
     index: FxHashMap<K, usize>,
     values: Vec<V>,
     last: Option<(K, usize)>,
 }
 
-impl<K, V> Default for ByShape<K, V> {
+impl<K: Eq + Hash, V> Default for ByShape<K, V> {
     fn default() -> Self {
         ByShape {
             index: FxHashMap::default(),
@@ -74,7 +76,14 @@ impl<K, V> Default for ByShape<K, V> {
 impl<K: Clone + Eq + Hash, V> ByShape<K, V> {
     /// The value of `key`, made by `make` the first time.
     pub(crate) fn get_or_make(&mut self, key: K, make: impl FnOnce() -> V) -> &V {
-        let i = match &self.last {
+        let i = self.id(key, make);
+        &self.values[i]
+    }
+
+    /// The id of `key` (ids count from 0 in the order keys are first
+    /// seen), its value made by `make` the first time.
+    pub(crate) fn id(&mut self, key: K, make: impl FnOnce() -> V) -> usize {
+        match &self.last {
             Some((k, i)) if *k == key => *i,
             _ => {
                 let values = &mut self.values;
@@ -85,8 +94,19 @@ impl<K: Clone + Eq + Hash, V> ByShape<K, V> {
                 self.last = Some((key, i));
                 i
             }
-        };
-        &self.values[i]
+        }
+    }
+
+    /// The value of the key of id `id`.
+    pub(crate) fn value(&self, id: usize) -> &V {
+        &self.values[id]
+    }
+
+    /// Forgets every key.
+    pub(crate) fn clear(&mut self) {
+        self.index.clear();
+        self.values.clear();
+        self.last = None;
     }
 }
 
