@@ -4,7 +4,7 @@
 
 mod shape;
 
-pub(crate) use shape::{ByShape, Shape, Standalone};
+pub(crate) use shape::{ByShape, Shape, Standalone, bits};
 
 use crate::model::Elasticity;
 use crate::schedule::{Placement, Tasks};
