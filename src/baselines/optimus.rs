@@ -5,9 +5,11 @@ use std::collections::HashMap;
 use crate::model::{Architecture, Elasticity, Job};
 use crate::sim::{Action, Event, JobView, Policy, SimView};
 
+use super::common::Standalone;
 use crate::placement::PlacementRule;
 use crate::placement::dominant_share;
-use crate::placement::realloc::{FxBuild, Realloc, Standalone};
+use crate::placement::realloc::Realloc;
+use rustc_hash::FxBuildHasher;
 
 /// Optimus-style marginal gain (Peng et al., "Optimus: An Efficient Dynamic
 /// Resource Scheduler for Deep Learning Clusters", EuroSys 2018, and its
@@ -167,7 +169,7 @@ fn grown(job: &Job, w: u32, p: u32, kind: usize) -> Option<(u32, u32)> {
 struct Oracle<'v, 'a> {
     view: &'v SimView<'a>,
     rule: PlacementRule,
-    cache: HashMap<(usize, u32, u32), f64, FxBuild>,
+    cache: HashMap<(usize, u32, u32), f64, FxBuildHasher>,
     placements: Standalone,
 }
 
@@ -223,7 +225,7 @@ impl Policy for Optimus {
         let mut oracle = Oracle {
             view,
             rule: self.placement,
-            cache: HashMap::with_capacity_and_hasher(3 * managed.len(), FxBuild::default()),
+            cache: HashMap::with_capacity_and_hasher(3 * managed.len(), FxBuildHasher),
             placements: Standalone::default(),
         };
         let mut steps: Vec<[Option<Step>; 2]> = Vec::with_capacity(managed.len());

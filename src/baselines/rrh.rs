@@ -7,8 +7,9 @@ use crate::model::{Elasticity, JobId, units};
 use crate::schedule::Placement;
 use crate::sim::{Action, Event, JobView, Policy, Rejection, SimView};
 
+use super::common::Standalone;
 use super::requested_tasks;
-use crate::placement::realloc::{Realloc, Standalone};
+use crate::placement::realloc::Realloc;
 use crate::placement::{PlacementRule, Placer};
 
 /// The risk–reward heuristic (Irwin, Grit, Chase, "Balancing Risk and

@@ -33,9 +33,6 @@
 //! applies one answer as a transaction, so no order is needed and moves
 //! that form a cycle (two jobs swapping machines) cost no preemption.
 
-use std::borrow::Cow;
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
 use std::ops::Range;
 
 use crate::model::{FIT_TOL, Instance, Job, ResourceKind, Resources, TaskKind};
@@ -43,180 +40,6 @@ use crate::schedule::{Placement, Tasks};
 use crate::sim::{Action, JobView, SimView};
 
 use super::{PlacementRule, Placer, Span};
-
-/// Where `workers` and `ps` of `job` would go on an empty cluster by `rule`
-/// (pointer at machine 0): the canonical placement the policies evaluate
-/// the timing oracle on. `None` if they do not fit the empty cluster.
-pub(crate) fn standalone(
-    instance: &Instance,
-    job: &Job,
-    workers: u32,
-    ps: u32,
-    rule: PlacementRule,
-) -> Option<Placement> {
-    Placer::new(instance, &capacities(instance), rule).place(job, workers, ps)
-}
-
-/// The capacity of every machine, in cluster order.
-fn capacities(instance: &Instance) -> Vec<Resources> {
-    instance
-        .cluster()
-        .machines
-        .iter()
-        .map(|m| m.capacity)
-        .collect()
-}
-
-/// What [`standalone`] reads of a job and its counts, for a job that may
-/// use every machine: the demands of a worker and of a PS, the ring
-/// reservation, the counts. Jobs with the same shape get the same
-/// standalone placement.
-type Shape = (Option<[u64; 5]>, Option<[u64; 5]>, u64, u32, u32);
-
-fn bits(r: &Resources) -> [u64; 5] {
-    [
-        r.gpus.to_bits(),
-        r.cpu_cores.to_bits(),
-        r.memory_bytes.to_bits(),
-        r.storage_bytes.to_bits(),
-        r.nic_bps.to_bits(),
-    ]
-}
-
-/// A fast hasher for the small integer keys of one decision's tables
-/// (FxHash's rotate–xor–multiply per 8 bytes). Hash values only pick
-/// buckets, so no result depends on it.
-#[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct Fx(u64);
-
-/// Builds [`Fx`] hashers.
-pub(crate) type FxBuild = BuildHasherDefault<Fx>;
-
-impl Fx {
-    fn add(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-}
-
-impl std::hash::Hasher for Fx {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut b = [0u8; 8];
-            b[..chunk.len()].copy_from_slice(chunk);
-            self.add(u64::from_le_bytes(b));
-        }
-    }
-
-    fn write_u32(&mut self, x: u32) {
-        self.add(u64::from(x));
-    }
-
-    fn write_u64(&mut self, x: u64) {
-        self.add(x);
-    }
-
-    fn write_usize(&mut self, x: usize) {
-        self.add(x as u64);
-    }
-}
-
-/// [`standalone`] placements of one decision, shared by the jobs of the
-/// same [`Shape`] (a queue holds many jobs of a few shapes).
-#[derive(Debug, Default)]
-pub(crate) struct Standalone {
-    placements: HashMap<Shape, Option<Placement>, FxBuild>,
-    /// [`capacities`], from the first placement computed on (empty
-    /// before).
-    capacity: Vec<Resources>,
-}
-
-impl Standalone {
-    /// [`standalone`], looked up by shape when the job may use every
-    /// machine (borrowed from the table then).
-    pub(crate) fn get(
-        &mut self,
-        instance: &Instance,
-        job: &Job,
-        workers: u32,
-        ps: u32,
-        rule: PlacementRule,
-    ) -> Option<Cow<'_, Placement>> {
-        if job.allowed_machines.is_some() {
-            return standalone(instance, job, workers, ps, rule).map(Cow::Owned);
-        }
-        let shape = (
-            job.task_demand(TaskKind::Worker).map(bits),
-            job.task_demand(TaskKind::ParameterServer).map(bits),
-            job.reserved_nic_bps(2).to_bits(),
-            workers,
-            ps,
-        );
-        let capacity = &mut self.capacity;
-        self.placements
-            .entry(shape)
-            .or_insert_with(|| {
-                if capacity.is_empty() {
-                    *capacity = capacities(instance);
-                }
-                Placer::new(instance, capacity, rule).place(job, workers, ps)
-            })
-            .as_ref()
-            .map(Cow::Borrowed)
-    }
-
-    /// The placement the timing oracle is evaluated on for `workers` and `ps`
-    /// of `job`: [`standalone`] (looked up) when they fit the empty cluster; otherwise a
-    /// nominal placement that ignores capacity — all workers on the first
-    /// machine that may host them, all PSs on the first machine that may host
-    /// PSs — so that a configuration that cannot be placed still has a
-    /// remaining time (the timing models read counts and co-location only).
-    pub(crate) fn oracle(
-        &mut self,
-        instance: &Instance,
-        job: &Job,
-        workers: u32,
-        ps: u32,
-        rule: PlacementRule,
-    ) -> Cow<'_, Placement> {
-        match self.get(instance, job, workers, ps, rule) {
-            Some(p) => p,
-            None => Cow::Owned(nominal(instance, job, workers, ps)),
-        }
-    }
-}
-
-/// The nominal placement of [`Standalone::oracle`] for counts that do not
-/// fit the empty cluster.
-fn nominal(instance: &Instance, job: &Job, workers: u32, ps: u32) -> Placement {
-    let machines = &instance.cluster().machines;
-    let host = |kind: TaskKind| {
-        machines
-            .iter()
-            .find(|m| job.may_use(m.id) && m.hosts.allows(kind))
-            .or(machines.first())
-            .map(|m| m.id)
-    };
-    let mut out = Placement::new();
-    for (kind, n) in [(TaskKind::Worker, workers), (TaskKind::ParameterServer, ps)] {
-        if n == 0 {
-            continue;
-        }
-        let Some(m) = host(kind) else { continue };
-        let t = match kind {
-            TaskKind::Worker => Tasks::new(n, 0),
-            TaskKind::ParameterServer => Tasks::new(0, n),
-        };
-        match out.iter_mut().find(|(id, _)| *id == m) {
-            Some((_, u)) => *u = Tasks::new(u.workers + t.workers, u.ps + t.ps),
-            None => out.push((m, t)),
-        }
-    }
-    out
-}
 
 /// Component-wise minimum, floored at zero.
 fn min_floor0(a: &Resources, b: &Resources) -> Resources {
@@ -244,76 +67,20 @@ fn get_mut(t: &mut Tasks, kind: TaskKind) -> &mut u32 {
 /// Tasks per machine position, `(position, tasks)` pairs.
 type Pairs = Vec<(usize, Tasks)>;
 
-/// How many pairs [`Spots`] keeps without allocating.
-const INLINE: usize = 2;
-
 /// Tasks per machine position: sorted by position, one pair per position
-/// (what a `BTreeMap<usize, Tasks>` iterates), kept inline up to
-/// [`INLINE`] positions — most jobs hold one or two machines — so that most
-/// entries of a decision allocate nothing.
-///
-/// Invariant: while `heap` is empty the pairs are `inline[..len]`;
-/// once it is not, they are all in `heap` (and `len` is 0).
-#[derive(Debug, Clone, Default)]
-struct Spots {
-    inline: [(usize, Tasks); INLINE],
-    len: usize,
-    heap: Pairs,
-}
+/// (what a `BTreeMap<usize, Tasks>` iterates).
+type Spots = Pairs;
 
-impl Spots {
-    /// `pairs` (sorted, one per position).
-    fn from_slice(pairs: &[(usize, Tasks)]) -> Self {
-        let mut out = Spots::default();
-        if pairs.len() <= INLINE {
-            out.inline[..pairs.len()].copy_from_slice(pairs);
-            out.len = pairs.len();
-        } else {
-            out.heap = pairs.to_vec();
+/// Adds `t` to the tasks of `spots` at `pos` (a new pair, in order, if
+/// `pos` has none).
+fn bump(spots: &mut Spots, pos: usize, t: Tasks) {
+    match spots.binary_search_by_key(&pos, |&(p, _)| p) {
+        Ok(i) => {
+            let u = &mut spots[i].1;
+            u.workers += t.workers;
+            u.ps += t.ps;
         }
-        out
-    }
-
-    fn as_slice(&self) -> &[(usize, Tasks)] {
-        if self.heap.is_empty() {
-            &self.inline[..self.len]
-        } else {
-            &self.heap
-        }
-    }
-
-    fn is_empty(&self) -> bool {
-        self.as_slice().is_empty()
-    }
-
-    /// Adds `t` to the tasks at `pos` (a new pair, in order, if `pos` has
-    /// none).
-    fn bump(&mut self, pos: usize, t: Tasks) {
-        match self.as_slice().binary_search_by_key(&pos, |&(p, _)| p) {
-            Ok(i) => {
-                let u = if self.heap.is_empty() {
-                    &mut self.inline[i].1
-                } else {
-                    &mut self.heap[i].1
-                };
-                u.workers += t.workers;
-                u.ps += t.ps;
-            }
-            Err(i) => {
-                let pair = (pos, Tasks::new(t.workers, t.ps));
-                if self.heap.is_empty() && self.len < INLINE {
-                    self.inline.copy_within(i..self.len, i + 1);
-                    self.inline[i] = pair;
-                    self.len += 1;
-                } else {
-                    if self.heap.is_empty() {
-                        self.heap.extend_from_slice(&self.inline[..self.len]);
-                        self.len = 0;
-                    }
-                    self.heap.insert(i, pair);
-                }
-            }
-        }
+        Err(i) => spots.insert(i, (pos, Tasks::new(t.workers, t.ps))),
     }
 }
 
@@ -450,7 +217,7 @@ impl<'a> Realloc<'a> {
                 Entry {
                     view: j,
                     old,
-                    new: Spots::default(),
+                    new: Spots::new(),
                     kept: false,
                 }
             })
@@ -486,7 +253,7 @@ impl<'a> Realloc<'a> {
         self.unclaimed.clone_from(unclaimed);
         for e in self.touched.drain(..) {
             let entry = &mut self.entries[e];
-            entry.new = Spots::default();
+            entry.new = Spots::new();
             entry.kept = false;
         }
     }
@@ -537,13 +304,13 @@ impl<'a> Realloc<'a> {
         match self.plan(e, workers, ps) {
             Some(inc) => {
                 if self.entries[e].kept {
-                    let old = Spots::from_slice(self.old(e));
+                    let old = self.old(e).to_vec();
                     let entry = &mut self.entries[e];
                     entry.new = old;
                     entry.kept = false;
                 }
                 for &(pos, t) in inc.added.as_slice() {
-                    self.entries[e].new.bump(pos, t);
+                    bump(&mut self.entries[e].new, pos, t);
                 }
                 self.pointer = inc.pointer;
                 self.touched.push(e);
@@ -628,7 +395,7 @@ impl<'a> Realloc<'a> {
         } else {
             entry.new.as_slice()
         };
-        let mut added = Spots::default();
+        let mut added = Spots::new();
         let mut span = Span::new(job, hosts(new));
         let mut rest = Tasks::new(workers, ps);
         // 1. Sticky: the job's own current machines.
@@ -667,7 +434,7 @@ impl<'a> Realloc<'a> {
                         TaskKind::Worker => Tasks::new(1, 0),
                         TaskKind::ParameterServer => Tasks::new(0, 1),
                     };
-                    added.bump(pos, one);
+                    bump(&mut added, pos, one);
                     room -= 1;
                     left -= 1;
                 }
@@ -701,7 +468,7 @@ impl<'a> Realloc<'a> {
                     unclaimed[p] = min_floor0(&unclaimed[p].minus(&d), &scratch[p]);
                 }
                 span.record(pos, t.workers > 0);
-                added.bump(pos, t);
+                bump(&mut added, pos, t);
             }
         }
         Some(Increment { added, pointer })
@@ -751,18 +518,18 @@ mod tests {
     fn spots_agree_with_a_btree_map() {
         let mut rng = ChaCha8Rng::seed_from_u64(7);
         for _ in 0..500 {
-            let mut spots = Spots::default();
+            let mut spots = Spots::new();
             let mut map: BTreeMap<usize, Tasks> = BTreeMap::new();
             for _ in 0..rng.random_range(0..8) {
                 let pos = rng.random_range(0..6);
                 let t = Tasks::new(rng.random_range(0..3), rng.random_range(0..2));
-                spots.bump(pos, t);
+                bump(&mut spots, pos, t);
                 let e = map.entry(pos).or_default();
                 e.workers += t.workers;
                 e.ps += t.ps;
                 assert_eq!(spots.as_slice(), &pairs(&map)[..]);
                 assert_eq!(spots.is_empty(), map.is_empty());
-                let copy = Spots::from_slice(spots.as_slice());
+                let copy = spots.clone();
                 assert_eq!(copy.as_slice(), spots.as_slice());
                 for q in 0..6 {
                     assert_eq!(at(spots.as_slice(), q), map.get(&q));

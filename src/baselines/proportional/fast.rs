@@ -74,26 +74,18 @@
 //! `tests::alike_exclusions_decide_as_one_at_a_time` does so on queues of
 //! parameter-server jobs on machines whose NICs hold one job each.
 
-use crate::model::{Architecture, Resources};
+use crate::model::Architecture;
+use crate::placement::Span;
+use crate::placement::realloc::Realloc;
 use crate::schedule::Tasks;
 
-use super::{Bidder, Market, equal_split};
-use crate::baselines::common::Shortcut;
-use crate::placement::Span;
+use super::market::{Market, equal_split};
+use super::rule::Bidder;
+use crate::baselines::common::{Shortcut, bits};
 
 /// The most workers [`Market::exclude_alike`] compares PS counts up to
 /// (beyond it nothing is skipped).
 const MAX_COUNT: u32 = 64;
-
-fn bits(r: &Resources) -> [u64; 5] {
-    [
-        r.gpus.to_bits(),
-        r.cpu_cores.to_bits(),
-        r.memory_bytes.to_bits(),
-        r.storage_bytes.to_bits(),
-        r.nic_bps.to_bits(),
-    ]
-}
 
 /// Whether `b` may stand in for `a` at a position of the last clearing
 /// that was paid for at most `most` workers, caps aside (see the
@@ -119,6 +111,26 @@ fn alike(a: &Bidder<'_>, b: &Bidder<'_>, most: u32) -> bool {
 }
 
 impl Market {
+    /// After the placement excluded bidder `x` (rule 7): the next clearing
+    /// starts from a fresh reallocation (`fresh`) — or, on the fast path,
+    /// from `realloc` restarted, with the next clearings that would each
+    /// exclude the bidder after it excluded at once
+    /// ([`Market::exclude_alike`]).
+    pub(super) fn excluded<'a>(
+        &mut self,
+        bidders: &mut [Bidder<'a>],
+        x: usize,
+        realloc: &mut Realloc<'a>,
+        fresh: impl FnOnce() -> Realloc<'a>,
+    ) {
+        if self.fast() {
+            self.exclude_alike(bidders, x);
+            realloc.restart();
+        } else {
+            *realloc = fresh();
+        }
+    }
+
     /// Whether the fast path may be taken (the tests' reference runs turn
     /// it off).
     pub(super) fn fast(&self) -> bool {

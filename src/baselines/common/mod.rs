@@ -2,6 +2,10 @@
 //! start, dominant shares, placement bookkeeping, and the actions of a
 //! from-scratch reallocation.
 
+mod shape;
+
+pub(crate) use shape::{ByShape, Shape, Standalone, bits};
+
 use crate::model::Elasticity;
 use crate::schedule::{Placement, Tasks};
 use crate::sim::{Action, JobView, SimView};
