@@ -99,19 +99,14 @@
 //! | [`experiments`] | the set-ups of the papers' experiments, one module per algorithm: generators with the papers' parameter ranges, reproductions of their figures |
 //! | [`error`] | the crate's [`Error`] |
 //!
-//! ## Algorithm catalogue
+//! ## Algorithms
 //!
-//! | system | guarantee reported | status |
-//! |---|---|---|
-//! | mixed packing–covering rounding, [`pcip`] | LP safe bound or the MIP's dual bound under a budget; per-instance Chernoff/FKG bounds; exact MIP on small instances | done |
-//! | OASiS (online primal–dual), [`algorithms::oasis`] | `OPT ≤ 2α·ALG` with validity flags; `OPT ≤ 2α_eff·ALG`; online dual bound | done |
-//! | locality-aware worker/PS placement (in the spirit of Yu et al.), online and offline batch, [`algorithms::locality`] | exact inner solver: `OPT ≤ 2α·ALG` with validity flags; LP rounding (default): `OPT ≤ 2α'ρ0·ALG` valid when every realised factor `ρ̂ ≤ ρ0`; online dual bound; offline: makespan against the LP bisection bound `T_LP` (no guarantee), exact optimum on small instances | online scheduler, both inner solvers, checker, simulator policy, baselines, offline batch variant (`LocalityBatch`), exact offline optimum, example (L-E1…L-E5), quality test and bench done; full-size reproduction pending |
-//! | SJF-BCO (ring-all-reduce with contention), [`algorithms::sjf_bco`] | closed-form lower bound (the LP relaxation's optimum), or the time-indexed ILP's dual bound on request; the paper's ratio is recorded as not valid | SJF-BCO, slot simulator, RAR-FF/LS/RAND baselines, compact and time-indexed ILPs ([`algorithms::sjf_bco::formulation`]), calibrations, example, thresholds test and bench done |
-//! | GADGET-style online ring-all-reduce scheduling with reserved bandwidth (after GADGET's abstract; the crate's own design), [`algorithms::gadget`] | exhaustive embedding: `OPT ≤ 2α·ALG` with validity flags, `OPT ≤ 2α_eff·ALG`, online dual bound; greedy embedding (default): no ratio | online scheduler, both embeddings, headroom prices, simulator policy, exact offline optimum, baselines, metrics, paper set-ups, example, overload test and bench |
-//! | SMD-style sum-of-ratios scheduling of layered PS jobs (after SMD's abstract; the crate's own design), [`algorithms::smd`] | per epoch: safe LP bound of the multiple-choice knapsack; additive guarantee with at most `d` rounded groups, validity flags | epoch program, rounding, outer selection, placement, certificate, simulator policy, baseline checks, example, reproduction and bench done |
-//!
-//! The mathematics of every algorithm, and every decision taken where a paper
-//! is ambiguous, are in the
+//! The catalogue of algorithms — what each decides, the guarantee its
+//! certificate reports and how far it is implemented — is one table, the
+//! README's [Algorithms](https://github.com/dmlsched/dmlsched#algorithms)
+//! table; [`algorithms`] lists every algorithm's type, registry name and
+//! simulator policy. The mathematics of every algorithm, and every decision
+//! taken where a paper is ambiguous, are in the
 //! [algorithms guide](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md).
 //!
 //! ## Features

@@ -72,9 +72,7 @@ mod rule;
 /// * `step` (default 1): workers added per step (0 is read as 1);
 /// * `workers_per_ps` (default `None`: [`ps_for`](super::ps_for)): workers per PS of an
 ///   elastic parameter-server job's bundles (0 is read as 1);
-/// * `placement` (default [`PlacementRule::BestFit`]; the crate's OASiS
-///   reproduction used [`PlacementRule::RoundRobin`] before best fit
-///   became every baseline's default).
+/// * `placement` (default [`PlacementRule::BestFit`]).
 ///
 /// # Complexity
 ///
