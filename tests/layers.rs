@@ -39,11 +39,15 @@ fn layer(module: &str) -> Option<u32> {
 /// The source without comments, string literals and a trailing test
 /// module.
 fn code(src: &str) -> String {
-    // A test module at the top level of the file: `#[cfg(test)]` at the
-    // start of a line, followed by a `mod` line.
-    let cut = src.match_indices("\n#[cfg(test)]\n").find_map(|(i, m)| {
-        let next = src[i + m.len()..].lines().next().unwrap_or("");
-        (next.contains("mod ") && next.trim_end().ends_with('{')).then_some(i)
+    // A test module at the top level of the file: `#[cfg(test)]` (or
+    // `#[cfg(all(test, …))]`) at the start of a line, followed by a `mod`
+    // line.
+    let cut = src.match_indices("\n#[cfg(").find_map(|(i, _)| {
+        let mut lines = src[i + 1..].lines();
+        let attr = lines.next().unwrap_or("");
+        let test = attr == "#[cfg(test)]" || attr.starts_with("#[cfg(all(test,");
+        let next = lines.next().unwrap_or("");
+        (test && next.contains("mod ") && next.trim_end().ends_with('{')).then_some(i)
     });
     let src = cut.map_or(src, |i| &src[..i]);
     let mut out = String::with_capacity(src.len());

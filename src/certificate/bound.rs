@@ -96,7 +96,7 @@ pub struct ExactInfo {
     pub status: ExactStatus,
     /// Objective of the best integer point found, if any.
     #[cfg_attr(feature = "serde", serde(with = "super::serde_inf::serde_opt_f64"))]
-    pub(crate) incumbent: Option<f64>,
+    pub incumbent: Option<f64>,
     /// A valid bound on `OPT` proven by the solve (lower when minimising,
     /// upper when maximising); equals the incumbent when optimal. May be
     /// infinite when the solve stopped before bounding anything.
@@ -104,7 +104,7 @@ pub struct ExactInfo {
     pub dual_bound: f64,
     /// Relative gap between incumbent and dual bound (`+∞` without incumbent).
     #[cfg_attr(feature = "serde", serde(with = "super::serde_inf::serde_f64"))]
-    pub(crate) rel_gap: f64,
+    pub rel_gap: f64,
     /// Wall-clock seconds spent in the exact solve.
     #[cfg_attr(feature = "serde", serde(with = "super::serde_inf::serde_f64"))]
     pub seconds: f64,

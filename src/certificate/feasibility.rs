@@ -41,14 +41,14 @@ impl ConstraintClass {
 pub struct ClassViolation {
     /// Largest absolute violation (0 when none).
     #[cfg_attr(feature = "serde", serde(with = "super::serde_inf::serde_f64"))]
-    pub(crate) max_absolute: f64,
+    pub max_absolute: f64,
     /// Row (or constraint) index of the largest absolute violation.
-    pub(crate) max_absolute_row: Option<usize>,
+    pub max_absolute_row: Option<usize>,
     /// Largest relative violation (0 when none).
     #[cfg_attr(feature = "serde", serde(with = "super::serde_inf::serde_f64"))]
-    pub(crate) max_relative: f64,
+    pub max_relative: f64,
     /// Row (or constraint) index of the largest relative violation.
-    pub(crate) max_relative_row: Option<usize>,
+    pub max_relative_row: Option<usize>,
 }
 
 impl ClassViolation {
@@ -104,19 +104,19 @@ impl Default for ClassViolation {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct FeasibilityReport {
     /// Packing rows (capacities).
-    pub(crate) packing: ClassViolation,
+    pub packing: ClassViolation,
     /// Covering rows (requirements).
-    pub(crate) covering: ClassViolation,
+    pub covering: ClassViolation,
     /// Linking rows.
-    pub(crate) linking: ClassViolation,
+    pub linking: ClassViolation,
     /// Everything else (variable bounds, schedule constraints).
-    pub(crate) other: ClassViolation,
+    pub other: ClassViolation,
     /// Bicriteria mode: packing rows only need `a·x ≤ (1+δ)p` with this δ.
     /// When set, the returned point may be better than `OPT`, so
     /// [`Certificate::check`] skips the
     /// comparisons of objective against bounds.
     #[cfg_attr(feature = "serde", serde(with = "super::serde_inf::serde_opt_f64"))]
-    pub(crate) allowed_packing_slack: Option<f64>,
+    pub allowed_packing_slack: Option<f64>,
 }
 
 impl FeasibilityReport {

@@ -23,19 +23,19 @@ pub struct Guarantee {
     /// `β·LP = 10.5`), when it has one. For a deterministic final-point
     /// guarantee: min `objective ≤ value`, max `objective ≥ value`.
     #[cfg_attr(feature = "serde", serde(with = "super::serde_inf::serde_opt_f64"))]
-    pub(crate) value: Option<f64>,
+    pub value: Option<f64>,
     /// `value` divided by the relaxation bound, when meaningful
     /// (informational).
     #[cfg_attr(feature = "serde", serde(with = "super::serde_inf::serde_opt_f64"))]
-    pub(crate) ratio: Option<f64>,
+    pub ratio: Option<f64>,
     /// A ratio-only statement: min `ALG ≤ ratio_bound·OPT`, max
     /// `OPT ≤ ratio_bound·ALG` (e.g. the `2α` of an online primal–dual run).
     #[cfg_attr(feature = "serde", serde(with = "super::serde_inf::serde_opt_f64"))]
     pub ratio_bound: Option<f64>,
     /// Deterministic, in expectation, or with a probability.
-    pub(crate) kind: GuaranteeKind,
+    pub kind: GuaranteeKind,
     /// Which point the statement is about.
-    pub(crate) scope: GuaranteeScope,
+    pub scope: GuaranteeScope,
     /// `false` when the theorem's assumptions are not met in this run.
     pub valid: bool,
     /// Why the guarantee is not valid (empty when valid).

@@ -7,25 +7,25 @@ pub struct RunInfo {
     /// Seed of the run's random streams, if random.
     pub seed: Option<u64>,
     /// Name of the portable generator (e.g. `"ChaCha8"`), if random.
-    pub(crate) generator: Option<String>,
+    pub generator: Option<String>,
     /// Number of candidate points (draws) tried; 1 for a deterministic
     /// algorithm.
-    pub(crate) trials: u32,
+    pub trials: u32,
     /// 0-based index of the trial whose point was returned.
-    pub(crate) best_trial: Option<u32>,
+    pub best_trial: Option<u32>,
     /// Scaling factor β (= λ) applied before rounding, if any.
     #[cfg_attr(feature = "serde", serde(with = "super::serde_inf::serde_opt_f64"))]
-    pub(crate) beta: Option<f64>,
+    pub beta: Option<f64>,
     /// Repair moves applied to the returned point.
-    pub(crate) repair_moves: u64,
+    pub repair_moves: u64,
     /// Number of LP solves.
     pub lp_solves: u32,
     /// Total simplex / IPM iterations over all LP solves.
-    pub(crate) lp_iterations: u64,
+    pub lp_iterations: u64,
     /// Wall-clock seconds per stage, in the order the stages ran.
     pub stage_seconds: Vec<(String, f64)>,
     /// Version of this crate that produced the certificate.
-    pub(crate) crate_version: String,
+    pub crate_version: String,
     /// Whether the timing model the decisions were built on met its
     /// accuracy target (held-out MAPE below 10%, see
     /// [`crate::calibrate::Predictor::validated`]): `None` when the run was

@@ -272,21 +272,21 @@ impl Default for SyntheticOptions {
 #[derive(Debug, Clone, PartialEq)]
 pub struct PhillyWindowOptions {
     /// The Pollux Philly CSV (`None`: `$DMLSCHED_TRACES/philly.csv`).
-    pub(crate) trace: Option<PathBuf>,
+    pub trace: Option<PathBuf>,
     /// First submit date, `YYYY-MM-DD` (default 2017-11-01).
-    pub(crate) start: String,
+    pub start: String,
     /// Jobs in the window (default 1,000).
-    pub(crate) jobs: usize,
+    pub jobs: usize,
     /// Longest duration kept, seconds (default 86,400).
-    pub(crate) max_duration_s: f64,
+    pub max_duration_s: f64,
     /// Most GPUs kept (default 32).
-    pub(crate) max_gpus: u32,
+    pub max_gpus: u32,
     /// Slot length, seconds (default 300).
-    pub(crate) slot_length_s: f64,
+    pub slot_length_s: f64,
     /// Slots after the last arrival's slot (default 288: one day).
-    pub(crate) tail_slots: u32,
+    pub tail_slots: u32,
     /// Servers of 8 GPUs (default 32).
-    pub(crate) servers: u32,
+    pub servers: u32,
 }
 
 impl PhillyWindowOptions {

@@ -714,20 +714,20 @@ pub struct SolveOptions {
     /// thread pool). With 1, HiGHS's `parallel` option is also turned off.
     pub threads: u32,
     /// Solver random seed (HiGHS `random_seed`), `0..=2³¹−1`; default 0.
-    pub(crate) seed: u32,
+    pub seed: u32,
     /// Run presolve (default `true`).
     pub presolve: bool,
     /// Solve integer columns as continuous, i.e. the LP relaxation (default
     /// `false`).
-    pub(crate) relax_integrality: bool,
+    pub relax_integrality: bool,
     /// Let the solver print its log to the console (default `false`: quiet).
-    pub(crate) verbose: bool,
+    pub verbose: bool,
     /// Most branch-and-bound nodes of a MIP solve (HiGHS `mip_max_nodes`),
     /// `1..=2³¹−1`; `None` (default) means no limit. Unlike a time limit it
     /// stops every run at the same point, so a node-limited solve is
     /// repeatable. A solve that reaches it ends with a limit status
     /// ([`LpStatus::SolutionLimit`] in HiGHS 1.15), not an error.
-    pub(crate) mip_max_nodes: Option<u32>,
+    pub mip_max_nodes: Option<u32>,
 }
 
 impl Default for SolveOptions {

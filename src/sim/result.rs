@@ -339,7 +339,7 @@ pub struct SimResult {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct RunSummary {
     /// The policy's name.
-    pub(crate) policy: String,
+    pub policy: String,
     /// Jobs in the instance.
     pub jobs: usize,
     /// Jobs completed.
@@ -358,13 +358,13 @@ pub struct RunSummary {
     /// Mean JCT over the `completed` jobs, seconds (`NaN` if none).
     pub avg_jct_s: f64,
     /// Median JCT (nearest-rank), seconds.
-    pub(crate) p50_jct_s: f64,
+    pub p50_jct_s: f64,
     /// 95th percentile JCT (nearest-rank), seconds.
     pub p95_jct_s: f64,
     /// 99th percentile JCT (nearest-rank), seconds.
     pub p99_jct_s: f64,
     /// Mean queueing delay over started jobs, seconds.
-    pub(crate) avg_queueing_s: f64,
+    pub avg_queueing_s: f64,
     /// Last completion minus first arrival, seconds.
     pub makespan_s: f64,
     /// Mean fraction of GPUs allocated between the first arrival and the
@@ -375,7 +375,7 @@ pub struct RunSummary {
     /// Total preemptions.
     pub preemptions: u64,
     /// Wall-clock seconds inside the policy.
-    pub(crate) decision_time_s: f64,
+    pub decision_time_s: f64,
     /// A proven upper bound on the total utility any schedule could earn,
     /// from the policy's certificate ([`Policy::finish`](super::Policy::finish)),
     /// when the policy gives one with a valid bound; `None` from
@@ -389,7 +389,7 @@ pub struct RunSummary {
     /// ([`ResourceUse::binding`]); `None` from [`SimResult::summary`], which
     /// knows no capacity ([`RunSummary::with_resource_use`] sets it).
     #[cfg_attr(feature = "serde", serde(default))]
-    pub(crate) binding: Option<(String, f64)>,
+    pub binding: Option<(String, f64)>,
 }
 
 impl RunSummary {

@@ -113,8 +113,8 @@ pub struct GadgetServer {
     pub nic: f64,
     /// Internal bandwidth, bytes per second.
     pub(crate) intra_bps: f64,
-    /// Index of the server's internal bandwidth in
-    /// [`GadgetCluster::intra_classes`].
+    /// Index of the server's internal-bandwidth class: servers of equal
+    /// internal bandwidth share one, numbered in increasing bandwidth.
     pub class: u32,
 }
 

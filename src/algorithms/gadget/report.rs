@@ -53,9 +53,9 @@ pub struct JobRecord {
     /// The job.
     pub job: JobId,
     /// Its tenant.
-    pub(crate) tenant: Option<String>,
+    pub tenant: Option<String>,
     /// Arrival slot `a`.
-    pub(crate) arrival: u32,
+    pub arrival: u32,
     /// Fairness weight `ω`, frozen at arrival.
     pub omega: f64,
     /// `v̄`: its best value alone on the empty cluster (`None` when it has
@@ -63,9 +63,9 @@ pub struct JobRecord {
     pub best_value: Option<f64>,
     /// `d^min`: its shortest duration on the empty cluster, slots (`None`
     /// when no shape embeds within the horizon).
-    pub(crate) min_slots: Option<u32>,
+    pub min_slots: Option<u32>,
     /// The workers of that shortest shape (`None` with `min_slots`).
-    pub(crate) min_workers: Option<u32>,
+    pub min_workers: Option<u32>,
     /// `F^req`.
     pub iterations_requested: u64,
     /// `F^eff` at the requested worker count.

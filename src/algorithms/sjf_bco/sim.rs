@@ -49,11 +49,11 @@ pub enum StartRule {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SlotSimOptions {
     /// Fractional (default) or whole iterations per slot.
-    pub(crate) progress: ProgressMode,
+    pub progress: ProgressMode,
     /// When a job may start.
-    pub(crate) start_rule: StartRule,
+    pub start_rule: StartRule,
     /// The run fails once simulated time passes this many slots.
-    pub(crate) max_slots: u64,
+    pub max_slots: u64,
 }
 
 /// The outcome of a slot simulation (all jobs arrive at slot 0, so a job's

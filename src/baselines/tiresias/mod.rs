@@ -26,7 +26,7 @@ use fast::Shapes;
 /// # Rule
 ///
 /// * **Attained service** `S_j` is the job's GPU-seconds so far,
-///   [`JobView::attained_gpu_s`] (GPUs held × time, the "2D" of 2D-LAS).
+///   [`JobView::attained_gpu_s`](crate::sim::JobView::attained_gpu_s) (GPUs held × time, the "2D" of 2D-LAS).
 /// * **Queues** `Q_0 … Q_{K−1}` with thresholds `0 = T_0 < T_1 < … <
 ///   T_{K−1}`: the job is in the queue of the largest `T_k ≤ S_j`, that is
 ///   queue `#{k ≥ 1 : T_k ≤ S_j}`. [`Tiresias::thresholds`] lists `T_1 …
@@ -48,7 +48,7 @@ use fast::Shapes;
 ///   start preempts only when it must. Jobs are never resized.
 /// * **Starvation guard** (off by default): with `starve_factor = Some(f)`,
 ///   a paused job that has waited at least `f ×` its last run
-///   ([`JobView::last_run_s`]) moves back to `Q_0`: its attained service is
+///   ([`JobView::last_run_s`](crate::sim::JobView::last_run_s)) moves back to `Q_0`: its attained service is
 ///   counted again from that moment (the policy remembers the offset).
 ///
 /// **What is never preempted.** Running jobs that are not preemptible keep
