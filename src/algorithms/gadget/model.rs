@@ -114,7 +114,7 @@ pub struct GadgetServer {
     /// Internal bandwidth, bytes per second.
     pub(crate) intra_bps: f64,
     /// Index of the server's internal bandwidth in
-    /// [`GadgetCluster::intra_classes`].
+    /// `GadgetCluster::intra_classes`.
     pub class: u32,
 }
 
