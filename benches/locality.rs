@@ -34,7 +34,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
-use dmlsched::algorithms::locality::{Locality, LocalityJob, LocalityOracle, LocalityParams, sub};
+use dmlsched::algorithms::locality::{Locality, LocalityJob, LocalityOracle, LocalityParams};
+use dmlsched::experiments::locality::quality::loc_sub;
 use dmlsched::experiments::locality::{LocalityWorkload, generate};
 use dmlsched::lp::SolveOptions;
 use dmlsched::model::Instance;
@@ -92,14 +93,13 @@ fn middle_program(
     view: &PriceView<'_>,
 ) -> (PcProblem, u32) {
     let cluster = oracle.cluster();
-    let cells = sub::cells(job, cluster, view);
     let first = job.arrival + job.delta_min(cluster);
     let last = job.end.min(view.horizon() - 1);
     let t = first + (last.max(first) - first) / 2;
-    let s = sub::build(job, &cells, t)
+    let problem = loc_sub(job, cluster, view, t)
         .expect("builds")
         .expect("the job has columns at its middle deadline");
-    (s.problem, t)
+    (problem, t)
 }
 
 /// Every later job's decision alone at the state, printed as quantiles;

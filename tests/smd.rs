@@ -431,6 +431,11 @@ fn raw_strategy(max_n: usize) -> impl Strategy<Value = (EpochProblem, Vec<Group>
     })
 }
 
+/// The library's relative tolerance of capacity rows (crate-private):
+/// usage `a` fits `C` when `a ≤ C + 10⁻⁹·max(C, 1)`.
+#[cfg_attr(not(feature = "highs"), allow(dead_code))]
+const CAPACITY_TOL: f64 = 1e-9;
+
 /// The optimum by enumeration of the unpruned groups `gs` over the
 /// capacity of `p` (small programs only).
 #[cfg_attr(not(feature = "highs"), allow(dead_code))]

@@ -120,13 +120,13 @@ impl Guarantee {
         )
     }
 
-    /// Sets [`Guarantee::value`].
+    /// Sets the guarantee's value.
     pub fn with_value(mut self, value: f64) -> Self {
         self.value = Some(value);
         self
     }
 
-    /// Sets [`Guarantee::ratio`].
+    /// Sets the guarantee's ratio.
     pub fn with_ratio(mut self, ratio: f64) -> Self {
         self.ratio = Some(ratio);
         self

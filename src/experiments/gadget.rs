@@ -109,31 +109,31 @@ use crate::trace::{
 };
 
 /// GPUs per server in both scenarios.
-pub const GPUS_PER_SERVER: u32 = 8;
+pub(crate) const GPUS_PER_SERVER: u32 = 8;
 /// NIC line rate of a server, Gbit/s per direction.
-pub const NIC_GBPS: f64 = 25.0;
+pub(crate) const NIC_GBPS: f64 = 25.0;
 /// Bandwidth inside a server, GB/s.
-pub const INTERNAL_GB_PER_S: f64 = 150.0;
+pub(crate) const INTERNAL_GB_PER_S: f64 = 150.0;
 /// Jobs of the synthetic scenario at load 1.
-pub const JOBS_PER_LOAD: f64 = 400.0;
+pub(crate) const JOBS_PER_LOAD: f64 = 400.0;
 /// Target duration range of a synthetic job, slots (drawn log-uniformly).
-pub const TARGET_SLOTS: (f64, f64) = (5.0, 120.0);
+pub(crate) const TARGET_SLOTS: (f64, f64) = (5.0, 120.0);
 /// Range of the convergence share `ζ = F^conv / F^req`.
-pub const CONVERGENCE_SHARE: (f64, f64) = (0.6, 1.0);
+pub(crate) const CONVERGENCE_SHARE: (f64, f64) = (0.6, 1.0);
 /// Range of the reserved ring bandwidth `b`, Gbit/s per direction.
-pub const RESERVED_GBPS: (f64, f64) = (1.0, 5.0);
+pub(crate) const RESERVED_GBPS: (f64, f64) = (1.0, 5.0);
 /// Range of the utility scale `g1`.
-pub const G1: (f64, f64) = (1.0, 100.0);
+pub(crate) const G1: (f64, f64) = (1.0, 100.0);
 /// Range of `σ` in the midpoint `g3 = ⌈σ·d^min⌉`.
-pub const MIDPOINT_FACTOR: (f64, f64) = (1.0, 2.0);
+pub(crate) const MIDPOINT_FACTOR: (f64, f64) = (1.0, 2.0);
 /// Range of `c` in `g2 = c/d^min` for time-sensitive jobs.
-pub const STEEPNESS_SENSITIVE: (f64, f64) = (0.5, 5.0);
+pub(crate) const STEEPNESS_SENSITIVE: (f64, f64) = (0.5, 5.0);
 /// Range of `c` in `g2 = c/d^min` for time-critical jobs.
-pub const STEEPNESS_CRITICAL: (f64, f64) = (20.0, 30.0);
+pub(crate) const STEEPNESS_CRITICAL: (f64, f64) = (20.0, 30.0);
 /// Tenants of the synthetic scenario.
-pub const TENANTS: u32 = 8;
+pub(crate) const TENANTS: u32 = 8;
 /// The share of the energy variant: `e = 0.01 · median g1/(G·d^min)`.
-pub const ENERGY_SHARE: f64 = 0.01;
+pub(crate) const ENERGY_SHARE: f64 = 0.01;
 /// The environment variable naming the folder of the public traces.
 pub const TRACES_ENV: &str = "DMLSCHED_TRACES";
 /// The Philly file in that folder.

@@ -6,6 +6,10 @@
 //! ms160-like generators, arrival processes, recipes) live in
 //! [`crate::trace`]; what is specific to one paper's evaluation lives here.
 //!
+//! This is an unstable API: paper set-ups may change in any release. The
+//! placement benchmark family ([`placement`]) and the papers' constants
+//! and generators are offered for reproductions and benches only.
+//!
 //! | module | paper | contents |
 //! |---|---|---|
 //! | [`oasis`] | Bao, Peng, Wu, Li, "Online Job Scheduling in Distributed Machine Learning Clusters", IEEE INFOCOM 2018 | OASiS-like parameter-server workloads ([`oasis::oasis_like_ps_jobs`]) and the seeded generator of the paper's Figures 3, 5 and 6 ([`oasis::repro`]) |

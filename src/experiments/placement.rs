@@ -40,10 +40,10 @@ use crate::pcip::{MAX_VARS, PcBuilder, PcError, PcProblem};
 pub const BENCH_SIZES: [(usize, usize); 3] = [(50, 20), (200, 50), (500, 100)];
 
 /// Upper bound of every worker count.
-pub const MAX_WORKERS: u32 = 8;
+pub(crate) const MAX_WORKERS: u32 = 8;
 
 /// Headroom of the capacities over the even-spread loads.
-pub const CAPACITY_FACTOR: f64 = 1.3;
+pub(crate) const CAPACITY_FACTOR: f64 = 1.3;
 
 /// The placement program of `jobs × machines` with data drawn from `seed`
 /// (module docs).

@@ -24,7 +24,7 @@
 //! servers first (`O_s` uniform in {4, 8, 16, 32}), then 160 jobs with ids
 //! 0..159 in the order 80×1, 14×2, 26×4, 30×8, 8×16, 2×32 GPUs (644 GPUs),
 //! each with its `(τ⁰, F)` (or its model, then `F`). All jobs arrive at slot
-//! 0. The instance's horizon is [`INSTANCE_HORIZON_SLOTS`], far beyond the
+//! 0. The instance's horizon is 100 000 slots, far beyond the
 //! search horizons `T` of the experiments (1200 and 1500 slots), so that
 //! schedules ending after `T` can still be written and checked.
 
@@ -39,13 +39,13 @@ use crate::model::{
 use crate::trace::catalog::{MS160_GPU_COUNTS, MS160_MODELS};
 
 /// The instance horizon of [`paper_instance`], slots.
-pub const INSTANCE_HORIZON_SLOTS: u32 = 100_000;
+pub(crate) const INSTANCE_HORIZON_SLOTS: u32 = 100_000;
 /// `T` of the paper's Figures 4, 5 and 7 (20 servers).
 pub const HORIZON_20: u64 = 1200;
 /// `T` of the paper's Figure 6 (10, 15 and 20 servers).
 pub const HORIZON_FIG6: u64 = 1500;
 /// XORed into an instance's seed to seed RAND's generator.
-pub const RAND_SEED_XOR: u64 = 0x5241_4E44;
+pub(crate) const RAND_SEED_XOR: u64 = 0x5241_4E44;
 
 /// Server sizes drawn uniformly.
 const SERVER_GPUS: [u32; 4] = [4, 8, 16, 32];

@@ -98,7 +98,7 @@ pub enum ColumnKind {
     #[default]
     Continuous,
     /// Any integer value within the column's bounds. Solved as continuous when
-    /// [`SolveOptions::relax_integrality`] is set.
+    /// `relax_integrality` is set.
     Integer,
 }
 
@@ -746,7 +746,7 @@ impl Default for SolveOptions {
 }
 
 impl SolveOptions {
-    /// Largest accepted [`seed`](Self::seed) (HiGHS takes a non-negative
+    /// Largest accepted `seed` (HiGHS takes a non-negative
     /// 32-bit signed integer).
     pub const MAX_SEED: u32 = i32::MAX as u32;
 
@@ -973,7 +973,7 @@ pub struct LpSolution {
     /// incumbent).
     pub mip_gap: Option<f64>,
     /// Whether the program was solved as a MIP (it has integer columns and
-    /// [`SolveOptions::relax_integrality`] was off).
+    /// `relax_integrality` was off).
     pub is_mip: bool,
     /// Wall-clock seconds spent in the solver adapter (building the solver's
     /// model and solving).

@@ -9,9 +9,9 @@ use crate::model::units::Num;
 use super::error::OnlineError;
 
 /// Relative tolerance of the capacity check `g + q ≤ c·(1 + 1e-9) + 1e-12`.
-pub const CAPACITY_REL_TOL: f64 = 1e-9;
+pub(crate) const CAPACITY_REL_TOL: f64 = 1e-9;
 /// Absolute tolerance of the capacity check `g + q ≤ c·(1 + 1e-9) + 1e-12`.
-pub const CAPACITY_ABS_TOL: f64 = 1e-12;
+pub(crate) const CAPACITY_ABS_TOL: f64 = 1e-12;
 
 /// Identifier of a pool of machines that share `L_κ` and `U_κ^r`
 /// (index into [`Ledger::pool_capacity_sum`] and the bounds).

@@ -133,7 +133,7 @@ pub use bounds::{
 };
 pub use engine::{Decision, JobOutcome, OnlinePrimalDual, PdOptions, RejectReason, RunReport};
 pub use error::OnlineError;
-pub use ledger::{CAPACITY_ABS_TOL, CAPACITY_REL_TOL, Ledger, PoolId, ResourceId};
+pub use ledger::{Ledger, PoolId, ResourceId};
 pub use offline::{OfflineResult, proven_upper_bound};
 pub use oracle::{
     Consumption, DeadlineBound, OracleQuality, PricingOracle, Reservation, Response,

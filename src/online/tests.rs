@@ -3,6 +3,7 @@
 use super::*;
 use crate::certificate::BoundKind;
 use crate::model::MachineId;
+use crate::online::ledger::{CAPACITY_ABS_TOL, CAPACITY_REL_TOL};
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 

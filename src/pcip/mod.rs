@@ -7,7 +7,12 @@ mod bounds;
 mod error;
 #[cfg(feature = "serde")]
 mod io;
-pub mod known_answers;
+/// The known-answer programs KA1–KA6, test fixtures in one file shared
+/// with the integration tests (KA6 is used by those only).
+#[cfg(test)]
+#[allow(dead_code)]
+#[path = "../../tests/common/known_answers.rs"]
+pub(crate) mod known_answers;
 mod neighbourhood;
 mod problem;
 mod relax;
@@ -15,6 +20,9 @@ mod repair;
 mod rounding;
 mod solver;
 mod structure;
+
+#[cfg(test)]
+use crate::certificate::Sense;
 
 pub use bounds::{Beta, RowBounds};
 pub use error::{Field, GroupIssue, PcError, RepairFailure, RowClass, RowRef, RowReport};

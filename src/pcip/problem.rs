@@ -39,11 +39,11 @@ pub enum ColKind {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RowLabels {
     /// One per packing row (or empty).
-    pub(crate) packing: Vec<String>,
+    pub packing: Vec<String>,
     /// One per covering row (or empty).
-    pub(crate) covering: Vec<String>,
+    pub covering: Vec<String>,
     /// One per linking row (or empty).
-    pub(crate) linking: Vec<String>,
+    pub linking: Vec<String>,
 }
 
 /// One class of rows: CSR for row sums, CSC for column walks.

@@ -284,13 +284,13 @@ fn end_cell(end: &JobEnd) -> &'static str {
 /// | `gpu_utilization` | mean fraction of GPUs allocated |
 /// | `total_utility` | sum of the jobs' utilities |
 /// | `preemptions` | total |
-/// | `solver_time_s` | [`RunSummary::decision_time_s`]: wall-clock seconds inside the policy (not reproducible) |
+/// | `solver_time_s` | `RunSummary::decision_time_s`: wall-clock seconds inside the policy (not reproducible) |
 /// | `crate_version` | the version of `dmlsched` that wrote the row |
 /// | `unfinished` | jobs neither completed nor rejected ([`RunSummary::unfinished`]) |
 /// | `unfinished_never_admitted`, `unfinished_no_room`, `unfinished_horizon`, `unfinished_stalled` | the unfinished jobs by [`Unfinished`] reason (they add up to `unfinished`) |
 /// | `stalled` | `true` when the run stalled ([`SimResult::stalled`]) |
 /// | `utility_bound` | [`RunSummary::utility_bound`]: the policy's proven bound on the total utility; empty without one |
-/// | `binding_resource`, `binding_share` | [`RunSummary::binding`]: the resource with the largest mean share held (`GPU`, `CPU`, `memory`, `NIC`) and that share; empty without one |
+/// | `binding_resource`, `binding_share` | `RunSummary::binding`: the resource with the largest mean share held (`GPU`, `CPU`, `memory`, `NIC`) and that share; empty without one |
 ///
 /// The columns after `crate_version` came later; the earlier ones keep
 /// their positions.

@@ -393,7 +393,7 @@ pub struct RunSummary {
 }
 
 impl RunSummary {
-    /// The summary with [`binding`](Self::binding) set from the run's
+    /// The summary with `binding` set from the run's
     /// resource use ([`SimResult::resource_use`]).
     #[must_use]
     pub fn with_resource_use(mut self, used: &ResourceUse) -> Self {

@@ -1,9 +1,14 @@
-//! Shared test helpers: the packing–covering known-answer instances (they
-//! live in the library, `dmlsched::pcip::known_answers`, re-exported here)
-//! and the watchdog of the robustness tests.
+//! Shared test helpers: the packing–covering known-answer instances
+//! (`known_answers.rs`, which the library's unit tests include too) and
+//! the watchdog of the robustness tests.
 #![allow(unused_imports)]
 
-pub use dmlsched::pcip::known_answers::*;
+use dmlsched::certificate::Sense;
+use dmlsched::pcip::{PcBuilder, PcProblem, RowLabels};
+
+#[allow(dead_code)]
+pub mod known_answers;
+pub use known_answers::*;
 
 /// Runs `f` on its own thread and waits at most `secs` seconds for it.
 ///

@@ -52,7 +52,7 @@
 //! ```
 //!
 //! plus `Σ z^D ≤ max_ps` when the job's PS cap binds. Cells where not even
-//! one unit fits have no column ([`sub`]).
+//! one unit fits have no column.
 //!
 //! # The solver
 //!
@@ -65,7 +65,7 @@
 //! (HiGHS, its safe dual bound is `LB(t̂)`), skips the deadline when
 //! `f − LB` cannot beat the best payoff, and otherwise solves LOC-SUB
 //! with the inner solver: by default LP rounding ([`InnerSolver::LpRound`],
-//! module [`round`]: structured rounding with one choice group per slot,
+//! structured rounding with one choice group per slot,
 //! PSs derived from the rounded workers, repair with the model's moves,
 //! the cheapest of 8 draws, a price-aware greedy when all fail), or
 //! exactly with the HiGHS MIP solver ([`InnerSolver::ExactMip`]: relative
@@ -158,9 +158,11 @@ mod offline;
 mod oracle;
 mod plan;
 mod policy;
-pub mod round;
+pub(crate) mod round;
 mod session;
-pub mod sub;
+pub(crate) mod sub;
+#[cfg(all(test, feature = "highs"))]
+mod tests_internal;
 mod verify;
 
 use std::time::Instant;

@@ -412,7 +412,7 @@ fn check_size(
 /// # The formulation
 ///
 /// Every job `i` (arrival order) brings its LOC-SUB columns over its window
-/// at zero prices and full capacities ([`sub::cells`], [`sub::build`]):
+/// at zero prices and full capacities (as the oracle's):
 /// `y^L_{i,h,t}`, `u_{i,h,t}`, `y^D_{i,h,t}`, `z^D_{i,h,t}`, `v_{i,t}` with
 /// the bounds `Ȳ^L`, `Ȳ^D`, `Z̄^D` of the empty cluster, and all LOC-SUB
 /// rows (own capacity, `N`, one configuration, the links, bandwidth, PS

@@ -48,8 +48,7 @@ pub const MAX_DRAWS: u32 = 1 << 16;
 pub enum InnerSolver {
     /// LP relaxation, then `draws` draws of structured rounding (one choice
     /// group per slot, scaling `λ_k = lambdas[k mod 8]`), PSs derived from
-    /// the rounded workers, repair with the model's moves
-    /// ([`round`](super::round)); the cheapest plan that passes the
+    /// the rounded workers, repair with the model's moves; the cheapest plan that passes the
     /// checker is kept, and the price-aware greedy (grow and prune from the
     /// all-IDLE point) runs when every draw fails. Responses are
     /// cost-approximate: the LP bounds give the realised factor `ρ̂_i`.
@@ -321,8 +320,9 @@ impl LocalityOracle {
     }
 
     /// The oracle with run seed `seed` for LP rounding (draw `k` of the job
-    /// at position `i` at deadline `t̂` uses
-    /// [`draw_seed`](super::round::draw_seed)`(seed, i, t̂, k)`).
+    /// at position `i` at deadline `t̂` is seeded with
+    /// `splitmix64(seed ⊕ i·K1 ⊕ t̂·K2 ⊕ k)`, `K1`, `K2` two fixed odd
+    /// constants).
     pub fn with_seed(mut self, seed: u64) -> Self {
         self.seed = seed;
         self

@@ -167,7 +167,7 @@ fn at(x: &[f64], j: usize) -> u32 {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Drawn {
     /// The repaired plan.
-    pub plan: LocalityPlan,
+    pub(crate) plan: LocalityPlan,
     /// What the repair did.
     pub(crate) repair: RepairReport,
 }

@@ -257,9 +257,9 @@ pub struct LocSub {
     /// The deadline `t̂` (0-based): slots `a_i..=t̂`.
     pub(crate) deadline: u32,
     /// The program.
-    pub problem: PcProblem,
+    pub(crate) problem: PcProblem,
     /// Its columns.
-    pub index: ColumnIndex,
+    pub(crate) index: ColumnIndex,
 }
 
 /// The columns of slots `first..=deadline`, with objective and upper

@@ -57,7 +57,7 @@ pub struct Candidate {
 }
 
 /// The capacity rows of an epoch: the resource kinds some job demands.
-pub fn capacity_rows(instance: &Instance, jobs: &[EpochJob]) -> Vec<ResourceKind> {
+pub(crate) fn capacity_rows(instance: &Instance, jobs: &[EpochJob]) -> Vec<ResourceKind> {
     ResourceKind::ALL
         .into_iter()
         .filter(|&kind| {
@@ -223,7 +223,7 @@ struct Prepared {
 /// remaining work; [`SmdError::JobNeverFits`] when one worker and one PS
 /// exceed the whole cluster; the errors of [`candidates`] and
 /// [`wait_charges`]; [`SmdError::TooLarge`] beyond `params.max_columns`.
-pub fn build_problem(
+pub(crate) fn build_problem(
     instance: &Instance,
     jobs: &[EpochJob],
     free: &Resources,
@@ -323,7 +323,7 @@ fn group_of(p: Prepared, wait_cost: f64) -> Group {
 
 /// The key of `job` in the shortest-remaining-first order of an epoch
 /// program: its best standalone time `min_k ρ(k)` over the candidates that
-/// fit the whole cluster `total` (what [`build_problem`] orders by and
+/// fit the whole cluster `total` (what `build_problem` orders by and
 /// charges waits with), for `remaining_work`.
 ///
 /// # Errors

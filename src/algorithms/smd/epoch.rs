@@ -167,8 +167,8 @@ fn check_free(instance: &Instance, free: &[Resources]) -> Result<Resources, SmdE
 /// # Errors
 ///
 /// [`SmdError::InvalidInput`] for a `free` of the wrong length or with a
-/// NaN, infinite or negative entry; the errors of
-/// [`build_problem`](super::build_problem) and [`select`](super::select).
+/// NaN, infinite or negative entry; the errors of building the epoch
+/// program and of [`select`](super::select).
 pub fn epoch(
     instance: &Instance,
     free: &[Resources],

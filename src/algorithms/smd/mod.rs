@@ -107,14 +107,15 @@ mod select;
 mod solve;
 mod window;
 
-pub use build::{Candidate, EpochJob, build_problem, candidates, capacity_rows};
+pub(crate) use build::build_problem;
+pub use build::{Candidate, EpochJob, candidates};
 pub use epoch::{GUARANTEE, SmdDecision, SmdEpoch, SmdEpochReport, epoch};
 pub use error::SmdError;
 pub use params::{
     DEFAULT_WINDOW, ExactMode, MAX_PERMUTATION_GROUPS, Selection, SmdParams, WaitCharge,
 };
 pub use policy::SmdScheduler;
-pub use problem::{CAPACITY_TOL, EpochOption, EpochProblem, Group, WaitJob, wait_charges};
+pub use problem::{EpochOption, EpochProblem, Group, WaitJob, wait_charges};
 pub use run::{Smd, SmdReport, check_slotted};
 pub use select::{PlanMode, Selected, evaluate_plan, select};
 pub use solve::{FRACTION_TOL, LpRelaxation, McmdkSolution, Plan, solve_mcmdk};

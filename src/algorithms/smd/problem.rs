@@ -90,7 +90,7 @@ pub struct EpochProblem {
 
 /// Relative tolerance of the capacity rows: usage `a` fits capacity `C`
 /// when `a ≤ C + 10⁻⁹·max(C, 1)`.
-pub const CAPACITY_TOL: f64 = 1e-9;
+pub(crate) const CAPACITY_TOL: f64 = 1e-9;
 
 /// `C + 10⁻⁹·max(C, 1)`.
 pub(crate) fn loosened(c: f64) -> f64 {
@@ -245,7 +245,7 @@ impl EpochProblem {
     }
 
     /// The Lagrangian bound `LB(π) = Σ_i min_{k∈K_i∪{0}} (c_i(k) + π·a_i(k))
-    /// − π·C` (capacities with [`CAPACITY_TOL`]): a lower bound on the
+    /// − π·C` (capacities with a relative tolerance of 10⁻⁹): a lower bound on the
     /// optimum for any prices `π ≥ 0`, one per row.
     ///
     /// # Errors
@@ -266,8 +266,8 @@ impl EpochProblem {
         Ok(super::solve::safe_bound(self, &all, prices, 0.0))
     }
 
-    /// Whether a plan fits the capacity of every row (with
-    /// [`CAPACITY_TOL`]).
+    /// Whether a plan fits the capacity of every row (usage `a` fits `C`
+    /// when `a ≤ C + 10⁻⁹·max(C, 1)`).
     pub fn fits(&self, plan: &[Option<usize>]) -> bool {
         plan.len() == self.groups.len()
             && (0..self.rows()).all(|r| {

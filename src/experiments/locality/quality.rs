@@ -44,7 +44,7 @@ use crate::model::{
     Cluster, Instance, Job, JobId, Machine, MachineId, PsJob, Resources, SyncMode, Utility,
 };
 use crate::online::{PriceView, ResourceId};
-use crate::pcip::{PcError, solve_lp};
+use crate::pcip::{PcError, PcProblem, solve_lp};
 
 use super::{LocalityWorkload, MODELS};
 
@@ -161,6 +161,24 @@ fn case_view(rng: &mut ChaCha8Rng, h: usize, slots: u32) -> PriceView<'static> {
         },
         move |mm, r, t| cap_vec[usize::from(r.0)] * fill2[at(mm, r, t)],
     )
+}
+
+/// LOC-SUB of `job` at deadline `deadline` under `view`'s prices and
+/// residuals: the program the oracle's inner solver takes (its LP
+/// relaxation gives the oracle's bound), or `None` when the job has no
+/// column by that deadline. For benchmarks of the program.
+///
+/// # Errors
+///
+/// A program the packing–covering engine rejects (none from a valid job).
+pub fn loc_sub(
+    job: &LocalityJob,
+    cluster: &LocalityCluster,
+    view: &PriceView<'_>,
+    deadline: u32,
+) -> crate::Result<Option<PcProblem>> {
+    let cells = sub::cells(job, cluster, view);
+    Ok(sub::build(job, &cells, deadline)?.map(|s| s.problem))
 }
 
 /// The case drawn from `seed`; `Ok(None)` when no deadline of its window

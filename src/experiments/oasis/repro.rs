@@ -119,10 +119,10 @@ pub const PS_SERVER_TYPE: ServerType = ServerType {
 pub const SERVER_STORAGE_GB: f64 = 1000.0;
 
 /// Server NIC bandwidth range, Gbit/s, drawn uniformly (continuous).
-pub const SERVER_NIC_GBPS: (f64, f64) = (20.0, 50.0);
+pub(crate) const SERVER_NIC_GBPS: (f64, f64) = (20.0, 50.0);
 
 /// Cap on the fixed size of [`fixed_sizes`]: `n_i ~ U{1..min(30, N_i)}`.
-pub const FIXED_SIZE_CAP: u32 = 30;
+pub(crate) const FIXED_SIZE_CAP: u32 = 30;
 
 /// Which sampled jobs [`generate`] keeps. Drawn literally from the paper's
 /// ranges, most jobs cannot finish within their target or the horizon, so

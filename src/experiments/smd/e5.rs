@@ -75,7 +75,7 @@ pub struct E5Row {
 ///
 /// # Errors
 ///
-/// As [`generate`], [`build_problem`] and [`solve_mcmdk`]; a size of 0 or
+/// As [`generate`], building the epoch program and [`solve_mcmdk`]; a size of 0 or
 /// above 30 is [`SmdError::InvalidOption`](crate::algorithms::smd::SmdError::InvalidOption).
 pub fn run_e5(opts: &E5Options) -> crate::Result<Vec<E5Row>> {
     if let Some(&n) = opts.sizes.iter().find(|&&n| n == 0 || n > 30) {

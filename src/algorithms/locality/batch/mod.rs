@@ -450,7 +450,7 @@ impl LocalityBatch {
     /// rounding step, for tests and measurements): every job's plan from
     /// the first draw that succeeds, `None` when none does or the LP of
     /// `P(slots)` is infeasible. Draw `k` uses the stream
-    /// [`draw_seed`]`(seed, 0, slots, k)`.
+    /// `draw_seed(seed, 0, slots, k)`.
     ///
     /// # Errors
     ///

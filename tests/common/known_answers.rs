@@ -1,6 +1,9 @@
 //! The hand-computed known-answer programs KA1–KA6 (the instances of
-//! `examples/pcip/`), as
-//! reference instances for tests of this engine and of other solvers.
+//! `examples/pcip/`), test fixtures of the packing–covering engine. One
+//! file serves both kinds of tests: the integration tests declare it in
+//! `tests/common/mod.rs`, the library's unit tests include it as the
+//! crate-private `pcip::known_answers` (`#[cfg(test)]`). The parent module
+//! brings `PcBuilder`, `PcProblem`, `RowLabels` and `Sense` into scope.
 //!
 //! Every value below was computed exactly by hand (LP optima
 //! certified by rational primal–dual pairs, integer optima by enumeration)
@@ -16,8 +19,7 @@
 //! | [`ka5`] mixed placement (plain greedy repair stalls; its unblocking step recovers) | min | 25/2 at (½,3/2,2,½) | 15 at (1,1,2,1) |
 //! | [`ka6_infeasible`] | min | infeasible | — |
 
-use super::{PcBuilder, PcProblem, RowLabels};
-use crate::certificate::Sense;
+use super::{PcBuilder, PcProblem, RowLabels, Sense};
 
 /// The data below are constants that pass validation (asserted by tests).
 const VALID: &str = "known-answer programs are valid";
