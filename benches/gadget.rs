@@ -44,12 +44,13 @@ struct State {
 }
 
 fn scenario() -> GadgetScenario {
-    GadgetScenario::Synthetic(SyntheticOptions {
-        load: 2.0,
-        servers: 64,
-        horizon_slots: 300,
-        arrival_slots: 250,
-        ..SyntheticOptions::default()
+    GadgetScenario::Synthetic({
+        let mut built = SyntheticOptions::default();
+        built.load = 2.0;
+        built.servers = 64;
+        built.horizon_slots = 300;
+        built.arrival_slots = 250;
+        built
     })
 }
 

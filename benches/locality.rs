@@ -65,10 +65,8 @@ struct State {
 fn state() -> State {
     let w = LocalityWorkload::default();
     let instance = generate(&mut ChaCha8Rng::seed_from_u64(SEED), &w).expect("generator");
-    let params = LocalityParams {
-        seed: Some(SEED),
-        ..w.params()
-    };
+    let mut params = w.params();
+    params.seed = Some(SEED);
     let (mut engine, jobs) = Locality::new(params.clone())
         .unwrap()
         .engine(&instance, &mut ChaCha8Rng::seed_from_u64(SEED))

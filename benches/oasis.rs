@@ -32,10 +32,8 @@ fn state(bounds: BoundsChoice) -> State {
     let mut rng = ChaCha8Rng::seed_from_u64(repro::seed_for(17, 300, 0));
     let g = repro::generate(&mut rng, &ReproParams::figure3(300)).expect("generator");
     let cluster = OasisCluster::from_instance(&g.instance).expect("split cluster");
-    let params = OasisParams {
-        bounds,
-        ..OasisParams::default()
-    };
+    let mut params = OasisParams::default();
+    params.bounds = bounds;
     let (mut engine, jobs) = Oasis::new(params)
         .unwrap()
         .engine(&g.instance)

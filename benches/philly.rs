@@ -72,14 +72,13 @@ fn instance() -> Result<Instance, String> {
         ..Window::default()
     };
     let rows = select(&rows, &window).map_err(|e| e.to_string())?;
-    let opts = ReplayOptions {
-        gpus: 2048,
-        gpus_per_machine: 8,
-        recipe: RecipeOptions {
-            seed: 0,
-            ..RecipeOptions::rar()
-        },
-        ..ReplayOptions::default()
+    let mut opts = ReplayOptions::default();
+    opts.gpus = 2048;
+    opts.gpus_per_machine = 8;
+    opts.recipe = {
+        let mut built = RecipeOptions::rar();
+        built.seed = 0;
+        built
     };
     Ok(replay_instance(&rows, &opts).map_err(|e| e.to_string())?.0)
 }

@@ -112,15 +112,17 @@ fn jobs(rows: &[TraceJob], recipe: RecipeOptions, count: usize) -> Result<Jobs, 
         ..Window::default()
     };
     let rows = select(rows, &window).map_err(|e| e.to_string())?;
-    let opts = ReplayOptions {
-        gpus: GPUS,
-        gpus_per_machine: GPUS_PER_MACHINE,
-        recipe: RecipeOptions { seed: 0, ..recipe },
-        utility: UtilityRecipe::Sigmoid {
-            multiple: 2.0,
-            steepness: 4.0,
-        },
-        ..ReplayOptions::default()
+    let mut opts = ReplayOptions::default();
+    opts.gpus = GPUS;
+    opts.gpus_per_machine = GPUS_PER_MACHINE;
+    opts.recipe = {
+        let mut built_ = recipe;
+        built_.seed = 0;
+        built_
+    };
+    opts.utility = UtilityRecipe::Sigmoid {
+        multiple: 2.0,
+        steepness: 4.0,
     };
     let inst = replay_instance(&rows, &opts).map_err(|e| e.to_string())?.0;
     let mut all = inst.jobs().to_vec();
@@ -320,10 +322,8 @@ fn bench(c: &mut Criterion) {
         let t = Instant::now();
         match name {
             "oasis" => {
-                let params = OasisParams {
-                    shared_machines: true,
-                    ..OasisParams::default()
-                };
+                let mut params = OasisParams::default();
+                params.shared_machines = true;
                 let session = Oasis::new(params)
                     .and_then(|a| a.session(&state, WINDOW, &jobs.past))
                     .expect("an OASiS session");
@@ -345,10 +345,8 @@ fn bench(c: &mut Criterion) {
             }
             _ => {
                 let mut rng = ChaCha8Rng::seed_from_u64(0);
-                let params = LocalityParams {
-                    seed: Some(0),
-                    ..LocalityParams::default()
-                };
+                let mut params = LocalityParams::default();
+                params.seed = Some(0);
                 let session = Locality::new(params)
                     .and_then(|a| a.session(&state, WINDOW, &jobs.past, &mut rng))
                     .expect("a locality session");

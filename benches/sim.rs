@@ -49,11 +49,9 @@ fn instance() -> Option<Instance> {
         ..Window::default()
     };
     let rows = select(&rows, &window).expect("window");
-    let opts = ReplayOptions {
-        gpus: 512,
-        gpus_per_machine: 8,
-        ..ReplayOptions::default()
-    };
+    let mut opts = ReplayOptions::default();
+    opts.gpus = 512;
+    opts.gpus_per_machine = 8;
     Some(replay_instance(&rows, &opts).expect("instance").0)
 }
 
@@ -125,10 +123,8 @@ fn queue_instance() -> Instance {
 
 fn bench_drf_queue(c: &mut Criterion) {
     let inst = queue_instance();
-    let opts = SimOptions {
-        max_events: 2_000,
-        ..SimOptions::default()
-    };
+    let mut opts = SimOptions::default();
+    opts.max_events = 2_000;
     let mut group = c.benchmark_group("drf_queue_10000_jobs_8_machines");
     group.sample_size(10);
     group.bench_function("drf_2000_events", |b| {

@@ -34,10 +34,8 @@ fn slotted_run(c: &mut Criterion) {
     let mut group = c.benchmark_group("smd_solve_slotted_layered");
     for n in [200, 1000] {
         let inst = common::grown_example("instance_layered.json", n);
-        let params = SmdParams {
-            window: Some(DEFAULT_WINDOW),
-            ..SmdParams::default()
-        };
+        let mut params = SmdParams::default();
+        params.window = Some(DEFAULT_WINDOW);
         let smd = Smd::new(params).expect("valid parameters");
         let run = smd
             .solve(&inst, &mut ChaCha8Rng::seed_from_u64(0))
@@ -62,10 +60,11 @@ fn slotted_run(c: &mut Criterion) {
 }
 
 fn one_epoch(c: &mut Criterion) {
-    let w = generate(&SmdWorkloadOptions {
-        machines: 32,
-        jobs: 200,
-        ..SmdWorkloadOptions::default()
+    let w = generate(&{
+        let mut built = SmdWorkloadOptions::default();
+        built.machines = 32;
+        built.jobs = 200;
+        built
     })
     .expect("workload");
     let inst = &w.instance;
@@ -77,10 +76,8 @@ fn one_epoch(c: &mut Criterion) {
         .collect();
     let mut group = c.benchmark_group("smd_epoch_200_jobs_256_gpus");
     for (name, selection) in [("joint", Selection::Joint), ("best", Selection::Best)] {
-        let params = SmdParams {
-            selection,
-            ..SmdParams::default()
-        };
+        let mut params = SmdParams::default();
+        params.selection = selection;
         let out = epoch(inst, &free, &jobs, &params).expect("epoch");
         out.report.check(1e-9).expect("certificate");
         let r = &out.report;

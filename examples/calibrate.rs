@@ -501,13 +501,12 @@ fn colon_counts(s: &str, n: usize) -> Result<Vec<u32>, String> {
 fn run_rar(args: &Args) -> Result<(), String> {
     let path = data_path(args);
     // Only m, M and C of the template matter; the rest is fitted.
-    let ring = RingParams {
-        external_bandwidth_bps: 1e9,
-        reduction_speed_bps: args.reduction_bps,
-        overhead_per_server_s: 0.0,
-        contender_ratio: args.contender_ratio.unwrap_or(1.0),
-        degradation: Degradation::Linear { alpha: 0.0 },
-    };
+    let mut ring = RingParams::default();
+    ring.external_bandwidth_bps = 1e9;
+    ring.reduction_speed_bps = args.reduction_bps;
+    ring.overhead_per_server_s = 0.0;
+    ring.contender_ratio = args.contender_ratio.unwrap_or(1.0);
+    ring.degradation = Degradation::Linear { alpha: 0.0 };
     let timing = RarTiming::new(args.model_bytes, 1, args.minibatch.max(1), 0.0, 1e9, &ring)
         .map_err(|e| e.to_string())?;
     let family = RarFamily::new(timing, ring.contender_ratio).map_err(|e| e.to_string())?;

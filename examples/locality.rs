@@ -301,10 +301,8 @@ fn run_point(
 ) -> Result<(), String> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let inst = generate(&mut rng, w).map_err(|e| format!("workload: {e}"))?;
-    let params = LocalityParams {
-        seed: Some(seed),
-        ..w.params()
-    };
+    let mut params = w.params();
+    params.seed = Some(seed);
     for &name in SCHEDULERS
         .iter()
         .filter(|&&n| exact || n != "locality_exact")
@@ -313,13 +311,11 @@ fn run_point(
         let t = Instant::now();
         let (schedule, reported, check_params) = match name {
             "locality" | "locality_exact" => {
-                let p = LocalityParams {
-                    inner: if name == "locality" {
-                        params.inner
-                    } else {
-                        InnerSolver::exact_mip()
-                    },
-                    ..params.clone()
+                let mut p = params.clone();
+                p.inner = if name == "locality" {
+                    params.inner
+                } else {
+                    InnerSolver::exact_mip()
                 };
                 let s = Locality::new(p.clone())
                     .and_then(|l| l.solve(&inst, &mut rng))
@@ -333,10 +329,8 @@ fn run_point(
                     _ => LocalityBaseline::AlwaysSpreadGreedy,
                 };
                 let s = b.solve(&inst, &params).map_err(|e| ctx(e.to_string()))?;
-                let check = LocalityParams {
-                    allow_local: b == LocalityBaseline::AlwaysLocalFirstFit,
-                    ..params.clone()
-                };
+                let mut check = params.clone();
+                check.allow_local = b == LocalityBaseline::AlwaysLocalFirstFit;
                 (s.schedule, s.report.total_utility, check)
             }
         };
@@ -564,23 +558,19 @@ fn run_batch(args: &Args, jobs: usize, kappa: f64, seed: u64) -> Result<Vec<Row>
         InnerSolver::lp_round(),
     ));
     for (label, objective, inner) in modes {
-        let params = LocalityBatchParams {
-            objective,
-            inner,
-            intra_factor: Some(kappa),
-            seed: Some(seed),
-            ..LocalityBatchParams::default()
-        };
+        let mut params = LocalityBatchParams::default();
+        params.objective = objective;
+        params.inner = inner;
+        params.intra_factor = Some(kappa);
+        params.seed = Some(seed);
         let s = LocalityBatch::new(params.clone())
             .and_then(|b| b.solve(&inst, &mut ChaCha8Rng::seed_from_u64(seed)))
             .map_err(|e| format!("{label}, {jobs} jobs, seed {seed}: {e}"))?;
         verify(&inst, &s.schedule).map_err(|e| format!("{label}: schedule::verify: {e}"))?;
-        let check = LocalityParams {
-            intra_factor: Some(kappa),
-            allow_local: params.allow_local,
-            horizon: inst.horizon_slots(),
-            ..LocalityParams::default()
-        };
+        let mut check = LocalityParams::default();
+        check.intra_factor = Some(kappa);
+        check.allow_local = params.allow_local;
+        check.horizon = inst.horizon_slots();
         verify_locality(&inst, &check, &s.schedule)
             .map_err(|e| format!("{label}: verify_locality: {e}"))?;
         let r = &s.report;
@@ -699,10 +689,8 @@ const VARIANT_IDS: [&str; 4] = ["default", "1_draw_lambda_1", "8_draws_lambda_1"
 /// writes `l-e5.csv` and `l-e5.svg` (the distribution of `cost/OPT_MIP`)
 /// and appends the summary.
 fn run_quality(args: &Args, summary: &mut String) -> Result<(), String> {
-    let opts = quality::QualityOptions {
-        cases: args.cases.unwrap_or(200),
-        ..quality::QualityOptions::default()
-    };
+    let mut opts = quality::QualityOptions::default();
+    opts.cases = args.cases.unwrap_or(200);
     let variants = quality::default_variants();
     let rep = quality::measure(&opts, &variants).map_err(|e| format!("l-e5: {e}"))?;
     eprint!("{rep}");

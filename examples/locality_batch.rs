@@ -46,19 +46,17 @@ fn main() -> Result<(), dmlsched::Error> {
     };
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let inst = generate_batch(&mut rng, &w)?;
-    let params = LocalityBatchParams {
-        intra_factor: Some(kappa),
-        objective: match mode.as_str() {
-            "weighted" => BatchObjective::WeightedCompletion,
-            _ => BatchObjective::Makespan,
-        },
-        inner: match mode.as_str() {
-            "exact" => InnerSolver::exact_mip(),
-            _ => InnerSolver::lp_round(),
-        },
-        seed: Some(seed),
-        ..LocalityBatchParams::default()
+    let mut params = LocalityBatchParams::default();
+    params.intra_factor = Some(kappa);
+    params.objective = match mode.as_str() {
+        "weighted" => BatchObjective::WeightedCompletion,
+        _ => BatchObjective::Makespan,
     };
+    params.inner = match mode.as_str() {
+        "exact" => InnerSolver::exact_mip(),
+        _ => InnerSolver::lp_round(),
+    };
+    params.seed = Some(seed);
     let s = LocalityBatch::new(params)?.solve(&inst, &mut rng)?;
     let r = &s.report;
     println!(

@@ -218,11 +218,10 @@ fn means(rows: &[Row], metric: &str, x: impl Fn(&Row) -> f64) -> Vec<(String, f6
 }
 
 fn sim_options() -> SimOptions {
-    SimOptions {
-        ps_timing: PsTiming::NoLocality,
-        stop: StopAt::Horizon,
-        ..SimOptions::default()
-    }
+    let mut built = SimOptions::default();
+    built.ps_timing = PsTiming::NoLocality;
+    built.stop = StopAt::Horizon;
+    built
 }
 
 /// Total utility and admitted jobs of a baseline run.
@@ -263,9 +262,10 @@ fn figure3(
             push("generator", "", "redraw_rate", g.redraw_rate());
             for b in &args.bounds {
                 let t = Instant::now();
-                let solved = Oasis::new(OasisParams {
-                    bounds: *b,
-                    ..OasisParams::default()
+                let solved = Oasis::new({
+                    let mut built = OasisParams::default();
+                    built.bounds = *b;
+                    built
                 })
                 .and_then(|o| o.solve(inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
                 .map_err(|e| format!("OASiS: {e}"))?;
@@ -311,10 +311,11 @@ fn figure3(
                 (
                     "dorm",
                     inst,
-                    Box::new(DormLike::new(DormParams {
-                        time_limit_s: dorm_limits.0,
-                        total_budget_s: dorm_limits.1,
-                        ..DormParams::default()
+                    Box::new(DormLike::new({
+                        let mut built = DormParams::default();
+                        built.time_limit_s = dorm_limits.0;
+                        built.total_budget_s = dorm_limits.1;
+                        built
                     })),
                 ),
             ];
@@ -359,19 +360,18 @@ fn figure5(args: &Args, seeds: u64, rows: &mut Vec<Row>) -> Result<(), String> {
                 let g = repro::generate(&mut rng, &ReproParams::figure5(n, g1))
                     .map_err(|e| e.to_string())?;
                 let inst = &g.instance;
-                let exact = offline_optimum(
-                    inst,
-                    &ExactOptions {
-                        time_limit_s: limit,
-                        work_model: WorkModel::Chunks,
-                        ..ExactOptions::default()
-                    },
-                )
+                let exact = offline_optimum(inst, &{
+                    let mut built = ExactOptions::default();
+                    built.time_limit_s = limit;
+                    built.work_model = WorkModel::Chunks;
+                    built
+                })
                 .map_err(|e| format!("exact MIP: {e}"))?;
                 for b in &args.bounds {
-                    let solved = Oasis::new(OasisParams {
-                        bounds: *b,
-                        ..OasisParams::default()
+                    let solved = Oasis::new({
+                        let mut built = OasisParams::default();
+                        built.bounds = *b;
+                        built
                     })
                     .and_then(|o| o.solve(inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
                     .map_err(|e| format!("OASiS: {e}"))?;
@@ -443,15 +443,14 @@ fn figure6(args: &Args, jobs: &[usize], seeds: u64, rows: &mut Vec<Row>) -> Resu
                     // Figure 6 needs no final dual: the certificate keeps the
                     // trivial bound, which is the tighter one on these
                     // instances anyway (docs/benchmarks.md).
-                    let pd = PdOptions {
-                        recompute_final_dual: false,
-                        ..PdOptions::default()
-                    };
-                    let solved = Oasis::new(OasisParams {
-                        bounds: *b,
-                        u_scale: phi,
-                        pd,
-                        ..OasisParams::default()
+                    let mut pd = PdOptions::default();
+                    pd.recompute_final_dual = false;
+                    let solved = Oasis::new({
+                        let mut built = OasisParams::default();
+                        built.bounds = *b;
+                        built.u_scale = phi;
+                        built.pd = pd;
+                        built
                     })
                     .and_then(|o| {
                         o.solve(&g.instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))

@@ -122,10 +122,8 @@ fn pipeline(p: &PcProblem, seed: u64, limit: Option<f64>) -> (Option<f64>, f64, 
 /// Incumbent, dual bound and wall seconds of the MIP under `limit`.
 fn mip(p: &PcProblem, limit: f64) -> (Option<f64>, f64, f64) {
     let t = Instant::now();
-    let opts = MipOptions {
-        time_limit_s: limit,
-        ..MipOptions::default()
-    };
+    let mut opts = MipOptions::default();
+    opts.time_limit_s = limit;
     match solve_exact(p, &opts) {
         Ok(e) => (e.incumbent, e.dual_bound, t.elapsed().as_secs_f64()),
         Err(_) => (None, f64::NEG_INFINITY, t.elapsed().as_secs_f64()),

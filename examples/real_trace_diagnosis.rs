@@ -60,23 +60,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..Window::default()
     };
     let rows = select(&rows, &window)?;
-    let (inst, recipe_out) = replay_instance(
-        &rows,
-        &ReplayOptions {
-            gpus: GPUS,
-            gpus_per_machine: PER_MACHINE,
-            recipe: RecipeOptions {
-                seed: 0,
-                ..RecipeOptions::ps()
-            },
-            ps_servers: GPUS / PER_MACHINE,
-            horizon: ReplayHorizon::Cover { multiple: 3.0 },
-            utility: UtilityRecipe::Sigmoid {
-                multiple: 2.0,
-                steepness: 4.0,
-            },
-        },
-    )?;
+    let (inst, recipe_out) = replay_instance(&rows, &{
+        let mut built = ReplayOptions::default();
+        built.gpus = GPUS;
+        built.gpus_per_machine = PER_MACHINE;
+        built.recipe = {
+            let mut built = RecipeOptions::ps();
+            built.seed = 0;
+            built
+        };
+        built.ps_servers = GPUS / PER_MACHINE;
+        built.horizon = ReplayHorizon::Cover { multiple: 3.0 };
+        built.utility = UtilityRecipe::Sigmoid {
+            multiple: 2.0,
+            steepness: 4.0,
+        };
+        built
+    })?;
     let slot = inst.slot_length_s();
     eprintln!(
         "{label}: {} jobs, horizon {} slots of {slot} s, {} machines",

@@ -243,14 +243,12 @@ fn run(args: &Args) -> Result<(), String> {
     let (arr, note) = arrivals(args);
     println!("{note}");
     let arr_name = arr.name();
-    let mut opts = SmdRunOptions {
-        jobs: args.jobs,
-        loads: args.loads.clone(),
-        seeds: args.seeds,
-        policies: E2_POLICIES.iter().map(|s| s.to_string()).collect(),
-        arrivals: arr,
-        ..SmdRunOptions::default()
-    };
+    let mut opts = SmdRunOptions::default();
+    opts.jobs = args.jobs;
+    opts.loads = args.loads.clone();
+    opts.seeds = args.seeds;
+    opts.policies = E2_POLICIES.iter().map(|s| s.to_string()).collect();
+    opts.arrivals = arr;
     let e2 = run_runs(&opts).map_err(|e| format!("E2: {e}"))?;
     opts.loads = vec![args.loads[args.loads.len() / 2]];
     opts.policies = SELECTION_POLICIES

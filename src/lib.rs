@@ -109,6 +109,30 @@
 //! taken where a paper is ambiguous, are in the
 //! [algorithms guide](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md).
 //!
+//! ## Parameters and reports
+//!
+//! Every parameter, option and report struct (`…Params`, `…Options`,
+//! `…Limits`, `…Report`, `…Summary`) is `#[non_exhaustive]`, so that a new
+//! field is not a breaking change. Build parameters from their default and
+//! set the fields you need; read a report's fields as usual:
+//!
+//! ```
+//! use dmlsched::sim::{SimOptions, StopAt};
+//! use dmlsched::algorithms::sjf_bco::SjfBcoParams;
+//!
+//! let mut options = SimOptions::default();
+//! options.stop = StopAt::Horizon;
+//! let mut params = SjfBcoParams::default();
+//! params.est_upper = 1.0;
+//! # let _ = (options, params);
+//! ```
+//!
+//! Parameters are validated once, by the algorithm's `new`. The fields a
+//! caller of the crate neither sets nor reads are crate-private; they still
+//! show in `Debug` output and, with the `serde` feature, in the JSON of a
+//! report. The [`experiments`] module (the papers' set-ups and constants) is
+//! an unstable API: it may change in any release.
+//!
 //! ## Features
 //!
 //! | feature | default | enables |

@@ -87,10 +87,8 @@ fn instance(cluster: Cluster, jobs: Vec<Job>) -> Instance {
 }
 
 fn run<P: Policy + ?Sized>(inst: &Instance, policy: &mut P, decisions: Decisions) -> SimResult {
-    let opts = SimOptions {
-        decisions,
-        ..SimOptions::default()
-    };
+    let mut opts = SimOptions::default();
+    opts.decisions = decisions;
     simulate(inst, policy, &opts).unwrap()
 }
 
@@ -976,10 +974,8 @@ fn random_instances_complete_within_capacity_and_are_deterministic() {
     for seed in 0..3 {
         let inst = random_instance(seed, 30);
         for (mut policy, decisions) in policies() {
-            let opts = SimOptions {
-                decisions,
-                ..SimOptions::default()
-            };
+            let mut opts = SimOptions::default();
+            opts.decisions = decisions;
             let r = simulate(&inst, &mut policy, &opts)
                 .unwrap_or_else(|e| panic!("{} seed {seed}: {e}", policy.name()));
             assert!(!r.stalled, "{} seed {seed} stalled", r.policy);
@@ -995,10 +991,8 @@ fn random_instances_complete_within_capacity_and_are_deterministic() {
             assert_eq!(zeroed(r.clone()), zeroed(again), "{} seed {seed}", r.policy);
         }
         for ((mut a, decisions), (mut b, _)) in policies().into_iter().zip(policies()) {
-            let opts = SimOptions {
-                decisions,
-                ..SimOptions::default()
-            };
+            let mut opts = SimOptions::default();
+            opts.decisions = decisions;
             let ra = simulate(&inst, &mut a, &opts).unwrap();
             let rb = simulate(&inst, &mut b, &opts).unwrap();
             assert_eq!(zeroed(ra), zeroed(rb));
@@ -1014,11 +1008,9 @@ fn random_instances_verify_at_slot_boundaries() {
     for seed in 10..13 {
         let inst = random_instance(seed, 30);
         for (mut policy, _) in policies() {
-            let opts = SimOptions {
-                decisions: Decisions::SlotBoundaries,
-                progress: ProgressMode::Floor,
-                ..SimOptions::default()
-            };
+            let mut opts = SimOptions::default();
+            opts.decisions = Decisions::SlotBoundaries;
+            opts.progress = ProgressMode::Floor;
             let r = simulate(&inst, &mut policy, &opts)
                 .unwrap_or_else(|e| panic!("{} seed {seed}: {e}", policy.name()));
             assert!(!r.stalled, "{} seed {seed} stalled", r.policy);

@@ -209,9 +209,10 @@ fn rrh_rejects_risky_and_admits_fitting_jobs() {
     assert_no_overallocation(&inst, &r);
 
     // A threshold above every reward turns everything away.
-    let mut strict = Rrh::new(RrhParams {
-        theta: 1000.0,
-        ..RrhParams::default()
+    let mut strict = Rrh::new({
+        let mut built = RrhParams::default();
+        built.theta = 1000.0;
+        built
     });
     let r = simulate(&inst, &mut strict, &SimOptions::default()).unwrap();
     assert!(r.jobs.iter().all(|j| j.rejected));
@@ -249,9 +250,10 @@ fn rrh_urgency_preempts_a_patient_job() {
 fn rrh_rejects_what_can_never_fit() {
     let big = job(0, 0.0, async_ps(100, 0.1, 3, 1));
     let inst = Instance::new(one_machine(2.0), vec![big], 10.0, 100).unwrap();
-    let mut p = Rrh::new(RrhParams {
-        theta: -1.0,
-        ..RrhParams::default()
+    let mut p = Rrh::new({
+        let mut built = RrhParams::default();
+        built.theta = -1.0;
+        built
     });
     let r = simulate(&inst, &mut p, &SimOptions::default()).unwrap();
     assert!(r.jobs[0].rejected && !r.stalled);
@@ -390,13 +392,11 @@ fn check_random_runs<P: Policy>(make: impl Fn() -> P) {
 
 /// The checks of [`check_random_runs`] on given instances.
 fn check_runs<P: Policy>(instances: &[(u64, Instance)], make: impl Fn() -> P) {
-    let modes = [
-        SimOptions::default(),
-        SimOptions {
-            decisions: Decisions::SlotBoundaries,
-            ..SimOptions::default()
-        },
-    ];
+    let modes = [SimOptions::default(), {
+        let mut built = SimOptions::default();
+        built.decisions = Decisions::SlotBoundaries;
+        built
+    }];
     for (seed, inst) in instances {
         let (seed, inst) = (*seed, inst);
         for opts in &modes {
@@ -538,10 +538,8 @@ mod dorm {
             inner: DormLike::default(),
             log: Vec::new(),
         };
-        let opts = SimOptions {
-            stop: dmlsched::sim::StopAt::Horizon,
-            ..SimOptions::default()
-        };
+        let mut opts = SimOptions::default();
+        opts.stop = dmlsched::sim::StopAt::Horizon;
         let inst = Instance::new(inst.cluster().clone(), inst.jobs().to_vec(), 10.0, 5).unwrap();
         let r = simulate(&inst, &mut spy, &opts).unwrap();
         let a = sizes(&r, 0);
@@ -571,16 +569,15 @@ mod dorm {
         let inst =
             Instance::new(inst.cluster().clone(), inst.jobs()[..2].to_vec(), 10.0, 3).unwrap();
         let mut spy = Spy {
-            inner: DormLike::new(DormParams {
-                fairness_fraction: 1.0,
-                ..DormParams::default()
+            inner: DormLike::new({
+                let mut built = DormParams::default();
+                built.fairness_fraction = 1.0;
+                built
             }),
             log: Vec::new(),
         };
-        let opts = SimOptions {
-            stop: dmlsched::sim::StopAt::Horizon,
-            ..SimOptions::default()
-        };
+        let mut opts = SimOptions::default();
+        opts.stop = dmlsched::sim::StopAt::Horizon;
         let r = simulate(&inst, &mut spy, &opts).unwrap();
         let rep = *spy.inner.report();
         assert_eq!(rep.fairness_dropped, 1);
@@ -601,14 +598,13 @@ mod dorm {
         let inst = two_jobs(10.0);
         let inst =
             Instance::new(inst.cluster().clone(), inst.jobs()[..2].to_vec(), 10.0, 3).unwrap();
-        let mut p = DormLike::new(DormParams {
-            total_budget_s: Some(0.0),
-            ..DormParams::default()
+        let mut p = DormLike::new({
+            let mut built = DormParams::default();
+            built.total_budget_s = Some(0.0);
+            built
         });
-        let opts = SimOptions {
-            stop: dmlsched::sim::StopAt::Horizon,
-            ..SimOptions::default()
-        };
+        let mut opts = SimOptions::default();
+        opts.stop = dmlsched::sim::StopAt::Horizon;
         let r = simulate(&inst, &mut p, &opts).unwrap();
         let rep = *p.report();
         assert_eq!((rep.decisions, rep.fallbacks, rep.milp_solves), (2, 2, 0));
@@ -621,14 +617,16 @@ mod dorm {
     #[test]
     fn dorm_rejects_bad_parameters() {
         let inst = two_jobs(10.0);
-        let mut p = DormLike::new(DormParams {
-            fairness_fraction: f64::NAN,
-            ..DormParams::default()
+        let mut p = DormLike::new({
+            let mut built = DormParams::default();
+            built.fairness_fraction = f64::NAN;
+            built
         });
         assert!(simulate(&inst, &mut p, &SimOptions::default()).is_err());
-        let mut p = DormLike::new(DormParams {
-            time_limit_s: 0.0,
-            ..DormParams::default()
+        let mut p = DormLike::new({
+            let mut built = DormParams::default();
+            built.time_limit_s = 0.0;
+            built
         });
         assert!(simulate(&inst, &mut p, &SimOptions::default()).is_err());
     }
@@ -648,13 +646,15 @@ mod dorm {
     fn dorm_time_limits_stay_valid() {
         let inst = random_instance(3);
         for p in [
-            DormLike::new(DormParams {
-                time_limit_s: 1e-6,
-                ..DormParams::default()
+            DormLike::new({
+                let mut built = DormParams::default();
+                built.time_limit_s = 1e-6;
+                built
             }),
-            DormLike::new(DormParams {
-                total_budget_s: Some(0.01),
-                ..DormParams::default()
+            DormLike::new({
+                let mut built = DormParams::default();
+                built.total_budget_s = Some(0.01);
+                built
             }),
         ] {
             let mut p = p;

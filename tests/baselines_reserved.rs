@@ -129,11 +129,9 @@ fn instance(mix: Mix, seed: u64) -> Instance {
 /// job left waiting forever (a ring that fits nowhere with its
 /// reservation) is a normal end.
 fn check(inst: &Instance, name: &str) -> Result<(), String> {
-    let slotted = SimOptions {
-        decisions: Decisions::SlotBoundaries,
-        progress: ProgressMode::Floor,
-        ..SimOptions::default()
-    };
+    let mut slotted = SimOptions::default();
+    slotted.decisions = Decisions::SlotBoundaries;
+    slotted.progress = ProgressMode::Floor;
     for (mode, options) in [("continuous", SimOptions::default()), ("slotted", slotted)] {
         let Some(mut policy) = registry::by_name(name) else {
             return Ok(());

@@ -324,10 +324,8 @@ fn r4_noise_two_and_five_percent() {
 
 #[test]
 fn r4_three_parameter_variant() {
-    let search = SearchOptions {
-        separate_bandwidths: true,
-        ..SearchOptions::default()
-    };
+    let mut search = SearchOptions::default();
+    search.separate_bandwidths = true;
     let (r, mape) = r4_fit(0.02, 4, &search);
     assert_eq!(r.names, vec!["kappa", "inv_B_w", "inv_B_s"]);
     let FitMethod::PatternSearch {
@@ -508,10 +506,8 @@ fn ps_l_two_configuration_form_is_rank_deficient_for_one_job() {
     assert_eq!(rank, 2);
     assert_eq!(suspects.len(), 3);
     // A ridge makes it solvable (biased towards small parameters).
-    let ridge = FitOptions {
-        ridge: 1e-6,
-        ..FitOptions::default()
-    };
+    let mut ridge = FitOptions::default();
+    ridge.ridge = 1e-6;
     let (_, r) = fit_linear(&truth, &exact(&truth, &configs), &ridge).unwrap();
     assert!(r.accuracy.mape_pct < 1.0);
 }
@@ -619,13 +615,15 @@ fn rows(data: &[(&[f64], f64)]) -> Vec<Sample<Vec<f64>>> {
         .collect()
 }
 
-const ABSOLUTE: FitOptions = FitOptions {
-    loss: Loss::Absolute,
-    constraints: Constraints::FromModelSigns,
-    ridge: 0.0,
-    rank_tol: None,
-    cond_warn: 1e8,
-};
+fn absolute() -> FitOptions {
+    let mut built = FitOptions::default();
+    built.loss = Loss::Absolute;
+    built.constraints = Constraints::FromModelSigns;
+    built.ridge = 0.0;
+    built.rank_tol = None;
+    built.cond_warn = 1e8;
+    built
+}
 
 #[test]
 fn nnls_clamps_a_negative_coordinate() {
@@ -635,7 +633,7 @@ fn nnls_clamps_a_negative_coordinate() {
     let model = Rows {
         signs: vec![Sign::NonNeg; 2],
     };
-    let (_, r) = fit_linear(&model, &data, &ABSOLUTE).unwrap();
+    let (_, r) = fit_linear(&model, &data, &absolute()).unwrap();
     assert!(
         (r.theta[0] - 3.5).abs() < 1e-12 && r.theta[1] == 0.0,
         "{:?}",
@@ -644,10 +642,8 @@ fn nnls_clamps_a_negative_coordinate() {
     assert_eq!(r.at_bound, vec!["b"]);
     // Loss at (3.5, 0): 1.5² + 1² + 1.5².
     assert!((r.loss_value - 5.5).abs() < 1e-12);
-    let free = FitOptions {
-        constraints: Constraints::Unconstrained,
-        ..ABSOLUTE
-    };
+    let mut free = absolute();
+    free.constraints = Constraints::Unconstrained;
     let (_, r) = fit_linear(&model, &data, &free).unwrap();
     assert!((r.theta[0] - 11.0 / 3.0).abs() < 1e-12 && (r.theta[1] + 1.0 / 3.0).abs() < 1e-12);
     assert!(r.at_bound.is_empty());
@@ -661,7 +657,7 @@ fn nnls_with_a_free_intercept() {
     let model = Rows {
         signs: vec![Sign::Free, Sign::NonNeg],
     };
-    let (_, r) = fit_linear(&model, &data, &ABSOLUTE).unwrap();
+    let (_, r) = fit_linear(&model, &data, &absolute()).unwrap();
     assert!(
         (r.theta[0] - 1.6 / 3.0).abs() < 1e-12 && r.theta[1] == 0.0,
         "{:?}",
@@ -685,10 +681,8 @@ fn nearly_collinear_features_warn() {
     let cond = r.cond.unwrap();
     assert!(cond > 1e8, "cond {cond}");
     assert_eq!(r.warnings, vec![FitWarning::IllConditioned { cond }]);
-    let quiet = FitOptions {
-        cond_warn: f64::INFINITY,
-        ..FitOptions::default()
-    };
+    let mut quiet = FitOptions::default();
+    quiet.cond_warn = f64::INFINITY;
     assert!(
         fit_linear(&model, &data, &quiet)
             .unwrap()
@@ -697,10 +691,8 @@ fn nearly_collinear_features_warn() {
             .is_empty()
     );
     // With a rank tolerance above σ_min the same data are rank-deficient.
-    let strict = FitOptions {
-        rank_tol: Some(1e-3),
-        ..FitOptions::default()
-    };
+    let mut strict = FitOptions::default();
+    strict.rank_tol = Some(1e-3);
     assert!(matches!(
         fit_linear(&model, &data, &strict),
         Err(CalibrateError::RankDeficient { rank: 1, .. })

@@ -53,11 +53,9 @@ fn gadget_certificate_states_its_scope() {
 
 #[test]
 fn oasis_certificate_states_its_scope() {
-    let params = ReproParams {
-        jobs: 12,
-        horizon_slots: 60,
-        ..ReproParams::default()
-    };
+    let mut params = ReproParams::default();
+    params.jobs = 12;
+    params.horizon_slots = 60;
     let generated = generate(&mut ChaCha8Rng::seed_from_u64(5), &params).unwrap();
     let inst = &generated.instance;
     let solved = Oasis::new(OasisParams::default())

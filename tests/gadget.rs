@@ -58,13 +58,13 @@ fn constant(id: u32, r: RarJob, value: f64) -> Job {
 /// The hand-checked timing parameters (slots of 1 s): `C = 40`,
 /// `ξ2 = 0.01`.
 fn hand_ring_params() -> RingParams {
-    RingParams {
-        external_bandwidth_bps: 1.0,
-        reduction_speed_bps: 40.0,
-        overhead_per_server_s: 0.01,
-        contender_ratio: 1.0,
-        degradation: Degradation::FairShare,
-    }
+    let mut built = RingParams::default();
+    built.external_bandwidth_bps = 1.0;
+    built.reduction_speed_bps = 40.0;
+    built.overhead_per_server_s = 0.01;
+    built.contender_ratio = 1.0;
+    built.degradation = Degradation::FairShare;
+    built
 }
 
 /// Three 4-GPU servers with `b^int = 20`, the common job of G3–G6
@@ -110,15 +110,13 @@ fn g1_price_function() {
         .collect();
     let instance = Instance::new(cluster, jobs, 1.0, 4).unwrap();
     let table = DurationTable::new([((4, 1), 4)]);
-    let params = GadgetParams {
-        bounds: GadgetBounds::Explicit {
-            l: 1.0,
-            u_gpu: 100.0,
-            u_nic: None,
-        },
-        durations: BTreeMap::from([(JobId(0), table.clone()), (JobId(1), table)]),
-        ..GadgetParams::default()
+    let mut params = GadgetParams::default();
+    params.bounds = GadgetBounds::Explicit {
+        l: 1.0,
+        u_gpu: 100.0,
+        u_nic: None,
     };
+    params.durations = BTreeMap::from([(JobId(0), table.clone()), (JobId(1), table)]);
     let (mut engine, jobs) = Gadget::new(params.clone())
         .unwrap()
         .engine(&instance)
@@ -186,18 +184,14 @@ fn g4_durations() {
     let frac = model(12, None, &GadgetParams::default());
     let d = |m: &GadgetModel, n| shape_of(m, 0, n).slots;
     assert_eq!((d(&frac, 1), d(&frac, 2), d(&frac, 3)), (2, 5, 6));
-    let floor = GadgetParams {
-        progress: ProgressMode::Floor,
-        ..GadgetParams::default()
-    };
+    let mut floor = GadgetParams::default();
+    floor.progress = ProgressMode::Floor;
     assert_eq!(d(&model(12, None, &floor), 2), 6);
     let stop = model(20, Some(12), &GadgetParams::default());
     assert_eq!(stop.jobs[0].iterations_effective, 12);
     assert_eq!(d(&stop, 1), 2);
-    let requested = GadgetParams {
-        excessive_training: ExcessiveTraining::TrainRequested,
-        ..GadgetParams::default()
-    };
+    let mut requested = GadgetParams::default();
+    requested.excessive_training = ExcessiveTraining::TrainRequested;
     assert_eq!(d(&model(20, Some(12), &requested), 1), 4);
 }
 
@@ -229,10 +223,8 @@ fn g5_values() {
     };
     assert_eq!((utility_at_jct(&d, 4), utility_at_jct(&d, 5)), (7.0, 0.0));
     // v = ω·u − e·w·d with e = 0.1, w = 4, d = 2 (the n = 1 shape of G4).
-    let params = GadgetParams {
-        energy_price: 0.1,
-        ..GadgetParams::default()
-    };
+    let mut params = GadgetParams::default();
+    params.energy_price = 0.1;
     let mut model = GadgetModel::new(&hand_instance(12, None, false), &params).unwrap();
     let j = &mut model.jobs[0];
     j.utility = s.clone();
@@ -258,10 +250,8 @@ fn g6_model(table: &[((u32, u32), u32)]) -> GadgetModel {
     let cluster = Cluster::new((0..3).map(|i| machine(i, 4.0, 1e9, 1e9)).collect());
     let r = ring(6, 1, 0.0, 1.0, Some(2e6));
     let instance = Instance::new(cluster, vec![constant(0, r, 100.0)], 1.0, 6).unwrap();
-    let params = GadgetParams {
-        durations: BTreeMap::from([(JobId(0), DurationTable::new(table.iter().copied()))]),
-        ..GadgetParams::default()
-    };
+    let mut params = GadgetParams::default();
+    params.durations = BTreeMap::from([(JobId(0), DurationTable::new(table.iter().copied()))]);
     GadgetModel::new(&instance, &params).unwrap()
 }
 
@@ -341,10 +331,8 @@ fn g7_first_admission() {
     let best = first.best_value.unwrap();
     assert!(best > v_floor / 4.0);
     assert!(first.payoff() >= best - v_floor / 4.0 - 1e-9);
-    let eta_params = GadgetParams {
-        bounds: GadgetBounds::FrameworkEta,
-        ..GadgetParams::default()
-    };
+    let mut eta_params = GadgetParams::default();
+    eta_params.bounds = GadgetBounds::FrameworkEta;
     let (engine, _) = Gadget::new(eta_params.clone())
         .unwrap()
         .engine(&instance)
@@ -367,19 +355,17 @@ fn g8_rejection_threshold() {
         constant(2, ring(1, 1, 0.0, 1.0, None), 35.0),
     ];
     let instance = Instance::new(cluster, jobs, 1.0, 6).unwrap();
-    let params = GadgetParams {
-        bounds: GadgetBounds::Explicit {
-            l: 1.0,
-            u_gpu: 100.0,
-            u_nic: None,
-        },
-        durations: BTreeMap::from([
-            (JobId(0), DurationTable::new([((1, 1), 6)])),
-            (JobId(1), DurationTable::new([((1, 1), 3)])),
-            (JobId(2), DurationTable::new([((1, 1), 3)])),
-        ]),
-        ..GadgetParams::default()
+    let mut params = GadgetParams::default();
+    params.bounds = GadgetBounds::Explicit {
+        l: 1.0,
+        u_gpu: 100.0,
+        u_nic: None,
     };
+    params.durations = BTreeMap::from([
+        (JobId(0), DurationTable::new([((1, 1), 6)])),
+        (JobId(1), DurationTable::new([((1, 1), 3)])),
+        (JobId(2), DurationTable::new([((1, 1), 3)])),
+    ]);
     let (mut engine, jobs) = Gadget::new(params.clone())
         .unwrap()
         .engine(&instance)
@@ -426,15 +412,13 @@ fn g10_small_demand_factor() {
         let cluster = Cluster::new(vec![machine(0, 64.0, 1e9, 1e9)]);
         let jobs = vec![constant(0, ring(w, 1, 0.0, 1.0, None), 1e9)];
         let instance = Instance::new(cluster, jobs, 1.0, 2).unwrap();
-        let params = GadgetParams {
-            bounds: GadgetBounds::Explicit {
-                l: 1.0,
-                u_gpu: 1e4,
-                u_nic: None,
-            },
-            durations: BTreeMap::from([(JobId(0), DurationTable::new([((w, 1), 1)]))]),
-            ..GadgetParams::default()
+        let mut params = GadgetParams::default();
+        params.bounds = GadgetBounds::Explicit {
+            l: 1.0,
+            u_gpu: 1e4,
+            u_nic: None,
         };
+        params.durations = BTreeMap::from([(JobId(0), DurationTable::new([((w, 1), 1)]))]);
         let solved = solve(&instance, &params);
         assert!(close(solved.report.alpha, 1e4f64.ln(), 1e-12));
         assert!(close(solved.report.alpha, 9.2103, 1e-4));
@@ -461,13 +445,11 @@ fn g11_initial_dual() {
         .filter_map(|j| j.best_value)
         .fold(0.0, f64::max);
     assert!(v_floor <= best);
-    let eta = solve(
-        &instance,
-        &GadgetParams {
-            bounds: GadgetBounds::FrameworkEta,
-            ..GadgetParams::default()
-        },
-    );
+    let eta = solve(&instance, &{
+        let mut built = GadgetParams::default();
+        built.bounds = GadgetBounds::FrameworkEta;
+        built
+    });
     let model = GadgetModel::new(&instance, &GadgetParams::default()).unwrap();
     let oracle = GadgetOracle::new(model.cluster.clone(), EmbeddingOracle::Greedy);
     let min_late = model
@@ -494,10 +476,8 @@ fn fairness_weights_freeze_at_arrival() {
         tenant(job(2, 2.0, ring(2, 1, 0.0, 1.0, None), u), "b"),
     ];
     let instance = Instance::new(cluster, jobs, 1.0, 10).unwrap();
-    let params = GadgetParams {
-        fairness: FairnessWeighting::TenantShare { beta: 1.0 },
-        ..GadgetParams::default()
-    };
+    let mut params = GadgetParams::default();
+    params.fairness = FairnessWeighting::TenantShare { beta: 1.0 };
     let r = solve(&instance, &params).report;
     assert_eq!(r.admitted(), 3);
     let omega: Vec<f64> = r.jobs.iter().map(|j| j.omega).collect();
@@ -530,13 +510,11 @@ fn greedy_certificate_has_no_ratio_and_exact_small_demands_do() {
         })
         .collect();
     let instance = Instance::new(cluster, jobs, 60.0, 40).unwrap();
-    let exact = solve(
-        &instance,
-        &GadgetParams {
-            oracle: EmbeddingOracle::Exhaustive,
-            ..GadgetParams::default()
-        },
-    );
+    let exact = solve(&instance, &{
+        let mut built = GadgetParams::default();
+        built.oracle = EmbeddingOracle::Exhaustive;
+        built
+    });
     let c = exact.report.conditions;
     assert!(c.all(), "{c:?}: {:?}", exact.report.run.reasons);
     let g = &exact.certificate.guarantees[0];
@@ -554,10 +532,8 @@ fn headroom_exponent_capacities() {
         constant(1, ring(4, 10, 1e3, 0.1, Some(4e6)), 10.0),
     ];
     let instance = Instance::new(cluster, jobs, 1.0, 10).unwrap();
-    let params = GadgetParams {
-        headroom: true,
-        ..GadgetParams::default()
-    };
+    let mut params = GadgetParams::default();
+    params.headroom = true;
     let (engine, _) = Gadget::new(params.clone())
         .unwrap()
         .engine(&instance)
@@ -653,48 +629,57 @@ fn hostile_input_gives_typed_errors() {
         e => panic!("untyped: {e}"),
     };
     for params in [
-        GadgetParams {
-            energy_price: f64::NAN,
-            ..GadgetParams::default()
+        {
+            let mut built = GadgetParams::default();
+            built.energy_price = f64::NAN;
+            built
         },
-        GadgetParams {
-            u_scale: f64::INFINITY,
-            ..GadgetParams::default()
+        {
+            let mut built = GadgetParams::default();
+            built.u_scale = f64::INFINITY;
+            built
         },
-        GadgetParams {
-            max_servers: 0,
-            ..GadgetParams::default()
+        {
+            let mut built = GadgetParams::default();
+            built.max_servers = 0;
+            built
         },
-        GadgetParams {
-            fairness: FairnessWeighting::TenantShare { beta: -1.0 },
-            ..GadgetParams::default()
+        {
+            let mut built = GadgetParams::default();
+            built.fairness = FairnessWeighting::TenantShare { beta: -1.0 };
+            built
         },
-        GadgetParams {
-            bounds: GadgetBounds::ValueFloor {
+        {
+            let mut built = GadgetParams::default();
+            built.bounds = GadgetBounds::ValueFloor {
                 epsilon_v: f64::NAN,
                 v_floor: None,
-            },
-            ..GadgetParams::default()
+            };
+            built
         },
-        GadgetParams {
-            bounds: GadgetBounds::Explicit {
+        {
+            let mut built = GadgetParams::default();
+            built.bounds = GadgetBounds::Explicit {
                 l: 2.0,
                 u_gpu: 1.0,
                 u_nic: None,
-            },
-            ..GadgetParams::default()
+            };
+            built
         },
-        GadgetParams {
-            durations: BTreeMap::from([(JobId(9), DurationTable::default())]),
-            ..GadgetParams::default()
+        {
+            let mut built = GadgetParams::default();
+            built.durations = BTreeMap::from([(JobId(9), DurationTable::default())]);
+            built
         },
-        GadgetParams {
-            durations: BTreeMap::from([(JobId(0), DurationTable::new([((2, 1), 0)]))]),
-            ..GadgetParams::default()
+        {
+            let mut built = GadgetParams::default();
+            built.durations = BTreeMap::from([(JobId(0), DurationTable::new([((2, 1), 0)]))]);
+            built
         },
-        GadgetParams {
-            durations: BTreeMap::from([(JobId(0), DurationTable::new([((3, 1), 2)]))]),
-            ..GadgetParams::default()
+        {
+            let mut built = GadgetParams::default();
+            built.durations = BTreeMap::from([(JobId(0), DurationTable::new([((3, 1), 2)]))]);
+            built
         },
     ] {
         assert!(matches!(
@@ -724,10 +709,8 @@ fn hostile_input_gives_typed_errors() {
         GadgetError::UnsupportedJob { .. }
     ));
     let slow = inst(one(ring(2, 10, 0.0, 1.5, None)), 100);
-    let floor = GadgetParams {
-        progress: ProgressMode::Floor,
-        ..GadgetParams::default()
-    };
+    let mut floor = GadgetParams::default();
+    floor.progress = ProgressMode::Floor;
     assert!(matches!(
         gadget(err(&slow, floor)),
         GadgetError::NoProgress { .. }
@@ -744,10 +727,8 @@ fn hostile_input_gives_typed_errors() {
         10,
     )
     .unwrap();
-    let exhaustive = GadgetParams {
-        oracle: EmbeddingOracle::Exhaustive,
-        ..GadgetParams::default()
-    };
+    let mut exhaustive = GadgetParams::default();
+    exhaustive.oracle = EmbeddingOracle::Exhaustive;
     assert!(matches!(
         gadget(err(&nine, exhaustive)),
         GadgetError::InvalidOption { name: "oracle", .. }
@@ -803,12 +784,14 @@ fn scenario_instance(gpus: &[f64], horizon: u32, jobs: &[JobSpec]) -> Instance {
             .map(|(i, &g)| machine(i as u32, g, 10.0, 100.0))
             .collect(),
     );
-    cluster.ring = RingParams {
-        external_bandwidth_bps: 10.0,
-        reduction_speed_bps: 100.0,
-        overhead_per_server_s: 0.01,
-        contender_ratio: 1.0,
-        degradation: Degradation::default(),
+    cluster.ring = {
+        let mut built = RingParams::default();
+        built.external_bandwidth_bps = 10.0;
+        built.reduction_speed_bps = 100.0;
+        built.overhead_per_server_s = 0.01;
+        built.contender_ratio = 1.0;
+        built.degradation = Degradation::default();
+        built
     };
     let total = gpus.iter().sum::<f64>() as u32;
     let jobs = jobs
@@ -889,12 +872,10 @@ proptest! {
     #[test]
     fn g14_invariants((gpus, horizon, jobs) in scenario(), exact in any::<bool>(), energy in any::<bool>(), fair in any::<bool>()) {
         let instance = scenario_instance(&gpus, horizon, &jobs);
-        let params = GadgetParams {
-            oracle: if exact { EmbeddingOracle::Exhaustive } else { EmbeddingOracle::Greedy },
-            energy_price: if energy { 0.05 } else { 0.0 },
-            fairness: if fair { FairnessWeighting::TenantShare { beta: 1.0 } } else { FairnessWeighting::None },
-            ..GadgetParams::default()
-        };
+        let mut params = GadgetParams::default();
+        params.oracle = if exact { EmbeddingOracle::Exhaustive } else { EmbeddingOracle::Greedy };
+        params.energy_price = if energy { 0.05 } else { 0.0 };
+        params.fairness = if fair { FairnessWeighting::TenantShare { beta: 1.0 } } else { FairnessWeighting::None };
         let solved = Gadget::new(params.clone()).and_then(|a| a.solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))).unwrap();
         check_invariants(&instance, &solved);
         // Determinism.
@@ -922,12 +903,10 @@ proptest! {
     #[test]
     fn headroom_makes_the_running_dual_feasible((gpus, horizon, jobs) in scenario(), eta in any::<bool>()) {
         let instance = scenario_instance(&gpus, horizon, &jobs);
-        let params = GadgetParams {
-            oracle: EmbeddingOracle::Exhaustive,
-            headroom: true,
-            bounds: if eta { GadgetBounds::FrameworkEta } else { GadgetBounds::default() },
-            ..GadgetParams::default()
-        };
+        let mut params = GadgetParams::default();
+        params.oracle = EmbeddingOracle::Exhaustive;
+        params.headroom = true;
+        params.bounds = if eta { GadgetBounds::FrameworkEta } else { GadgetBounds::default() };
         let solved = match Gadget::new(params).and_then(|a| a.solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))) {
             Ok(s) => s,
             // The η rule needs a job with a positive late value.
@@ -950,7 +929,7 @@ proptest! {
     #[test]
     fn greedy_is_exhaustive_on_two_servers((_, horizon, jobs) in scenario()) {
         let instance = scenario_instance(&[4.0, 4.0], horizon, &jobs);
-        let run = |oracle| Gadget::new(GadgetParams { oracle, ..GadgetParams::default() }).and_then(|a| a.solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
+        let run = |oracle| Gadget::new({ let mut built = GadgetParams::default(); built.oracle = oracle; built }).and_then(|a| a.solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
             .unwrap();
         let (g, e) = (run(EmbeddingOracle::Greedy), run(EmbeddingOracle::Exhaustive));
         prop_assert_eq!(&g.schedule, &e.schedule);

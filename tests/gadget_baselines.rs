@@ -129,10 +129,8 @@ fn the_simulator_stops_at_convergence_when_asked() {
     assert_eq!(work_to_train(&job, true), 4.0);
     let inst = Instance::new(cluster(1, 5.0), vec![job], 1.0, 20).unwrap();
     let fifo = |stop| {
-        let opts = SimOptions {
-            stop_at_convergence: stop,
-            ..SimOptions::default()
-        };
+        let mut opts = SimOptions::default();
+        opts.stop_at_convergence = stop;
         simulate(&inst, &mut dmlsched::baselines::Fifo::default(), &opts).unwrap()
     };
     assert_eq!(fifo(false).jobs[0].finish_s, Some(10.0));
@@ -405,10 +403,8 @@ fn noprice_admits_every_job_of_positive_value() {
         assert_eq!(plan.servers(), plan.workers.div_ceil(4));
     }
     // An energy price above every job's value rejects everything.
-    let costly = GadgetParams {
-        energy_price: 1.0,
-        ..GadgetParams::default()
-    };
+    let mut costly = GadgetParams::default();
+    costly.energy_price = 1.0;
     let mut p = GadgetNoPrice::new(costly.clone());
     let r = simulate(&inst, &mut p, &costly.sim_options()).unwrap();
     assert!(r.jobs.iter().all(|j| j.rejected));
@@ -489,16 +485,12 @@ fn metrics_by_hand() {
         ),
     ];
     let inst = Instance::new(cluster(2, 5.0), jobs, 1.0, 10).unwrap();
-    let opts = SimOptions {
-        stop: StopAt::Horizon,
-        stop_at_convergence: true,
-        ..SimOptions::default()
-    };
+    let mut opts = SimOptions::default();
+    opts.stop = StopAt::Horizon;
+    opts.stop_at_convergence = true;
     let r = simulate(&inst, &mut FifoFirstFitBandwidth::default(), &opts).unwrap();
-    let params = GadgetParams {
-        energy_price: 0.5,
-        ..GadgetParams::default()
-    };
+    let mut params = GadgetParams::default();
+    params.energy_price = 0.5;
     let m = GadgetMetrics::from_sim(&inst, &r, &opts, &params).unwrap();
     println!("{m}");
     assert_eq!((m.arrived, m.admitted, m.completed), (4, 4, 3));
@@ -651,12 +643,10 @@ proptest! {
     #[test]
     fn g14_new_policies((gpus, nic, specs) in scenario(), seed in 0u64..1000) {
         let inst = scenario_instance(&gpus, nic, &specs);
-        let opts = SimOptions {
-            decisions: Decisions::SlotBoundaries,
-            stop: StopAt::Horizon,
-            stop_at_convergence: true,
-            ..SimOptions::default()
-        };
+        let mut opts = SimOptions::default();
+        opts.decisions = Decisions::SlotBoundaries;
+        opts.stop = StopAt::Horizon;
+        opts.stop_at_convergence = true;
         for ((name, mut p), (_, mut q)) in policies(seed).into_iter().zip(policies(seed)) {
             let r = simulate(&inst, &mut p, &opts).unwrap();
             verify(&inst, &r.to_schedule(&inst)).unwrap();

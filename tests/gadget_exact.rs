@@ -82,14 +82,12 @@ fn hand_instance(nic_mb: f64) -> (Instance, GadgetParams) {
         vec![((4, 1), 3)],
         vec![((2, 1), 2), ((2, 2), 1)],
     ];
-    let params = GadgetParams {
-        durations: tables
-            .into_iter()
-            .enumerate()
-            .map(|(i, t)| (JobId(i as u32), DurationTable::new(t)))
-            .collect(),
-        ..GadgetParams::default()
-    };
+    let mut params = GadgetParams::default();
+    params.durations = tables
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| (JobId(i as u32), DurationTable::new(t)))
+        .collect();
     (Instance::new(cluster, jobs, 1.0, 3).unwrap(), params)
 }
 
@@ -132,12 +130,14 @@ fn family_instance(seed: u64, family: Family) -> (Instance, GadgetParams) {
             })
             .collect(),
     );
-    cluster.ring = RingParams {
-        external_bandwidth_bps: 10.0 * MB,
-        reduction_speed_bps: 100.0 * MB,
-        overhead_per_server_s: 0.01,
-        contender_ratio: 1.0,
-        degradation: Degradation::default(),
+    cluster.ring = {
+        let mut built = RingParams::default();
+        built.external_bandwidth_bps = 10.0 * MB;
+        built.reduction_speed_bps = 100.0 * MB;
+        built.overhead_per_server_s = 0.01;
+        built.contender_ratio = 1.0;
+        built.degradation = Degradation::default();
+        built
     };
     let jobs = (0..rng.random_range(2..=6u32))
         .map(|i| {
@@ -183,16 +183,14 @@ fn family_instance(seed: u64, family: Family) -> (Instance, GadgetParams) {
             job
         })
         .collect();
-    let params = GadgetParams {
-        worker_choice: WorkerChoice::Allowed,
-        work_unit: if rng.random_bool(0.5) {
-            WorkUnit::Samples
-        } else {
-            WorkUnit::Iterations
-        },
-        energy_price: if rng.random_bool(0.3) { 0.05 } else { 0.0 },
-        ..GadgetParams::default()
+    let mut params = GadgetParams::default();
+    params.worker_choice = WorkerChoice::Allowed;
+    params.work_unit = if rng.random_bool(0.5) {
+        WorkUnit::Samples
+    } else {
+        WorkUnit::Iterations
     };
+    params.energy_price = if rng.random_bool(0.3) { 0.05 } else { 0.0 };
     (Instance::new(cluster, jobs, 1.0, horizon).unwrap(), params)
 }
 
@@ -211,9 +209,10 @@ fn inputs_are_checked_before_any_solve() {
         (solver(|s| s.mip_rel_gap = 1.0), "mip_rel_gap"),
         (solver(|s| s.threads = Some(0)), "threads"),
         (
-            OfflineLimits {
-                max_columns: 0,
-                ..d
+            {
+                let mut built = d;
+                built.max_columns = 0;
+                built
             },
             "max_columns",
         ),
@@ -226,10 +225,8 @@ fn inputs_are_checked_before_any_solve() {
     // three starts × three embeddings as a ring; job 2 one start × two
     // servers; job 3 two starts × two servers alone and three starts as a
     // 1+1 ring: 6 + 13 + 2 + 7.
-    let small = OfflineLimits {
-        max_columns: 27,
-        ..OfflineLimits::default()
-    };
+    let mut small = OfflineLimits::default();
+    small.max_columns = 27;
     match offline_optimum(&instance, &params, &small) {
         Err(dmlsched::Error::Gadget(GadgetError::TooLarge { value, limit, .. })) => {
             assert_eq!((value, limit), (28.0, 27.0));
@@ -237,10 +234,8 @@ fn inputs_are_checked_before_any_solve() {
         other => panic!("{other:?}"),
     }
     // Fairness weights frozen by an online run define no offline problem.
-    let fair = GadgetParams {
-        fairness: FairnessWeighting::TenantShare { beta: 1.0 },
-        ..params.clone()
-    };
+    let mut fair = params.clone();
+    fair.fairness = FairnessWeighting::TenantShare { beta: 1.0 };
     let e = offline_optimum(&instance, &fair, &OfflineLimits::default()).unwrap_err();
     assert!(invalid(e, "fairness"));
     for weights in [
@@ -276,10 +271,8 @@ fn inputs_are_checked_before_any_solve() {
         .map(|i| Job::new(JobId(i), 0.0, ring.clone()))
         .collect();
     let big = Instance::new(big, jobs, 1.0, 500).unwrap();
-    let all = GadgetParams {
-        worker_choice: WorkerChoice::Allowed,
-        ..GadgetParams::default()
-    };
+    let mut all = GadgetParams::default();
+    all.worker_choice = WorkerChoice::Allowed;
     let started = std::time::Instant::now();
     match offline_optimum(&big, &all, &OfflineLimits::default()) {
         Err(dmlsched::Error::Gadget(GadgetError::TooLarge { value, limit, .. })) => {
@@ -294,10 +287,8 @@ fn inputs_are_checked_before_any_solve() {
     // The whole tiny family fits the default column limit.
     for seed in 0..50 {
         let (instance, params) = family_instance(seed, TINY);
-        let tight = OfflineLimits {
-            max_columns: 1,
-            ..OfflineLimits::default()
-        };
+        let mut tight = OfflineLimits::default();
+        tight.max_columns = 1;
         if let Err(dmlsched::Error::Gadget(GadgetError::TooLarge { value, .. })) =
             offline_optimum(&instance, &params, &tight)
         {
@@ -545,10 +536,8 @@ mod exact {
             // Every online run lies below the optimum, and its certificate
             // accepts it as the comparison point.
             for oracle in [EmbeddingOracle::Greedy, EmbeddingOracle::Exhaustive] {
-                let params = GadgetParams {
-                    oracle,
-                    ..params.clone()
-                };
+                let mut params = params.clone();
+                params.oracle = oracle;
                 let solved = Gadget::new(params)
                     .and_then(|a| a.solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
                     .unwrap();
@@ -780,10 +769,8 @@ mod exact {
         );
         seen.greedy.push(opt.objective, g.report.total_value());
 
-        let ex_params = GadgetParams {
-            oracle: EmbeddingOracle::Exhaustive,
-            ..params.clone()
-        };
+        let mut ex_params = params.clone();
+        ex_params.oracle = EmbeddingOracle::Exhaustive;
         let e = run(ex_params.clone()).unwrap();
         sandwich(&case("exhaustive"), &e, &opt);
         // The framework's D_end is the exact re-pricing.
@@ -809,11 +796,9 @@ mod exact {
         }
 
         for bounds in [GadgetBounds::default(), GadgetBounds::FrameworkEta] {
-            let p = GadgetParams {
-                headroom: true,
-                bounds,
-                ..ex_params.clone()
-            };
+            let mut p = ex_params.clone();
+            p.headroom = true;
+            p.bounds = bounds;
             let h = match run(p) {
                 Ok(h) => h,
                 // The η rule needs a job with a positive late value.
@@ -868,11 +853,9 @@ mod exact {
         let mut lowered = 0;
         for seed in 0..12 {
             let (instance, params) = family_instance(seed, TINY);
-            let fair = GadgetParams {
-                oracle: EmbeddingOracle::Exhaustive,
-                fairness: FairnessWeighting::TenantShare { beta: 1.0 },
-                ..params
-            };
+            let mut fair = params;
+            fair.oracle = EmbeddingOracle::Exhaustive;
+            fair.fairness = FairnessWeighting::TenantShare { beta: 1.0 };
             let solved = Gadget::new(fair.clone())
                 .and_then(|a| a.solve(&instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
                 .unwrap();
@@ -891,10 +874,8 @@ mod exact {
             sandwich(&format!("seed {seed} (tenant share)"), &solved, &opt);
             // With unit weights the weighted optimum is the plain one.
             let ones: BTreeMap<JobId, f64> = weights.keys().map(|&j| (j, 1.0)).collect();
-            let plain = GadgetParams {
-                fairness: FairnessWeighting::None,
-                ..fair.clone()
-            };
+            let mut plain = fair.clone();
+            plain.fairness = FairnessWeighting::None;
             let a = offline_optimum_weighted(&instance, &fair, &ones, &OfflineLimits::default())
                 .unwrap();
             let b = offline_optimum(&instance, &plain, &OfflineLimits::default()).unwrap();

@@ -194,13 +194,11 @@ fn variants_change_only_the_parameters() {
     assert_eq!(base.instance, energy.instance);
     assert_eq!(base.instance, fair.instance);
     assert_eq!(base.params, GadgetParams::default());
-    assert_eq!(
-        fair.params,
-        GadgetParams {
-            fairness: FairnessWeighting::TenantShare { beta: 1.0 },
-            ..GadgetParams::default()
-        }
-    );
+    assert_eq!(fair.params, {
+        let mut built = GadgetParams::default();
+        built.fairness = FairnessWeighting::TenantShare { beta: 1.0 };
+        built
+    });
     let mut per: Vec<f64> = base
         .draws
         .iter()
@@ -209,13 +207,11 @@ fn variants_change_only_the_parameters() {
     per.sort_by(f64::total_cmp);
     let median = per[per.len() / 2];
     assert!((energy.params.energy_price - 0.01 * median).abs() < 1e-15);
-    assert_eq!(
-        energy.params,
-        GadgetParams {
-            energy_price: energy.params.energy_price,
-            ..GadgetParams::default()
-        }
-    );
+    assert_eq!(energy.params, {
+        let mut built = GadgetParams::default();
+        built.energy_price = energy.params.energy_price;
+        built
+    });
 }
 
 #[test]
@@ -242,13 +238,11 @@ fn the_scheduler_runs_on_every_variant_at_a_small_load() {
 
 #[test]
 fn custom_cluster_and_horizon() {
-    let o = SyntheticOptions {
-        load: 0.1,
-        servers: 64,
-        horizon_slots: 300,
-        arrival_slots: 250,
-        ..SyntheticOptions::default()
-    };
+    let mut o = SyntheticOptions::default();
+    o.load = 0.1;
+    o.servers = 64;
+    o.horizon_slots = 300;
+    o.arrival_slots = 250;
     let s = GadgetScenario::Synthetic(o)
         .generate(0, GadgetVariant::BASE)
         .unwrap();

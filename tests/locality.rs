@@ -270,10 +270,8 @@ fn end_to_end_runs_pass_both_checkers() {
         BoundsChoice::Eta,
         BoundsChoice::ValueFloor { v_floor: None },
     ] {
-        let params = LocalityParams {
-            bounds,
-            ..LocalityParams::default()
-        };
+        let mut params = LocalityParams::default();
+        params.bounds = bounds;
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let solved = Locality::new(params.clone())
             .and_then(|a| a.solve(&inst, &mut rng))
@@ -396,10 +394,8 @@ fn policy_in_the_simulator_matches_the_runner() {
             .unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let mut policy = LocalityPolicy::new(&inst, &params, &mut rng).unwrap();
-        let opts = SimOptions {
-            ps_timing: PsTiming::NoLocality,
-            ..SimOptions::default()
-        };
+        let mut opts = SimOptions::default();
+        opts.ps_timing = PsTiming::NoLocality;
         let sim = simulate(&inst, &mut policy, &opts).unwrap();
         let alg = policy.session().snapshot().alg;
         let check = verify_locality(&inst, &params, &solved.schedule).unwrap();
@@ -722,10 +718,8 @@ fn lp_round_options_are_validated() {
         },
     ] {
         assert!(bad.validate().is_err(), "{bad:?}");
-        let params = LocalityParams {
-            inner: bad,
-            ..LocalityParams::default()
-        };
+        let mut params = LocalityParams::default();
+        params.inner = bad;
         let mut rng = ChaCha8Rng::seed_from_u64(0);
         assert!(matches!(
             Locality::new(params).and_then(|a| a.solve(&e2e_instance(1), &mut rng)),
@@ -739,10 +733,8 @@ fn lp_round_options_are_validated() {
 fn l8_lp_round_same_seed_same_run() {
     let inst = e2e_instance(5);
     let run = |seed: Option<u64>, rng_seed| {
-        let params = LocalityParams {
-            seed,
-            ..LocalityParams::default()
-        };
+        let mut params = LocalityParams::default();
+        params.seed = seed;
         let mut rng = ChaCha8Rng::seed_from_u64(rng_seed);
         let s = Locality::new(params.clone())
             .and_then(|a| a.solve(&inst, &mut rng))
@@ -804,11 +796,9 @@ fn l9_lp_round_certificate_follows_the_allowance() {
         6,
     );
     let run = |rho0: f64| {
-        let params = LocalityParams {
-            l_allowance: rho0,
-            seed: Some(1),
-            ..LocalityParams::default()
-        };
+        let mut params = LocalityParams::default();
+        params.l_allowance = rho0;
+        params.seed = Some(1);
         let s = Locality::new(params.clone())
             .and_then(|a| a.solve(&inst, &mut ChaCha8Rng::seed_from_u64(0)))
             .unwrap();

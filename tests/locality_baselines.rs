@@ -159,10 +159,8 @@ fn local_is_rejected_without_a_machine_hosting_both_roles() {
 #[test]
 fn disabled_local_is_a_typed_error_and_the_checker_enforces_it() {
     let inst = common(BOTH, vec![job(0, 0.0)]);
-    let off = LocalityParams {
-        allow_local: false,
-        ..LocalityParams::default()
-    };
+    let mut off = LocalityParams::default();
+    off.allow_local = false;
     let err = LocalityBaseline::AlwaysLocalFirstFit
         .solve(&inst, &off)
         .unwrap_err();
@@ -203,10 +201,8 @@ fn no_locality_runs_distributed_only() {
     assert!(s.report.total_utility <= 80.0 * s.report.admitted() as f64 + 1e-9);
     // The trivial bound is the full model's: f(0) for both jobs.
     assert_eq!(s.report.trivial_bound, 200.0);
-    let off = LocalityParams {
-        allow_local: false,
-        ..LocalityParams::default()
-    };
+    let mut off = LocalityParams::default();
+    off.allow_local = false;
     verify_locality(&inst, &off, &s.schedule).unwrap();
     s.certificate.check(1e-9).unwrap();
 }

@@ -45,11 +45,12 @@ fn check_params(
     inst: &Instance,
     p: &LocalityBatchParams,
 ) -> dmlsched::algorithms::locality::LocalityParams {
-    dmlsched::algorithms::locality::LocalityParams {
-        horizon: inst.horizon_slots(),
-        intra_factor: p.intra_factor,
-        allow_local: p.allow_local,
-        ..dmlsched::algorithms::locality::LocalityParams::default()
+    {
+        let mut built = dmlsched::algorithms::locality::LocalityParams::default();
+        built.horizon = inst.horizon_slots();
+        built.intra_factor = p.intra_factor;
+        built.allow_local = p.allow_local;
+        built
     }
 }
 
@@ -135,11 +136,9 @@ mod with_highs {
     #[test]
     fn l6_weighted_proxy_by_hand() {
         let inst = l6();
-        let params = LocalityBatchParams {
-            objective: BatchObjective::WeightedCompletion,
-            weights: Some(vec![1.0, 1.0]),
-            ..LocalityBatchParams::default()
-        };
+        let mut params = LocalityBatchParams::default();
+        params.objective = BatchObjective::WeightedCompletion;
+        params.weights = Some(vec![1.0, 1.0]);
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         let s = LocalityBatch::new(params.clone())
             .and_then(|a| a.solve(&inst, &mut rng))
@@ -206,20 +205,16 @@ mod with_highs {
         // κ = 1: LOCAL is no faster (r^L = 40); AlwaysLocal needs 2, 2, 1
         // workers per job in slots 1–3 (both fit side by side): makespan 3 =
         // d_min = ⌈200/(2·40)⌉.
-        let p = LocalityBatchParams {
-            intra_factor: Some(1.0),
-            ..LocalityBatchParams::default()
-        };
+        let mut p = LocalityBatchParams::default();
+        p.intra_factor = Some(1.0);
         let s = solve(&inst, &p).unwrap();
         let r = &s.report;
         assert_eq!((r.local_makespan, r.spread_makespan), (Some(3), Some(5)));
         assert_eq!((r.t_lo, r.t_lp, r.t_hi, r.makespan), (3, 3, 3, 3));
         assert_eq!(r.heuristic, LocalityBaseline::AlwaysLocalFirstFit);
         // LOCAL disabled: only the spreading schedule runs.
-        let p = LocalityBatchParams {
-            allow_local: false,
-            ..LocalityBatchParams::default()
-        };
+        let mut p = LocalityBatchParams::default();
+        p.allow_local = false;
         let s = solve(&inst, &p).unwrap();
         assert_eq!(s.report.local_makespan, None);
         assert_eq!(s.report.spread_makespan, Some(5));
@@ -240,11 +235,9 @@ mod with_highs {
         )
         .unwrap();
         for objective in [BatchObjective::Makespan, BatchObjective::WeightedCompletion] {
-            let p = LocalityBatchParams {
-                objective,
-                seed: Some(5),
-                ..LocalityBatchParams::default()
-            };
+            let mut p = LocalityBatchParams::default();
+            p.objective = objective;
+            p.seed = Some(5);
             let a = solve(&inst, &p).unwrap();
             let b = solve(&inst, &p).unwrap();
             assert_eq!(a.schedule, b.schedule);
@@ -306,13 +299,11 @@ mod with_highs {
             "{e}"
         );
         // Slot and size caps.
-        let e = run(
-            &l6(),
-            &LocalityBatchParams {
-                max_slots: 1,
-                ..d.clone()
-            },
-        );
+        let e = run(&l6(), &{
+            let mut built = d.clone();
+            built.max_slots = 1;
+            built
+        });
         assert!(
             is_batch_error(&e, |l| matches!(
                 l,
@@ -320,13 +311,11 @@ mod with_highs {
             )),
             "{e}"
         );
-        let e = run(
-            &l6(),
-            &LocalityBatchParams {
-                max_columns: 10,
-                ..d.clone()
-            },
-        );
+        let e = run(&l6(), &{
+            let mut built = d.clone();
+            built.max_columns = 10;
+            built
+        });
         assert!(
             is_batch_error(&e, |l| matches!(
                 l,
@@ -364,35 +353,41 @@ mod with_highs {
         );
         // Bad options.
         for p in [
-            LocalityBatchParams {
-                weights: Some(vec![1.0]),
-                ..d.clone()
+            {
+                let mut built = d.clone();
+                built.weights = Some(vec![1.0]);
+                built
             },
-            LocalityBatchParams {
-                weights: Some(vec![1.0, f64::NAN]),
-                ..d.clone()
+            {
+                let mut built = d.clone();
+                built.weights = Some(vec![1.0, f64::NAN]);
+                built
             },
-            LocalityBatchParams {
-                inner: InnerSolver::ExactMip {
+            {
+                let mut built = d.clone();
+                built.inner = InnerSolver::ExactMip {
                     time_limit_s: f64::NAN,
-                },
-                ..d.clone()
+                };
+                built
             },
-            LocalityBatchParams {
-                inner: InnerSolver::LpRound {
+            {
+                let mut built = d.clone();
+                built.inner = InnerSolver::LpRound {
                     draws: 0,
                     lambdas: [1.0; 8],
-                },
-                ..d.clone()
+                };
+                built
             },
-            LocalityBatchParams {
-                objective: BatchObjective::WeightedCompletion,
-                inner: InnerSolver::exact_mip(),
-                ..d.clone()
+            {
+                let mut built = d.clone();
+                built.objective = BatchObjective::WeightedCompletion;
+                built.inner = InnerSolver::exact_mip();
+                built
             },
-            LocalityBatchParams {
-                intra_factor: Some(f64::NAN),
-                ..d.clone()
+            {
+                let mut built = d.clone();
+                built.intra_factor = Some(f64::NAN);
+                built
             },
         ] {
             let e = LocalityBatch::new(p)
@@ -434,7 +429,8 @@ mod with_highs {
                 .map(|(i, &(n, m, w, s))| sized_job(i as u32, n, m, w, s))
                 .collect();
             let inst = Instance::new(Cluster::new(ms), jobs, 100.0, 12).unwrap();
-            let p = LocalityBatchParams { seed: Some(seed), ..LocalityBatchParams::default() };
+            let mut p = LocalityBatchParams::default();
+            p.seed = Some(seed);
             let round = match solve(&inst, &p) {
                 Ok(s) => s,
                 Err(e) => {
@@ -445,7 +441,7 @@ mod with_highs {
             prop_assert!(round.report.t_lp <= round.report.makespan);
             prop_assert!(round.report.makespan <= round.report.t_hi);
             let inner = InnerSolver::ExactMip { time_limit_s: 3.0 };
-            let exact = solve(&inst, &LocalityBatchParams { inner, ..p }).unwrap();
+            let exact = solve(&inst, &{ let mut built = p; built.inner = inner; built }).unwrap();
             prop_assert_eq!(exact.report.t_lp, round.report.t_lp);
             match exact.report.exact_makespan {
                 Some(opt) => {

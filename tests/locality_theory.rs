@@ -93,10 +93,8 @@ fn check_optimum(inst: &Instance, params: &LocalityParams, opt: &OfflineOptimum)
 ///   gets at most 140.
 #[test]
 fn two_jobs_compete_for_one_slot() {
-    let params = LocalityParams {
-        inner: InnerSolver::exact_mip(),
-        ..LocalityParams::default()
-    };
+    let mut params = LocalityParams::default();
+    params.inner = InnerSolver::exact_mip();
     let jobs = vec![l1_job(0, 100.0, 10.0), l1_job(1, 80.0, 40.0)];
     let inst1 = Instance::new(Cluster::new(vec![l1_machine(0)]), jobs.clone(), 100.0, 1).unwrap();
     let opt = offline_optimum(&inst1, &params, &OfflineLimits::default()).unwrap();
@@ -156,10 +154,8 @@ fn two_jobs_compete_for_one_slot() {
 /// 2, 4, 4 in slots 2–4).
 #[test]
 fn without_local_the_shared_nic_admits_one_job() {
-    let params = LocalityParams {
-        allow_local: false,
-        ..LocalityParams::default()
-    };
+    let mut params = LocalityParams::default();
+    params.allow_local = false;
     let jobs = vec![l1_job(0, 100.0, 10.0), l1_job(1, 80.0, 10.0)];
     let inst = Instance::new(Cluster::new(vec![l1_machine(0)]), jobs, 100.0, 5).unwrap();
     let opt = offline_optimum(&inst, &params, &OfflineLimits::default()).unwrap();
@@ -178,25 +174,30 @@ fn limits_and_size_are_typed_errors() {
     let inst = Instance::new(Cluster::new(vec![l1_machine(0)]), jobs, 100.0, 2).unwrap();
     let params = LocalityParams::default();
     let bad = [
-        OfflineLimits {
-            time_limit_s: 0.0,
-            ..OfflineLimits::default()
+        {
+            let mut built = OfflineLimits::default();
+            built.time_limit_s = 0.0;
+            built
         },
-        OfflineLimits {
-            time_limit_s: f64::NAN,
-            ..OfflineLimits::default()
+        {
+            let mut built = OfflineLimits::default();
+            built.time_limit_s = f64::NAN;
+            built
         },
-        OfflineLimits {
-            mip_rel_gap: 1.0,
-            ..OfflineLimits::default()
+        {
+            let mut built = OfflineLimits::default();
+            built.mip_rel_gap = 1.0;
+            built
         },
-        OfflineLimits {
-            max_columns: 0,
-            ..OfflineLimits::default()
+        {
+            let mut built = OfflineLimits::default();
+            built.max_columns = 0;
+            built
         },
-        OfflineLimits {
-            threads: Some(0),
-            ..OfflineLimits::default()
+        {
+            let mut built = OfflineLimits::default();
+            built.threads = Some(0);
+            built
         },
     ];
     for l in &bad {
@@ -211,10 +212,8 @@ fn limits_and_size_are_typed_errors() {
         );
     }
     // 2 jobs × (2 slots × (4·1 + 2) + 1) = 26 columns estimated.
-    let tight = OfflineLimits {
-        max_columns: 25,
-        ..OfflineLimits::default()
-    };
+    let mut tight = OfflineLimits::default();
+    tight.max_columns = 25;
     assert!(matches!(
         offline_optimum(&inst, &params, &tight),
         Err(dmlsched::Error::Locality(LocalityError::OfflineTooLarge {
@@ -374,17 +373,15 @@ fn run_online(
 }
 
 fn exact_params() -> LocalityParams {
-    LocalityParams {
-        inner: InnerSolver::exact_mip(),
-        ..LocalityParams::default()
-    }
+    let mut built = LocalityParams::default();
+    built.inner = InnerSolver::exact_mip();
+    built
 }
 
 fn lp_round_params() -> LocalityParams {
-    LocalityParams {
-        seed: Some(5),
-        ..LocalityParams::default()
-    }
+    let mut built = LocalityParams::default();
+    built.seed = Some(5);
+    built
 }
 
 // ---------------------------------------------------------------------------
@@ -409,12 +406,14 @@ proptest! {
         let inst = tiny_instance(&machines, &jobs, slots);
         within(WATCHDOG_S, "ALG ≤ OPT on a tiny instance", move || -> Result<(), TestCaseError> {
             // The optimum depends on the model only, not on the inner solver.
-            let model = LocalityParams { allow_local, ..LocalityParams::default() };
+            let mut model = LocalityParams::default();
+            model.allow_local = allow_local;
             let opt = offline_optimum(&inst, &model, &OfflineLimits::default())
                 .map_err(|e| TestCaseError::fail(format!("{e}")))?;
             check_optimum(&inst, &model, &opt);
             for base in [exact_params(), lp_round_params()] {
-                let params = LocalityParams { allow_local, ..base };
+                let mut params = base;
+                params.allow_local = allow_local;
                 let Some(alg) = run_online(&inst, &params)? else {
                     continue;
                 };
@@ -456,10 +455,9 @@ proptest! {
 /// `params` with the price bounds of the η rule (derived from the job
 /// list).
 fn eta(params: LocalityParams) -> LocalityParams {
-    LocalityParams {
-        bounds: BoundsChoice::Eta,
-        ..params
-    }
+    let mut built = params;
+    built.bounds = BoundsChoice::Eta;
+    built
 }
 
 proptest! {
@@ -486,7 +484,7 @@ proptest! {
         let inst = tiny_instance(&machines, &jobs, slots);
         within(WATCHDOG_S, "L10", move || -> Result<(), TestCaseError> {
             for base in [exact_params(), lp_round_params()] {
-                let params = eta(LocalityParams { allow_local, ..base });
+                let params = eta({ let mut built = base; built.allow_local = allow_local; built });
                 let mut rng = ChaCha8Rng::seed_from_u64(3);
                 let (mut engine, ljobs) = match Locality::new(params.clone()).unwrap().engine(&inst, &mut rng) {
                     Ok(e) => e,
@@ -956,10 +954,8 @@ fn schedulable_jobs_are_never_declared_unschedulable() {
         },
     ];
     let inst = tiny_instance(&machines, &jobs, 4);
-    let params = LocalityParams {
-        allow_local: false,
-        ..exact_params()
-    };
+    let mut params = exact_params();
+    params.allow_local = false;
     let opt = offline_optimum(&inst, &params, &OfflineLimits::default()).unwrap();
     assert!(opt.optimal && opt.plans[0].1.is_some());
     let solved = run_online(&inst, &params).unwrap().unwrap();

@@ -131,10 +131,8 @@ fn close(a: f64, b: f64, tol: f64) -> bool {
 fn run_a(
     early_stop: bool,
 ) -> dmlsched::algorithms::Solved<dmlsched::algorithms::oasis::OasisReport> {
-    let params = OasisParams {
-        early_stop,
-        ..OasisParams::default()
-    };
+    let mut params = OasisParams::default();
+    params.early_stop = early_stop;
     Oasis::new(params)
         .and_then(|a| {
             a.solve(
@@ -247,10 +245,8 @@ fn example_a_without_early_stop_decides_identically() {
 fn example_a_in_the_simulator_completes_the_admitted_jobs() {
     let inst = example_a(vec![]);
     let mut policy = OasisPolicy::new(&inst, &OasisParams::default()).unwrap();
-    let opts = SimOptions {
-        ps_timing: PsTiming::NoLocality,
-        ..SimOptions::default()
-    };
+    let mut opts = SimOptions::default();
+    opts.ps_timing = PsTiming::NoLocality;
     let result = simulate(&inst, &mut policy, &opts).unwrap();
     assert_eq!(policy.session().snapshot().alg, 28.0);
     let utility: f64 = result.jobs.iter().map(|j| j.utility).sum();
@@ -508,10 +504,8 @@ fn clusters_and_jobs_outside_the_model_are_errors() {
         Err(dmlsched::Error::Oasis(OasisError::JobTooLarge { .. }))
     ));
     // A bad u_scale.
-    let params = OasisParams {
-        u_scale: -1.0,
-        ..OasisParams::default()
-    };
+    let mut params = OasisParams::default();
+    params.u_scale = -1.0;
     assert!(
         Oasis::new(params)
             .and_then(|a| a.solve(
@@ -524,10 +518,8 @@ fn clusters_and_jobs_outside_the_model_are_errors() {
 
 #[test]
 fn value_floor_bounds_run_and_certify() {
-    let params = OasisParams {
-        bounds: BoundsChoice::ValueFloor { v_floor: None },
-        ..OasisParams::default()
-    };
+    let mut params = OasisParams::default();
+    params.bounds = BoundsChoice::ValueFloor { v_floor: None };
     let solved = Oasis::new(params)
         .and_then(|a| {
             a.solve(
@@ -858,14 +850,13 @@ fn random_instance() -> impl Strategy<Value = Instance> {
 
 /// The default parameters under the η rule or the default value floor.
 fn params_for(floor: bool) -> OasisParams {
-    OasisParams {
-        bounds: if floor {
-            BoundsChoice::ValueFloor { v_floor: None }
-        } else {
-            BoundsChoice::Eta
-        },
-        ..OasisParams::default()
-    }
+    let mut built_ = OasisParams::default();
+    built_.bounds = if floor {
+        BoundsChoice::ValueFloor { v_floor: None }
+    } else {
+        BoundsChoice::Eta
+    };
+    built_
 }
 
 /// OASiS on a random instance; `None` when no bounds can be derived (no
@@ -921,7 +912,8 @@ proptest! {
         // The simulator replays the plans: admitted jobs finish by their
         // completion slots, with at least their planned utility.
         let mut policy = OasisPolicy::new(&inst, &params).unwrap();
-        let opts = SimOptions { ps_timing: PsTiming::NoLocality, ..SimOptions::default() };
+        let mut opts = SimOptions::default();
+        opts.ps_timing = PsTiming::NoLocality;
         let result = simulate(&inst, &mut policy, &opts).unwrap();
         let sim_utility: f64 = result.jobs.iter().map(|j| j.utility).sum();
         // A job that finished before its plan's end released the rest, and

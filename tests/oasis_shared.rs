@@ -77,10 +77,9 @@ fn table(v: &[f64]) -> Utility {
 }
 
 fn shared_params() -> OasisParams {
-    OasisParams {
-        shared_machines: true,
-        ..OasisParams::default()
-    }
+    let mut built = OasisParams::default();
+    built.shared_machines = true;
+    built
 }
 
 fn solve(inst: &Instance, params: OasisParams) -> dmlsched::Result<Solved<OasisReport>> {
@@ -240,10 +239,8 @@ fn s1_consumption_adds_up_on_the_shared_cells() {
 fn s1_in_the_simulator_admitted_jobs_finish() {
     let inst = s1();
     let mut policy = OasisPolicy::new(&inst, &shared_params()).unwrap();
-    let opts = SimOptions {
-        ps_timing: PsTiming::NoLocality,
-        ..SimOptions::default()
-    };
+    let mut opts = SimOptions::default();
+    opts.ps_timing = PsTiming::NoLocality;
     let result = simulate(&inst, &mut policy, &opts).unwrap();
     assert_eq!(policy.decisions().iter().filter(|d| d.admitted).count(), 2);
     assert_eq!(
@@ -781,7 +778,8 @@ proptest! {
         inst in instance_on(machines(true)),
         floor in any::<bool>(),
     ) {
-        let params = OasisParams { bounds: bounds_for(floor), ..shared_params() };
+        let mut params = shared_params();
+        params.bounds = bounds_for(floor);
         let Some(solved) = solve_or_skip(&inst, &params)? else { return Ok(()) };
         verify(&inst, &solved.schedule).unwrap();
         solved.certificate.check(1e-9).unwrap();
@@ -796,7 +794,8 @@ proptest! {
         common::step_checking_prices_and_capacity(&mut engine, &jobs)?;
 
         let mut policy = OasisPolicy::new(&inst, &params).unwrap();
-        let opts = SimOptions { ps_timing: PsTiming::NoLocality, ..SimOptions::default() };
+        let mut opts = SimOptions::default();
+        opts.ps_timing = PsTiming::NoLocality;
         let result = simulate(&inst, &mut policy, &opts).unwrap();
         let sim_utility: f64 = result.jobs.iter().map(|j| j.utility).sum();
         prop_assert!(sim_utility + 1e-9 >= run.total_utility, "{sim_utility} < {}", run.total_utility);
@@ -809,9 +808,10 @@ proptest! {
         inst in instance_on(machines(false)),
         floor in any::<bool>(),
     ) {
-        let paper = OasisParams { bounds: bounds_for(floor), ..OasisParams::default() };
+        let mut paper = OasisParams::default();
+        paper.bounds = bounds_for(floor);
         let Some(a) = solve_or_skip(&inst, &paper)? else { return Ok(()) };
-        let b = solve(&inst, OasisParams { shared_machines: true, ..paper }).unwrap();
+        let b = solve(&inst, { let mut built = paper; built.shared_machines = true; built }).unwrap();
         prop_assert_eq!(&a.schedule, &b.schedule);
         let (mut ca, mut cb) = (a.certificate.clone(), b.certificate.clone());
         ca.run.stage_seconds.clear();
@@ -1068,10 +1068,8 @@ fn locality_places_workers_and_ps_on_a_shared_machine() {
         BoundsChoice::Eta,
         BoundsChoice::ValueFloor { v_floor: None },
     ] {
-        let params = LocalityParams {
-            bounds,
-            ..LocalityParams::default()
-        };
+        let mut params = LocalityParams::default();
+        params.bounds = bounds;
         let solved = Locality::new(params.clone())
             .and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(1)))
             .unwrap();
@@ -1192,10 +1190,8 @@ fn s1_with_a_job_beyond_the_chunk_program_size_rejects_that_job_only() {
         other => panic!("expected JobTooLarge, got {other:?}"),
     }
     let mut policy = OasisPolicy::new(&inst, &shared_params()).unwrap();
-    let opts = SimOptions {
-        ps_timing: PsTiming::NoLocality,
-        ..SimOptions::default()
-    };
+    let mut opts = SimOptions::default();
+    opts.ps_timing = PsTiming::NoLocality;
     let result = simulate(&inst, &mut policy, &opts).unwrap();
     let big = policy
         .decisions()

@@ -12,10 +12,9 @@ use dmlsched::pcip::{MipOptions, PcError, solve_exact, solve_lp};
 
 /// MIP options for tests: 1 s limit (the instances solve in ms).
 fn mip() -> MipOptions {
-    MipOptions {
-        time_limit_s: 1.0,
-        ..MipOptions::default()
-    }
+    let mut built = MipOptions::default();
+    built.time_limit_s = 1.0;
+    built
 }
 
 fn close(a: &[f64], b: &[f64]) {

@@ -340,7 +340,8 @@ proptest! {
     fn improvement_never_worsens(s in small_pc(), start in proptest::collection::vec(0u32..=2, 1..=4)) {
         let Some(p) = s.problem() else { return Ok(()); };
         let mut x: Vec<f64> = (0..p.n_vars()).map(|j| f64::from(start[j % start.len()])).collect();
-        let off = RepairOptions { improve: false, ..RepairOptions::default() };
+        let mut off = RepairOptions::default();
+        off.improve = false;
         if repair(&p, &mut x, &off).is_err() {
             return Ok(());
         }

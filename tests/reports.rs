@@ -90,10 +90,8 @@ fn unfinished() -> (Instance, SimResult) {
         1e10,
     );
     let inst = Instance::new(cluster, vec![job(0, 0.0, ps_job(100, 1.0))], 10.0, 5).unwrap();
-    let opts = SimOptions {
-        stop: StopAt::Horizon,
-        ..SimOptions::default()
-    };
+    let mut opts = SimOptions::default();
+    opts.stop = StopAt::Horizon;
     let r = simulate(&inst, &mut Fifo::default(), &opts).unwrap();
     (inst, r)
 }
@@ -313,10 +311,8 @@ fn jct_cdf_counts_every_job_and_tops_out_at_the_share_done() {
     );
     let jobs = vec![job(0, 0.0, ps_job(2, 0.5)), job(1, 0.0, ps_job(100, 1.0))];
     let inst = Instance::new(cluster, jobs, 10.0, 5).unwrap();
-    let opts = SimOptions {
-        stop: StopAt::Horizon,
-        ..SimOptions::default()
-    };
+    let mut opts = SimOptions::default();
+    opts.stop = StopAt::Horizon;
     let r = simulate(&inst, &mut Fifo::default(), &opts).unwrap();
     assert_eq!(r.sorted_jcts().len(), 1);
     let svg = jct_cdf_svg(&[("half", &r)], "t").unwrap();

@@ -393,9 +393,10 @@ fn oasis_refuses_a_value_floor_above_its_limit() {
     assert!(line.contains("must be below 11365853.1"), "{line}");
     // The library's error is typed, and a floor below the limit runs.
     let inst = Instance::from_json(&std::fs::read_to_string(ps).unwrap()).unwrap();
-    let with_floor = |v| dmlsched::algorithms::oasis::OasisParams {
-        bounds: dmlsched::online::BoundsChoice::ValueFloor { v_floor: Some(v) },
-        ..Default::default()
+    let with_floor = |v| {
+        let mut built = dmlsched::algorithms::oasis::OasisParams::default();
+        built.bounds = dmlsched::online::BoundsChoice::ValueFloor { v_floor: Some(v) };
+        built
     };
     let e = dmlsched::algorithms::oasis::Oasis::new(with_floor(1e19))
         .and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))

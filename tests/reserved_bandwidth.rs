@@ -594,10 +594,8 @@ fn allocation_of(r: &dmlsched::sim::SimResult, job: u32) -> Placement {
 fn fifo_ff_on_two_servers() {
     let jobs = vec![ff_job(0, 4, 3), ff_job(1, 6, 2), ff_job(2, 2, 1)];
     let inst = Instance::new(ff_cluster(), jobs, 1.0, 20).unwrap();
-    let opts = SimOptions {
-        decisions: Decisions::EventDriven { ticks: false },
-        ..SimOptions::default()
-    };
+    let mut opts = SimOptions::default();
+    opts.decisions = Decisions::EventDriven { ticks: false };
     let times = |r: &dmlsched::sim::SimResult| -> Vec<(f64, f64)> {
         r.jobs
             .iter()

@@ -131,14 +131,16 @@ fn hostile_measurements_and_counts() {
     for (what, samples) in cases {
         for opts in [
             FitOptions::default(),
-            FitOptions {
-                loss: Loss::Absolute,
-                constraints: Constraints::Unconstrained,
-                ..FitOptions::default()
+            {
+                let mut built = FitOptions::default();
+                built.loss = Loss::Absolute;
+                built.constraints = Constraints::Unconstrained;
+                built
             },
-            FitOptions {
-                ridge: 1e-3,
-                ..FitOptions::default()
+            {
+                let mut built = FitOptions::default();
+                built.ridge = 1e-3;
+                built
             },
         ] {
             rar_answers(samples.clone(), opts, format!("{what} {opts:?}"));
@@ -150,61 +152,66 @@ fn hostile_measurements_and_counts() {
 fn hostile_options() {
     let samples = synthetic::rar_c_samples(30, 0.02, 4).unwrap();
     for opts in [
-        FitOptions {
-            ridge: f64::NAN,
-            ..FitOptions::default()
+        {
+            let mut built = FitOptions::default();
+            built.ridge = f64::NAN;
+            built
         },
-        FitOptions {
-            ridge: -1.0,
-            ..FitOptions::default()
+        {
+            let mut built = FitOptions::default();
+            built.ridge = -1.0;
+            built
         },
-        FitOptions {
-            ridge: f64::INFINITY,
-            ..FitOptions::default()
+        {
+            let mut built = FitOptions::default();
+            built.ridge = f64::INFINITY;
+            built
         },
-        FitOptions {
-            ridge: 1e300,
-            ..FitOptions::default()
+        {
+            let mut built = FitOptions::default();
+            built.ridge = 1e300;
+            built
         },
-        FitOptions {
-            rank_tol: Some(f64::NAN),
-            ..FitOptions::default()
+        {
+            let mut built = FitOptions::default();
+            built.rank_tol = Some(f64::NAN);
+            built
         },
-        FitOptions {
-            rank_tol: Some(1e300),
-            ..FitOptions::default()
+        {
+            let mut built = FitOptions::default();
+            built.rank_tol = Some(1e300);
+            built
         },
-        FitOptions {
-            rank_tol: Some(0.0),
-            ..FitOptions::default()
+        {
+            let mut built = FitOptions::default();
+            built.rank_tol = Some(0.0);
+            built
         },
-        FitOptions {
-            cond_warn: 0.0,
-            ..FitOptions::default()
+        {
+            let mut built = FitOptions::default();
+            built.cond_warn = 0.0;
+            built
         },
-        FitOptions {
-            cond_warn: f64::NAN,
-            ..FitOptions::default()
+        {
+            let mut built = FitOptions::default();
+            built.cond_warn = f64::NAN;
+            built
         },
     ] {
         rar_answers(samples.clone(), opts, format!("{opts:?}"));
     }
     let t = synthetic::rar_c_template();
     for grid in [vec![], vec![f64::NAN], vec![1e-300], vec![1.0; 50]] {
-        let p = ProfileOptions {
-            grid,
-            ..ProfileOptions::default()
-        };
+        let mut p = ProfileOptions::default();
+        p.grid = grid;
         finite_or_typed(
             fit_contention_profile(&t, &samples, &FitOptions::default(), &p).map(|(_, r)| r),
             "profile grid",
         );
     }
     for tolerance in [0.0, f64::NAN, 1e-300] {
-        let p = ProfileOptions {
-            tolerance,
-            ..ProfileOptions::default()
-        };
+        let mut p = ProfileOptions::default();
+        p.tolerance = tolerance;
         finite_or_typed(
             fit_contention_profile(&t, &samples, &FitOptions::default(), &p).map(|(_, r)| r),
             "profile tolerance",
@@ -243,17 +250,23 @@ fn hostile_placements_and_layered_configurations() {
             for alt in [
                 AlternationOptions::ps_locality(),
                 AlternationOptions::default(),
-                AlternationOptions {
-                    start: Some(vec![f64::NAN; 5]),
-                    max_rounds: 3,
+                {
+                    let mut built = AlternationOptions::default();
+                    built.start = Some(vec![f64::NAN; 5]);
+                    built.max_rounds = 3;
+                    built
                 },
-                AlternationOptions {
-                    start: Some(vec![1.0]),
-                    max_rounds: 50,
+                {
+                    let mut built = AlternationOptions::default();
+                    built.start = Some(vec![1.0]);
+                    built.max_rounds = 50;
+                    built
                 },
-                AlternationOptions {
-                    start: None,
-                    max_rounds: 0,
+                {
+                    let mut built = AlternationOptions::default();
+                    built.start = None;
+                    built.max_rounds = 0;
+                    built
                 },
             ] {
                 let r = fit_alternating(
@@ -286,31 +299,37 @@ fn hostile_placements_and_layered_configurations() {
         within(WATCHDOG_S, &format!("layered variant {i}"), move || {
             for search in [
                 SearchOptions::default(),
-                SearchOptions {
-                    kappa_range: (0.0, 1.0),
-                    ..SearchOptions::default()
+                {
+                    let mut built = SearchOptions::default();
+                    built.kappa_range = (0.0, 1.0);
+                    built
                 },
-                SearchOptions {
-                    inverse_bandwidth_range: (1.0, f64::INFINITY),
-                    ..SearchOptions::default()
+                {
+                    let mut built = SearchOptions::default();
+                    built.inverse_bandwidth_range = (1.0, f64::INFINITY);
+                    built
                 },
-                SearchOptions {
-                    grid_points: Some(1),
-                    ..SearchOptions::default()
+                {
+                    let mut built = SearchOptions::default();
+                    built.grid_points = Some(1);
+                    built
                 },
-                SearchOptions {
-                    min_step: 0.0,
-                    ..SearchOptions::default()
+                {
+                    let mut built = SearchOptions::default();
+                    built.min_step = 0.0;
+                    built
                 },
-                SearchOptions {
-                    max_evaluations: 0,
-                    separate_bandwidths: true,
-                    ..SearchOptions::default()
+                {
+                    let mut built = SearchOptions::default();
+                    built.max_evaluations = 0;
+                    built.separate_bandwidths = true;
+                    built
                 },
-                SearchOptions {
-                    kappa_range: (1e-300, 1e300),
-                    inverse_bandwidth_range: (1e-300, 1e300),
-                    ..SearchOptions::default()
+                {
+                    let mut built = SearchOptions::default();
+                    built.kappa_range = (1e-300, 1e300);
+                    built.inverse_bandwidth_range = (1e-300, 1e300);
+                    built
                 },
             ] {
                 let r = fit_layered(
@@ -372,12 +391,10 @@ proptest! {
             .iter()
             .map(|&(w, s, p, y, wt)| Sample::new(cfg(w, s, p), y).with_weight(wt))
             .collect();
-        let opts = FitOptions {
-            loss: if absolute { Loss::Absolute } else { Loss::Relative },
-            constraints: if unconstrained { Constraints::Unconstrained } else { Constraints::FromModelSigns },
-            ridge,
-            ..FitOptions::default()
-        };
+        let mut opts = FitOptions::default();
+        opts.loss = if absolute { Loss::Absolute } else { Loss::Relative };
+        opts.constraints = if unconstrained { Constraints::Unconstrained } else { Constraints::FromModelSigns };
+        opts.ridge = ridge;
         rar_answers(samples, opts, format!("{rows:?} {opts:?}"));
     }
 

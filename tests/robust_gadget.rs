@@ -84,13 +84,13 @@ fn answers(inst: Instance, params: GadgetParams, what: String) {
 }
 
 fn ring() -> RingParams {
-    RingParams {
-        external_bandwidth_bps: 1.0,
-        reduction_speed_bps: 10.0,
-        overhead_per_server_s: 1e-3,
-        contender_ratio: 1.0,
-        degradation: Degradation::Linear { alpha: 0.09 },
-    }
+    let mut built = RingParams::default();
+    built.external_bandwidth_bps = 1.0;
+    built.reduction_speed_bps = 10.0;
+    built.overhead_per_server_s = 1e-3;
+    built.contender_ratio = 1.0;
+    built.degradation = Degradation::Linear { alpha: 0.09 };
+    built
 }
 
 #[test]
@@ -125,9 +125,10 @@ fn extreme_instances() {
             vec![4.0, 4.0],
             1e9,
             vec![(1, 10, 0.0, 0.0, None)],
-            RingParams {
-                overhead_per_server_s: 0.0,
-                ..ring()
+            {
+                let mut built = ring();
+                built.overhead_per_server_s = 0.0;
+                built
             },
             100,
         ),
@@ -136,9 +137,10 @@ fn extreme_instances() {
             vec![4.0],
             1e9,
             vec![(1, 10, 0.0, 1e-300, None)],
-            RingParams {
-                overhead_per_server_s: 0.0,
-                ..ring()
+            {
+                let mut built = ring();
+                built.overhead_per_server_s = 0.0;
+                built
             },
             100,
         ),
@@ -206,11 +208,9 @@ fn extreme_instances() {
             continue;
         };
         answers(inst, GadgetParams::default(), what.to_string());
-        let floor = GadgetParams {
-            progress: ProgressMode::Floor,
-            bounds: GadgetBounds::FrameworkEta,
-            ..GadgetParams::default()
-        };
+        let mut floor = GadgetParams::default();
+        floor.progress = ProgressMode::Floor;
+        floor.bounds = GadgetBounds::FrameworkEta;
         let inst = instance(&gpus, nic, &jobs, ring, horizon).unwrap();
         answers(inst, floor, format!("{what}, Floor, η rule"));
     }
@@ -248,21 +248,19 @@ proptest! {
         let durations = table
             .map(|(w, n, d)| BTreeMap::from([(JobId(0), DurationTable::new([((w, n), d)]))]))
             .unwrap_or_default();
-        let params = GadgetParams {
-            oracle: if exact { EmbeddingOracle::Exhaustive } else { EmbeddingOracle::Greedy },
-            bounds: if eta { GadgetBounds::FrameworkEta } else { GadgetBounds::default() },
-            progress: if floor { ProgressMode::Floor } else { ProgressMode::Fractional },
-            energy_price: energy,
-            fairness: beta.map_or(FairnessWeighting::None, |beta| FairnessWeighting::TenantShare { beta }),
-            worker_choice: [WorkerChoice::Requested, WorkerChoice::PowersOfTwo, WorkerChoice::Allowed][choice as usize],
-            work_unit: if samples { WorkUnit::Samples } else { WorkUnit::Iterations },
-            lookahead,
-            max_servers,
-            u_scale,
-            durations,
-            pd: PdOptions::default(),
-            ..GadgetParams::default()
-        };
+        let mut params = GadgetParams::default();
+        params.oracle = if exact { EmbeddingOracle::Exhaustive } else { EmbeddingOracle::Greedy };
+        params.bounds = if eta { GadgetBounds::FrameworkEta } else { GadgetBounds::default() };
+        params.progress = if floor { ProgressMode::Floor } else { ProgressMode::Fractional };
+        params.energy_price = energy;
+        params.fairness = beta.map_or(FairnessWeighting::None, |beta| FairnessWeighting::TenantShare { beta });
+        params.worker_choice = [WorkerChoice::Requested, WorkerChoice::PowersOfTwo, WorkerChoice::Allowed][choice as usize];
+        params.work_unit = if samples { WorkUnit::Samples } else { WorkUnit::Iterations };
+        params.lookahead = lookahead;
+        params.max_servers = max_servers;
+        params.u_scale = u_scale;
+        params.durations = durations;
+        params.pd = PdOptions::default();
         answers(inst, params, format!("{gpus:?} nic {nic} {jobs:?} horizon {horizon}"));
     }
 }

@@ -171,12 +171,10 @@ fn run_batch(inst: &Instance, params: &LocalityBatchParams) {
     match LocalityBatch::new(params.clone()).and_then(|a| a.solve(inst, &mut rng)) {
         Ok(s) => {
             verify(inst, &s.schedule).unwrap();
-            let check = LocalityParams {
-                horizon: inst.horizon_slots(),
-                intra_factor: params.intra_factor,
-                allow_local: params.allow_local,
-                ..LocalityParams::default()
-            };
+            let mut check = LocalityParams::default();
+            check.horizon = inst.horizon_slots();
+            check.intra_factor = params.intra_factor;
+            check.allow_local = params.allow_local;
             verify_locality(inst, &check, &s.schedule).unwrap();
             s.certificate.check(1e-6).unwrap();
             assert!(s.report.t_lp <= s.report.makespan);
@@ -220,12 +218,10 @@ proptest! {
                 1 => (BatchObjective::Makespan, InnerSolver::ExactMip { time_limit_s: 2.0 }),
                 _ => (BatchObjective::WeightedCompletion, InnerSolver::lp_round()),
             };
-            let params = LocalityBatchParams {
-                objective,
-                inner,
-                seed: Some(seed),
-                ..LocalityBatchParams::default()
-            };
+            let mut params = LocalityBatchParams::default();
+            params.objective = objective;
+            params.inner = inner;
+            params.seed = Some(seed);
             run_batch(&inst, &params);
         });
     }
@@ -244,7 +240,9 @@ proptest! {
                 return;
             };
             let inner = if exact { InnerSolver::exact_mip() } else { InnerSolver::lp_round() };
-            let params = LocalityParams { inner, seed: Some(seed), ..LocalityParams::default() };
+            let mut params = LocalityParams::default();
+            params.inner = inner;
+            params.seed = Some(seed);
             run_case(&inst, &params);
         });
     }
@@ -281,11 +279,9 @@ proptest! {
                 })
                 .collect();
             let Ok(inst) = Instance::new(Cluster::new(ms), jobs, 100.0, 24) else { return };
-            let params = LocalityBatchParams {
-                objective: if weighted { BatchObjective::WeightedCompletion } else { BatchObjective::Makespan },
-                inner: InnerSolver::LpRound { draws, lambdas: [lambda; 8] },
-                ..LocalityBatchParams::default()
-            };
+            let mut params = LocalityBatchParams::default();
+            params.objective = if weighted { BatchObjective::WeightedCompletion } else { BatchObjective::Makespan };
+            params.inner = InnerSolver::LpRound { draws, lambdas: [lambda; 8] };
             run_batch(&inst, &params);
         });
     }
@@ -319,11 +315,9 @@ proptest! {
                 })
                 .collect();
             let Ok(inst) = Instance::new(Cluster::new(ms), jobs, 100.0, 6) else { return };
-            let params = LocalityParams {
-                inner: InnerSolver::LpRound { draws, lambdas: [lambda; 8] },
-                l_allowance: rho0,
-                ..LocalityParams::default()
-            };
+            let mut params = LocalityParams::default();
+            params.inner = InnerSolver::LpRound { draws, lambdas: [lambda; 8] };
+            params.l_allowance = rho0;
             run_case(&inst, &params);
         });
     }
@@ -346,8 +340,11 @@ proptest! {
             let Ok(inst) = Instance::new(cluster, jobs, slot, horizon) else {
                 return;
             };
-            let params = LocalityParams { allow_local, horizon: window, ..LocalityParams::default() };
-            let limits = OfflineLimits { time_limit_s: 5.0, ..OfflineLimits::default() };
+            let mut params = LocalityParams::default();
+            params.allow_local = allow_local;
+            params.horizon = window;
+            let mut limits = OfflineLimits::default();
+            limits.time_limit_s = 5.0;
             match offline_optimum(&inst, &params, &limits) {
                 Ok(opt) => {
                     verify(&inst, &opt.schedule).unwrap();

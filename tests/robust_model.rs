@@ -60,10 +60,8 @@ fn oasis_job(id: u32, utility: Utility, demand: f64) -> Job {
 
 /// A result of OASiS is only an answer if its certificate checks.
 fn oasis_result_or_typed_error(instance: &Instance, bounds: BoundsChoice) -> Result<(), String> {
-    let params = OasisParams {
-        bounds,
-        ..OasisParams::default()
-    };
+    let mut params = OasisParams::default();
+    params.bounds = bounds;
     match Oasis::new(params)
         .and_then(|o| o.solve(instance, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
     {

@@ -684,9 +684,10 @@ fn random_groups_derivations_and_moves_give_a_result_or_a_typed_error() {
             let solver = RoundingSolver {
                 trials: 3,
                 seed: case,
-                mip: MipOptions {
-                    time_limit_s: 2.0,
-                    ..MipOptions::default()
+                mip: {
+                    let mut built = MipOptions::default();
+                    built.time_limit_s = 2.0;
+                    built
                 },
                 ..RoundingSolver::default()
             };
@@ -762,9 +763,10 @@ fn the_time_limit_bounds_the_lp_relaxation() {
     let solver = RoundingSolver {
         exact: ExactMode::Always,
         time_limit_s: Some(2.0),
-        mip: MipOptions {
-            time_limit_s: 10.0,
-            ..MipOptions::default()
+        mip: {
+            let mut built = MipOptions::default();
+            built.time_limit_s = 10.0;
+            built
         },
         ..RoundingSolver::default()
     };
@@ -962,9 +964,10 @@ mod fuzz {
     fn fuzz_solver() -> RoundingSolver {
         RoundingSolver {
             trials: 4,
-            mip: MipOptions {
-                time_limit_s: 5.0,
-                ..MipOptions::default()
+            mip: {
+                let mut built = MipOptions::default();
+                built.time_limit_s = 5.0;
+                built
             },
             ..RoundingSolver::default()
         }

@@ -215,10 +215,8 @@ fn zero_iteration_time_under_a_plan_and_at_boundaries() {
             10,
         )
         .unwrap();
-        let opts = SimOptions {
-            decisions: Decisions::SlotBoundaries,
-            ..SimOptions::default()
-        };
+        let mut opts = SimOptions::default();
+        opts.decisions = Decisions::SlotBoundaries;
         simulate(&inst, &mut baselines::Fifo::default(), &opts)
     })
     .unwrap();
@@ -352,10 +350,8 @@ fn replay_philly(csv: &'static str) -> Vec<(String, dmlsched::Result<SimResult>)
             Arch::RingAllReduce => RecipeOptions::rar(),
             Arch::ParameterServer => RecipeOptions::ps(),
         };
-        let opts = ReplayOptions {
-            recipe,
-            ..ReplayOptions::default()
-        };
+        let mut opts = ReplayOptions::default();
+        opts.recipe = recipe;
         let inst = match replay_instance(&rows, &opts) {
             Ok((inst, _)) => inst,
             Err(e) => {
@@ -415,10 +411,8 @@ fn philly_durations_beyond_what_a_job_counts_are_refused() {
         );
         let rows = read_philly_pollux_csv(csv.as_bytes()).unwrap().jobs;
         let rows = select(&rows, &Window::default()).unwrap();
-        let opts = ReplayOptions {
-            recipe,
-            ..ReplayOptions::default()
-        };
+        let mut opts = ReplayOptions::default();
+        opts.recipe = recipe;
         replay_instance(&rows, &opts).map(|(inst, _)| inst)
     };
     for recipe in [RecipeOptions::rar(), RecipeOptions::ps()] {
@@ -517,25 +511,26 @@ mod fuzz {
     /// Simulator options `k`; `max_events` keeps a debug build's case
     /// short (the event limit is a typed error, a fine outcome).
     fn options(k: u8, max_events: u64) -> SimOptions {
-        let base = SimOptions {
-            max_events,
-            ..SimOptions::default()
-        };
+        let mut base = SimOptions::default();
+        base.max_events = max_events;
         match k % 4 {
             0 => base,
-            1 => SimOptions {
-                decisions: Decisions::EventDriven { ticks: true },
-                ..base
-            },
-            2 => SimOptions {
-                decisions: Decisions::SlotBoundaries,
-                ..base
-            },
-            _ => SimOptions {
-                decisions: Decisions::SlotBoundaries,
-                progress: ProgressMode::Floor,
-                ..base
-            },
+            1 => {
+                let mut built = base;
+                built.decisions = Decisions::EventDriven { ticks: true };
+                built
+            }
+            2 => {
+                let mut built = base;
+                built.decisions = Decisions::SlotBoundaries;
+                built
+            }
+            _ => {
+                let mut built = base;
+                built.decisions = Decisions::SlotBoundaries;
+                built.progress = ProgressMode::Floor;
+                built
+            }
         }
     }
 
@@ -635,10 +630,8 @@ mod fuzz {
             };
             let what = format!("{machines} machines, capacity {capacity:e}, slot {slot_s} s, {horizon} slots, {specs:?}, options {opts}, stop {stop}");
             let outcomes = within(WATCHDOG_S, &what.clone(), move || {
-                let opts = SimOptions {
-                    stop_at_convergence: stop,
-                    ..options(opts, if machines > 100 { 40 } else { 2_000 })
-                };
+                let mut opts = options(opts, if machines > 100 { 40 } else { 2_000 });
+                opts.stop_at_convergence = stop;
                 registry::RING_BASELINES
                     .iter()
                     .chain(&["ff-bandwidth", "ff-bandwidth-backfill"])

@@ -76,13 +76,13 @@ fn all_answer(inst: Instance, params: SjfBcoParams, what: String) {
 }
 
 fn ring() -> RingParams {
-    RingParams {
-        external_bandwidth_bps: 1.0,
-        reduction_speed_bps: 10.0,
-        overhead_per_server_s: 1e-3,
-        contender_ratio: 1.0,
-        degradation: Degradation::Linear { alpha: 0.09 },
-    }
+    let mut built = RingParams::default();
+    built.external_bandwidth_bps = 1.0;
+    built.reduction_speed_bps = 10.0;
+    built.overhead_per_server_s = 1e-3;
+    built.contender_ratio = 1.0;
+    built.degradation = Degradation::Linear { alpha: 0.09 };
+    built
 }
 
 #[test]
@@ -107,9 +107,10 @@ fn extreme_instances() {
             "zero iteration time",
             vec![4.0],
             vec![(1, 10, 0.0, 0.0)],
-            RingParams {
-                overhead_per_server_s: 0.0,
-                ..ring()
+            {
+                let mut built = ring();
+                built.overhead_per_server_s = 0.0;
+                built
             },
             100,
         ),
@@ -117,9 +118,10 @@ fn extreme_instances() {
             "1e-300 compute",
             vec![4.0],
             vec![(1, 10, 0.0, 1e-300)],
-            RingParams {
-                overhead_per_server_s: 0.0,
-                ..ring()
+            {
+                let mut built = ring();
+                built.overhead_per_server_s = 0.0;
+                built
             },
             100,
         ),
@@ -141,9 +143,10 @@ fn extreme_instances() {
             "tiny external bandwidth",
             vec![2.0, 2.0],
             vec![(4, 10, 1.0, 1.0)],
-            RingParams {
-                external_bandwidth_bps: 1e-300,
-                ..ring()
+            {
+                let mut built = ring();
+                built.external_bandwidth_bps = 1e-300;
+                built
             },
             100,
         ),
@@ -161,10 +164,8 @@ fn extreme_instances() {
             continue;
         };
         all_answer(inst, SjfBcoParams::default(), what.to_string());
-        let floor = SjfBcoParams {
-            progress: ProgressMode::Floor,
-            ..SjfBcoParams::default()
-        };
+        let mut floor = SjfBcoParams::default();
+        floor.progress = ProgressMode::Floor;
         all_answer(
             instance(&gpus, &jobs, ring, horizon).unwrap(),
             floor,
@@ -191,17 +192,15 @@ proptest! {
         lambda in prop_oneof![Just(1.0), 0.5f64..9.0],
     ) {
         let Some(inst) = instance(&gpus, &jobs, ring(), horizon) else { return Ok(()) };
-        let params = SjfBcoParams {
-            est_upper: u,
-            horizon: t,
-            progress: if floor { ProgressMode::Floor } else { ProgressMode::Fractional },
-            time_model: if fixed { TimeModel::FixedDuration } else { TimeModel::Rar },
-            bisection: if feasibility { BisectionRule::Feasibility } else { BisectionRule::PaperImprovement },
-            availability: if budget_only { Availability::BudgetOnly } else { Availability::IdleAndBudget },
-            kappas: kappa.map_or(KappaSpec::All, KappaSpec::Fixed),
-            lambda: LambdaSpec::Uniform(lambda),
-            ..SjfBcoParams::default()
-        };
+        let mut params = SjfBcoParams::default();
+        params.est_upper = u;
+        params.horizon = t;
+        params.progress = if floor { ProgressMode::Floor } else { ProgressMode::Fractional };
+        params.time_model = if fixed { TimeModel::FixedDuration } else { TimeModel::Rar };
+        params.bisection = if feasibility { BisectionRule::Feasibility } else { BisectionRule::PaperImprovement };
+        params.availability = if budget_only { Availability::BudgetOnly } else { Availability::IdleAndBudget };
+        params.kappas = kappa.map_or(KappaSpec::All, KappaSpec::Fixed);
+        params.lambda = LambdaSpec::Uniform(lambda);
         all_answer(inst, params, format!("{gpus:?} {jobs:?} horizon {horizon} T {t:?} u {u}"));
     }
 }

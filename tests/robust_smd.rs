@@ -45,30 +45,31 @@ fn params_strategy() -> impl Strategy<Value = SmdParams> {
         any::<bool>(),
         extreme(),
     )
-        .prop_map(|(sel, wait, perm, passes, exact, pow, x)| SmdParams {
-            selection: [
+        .prop_map(|(sel, wait, perm, passes, exact, pow, x)| {
+            let mut built = SmdParams::default();
+            built.selection = [
                 Selection::Best,
                 Selection::Joint,
                 Selection::Prefix,
                 Selection::Greedy,
-            ][usize::from(sel)],
-            wait_charge: match wait {
+            ][usize::from(sel)];
+            built.wait_charge = match wait {
                 0 => WaitCharge::Queue {
                     share_weighted: pow,
                 },
                 1 => WaitCharge::NextEpoch { horizon_s: x },
                 _ => WaitCharge::Parametric { beta: x },
-            },
-            max_permutation_groups: perm,
-            improvement_passes: passes,
-            exact: if exact {
+            };
+            built.max_permutation_groups = perm;
+            built.improvement_passes = passes;
+            built.exact = if exact {
                 ExactMode::IfSmall { max_columns: 200 }
             } else {
                 ExactMode::Never
-            },
-            powers_of_two: pow,
-            max_candidates_per_job: 256,
-            ..SmdParams::default()
+            };
+            built.powers_of_two = pow;
+            built.max_candidates_per_job = 256;
+            built
         })
 }
 
@@ -147,7 +148,9 @@ proptest! {
             .into_iter()
             .map(|(work, x_min, theta_min, segments)| ContinuousJob { work, x_min, theta_min, segments })
             .collect();
-        let opts = ContinuousOptions { epsilon, max_iterations: iterations };
+        let mut opts = ContinuousOptions::default();
+        opts.epsilon = epsilon;
+        opts.max_iterations = iterations;
         let r = within(WATCHDOG_S, "continuous", move || solve_continuous(&jobs, capacity, &opts));
         if let Ok(s) = r {
             prop_assert!(!s.objective.is_nan());
@@ -240,7 +243,8 @@ proptest! {
                 .collect();
             let ep = epoch(&inst, &free, &ejobs, &params);
             let mut smd = SmdScheduler::new(params);
-            let opts = SimOptions { max_events: 200, ..SimOptions::default() };
+            let mut opts = SimOptions::default();
+            opts.max_events = 200;
             let sim = simulate(&inst, &mut smd, &opts).map(|r| (r, smd.reports().to_vec()));
             (sim, ep)
         });
@@ -323,10 +327,8 @@ proptest! {
         let Ok(inst) = Instance::new(cluster, jobs, slot_s, horizon_slots) else {
             return Ok(());
         };
-        let params = SmdParams {
-            selection: if greedy { Selection::Greedy } else { Selection::Best },
-            ..SmdParams::default()
-        };
+        let mut params = SmdParams::default();
+        params.selection = if greedy { Selection::Greedy } else { Selection::Best };
         let what = format!("slot {slot_s}, {horizon_slots} slots, {specs:?}");
         let check = inst.clone();
         let r = within(WATCHDOG_S, &what, move || Smd::new(params).and_then(|smd| smd.solve(&inst, &mut ChaCha8Rng::seed_from_u64(0))));

@@ -45,10 +45,8 @@ fn run(inst: &Instance, params: &LocalityParams) -> (LocalityPolicy, dmlsched::s
 #[test]
 fn a_plan_that_ends_before_its_job_is_extended() {
     let inst = instance(3, 40);
-    let params = LocalityParams {
-        intra_factor: Some(100.0 * 4.0 / 10.0),
-        ..LocalityParams::default()
-    };
+    let mut params = LocalityParams::default();
+    params.intra_factor = Some(100.0 * 4.0 / 10.0);
     let (policy, result) = run(&inst, &params);
     let (extended, preempted) = policy.overruns();
     assert!(extended >= 1, "{extended} extended, {preempted} preempted");

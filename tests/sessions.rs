@@ -595,13 +595,12 @@ fn a_waiting_job_runs_after_a_completion_in_the_simulator() {
     urgent.arrival_s = 150.0;
     let instance = Instance::new(cluster(1), vec![job(0, 4), late, urgent], SLOT, 20).unwrap();
     let run = |requeue: bool| {
-        let params = LocalityParams {
-            horizon: 4,
-            pd: PdOptions {
-                requeue_rejected: requeue,
-                ..PdOptions::default()
-            },
-            ..LocalityParams::default()
+        let mut params = LocalityParams::default();
+        params.horizon = 4;
+        params.pd = {
+            let mut built_ = PdOptions::default();
+            built_.requeue_rejected = requeue;
+            built_
         };
         let mut policy =
             LocalityPolicy::new(&instance, &params, &mut ChaCha8Rng::seed_from_u64(1)).unwrap();

@@ -179,10 +179,9 @@ fn outside_usage_blocks_a_plan() {
 }
 
 fn shared() -> OasisParams {
-    OasisParams {
-        shared_machines: true,
-        ..OasisParams::default()
-    }
+    let mut built = OasisParams::default();
+    built.shared_machines = true;
+    built
 }
 
 #[test]

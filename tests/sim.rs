@@ -301,12 +301,14 @@ fn rar_job(id: u32, workers: u32, iterations: u64) -> Job {
 
 fn ring_cluster() -> Cluster {
     let mut c = cluster(2, 2.0);
-    c.ring = RingParams {
-        external_bandwidth_bps: 1.25e9,
-        reduction_speed_bps: 2e10,
-        overhead_per_server_s: 0.005,
-        contender_ratio: 1.0,
-        degradation: Degradation::Linear { alpha: 0.1 },
+    c.ring = {
+        let mut built = RingParams::default();
+        built.external_bandwidth_bps = 1.25e9;
+        built.reduction_speed_bps = 2e10;
+        built.overhead_per_server_s = 0.005;
+        built.contender_ratio = 1.0;
+        built.degradation = Degradation::Linear { alpha: 0.1 };
+        built
     };
     c
 }
@@ -514,11 +516,9 @@ fn floor_mode_counts_whole_iterations_per_slot() {
     // τ = 3 s, slot 10 s: 3 iterations per slot (not 3.33). 10 mini-batches
     // with one worker → 4 slots (3+3+3+1), finishing at the end of slot 3.
     let inst = Instance::new(cluster(1, 1.0), vec![elastic(0, 0.0, 10, 3.0, 1)], 10.0, 10).unwrap();
-    let opts = SimOptions {
-        progress: ProgressMode::Floor,
-        decisions: Decisions::SlotBoundaries,
-        ..SimOptions::default()
-    };
+    let mut opts = SimOptions::default();
+    opts.progress = ProgressMode::Floor;
+    opts.decisions = Decisions::SlotBoundaries;
     let r = simulate(&inst, &mut Fifo::default(), &opts).unwrap();
     assert_eq!(r.jobs[0].finish_s, Some(40.0));
     // Fractional: 30 s.
@@ -537,10 +537,8 @@ fn floor_mode_counts_whole_iterations_per_slot() {
         SimError::NoProgress { job: JobId(0), .. }
     ));
     // Floor without slot decisions is refused.
-    let bad = SimOptions {
-        progress: ProgressMode::Floor,
-        ..SimOptions::default()
-    };
+    let mut bad = SimOptions::default();
+    bad.progress = ProgressMode::Floor;
     assert!(matches!(
         sim_err(simulate(&inst, &mut Fifo::default(), &bad)),
         SimError::BadOptions { .. }
@@ -551,10 +549,8 @@ fn floor_mode_counts_whole_iterations_per_slot() {
 fn slot_decisions_wait_for_the_boundary() {
     // Job arrives at 5 s; decisions only at boundaries of 10 s: starts at 10.
     let inst = Instance::new(cluster(1, 1.0), vec![elastic(0, 5.0, 10, 1.0, 1)], 10.0, 10).unwrap();
-    let opts = SimOptions {
-        decisions: Decisions::SlotBoundaries,
-        ..SimOptions::default()
-    };
+    let mut opts = SimOptions::default();
+    opts.decisions = Decisions::SlotBoundaries;
     let r = simulate(&inst, &mut Fifo::default(), &opts).unwrap();
     assert_eq!(r.jobs[0].start_s, Some(10.0));
     assert_eq!(r.jobs[0].finish_s, Some(20.0));
@@ -563,10 +559,8 @@ fn slot_decisions_wait_for_the_boundary() {
 #[test]
 fn horizon_stop_leaves_jobs_unfinished() {
     let inst = Instance::new(cluster(1, 1.0), vec![elastic(0, 0.0, 100, 1.0, 1)], 10.0, 5).unwrap();
-    let opts = SimOptions {
-        stop: StopAt::Horizon,
-        ..SimOptions::default()
-    };
+    let mut opts = SimOptions::default();
+    opts.stop = StopAt::Horizon;
     let r = simulate(&inst, &mut Fifo::default(), &opts).unwrap();
     assert_eq!(r.end_s, 50.0);
     assert_eq!(r.jobs[0].finish_s, None);
@@ -668,7 +662,8 @@ proptest! {
     fn slot_aligned_runs_pass_verify(seed in 0u64..10_000, n in 1usize..15) {
         // τ = 1 s, slot 1 s and integral work: every change is on a boundary.
         let inst = random_instance(seed, n, 2, 1.0);
-        let opts = SimOptions { decisions: Decisions::SlotBoundaries, ..SimOptions::default() };
+        let mut opts = SimOptions::default();
+        opts.decisions = Decisions::SlotBoundaries;
         let r = simulate(&inst, &mut Fifo::default(), &opts).unwrap();
         prop_assert!(r.jobs.iter().all(|j| j.finish_s.is_some()));
         let sched = r.to_schedule(&inst);
@@ -997,7 +992,8 @@ proptest! {
         let slots = horizon.unwrap_or(10_000);
         let inst = Instance::new(base.cluster().clone(), jobs, 7.0, slots).unwrap();
         let stop = if horizon.is_some() { StopAt::Horizon } else { StopAt::AllDone };
-        let opts = SimOptions { stop, ..SimOptions::default() };
+        let mut opts = SimOptions::default();
+        opts.stop = stop;
         let mut p: Box<dyn Policy> = match policy {
             0 => Box::new(Fifo::default()),
             1 => Box::new(Fifo { backfill: true, ..Fifo::default() }),
@@ -1051,10 +1047,8 @@ fn a_ring_that_cannot_fit_its_reservation_has_no_room_and_one_behind_it_is_never
     // horizon cuts.
     let long = elastic(1, 1.0, 10_000, 1.0, 1);
     let inst = Instance::new(cluster(2, 4.0), vec![wide, long], 7.0, 10).unwrap();
-    let opts = SimOptions {
-        stop: StopAt::Horizon,
-        ..SimOptions::default()
-    };
+    let mut opts = SimOptions::default();
+    opts.stop = StopAt::Horizon;
     let mut backfill = Fifo {
         backfill: true,
         ..Fifo::default()

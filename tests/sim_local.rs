@@ -114,10 +114,8 @@ fn reserve(job: u32, segments: Vec<Segment>) -> Action {
 }
 
 fn run(actions: Vec<Action>, ps_timing: PsTiming) -> dmlsched::Result<SimResult> {
-    let opts = SimOptions {
-        ps_timing,
-        ..SimOptions::default()
-    };
+    let mut opts = SimOptions::default();
+    opts.ps_timing = ps_timing;
     simulate(&instance(), &mut Once(Some(actions)), &opts)
 }
 
@@ -366,10 +364,8 @@ impl Policy for Switch {
 
 #[test]
 fn changing_only_the_configuration_is_a_reconfiguration() {
-    let opts = SimOptions {
-        ps_timing: PsTiming::NoLocality,
-        ..SimOptions::default()
-    };
+    let mut opts = SimOptions::default();
+    opts.ps_timing = PsTiming::NoLocality;
     let r = simulate(&instance(), &mut Switch, &opts).unwrap();
     // 12 s at τ^D then the rest at τ^L (no reconfiguration delay is set).
     let tau_d = T_C + 2.0 * S / gbps(3.0);

@@ -24,12 +24,14 @@ use rand::rngs::ChaCha8Rng;
 /// `ξ₂ = 0.01`, `α = 0.1`, compute 0.08 (1 s slots, 1-byte data units).
 fn hand_cluster(contender_ratio: f64) -> Cluster {
     let mut c = Cluster::homogeneous(4, Resources::zero().gpus(4.0), 20.0);
-    c.ring = RingParams {
-        external_bandwidth_bps: 4.0,
-        reduction_speed_bps: 40.0,
-        overhead_per_server_s: 0.01,
-        contender_ratio,
-        degradation: Degradation::Linear { alpha: 0.1 },
+    c.ring = {
+        let mut built = RingParams::default();
+        built.external_bandwidth_bps = 4.0;
+        built.reduction_speed_bps = 40.0;
+        built.overhead_per_server_s = 0.01;
+        built.contender_ratio = contender_ratio;
+        built.degradation = Degradation::Linear { alpha: 0.1 };
+        built
     };
     c
 }
@@ -73,10 +75,8 @@ fn hand_run(
     ratio: f64,
 ) -> Result<RarExecution, SjfBcoError> {
     let inst = Instance::new(hand_cluster(ratio), jobs, 1.0, 100).unwrap();
-    let params = SjfBcoParams {
-        progress,
-        ..SjfBcoParams::default()
-    };
+    let mut params = SjfBcoParams::default();
+    params.progress = progress;
     simulate_assignments(&inst, assignments, &params)
 }
 
@@ -199,12 +199,11 @@ fn fixed_instance(gpus: f64, jobs: &[(u32, f64)], horizon: u32) -> Instance {
 }
 
 fn fixed_params() -> SjfBcoParams {
-    SjfBcoParams {
-        est_upper: 1.0,
-        est_lower: 1.0,
-        time_model: TimeModel::FixedDuration,
-        ..SjfBcoParams::default()
-    }
+    let mut built = SjfBcoParams::default();
+    built.est_upper = 1.0;
+    built.est_lower = 1.0;
+    built.time_model = TimeModel::FixedDuration;
+    built
 }
 
 fn thetas(r: &SjfBcoReport) -> Vec<u64> {
@@ -259,10 +258,8 @@ fn t_c1_list_scheduling_gap() {
 fn t_c2_counterexample_to_the_approximation_theorem() {
     let inst = fixed_instance(2.0, &[(1, 3.0), (1, 3.0), (1, 2.0), (1, 2.0), (1, 2.0)], 10);
     for faffp in [FaFfpStrategy::LeastAccumulated, FaFfpStrategy::PackOccupied] {
-        let p = SjfBcoParams {
-            faffp,
-            ..fixed_params()
-        };
+        let mut p = fixed_params();
+        p.faffp = faffp;
         let s = checked(
             &inst,
             SjfBco::new(p)
@@ -284,18 +281,21 @@ fn t_c2_counterexample_to_the_approximation_theorem() {
 fn t_c4_feasibility_bisection_and_reservations() {
     let inst = fixed_instance(4.0, &[(2, 3.0), (1, 1.0), (2, 4.0)], 10);
     for p in [
-        SjfBcoParams {
-            bisection: BisectionRule::Feasibility,
-            ..fixed_params()
+        {
+            let mut built = fixed_params();
+            built.bisection = BisectionRule::Feasibility;
+            built
         },
-        SjfBcoParams {
-            availability: Availability::BudgetOnly,
-            ..fixed_params()
+        {
+            let mut built = fixed_params();
+            built.availability = Availability::BudgetOnly;
+            built
         },
-        SjfBcoParams {
-            trial_eval: TrialEval::Provisional,
-            duration: DurationEstimate::Estimate,
-            ..fixed_params()
+        {
+            let mut built = fixed_params();
+            built.trial_eval = TrialEval::Provisional;
+            built.duration = DurationEstimate::Estimate;
+            built
         },
     ] {
         let s = checked(
@@ -311,45 +311,55 @@ fn t_c4_feasibility_bisection_and_reservations() {
 fn typed_errors_for_bad_input() {
     let ok = fixed_instance(4.0, &[(2, 3.0)], 10);
     let bad_params = [
-        SjfBcoParams {
-            est_upper: f64::NAN,
-            ..fixed_params()
+        {
+            let mut built = fixed_params();
+            built.est_upper = f64::NAN;
+            built
         },
-        SjfBcoParams {
-            est_upper: 0.5,
-            ..fixed_params()
+        {
+            let mut built = fixed_params();
+            built.est_upper = 0.5;
+            built
         },
-        SjfBcoParams {
-            est_lower: 0.0,
-            ..fixed_params()
+        {
+            let mut built = fixed_params();
+            built.est_lower = 0.0;
+            built
         },
-        SjfBcoParams {
-            lambda: LambdaSpec::Uniform(0.5),
-            ..fixed_params()
+        {
+            let mut built = fixed_params();
+            built.lambda = LambdaSpec::Uniform(0.5);
+            built
         },
-        SjfBcoParams {
-            lambda: LambdaSpec::PerJob(vec![1.0, 2.0]),
-            ..fixed_params()
+        {
+            let mut built = fixed_params();
+            built.lambda = LambdaSpec::PerJob(vec![1.0, 2.0]);
+            built
         },
-        SjfBcoParams {
-            kappas: KappaSpec::Fixed(0),
-            ..fixed_params()
+        {
+            let mut built = fixed_params();
+            built.kappas = KappaSpec::Fixed(0);
+            built
         },
-        SjfBcoParams {
-            horizon: Some(0),
-            ..fixed_params()
+        {
+            let mut built = fixed_params();
+            built.horizon = Some(0);
+            built
         },
-        SjfBcoParams {
-            estimates: Some(vec![f64::NAN]),
-            ..fixed_params()
+        {
+            let mut built = fixed_params();
+            built.estimates = Some(vec![f64::NAN]);
+            built
         },
-        SjfBcoParams {
-            estimates: Some(vec![1.0, 2.0]),
-            ..fixed_params()
+        {
+            let mut built = fixed_params();
+            built.estimates = Some(vec![1.0, 2.0]);
+            built
         },
-        SjfBcoParams {
-            horizon: Some(u64::MAX),
-            ..fixed_params()
+        {
+            let mut built = fixed_params();
+            built.horizon = Some(u64::MAX);
+            built
         },
     ];
     for p in bad_params {
@@ -405,10 +415,8 @@ fn typed_errors_for_bad_input() {
     ));
     // Too tight a horizon: no trial places every job.
     let tight = fixed_instance(1.0, &[(1, 3.0), (1, 3.0)], 10);
-    let p = SjfBcoParams {
-        horizon: Some(2),
-        ..fixed_params()
-    };
+    let mut p = fixed_params();
+    p.horizon = Some(2);
     assert!(matches!(
         SjfBco::new(p).and_then(|a| a.solve(&tight, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))),
         Err(dmlsched::Error::SjfBco(
@@ -435,10 +443,8 @@ fn t_c3_kappa_dedup_matches_every_integer_kappa() {
     let all = SjfBco::new(paper_params(1200))
         .and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
         .unwrap();
-    let every = SjfBcoParams {
-        kappas: KappaSpec::List((1..=32).collect()),
-        ..paper_params(1200)
-    };
+    let mut every = paper_params(1200);
+    every.kappas = KappaSpec::List((1..=32).collect());
     let every = SjfBco::new(every)
         .and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
         .unwrap();
@@ -512,10 +518,8 @@ fn replay_in_the_crate_simulator_agrees_within_one_slot() {
             started: vec![false; s.report.assignments.len()],
             assignments: s.report.assignments.clone(),
         };
-        let opts = SimOptions {
-            decisions: Decisions::SlotBoundaries,
-            ..SimOptions::default()
-        };
+        let mut opts = SimOptions::default();
+        opts.decisions = Decisions::SlotBoundaries;
         let r = simulate(&inst, &mut policy, &opts).unwrap();
         let ours = s.report.makespan_raw as i64;
         let theirs = r
@@ -551,12 +555,14 @@ fn small_instance(servers: &[u32], jobs: &[(u32, u64, f64)]) -> Option<Instance>
         })
         .collect();
     let mut c = Cluster::new(machines);
-    c.ring = RingParams {
-        external_bandwidth_bps: 1.0,
-        reduction_speed_bps: 10.0,
-        overhead_per_server_s: 3e-3,
-        contender_ratio: 1.0,
-        degradation: Degradation::Linear { alpha: 0.09 },
+    c.ring = {
+        let mut built = RingParams::default();
+        built.external_bandwidth_bps = 1.0;
+        built.reduction_speed_bps = 10.0;
+        built.overhead_per_server_s = 3e-3;
+        built.contender_ratio = 1.0;
+        built.degradation = Degradation::Linear { alpha: 0.09 };
+        built
     };
     let jobs = jobs
         .iter()
@@ -639,7 +645,8 @@ proptest! {
         seed in 0u64..1000,
     ) {
         let Some(inst) = small_instance(&servers, &jobs) else { return Ok(()) };
-        let p = SjfBcoParams { horizon: Some(2_000), ..SjfBcoParams::default() };
+        let mut p = SjfBcoParams::default();
+        p.horizon = Some(2_000);
         let runs = [
             SjfBco::new(p.clone()).and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))),
             RarFf::new(p.clone()).and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))),
@@ -695,19 +702,15 @@ fn more_capacity_rarely_hurts_logged() {
         ) else {
             continue;
         };
-        let loose = SjfBcoParams {
-            horizon: Some(2_000),
-            ..SjfBcoParams::default()
-        };
+        let mut loose = SjfBcoParams::default();
+        loose.horizon = Some(2_000);
         let Ok(base) = SjfBco::new(loose)
             .and_then(|a| a.solve(&small, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
         else {
             continue;
         };
-        let p = SjfBcoParams {
-            horizon: Some(base.report.makespan_raw),
-            ..SjfBcoParams::default()
-        };
+        let mut p = SjfBcoParams::default();
+        p.horizon = Some(base.report.makespan_raw);
         let Ok(before) = SjfBco::new(p.clone())
             .and_then(|a| a.solve(&small, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0)))
         else {
@@ -744,10 +747,9 @@ fn more_capacity_rarely_hurts_logged() {
 // ---------------------------------------------------------------------------
 
 fn with_time_indexed(p: SjfBcoParams) -> SjfBcoParams {
-    SjfBcoParams {
-        time_indexed_bound: Some(formulation::TimeIndexedOptions::default()),
-        ..p
-    }
+    let mut built = p;
+    built.time_indexed_bound = Some(formulation::TimeIndexedOptions::default());
+    built
 }
 
 #[cfg(feature = "highs")]

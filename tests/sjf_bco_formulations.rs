@@ -772,13 +772,11 @@ fn ti(inp: &FormulationInput) -> TimeIndexedSolution {
 
 #[cfg(feature = "highs")]
 fn compact(inp: &FormulationInput, form: CompactForm) -> CompactSolution {
-    let s = solve_compact_ilp(
-        inp,
-        &CompactOptions {
-            form,
-            ..CompactOptions::default()
-        },
-    )
+    let s = solve_compact_ilp(inp, &{
+        let mut built_ = CompactOptions::default();
+        built_.form = form;
+        built_
+    })
     .unwrap();
     assert!(s.report.optimal, "{:?}", s.report);
     s
@@ -928,23 +926,19 @@ fn bound_sandwich_on_small_instances() {
     // LB ≤ θ*_agg ≤ θ*_ILP ≤ OPT_TI ≤ list-schedule makespan, up to 8 jobs
     // on up to 3 servers with durations up to 6 (u = 1, integer ρ̂ = d).
     let mut rng = ChaCha8Rng::seed_from_u64(0x5a_dd1e);
-    let limits = MipLimits {
-        time_limit_s: 10.0,
-        ..MipLimits::default()
-    };
+    let mut limits = MipLimits::default();
+    limits.time_limit_s = 10.0;
     let mut stopped = 0;
     for case in 0..100 {
         let inp = random_input(&mut rng, 3, 4, 8, 6);
         let tol = 1e-7;
         let lb = lower_bound_closed_form(&inp);
         let agg = solve_server_aggregated(&inp, &limits).unwrap();
-        let c = solve_compact_ilp(
-            &inp,
-            &CompactOptions {
-                limits: limits.clone(),
-                ..CompactOptions::default()
-            },
-        )
+        let c = solve_compact_ilp(&inp, &{
+            let mut built_ = CompactOptions::default();
+            built_.limits = limits.clone();
+            built_
+        })
         .unwrap();
         stopped += usize::from(!agg.report.optimal) + usize::from(!c.report.optimal);
         let t = ti(&inp);
@@ -1025,10 +1019,8 @@ fn a_limit_is_never_reported_as_exact() {
 fn time_indexed_horizon_and_durations_options() {
     let inp = input(&[2], &[(1, 3.0), (1, 3.0), (1, 2.0), (1, 2.0), (1, 2.0)]);
     // A horizon shorter than the optimum (6) is infeasible, with a typed error.
-    let mut o = TimeIndexedOptions {
-        horizon: Some(5),
-        ..TimeIndexedOptions::default()
-    };
+    let mut o = TimeIndexedOptions::default();
+    o.horizon = Some(5);
     assert!(matches!(
         solve_time_indexed(&inp, &o),
         Err(FormulationError::Infeasible { .. })

@@ -118,10 +118,8 @@ fn sjf_mean(params: &SjfBcoParams) -> (f64, Vec<u64>) {
 fn e5_kappa_sweep() {
     let mut by_kappa = Vec::new();
     for k in [1, 2, 4, 8, 10, 16, 32] {
-        let p = SjfBcoParams {
-            kappas: KappaSpec::Fixed(k),
-            ..paper_params(HORIZON_20)
-        };
+        let mut p = paper_params(HORIZON_20);
+        p.kappas = KappaSpec::Fixed(k);
         let (m, v) = sjf_mean(&p);
         println!("E5 κ = {k}: mean {m:.1} {v:?}");
         by_kappa.push((k, m, v));
@@ -140,11 +138,9 @@ fn e5_kappa_sweep() {
 fn e7_lambda_sweep() {
     let mut by_lambda = Vec::new();
     for l in [1.0, 2.0, 4.0, 8.0] {
-        let p = SjfBcoParams {
-            kappas: KappaSpec::Fixed(1),
-            lambda: LambdaSpec::Uniform(l),
-            ..paper_params(HORIZON_20)
-        };
+        let mut p = paper_params(HORIZON_20);
+        p.kappas = KappaSpec::Fixed(1);
+        p.lambda = LambdaSpec::Uniform(l);
         let (m, v) = sjf_mean(&p);
         println!("E7 λ = {l}: mean {m:.1} {v:?}");
         by_lambda.push(m);

@@ -37,10 +37,8 @@ fn close(a: f64, b: f64, rel: f64) -> bool {
 fn candidates_reproduce_the_hand_computed_iteration_times() {
     let job = table_job(1e9, 8, 4);
     let cap = Resources::zero().gpus(8.0).cpu_cores(1e3).nic(1e12);
-    let params = SmdParams {
-        pw_rule: false,
-        ..SmdParams::default()
-    };
+    let mut params = SmdParams::default();
+    params.pw_rule = false;
     // 2·10⁶ samples at 32 per worker mini-batch = 62 500 mini-batches.
     let c = candidates(&job, 62_500.0, &cap, &cap, &params).unwrap();
     assert_eq!(c.len(), 8 * 4);
@@ -83,10 +81,8 @@ fn candidates_reproduce_the_hand_computed_iteration_times() {
         assert_eq!(k.fits_free, w <= 2 && 2 * w + 4 * p <= 8, "{:?}", k.config);
     }
     // Powers of two only.
-    let pow = SmdParams {
-        powers_of_two: true,
-        ..params
-    };
+    let mut pow = params;
+    pow.powers_of_two = true;
     let c = candidates(&job, 1.0, &cap, &cap, &pow).unwrap();
     let ws: std::collections::BTreeSet<u32> = c.iter().map(|k| k.config.0).collect();
     assert_eq!(ws.into_iter().collect::<Vec<_>>(), vec![1, 2, 4, 8]);
@@ -217,10 +213,8 @@ fn kat_m2() -> EpochProblem {
 
 #[test]
 fn greedy_known_answers() {
-    let greedy = SmdParams {
-        selection: Selection::Greedy,
-        ..SmdParams::default()
-    };
+    let mut greedy = SmdParams::default();
+    greedy.selection = Selection::Greedy;
     // KAT-M1, capacity 5: B first (cheapest 3.5) takes 4 GPUs, A gets its
     // 1-GPU option: 3.5 + 10; the capacity-free bound is 4 + 3.5.
     let s = solve_mcmdk(&kat_m1(5.0), &[false, false], true, &greedy).unwrap();
@@ -265,10 +259,8 @@ fn plan_evaluator_and_outer_selection_hand_example() {
     assert_eq!(evaluate_plan(&p, &[Some(1), None]), 6.0 + 9.0);
     // Nothing runs and nothing can start: +∞ only when a job never fits.
     assert_eq!(evaluate_plan(&p, &[None, None]), f64::INFINITY);
-    let greedy = SmdParams {
-        selection: Selection::Greedy,
-        ..SmdParams::default()
-    };
+    let mut greedy = SmdParams::default();
+    greedy.selection = Selection::Greedy;
     let s = select(&p, &greedy).unwrap();
     assert_eq!(s.mode, PlanMode::Greedy);
     assert!(p.fits(&s.solution.plan));
@@ -278,18 +270,14 @@ fn plan_evaluator_and_outer_selection_hand_example() {
         assert_eq!(best.mode, PlanMode::Prefix { q: 1 });
         assert_eq!(best.estimate_s, 10.0);
         assert_eq!(best.evaluated, 2);
-        let j = SmdParams {
-            selection: Selection::Joint,
-            ..SmdParams::default()
-        };
+        let mut j = SmdParams::default();
+        j.selection = Selection::Joint;
         let joint = select(&p, &j).unwrap();
         assert_eq!((joint.mode, joint.estimate_s), (PlanMode::Joint, 11.0));
         assert_eq!(joint.solution.objective, 11.0);
         // Prefix(n) is the joint plan.
-        let pre = SmdParams {
-            selection: Selection::Prefix,
-            ..SmdParams::default()
-        };
+        let mut pre = SmdParams::default();
+        pre.selection = Selection::Prefix;
         let s = select(&p, &pre).unwrap();
         assert_eq!(s.mode, PlanMode::Prefix { q: 1 });
         let n = solve_mcmdk(&p, &[false, false], false, &pre).unwrap();
@@ -302,10 +290,9 @@ mod with_lp {
     use super::*;
 
     fn exact_always() -> SmdParams {
-        SmdParams {
-            exact: ExactMode::Always,
-            ..SmdParams::default()
-        }
+        let mut built = SmdParams::default();
+        built.exact = ExactMode::Always;
+        built
     }
 
     #[test]
@@ -344,10 +331,8 @@ mod with_lp {
     #[test]
     fn kat_m2_rounding_orders_and_improvement() {
         let p = kat_m2();
-        let none = SmdParams {
-            improvement_passes: 0,
-            ..exact_always()
-        };
+        let mut none = exact_always();
+        none.improvement_passes = 0;
         let s = solve_mcmdk(&p, &[false; 3], false, &none).unwrap();
         let lp = s.lp.as_ref().unwrap();
         assert!((lp.value - 27.0).abs() < 1e-7);
@@ -509,7 +494,8 @@ proptest! {
     /// evaluator is finite when every job has a fitting option.
     #[test]
     fn greedy_plans_fit(p in problem_strategy(14)) {
-        let params = SmdParams { selection: Selection::Greedy, ..SmdParams::default() };
+        let mut params = SmdParams::default();
+        params.selection = Selection::Greedy;
         let s = solve_mcmdk(&p, &vec![false; p.groups().len()], true, &params).unwrap();
         prop_assert!(p.fits(&s.plan));
         prop_assert!(s.trivial_bound <= s.objective + 1e-9);
@@ -569,7 +555,8 @@ proptest! {
     #[test]
     fn sandwich_with_exact_and_brute_force((p, raw) in raw_strategy(5)) {
         let n = p.groups().len();
-        let params = SmdParams { exact: ExactMode::Always, ..SmdParams::default() };
+        let mut params = SmdParams::default();
+        params.exact = ExactMode::Always;
         let s = solve_mcmdk(&p, &vec![false; n], false, &params).unwrap();
         let lp = s.lp.as_ref().unwrap();
         let opt = s.exact.as_ref().unwrap().optimum().unwrap();
@@ -644,10 +631,9 @@ mod continuous_form {
             ContinuousJob::linear(1.0, 1.0, 0.01),
             ContinuousJob::linear(4.0, 1.0, 0.01),
         ];
-        let opts = ContinuousOptions {
-            epsilon: 1e-3,
-            max_iterations: 2000,
-        };
+        let mut opts = ContinuousOptions::default();
+        opts.epsilon = 1e-3;
+        opts.max_iterations = 2000;
         let s = solve_continuous(&jobs, 3.0, &opts).unwrap();
         assert!(s.gap <= 1e-3 * s.objective);
         assert!((s.allocation[0] - 1.0).abs() <= 1e-2, "{:?}", s.allocation);
@@ -724,10 +710,8 @@ mod continuous_form {
         assert!(solve_continuous(&[], 1.0, &o).is_err());
         assert!(solve_continuous(&[ok.clone(), ok.clone()], 0.9, &o).is_err());
         assert!(solve_continuous(std::slice::from_ref(&ok), f64::INFINITY, &o).is_err());
-        let eps = ContinuousOptions {
-            epsilon: f64::NAN,
-            ..o
-        };
+        let mut eps = o;
+        eps.epsilon = f64::NAN;
         assert!(matches!(
             solve_continuous(&[ok], 1.0, &eps),
             Err(SmdError::InvalidOption { .. })

@@ -194,14 +194,13 @@ fn tiresias_demotes_at_the_threshold_and_the_newcomer_preempts() {
 }
 
 fn tiny_options(policies: &[&str]) -> SmdRunOptions {
-    SmdRunOptions {
-        machines: 16,
-        jobs: 6,
-        loads: vec![0.5, 1.0],
-        seeds: 2,
-        policies: policies.iter().map(|s| s.to_string()).collect(),
-        ..SmdRunOptions::default()
-    }
+    let mut built = SmdRunOptions::default();
+    built.machines = 16;
+    built.jobs = 6;
+    built.loads = vec![0.5, 1.0];
+    built.seeds = 2;
+    built.policies = policies.iter().map(|s| s.to_string()).collect();
+    built
 }
 
 fn check_runs(out: &SmdRuns, opts: &SmdRunOptions) {
@@ -255,10 +254,8 @@ fn the_runner_covers_every_policy_with_finite_jcts() {
             dmlsched::trace::TraceJob::new(i.to_string(), f64::from(i / 2) * 600.0, 1 << (i % 4))
         })
         .collect();
-    let trace = SmdRunOptions {
-        arrivals: Arrivals::Trace(rows),
-        ..tiny_options(&["smd", "fifo", "tiresias"])
-    };
+    let mut trace = tiny_options(&["smd", "fifo", "tiresias"]);
+    trace.arrivals = Arrivals::Trace(rows);
     check_runs(&run_runs(&trace).unwrap(), &trace);
     assert!(run_runs(&tiny_options(&["nope"])).is_err());
 }
@@ -266,11 +263,13 @@ fn the_runner_covers_every_policy_with_finite_jcts() {
 #[cfg(feature = "highs")]
 #[test]
 fn random_epochs_sandwich_the_rounded_plan() {
-    let rows = run_e5(&E5Options {
-        machines: 2,
-        sizes: vec![3, 8],
-        instances: 3,
-        seed: 1,
+    let rows = run_e5(&{
+        let mut built = E5Options::default();
+        built.machines = 2;
+        built.sizes = vec![3, 8];
+        built.instances = 3;
+        built.seed = 1;
+        built
     })
     .unwrap();
     assert_eq!(rows.len(), 6);
@@ -281,9 +280,10 @@ fn random_epochs_sandwich_the_rounded_plan() {
         assert!(r.lp <= opt + tol && opt <= r.objective + tol && r.objective <= r.bound + tol);
     }
     assert!(
-        run_e5(&E5Options {
-            sizes: vec![31],
-            ..E5Options::default()
+        run_e5(&{
+            let mut built = E5Options::default();
+            built.sizes = vec![31];
+            built
         })
         .is_err()
     );

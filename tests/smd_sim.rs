@@ -51,9 +51,10 @@ fn params() -> SmdParams {
     if cfg!(feature = "highs") {
         SmdParams::default()
     } else {
-        SmdParams {
-            selection: Selection::Greedy,
-            ..SmdParams::default()
+        {
+            let mut built = SmdParams::default();
+            built.selection = Selection::Greedy;
+            built
         }
     }
 }
@@ -200,19 +201,18 @@ fn bad_epochs_are_typed_errors() {
         let e = err(&[EpochJob::waiting(JobId(id), 1.0)], &free, &p);
         assert!(matches!(e, SmdError::UnsupportedJob { .. }), "{e}");
     }
-    let beta = SmdParams {
-        wait_charge: WaitCharge::Parametric { beta: f64::NAN },
-        ..p
+    let beta = {
+        let mut built = p;
+        built.wait_charge = WaitCharge::Parametric { beta: f64::NAN };
+        built
     };
     assert!(matches!(
         err(&one, &free, &beta),
         SmdError::InvalidOption { .. }
     ));
     // A candidate guard.
-    let tiny = SmdParams {
-        max_candidates_per_job: 1,
-        ..p
-    };
+    let mut tiny = p;
+    tiny.max_candidates_per_job = 1;
     assert!(matches!(err(&one, &free, &tiny), SmdError::TooLarge { .. }));
 }
 
@@ -255,7 +255,7 @@ proptest! {
         greedy in any::<bool>(),
     ) {
         let p = if greedy {
-            SmdParams { selection: Selection::Greedy, ..params() }
+            { let mut built = params(); built.selection = Selection::Greedy; built }
         } else {
             params()
         };
@@ -311,9 +311,10 @@ fn the_queue_window_bounds_the_epoch_program() {
     let whole = Smd::new(SmdParams::default())
         .and_then(|smd| smd.solve(&inst, &mut ChaCha8Rng::seed_from_u64(0)))
         .expect("whole queue");
-    let windowed = Smd::new(SmdParams {
-        window: Some(DEFAULT_WINDOW),
-        ..SmdParams::default()
+    let windowed = Smd::new({
+        let mut built = SmdParams::default();
+        built.window = Some(DEFAULT_WINDOW);
+        built
     })
     .and_then(|smd| smd.solve(&inst, &mut ChaCha8Rng::seed_from_u64(0)))
     .expect("window");
@@ -333,9 +334,10 @@ fn the_queue_window_bounds_the_epoch_program() {
 fn a_window_as_large_as_the_queue_changes_nothing() {
     let inst = bench_common::grown_example("instance_layered.json", 40);
     let run = |window| {
-        Smd::new(SmdParams {
-            window,
-            ..SmdParams::default()
+        Smd::new({
+            let mut built = SmdParams::default();
+            built.window = window;
+            built
         })
         .and_then(|smd| smd.solve(&inst, &mut ChaCha8Rng::seed_from_u64(0)))
         .expect("run")
@@ -347,10 +349,8 @@ fn a_window_as_large_as_the_queue_changes_nothing() {
 
 #[test]
 fn an_empty_window_is_an_invalid_option() {
-    let p = SmdParams {
-        window: Some(0),
-        ..SmdParams::default()
-    };
+    let mut p = SmdParams::default();
+    p.window = Some(0);
     assert!(matches!(
         p.validate(),
         Err(SmdError::InvalidOption { name: "window", .. })

@@ -64,15 +64,14 @@ fn rar() -> impl Strategy<Value = (RarTiming, RarConfig)> {
     )
         .prop_map(
             |((m, w, mb, tc, bi), (be, c, x2), (alpha, single), (n, k))| {
-                let ring = RingParams {
-                    external_bandwidth_bps: be,
-                    reduction_speed_bps: c,
-                    overhead_per_server_s: x2,
-                    contender_ratio: 1.0,
-                    degradation: alpha.map_or(Degradation::FairShare, |alpha| {
-                        Degradation::Linear { alpha }
-                    }),
-                };
+                let mut ring = RingParams::default();
+                ring.external_bandwidth_bps = be;
+                ring.reduction_speed_bps = c;
+                ring.overhead_per_server_s = x2;
+                ring.contender_ratio = 1.0;
+                ring.degradation = alpha.map_or(Degradation::FairShare, |alpha| {
+                    Degradation::Linear { alpha }
+                });
                 let model = RarTiming::new(m, w, mb, tc, bi, &ring)
                     .unwrap()
                     .with_single_gpu_overhead(single);

@@ -49,10 +49,8 @@ fn run_alone(
     machines: u32,
     rule: PlacementRule,
 ) -> Vec<Alone> {
-    let opts = RecipeOptions {
-        gpus_per_machine: per_machine,
-        ..RecipeOptions::rar()
-    };
+    let mut opts = RecipeOptions::rar();
+    opts.gpus_per_machine = per_machine;
     let out = to_jobs(rows, &opts).unwrap();
     assert!(out.skipped.is_empty() && out.capped.is_empty());
     let cluster = gpu_cluster(machines * sim_per_machine, sim_per_machine).unwrap();
@@ -215,11 +213,9 @@ fn real_tiresias_rows_run_their_duration_and_fifo_matches_the_trace() {
     // splits 8-GPU jobs over more machines than they need.
     let rows = select(&rows, &Window::default()).unwrap();
     let mean = rows.iter().map(|r| r.duration_s.unwrap()).sum::<f64>() / rows.len() as f64;
-    let opts = ReplayOptions {
-        gpus: 64,
-        gpus_per_machine: 4,
-        ..ReplayOptions::default()
-    };
+    let mut opts = ReplayOptions::default();
+    opts.gpus = 64;
+    opts.gpus_per_machine = 4;
     let (inst, _) = replay_instance(&rows, &opts).unwrap();
     let avg = |rule| {
         let mut fifo = Fifo {

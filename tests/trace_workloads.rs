@@ -62,12 +62,11 @@ fn ms160_like_has_the_exact_multiset() {
 #[test]
 fn philly_gpu_count_frequencies() {
     const N: usize = 20_000;
-    for opts in [
-        PhillyGpuOptions::default(),
-        PhillyGpuOptions {
-            power_of_two_cap: Some(16),
-        },
-    ] {
+    for opts in [PhillyGpuOptions::default(), {
+        let mut built = PhillyGpuOptions::default();
+        built.power_of_two_cap = Some(16);
+        built
+    }] {
         let mut r = rng(2024);
         let mut counts: BTreeMap<u32, usize> = BTreeMap::new();
         for _ in 0..N {
@@ -203,11 +202,9 @@ fn recipes_produce_valid_instances() {
     let trace = philly_like(5, 400);
     let cluster = gpu_cluster(64, 8).unwrap();
     for opts in [RecipeOptions::rar(), RecipeOptions::ps()] {
-        let opts = RecipeOptions {
-            max_gpus_per_job: Some(64),
-            seed: 11,
-            ..opts
-        };
+        let mut opts = opts;
+        opts.max_gpus_per_job = Some(64);
+        opts.seed = 11;
         let out = to_jobs(&trace, &opts).unwrap();
         assert_eq!(out.jobs.len(), trace.len());
         let capped: Vec<usize> = trace
@@ -234,9 +231,13 @@ fn recipes_produce_valid_instances() {
         let horizon = (last / opts.slot_length_s) as u32 + 10;
         assert_eq!(to_jobs(&trace, &opts).unwrap(), out, "same seed, same jobs");
         assert_ne!(
-            to_jobs(&trace, &RecipeOptions { seed: 12, ..opts })
-                .unwrap()
-                .jobs,
+            to_jobs(&trace, &{
+                let mut built = opts;
+                built.seed = 12;
+                built
+            })
+            .unwrap()
+            .jobs,
             out.jobs
         );
         Instance::new(cluster.clone(), out.jobs, opts.slot_length_s, horizon).unwrap();
@@ -275,10 +276,8 @@ fn recipe_on_a_real_philly_window() {
     };
     let mut w = select(&jobs, &window).unwrap();
     scale_arrivals(&mut w, 0.5).unwrap();
-    let opts = RecipeOptions {
-        max_gpus_per_job: Some(32),
-        ..RecipeOptions::rar()
-    };
+    let mut opts = RecipeOptions::rar();
+    opts.max_gpus_per_job = Some(32);
     let out = to_jobs(&w, &opts).unwrap();
     assert_eq!(out.jobs.len(), 500);
     let last = w.last().unwrap().arrival_s;

@@ -105,8 +105,11 @@ use crate::placement::realloc::Realloc;
 /// };
 /// let cluster = Cluster::homogeneous(1, Resources::zero().gpus(8.0).cpu_cores(64.0).memory(64e9).nic(1e12), 1e11);
 /// let inst = Instance::new(cluster, vec![job(0, 0.0), job(1, 10.0)], 10.0, 3)?;
-/// let mut dorm = DormLike::new(DormParams { time_limit_s: 1.0, ..DormParams::default() });
-/// let opts = SimOptions { stop: StopAt::Horizon, ..SimOptions::default() };
+/// let mut params = DormParams::default();
+/// params.time_limit_s = 1.0;
+/// let mut dorm = DormLike::new(params);
+/// let mut opts = SimOptions::default();
+/// opts.stop = StopAt::Horizon;
 /// let r = simulate(&inst, &mut dorm, &opts)?;
 /// let size = |job: u32| r.allocations.iter().rev()
 ///     .find(|a| a.job == JobId(job)).map(|a| a.placement.total());
@@ -126,6 +129,7 @@ pub struct DormLike {
 /// The settings of [`DormLike`].
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct DormParams {
     /// Solver time limit per solve, seconds (default 5).
     pub time_limit_s: f64,
@@ -144,6 +148,7 @@ pub struct DormParams {
 
 /// Counters of a [`DormLike`] policy, accumulated over its decisions.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[non_exhaustive]
 pub struct DormReport {
     /// Decisions taken (events with at least one job to allocate).
     pub decisions: u64,

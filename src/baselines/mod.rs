@@ -180,6 +180,7 @@ pub fn requested_tasks(job: &Job) -> (u32, u32) {
 /// [`by_name_with`](crate::registry::by_name_with) sets on the baselines it
 /// builds.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BaselineParams {
     /// The placement rule of every baseline that takes one (FIFO, SJF,
     /// Tetris, Tiresias, DRF, proportional share, Optimus, RRH, Dorm-like);

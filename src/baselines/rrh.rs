@@ -111,6 +111,7 @@ pub struct Rrh {
 /// The settings of [`Rrh`].
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct RrhParams {
     /// Admission threshold `θ` on reward minus risk (default 0).
     pub theta: f64,

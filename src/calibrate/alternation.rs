@@ -52,6 +52,7 @@ impl<M: MaxOfLinear> IterationTime for MaxLinearModel<M> {
 
 /// The starting point and round cap of [`fit_alternating`].
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AlternationOptions {
     /// `θ⁰`, which chooses the binding terms of the first round; `None`
     /// starts from the template's own parameters.

@@ -105,6 +105,7 @@ pub fn k_fold(n: usize, k: usize, seed: u64) -> Result<Vec<usize>, CalibrateErro
 /// The result of k-fold cross-validation: per fold, the model fitted on
 /// the other folds and evaluated on this one.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CvReport {
     /// Held-out MAPE of every fold, percent.
     pub fold_mape_pct: Vec<f64>,

@@ -203,6 +203,7 @@ pub enum Constraints {
 
 /// Options of a least-squares fit.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct FitOptions {
     /// The residual minimised (default [`Loss::Relative`]).
     pub loss: Loss,

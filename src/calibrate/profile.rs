@@ -7,6 +7,7 @@ use super::{CalibrateError, FitOptions, Sample};
 
 /// The `ξ₁` grid and refinement of [`fit_contention_profile`].
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ProfileOptions {
     /// Candidate values of `ξ₁`, each in `(0, 1]` (default `0.1, 0.2, …,
     /// 1.0`).

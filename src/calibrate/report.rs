@@ -63,6 +63,7 @@ pub enum FitMethod {
 
 /// The result of a fit.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct FitReport {
     /// Fitted parameters, in the order of `names`.
     pub theta: Vec<f64>,

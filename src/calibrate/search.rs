@@ -7,6 +7,7 @@ use crate::timing::{IterationTime, PsLayered};
 
 /// Ranges, grid and stopping rule of [`fit_layered`].
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct SearchOptions {
     /// Range of the compute scale `κ` for the grid (default `[0.25, 4]`).
     pub kappa_range: (f64, f64),

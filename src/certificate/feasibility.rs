@@ -102,6 +102,7 @@ impl Default for ClassViolation {
 /// and the packing slack allowed in bicriteria mode.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct FeasibilityReport {
     /// Packing rows (capacities).
     pub packing: ClassViolation,

@@ -199,6 +199,7 @@ pub enum GadgetExperimentError {
 /// The synthetic scenario's knobs; [`SyntheticOptions::load`] gives the
 /// default set-up at a load.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct SyntheticOptions {
     /// Load factor: `⌊JOBS_PER_LOAD × load⌉` jobs over the same arrival
     /// window (default 1).
@@ -270,6 +271,7 @@ impl Default for SyntheticOptions {
 /// The Philly window's knobs; [`PhillyWindowOptions::new`] gives the
 /// default set-up.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct PhillyWindowOptions {
     /// The Pollux Philly CSV (`None`: `$DMLSCHED_TRACES/philly.csv`).
     pub trace: Option<PathBuf>,

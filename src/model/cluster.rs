@@ -488,6 +488,7 @@ impl Degradation {
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+#[non_exhaustive]
 pub struct RingParams {
     /// Inter-server link bandwidth `b^e`, bytes per second.
     pub external_bandwidth_bps: f64,

@@ -15,6 +15,7 @@ use super::prices::{PriceView, ledger_ln_price};
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+#[non_exhaustive]
 pub struct PdOptions {
     /// Admit iff `payoff > admission_epsilon` (default `0.0`: strict).
     pub admission_epsilon: f64,
@@ -141,6 +142,7 @@ impl<P> JobOutcome<P> {
 /// The report of a run ([algorithms guide, section
 /// 6.3](https://github.com/dmlsched/dmlsched/blob/main/docs/algorithms.md#online-loop-certificate)) and its [`Certificate`].
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct RunReport<P> {
     /// Per-job outcomes in arrival order.
     pub outcomes: Vec<JobOutcome<P>>,

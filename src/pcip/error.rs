@@ -56,6 +56,7 @@ pub enum Field {
 /// One violated row, as reported by repair failures and [`evaluate`](super::evaluate).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct RowReport {
     /// The row.
     pub(crate) row: RowRef,

@@ -262,6 +262,7 @@ fn class_index(c: RowClass) -> usize {
 /// Options of the exact MIP (the same model with integer columns, solved by
 /// the [`lp`](crate::lp) layer's MIP solver).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MipOptions {
     /// Time limit of the MIP solve in seconds (default 30). It bounds the
     /// MIP alone; [`RoundingSolver::time_limit_s`](super::RoundingSolver::time_limit_s)

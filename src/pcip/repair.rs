@@ -47,6 +47,7 @@ use crate::certificate::Sense;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct RepairOptions {
     /// Relative feasibility tolerance: a `≤` row with threshold `t` holds
     /// when `load − t ≤ feas_tol·max(1, |t|)` (mirrored for `≥` rows).
@@ -73,6 +74,7 @@ impl Default for RepairOptions {
 /// What [`repair`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct RepairReport {
     /// Total number of unit steps (`shrink_moves + grow_moves + prune_moves`).
     pub(crate) moves: u64,

@@ -77,7 +77,8 @@ pub fn by_name(name: &str) -> Option<Box<dyn crate::sim::Policy>> {
 /// use dmlsched::baselines::BaselineParams;
 /// use dmlsched::registry::by_name_with;
 /// use dmlsched::placement::PlacementRule;
-/// let first_fit = BaselineParams { placement: PlacementRule::FirstFit, ..BaselineParams::default() };
+/// let mut first_fit = BaselineParams::default();
+/// first_fit.placement = PlacementRule::FirstFit;
 /// assert_eq!(by_name_with("fifo", &first_fit).unwrap().name(), "fifo");
 /// assert!(by_name_with("nope", &first_fit).is_none());
 /// ```

@@ -55,6 +55,7 @@ pub enum StopAt {
 /// Simulator options.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct SimOptions {
     /// How iterations are counted (`Floor` needs slot-boundary decisions).
     pub progress: ProgressMode,

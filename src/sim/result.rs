@@ -337,6 +337,7 @@ pub struct SimResult {
 /// Summary statistics of one run.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct RunSummary {
     /// The policy's name.
     pub policy: String,

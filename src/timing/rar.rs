@@ -150,11 +150,12 @@ impl RarTiming {
     /// ```
     /// use dmlsched::model::{Degradation, RingParams};
     /// use dmlsched::timing::RarTiming;
-    /// let ring = RingParams {
-    ///     external_bandwidth_bps: 1.25e9, reduction_speed_bps: 2e10,
-    ///     overhead_per_server_s: 0.005, contender_ratio: 1.0,
-    ///     degradation: Degradation::Linear { alpha: 0.1 },
-    /// };
+    /// let mut ring = RingParams::default();
+    /// ring.external_bandwidth_bps = 1.25e9;
+    /// ring.reduction_speed_bps = 2e10;
+    /// ring.overhead_per_server_s = 0.005;
+    /// ring.contender_ratio = 1.0;
+    /// ring.degradation = Degradation::Linear { alpha: 0.1 };
     /// // 4 workers on 2 servers, 2 contenders: B = b_e/(2 + 0.1), exchange 0.252 s,
     /// // reduction 0.00375 s, overhead 2·0.005 s, compute 0.164 s.
     /// let m = RarTiming::new(1e8, 4, 32, 0.164, 1e10, &ring)?;
@@ -194,11 +195,12 @@ impl RarTiming {
     /// use dmlsched::timing::RarTiming;
     /// // m = 0.8, w = 4, b_i = 20, C = 40, ξ₂ = 0.01, t_c = 0.08, reserved b = 4
     /// // (per-slot units; b_e and α do not matter to a reserving ring).
-    /// let ring = RingParams {
-    ///     external_bandwidth_bps: 100.0, reduction_speed_bps: 40.0,
-    ///     overhead_per_server_s: 0.01, contender_ratio: 1.0,
-    ///     degradation: Degradation::Linear { alpha: 0.5 },
-    /// };
+    /// let mut ring = RingParams::default();
+    /// ring.external_bandwidth_bps = 100.0;
+    /// ring.reduction_speed_bps = 40.0;
+    /// ring.overhead_per_server_s = 0.01;
+    /// ring.contender_ratio = 1.0;
+    /// ring.degradation = Degradation::Linear { alpha: 0.5 };
     /// let m = RarTiming::new(0.8, 4, 1, 0.08, 20.0, &ring)?;
     /// let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
     /// assert!(close(m.iteration_time_reserved_s(1, 4.0), 0.165)); // 1.2/20 + 0.6/40 + 0.01 + 0.08

@@ -326,6 +326,7 @@ impl fmt::Display for TraceWarning {
 /// What a loader read: the jobs in file order, warnings about rows that
 /// loaded but look wrong, and the rows left out.
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct LoadReport {
     /// The jobs, in file order.
     pub jobs: Vec<TraceJob>,

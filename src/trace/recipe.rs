@@ -221,6 +221,7 @@ pub enum Arch {
 
 /// Options of [`to_jobs`].
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct RecipeOptions {
     /// Ring-all-reduce or parameter server.
     pub arch: Arch,
@@ -319,7 +320,9 @@ pub struct RecipeOutput {
 ///
 /// let mut row = TraceJob::new("a", 0.0, 4);
 /// row.duration_s = Some(1050.0);
-/// let out = to_jobs(&[row], &RecipeOptions { max_gpus_per_job: Some(2), ..RecipeOptions::rar() })?;
+/// let mut options = RecipeOptions::rar();
+/// options.max_gpus_per_job = Some(2);
+/// let out = to_jobs(&[row], &options)?;
 /// assert_eq!(out.capped, vec![0]);
 /// let Architecture::RingAllReduce(r) = &out.jobs[0].architecture else { unreachable!() };
 /// assert_eq!(r.workers.max(), 2);

@@ -76,6 +76,7 @@ impl std::fmt::Display for ReplayHorizon {
 
 /// The cluster and recipe of a trace replay ([`replay_instance`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct ReplayOptions {
     /// GPUs in the cluster.
     pub gpus: u32,

@@ -31,6 +31,7 @@ use crate::model::units::Num;
 
 /// Options of [`philly_gpu_count`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct PhillyGpuOptions {
     /// Restrict to powers of two at most this cap, renormalising the Philly
     /// job counts (a cap below 1 acts as 1). `None`: every observed size,

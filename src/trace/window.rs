@@ -210,6 +210,7 @@ pub fn scale_arrivals(jobs: &mut [TraceJob], factor: f64) -> Result<(), TraceErr
 /// Aggregate facts about a set of jobs.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct TraceSummary {
     /// Number of jobs.
     pub jobs: usize,

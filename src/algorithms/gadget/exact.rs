@@ -38,6 +38,7 @@ pub const DEFAULT_OFFLINE_MIP_GAP: f64 = 1e-9;
 /// program.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct OfflineLimits {
     /// Time limit (default [`DEFAULT_OFFLINE_TIME_LIMIT_S`] = 60 s; at the
     /// limit the solver's dual bound is the upper bound on `OPT`), relative
@@ -592,10 +593,8 @@ fn apply_weights(
 /// ];
 /// let instance = Instance::new(Cluster::new(vec![server]), jobs, 60.0, 3)?;
 /// let table = DurationTable::new([((4, 1), 2)]);
-/// let params = GadgetParams {
-///     durations: BTreeMap::from([(JobId(0), table.clone()), (JobId(1), table)]),
-///     ..GadgetParams::default()
-/// };
+/// let mut params = GadgetParams::default();
+/// params.durations = BTreeMap::from([(JobId(0), table.clone()), (JobId(1), table)]);
 /// let opt = match offline_optimum(&instance, &params, &OfflineLimits::default()) {
 ///     Ok(opt) => opt,
 ///     // Without the `highs` feature there is no solver.

@@ -175,6 +175,7 @@ impl DurationTable {
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+#[non_exhaustive]
 pub struct GadgetParams {
     /// The embedding oracle (default: greedy).
     pub oracle: EmbeddingOracle,
@@ -271,10 +272,8 @@ impl GadgetParams {
     /// use dmlsched::sim::StopAt;
     /// assert!(GadgetParams::default().sim_options().stop_at_convergence);
     /// assert_eq!(GadgetParams::default().sim_options().stop, StopAt::Horizon);
-    /// let requested = GadgetParams {
-    ///     excessive_training: ExcessiveTraining::TrainRequested,
-    ///     ..GadgetParams::default()
-    /// };
+    /// let mut requested = GadgetParams::default();
+    /// requested.excessive_training = ExcessiveTraining::TrainRequested;
     /// assert!(!requested.sim_options().stop_at_convergence);
     /// ```
     pub fn sim_options(&self) -> SimOptions {

@@ -121,6 +121,7 @@ pub struct ServerRecord {
 
 /// The GADGET-style scheduler's diagnostics beside the certificate.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct GadgetReport {
     /// The framework's report: decisions and plans in arrival order, α,
     /// α_eff, `D_0`, `D_end`, validity flags.

@@ -71,6 +71,7 @@ pub enum LocalityBaseline {
 
 /// What a baseline run did.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BaselineReport {
     /// The baseline.
     pub(crate) baseline: LocalityBaseline,

@@ -209,6 +209,7 @@ pub use verify::{CheckedJob, LocalityCheck, verify_locality};
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+#[non_exhaustive]
 pub struct LocalityParams {
     /// Plan window in slots from the arrival slot (default
     /// [`DEFAULT_HORIZON`] = 64).
@@ -272,6 +273,7 @@ impl LocalityParams {
 
 /// What happened to one job.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct JobReport {
     /// The job.
     pub job: JobId,
@@ -288,6 +290,7 @@ pub struct JobReport {
 
 /// The scheduler's diagnostics beside the certificate.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LocalityReport {
     /// The framework's report: decisions and plans per job in arrival
     /// order, α, α_eff, `D_0`, `D_end`, validity flags.
@@ -462,7 +465,7 @@ impl Locality {
     /// The scheduler with its oracle's shortcuts switched by `shortcut`
     /// (the tests' reference runs turn them off).
     #[cfg_attr(
-        not(test),
+        not(all(test, feature = "highs")),
         allow(dead_code, reason = "the tests' reference runs use it")
     )]
     pub(crate) fn with_shortcut(mut self, shortcut: Shortcut) -> Self {

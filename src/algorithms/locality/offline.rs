@@ -40,6 +40,7 @@ pub const DEFAULT_OFFLINE_MIP_GAP: f64 = 1e-9;
 /// Limits of [`offline_optimum`].
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct OfflineLimits {
     /// Wall-clock limit of the MIP solve, seconds (default
     /// [`DEFAULT_OFFLINE_TIME_LIMIT_S`] = 60); positive and finite. At the

@@ -892,6 +892,7 @@ pub fn round_deadline(
 
 /// What LP rounding did over a run (admission calls of the oracle).
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct RoundingSummary {
     /// Draws run.
     pub(crate) draws: u64,

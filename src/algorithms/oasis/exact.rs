@@ -41,6 +41,7 @@ pub enum WorkModel {
 /// Options of [`offline_optimum`].
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct ExactOptions {
     /// Wall-clock limit of the MIP solve, seconds (default 120; at the limit
     /// the MIP's dual bound is the `OPT` used in ratios);

@@ -177,6 +177,7 @@ pub use session::{OasisSession, OasisSessionModel};
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+#[non_exhaustive]
 pub struct OasisParams {
     /// How `U` and `L` are derived (default: the η rule).
     pub bounds: BoundsChoice,
@@ -233,6 +234,7 @@ impl OasisParams {
 
 /// OASiS's diagnostics beside the certificate.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct OasisReport {
     /// The framework's report: decisions and plans per job in arrival
     /// order, α, α_eff, `D_0`, `D_end`, validity flags.

@@ -91,7 +91,9 @@
 //!     })
 //!     .collect();
 //! let instance = Instance::new(cluster, jobs, 1.0, 10)?;
-//! let params = SjfBcoParams { est_upper: 1.0, time_model: TimeModel::FixedDuration, ..SjfBcoParams::default() };
+//! let mut params = SjfBcoParams::default();
+//! params.est_upper = 1.0;
+//! params.time_model = TimeModel::FixedDuration;
 //! let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(0);
 //! let solved = SjfBco::new(params)?.solve(&instance, &mut rng)?;
 //! verify(&instance, &solved.schedule)?;

@@ -115,6 +115,7 @@ pub enum KappaSpec {
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+#[non_exhaustive]
 pub struct SjfBcoParams {
     /// `u ≥ 1`: estimates satisfy `ρ̂_j/u ≤ ρ_j` (default 1.15).
     pub est_upper: f64,

@@ -54,6 +54,7 @@ impl PaperClaim {
 /// Diagnostics of a run of [`SjfBco`](super::SjfBco) or of a baseline.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct SjfBcoReport {
     /// `sjf-bco`, `rar-ff`, `rar-ls` or `rar-rand`.
     pub(crate) algorithm: String,

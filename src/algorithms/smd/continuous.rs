@@ -106,6 +106,7 @@ impl ContinuousJob {
 
 /// Options of [`solve_continuous`].
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct ContinuousOptions {
     /// Stop when `g ≤ ε·F` (default 10⁻⁴; finite, ≥ 0).
     pub epsilon: f64,

@@ -27,6 +27,7 @@ pub struct SmdDecision {
 
 /// Diagnostics of one epoch, with its certificate.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct SmdEpochReport {
     /// The certificate of the epoch program that produced the chosen plan:
     /// objective `J` (the plan as placed), the safe LP bound (or the
@@ -145,7 +146,10 @@ fn check_free(instance: &Instance, free: &[Resources]) -> Result<Resources, SmdE
 /// use dmlsched::algorithms::smd::{EpochJob, Selection, SmdParams, epoch};
 /// use dmlsched::experiments::smd::{SmdWorkloadOptions, generate};
 ///
-/// let w = generate(&SmdWorkloadOptions { machines: 2, jobs: 6, ..SmdWorkloadOptions::default() })?;
+/// let mut options = SmdWorkloadOptions::default();
+/// options.machines = 2;
+/// options.jobs = 6;
+/// let w = generate(&options)?;
 /// let inst = &w.instance;
 /// let free: Vec<_> = inst.cluster().machines.iter().map(|m| m.capacity).collect();
 /// let jobs: Vec<EpochJob> = inst
@@ -153,10 +157,8 @@ fn check_free(instance: &Instance, free: &[Resources]) -> Result<Resources, SmdE
 ///     .iter()
 ///     .map(|j| EpochJob::waiting(j.id, dmlsched::sim::total_work(j)))
 ///     .collect();
-/// let params = SmdParams {
-///     selection: if cfg!(feature = "highs") { Selection::Best } else { Selection::Greedy },
-///     ..SmdParams::default()
-/// };
+/// let mut params = SmdParams::default();
+/// params.selection = if cfg!(feature = "highs") { Selection::Best } else { Selection::Greedy };
 /// let out = epoch(inst, &free, &jobs, &params)?;
 /// out.report.check(1e-9)?;
 /// assert!(out.decisions.iter().any(|d| !d.placement.is_empty()));

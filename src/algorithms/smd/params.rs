@@ -81,6 +81,7 @@ pub enum ExactMode {
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+#[non_exhaustive]
 pub struct SmdParams {
     /// The wait charge (default `Queue { share_weighted: true }`).
     pub wait_charge: WaitCharge,

@@ -65,7 +65,9 @@ use super::{EpochJob, SmdEpochReport, SmdParams};
 /// let cap = Resources::zero().gpus(4.0).cpu_cores(16.0).nic(1e10);
 /// let jobs = vec![Job::new(JobId(0), 0.0, ps.clone()), Job::new(JobId(1), 1.0, ps)];
 /// let inst = Instance::new(Cluster::homogeneous(1, cap, 1e10), jobs, 60.0, 100)?;
-/// let mut smd = SmdScheduler::new(SmdParams { selection: dmlsched::algorithms::smd::Selection::Greedy, ..SmdParams::default() });
+/// let mut params = SmdParams::default();
+/// params.selection = dmlsched::algorithms::smd::Selection::Greedy;
+/// let mut smd = SmdScheduler::new(params);
 /// let result = simulate(&inst, &mut smd, &SimOptions::default())?;
 /// assert!(result.jobs.iter().all(|j| j.finish_s.is_some()));
 /// for r in smd.reports() {

@@ -40,6 +40,7 @@ pub struct Smd {
 
 /// What [`Smd::solve`] reports beside the schedule and certificate.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct SmdReport {
     /// The simulation (one record per instance job; jobs unfinished at the
     /// horizon have no finish time and earn nothing).

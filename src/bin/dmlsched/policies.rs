@@ -42,10 +42,12 @@ impl BaselineFlags {
                 "--tiresias-thresholds / --tiresias-starve-factor: {e}"
             ))
         })?;
-        Ok(BaselineParams {
-            placement: self.placement,
-            tiresias_thresholds: self.tiresias_thresholds.clone(),
-            tiresias_starve_factor: self.tiresias_starve_factor,
+        Ok({
+            let mut built = BaselineParams::default();
+            built.placement = self.placement;
+            built.tiresias_thresholds = self.tiresias_thresholds.clone();
+            built.tiresias_starve_factor = self.tiresias_starve_factor;
+            built
         })
     }
 }

@@ -478,22 +478,19 @@ fn instance(
         Arch::RingAllReduce => RecipeOptions::rar(),
         Arch::ParameterServer => RecipeOptions::ps(),
     };
-    let options = RecipeOptions {
-        seed,
-        slot_length_s: slot_length_s.unwrap_or(base.slot_length_s),
-        ..base
-    };
-    let (inst, out) = replay_instance(
-        &scaled,
-        &ReplayOptions {
-            gpus: args.gpus,
-            gpus_per_machine: args.gpus_per_machine,
-            recipe: options,
-            ps_servers: setup.ps_servers_for(recipe),
-            horizon: setup.horizon,
-            utility: setup.utility,
-        },
-    )
+    let mut options = base;
+    options.seed = seed;
+    options.slot_length_s = slot_length_s.unwrap_or(base.slot_length_s);
+    let (inst, out) = replay_instance(&scaled, &{
+        let mut built_ = ReplayOptions::default();
+        built_.gpus = args.gpus;
+        built_.gpus_per_machine = args.gpus_per_machine;
+        built_.recipe = options;
+        built_.ps_servers = setup.ps_servers_for(recipe);
+        built_.horizon = setup.horizon;
+        built_.utility = setup.utility;
+        built_
+    })
     .map_err(lib)?;
     if !out.skipped.is_empty() {
         let count = |r: SkipReason| out.skipped.iter().filter(|s| s.1 == r).count();

@@ -131,14 +131,12 @@ fn write_text(path: &Path, text: &str) -> Result<(), CliError> {
 pub(crate) fn run(args: &SimulateArgs) -> Result<(), CliError> {
     let text = read(&args.instance)?;
     let inst = Instance::from_json(&text).map_err(|e| CliError::input(&args.instance, e))?;
-    let options = SimOptions {
-        stop: match args.stop {
-            Stop::AllDone => StopAt::AllDone,
-            Stop::Horizon => StopAt::Horizon,
-        },
-        stop_at_convergence: args.stop_at_convergence,
-        ..SimOptions::default()
+    let mut options = SimOptions::default();
+    options.stop = match args.stop {
+        Stop::AllDone => StopAt::AllDone,
+        Stop::Horizon => StopAt::Horizon,
     };
+    options.stop_at_convergence = args.stop_at_convergence;
     // Every policy is built before any run, so a bad name fails at once.
     policies::check_names(&args.policies)?;
     let baselines = args.baselines.params()?;

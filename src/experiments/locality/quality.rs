@@ -257,6 +257,7 @@ pub fn default_variants() -> Vec<Variant> {
 
 /// What the measurement covers.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct QualityOptions {
     /// Cases (default 200).
     pub cases: u64,
@@ -333,6 +334,7 @@ impl Tally {
 /// The measurement: per variant, its tally; the cases' counts; and every
 /// broken sandwich (empty when the solvers are consistent).
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct QualityReport {
     /// Cases measured.
     pub cases: u64,

@@ -213,6 +213,7 @@ impl JobClass {
 /// Parameters of [`generate`]. `Default` is the paper's main simulation
 /// (Fig. 3 with 100 jobs).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ReproParams {
     /// Horizon `T`, slots (default 300).
     pub horizon_slots: u32,

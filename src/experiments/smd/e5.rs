@@ -13,6 +13,7 @@ use super::{SmdWorkloadOptions, generate, stream};
 
 /// Options of [`run_e5`].
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct E5Options {
     /// Machines of 8 GPUs (default 16).
     pub machines: u32,
@@ -65,7 +66,12 @@ pub struct E5Row {
 ///
 /// ```
 /// use dmlsched::experiments::smd::{E5Options, run_e5};
-/// let rows = run_e5(&E5Options { machines: 2, sizes: vec![4], instances: 2, seed: 0 })?;
+/// let mut options = E5Options::default();
+/// options.machines = 2;
+/// options.sizes = vec![4];
+/// options.instances = 2;
+/// options.seed = 0;
+/// let rows = run_e5(&options)?;
 /// for r in &rows {
 ///     assert!(r.fractional <= r.rows);
 ///     assert!(r.lp <= r.objective * (1.0 + 1e-9) && r.objective <= r.bound * (1.0 + 1e-9));

@@ -128,6 +128,7 @@ impl ModelType {
 
 /// Options of [`generate`].
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct SmdWorkloadOptions {
     /// Machines (8 GPUs each; default 16).
     pub machines: u32,
@@ -381,7 +382,10 @@ impl SmdWorkload {
 ///
 /// ```
 /// use dmlsched::experiments::smd::{SmdWorkloadOptions, generate};
-/// let w = generate(&SmdWorkloadOptions { machines: 2, jobs: 5, ..SmdWorkloadOptions::default() })?;
+/// let mut options = SmdWorkloadOptions::default();
+/// options.machines = 2;
+/// options.jobs = 5;
+/// let w = generate(&options)?;
 /// assert_eq!(w.instance.jobs().len(), 5);
 /// for d in &w.draws {
 ///     assert!(d.best_time_s >= 600.0 * (1.0 - 1e-9) && d.best_time_s <= 36_000.0 * 1.01);
@@ -424,7 +428,10 @@ pub fn generate(opts: &SmdWorkloadOptions) -> crate::Result<SmdWorkload> {
 ///     .enumerate()
 ///     .map(|(i, &(t, g))| TraceJob::new(i.to_string(), t, g))
 ///     .collect();
-/// let w = generate_from_trace(&rows, &SmdWorkloadOptions { machines: 2, jobs: 3, ..SmdWorkloadOptions::default() })?;
+/// let mut options = SmdWorkloadOptions::default();
+/// options.machines = 2;
+/// options.jobs = 3;
+/// let w = generate_from_trace(&rows, &options)?;
 /// assert_eq!(w.draws[1].requested, (8, 4));
 /// assert_eq!(w.draws[1].job.max_workers(), 8);
 /// assert_eq!(w.draws[0].job.arrival_s, 0.0);

@@ -141,6 +141,7 @@ impl Arrivals {
 
 /// Options of [`run_runs`].
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct SmdRunOptions {
     /// Machines of 8 GPUs (default 16).
     pub machines: u32,
@@ -250,11 +251,12 @@ pub fn workload(opts: &SmdRunOptions, load: f64, seed: u64) -> crate::Result<Smd
 ///
 /// ```
 /// use dmlsched::experiments::smd::{SmdRunOptions, run_runs};
-/// let opts = SmdRunOptions {
-///     machines: 2, jobs: 4, loads: vec![0.5], seeds: 1,
-///     policies: vec!["smd".into(), "fifo".into()],
-///     ..SmdRunOptions::default()
-/// };
+/// let mut opts = SmdRunOptions::default();
+/// opts.machines = 2;
+/// opts.jobs = 4;
+/// opts.loads = vec![0.5];
+/// opts.seeds = 1;
+/// opts.policies = vec!["smd".into(), "fifo".into()];
 /// let out = run_runs(&opts)?;
 /// assert_eq!(out.runs.len(), 2);
 /// assert!(out.epochs.iter().all(|e| e.objective >= e.bound * (1.0 - 1e-9)));

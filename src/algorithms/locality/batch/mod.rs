@@ -158,6 +158,7 @@ pub enum BatchObjective {
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+#[non_exhaustive]
 pub struct LocalityBatchParams {
     /// The objective (default: makespan).
     pub objective: BatchObjective,
@@ -261,6 +262,7 @@ pub enum BatchSource {
 
 /// The offline batch's diagnostics beside the certificate.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LocalityBatchReport {
     /// The objective.
     pub(crate) objective: BatchObjective,

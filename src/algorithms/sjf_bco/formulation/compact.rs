@@ -211,6 +211,7 @@ fn add_symmetry_rows(lp: &mut LinearProgram, input: &FormulationInput, symmetry:
 
 /// Options of [`solve_compact_ilp`].
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct CompactOptions {
     /// Optional rows.
     pub form: CompactForm,
@@ -319,6 +320,7 @@ fn check_error(message: String) -> FormulationError {
 
 /// The LP relaxation's optimum, from [`lp_lower_bound`].
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct LpBoundReport {
     /// The optimum of the relaxation, slots: a lower bound on the makespan
     /// of every schedule meeting the estimate contract (valid up to the

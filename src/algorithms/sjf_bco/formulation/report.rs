@@ -19,6 +19,7 @@ pub const DEFAULT_MAX_COLUMNS: u64 = 20_000;
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+#[non_exhaustive]
 pub struct MipLimits {
     /// Wall-clock limit, seconds (default [`DEFAULT_TIME_LIMIT_S`] = 60);
     /// positive and finite. A solve stopped here is reported as a limit
@@ -95,6 +96,7 @@ impl MipLimits {
 /// stopped at a limit has `optimal == false` and must never be reported as
 /// exact: its dual bound is what it proves.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct MipReport {
     /// How the solver ended.
     pub status: LpStatus,

@@ -20,6 +20,7 @@ pub const MAX_HORIZON_SLOTS: u64 = 1_000_000;
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+#[non_exhaustive]
 pub struct TimeIndexedOptions {
     /// Integer durations `d_j ≥ 1`, slots, in input job order; `None`
     /// (default) uses [`default_durations`], `⌈ρ̂_j/u⌉`.
