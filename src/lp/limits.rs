@@ -18,23 +18,24 @@ use super::SolveOptions;
 /// everywhere ([`validate`](Self::validate)) and turns them into the
 /// [`SolveOptions`] of the solve ([`proof_solve_options`](Self::proof_solve_options)).
 /// There is no default here: what is a sensible limit depends on the
-/// program.
+/// program, so [`new`](Self::new) takes all three.
 ///
 /// ```
 /// use dmlsched::lp::ExactMipLimits;
 ///
-/// let limits = ExactMipLimits { time_limit_s: 60.0, mip_rel_gap: 1e-9, threads: None };
+/// let limits = ExactMipLimits::new(60.0, 1e-9, None);
 /// limits.validate()?;
 /// let so = limits.proof_solve_options();
 /// assert_eq!((so.time_limit_s, so.mip_rel_gap, so.threads), (Some(60.0), 1e-9, 1));
 /// assert!(!so.presolve);
 ///
-/// let err = ExactMipLimits { threads: Some(0), ..limits }.validate().unwrap_err();
+/// let err = ExactMipLimits::new(60.0, 1e-9, Some(0)).validate().unwrap_err();
 /// assert_eq!(err.name, "threads");
 /// # Ok::<(), dmlsched::lp::InvalidLimit>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct ExactMipLimits {
     /// Wall-clock limit of the solve, seconds; positive and finite. A solve
     /// stopped here proves its dual bound, never optimality.
@@ -60,6 +61,17 @@ pub struct InvalidLimit {
 }
 
 impl ExactMipLimits {
+    /// Limits of `time_limit_s` seconds, relative gap `mip_rel_gap` and
+    /// `threads` solver threads (`None`: one); checked by
+    /// [`validate`](Self::validate), not here.
+    pub fn new(time_limit_s: f64, mip_rel_gap: f64, threads: Option<u32>) -> Self {
+        ExactMipLimits {
+            time_limit_s,
+            mip_rel_gap,
+            threads,
+        }
+    }
+
     /// Checks the limits.
     ///
     /// # Errors

@@ -131,7 +131,7 @@ pub use params::{
     SjfBcoParams, TrialEval,
 };
 pub use report::{PaperClaim, SjfBcoReport, TimeIndexedBound, TrialRecord};
-pub use sim::{RarAssignment, RarExecution, SlotSimOptions, StartRule};
+pub use sim::{RarAssignment, RarExecution, StartRule};
 
 use rand::Rng;
 
@@ -196,7 +196,7 @@ pub fn simulate_assignments(
     let horizon = params
         .horizon
         .unwrap_or(u64::from(instance.horizon_slots()));
-    let opts = SlotSimOptions {
+    let opts = sim::SlotSimOptions {
         progress: params.progress,
         start_rule: params.start_rule,
         max_slots: params.max_sim_slots.unwrap_or(horizon.saturating_mul(100)),

@@ -47,13 +47,13 @@ pub enum StartRule {
 
 /// Options of the slot simulator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct SlotSimOptions {
+pub(crate) struct SlotSimOptions {
     /// Fractional (default) or whole iterations per slot.
-    pub progress: ProgressMode,
+    pub(crate) progress: ProgressMode,
     /// When a job may start.
-    pub start_rule: StartRule,
+    pub(crate) start_rule: StartRule,
     /// The run fails once simulated time passes this many slots.
-    pub max_slots: u64,
+    pub(crate) max_slots: u64,
 }
 
 /// The outcome of a slot simulation (all jobs arrive at slot 0, so a job's
