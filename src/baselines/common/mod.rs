@@ -193,18 +193,18 @@ pub(crate) use crate::exact::Shortcut;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct ShortcutUse {
     /// Decisions that took the shortcut.
-    pub taken: u64,
+    pub(crate) taken: u64,
     /// Hand-overs to the rule inside a decision.
-    pub handed_over: u64,
+    pub(crate) handed_over: u64,
     /// Steps the shortcut skipped at once (proportional share's bidders
     /// excluded together).
-    pub skipped: u64,
+    pub(crate) skipped: u64,
     /// Repeated work the shortcut reused (proportional share's clearings
     /// reset from the previous one).
-    pub reused: u64,
+    pub(crate) reused: u64,
     /// Equal splits by whether every bidder got a share (`[0]`) or only
     /// some (`[1]`) (proportional share's uniform bids).
-    pub splits: [u64; 2],
+    pub(crate) splits: [u64; 2],
 }
 
 impl ShortcutUse {
