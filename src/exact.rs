@@ -84,10 +84,10 @@ pub(crate) enum Shortcut {
         allow(dead_code, reason = "the tests' reference runs construct it")
     )]
     Off,
-    /// Take the shortcut and compare every answer with the rule's, panicking
-    /// on a difference (the tests' strictest check; only shortcuts that
-    /// answer one question at a time, as the locality scheduler's PS choice,
-    /// distinguish it from [`Shortcut::Allowed`]).
+    /// Take the shortcut, and where a shortcut answers one question at a
+    /// time (the locality scheduler's PS choice) also compare each answer
+    /// with the rule's, panicking on a difference (the tests' strictest
+    /// check). Elsewhere it is [`Shortcut::Allowed`].
     #[cfg_attr(
         not(test),
         allow(dead_code, reason = "the tests' checking runs construct it")

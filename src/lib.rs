@@ -127,11 +127,12 @@
 //! # let _ = (options, params);
 //! ```
 //!
-//! Parameters are validated once, by the algorithm's `new`. The fields a
-//! caller of the crate neither sets nor reads are crate-private; they still
-//! show in `Debug` output and, with the `serde` feature, in the JSON of a
-//! report. The [`experiments`] module (the papers' set-ups and constants) is
-//! an unstable API: it may change in any release.
+//! Parameters are validated once, by the algorithm's `new`. Fields of
+//! internal working types that no caller of the crate sets or reads are
+//! crate-private (they still show in `Debug` output); every field of a
+//! parameter, option, certificate or report type is public. The
+//! [`experiments`] module (the papers' set-ups and constants) is an
+//! unstable API: it may change in any release.
 //!
 //! ## Features
 //!

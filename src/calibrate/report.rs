@@ -19,7 +19,7 @@ pub struct Accuracy {
     /// Largest absolute percentage error, percent.
     pub max_ape_pct: f64,
     /// Relative residuals `(ŷ_i − y_i)/y_i`, in sample order.
-    pub(crate) residuals: Vec<f64>,
+    pub residuals: Vec<f64>,
 }
 
 /// How the parameters were found.

@@ -335,10 +335,10 @@ pub enum EnergyPrice {
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct GadgetVariant {
     /// The energy price.
-    pub(crate) energy: EnergyPrice,
+    pub energy: EnergyPrice,
     /// Whether the weight is [`FairnessWeighting::TenantShare`] with
     /// `β = 1` (else `ω = 1`).
-    pub(crate) tenant_share: bool,
+    pub tenant_share: bool,
 }
 
 impl GadgetVariant {

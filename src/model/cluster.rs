@@ -378,7 +378,7 @@ pub struct Machine {
     pub capacity: Resources,
     /// The rack the machine sits in, if racks are modelled.
     #[cfg_attr(feature = "serde", serde(default))]
-    pub(crate) rack: Option<RackId>,
+    pub rack: Option<RackId>,
     /// Bandwidth between tasks on this machine (NVLink, PCIe, loopback), bytes
     /// per second. Used for co-located workers and PSs and for single-machine
     /// rings.

@@ -113,15 +113,15 @@ pub struct JobOutcome<P> {
     /// Index in arrival order.
     pub index: usize,
     /// Arrival slot (0-based).
-    pub(crate) arrival: u32,
+    pub arrival: u32,
     /// The decision.
     pub decision: Decision<P>,
     /// The quality of the oracle's response (`None` when not called).
-    pub(crate) quality: Option<OracleQuality>,
+    pub quality: Option<OracleQuality>,
     /// `ρ̂_i` for [`OracleQuality::CostApprox`] responses.
-    pub(crate) rho_hat: Option<f64>,
+    pub rho_hat: Option<f64>,
     /// `f_i(δ_min)` (0 for unschedulable jobs), for the trivial bound.
-    pub(crate) u_max: f64,
+    pub u_max: f64,
 }
 
 impl<P> JobOutcome<P> {

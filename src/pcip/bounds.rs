@@ -264,19 +264,19 @@ pub enum Beta {
 pub struct RowBounds {
     /// `ε_i ≥ P[D_i + R_i > T_i]` for each packing row i, with
     /// `T_i = (1 + δ_P)·p_i`.
-    pub(crate) packing: Vec<f64>,
+    pub packing: Vec<f64>,
     /// `ε_k ≥ P[D_k + R_k < q_k]` for each covering row k.
-    pub(crate) covering: Vec<f64>,
+    pub covering: Vec<f64>,
     /// The union bound `Σ_i ε_i + Σ_k ε_k` (may exceed 1).
-    pub(crate) union_fail: f64,
+    pub union_fail: f64,
     /// The Harris–FKG bound
     /// `[1 − Π_i (1 − ε_i)] + [1 − Π_k (1 − ε_k)]`, each product evaluated
     /// as `exp(Σ ln1p(−ε))` (the complement through `expm1`); it is at most
     /// `union_fail` and at most 2.
-    pub(crate) product_fail: f64,
+    pub product_fail: f64,
     /// `p_succ = max(0, 1 − product_fail)`: a lower bound on the
     /// probability that one trial meets every packing and covering row.
-    pub(crate) p_succ: f64,
+    pub p_succ: f64,
 }
 
 impl RowBounds {

@@ -35,9 +35,9 @@ impl fmt::Display for RowClass {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct RowRef {
     /// The class.
-    pub(crate) class: RowClass,
+    pub class: RowClass,
     /// Index among the rows of that class, in insertion order.
-    pub(crate) row: usize,
+    pub row: usize,
 }
 
 /// Which numeric input a [`PcError::NonFinite`] is about.
@@ -59,15 +59,15 @@ pub enum Field {
 #[non_exhaustive]
 pub struct RowReport {
     /// The row.
-    pub(crate) row: RowRef,
+    pub row: RowRef,
     /// Its label, if the problem has labels.
-    pub(crate) label: Option<String>,
+    pub label: Option<String>,
     /// Left-hand side at the point.
-    pub(crate) lhs: f64,
+    pub lhs: f64,
     /// Right-hand side.
-    pub(crate) rhs: f64,
+    pub rhs: f64,
     /// How far the row is from holding (> 0).
-    pub(crate) deficit: f64,
+    pub deficit: f64,
 }
 
 /// Why repair could not make a point feasible (no grow move keeps every
@@ -76,15 +76,15 @@ pub struct RowReport {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct RepairFailure {
     /// Covering rows still short.
-    pub(crate) uncovered: Vec<RowReport>,
+    pub uncovered: Vec<RowReport>,
     /// Packing or linking rows still violated (only when shrinking stalls).
-    pub(crate) still_violated: Vec<RowReport>,
+    pub still_violated: Vec<RowReport>,
     /// Packing (or linking) rows that stopped an increment that would have helped.
-    pub(crate) blocking_rows: Vec<RowRef>,
+    pub blocking_rows: Vec<RowRef>,
     /// Helpful columns already at their upper bound.
-    pub(crate) saturated_cols: Vec<usize>,
+    pub saturated_cols: Vec<usize>,
     /// Total remaining covering deficit (used to pick the least-bad trial).
-    pub(crate) total_deficit: f64,
+    pub total_deficit: f64,
 }
 
 impl fmt::Display for RepairFailure {

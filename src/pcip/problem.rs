@@ -927,19 +927,19 @@ fn class_slot(c: RowClass) -> usize {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Evaluation {
     /// Objective in the user's sense.
-    pub(crate) objective: f64,
+    pub objective: f64,
     /// Packing loads `P x`.
-    pub(crate) packing: Vec<f64>,
+    pub packing: Vec<f64>,
     /// Covering levels `C x`.
-    pub(crate) covering: Vec<f64>,
+    pub covering: Vec<f64>,
     /// Linking activities.
-    pub(crate) linking: Vec<f64>,
+    pub linking: Vec<f64>,
     /// Violated rows (beyond `tol · max(1, |rhs|)`, or beyond `tol` on an
     /// integral row, see [`PcProblem::row_is_integral`]).
-    pub(crate) violated_rows: Vec<RowReport>,
+    pub violated_rows: Vec<RowReport>,
     /// Columns outside `[0, u_j]` or not integral (integer columns), with
     /// their value.
-    pub(crate) violated_columns: Vec<(usize, f64)>,
+    pub violated_columns: Vec<(usize, f64)>,
 }
 
 impl Evaluation {

@@ -26,7 +26,7 @@ pub struct LpRelaxation {
     pub covering_prices: Vec<f64>,
     /// Linking-row multipliers, sign-normalised to ≥ 0 (for `≤` rows the
     /// price of relaxing the row, for `≥` rows of tightening it).
-    pub(crate) linking_prices: Vec<f64>,
+    pub linking_prices: Vec<f64>,
     /// Reduced costs of the canonical minimisation,
     /// `d_j = c_j − (Cᵀσ)_j + (Pᵀπ)_j` (linking rows included).
     pub reduced_costs: Vec<f64>,
@@ -36,7 +36,7 @@ pub struct LpRelaxation {
     /// LP objective when the dual certificate is unusable.
     pub safe_bound: Bound,
     /// Simplex iterations, when reported.
-    pub(crate) simplex_iterations: Option<i64>,
+    pub simplex_iterations: Option<i64>,
     /// Solver seconds.
     pub seconds: f64,
 }
@@ -305,7 +305,7 @@ pub struct ExactResult {
     /// The solver's own status (optimal, or which limit stopped it); or
     /// [`LpStatus::Unknown`] with the reason when its point was dropped
     /// because it broke a row once its integer columns were rounded.
-    pub(crate) solver_status: LpStatus,
+    pub solver_status: LpStatus,
 }
 
 /// Solves the integer program exactly with the MIP solver (an `Infeasible`

@@ -190,7 +190,7 @@ pub struct PcSolution {
     /// The a-priori per-row failure bounds of one trial (Chernoff tails per
     /// row, combined by Harris–FKG within a class and a union bound across
     /// classes); `None` without the LP.
-    pub(crate) row_bounds: Option<RowBounds>,
+    pub row_bounds: Option<RowBounds>,
     /// The exact MIP result, if it ran.
     pub exact: Option<ExactResult>,
     /// Per-trial statistics.

@@ -35,7 +35,7 @@ pub const MIN_MEMBER_VALUE: f64 = 1e-9;
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Member {
     /// The member's binary column.
-    pub(crate) col: usize,
+    pub col: usize,
     /// Its dependent columns (any kind).
     pub dependents: Vec<usize>,
 }

@@ -123,7 +123,7 @@ impl fmt::Display for Holder {
 #[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct Use {
     /// The machine.
-    pub(crate) machine: MachineId,
+    pub machine: MachineId,
     /// Slots `start..end`.
     pub slots: Range<u32>,
     /// The resources used in every slot of the range.

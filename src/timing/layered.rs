@@ -78,13 +78,13 @@ pub struct LayeredTrace {
     /// `π_l`: push (= pull) time of layer `l`.
     pub transfer_s: Vec<f64>,
     /// `R_l`: when the gradient of layer `l` is ready.
-    pub(crate) ready_s: Vec<f64>,
+    pub ready_s: Vec<f64>,
     /// `E_l`: when the push of layer `l` ends.
-    pub(crate) push_end_s: Vec<f64>,
+    pub push_end_s: Vec<f64>,
     /// `U_l`: when the PS update of layer `l` ends.
-    pub(crate) update_end_s: Vec<f64>,
+    pub update_end_s: Vec<f64>,
     /// `Q_l`: when the pull of layer `l` ends.
-    pub(crate) pull_end_s: Vec<f64>,
+    pub pull_end_s: Vec<f64>,
 }
 
 impl LayeredTrace {

@@ -62,7 +62,7 @@ pub struct RarTiming {
     pub degradation: Degradation,
     /// Whether a single-GPU job pays `ξ₂` for its one server (the literal
     /// formula; default `true`).
-    pub(crate) overhead_for_single_gpu: bool,
+    pub overhead_for_single_gpu: bool,
 }
 
 impl RarTiming {

@@ -140,16 +140,16 @@ const NODE_COLUMNS: &[&str] = &["sn", "cpu_milli", "memory_mib", "gpu", "model"]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct AlibabaNode {
     /// Serial number (node id).
-    pub(crate) sn: String,
+    pub sn: String,
     /// CPU, 1/1000 core.
-    pub(crate) cpu_milli: u64,
+    pub cpu_milli: u64,
     /// Memory, MiB.
-    pub(crate) memory_mib: u64,
+    pub memory_mib: u64,
     /// GPUs (0 for CPU-only nodes).
-    pub(crate) gpus: u32,
+    pub gpus: u32,
     /// GPU model (`G2`, `T4`, `P100`, `V100M16`, …); may be empty for
     /// CPU-only nodes.
-    pub(crate) model: String,
+    pub model: String,
 }
 
 /// Loads an Alibaba openb node list (`openb_node_list_gpu_node.csv` or

@@ -16,13 +16,13 @@ pub struct RarModel {
     /// Model name.
     pub name: &'static str,
     /// Mini-batch size per worker, samples.
-    pub(crate) batch_size: u32,
+    pub batch_size: u32,
     /// Forward time per mini-batch, milliseconds.
-    pub(crate) forward_ms_per_batch: f64,
+    pub forward_ms_per_batch: f64,
     /// Backward time per mini-batch, milliseconds.
-    pub(crate) backward_ms_per_batch: f64,
+    pub backward_ms_per_batch: f64,
     /// Model (gradient) size, MB (10⁶ bytes).
-    pub(crate) size_mb: f64,
+    pub size_mb: f64,
 }
 
 impl RarModel {
@@ -114,9 +114,9 @@ pub const GAVEL_SCALE_FACTORS: [(u32, f64); 4] = [(1, 0.70), (2, 0.10), (4, 0.15
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GavelJobType {
     /// Model name as in Gavel's job types (`ResNet-50`, `LM`, …).
-    pub(crate) model: &'static str,
+    pub model: &'static str,
     /// Batch size, if the job type names one.
-    pub(crate) batch_size: Option<u32>,
+    pub batch_size: Option<u32>,
 }
 
 impl GavelJobType {

@@ -263,9 +263,9 @@ pub struct SkippedRow {
     /// 0-based index of the row among the input rows (file order).
     pub index: usize,
     /// 1-based line of the file, when read from one.
-    pub(crate) line: Option<u64>,
+    pub line: Option<u64>,
     /// The row's id.
-    pub(crate) id: String,
+    pub id: String,
     /// Why it was left out.
     pub cause: SkipCause,
 }

@@ -217,9 +217,9 @@ pub struct TraceSummary {
     /// Jobs by whole GPUs requested.
     pub gpu_histogram: BTreeMap<u32, usize>,
     /// Jobs with a duration.
-    pub(crate) with_duration: usize,
+    pub with_duration: usize,
     /// Jobs whose duration is a lower bound.
-    pub(crate) censored: usize,
+    pub censored: usize,
     /// Duration quantiles ([`quantile_of_sorted`]) over the jobs with a duration,
     /// seconds; `None` without any.
     pub duration_p10_s: Option<f64>,

@@ -18,21 +18,21 @@ pub struct Admission {
     /// Last slot with work, `t̂ = s + d − 1`.
     pub completion: u32,
     /// Completion delay `δ = t̂ − a + 1`, slots.
-    pub(crate) jct: u32,
+    pub jct: u32,
     /// Workers `w`.
-    pub(crate) workers: u32,
+    pub workers: u32,
     /// Workers per machine, `y_h` (ring order).
     pub placement: Vec<(MachineId, u32)>,
     /// Per-iteration time `τ(w, n)`, slots.
-    pub(crate) tau_slots: f64,
+    pub tau_slots: f64,
     /// Iterations trained, `F^eff(w)`.
     pub iterations: u64,
     /// Value `v = ω·u(δ) − e·w·d`.
     pub value: f64,
     /// Priced cost at admission.
-    pub(crate) cost: f64,
+    pub cost: f64,
     /// Payoff `v − cost > 0`.
-    pub(crate) payoff: f64,
+    pub payoff: f64,
 }
 
 impl Admission {
@@ -90,12 +90,12 @@ impl JobRecord {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RatioConditions {
     /// Small demands: the framework's `α_eff ≤ 1.5·α`.
-    pub(crate) small_demands: bool,
+    pub small_demands: bool,
     /// The oracle is exact (`Exhaustive`).
     pub exact_oracle: bool,
     /// `U` and `L` derived from the job list with `u_scale = 1`, and
     /// `D_0 ≤ OPT/2` shown.
-    pub(crate) valid_constants: bool,
+    pub valid_constants: bool,
     /// Headroom prices were used: capacity-blocked plans are dual-feasible
     /// whatever the demand sizes (condition A4 without small demands).
     pub headroom: bool,
@@ -112,7 +112,7 @@ impl RatioConditions {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ServerRecord {
     /// The machine.
-    pub(crate) machine: MachineId,
+    pub machine: MachineId,
     /// `O_h`, usable GPUs.
     pub gpus: u32,
     /// `B_h`, NIC reservation pool, data units per slot.

@@ -278,7 +278,7 @@ pub struct JobReport {
     /// The job.
     pub job: JobId,
     /// Whether it was admitted.
-    pub(crate) admitted: bool,
+    pub admitted: bool,
     /// The oracle's quality (`None`: unschedulable, oracle not called).
     pub quality: Option<OracleQuality>,
     /// `ρ̂_i` from the examined deadlines' lower bounds and the best payoff
@@ -296,15 +296,15 @@ pub struct LocalityReport {
     /// order, α, α_eff, `D_0`, `D_end`, validity flags.
     pub run: RunReport<LocalityPlan>,
     /// The jobs in arrival order (the order of `run.outcomes`).
-    pub(crate) jobs: Vec<LocalityJob>,
+    pub jobs: Vec<LocalityJob>,
     /// Per job, arrival order.
     pub per_job: Vec<JobReport>,
     /// `max_i ρ̂_i` (1 without jobs).
     pub max_rho_hat: f64,
     /// The bounds rule used.
-    pub(crate) bounds: BoundsChoice,
+    pub bounds: BoundsChoice,
     /// `v_floor` used under the value floor.
-    pub(crate) v_floor: Option<f64>,
+    pub v_floor: Option<f64>,
     /// α under the η rule (with the `L` allowance), when derivable.
     pub alpha_eta: Option<f64>,
     /// α under the value floor (with its default `v_floor` unless one was
@@ -319,9 +319,9 @@ pub struct LocalityReport {
     /// LP relaxations solved, final re-pricing included.
     pub lp_solves: u64,
     /// MIPs solved, final re-pricing included.
-    pub(crate) mip_solves: u64,
+    pub mip_solves: u64,
     /// Wall-clock seconds of the whole run.
-    pub(crate) seconds: f64,
+    pub seconds: f64,
 }
 
 /// The locality-aware scheduler as an offline runner over an instance's

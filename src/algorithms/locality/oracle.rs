@@ -182,30 +182,30 @@ impl InnerSolver {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CallStats {
     /// Deadlines whose program was looked at (built, bounded or solved).
-    pub(crate) deadlines_examined: u32,
+    pub deadlines_examined: u32,
     /// LP relaxations solved (re-confirmations of infeasibility included).
     pub lp_solves: u32,
     /// MIPs solved.
     pub mip_solves: u32,
     /// MIP solves stopped by their time limit.
-    pub(crate) mip_limits: u32,
+    pub mip_limits: u32,
     /// `(t̂, f(t̂ − a), LB(t̂))` of every examined deadline.
-    pub(crate) deadline_bounds: Vec<DeadlineBound>,
+    pub deadline_bounds: Vec<DeadlineBound>,
     /// LP rounding: draws run over all rounded deadlines.
     pub draws: u32,
     /// LP rounding: draws that gave a plan passing the checker.
-    pub(crate) draw_plans: u32,
+    pub draw_plans: u32,
     /// LP rounding: draws with a plan whose repair needed covering moves.
-    pub(crate) covering_repairs: u32,
+    pub covering_repairs: u32,
     /// LP rounding: deadlines whose LP optimum equals the previous
     /// deadline's (within a relative 10⁻⁶): they keep that deadline's LP
     /// point and are not rounded again.
-    pub(crate) repeated_points: u32,
+    pub repeated_points: u32,
     /// LP rounding: deadlines where every draw failed and the greedy
     /// fallback ran.
     pub fallbacks: u32,
     /// LP rounding: fallbacks that found a plan.
-    pub(crate) fallback_plans: u32,
+    pub fallback_plans: u32,
     /// LP rounding: `(t̂, cost/LB(t̂))` of every deadline with a rounded
     /// plan (`+∞` when `LB = 0 < cost`, 1 when both are 0).
     pub cost_ratios: Vec<(u32, f64)>,

@@ -895,15 +895,15 @@ pub fn round_deadline(
 #[non_exhaustive]
 pub struct RoundingSummary {
     /// Draws run.
-    pub(crate) draws: u64,
+    pub draws: u64,
     /// Draws that gave a plan passing the checker.
-    pub(crate) draw_plans: u64,
+    pub draw_plans: u64,
     /// Draws with a plan whose repair needed covering moves.
-    pub(crate) covering_repairs: u64,
+    pub covering_repairs: u64,
     /// Deadlines where every draw failed and the greedy fallback ran.
     pub fallbacks: u64,
     /// Fallbacks that found a plan.
-    pub(crate) fallback_plans: u64,
+    pub fallback_plans: u64,
     /// `cost/LB(t̂)` of every rounded deadline with a plan, in call order.
     pub cost_ratios: Vec<f64>,
     /// Largest of [`cost_ratios`](Self::cost_ratios) (1 without any).

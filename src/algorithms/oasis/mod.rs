@@ -240,9 +240,9 @@ pub struct OasisReport {
     /// order, α, α_eff, `D_0`, `D_end`, validity flags.
     pub run: RunReport<OasisPlan>,
     /// The jobs in arrival order (the order of `run.outcomes`).
-    pub(crate) jobs: Vec<OasisJob>,
+    pub jobs: Vec<OasisJob>,
     /// The bounds rule used.
-    pub(crate) bounds: BoundsChoice,
+    pub bounds: BoundsChoice,
     /// `v_floor` actually used under the value floor.
     pub v_floor: Option<f64>,
     /// `ln(U_κ^r / L_κ)` per kind of server (`0` worker-only, `1` PS-only,
@@ -252,7 +252,7 @@ pub struct OasisReport {
     /// shows it.
     pub ln_u_over_l: [[Option<f64>; RESOURCES]; 3],
     /// Wall-clock seconds of every admission decision, arrival order.
-    pub(crate) decision_seconds: Vec<f64>,
+    pub decision_seconds: Vec<f64>,
 }
 
 impl OasisReport {

@@ -120,7 +120,7 @@ pub struct TimeIndexedBound {
     /// optimum.
     pub exact_for_model: bool,
     /// Seconds in the solver.
-    pub(crate) seconds: f64,
+    pub seconds: f64,
     /// Columns and rows of the program.
-    pub(crate) size: (usize, usize),
+    pub size: (usize, usize),
 }

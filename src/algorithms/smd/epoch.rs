@@ -41,9 +41,9 @@ pub struct SmdEpochReport {
     /// `d`: capacity rows.
     pub capacity_rows: usize,
     /// Whether the LP point is a vertex (simplex without presolve).
-    pub(crate) is_vertex: bool,
+    pub is_vertex: bool,
     /// The plan evaluator's estimate of the chosen plan, seconds.
-    pub(crate) plan_estimate_s: f64,
+    pub plan_estimate_s: f64,
     /// Candidate plans solved and evaluated.
     pub candidates_evaluated: usize,
     /// Columns of the full epoch program, `Σ_i (|K_i| + 1)`.
@@ -51,9 +51,9 @@ pub struct SmdEpochReport {
     /// Rows of the full epoch program, `d + n`.
     pub lp_rows: usize,
     /// Options dropped by dominance pruning.
-    pub(crate) pruned_options: usize,
+    pub pruned_options: usize,
     /// Wall-clock seconds of the whole epoch.
-    pub(crate) solve_seconds: f64,
+    pub solve_seconds: f64,
     /// Cost of the plan before placement.
     pub planned_objective: f64,
     /// Whether placement changed some job's configuration.

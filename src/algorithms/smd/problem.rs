@@ -24,10 +24,10 @@ pub struct EpochOption {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Group {
     /// The job.
-    pub(crate) job: JobId,
+    pub job: JobId,
     /// Its arrival, seconds (a tie-breaker of the shortest-remaining-first
     /// order).
-    pub(crate) arrival_s: f64,
+    pub arrival_s: f64,
     /// `ω_i = c_i(0)`, seconds.
     pub wait_cost: f64,
     /// Its candidate configurations (after dominance pruning when part of
@@ -35,7 +35,7 @@ pub struct Group {
     pub options: Vec<EpochOption>,
     /// The key of the shortest-remaining-first order (the best standalone
     /// time); [`Group::new`] uses the cheapest option's cost.
-    pub(crate) srpt_key: f64,
+    pub srpt_key: f64,
 }
 
 impl Group {

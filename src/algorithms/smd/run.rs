@@ -49,7 +49,7 @@ pub struct SmdReport {
     pub epochs: Vec<SmdEpochReport>,
     /// The parameters the run used (`max_iteration_s` at most the slot
     /// length).
-    pub(crate) params: SmdParams,
+    pub params: SmdParams,
 }
 
 impl Algorithm for Smd {

@@ -143,7 +143,7 @@ impl WithShortcut for Drf {
         let instance = view.instance();
         let total = instance.cluster().total_capacity();
         let (jobs, scratch) = from_scratch(view, self.placement);
-        let counted = (shortcut == Shortcut::Allowed)
+        let counted = (shortcut.taken())
             .then(|| self.fill_counts(instance, &jobs, scratch.free()))
             .flatten();
         used.taken += u64::from(counted.is_some());

@@ -81,7 +81,7 @@ use crate::schedule::Tasks;
 
 use super::market::{Market, equal_split};
 use super::rule::Bidder;
-use crate::baselines::common::{Shortcut, bits};
+use crate::baselines::common::bits;
 
 /// The most workers [`Market::exclude_alike`] compares PS counts up to
 /// (beyond it nothing is skipped).
@@ -134,7 +134,7 @@ impl Market {
     /// Whether the fast path may be taken (the tests' reference runs turn
     /// it off).
     pub(super) fn fast(&self) -> bool {
-        self.shortcut == Shortcut::Allowed
+        self.shortcut.taken()
     }
 
     /// The reset of [`Market::reset`] from the previous one, touching only

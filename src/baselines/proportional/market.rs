@@ -90,7 +90,7 @@ impl Market {
             };
             bidders.iter().all(same).then(|| Rc::clone(&first.bids))
         });
-        let uniform = uniform.filter(|_| shortcut == Shortcut::Allowed);
+        let uniform = uniform.filter(|_| shortcut.taken());
         Market {
             next: Vec::with_capacity(bidders.len() + 1),
             perm: Vec::with_capacity(bidders.len() + 1),

@@ -218,7 +218,7 @@ impl WithShortcut for Tiresias {
     ) -> crate::Result<Vec<Action>> {
         self.validate()?;
         self.refresh(view);
-        let waiting = (shortcut == Shortcut::Allowed)
+        let waiting = (shortcut.taken())
             .then(|| self.waiting_if_exact(view))
             .flatten();
         used.taken += u64::from(waiting.is_some());

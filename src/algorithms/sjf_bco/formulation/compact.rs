@@ -328,13 +328,13 @@ pub struct LpBoundReport {
     /// without a solver).
     pub value: f64,
     /// The solver's status ([`LpStatus::Optimal`]).
-    pub(crate) status: LpStatus,
+    pub status: LpStatus,
     /// Wall-clock seconds in the solver.
-    pub(crate) seconds: f64,
+    pub seconds: f64,
     /// Columns of the program.
-    pub(crate) columns: usize,
+    pub columns: usize,
     /// Rows of the program.
-    pub(crate) rows: usize,
+    pub rows: usize,
 }
 
 /// Solves the LP relaxation of the compact ILP (`a_{j,g} ∈ [0, 1]`, no

@@ -109,13 +109,13 @@ pub struct MipReport {
     /// bounded nothing); equal to the incumbent up to the gap when optimal.
     pub dual_bound: f64,
     /// `(incumbent − dual_bound) / incumbent`, `+∞` without incumbent.
-    pub(crate) rel_gap: f64,
+    pub rel_gap: f64,
     /// Wall-clock seconds in the solver.
-    pub(crate) seconds: f64,
+    pub seconds: f64,
     /// Columns of the program.
-    pub(crate) columns: usize,
+    pub columns: usize,
     /// Rows of the program.
-    pub(crate) rows: usize,
+    pub rows: usize,
 }
 
 impl MipReport {
