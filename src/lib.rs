@@ -79,6 +79,12 @@
 //!
 //! ## Modules
 //!
+//! The crate root re-exports what nearly every user needs: [`Instance`],
+//! [`Cluster`], [`Job`], [`JobId`], [`MachineId`], [`Resources`],
+//! [`Schedule`] and [`verify`], [`Algorithm`], [`OnlineAlgorithm`] and
+//! [`Solved`], [`Certificate`], [`simulate`], [`SimOptions`], [`SimResult`]
+//! and [`Policy`], [`Error`] and [`Result`].
+//!
 //! | module | contents |
 //! |---|---|
 //! | [`model`] | clusters, machines, jobs, utilities; [`model::Instance`] validates them |
@@ -166,5 +172,10 @@ pub mod state;
 pub mod timing;
 pub mod trace;
 
+// The types every user touches, at the crate root.
+pub use algorithms::{Algorithm, OnlineAlgorithm, Solved};
 pub use certificate::Certificate;
 pub use error::{Error, Result};
+pub use model::{Cluster, Instance, Job, JobId, MachineId, Resources};
+pub use schedule::{Schedule, verify};
+pub use sim::{Policy, SimOptions, SimResult, simulate};
