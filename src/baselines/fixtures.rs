@@ -23,6 +23,28 @@ pub(crate) struct Busy {
     pub(crate) weighted: bool,
 }
 
+impl Busy {
+    /// The four variations the equality tests run: none, then each one
+    /// alone.
+    pub(crate) fn kinds() -> [Busy; 4] {
+        [
+            Busy::default(),
+            Busy {
+                fraction: true,
+                ..Busy::default()
+            },
+            Busy {
+                restricted: true,
+                ..Busy::default()
+            },
+            Busy {
+                weighted: true,
+                ..Busy::default()
+            },
+        ]
+    }
+}
+
 /// A busy cluster for `seed`: machines of 8, 4, 8, 4, 16 and 2 GPUs
 /// (`machines` of them, at most 6) and 60 jobs arriving over 1,500 s —
 /// parameter-server jobs and rings (fixed and allowed counts, some

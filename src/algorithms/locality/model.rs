@@ -682,6 +682,50 @@ pub(crate) mod tests_support {
     use crate::model::units::{gb, gbps, mb};
     use crate::model::{Cluster, Machine, PsJob, Resources, Utility};
 
+    /// A machine `[4 GPU, 16 vCPU, 64 GB, 10 Gbit/s]` with `b_int` Gbit/s
+    /// between tasks on it.
+    pub(crate) fn machine(id: u32, b_int: f64, hosts: Hosting) -> Machine {
+        let cap = Resources::zero()
+            .gpus(4.0)
+            .cpu_cores(16.0)
+            .memory(gb(64.0))
+            .nic(gbps(10.0));
+        Machine::new(MachineId(id), cap, gbps(b_int)).hosting(hosts)
+    }
+
+    /// The job of the common set-up: `Q = 400`, `τ = 0.5 s`, `e = 125 MB`,
+    /// `b = 1`, `B = 4` Gbit/s, worker `[1, 2, mem_w, 1]`, PS `[0, 2, mem_s, 4]`,
+    /// `f(δ) = 100 − 10δ`.
+    pub(crate) fn job(id: u32, mem_w: f64, mem_s: f64) -> Job {
+        Job::new(
+            JobId(id),
+            0.0,
+            PsJob {
+                epochs: 1,
+                data_chunks: 4,
+                minibatches_per_chunk: 100,
+                minibatch_compute_s: 0.5,
+                gradient_bytes: mb(125.0),
+                worker: Resources::zero()
+                    .gpus(1.0)
+                    .cpu_cores(2.0)
+                    .memory(gb(mem_w))
+                    .nic(gbps(1.0)),
+                ps: Resources::zero()
+                    .cpu_cores(2.0)
+                    .memory(gb(mem_s))
+                    .nic(gbps(4.0)),
+                max_workers: 4,
+                max_ps: 4,
+                ..PsJob::default()
+            },
+        )
+        .with_utility(Utility::Linear {
+            g1: 100.0,
+            slope: 10.0,
+        })
+    }
+
     /// The common hand set-up with `b_int = 4` Gbit/s, machine 0 with role
     /// `hosts`, machine 1 hosting both, `f(δ) = 100 − 10δ`, `T = 4`.
     pub(crate) fn l1(hosts: Hosting) -> (LocalityCluster, LocalityJob) {
@@ -693,42 +737,7 @@ pub(crate) mod tests_support {
 
     /// [`l1`]'s instance: its cluster and its one job, 100-s slots.
     pub(crate) fn l1_instance(hosts: Hosting) -> Instance {
-        let cap = Resources::zero()
-            .gpus(4.0)
-            .cpu_cores(16.0)
-            .memory(gb(64.0))
-            .nic(gbps(10.0));
-        let machines = vec![
-            Machine::new(MachineId(0), cap, gbps(4.0)).hosting(hosts),
-            Machine::new(MachineId(1), cap, gbps(4.0)),
-        ];
-        let job = Job::new(
-            JobId(0),
-            0.0,
-            PsJob {
-                epochs: 1,
-                data_chunks: 4,
-                minibatches_per_chunk: 100,
-                minibatch_compute_s: 0.5,
-                gradient_bytes: mb(125.0),
-                worker: Resources::zero()
-                    .gpus(1.0)
-                    .cpu_cores(2.0)
-                    .memory(gb(8.0))
-                    .nic(gbps(1.0)),
-                ps: Resources::zero()
-                    .cpu_cores(2.0)
-                    .memory(gb(8.0))
-                    .nic(gbps(4.0)),
-                max_workers: 4,
-                max_ps: 4,
-                ..PsJob::default()
-            },
-        )
-        .with_utility(Utility::Linear {
-            g1: 100.0,
-            slope: 10.0,
-        });
-        Instance::new(Cluster::new(machines), vec![job], 100.0, 4).unwrap()
+        let machines = vec![machine(0, 4.0, hosts), machine(1, 4.0, Hosting::Both)];
+        Instance::new(Cluster::new(machines), vec![job(0, 8.0, 8.0)], 100.0, 4).unwrap()
     }
 }

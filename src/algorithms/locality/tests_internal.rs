@@ -9,6 +9,7 @@ use proptest::test_runner::FileFailurePersistence;
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 
+use super::model::tests_support::{job, machine};
 use super::round::{LocRounding, SEED_K1, SEED_K2, draw_seed, splitmix64};
 use super::sub::{self, ColumnKind};
 use super::{
@@ -22,50 +23,6 @@ use crate::pcip::{RepairOptions, repair_with, solve_lp};
 use crate::schedule::{JobSchedule, Schedule};
 
 const RES: usize = 5;
-
-/// A machine `[4 GPU, 16 vCPU, 64 GB, 10 Gbit/s]` with `b_int` Gbit/s
-/// between tasks on it.
-fn machine(id: u32, b_int: f64, hosts: Hosting) -> Machine {
-    let cap = Resources::zero()
-        .gpus(4.0)
-        .cpu_cores(16.0)
-        .memory(gb(64.0))
-        .nic(gbps(10.0));
-    Machine::new(MachineId(id), cap, gbps(b_int)).hosting(hosts)
-}
-
-/// The job of the common set-up: `Q = 400`, `τ = 0.5 s`, `e = 125 MB`,
-/// `b = 1`, `B = 4` Gbit/s, worker `[1, 2, mem_w, 1]`, PS `[0, 2, mem_s, 4]`,
-/// `f(δ) = 100 − 10δ`.
-fn job(id: u32, mem_w: f64, mem_s: f64) -> Job {
-    Job::new(
-        JobId(id),
-        0.0,
-        PsJob {
-            epochs: 1,
-            data_chunks: 4,
-            minibatches_per_chunk: 100,
-            minibatch_compute_s: 0.5,
-            gradient_bytes: mb(125.0),
-            worker: Resources::zero()
-                .gpus(1.0)
-                .cpu_cores(2.0)
-                .memory(gb(mem_w))
-                .nic(gbps(1.0)),
-            ps: Resources::zero()
-                .cpu_cores(2.0)
-                .memory(gb(mem_s))
-                .nic(gbps(4.0)),
-            max_workers: 4,
-            max_ps: 4,
-            ..PsJob::default()
-        },
-    )
-    .with_utility(Utility::Linear {
-        g1: 100.0,
-        slope: 10.0,
-    })
-}
 
 /// Instance, cluster and the job's model (Δ = 100 s, `T` slots).
 fn setup(machines: Vec<Machine>, j: Job, horizon: u32) -> (Instance, LocalityCluster, LocalityJob) {

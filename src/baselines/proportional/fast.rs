@@ -382,21 +382,7 @@ mod tests {
     /// restricted machines, weights).
     #[test]
     fn incremental_clearings_decide_as_full_ones() {
-        let kinds = [
-            Busy::default(),
-            Busy {
-                fraction: true,
-                ..Busy::default()
-            },
-            Busy {
-                restricted: true,
-                ..Busy::default()
-            },
-            Busy {
-                weighted: true,
-                ..Busy::default()
-            },
-        ];
+        let kinds = Busy::kinds();
         let mut reused = 0;
         for seed in 0..4 {
             for busy in kinds {

@@ -319,21 +319,7 @@ mod tests {
     /// GPUs, and fewer), with gangs, rings, PS jobs and reservations.
     #[test]
     fn equal_bids_decide_as_the_scan() {
-        let kinds = [
-            Busy::default(),
-            Busy {
-                fraction: true,
-                ..Busy::default()
-            },
-            Busy {
-                restricted: true,
-                ..Busy::default()
-            },
-            Busy {
-                weighted: true,
-                ..Busy::default()
-            },
-        ];
+        let kinds = Busy::kinds();
         let mut splits = [0; 2];
         for seed in 0..4 {
             for busy in kinds {
