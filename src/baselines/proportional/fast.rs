@@ -79,9 +79,13 @@ use crate::placement::Span;
 use crate::placement::realloc::Realloc;
 use crate::schedule::Tasks;
 
+use std::rc::Rc;
+
+use crate::baselines::common::{ByShape, Shape, bits};
+use crate::model::{Job, Machine, Resources};
+
 use super::market::{Market, equal_split};
-use super::rule::Bidder;
-use crate::baselines::common::bits;
+use super::rule::{Bidder, bids_of};
 
 /// The most workers [`Market::exclude_alike`] compares PS counts up to
 /// (beyond it nothing is skipped).
@@ -110,6 +114,34 @@ fn alike(a: &Bidder<'_>, b: &Bidder<'_>, most: u32) -> bool {
         && (1..=most).all(|c| a.ps_of(c) == b.ps_of(c))
 }
 
+/// Rules 1–2's bids ([`bids_of`]), computed once for the jobs of one shape
+/// and budget that may use every machine (they bid alike) and shared
+/// between them.
+#[derive(Default)]
+pub(super) struct Bids {
+    by_shape: ByShape<(Shape, u64), Rc<[f64]>>,
+}
+
+impl Bids {
+    /// `job`'s bid on each machine ([`bids_of`]).
+    pub(super) fn of(
+        &mut self,
+        machines: &[Machine],
+        job: &Job,
+        worker: &Resources,
+        budget: f64,
+    ) -> Rc<[f64]> {
+        if job.allowed_machines.is_some() {
+            return bids_of(machines, job, worker, budget);
+        }
+        let key = (Shape::of(job), budget.to_bits());
+        Rc::clone(
+            self.by_shape
+                .get_or_make(key, || bids_of(machines, job, worker, budget)),
+        )
+    }
+}
+
 impl Market {
     /// After the placement excluded bidder `x` (rule 7): the next clearing
     /// starts from a fresh reallocation (`fresh`) — or, on the fast path,
@@ -128,6 +160,16 @@ impl Market {
             realloc.restart();
         } else {
             *realloc = fresh();
+        }
+    }
+
+    /// Rule 6's paid bidders ([`Market::paid_in_rank_order`]), on the fast
+    /// path from the bidders the last clearing touched alone.
+    pub(super) fn paid(&self, bidders: &[Bidder<'_>]) -> Vec<(usize, u32)> {
+        if self.fast() {
+            self.paid_fast(bidders)
+        } else {
+            self.paid_in_rank_order(bidders)
         }
     }
 
@@ -151,7 +193,7 @@ impl Market {
         self.blocked_here.iter_mut().for_each(|c| *c = 0);
         for rank in self.dirty.drain(..) {
             let b = &mut bidders[self.by_rank[rank]];
-            b.dirty = false;
+            b.touched.dirty = false;
             b.total = 0;
             b.blocked.clear();
             if b.span.reserves() {
@@ -188,7 +230,7 @@ impl Market {
         let (mut last, mut peak, mut most) = (x, 0, 0);
         for &r in self.dirty.iter().filter(|&&r| r >= x) {
             last = last.max(r);
-            peak = peak.max(bidders[r].peak);
+            peak = peak.max(bidders[r].touched.peak);
             most = most.max(bidders[r].total);
         }
         if most > MAX_COUNT {
@@ -232,8 +274,8 @@ impl Market {
         for &r in &run[..s] {
             let b = &mut bidders[r];
             b.excluded = true;
-            if !b.dirty {
-                b.dirty = true;
+            if !b.touched.dirty {
+                b.touched.dirty = true;
                 self.dirty.push(r);
             }
         }

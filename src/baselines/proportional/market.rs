@@ -64,6 +64,16 @@ pub(super) struct Market {
     pub(super) used: ShortcutUse,
 }
 
+/// What the market records of a bidder's takes since its last reset
+/// (module `fast`).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Touched {
+    /// Given a share since the last reset.
+    pub(super) dirty: bool,
+    /// While dirty: the most of `total + paid` over its takes.
+    pub(super) peak: u32,
+}
+
 impl Market {
     /// Ranks `bidders` by (arrival, id).
     pub(super) fn new(bidders: &mut [Bidder<'_>], machines: usize, shortcut: Shortcut) -> Self {
@@ -131,7 +141,7 @@ impl Market {
                 b.span = Span::new(b.view.job(), []);
             }
             b.saturated = b.cap == 0 || b.excluded;
-            b.dirty = false;
+            b.touched.dirty = false;
             self.next.push(if b.saturated { p + 1 } else { p });
             self.perm.push(if b.saturated { p + 1 } else { p });
             self.unsaturated += usize::from(!b.saturated);
@@ -226,14 +236,14 @@ impl Market {
         share: u64,
         pool: &mut [Resources],
     ) -> bool {
-        if !b.dirty {
-            b.dirty = true;
-            b.peak = 0;
+        if !b.touched.dirty {
+            b.touched.dirty = true;
+            b.touched.peak = 0;
             self.dirty.push(b.rank);
         }
         let before = b.total;
         let (paid, y) = b.pay(h, share, pool);
-        b.peak = b.peak.max(before.saturating_add(paid));
+        b.touched.peak = b.touched.peak.max(before.saturating_add(paid));
         if b.total >= b.cap {
             b.saturated = true;
             self.next_log.push((b.rank, self.next[b.rank]));

@@ -4,7 +4,8 @@
 //! with nothing leaving the market) and the placement of the paid workers
 //! (rule 8). The market's bookkeeping (rank order, skip pointers, equal
 //! splits of equal bids) is in [`market`](super::market), the fast path of
-//! repeated clearings in [`fast`](super::fast).
+//! repeated clearings and the bids shared by jobs of one shape in
+//! [`fast`](super::fast).
 
 use std::rc::Rc;
 
@@ -16,10 +17,11 @@ use crate::placement::{Span, one_worker_fits, workers_fitting};
 use crate::schedule::Tasks;
 use crate::sim::{Action, JobView, SimView};
 
-use super::super::common::{ByShape, Shape, Shortcut, ShortcutUse, recomputed};
+use super::super::common::{Shortcut, ShortcutUse, recomputed};
 use super::super::{ps_for, requested_tasks};
 use super::ProportionalShare;
-use super::market::Market;
+use super::fast::Bids;
+use super::market::{Market, Touched};
 
 /// One job in the market.
 pub(super) struct Bidder<'a> {
@@ -48,11 +50,9 @@ pub(super) struct Bidder<'a> {
     pub(super) excluded: bool,
     /// Rank by (arrival, id), for ties between equal remainders.
     pub(super) rank: usize,
-    /// Given a share since the market's last reset (module `fast`).
-    pub(super) dirty: bool,
-    /// While dirty: the most of `total + paid` over its takes (module
-    /// `fast`).
-    pub(super) peak: u32,
+    /// The market's record of its takes since the last reset, for the
+    /// fast path of repeated clearings (module `fast`).
+    pub(super) touched: Touched,
 }
 
 impl Bidder<'_> {
@@ -219,9 +219,7 @@ impl ProportionalShare {
     ) -> (Vec<Bidder<'a>>, Vec<usize>) {
         let mut bidders: Vec<Bidder<'_>> = Vec::with_capacity(jobs.len());
         let mut outside = Vec::new();
-        // Jobs of one shape and budget that may use every machine bid
-        // alike: their bids are computed once.
-        let mut bids_by_shape: ByShape<(Shape, u64), Rc<[f64]>> = ByShape::default();
+        let mut bids = Bids::default();
         for (pos, &j) in jobs.iter().enumerate() {
             let job = j.job();
             let Some(worker) = job.task_demand(TaskKind::Worker).copied() else {
@@ -236,14 +234,7 @@ impl ProportionalShare {
                 outside.push(pos);
                 continue;
             }
-            let bids = if job.allowed_machines.is_none() {
-                let key = (Shape::of(job), budget.to_bits());
-                Rc::clone(
-                    bids_by_shape.get_or_make(key, || bids_of(machines, job, &worker, budget)),
-                )
-            } else {
-                bids_of(machines, job, &worker, budget)
-            };
+            let bids = bids.of(machines, job, &worker, budget);
             let cap = if job.discipline.elasticity == Elasticity::Rigid {
                 requested_tasks(job).0
             } else {
@@ -262,8 +253,7 @@ impl ProportionalShare {
                 span: Span::new(job, []),
                 excluded: false,
                 rank: 0,
-                dirty: false,
-                peak: 0,
+                touched: Touched::default(),
             });
         }
         (bidders, outside)
@@ -355,21 +345,25 @@ impl Market {
             pool.extend_from_slice(base);
             self.clear(bidders, &mut pool);
             self.pool = pool;
-            let paid = if self.fast() {
-                self.paid_fast(bidders)
-            } else {
-                self.by_rank
-                    .iter()
-                    .filter(|&&i| bidders[i].total > 0)
-                    .map(|&i| (i, bidders[i].count()))
-                    .collect()
-            };
+            let paid = self.paid(bidders);
             let short = paid.iter().rev().find(|&&(_, count)| count == 0);
             match short {
                 Some(&(i, _)) => bidders[i].excluded = true,
                 None => return paid,
             }
         }
+    }
+}
+
+impl Market {
+    /// Rule 6: the bidders paid for a worker in the last clearing, in rank
+    /// order, with their counts.
+    pub(super) fn paid_in_rank_order(&self, bidders: &[Bidder<'_>]) -> Vec<(usize, u32)> {
+        self.by_rank
+            .iter()
+            .filter(|&&i| bidders[i].total > 0)
+            .map(|&i| (i, bidders[i].count()))
+            .collect()
     }
 }
 
