@@ -218,6 +218,15 @@ where
 /// completion, until one planning window has passed or its utility is 0
 /// (`"pd": {"requeue_rejected": true}`), as a cluster's queue would, where
 /// the papers turn it away at arrival for good.
+///
+/// ```
+/// use dmlsched::registry::practical_params;
+///
+/// let oasis = practical_params("oasis").expect("OASiS has a practical variant");
+/// assert!(oasis.contains(r#""shared_machines": true"#));
+/// assert_eq!(practical_params("locality"), Some(r#"{"pd": {"requeue_rejected": true}}"#));
+/// assert_eq!(practical_params("gadget"), None); // the paper's defaults
+/// ```
 pub const fn practical_params(name: &str) -> Option<&'static str> {
     match name.as_bytes() {
         b"oasis" => Some(
