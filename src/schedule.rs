@@ -426,6 +426,28 @@ impl JobSchedule {
 }
 
 /// A schedule: one entry per job it mentions (jobs absent are not run).
+///
+/// ```
+/// use dmlsched::model::{Cluster, Instance, Job, JobId, MachineId, PsJob, Resources};
+/// use dmlsched::schedule::{JobSchedule, Schedule, Segment, Tasks, verify};
+///
+/// let cluster = Cluster::homogeneous(1, Resources::zero().gpus(2.0).cpu_cores(8.0), 1e10);
+/// let jobs = vec![
+///     Job::new(JobId(0), 0.0, PsJob::default()),
+///     Job::new(JobId(1), 0.0, PsJob::default()),
+/// ];
+/// let inst = Instance::new(cluster, jobs, 60.0, 10)?;
+/// // Job 0 runs one worker and one PS in slots 0 and 1; job 1 is turned away.
+/// let schedule = Schedule { jobs: vec![
+///     JobSchedule { job: JobId(0), admitted: true,
+///         segments: vec![Segment::new(0..2, vec![(MachineId(0), Tasks::new(1, 1))])] },
+///     JobSchedule::rejected(JobId(1)),
+/// ]};
+/// verify(&inst, &schedule)?;
+/// assert_eq!(schedule.job(JobId(0)).and_then(|j| j.last_slot()), Some(1));
+/// assert!(schedule.job(JobId(1)).is_some_and(|j| !j.admitted));
+/// # Ok::<(), dmlsched::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
@@ -882,6 +904,26 @@ pub fn verify(instance: &Instance, schedule: &Schedule) -> Result<(), Violation>
 /// # Errors
 ///
 /// [`Violation::UnknownJob`] or the first rule the job's schedule breaks.
+///
+/// ```
+/// use dmlsched::model::{Cluster, Instance, Job, JobId, MachineId, PsJob, Resources};
+/// use dmlsched::schedule::{JobSchedule, Segment, Tasks, Violation, check_job_schedule};
+///
+/// let cluster = Cluster::homogeneous(1, Resources::zero().gpus(2.0).cpu_cores(8.0), 1e10);
+/// // A job arriving at 125 s, in slot 2 of 60 s slots; the horizon is 10 slots.
+/// let job = Job::new(JobId(0), 125.0, PsJob::default());
+/// let inst = Instance::new(cluster, vec![job], 60.0, 10)?;
+/// let run = |slots| JobSchedule { job: JobId(0), admitted: true,
+///     segments: vec![Segment::new(slots, vec![(MachineId(0), Tasks::new(1, 1))])] };
+/// check_job_schedule(&inst, &run(2..4))?;
+/// let early = check_job_schedule(&inst, &run(1..4));
+/// assert!(matches!(early, Err(Violation::BeforeArrival { .. })));
+/// let late = check_job_schedule(&inst, &run(8..11));
+/// assert!(matches!(late, Err(Violation::BeyondHorizon { .. })));
+/// let other = JobSchedule { job: JobId(9), ..run(2..4) };
+/// assert_eq!(check_job_schedule(&inst, &other), Err(Violation::UnknownJob { job: JobId(9) }));
+/// # Ok::<(), dmlsched::Error>(())
+/// ```
 pub fn check_job_schedule(instance: &Instance, js: &JobSchedule) -> Result<(), Violation> {
     let job = instance
         .job(js.job)
@@ -1039,6 +1081,30 @@ fn check_local(
 /// # Errors
 ///
 /// The first [`Violation`] found.
+///
+/// ```
+/// use dmlsched::model::{Cluster, Hosting, Instance, Job, JobId, MachineId, PsJob, Resources};
+/// use dmlsched::schedule::{Placement, Tasks, Violation, check_allocation};
+///
+/// let mut cluster = Cluster::homogeneous(2, Resources::zero().gpus(4.0).cpu_cores(16.0), 1e10);
+/// cluster.machines[1].hosts = Hosting::Workers;
+/// let job = Job::new(JobId(0), 0.0, PsJob { max_workers: 4, max_ps: 2, ..PsJob::default() });
+/// let inst = Instance::new(cluster, vec![job], 60.0, 10)?;
+/// let job = &inst.jobs()[0];
+/// let spread = Placement::from(vec![
+///     (MachineId(0), Tasks::new(2, 1)),
+///     (MachineId(1), Tasks::new(2, 0)),
+/// ]);
+/// check_allocation(&inst, job, &spread, None)?;
+/// // Machine 1 hosts workers only; the job may use at most 4 workers.
+/// let ps_on_1 = Placement::from(vec![(MachineId(1), Tasks::new(1, 1))]);
+/// let err = check_allocation(&inst, job, &ps_on_1, None);
+/// assert!(matches!(err, Err(Violation::HostingNotAllowed { .. })));
+/// let five = Placement::from(vec![(MachineId(0), Tasks::new(5, 1))]);
+/// let err = check_allocation(&inst, job, &five, None);
+/// assert!(matches!(err, Err(Violation::TooManyWorkers { workers: 5, max: 4, .. })));
+/// # Ok::<(), dmlsched::Error>(())
+/// ```
 pub fn check_allocation(
     instance: &Instance,
     job: &Job,
@@ -1060,6 +1126,30 @@ pub fn check_allocation(
 /// # Errors
 ///
 /// The first [`Violation`] found.
+///
+/// ```
+/// use dmlsched::model::{Cluster, Instance, Job, JobId, MachineId, PsJob, Resources};
+/// use dmlsched::schedule::{Configuration, Placement, Tasks, Violation};
+/// use dmlsched::schedule::check_configured_allocation;
+///
+/// let cluster = Cluster::homogeneous(2, Resources::zero().gpus(4.0).cpu_cores(16.0), 1e10);
+/// let job = Job::new(JobId(0), 0.0, PsJob { max_workers: 4, max_ps: 2, ..PsJob::default() });
+/// let inst = Instance::new(cluster, vec![job], 60.0, 10)?;
+/// let job = &inst.jobs()[0];
+/// let local = Some(Configuration::Local { machine: MachineId(0) });
+/// let on_0 = |w, ps| Placement::from(vec![(MachineId(0), Tasks::new(w, ps))]);
+/// check_configured_allocation(&inst, job, &on_0(3, 1), None, local)?;
+/// // LOCAL needs exactly one PS; DISTRIBUTED allows two.
+/// let err = check_configured_allocation(&inst, job, &on_0(3, 2), None, local);
+/// assert!(matches!(err, Err(Violation::LocalPsCount { ps: 2, .. })));
+/// let distributed = Some(Configuration::Distributed);
+/// check_configured_allocation(&inst, job, &on_0(3, 2), None, distributed)?;
+/// // LOCAL names the one machine the tasks are on.
+/// let on_1 = Some(Configuration::Local { machine: MachineId(1) });
+/// let err = check_configured_allocation(&inst, job, &on_0(3, 1), None, on_1);
+/// assert!(matches!(err, Err(Violation::LocalOtherMachine { .. })));
+/// # Ok::<(), dmlsched::Error>(())
+/// ```
 pub fn check_configured_allocation(
     instance: &Instance,
     job: &Job,

@@ -106,6 +106,25 @@ impl AlternationOptions {
 /// # Complexity
 ///
 /// At most `max_rounds` linear fits.
+///
+/// ```
+/// use dmlsched::calibrate::{AlternationOptions, FitMethod, FitOptions};
+/// use dmlsched::calibrate::{fit_alternating, synthetic};
+///
+/// // PS-L's placement-level form from 200 measurements with 1% noise.
+/// let samples = synthetic::ps_l_samples(200, 0.01, 5)?;
+/// let (model, report) = fit_alternating(
+///     &synthetic::ps_l_template(), &samples, &FitOptions::default(),
+///     &AlternationOptions::ps_locality(),
+/// )?;
+/// assert!(matches!(report.method, FitMethod::Alternation { converged: true, .. }));
+/// assert!(report.accuracy.mape_pct < 2.0);
+/// // The crate's own timing model with the fitted parameters: t_c is 0.12 s.
+/// let fitted = model.physical()?;
+/// assert!((fitted.0.compute_s / 0.12 - 1.0).abs() < 0.05);
+/// assert_eq!(report.param("t_c"), Some(fitted.0.compute_s));
+/// # Ok::<(), dmlsched::calibrate::CalibrateError>(())
+/// ```
 pub fn fit_alternating<M: MaxOfLinear + Clone>(
     model: &M,
     samples: &[Sample<M::Config>],

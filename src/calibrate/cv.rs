@@ -39,6 +39,22 @@ pub type TrainTest<C> = (Vec<Sample<C>>, Vec<Sample<C>>);
 ///
 /// [`CalibrateError::BadOption`] if `fraction` is not in `(0, 1)` or there
 /// are fewer than 2 samples.
+///
+/// ```
+/// use dmlsched::calibrate::{Sample, split_holdout};
+///
+/// let samples: Vec<Sample<u32>> = (0..10).map(|i| Sample::new(i, 1.0 + f64::from(i))).collect();
+/// let (train, test) = split_holdout(&samples, 0.2, 7)?;
+/// assert_eq!((train.len(), test.len()), (8, 2));
+/// // Each part keeps the samples' order, and every sample is in one part.
+/// assert!(train.windows(2).all(|w| w[0].config < w[1].config));
+/// let mut all: Vec<u32> = train.iter().chain(&test).map(|s| s.config).collect();
+/// all.sort();
+/// assert_eq!(all, (0..10).collect::<Vec<_>>());
+/// assert_eq!(split_holdout(&samples, 0.2, 7)?, (train, test)); // the same seed, the same split
+/// assert!(split_holdout(&samples, 1.0, 7).is_err());
+/// # Ok::<(), dmlsched::calibrate::CalibrateError>(())
+/// ```
 pub fn split_holdout<C: Clone>(
     samples: &[Sample<C>],
     fraction: f64,
@@ -130,6 +146,20 @@ pub struct CvReport {
 /// # Complexity
 ///
 /// `k` fits on about `n(k−1)/k` samples each.
+///
+/// ```
+/// use dmlsched::calibrate::{FitOptions, Linear, cross_validate, synthetic};
+///
+/// let samples = synthetic::rar_c_samples(100, 0.05, 11)?;
+/// let fit = Linear::new(synthetic::rar_c_template(), FitOptions::default());
+/// let cv = cross_validate(&fit, &samples, 5, 0)?;
+/// assert_eq!(cv.fold_mape_pct.len(), 5);
+/// // With 5% log-normal noise, the held-out error is about 0.8 × 5%.
+/// assert!(cv.mean_mape_pct < 6.0);
+/// assert!(cv.max_fold_mape_pct >= cv.mean_mape_pct);
+/// assert!(cross_validate(&fit, &samples, 1, 0).is_err()); // at least 2 folds
+/// # Ok::<(), dmlsched::calibrate::CalibrateError>(())
+/// ```
 pub fn cross_validate<K: Calibration>(
     calibration: &K,
     samples: &[Sample<K::Config>],

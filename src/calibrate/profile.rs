@@ -85,6 +85,25 @@ const INV_PHI: f64 = 0.618_033_988_749_894_9;
 /// One linear fit per grid value, plus about
 /// `log(2h/tolerance)/log(1.618)` fits for the refinement (`h` the grid
 /// step): about 25 fits by default.
+///
+/// ```
+/// use dmlsched::calibrate::{FitMethod, FitOptions, ProfileOptions, RarJobConfig};
+/// use dmlsched::calibrate::{fit_contention_profile, synthetic};
+/// use dmlsched::timing::IterationTime;
+///
+/// // Noise-free RAR-C measurements of a ring whose contender ratio ξ₁ is 0.8.
+/// let samples = synthetic::rar_c_samples(120, 0.0, 3)?;
+/// let (model, report) = fit_contention_profile(
+///     &synthetic::rar_c_template(), &samples, &FitOptions::default(), &ProfileOptions::default(),
+/// )?;
+/// let FitMethod::ContentionProfile { contender_ratio: xi1, .. } = report.method else { panic!() };
+/// assert!((xi1 - synthetic::RAR_C_CONTENDER_RATIO).abs() < 0.01);
+/// // The fitted model predicts an unmeasured configuration as the truth does.
+/// let cfg = RarJobConfig { workers: 64, servers: 8, contention: 3 };
+/// let truth = synthetic::rar_c_truth().iteration_time_s(&cfg)?;
+/// assert!((model.iteration_time_s(&cfg)? / truth - 1.0).abs() < 1e-3);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn fit_contention_profile(
     model: &RarFamily,
     samples: &[Sample<RarJobConfig>],

@@ -150,6 +150,22 @@ pub(crate) fn loss_value(y: &[f64], yhat: &[f64], w: &[f64], loss: Loss) -> f64 
 /// # Complexity
 ///
 /// `n` predictions.
+///
+/// ```
+/// use dmlsched::calibrate::{Sample, evaluate, synthetic};
+///
+/// let truth = synthetic::ps_w_truth();
+/// let samples = synthetic::ps_w_samples(50, 0.0, 1)?;
+/// let exact = evaluate(&truth, &samples)?;
+/// assert!(exact.mape_pct < 1e-9 && exact.r2.is_some_and(|r2| r2 > 0.999_999));
+/// // Measurements 25% above the predictions: every error is 20%.
+/// let slow: Vec<_> = samples.iter().map(|s| Sample::new(s.config, 1.25 * s.measured_s)).collect();
+/// let acc = evaluate(&truth, &slow)?;
+/// assert!((acc.mape_pct - 20.0).abs() < 1e-9 && (acc.max_ape_pct - 20.0).abs() < 1e-9);
+/// assert!(acc.residuals.iter().all(|r| (r + 0.2).abs() < 1e-12));
+/// assert!(evaluate(&truth, &slow[..0]).is_err()); // no sample
+/// # Ok::<(), dmlsched::calibrate::CalibrateError>(())
+/// ```
 pub fn evaluate<M: IterationTime>(
     model: &M,
     samples: &[Sample<M::Config>],

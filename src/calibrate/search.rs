@@ -206,6 +206,22 @@ fn loss_at(
 ///
 /// `(G^d + max_evaluations)` loss evaluations, each `n` recursions of
 /// `O(L)`.
+///
+/// ```
+/// use dmlsched::calibrate::{FitOptions, SearchOptions, fit_layered, synthetic};
+///
+/// // Noise-free PS-W measurements of the profiled layers run 1.3 times slower.
+/// let samples = synthetic::ps_w_samples(40, 0.0, 2)?;
+/// let (model, report) = fit_layered(
+///     &synthetic::ps_w_template(), &samples, &FitOptions::default(), &SearchOptions::default(),
+/// )?;
+/// let kappa = report.param("kappa").expect("a compute scale");
+/// assert!((kappa / synthetic::PS_W_KAPPA - 1.0).abs() < 0.01);
+/// // The fitted model is the crate's PsLayered with the fitted bandwidth.
+/// assert!((model.worker_bps / synthetic::PS_W_BANDWIDTH_BPS - 1.0).abs() < 0.01);
+/// assert!(report.accuracy.mape_pct < 0.5);
+/// # Ok::<(), dmlsched::calibrate::CalibrateError>(())
+/// ```
 pub fn fit_layered(
     model: &PsLayered,
     samples: &[Sample<(u32, u32)>],

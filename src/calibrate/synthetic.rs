@@ -64,6 +64,21 @@ fn rar_family(b_e: f64, b_i: f64, alpha: f64, xi2: f64, t_c: f64) -> RarFamily {
 
 /// The true RAR-C family of [`rar_c_samples`] (parameters
 /// [`RAR_C_THETA`], `ξ₁ = 0.8`).
+///
+/// ```
+/// use dmlsched::calibrate::{RarJobConfig, synthetic};
+/// use dmlsched::timing::{IterationTime, LinearInParameters};
+///
+/// let truth = synthetic::rar_c_truth();
+/// let theta = truth.params();
+/// assert!(theta.iter().zip(synthetic::RAR_C_THETA).all(|(a, b)| (a / b - 1.0).abs() < 1e-9));
+/// let tau = |servers, contention| {
+///     truth.iteration_time_s(&RarJobConfig { workers: 8, servers, contention })
+/// };
+/// // Compute 0.105 s; spreading the ring and contention add time.
+/// assert!(0.105 < tau(1, 0)? && tau(1, 0)? < tau(4, 1)? && tau(4, 1)? < tau(4, 4)?);
+/// # Ok::<(), dmlsched::timing::TimingError>(())
+/// ```
 pub fn rar_c_truth() -> RarFamily {
     rar_family(1.25e9, 1e10, 0.0896, 0.005, 0.105)
 }
@@ -71,11 +86,38 @@ pub fn rar_c_truth() -> RarFamily {
 /// A template for fitting [`rar_c_samples`]: the same job (`m`, `M`, `C`,
 /// `ξ₁`) with uninformative parameters (1 GB/s, no degradation, no
 /// overhead, no compute); only its features matter.
+///
+/// ```
+/// use dmlsched::calibrate::{RarJobConfig, synthetic};
+/// use dmlsched::timing::LinearInParameters;
+///
+/// let (template, truth) = (synthetic::rar_c_template(), synthetic::rar_c_truth());
+/// // The same job and ξ₁, so the same features; parameters to be fitted.
+/// let cfg = RarJobConfig { workers: 16, servers: 4, contention: 2 };
+/// assert_eq!(template.features(&cfg)?, truth.features(&cfg)?);
+/// assert_eq!(template.contender_ratio, truth.contender_ratio);
+/// assert_eq!(template.params()[4], 0.0); // no compute
+/// # Ok::<(), dmlsched::timing::TimingError>(())
+/// ```
 pub fn rar_c_template() -> RarFamily {
     rar_family(1e9, 1e9, 0.0, 0.0, 0.0)
 }
 
 /// The true placement-level PS-L model of [`ps_l_samples`].
+///
+/// ```
+/// use dmlsched::calibrate::synthetic;
+/// use dmlsched::timing::{IterationTime, PsPlacement};
+///
+/// let truth = synthetic::ps_l_truth();
+/// assert_eq!((truth.0.compute_s, truth.0.gradient_bytes), (0.12, 97.7e6));
+/// // Four workers beside their PS, or spread over four machines.
+/// let tau = |machines| truth.iteration_time_s(&PsPlacement { machines });
+/// let local = tau(vec![(4, 1)])?;
+/// let spread = tau(vec![(1, 1), (1, 0), (1, 0), (1, 0)])?;
+/// assert!(0.12 < local && local < spread);
+/// # Ok::<(), dmlsched::timing::TimingError>(())
+/// ```
 pub fn ps_l_truth() -> PsLocalityPlacement {
     PsLocality::new(0.12, 97.7e6, 1.6e10, 1.25e9, 2.5e9, 0.004)
         .unwrap_or_else(|e| unreachable!("the recipe's constants are valid: {e}"))
@@ -84,6 +126,16 @@ pub fn ps_l_truth() -> PsLocalityPlacement {
 
 /// A template for fitting [`ps_l_samples`]: the same gradient size `S`,
 /// uninformative parameters.
+///
+/// ```
+/// use dmlsched::calibrate::{AlternationOptions, synthetic};
+/// use dmlsched::timing::MaxOfLinear;
+///
+/// let template = synthetic::ps_l_template();
+/// assert_eq!(template.0.gradient_bytes, synthetic::ps_l_truth().0.gradient_bytes);
+/// // Its parameters are the alternation's usual start: 1 GB/s, no compute.
+/// assert_eq!(Some(template.params()), AlternationOptions::ps_locality().start);
+/// ```
 pub fn ps_l_template() -> PsLocalityPlacement {
     PsLocality::new(0.0, 97.7e6, 1e9, 1e9, 1e9, 0.0)
         .unwrap_or_else(|e| unreachable!("the recipe's constants are valid: {e}"))
@@ -96,6 +148,17 @@ pub fn ps_l_template() -> PsLocalityPlacement {
 /// uniform from stream 0 of `ChaCha8Rng::seed_from_u64(5)`, `f, g, m` per
 /// layer in order, and kept here as a fixture, so that the recipe does not
 /// depend on the generator.
+///
+/// ```
+/// use dmlsched::calibrate::synthetic;
+///
+/// let layers = synthetic::ps_w_layers();
+/// assert_eq!(layers.len(), 8);
+/// assert!(layers.iter().all(|l| (1e-3..=4e-3).contains(&l.forward_s)));
+/// assert!(layers.iter().all(|l| (2e-3..=8e-3).contains(&l.backward_s)));
+/// assert!(layers.iter().all(|l| (1e6..=30e6).contains(&l.bytes) && l.update_s == 0.0));
+/// assert_eq!(layers, synthetic::ps_w_layers()); // a fixture, not a draw
+/// ```
 pub fn ps_w_layers() -> Vec<Layer> {
     PS_W_PROFILE
         .iter()
@@ -168,12 +231,34 @@ fn ps_w_model(kappa: f64, bps: f64) -> PsLayered {
 }
 
 /// The true PS-W model of [`ps_w_samples`]: `κ = 1.3`, `B = 1.25·10⁹` B/s.
+///
+/// ```
+/// use dmlsched::calibrate::synthetic;
+/// use dmlsched::timing::IterationTime;
+///
+/// let truth = synthetic::ps_w_truth();
+/// let profile = synthetic::ps_w_layers();
+/// assert_eq!(truth.layers[0].backward_s, synthetic::PS_W_KAPPA * profile[0].backward_s);
+/// assert_eq!((truth.worker_bps, truth.ps_bps), (1.25e9, 1.25e9));
+/// // Eight workers push less through each of four PSs than through one.
+/// assert!(truth.iteration_time_s(&(8, 4))? < truth.iteration_time_s(&(8, 1))?);
+/// # Ok::<(), dmlsched::timing::TimingError>(())
+/// ```
 pub fn ps_w_truth() -> PsLayered {
     ps_w_model(PS_W_KAPPA, PS_W_BANDWIDTH_BPS)
 }
 
 /// A template for fitting [`ps_w_samples`]: the profiled layers
 /// (`κ = 1`), 1 GB/s.
+///
+/// ```
+/// use dmlsched::calibrate::synthetic;
+///
+/// let template = synthetic::ps_w_template();
+/// assert_eq!(template.layers, synthetic::ps_w_layers()); // κ = 1
+/// assert_eq!((template.worker_bps, template.ps_bps), (1e9, 1e9));
+/// assert_eq!(template.batch_per_worker, synthetic::ps_w_truth().batch_per_worker);
+/// ```
 pub fn ps_w_template() -> PsLayered {
     ps_w_model(1.0, 1e9)
 }
@@ -218,6 +303,23 @@ fn noisy<M: IterationTime>(
 /// # Errors
 ///
 /// [`CalibrateError::BadOption`] if `σ` is not finite and ≥ 0.
+///
+/// ```
+/// use dmlsched::calibrate::synthetic;
+/// use dmlsched::timing::IterationTime;
+///
+/// let truth = synthetic::rar_c_truth();
+/// let samples = synthetic::rar_c_samples(100, 0.0, 4)?;
+/// for s in &samples {
+///     assert_eq!(truth.iteration_time_s(&s.config)?, s.measured_s); // no noise
+///     assert!(s.config.servers <= s.config.workers.min(8));
+/// }
+/// // The configurations of a seed do not depend on the noise.
+/// let noisy = synthetic::rar_c_samples(100, 0.1, 4)?;
+/// assert!(noisy.iter().zip(&samples).all(|(a, b)| a.config == b.config));
+/// assert!(synthetic::rar_c_samples(10, -1.0, 4).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn rar_c_samples(
     n: usize,
     sigma: f64,
@@ -250,6 +352,21 @@ pub fn rar_c_samples(
 /// # Errors
 ///
 /// [`CalibrateError::BadOption`] if `σ` is not finite and ≥ 0.
+///
+/// ```
+/// use dmlsched::calibrate::synthetic;
+/// use dmlsched::timing::IterationTime;
+///
+/// let truth = synthetic::ps_l_truth();
+/// let samples = synthetic::ps_l_samples(50, 0.0, 9)?;
+/// for s in &samples {
+///     let (w, p) = (s.config.workers(), s.config.ps());
+///     assert_eq!(s.config.machines.len(), 8); // 8 machines, some empty
+///     assert!((1..=16).contains(&w) && (1..=w.min(8)).contains(&p));
+///     assert_eq!(truth.iteration_time_s(&s.config)?, s.measured_s);
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn ps_l_samples(
     n: usize,
     sigma: f64,
@@ -284,6 +401,22 @@ pub fn ps_l_samples(
 /// # Errors
 ///
 /// [`CalibrateError::BadOption`] if `σ` is not finite and ≥ 0.
+///
+/// ```
+/// use dmlsched::calibrate::synthetic;
+/// use dmlsched::timing::IterationTime;
+///
+/// let truth = synthetic::ps_w_truth();
+/// let samples = synthetic::ps_w_samples(50, 0.1, 9)?;
+/// assert!(samples.iter().all(|s| (1..=16).contains(&s.config.0))); // workers
+/// assert!(samples.iter().all(|s| (1..=8).contains(&s.config.1))); // PSs
+/// // Log-normal noise of spread 0.1: within ±50% of the truth, 5 standard deviations.
+/// for s in &samples {
+///     let ratio = s.measured_s / truth.iteration_time_s(&s.config)?;
+///     assert!((0.6..1.65).contains(&ratio));
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn ps_w_samples(
     n: usize,
     sigma: f64,

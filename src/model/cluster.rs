@@ -533,6 +533,23 @@ pub struct Cluster {
 
 impl Cluster {
     /// A cluster without racks and with default ring parameters.
+    ///
+    /// ```
+    /// use dmlsched::model::{Cluster, Hosting, Machine, MachineId, Resources, TaskKind};
+    /// use dmlsched::model::units::{gb, gbps};
+    ///
+    /// let gpu_box = Resources::zero().gpus(8.0).cpu_cores(64.0).memory(gb(512.0)).nic(gbps(25.0));
+    /// let cpu_box = Resources::zero().cpu_cores(32.0).memory(gb(128.0)).nic(gbps(25.0));
+    /// let cluster = Cluster::new(vec![
+    ///     Machine::new(MachineId(0), gpu_box, gbps(300.0)),
+    ///     Machine::new(MachineId(7), cpu_box, gbps(100.0)).hosting(Hosting::ParameterServers),
+    /// ]);
+    /// assert_eq!(cluster.total_capacity().gpus, 8.0);
+    /// assert_eq!(cluster.total_capacity().cpu_cores, 96.0);
+    /// let ps_box = cluster.machine(MachineId(7)).expect("machine 7 is listed");
+    /// assert!(!ps_box.hosts.allows(TaskKind::Worker));
+    /// assert!(cluster.machine(MachineId(1)).is_none());
+    /// ```
     pub fn new(machines: Vec<Machine>) -> Self {
         Cluster {
             machines,
@@ -542,6 +559,18 @@ impl Cluster {
     }
 
     /// `n` identical machines with ids `0..n` hosting both task kinds.
+    ///
+    /// ```
+    /// use dmlsched::model::{Cluster, Hosting, MachineId, Resources};
+    /// use dmlsched::model::units::gbps;
+    ///
+    /// let machine = Resources::zero().gpus(4.0).cpu_cores(32.0);
+    /// let cluster = Cluster::homogeneous(3, machine, gbps(200.0));
+    /// assert_eq!(cluster.machines.len(), 3);
+    /// assert_eq!(cluster.machines[2].id, MachineId(2));
+    /// assert_eq!(cluster.machines[2].hosts, Hosting::Both);
+    /// assert_eq!(cluster.total_capacity().gpus, 12.0);
+    /// ```
     pub fn homogeneous(n: u32, capacity: Resources, intra_bandwidth_bps: f64) -> Self {
         Cluster::new(
             (0..n)

@@ -57,6 +57,23 @@ impl Instance {
     /// fields, utilities that increase with delay, arrivals at or after the
     /// horizon, unknown machines, and whether one task and the smallest
     /// allocation fit; last, whether the jobs' best utilities (at zero delay)
+    ///
+    /// ```
+    /// use dmlsched::model::{Cluster, Instance, Job, JobId, ModelError, PsJob, Resources};
+    ///
+    /// let cluster = Cluster::homogeneous(2, Resources::zero().gpus(4.0).cpu_cores(16.0), 1e10);
+    /// let job = |id, arrival_s| Job::new(JobId(id), arrival_s, PsJob::default());
+    /// // 24 slots of one hour: the horizon ends at 86 400 s.
+    /// let inst = Instance::new(cluster.clone(), vec![job(0, 0.0), job(1, 7200.0)], 3600.0, 24)?;
+    /// assert_eq!(inst.horizon_s(), 86_400.0);
+    /// assert_eq!(inst.arrival_slot(&inst.jobs()[1]), 2);
+    /// // Invalid input is a typed error, not a panic.
+    /// let late = Instance::new(cluster.clone(), vec![job(0, 90_000.0)], 3600.0, 24);
+    /// assert!(matches!(late, Err(ModelError::ArrivalAfterHorizon { .. })));
+    /// let twice = Instance::new(cluster, vec![job(3, 0.0), job(3, 60.0)], 3600.0, 24);
+    /// assert_eq!(twice, Err(ModelError::DuplicateJob { job: JobId(3) }));
+    /// # Ok::<(), ModelError>(())
+    /// ```
     /// sum to a finite number.
     pub fn new(
         cluster: Cluster,
@@ -188,6 +205,33 @@ impl Instance {
     /// parameter_server.epochs: invalid type: …`) and the line and column;
     /// [`crate::Error::Model`] for an unsupported `format_version` or an
     /// invalid instance.
+    ///
+    /// ```
+    /// # #[cfg(feature = "serde")] {
+    /// use dmlsched::model::Instance;
+    ///
+    /// let text = r#"{
+    ///   "format_version": 1, "slot_length_s": 60.0, "horizon_slots": 10,
+    ///   "cluster": {"machines": [{"id": 0, "intra_bandwidth_bps": 1e10,
+    ///     "capacity": {"gpus": 2, "cpu_cores": 8, "memory_bytes": 0, "nic_bps": 0}}]},
+    ///   "jobs": [{"id": 0, "arrival_s": 30.0, "architecture": {"ring_all_reduce": {
+    ///     "workers": {"fixed": 2}, "iterations": 100, "model_bytes": 1e8,
+    ///     "minibatch_size": 32, "forward_per_sample_s": 0.001, "backward_per_iteration_s": 0.05,
+    ///     "worker": {"gpus": 1, "cpu_cores": 1, "memory_bytes": 0, "nic_bps": 0}}}}]
+    /// }"#;
+    /// let instance = Instance::from_json(text)?;
+    /// assert_eq!(instance.jobs()[0].max_workers(), 2);
+    /// assert_eq!(instance.horizon_s(), 600.0);
+    /// // A misspelt field is an error naming where it is.
+    /// let typo = Instance::from_json(&text.replace("\"iterations\"", "\"iteratons\""));
+    /// let Err(err @ dmlsched::Error::Json(_)) = typo else { panic!("{typo:?}") };
+    /// assert!(err.to_string().contains("jobs[0].architecture"), "{err}");
+    /// // So is a ring of three workers on two GPUs (an invalid instance).
+    /// let too_big = Instance::from_json(&text.replace("\"fixed\": 2", "\"fixed\": 3"));
+    /// assert!(matches!(too_big, Err(dmlsched::Error::Model(_))));
+    /// # }
+    /// # Ok::<(), dmlsched::Error>(())
+    /// ```
     #[cfg(feature = "serde")]
     pub fn from_json(text: &str) -> crate::Result<Instance> {
         let file: serde_impl::InstanceFile = crate::error::json_from_str(text)?;

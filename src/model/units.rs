@@ -24,16 +24,30 @@ pub fn gbps(gbit_per_s: f64) -> f64 {
 }
 
 /// Bytes per second to gigabits per second.
+///
+/// ```
+/// use dmlsched::model::units::{gbps, to_gbps};
+/// assert_eq!(to_gbps(1.25e9), 10.0);
+/// assert_eq!(to_gbps(gbps(25.0)), 25.0);
+/// ```
 pub fn to_gbps(bytes_per_s: f64) -> f64 {
     bytes_per_s / GBIT_PER_S
 }
 
 /// Gigabytes to bytes.
+///
+/// ```
+/// assert_eq!(dmlsched::model::units::gb(16.0), 1.6e10);
+/// ```
 pub fn gb(gigabytes: f64) -> f64 {
     gigabytes * GB
 }
 
 /// Megabytes to bytes.
+///
+/// ```
+/// assert_eq!(dmlsched::model::units::mb(40.0), 4e7);
+/// ```
 pub fn mb(megabytes: f64) -> f64 {
     megabytes * MB
 }
@@ -42,6 +56,14 @@ pub fn mb(megabytes: f64) -> f64 {
 ///
 /// A time exactly on a boundary belongs to the slot that starts there.
 /// Returns `u32::MAX` for times beyond the representable range.
+///
+/// ```
+/// use dmlsched::model::units::slot_of;
+/// assert_eq!(slot_of(59.9, 60.0), 0);
+/// assert_eq!(slot_of(60.0, 60.0), 1); // a boundary starts the next slot
+/// assert_eq!(slot_of(-1.0, 60.0), 0);
+/// assert_eq!(slot_of(1e300, 1.0), u32::MAX);
+/// ```
 pub fn slot_of(t_s: f64, slot_length_s: f64) -> u32 {
     let s = (t_s / slot_length_s).floor();
     if s <= 0.0 {
@@ -56,6 +78,14 @@ pub fn slot_of(t_s: f64, slot_length_s: f64) -> u32 {
 /// Number of whole slots that cover a duration: `max(1, ⌈d / slot_length_s⌉)`,
 /// with a relative tolerance of 10⁻⁹ so that `3.0000000000000004` slots count
 /// as 3.
+///
+/// ```
+/// use dmlsched::model::units::slots_covering;
+/// assert_eq!(slots_covering(150.0, 60.0), 3);
+/// assert_eq!(slots_covering(120.0, 60.0), 2);
+/// assert_eq!(slots_covering(0.0, 60.0), 1); // at least one slot
+/// assert_eq!(slots_covering(10.0 * (0.1 * 3.0), 1.0), 3); // 3.0000000000000004
+/// ```
 pub fn slots_covering(duration_s: f64, slot_length_s: f64) -> u32 {
     let v = duration_s / slot_length_s;
     let c = ceil_tol(v);
@@ -69,11 +99,25 @@ pub fn slots_covering(duration_s: f64, slot_length_s: f64) -> u32 {
 }
 
 /// `⌈v − 10⁻⁹·max(1, |v|)⌉`: a ceiling that ignores floating-point noise.
+///
+/// ```
+/// use dmlsched::model::units::ceil_tol;
+/// assert_eq!((10.0 * (0.1 * 3.0_f64)).ceil(), 4.0);
+/// assert_eq!(ceil_tol(10.0 * (0.1 * 3.0)), 3.0);
+/// assert_eq!(ceil_tol(2.5), 3.0);
+/// ```
 pub fn ceil_tol(v: f64) -> f64 {
     (v - 1e-9 * v.abs().max(1.0)).ceil()
 }
 
 /// `⌊v + 10⁻⁹·max(1, |v|)⌋`: a floor that ignores floating-point noise.
+///
+/// ```
+/// use dmlsched::model::units::floor_tol;
+/// assert_eq!(2.9999999999999996_f64.floor(), 2.0);
+/// assert_eq!(floor_tol(2.9999999999999996), 3.0);
+/// assert_eq!(floor_tol(2.5), 2.0);
+/// ```
 pub fn floor_tol(v: f64) -> f64 {
     (v + 1e-9 * v.abs().max(1.0)).floor()
 }

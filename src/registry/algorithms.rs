@@ -57,6 +57,16 @@ pub const ALGORITHM_POLICIES: [&str; 4] = [
 
 /// Whether `name` is a simulator policy: a baseline, a ring baseline or an
 /// algorithm's policy.
+///
+/// ```
+/// use dmlsched::registry::is_policy;
+///
+/// assert!(is_policy("fifo")); // a baseline
+/// assert!(is_policy("gadget-noprice")); // a ring baseline
+/// assert!(is_policy("oasis")); // an algorithm's policy
+/// assert!(!is_policy("sjf-bco")); // an offline algorithm only
+/// assert!(!is_policy("no-such-policy"));
+/// ```
 pub fn is_policy(name: &str) -> bool {
     BASELINES.contains(&name)
         || RING_BASELINES.contains(&name)
@@ -64,6 +74,12 @@ pub fn is_policy(name: &str) -> bool {
 }
 
 /// Every policy name, for messages: `baselines: …; algorithms: …`.
+///
+/// ```
+/// let known = dmlsched::registry::known_policies();
+/// assert!(known.starts_with("baselines: fifo, fifo-backfill, "));
+/// assert!(known.contains("gadget-noprice; algorithms: oasis, "));
+/// ```
 pub fn known_policies() -> String {
     format!(
         "baselines: {}, {}; algorithms: {}",
@@ -75,6 +91,17 @@ pub fn known_policies() -> String {
 
 /// The job architecture policy or algorithm `name` schedules: `None` for a
 /// baseline that runs either (and for an unknown name).
+///
+/// ```
+/// use dmlsched::registry::architecture;
+/// use dmlsched::trace::Arch;
+///
+/// assert_eq!(architecture("oasis"), Some(Arch::ParameterServer));
+/// assert_eq!(architecture("sjf-bco"), Some(Arch::RingAllReduce));
+/// assert_eq!(architecture("sjf-bco-online"), Some(Arch::RingAllReduce));
+/// assert_eq!(architecture("fifo"), None); // runs jobs of either
+/// assert_eq!(architecture("no-such-policy"), None);
+/// ```
 pub fn architecture(name: &str) -> Option<Arch> {
     match name {
         "oasis" | "locality" | "locality-batch" | "smd" => Some(Arch::ParameterServer),
@@ -191,6 +218,15 @@ where
 /// completion, until one planning window has passed or its utility is 0
 /// (`"pd": {"requeue_rejected": true}`), as a cluster's queue would, where
 /// the papers turn it away at arrival for good.
+///
+/// ```
+/// use dmlsched::registry::practical_params;
+///
+/// let oasis = practical_params("oasis").expect("OASiS has a practical variant");
+/// assert!(oasis.contains(r#""shared_machines": true"#));
+/// assert_eq!(practical_params("locality"), Some(r#"{"pd": {"requeue_rejected": true}}"#));
+/// assert_eq!(practical_params("gadget"), None); // the paper's defaults
+/// ```
 pub const fn practical_params(name: &str) -> Option<&'static str> {
     match name.as_bytes() {
         b"oasis" => Some(
@@ -247,6 +283,16 @@ where
 ///
 /// # Errors
 ///
+///
+/// ```
+/// use dmlsched::registry::needs_ps_only_machines;
+///
+/// assert!(!needs_ps_only_machines("oasis", None)?);
+/// assert!(needs_ps_only_machines("oasis", Some(r#"{"shared_machines": false}"#))?);
+/// assert!(!needs_ps_only_machines("fifo", None)?);
+/// assert!(needs_ps_only_machines("oasis", Some(r#"{"shared_machines": 0}"#)).is_err());
+/// # Ok::<(), dmlsched::Error>(())
+/// ```
 /// As [`check_params`].
 #[cfg(feature = "serde")]
 pub fn needs_ps_only_machines(name: &str, json: Option<&str>) -> crate::Result<bool> {
@@ -381,6 +427,33 @@ pub fn solve(
 ///
 /// As [`check_params`] for an algorithm; [`crate::Error::UnknownName`] for
 /// a name that is not a policy ([`is_policy`]) or parameters given to a
+///
+/// ```
+/// use dmlsched::baselines::BaselineParams;
+/// use dmlsched::model::{Cluster, Instance, Job, JobId, PsJob, Resources};
+/// use dmlsched::registry::policy;
+/// use dmlsched::sim::{SimOptions, simulate};
+///
+/// let machine = Resources::zero().gpus(2.0).cpu_cores(8.0).nic(1e10);
+/// let cluster = Cluster::homogeneous(1, machine, 1e10);
+/// let job = PsJob {
+///     worker: Resources::zero().gpus(1.0).cpu_cores(1.0).nic(1e9),
+///     ps: Resources::zero().cpu_cores(1.0).nic(1e9),
+///     ..PsJob::default()
+/// };
+/// let instance = Instance::new(cluster, vec![Job::new(JobId(0), 0.0, job)], 60.0, 10)?;
+/// let baselines = BaselineParams::default();
+/// let mut sjf = policy("sjf", &instance, None, 0, &baselines)?;
+/// assert_eq!(sjf.name(), "sjf");
+/// let result = simulate(&instance, sjf.as_mut(), &SimOptions::default())?;
+/// assert_eq!(result.summary().completed, 1);
+/// // An algorithm's policy takes JSON parameters; a baseline takes none.
+/// let oasis = policy("oasis", &instance, Some(r#"{"u_scale": 2.0}"#), 0, &baselines)?;
+/// assert_eq!(oasis.name(), "oasis");
+/// assert!(policy("sjf", &instance, Some("{}"), 0, &baselines).is_err());
+/// assert!(policy("sjf-bco", &instance, None, 0, &baselines).is_err()); // offline only
+/// # Ok::<(), dmlsched::Error>(())
+/// ```
 /// baseline; the algorithm's errors on `instance`.
 #[cfg(feature = "serde")]
 pub fn policy(
@@ -583,6 +656,28 @@ pub fn session(
 /// # Errors
 ///
 /// [`crate::Error::UnknownName`] for a name not in [`SESSION_ALGORITHMS`];
+///
+/// ```
+/// use dmlsched::model::{Cluster, Job, JobId, RarJob, Resources, WorkerCounts};
+/// use dmlsched::registry::{restore_session, session};
+/// use dmlsched::state::ClusterState;
+///
+/// let cluster = Cluster::homogeneous(2, Resources::zero().gpus(4.0).cpu_cores(16.0), 1e10);
+/// let ring = |id, gpus| Job::new(JobId(id), 0.0, RarJob {
+///     workers: WorkerCounts::Fixed(gpus), iterations: 600, ..RarJob::default()
+/// });
+/// let mut state = ClusterState::new(&cluster, 60.0)?;
+/// let mut live = session("gadget", &state, 20, &[ring(0, 2), ring(1, 4)], None, 0)?;
+/// assert!(live.submit(&mut state, &ring(10, 4), 0.0)?.admitted);
+/// // Saved and restored, the session decides the next job as the live one does.
+/// let mut restored = restore_session("gadget", &live.save()?)?;
+/// let mut copy = state.clone();
+/// let a = live.submit(&mut state, &ring(11, 8), 60.0)?;
+/// let b = restored.submit(&mut copy, &ring(11, 8), 60.0)?;
+/// assert_eq!((a.admitted, &a.segments, a.price), (b.admitted, &b.segments, b.price));
+/// assert!(restore_session("fifo", "{}").is_err());
+/// # Ok::<(), dmlsched::Error>(())
+/// ```
 /// as [`Session::restore`](crate::online::Session::restore).
 #[cfg(feature = "serde")]
 pub fn restore_session(name: &str, text: &str) -> crate::Result<Box<dyn AnySession>> {

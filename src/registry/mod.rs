@@ -135,6 +135,17 @@ pub fn by_name_with(name: &str, params: &BaselineParams) -> Option<Box<dyn crate
 /// The baselines that need no solver and suit ring-all-reduce jobs
 /// (`ring = true`) or parameter-server jobs: the default set of
 /// `dmlsched replay`.
+///
+/// ```
+/// use dmlsched::registry::cheap_baselines;
+///
+/// let ps = cheap_baselines(false);
+/// assert!(ps.contains(&"fifo") && ps.contains(&"tiresias"));
+/// assert!(!ps.contains(&"dorm")); // solves LPs
+/// assert!(!ps.contains(&"ff-bandwidth")); // embeds rings
+/// let ring = cheap_baselines(true);
+/// assert!(ring.contains(&"ff-bandwidth") && !ring.contains(&"dorm"));
+/// ```
 pub fn cheap_baselines(ring: bool) -> Vec<&'static str> {
     BASELINES
         .iter()

@@ -209,6 +209,32 @@ pub const UTILIZATION_HEADER: [&str; 6] = [
 /// # Errors
 ///
 /// [`ReportError::Csv`] or [`ReportError::Io`] when writing fails.
+///
+/// ```
+/// use dmlsched::baselines::Fifo;
+/// use dmlsched::model::{Cluster, Instance, Job, JobId, PsJob, Resources};
+/// use dmlsched::report::RunMeta;
+/// use dmlsched::sim::{SimOptions, simulate};
+/// use dmlsched::report::csv::write_jobs_csv;
+///
+/// let cluster = Cluster::homogeneous(1, Resources::zero().gpus(1.0).cpu_cores(4.0), 1e10);
+/// let work = PsJob { minibatches_per_chunk: 10, ..PsJob::default() }; // 10 s alone
+/// let jobs = vec![Job::new(JobId(0), 0.0, work.clone()), Job::new(JobId(1), 5.0, work)];
+/// let instance = Instance::new(cluster, jobs, 60.0, 10)?;
+/// let result = simulate(&instance, &mut Fifo::default(), &SimOptions::default())?;
+/// let meta = RunMeta {
+///     policy: "fifo".into(), seed: 7, workload: "two jobs".into(),
+///     cluster: RunMeta::describe_cluster(instance.cluster()), load_scale: 1.0,
+/// };
+/// let mut out = Vec::new();
+/// write_jobs_csv(&mut out, &meta, &result)?;
+/// let text = String::from_utf8(out)?;
+/// let rows: Vec<&str> = text.lines().collect();
+/// assert!(rows[0].starts_with("policy,seed,job,arrival_s,start_s,finish_s,jct_s,queueing_s,"));
+/// // Job 1 arrives at 5 s, waits for job 0 until 10 s, and finishes at 20 s.
+/// assert_eq!(rows[2], "fifo,7,1,5,10,20,15,5,1,10,0,0,true,false,true,,completed");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn write_jobs_csv<W: Write>(
     w: W,
     meta: &RunMeta,
@@ -223,6 +249,33 @@ pub fn write_jobs_csv<W: Write>(
 /// # Errors
 ///
 /// [`ReportError::Csv`] or [`ReportError::Io`] when writing fails.
+///
+/// ```
+/// use dmlsched::baselines::Fifo;
+/// use dmlsched::model::{Cluster, Instance, Job, JobId, PsJob, Resources};
+/// use dmlsched::report::RunMeta;
+/// use dmlsched::sim::{SimOptions, simulate};
+/// use dmlsched::report::csv::write_jobs_csv_runs;
+///
+/// let cluster = Cluster::homogeneous(1, Resources::zero().gpus(1.0).cpu_cores(4.0), 1e10);
+/// let work = PsJob { minibatches_per_chunk: 10, ..PsJob::default() }; // 10 s alone
+/// let jobs = vec![Job::new(JobId(0), 0.0, work.clone()), Job::new(JobId(1), 5.0, work)];
+/// let instance = Instance::new(cluster, jobs, 60.0, 10)?;
+/// let result = simulate(&instance, &mut Fifo::default(), &SimOptions::default())?;
+/// let meta = RunMeta {
+///     policy: "fifo".into(), seed: 7, workload: "two jobs".into(),
+///     cluster: RunMeta::describe_cluster(instance.cluster()), load_scale: 1.0,
+/// };
+/// let run = |seed| (RunMeta { seed, ..meta.clone() }, &result);
+/// let mut out = Vec::new();
+/// write_jobs_csv_runs(&mut out, &[run(1), run(2)])?;
+/// let text = String::from_utf8(out)?;
+/// // One header, then two rows per run, in the order given.
+/// let seeds: Vec<&str> = text.lines().skip(1).map(|row| &row[5..6]).collect();
+/// assert_eq!(seeds, ["1", "1", "2", "2"]); // each row starts `fifo,<seed>,`
+/// assert_eq!(text.matches("policy,seed").count(), 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn write_jobs_csv_runs<W: Write>(
     w: W,
     runs: &[(RunMeta, &SimResult)],
@@ -298,6 +351,33 @@ fn end_cell(end: &JobEnd) -> &'static str {
 /// # Errors
 ///
 /// [`ReportError::Csv`] or [`ReportError::Io`] when writing fails.
+///
+/// ```
+/// use dmlsched::baselines::Fifo;
+/// use dmlsched::model::{Cluster, Instance, Job, JobId, PsJob, Resources};
+/// use dmlsched::report::RunMeta;
+/// use dmlsched::sim::{SimOptions, simulate};
+/// use dmlsched::report::csv::write_summary_csv;
+///
+/// let cluster = Cluster::homogeneous(1, Resources::zero().gpus(1.0).cpu_cores(4.0), 1e10);
+/// let work = PsJob { minibatches_per_chunk: 10, ..PsJob::default() }; // 10 s alone
+/// let jobs = vec![Job::new(JobId(0), 0.0, work.clone()), Job::new(JobId(1), 5.0, work)];
+/// let instance = Instance::new(cluster, jobs, 60.0, 10)?;
+/// let result = simulate(&instance, &mut Fifo::default(), &SimOptions::default())?;
+/// let meta = RunMeta {
+///     policy: "fifo".into(), seed: 7, workload: "two jobs".into(),
+///     cluster: RunMeta::describe_cluster(instance.cluster()), load_scale: 1.0,
+/// };
+/// let mut out = Vec::new();
+/// write_summary_csv(&mut out, &[(meta, result.summary())])?;
+/// let text = String::from_utf8(out)?;
+/// let rows: Vec<&str> = text.lines().collect();
+/// assert!(rows[0].starts_with("policy,seed,workload,cluster,load_scale,jobs,completed,"));
+/// // The cluster label holds a comma, so it is quoted; JCTs 10 and 15 s.
+/// let expected = "fifo,7,two jobs,\"1 GPU, 1 per machine\",1,2,2,0,12.5,10,15,15,";
+/// assert!(rows[1].starts_with(expected));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn write_summary_csv<W: Write>(
     w: W,
     rows: &[(RunMeta, RunSummary)],
@@ -350,6 +430,32 @@ pub fn write_summary_csv<W: Write>(
 /// # Errors
 ///
 /// [`ReportError::Csv`] or [`ReportError::Io`] when writing fails.
+///
+/// ```
+/// use dmlsched::baselines::Fifo;
+/// use dmlsched::model::{Cluster, Instance, Job, JobId, PsJob, Resources};
+/// use dmlsched::report::RunMeta;
+/// use dmlsched::sim::{SimOptions, simulate};
+/// use dmlsched::report::csv::write_utilization_csv;
+///
+/// let cluster = Cluster::homogeneous(1, Resources::zero().gpus(1.0).cpu_cores(4.0), 1e10);
+/// let work = PsJob { minibatches_per_chunk: 10, ..PsJob::default() }; // 10 s alone
+/// let jobs = vec![Job::new(JobId(0), 0.0, work.clone()), Job::new(JobId(1), 5.0, work)];
+/// let instance = Instance::new(cluster, jobs, 60.0, 10)?;
+/// let result = simulate(&instance, &mut Fifo::default(), &SimOptions::default())?;
+/// let meta = RunMeta {
+///     policy: "fifo".into(), seed: 7, workload: "two jobs".into(),
+///     cluster: RunMeta::describe_cluster(instance.cluster()), load_scale: 1.0,
+/// };
+/// let mut out = Vec::new();
+/// write_utilization_csv(&mut out, &meta, &result)?;
+/// let text = String::from_utf8(out)?;
+/// // One GPU held from the first arrival until the last job finishes at 20 s.
+/// assert_eq!(text, "policy,seed,time_s,gpus_used,gpus_total,fraction\n\
+///                   fifo,7,0,1,1,1\n\
+///                   fifo,7,20,0,1,0\n");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn write_utilization_csv<W: Write>(
     w: W,
     meta: &RunMeta,
@@ -364,6 +470,33 @@ pub fn write_utilization_csv<W: Write>(
 /// # Errors
 ///
 /// [`ReportError::Csv`] or [`ReportError::Io`] when writing fails.
+///
+/// ```
+/// use dmlsched::baselines::Fifo;
+/// use dmlsched::model::{Cluster, Instance, Job, JobId, PsJob, Resources};
+/// use dmlsched::report::RunMeta;
+/// use dmlsched::sim::{SimOptions, simulate};
+/// use dmlsched::report::csv::write_utilization_csv_runs;
+///
+/// let cluster = Cluster::homogeneous(1, Resources::zero().gpus(1.0).cpu_cores(4.0), 1e10);
+/// let work = PsJob { minibatches_per_chunk: 10, ..PsJob::default() }; // 10 s alone
+/// let jobs = vec![Job::new(JobId(0), 0.0, work.clone()), Job::new(JobId(1), 5.0, work)];
+/// let instance = Instance::new(cluster, jobs, 60.0, 10)?;
+/// let result = simulate(&instance, &mut Fifo::default(), &SimOptions::default())?;
+/// let meta = RunMeta {
+///     policy: "fifo".into(), seed: 7, workload: "two jobs".into(),
+///     cluster: RunMeta::describe_cluster(instance.cluster()), load_scale: 1.0,
+/// };
+/// let run = |policy: &str| (RunMeta { policy: policy.into(), ..meta.clone() }, &result);
+/// let mut out = Vec::new();
+/// write_utilization_csv_runs(&mut out, &[run("a"), run("b")])?;
+/// let text = String::from_utf8(out)?;
+/// // One header, then each run's steps, in the order given.
+/// let policies: Vec<&str> = text.lines().skip(1).map(|row| &row[..1]).collect();
+/// assert_eq!(policies, ["a", "a", "b", "b"]);
+/// assert_eq!(text.matches("policy,seed").count(), 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn write_utilization_csv_runs<W: Write>(
     w: W,
     runs: &[(RunMeta, &SimResult)],

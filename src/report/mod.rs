@@ -71,6 +71,20 @@ impl RunMeta {
     /// A short cluster label: `"64 GPUs, 8 per machine"` when every machine
     /// has the same number of GPUs, `"20 GPUs on 3 machines"` otherwise
     /// (GPU counts as written by `{}` of `f64`).
+    ///
+    /// ```
+    /// use dmlsched::model::{Cluster, Machine, MachineId, Resources};
+    /// use dmlsched::report::RunMeta;
+    ///
+    /// let cluster = Cluster::homogeneous(8, Resources::zero().gpus(8.0).cpu_cores(64.0), 1e10);
+    /// assert_eq!(RunMeta::describe_cluster(&cluster), "64 GPUs, 8 per machine");
+    /// let mixed = Cluster::new(vec![
+    ///     Machine::new(MachineId(0), Resources::zero().gpus(4.0), 1e10),
+    ///     Machine::new(MachineId(1), Resources::zero().gpus(8.0), 1e10),
+    ///     Machine::new(MachineId(2), Resources::zero().cpu_cores(32.0), 1e10),
+    /// ]);
+    /// assert_eq!(RunMeta::describe_cluster(&mixed), "12 GPUs on 3 machines");
+    /// ```
     pub fn describe_cluster(cluster: &Cluster) -> String {
         // `+ 0.0` writes a −0 as 0.
         let total = cluster.total_capacity().gpus + 0.0;

@@ -282,6 +282,29 @@ where
 /// [`ReportError::NoData`] when `runs` is empty or no run completed a job
 /// with a finite JCT; [`ReportError::Plot`] for a JCT beyond [`MAX_ABS`] or
 /// if drawing fails.
+///
+/// ```
+/// use dmlsched::baselines::Fifo;
+/// use dmlsched::model::{Cluster, Instance, Job, JobId, PsJob, Resources};
+/// use dmlsched::report::{ReportError, plot::jct_cdf_svg};
+/// use dmlsched::sim::{SimOptions, StopAt, simulate};
+///
+/// let cluster = Cluster::homogeneous(1, Resources::zero().gpus(1.0).cpu_cores(4.0), 1e10);
+/// let job = |id, n| {
+///     Job::new(JobId(id), 0.0, PsJob { minibatches_per_chunk: n, ..PsJob::default() })
+/// };
+/// // One slot of 60 s: job 0 runs 10 s; job 1, after it, cannot finish its 100 s.
+/// let instance = Instance::new(cluster, vec![job(0, 10), job(1, 100)], 60.0, 1)?;
+/// let mut options = SimOptions::default();
+/// options.stop = StopAt::Horizon;
+/// let result = simulate(&instance, &mut Fifo::default(), &options)?;
+/// let svg = jct_cdf_svg(&[("fifo", &result)], "JCT distribution")?;
+/// assert!(svg.starts_with("<svg") && svg.contains("JCT distribution"));
+/// assert!(svg.contains("fifo (1 of 2 done)")); // the legend says the run is incomplete
+/// assert!(svg.contains("fraction of all jobs done"));
+/// assert!(matches!(jct_cdf_svg(&[], "none"), Err(ReportError::NoData { .. })));
+/// # Ok::<(), dmlsched::Error>(())
+/// ```
 pub fn jct_cdf_svg(runs: &[(&str, &SimResult)], title: &str) -> Result<String, ReportError> {
     let jcts: Vec<Vec<f64>> = runs
         .iter()
@@ -353,6 +376,21 @@ pub fn jct_cdf_svg(runs: &[(&str, &SimResult)], title: &str) -> Result<String, R
 ///
 /// [`ReportError::NoData`] when no point is finite; [`ReportError::Plot`] for
 /// a value beyond [`MAX_ABS`] or if drawing fails.
+///
+/// ```
+/// use dmlsched::report::plot::jct_vs_load_svg;
+///
+/// // (policy, load scale, average JCT): DRF's run at load 2 completed no job.
+/// let points = [("fifo", 1.0, 300.0), ("drf", 1.0, 210.0), ("fifo", 0.5, 120.0),
+///               ("drf", 0.5, 100.0), ("drf", 2.0, f64::NAN)];
+/// let svg = jct_vs_load_svg(&points, "Average JCT")?;
+/// for text in ["Average JCT", "load scale", "average JCT (s)", "fifo", "drf"] {
+///     assert!(svg.contains(text), "{text}");
+/// }
+/// assert_eq!(svg, jct_vs_load_svg(&points, "Average JCT")?); // byte-identical
+/// assert!(jct_vs_load_svg(&[("drf", 2.0, f64::NAN)], "Average JCT").is_err());
+/// # Ok::<(), dmlsched::report::ReportError>(())
+/// ```
 pub fn jct_vs_load_svg(points: &[(&str, f64, f64)], title: &str) -> Result<String, ReportError> {
     lines_svg(points, title, "load scale", "average JCT (s)")
 }
@@ -366,6 +404,20 @@ pub fn jct_vs_load_svg(points: &[(&str, f64, f64)], title: &str) -> Result<Strin
 ///
 /// [`ReportError::NoData`] when no point is finite; [`ReportError::Plot`] for
 /// a value beyond [`MAX_ABS`] or if drawing fails.
+///
+/// ```
+/// use dmlsched::report::plot::utility_vs_load_svg;
+///
+/// // (policy, load scale, total utility).
+/// let points = [("oasis", 0.5, 41.0), ("oasis", 1.0, 65.5), ("fifo", 0.5, 30.0),
+///               ("fifo", 1.0, 38.0)];
+/// let svg = utility_vs_load_svg(&points, "Utility against load")?;
+/// for text in ["Utility against load", "load scale", "total utility", "oasis", "fifo"] {
+///     assert!(svg.contains(text), "{text}");
+/// }
+/// assert!(utility_vs_load_svg(&[], "nothing").is_err());
+/// # Ok::<(), dmlsched::report::ReportError>(())
+/// ```
 pub fn utility_vs_load_svg(
     points: &[(&str, f64, f64)],
     title: &str,
@@ -384,6 +436,23 @@ pub fn utility_vs_load_svg(
 ///
 /// [`ReportError::NoData`] when no point is finite; [`ReportError::Plot`] for
 /// a value beyond [`MAX_ABS`] or if drawing fails.
+///
+/// ```
+/// use dmlsched::report::{ReportError, plot::lines_svg};
+///
+/// // Total utility against the number of jobs, one line per scheduler.
+/// let points = [("oasis", 50.0, 31.5), ("fifo", 50.0, 20.0), ("oasis", 25.0, 18.0),
+///               ("fifo", 25.0, 12.0)];
+/// let svg = lines_svg(&points, "Utility", "jobs", "total utility")?;
+/// for text in ["Utility", "jobs", "total utility", "oasis", "fifo"] {
+///     assert!(svg.contains(text), "{text}");
+/// }
+/// // Legend entries follow the series' first appearance.
+/// assert!(svg.rfind("oasis") < svg.rfind("fifo"));
+/// let nothing = [("oasis", f64::INFINITY, 1.0)];
+/// assert!(matches!(lines_svg(&nothing, "t", "x", "y"), Err(ReportError::NoData { .. })));
+/// # Ok::<(), ReportError>(())
+/// ```
 pub fn lines_svg(
     points: &[(&str, f64, f64)],
     title: &str,
@@ -445,6 +514,26 @@ pub fn lines_svg(
 /// [`ReportError::NoData`] when `runs` is empty or no run has a finite
 /// utilization point; [`ReportError::Plot`] for a time or fraction beyond
 /// [`MAX_ABS`] or if drawing fails.
+///
+/// ```
+/// use dmlsched::baselines::Fifo;
+/// use dmlsched::model::{Cluster, Instance, Job, JobId, PsJob, Resources};
+/// use dmlsched::report::plot::utilization_svg;
+/// use dmlsched::sim::{SimOptions, simulate};
+///
+/// let cluster = Cluster::homogeneous(2, Resources::zero().gpus(1.0).cpu_cores(4.0), 1e10);
+/// let work = PsJob { minibatches_per_chunk: 3600, ..PsJob::default() }; // an hour
+/// let jobs = vec![Job::new(JobId(0), 0.0, work.clone()), Job::new(JobId(1), 1800.0, work)];
+/// let instance = Instance::new(cluster, jobs, 600.0, 10)?;
+/// let result = simulate(&instance, &mut Fifo::default(), &SimOptions::default())?;
+/// let svg = utilization_svg(&[("fifo", &result)], "GPU utilization")?;
+/// for text in ["GPU utilization", "time since first arrival (h)", "fraction of GPUs allocated"] {
+///     assert!(svg.contains(text), "{text}");
+/// }
+/// assert!(svg.contains("fifo"));
+/// assert!(utilization_svg(&[], "nothing").is_err());
+/// # Ok::<(), dmlsched::Error>(())
+/// ```
 pub fn utilization_svg(runs: &[(&str, &SimResult)], title: &str) -> Result<String, ReportError> {
     let series: Vec<Series> = runs
         .iter()

@@ -131,6 +131,28 @@ pub(super) struct Engine<'a> {
 /// for capacities the machine and resource), inconsistent options, a run
 /// that cannot progress, or the event limit; [`crate::Error::Timing`] when
 /// a timing model rejects a job's parameters; any error of the policy.
+///
+/// ```
+/// use dmlsched::baselines::Fifo;
+/// use dmlsched::model::{Cluster, Instance, Job, JobId, PsJob, Resources};
+/// use dmlsched::sim::{SimOptions, simulate};
+///
+/// // One machine with one GPU; two jobs of ten 1-second mini-batches each.
+/// let cluster = Cluster::homogeneous(1, Resources::zero().gpus(1.0).cpu_cores(4.0), 1e10);
+/// let work = PsJob { minibatches_per_chunk: 10, ..PsJob::default() };
+/// let jobs = vec![
+///     Job::new(JobId(0), 0.0, work.clone()),
+///     Job::new(JobId(1), 5.0, work),
+/// ];
+/// let instance = Instance::new(cluster, jobs, 60.0, 10)?;
+/// let result = simulate(&instance, &mut Fifo::default(), &SimOptions::default())?;
+/// // Job 1 waits for the GPU until job 0 finishes at 10 s.
+/// assert_eq!(result.jobs[0].finish_s, Some(10.0));
+/// assert_eq!(result.jobs[1].start_s, Some(10.0));
+/// assert_eq!(result.jobs[1].jct_s, Some(15.0));
+/// assert_eq!(result.summary().completed, 2);
+/// # Ok::<(), dmlsched::Error>(())
+/// ```
 pub fn simulate<P: Policy + ?Sized>(
     instance: &Instance,
     policy: &mut P,

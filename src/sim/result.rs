@@ -218,6 +218,24 @@ impl JobRecord {
 /// ([`Job::demand_with_reservation`](crate::model::Job::demand_with_reservation)).
 /// `false` proves the job can never start ([`Unfinished::NoRoom`]); `true`
 /// does not prove that a packing exists.
+///
+/// ```
+/// use dmlsched::model::{Cluster, Job, JobId, RarJob, Resources, WorkerCounts};
+/// use dmlsched::sim::fits_empty_cluster;
+///
+/// // Two machines of 4 GPUs and 16 CPU cores.
+/// let cluster = Cluster::homogeneous(2, Resources::zero().gpus(4.0).cpu_cores(16.0), 1e10);
+/// let ring = |gpus, cores| RarJob {
+///     workers: WorkerCounts::Fixed(gpus),
+///     worker: Resources::zero().gpus(1.0).cpu_cores(cores),
+///     ..RarJob::default()
+/// };
+/// assert!(fits_empty_cluster(&Job::new(JobId(0), 0.0, ring(8, 2.0)), &cluster));
+/// // Nine GPUs are more than the cluster has.
+/// assert!(!fits_empty_cluster(&Job::new(JobId(1), 0.0, ring(9, 1.0)), &cluster));
+/// // One worker of 20 CPU cores: within the cluster's 32 in all, but on no machine.
+/// assert!(!fits_empty_cluster(&Job::new(JobId(2), 0.0, ring(1, 20.0)), &cluster));
+/// ```
 pub fn fits_empty_cluster(job: &crate::model::Job, cluster: &crate::model::Cluster) -> bool {
     use crate::model::{Resources, TaskKind};
     let (workers, ps) = job.min_tasks();
@@ -471,6 +489,17 @@ impl UnfinishedCounts {
 
 /// Nearest-rank percentile of sorted values: the smallest value with at
 /// least `q·n` values at or below it (`NaN` for no values).
+///
+/// ```
+/// use dmlsched::sim::percentile;
+///
+/// let jcts = [10.0, 20.0, 30.0, 40.0];
+/// assert_eq!(percentile(&jcts, 0.5), 20.0);
+/// assert_eq!(percentile(&jcts, 0.51), 30.0);
+/// assert_eq!(percentile(&jcts, 1.0), 40.0);
+/// assert_eq!(percentile(&jcts, 0.0), 10.0);
+/// assert!(percentile(&[], 0.5).is_nan());
+/// ```
 pub fn percentile(sorted: &[f64], q: f64) -> f64 {
     if sorted.is_empty() {
         return f64::NAN;

@@ -50,6 +50,18 @@ pub enum PsTiming {
 ///
 /// The parameter-server product `E·N·M` is taken in floating point, so it
 /// never overflows (up to `(2³²−1)³ ≈ 7.9·10²⁸`; exact below `2⁵³`).
+///
+/// ```
+/// use dmlsched::model::{Job, JobId, PsJob, RarJob};
+/// use dmlsched::sim::total_work;
+///
+/// // 2 epochs of 3 chunks of 50 mini-batches.
+/// let ps = PsJob { epochs: 2, data_chunks: 3, minibatches_per_chunk: 50, ..PsJob::default() };
+/// assert_eq!(total_work(&Job::new(JobId(0), 0.0, ps)), 300.0);
+/// // A ring's requested iterations, whatever its convergence estimate.
+/// let ring = RarJob { iterations: 1000, convergence_iterations: Some(800), ..RarJob::default() };
+/// assert_eq!(total_work(&Job::new(JobId(1), 0.0, ring)), 1000.0);
+/// ```
 pub fn total_work(job: &Job) -> f64 {
     match &job.architecture {
         Architecture::ParameterServer(p) => {

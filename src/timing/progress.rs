@@ -58,6 +58,14 @@ pub fn iterations_in(dt_s: f64, tau_s: f64, mode: ProgressMode) -> f64 {
 /// Seconds needed to finish `remaining` units of work at `throughput` units
 /// per second: `remaining / throughput` (0 when nothing remains, infinite at
 /// zero throughput).
+///
+/// ```
+/// use dmlsched::timing::remaining_time_s;
+///
+/// assert_eq!(remaining_time_s(300.0, 4.0), 75.0);
+/// assert_eq!(remaining_time_s(0.0, 4.0), 0.0);
+/// assert_eq!(remaining_time_s(300.0, 0.0), f64::INFINITY);
+/// ```
 pub fn remaining_time_s(remaining: f64, throughput: f64) -> f64 {
     if remaining <= 0.0 {
         0.0

@@ -396,6 +396,16 @@ impl LinearInParameters for RarTiming {
 /// contender ratio `ξ₁` ([`RingParams::contender_ratio`]). The clamp is a
 /// crate decision (the paper has `k = ξ₁p`): it keeps a ring's bandwidth at
 /// most `b_e`.
+///
+/// ```
+/// use dmlsched::timing::effective_contenders;
+///
+/// assert_eq!(effective_contenders(4, 0.5), 2.0);
+/// assert_eq!(effective_contenders(3, 1.0), 3.0);
+/// // Never below one contender, even for a ring alone or uncounted.
+/// assert_eq!(effective_contenders(1, 0.5), 1.0);
+/// assert_eq!(effective_contenders(0, 1.0), 1.0);
+/// ```
 pub fn effective_contenders(p: u32, contender_ratio: f64) -> f64 {
     (contender_ratio * f64::from(p)).max(1.0)
 }

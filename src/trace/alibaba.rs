@@ -47,6 +47,22 @@ const PHASES: [&str; 4] = ["Running", "Failed", "Pending", "Succeeded"];
 /// count, `gpu_milli` above 1000, an unknown `pod_phase`, a non-finite or
 /// negative time, or a `deletion_time` before the `scheduled_time` (or a
 /// `scheduled_time` before the `creation_time`).
+///
+/// ```
+/// use dmlsched::trace::load_alibaba_openb_pods;
+///
+/// let path = std::env::temp_dir().join(format!("dmlsched-doc-pods-{}.csv", std::process::id()));
+/// std::fs::write(&path, "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,\
+///                        qos,pod_phase,creation_time,deletion_time,scheduled_time\n\
+///                        pod-1,6000,12288,2,1000,V100M16,LS,Running,100,1100,200\n")?;
+/// let report = load_alibaba_openb_pods(&path);
+/// std::fs::remove_file(&path)?;
+/// let pod = &report?.jobs[0];
+/// assert_eq!((pod.id.as_str(), pod.num_gpus, pod.arrival_s), ("pod-1", 2, 100.0));
+/// // Still running when last seen: 900 s is a lower bound on the duration.
+/// assert_eq!((pod.duration_s, pod.censored), (Some(900.0), true));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn load_alibaba_openb_pods(path: impl AsRef<Path>) -> Result<LoadReport, TraceError> {
     with_file(path.as_ref(), read_alibaba_openb_pods)
 }
@@ -56,6 +72,25 @@ pub fn load_alibaba_openb_pods(path: impl AsRef<Path>) -> Result<LoadReport, Tra
 /// # Errors
 ///
 /// As [`load_alibaba_openb_pods`], without a path.
+///
+/// ```
+/// use dmlsched::trace::read_alibaba_openb_pods;
+///
+/// let csv = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,\
+///            qos,pod_phase,creation_time,deletion_time,scheduled_time\n\
+///            pod-1,6000,12288,1,500,,LS,Succeeded,100,1100,200\n\
+///            pod-2,8000,30000,2,1000,V100M16,BE,Pending,150,400,\n";
+/// let report = read_alibaba_openb_pods(csv.as_bytes())?;
+/// let (shared, pending) = (&report.jobs[0], &report.jobs[1]);
+/// assert_eq!(shared.gpu_fraction, Some(0.5)); // half of one GPU
+/// assert_eq!(shared.duration_s, Some(900.0)); // deletion − scheduled
+/// assert_eq!(shared.tenant.as_deref(), Some("LS"));
+/// assert_eq!((pending.duration_s, pending.censored), (None, false)); // never ran
+/// // An unknown phase is an error.
+/// let lost = csv.replace("Succeeded", "Lost");
+/// assert!(read_alibaba_openb_pods(lost.as_bytes()).is_err());
+/// # Ok::<(), dmlsched::trace::TraceError>(())
+/// ```
 pub fn read_alibaba_openb_pods(reader: impl Read) -> Result<LoadReport, TraceError> {
     let mut report = LoadReport::default();
     for record in with_header(reader, COLUMNS)? {
@@ -161,6 +196,19 @@ pub struct AlibabaNode {
 /// [`TraceError::Io`], [`TraceError::Empty`], or [`TraceError::Format`] for
 /// a wrong header, a missing or extra field, an empty `sn`, or a negative or
 /// non-integer count.
+///
+/// ```
+/// use dmlsched::trace::load_alibaba_nodes;
+///
+/// let path = std::env::temp_dir().join(format!("dmlsched-doc-nodes-{}.csv", std::process::id()));
+/// std::fs::write(&path, "sn,cpu_milli,memory_mib,gpu,model\nnode-1,96000,786432,8,V100M32\n")?;
+/// let nodes = load_alibaba_nodes(&path);
+/// std::fs::remove_file(&path)?;
+/// let nodes = nodes?;
+/// let node = &nodes[0];
+/// assert_eq!((node.sn.as_str(), node.gpus, node.model.as_str()), ("node-1", 8, "V100M32"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn load_alibaba_nodes(path: impl AsRef<Path>) -> Result<Vec<AlibabaNode>, TraceError> {
     with_file(path.as_ref(), read_alibaba_nodes)
 }
@@ -170,6 +218,21 @@ pub fn load_alibaba_nodes(path: impl AsRef<Path>) -> Result<Vec<AlibabaNode>, Tr
 /// # Errors
 ///
 /// As [`load_alibaba_nodes`], without a path.
+///
+/// ```
+/// use dmlsched::trace::{TraceError, read_alibaba_nodes};
+///
+/// let csv = "sn,cpu_milli,memory_mib,gpu,model\n\
+///            node-1,64000,262144,2,G2\n\
+///            node-2,32000,131072,0,\n";
+/// let nodes = read_alibaba_nodes(csv.as_bytes())?;
+/// assert_eq!((nodes[0].cpu_milli, nodes[0].gpus, nodes[0].model.as_str()), (64000, 2, "G2"));
+/// assert_eq!((nodes[1].gpus, nodes[1].model.as_str()), (0, "")); // a CPU-only node
+/// let negative = csv.replace(",2,G2", ",-2,G2");
+/// let err = read_alibaba_nodes(negative.as_bytes());
+/// assert!(matches!(err, Err(TraceError::Format { line: 2, column: Some(c), .. }) if c == "gpu"));
+/// # Ok::<(), TraceError>(())
+/// ```
 pub fn read_alibaba_nodes(reader: impl Read) -> Result<Vec<AlibabaNode>, TraceError> {
     let mut nodes = Vec::new();
     for record in with_header(reader, NODE_COLUMNS)? {

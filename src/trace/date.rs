@@ -17,6 +17,15 @@ pub const DAY_S: i64 = 86_400;
 ///
 /// `month` is 1–12 and `day` 1–31; the caller validates them (see
 /// [`is_valid_date`]).
+///
+/// ```
+/// use dmlsched::trace::date::days_from_civil;
+///
+/// assert_eq!(days_from_civil(1970, 1, 1), 0);
+/// assert_eq!(days_from_civil(1969, 12, 31), -1);
+/// assert_eq!(days_from_civil(2000, 3, 1), 11_017);
+/// assert_eq!(days_from_civil(2017, 10, 7), 17_446);
+/// ```
 pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     let y = if month <= 2 { year - 1 } else { year };
     let era = y.div_euclid(400);
@@ -29,6 +38,14 @@ pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
 
 /// The date `(year, month, day)` of a day count from 1970-01-01; the
 /// inverse of [`days_from_civil`].
+///
+/// ```
+/// use dmlsched::trace::date::{civil_from_days, days_from_civil};
+///
+/// assert_eq!(civil_from_days(17_446), (2017, 10, 7));
+/// assert_eq!(civil_from_days(-1), (1969, 12, 31));
+/// assert_eq!(civil_from_days(days_from_civil(2000, 2, 29)), (2000, 2, 29));
+/// ```
 pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
@@ -44,11 +61,27 @@ pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
 }
 
 /// Whether `year` is a Gregorian leap year.
+///
+/// ```
+/// use dmlsched::trace::date::is_leap_year;
+///
+/// assert!(is_leap_year(2024) && is_leap_year(2000));
+/// assert!(!is_leap_year(2023) && !is_leap_year(1900));
+/// ```
 pub fn is_leap_year(year: i64) -> bool {
     (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
 }
 
 /// Days in `month` (1–12) of `year`; 0 for an invalid month.
+///
+/// ```
+/// use dmlsched::trace::date::days_in_month;
+///
+/// assert_eq!(days_in_month(2024, 2), 29);
+/// assert_eq!(days_in_month(2023, 2), 28);
+/// assert_eq!(days_in_month(2023, 4), 30);
+/// assert_eq!(days_in_month(2023, 13), 0);
+/// ```
 pub fn days_in_month(year: i64, month: u32) -> u32 {
     match month {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
@@ -60,6 +93,14 @@ pub fn days_in_month(year: i64, month: u32) -> u32 {
 }
 
 /// Whether the date exists.
+///
+/// ```
+/// use dmlsched::trace::date::is_valid_date;
+///
+/// assert!(is_valid_date(2024, 2, 29));
+/// assert!(!is_valid_date(2023, 2, 29));
+/// assert!(!is_valid_date(2023, 0, 1) && !is_valid_date(2023, 1, 0));
+/// ```
 pub fn is_valid_date(year: i64, month: u32, day: u32) -> bool {
     (1..=12).contains(&month) && day >= 1 && day <= days_in_month(year, month)
 }
@@ -74,6 +115,15 @@ fn digits(text: &str, min: usize, max: usize) -> Option<u32> {
 
 /// Unix seconds of `YYYY-MM-DD` at 00:00:00; `None` if the text is not a
 /// valid date (month and day may have one or two digits).
+///
+/// ```
+/// use dmlsched::trace::date::parse_date;
+///
+/// assert_eq!(parse_date("2017-10-07"), Some(1_507_334_400));
+/// assert_eq!(parse_date("2017-9-7"), parse_date("2017-09-07"));
+/// assert_eq!(parse_date("2017-02-30"), None); // no such day
+/// assert_eq!(parse_date("17-10-07"), None); // four-digit years only
+/// ```
 pub fn parse_date(text: &str) -> Option<i64> {
     let mut parts = text.trim().split('-');
     let year = digits(parts.next()?, 4, 4)?;
@@ -87,6 +137,16 @@ pub fn parse_date(text: &str) -> Option<i64> {
 
 /// Unix seconds of `YYYY-MM-DD HH:MM:SS` (a `T` may replace the space);
 /// `None` if the text is not a valid naive date-time.
+///
+/// ```
+/// use dmlsched::trace::date::{parse_date, parse_datetime};
+///
+/// let midnight = parse_date("2017-10-07").unwrap();
+/// assert_eq!(parse_datetime("2017-10-07 01:11:39"), Some(midnight + 4299));
+/// assert_eq!(parse_datetime("2017-10-07T01:11:39"), Some(midnight + 4299));
+/// assert_eq!(parse_datetime("2017-10-07 24:00:00"), None);
+/// assert_eq!(parse_datetime("2017-10-07"), None); // a time is required
+/// ```
 pub fn parse_datetime(text: &str) -> Option<i64> {
     let text = text.trim();
     let (date, time) = text.split_once([' ', 'T'])?;
@@ -101,6 +161,14 @@ pub fn parse_datetime(text: &str) -> Option<i64> {
 }
 
 /// `YYYY-MM-DD HH:MM:SS` of Unix seconds (naive).
+///
+/// ```
+/// use dmlsched::trace::date::{format_datetime, parse_datetime};
+///
+/// assert_eq!(format_datetime(1_507_338_699), "2017-10-07 01:11:39");
+/// assert_eq!(format_datetime(-1), "1969-12-31 23:59:59");
+/// assert_eq!(parse_datetime(&format_datetime(951_782_400)), Some(951_782_400));
+/// ```
 pub fn format_datetime(unix_s: i64) -> String {
     let (y, mo, d) = civil_from_days(unix_s.div_euclid(DAY_S));
     let s = unix_s.rem_euclid(DAY_S);

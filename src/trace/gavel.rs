@@ -120,6 +120,20 @@ pub(crate) fn parse_job_type(job_type: &str) -> Result<(String, Option<u32>), St
 /// line with another field count than 7, 10 or 12 (or than the first line),
 /// a malformed `job_type`, `needs_data_dir` other than 0/1, `total_steps` not
 /// a whole number, `scale_factor` below 1, or a non-finite or negative time.
+///
+/// ```
+/// use dmlsched::trace::load_gavel_trace;
+///
+/// let path = std::env::temp_dir().join(format!("dmlsched-doc-gavel-{}.tsv", std::process::id()));
+/// let tsv = "ResNet-50 (batch size 64)\tpython3 main.py\t--num_steps\t1\t5000\t0\t4\n";
+/// std::fs::write(&path, tsv)?;
+/// let report = load_gavel_trace(&path);
+/// std::fs::remove_file(&path)?;
+/// let job = &report?.jobs[0];
+/// assert_eq!((job.id.as_str(), job.num_gpus, job.iterations), ("gavel-0", 4, Some(5000)));
+/// assert_eq!((job.model.as_deref(), job.batch_size), (Some("ResNet-50"), Some(64)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn load_gavel_trace(path: impl AsRef<Path>) -> Result<LoadReport, TraceError> {
     with_file(path.as_ref(), read_gavel_trace)
 }
@@ -129,6 +143,24 @@ pub fn load_gavel_trace(path: impl AsRef<Path>) -> Result<LoadReport, TraceError
 /// # Errors
 ///
 /// As [`load_gavel_trace`], without a path.
+///
+/// ```
+/// use dmlsched::trace::{TraceError, read_gavel_trace};
+///
+/// // Job type, command, steps argument, needs data dir, steps, arrival, GPUs.
+/// let tsv = "ResNet-50 (batch size 64)\tpython3 main.py\t--num_steps\t1\t5000\t0\t4\n\
+///            A3C\tpython3 main.py\t--max-steps\t0\t2000\t12.5\t1\n";
+/// let report = read_gavel_trace(tsv.as_bytes())?;
+/// let (resnet, a3c) = (&report.jobs[0], &report.jobs[1]);
+/// assert_eq!((resnet.model.as_deref(), resnet.batch_size), (Some("ResNet-50"), Some(64)));
+/// assert!(resnet.model_is_synthetic); // 7-field traces drew job types at random
+/// assert_eq!((a3c.id.as_str(), a3c.arrival_s, a3c.batch_size), ("gavel-1", 12.5, None));
+/// assert_eq!((a3c.iterations, a3c.duration_s), (Some(2000), None)); // steps, not seconds
+/// // Every line has the first line's field count.
+/// let mixed = format!("{tsv}A3C\tpython3 main.py\t--max-steps\t0\t2000\t12.5\t1\t0\n");
+/// assert!(matches!(read_gavel_trace(mixed.as_bytes()), Err(TraceError::Format { line: 3, .. })));
+/// # Ok::<(), TraceError>(())
+/// ```
 pub fn read_gavel_trace(reader: impl Read) -> Result<LoadReport, TraceError> {
     read_rows(reader).map(|(report, _)| report)
 }
@@ -144,6 +176,20 @@ pub fn read_gavel_trace(reader: impl Read) -> Result<LoadReport, TraceError> {
 ///
 /// As [`load_gavel_trace`], and [`TraceError::InvalidArgument`] when the
 /// table has no rate for `conv.gpu` or `conv.gpus_per_machine` is 0.
+///
+/// ```
+/// use dmlsched::trace::{GavelConversion, GavelThroughputs, load_gavel_trace_with_rates};
+///
+/// let mut rates = GavelThroughputs::new();
+/// rates.insert("v100", "A3C", 1, 5.0)?; // steps per second on one V100
+/// let name = format!("dmlsched-doc-gavel-rates-{}.tsv", std::process::id());
+/// let path = std::env::temp_dir().join(name);
+/// std::fs::write(&path, "A3C\tpython3 main.py\t--max-steps\t0\t500\t0\t1\n")?;
+/// let report = load_gavel_trace_with_rates(&path, &rates, &GavelConversion::default());
+/// std::fs::remove_file(&path)?;
+/// assert_eq!(report?.jobs[0].duration_s, Some(100.0)); // 500 steps at 5 steps/s
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn load_gavel_trace_with_rates(
     path: impl AsRef<Path>,
     rates: &GavelThroughputs,
@@ -159,6 +205,22 @@ pub fn load_gavel_trace_with_rates(
 /// # Errors
 ///
 /// As [`load_gavel_trace_with_rates`], without a path.
+///
+/// ```
+/// use dmlsched::trace::{GavelConversion, GavelThroughputs, read_gavel_trace_with_rates};
+///
+/// let mut rates = GavelThroughputs::new();
+/// rates.insert("v100", "A3C", 1, 5.0)?; // steps per second on one V100
+/// let tsv = "A3C\tpython3 main.py\t--max-steps\t0\t500\t0\t1\n\
+///            A3C\tpython3 main.py\t--max-steps\t0\t500\t10\t2\n";
+/// let report = read_gavel_trace_with_rates(tsv.as_bytes(), &rates, &GavelConversion::default())?;
+/// assert_eq!(report.jobs.len(), 1);
+/// assert_eq!(report.jobs[0].duration_s, Some(100.0)); // 500 steps at 5 steps/s
+/// // No measured rate for A3C on two V100s: the row is left out, with a warning.
+/// assert_eq!((report.skipped[0].index, report.skipped[0].line), (1, Some(2)));
+/// assert_eq!(report.warnings[0].line, 2);
+/// # Ok::<(), dmlsched::trace::TraceError>(())
+/// ```
 pub fn read_gavel_trace_with_rates(
     reader: impl Read,
     rates: &GavelThroughputs,

@@ -302,6 +302,18 @@ pub struct Converted {
 
 /// The Gavel job type of a row: `<model> (batch size <b>)`, or the model
 /// alone when the row has no batch size (`A3C`, `CycleGAN`).
+///
+/// ```
+/// use dmlsched::trace::{TraceJob, gavel_job_type};
+///
+/// let mut row = TraceJob::new("gavel-0", 0.0, 1);
+/// assert_eq!(gavel_job_type(&row), None); // no model
+/// row.model = Some("A3C".into());
+/// assert_eq!(gavel_job_type(&row).as_deref(), Some("A3C"));
+/// row.model = Some("ResNet-50".into());
+/// row.batch_size = Some(64);
+/// assert_eq!(gavel_job_type(&row).as_deref(), Some("ResNet-50 (batch size 64)"));
+/// ```
 pub fn gavel_job_type(row: &TraceJob) -> Option<String> {
     let model = row.model.as_deref()?;
     Some(match row.batch_size {

@@ -98,6 +98,22 @@ pub(crate) fn tenant_from_path(path: &Path) -> Option<String> {
 /// an unknown header, a missing or extra field, a non-finite or negative
 /// time, a GPU count or batch size below 1, or a deadline before the
 /// submission.
+///
+/// ```
+/// use dmlsched::trace::load_itp_csv;
+///
+/// // The file stem names the tenant: write `cluster02.csv` in a fresh folder.
+/// let dir = std::env::temp_dir().join(format!("dmlsched-doc-itp-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("cluster02.csv");
+/// std::fs::write(&path, "job_id,submission_time,duration,num_gpu\nj1,120,3600,4\n")?;
+/// let report = load_itp_csv(&path);
+/// std::fs::remove_dir_all(&dir)?;
+/// let job = &report?.jobs[0];
+/// assert_eq!((job.id.as_str(), job.arrival_s, job.num_gpus), ("j1", 120.0, 4));
+/// assert_eq!((job.duration_s, job.tenant.as_deref()), (Some(3600.0), Some("cluster02")));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn load_itp_csv(path: impl AsRef<Path>) -> Result<LoadReport, TraceError> {
     let path = path.as_ref();
     let tenant = tenant_from_path(path);
@@ -109,6 +125,27 @@ pub fn load_itp_csv(path: impl AsRef<Path>) -> Result<LoadReport, TraceError> {
 /// # Errors
 ///
 /// As [`load_itp_csv`], without a path.
+///
+/// ```
+/// use dmlsched::trace::{TraceError, read_itp_csv};
+///
+/// let csv = "job_id,submission_time,num_iteration,model_name,\
+///            deadline,batch_size,num_gpu,duration\n\
+///            7,100,5000,resnet50,4100,64,8,3000\n";
+/// let report = read_itp_csv(csv.as_bytes(), Some("vc1"))?;
+/// let job = &report.jobs[0];
+/// assert_eq!((job.num_gpus, job.iterations, job.batch_size), (8, Some(5000), Some(64)));
+/// assert_eq!(job.deadline_s, Some(4100.0)); // absolute, on the arrivals' clock
+/// assert_eq!(job.model.as_deref(), Some("resnet50"));
+/// assert!(job.model_is_synthetic);
+/// assert_eq!(job.tenant.as_deref(), Some("vc1"));
+/// // A deadline before the submission is an error naming its line and column.
+/// let early = csv.replace(",4100,", ",50,");
+/// let err = read_itp_csv(early.as_bytes(), None);
+/// let Err(TraceError::Format { line, column, .. }) = err else { panic!("{err:?}") };
+/// assert_eq!((line, column.as_deref()), (2, Some("deadline")));
+/// # Ok::<(), TraceError>(())
+/// ```
 pub fn read_itp_csv(reader: impl Read, tenant: Option<&str>) -> Result<LoadReport, TraceError> {
     let mut it = records(reader, b',')?;
     let (line, header) = it.next().ok_or(TraceError::Empty { path: None })??;

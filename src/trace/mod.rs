@@ -506,6 +506,22 @@ pub(crate) fn with_file<T>(
 /// [`TraceError::Io`] if the file cannot be read, [`TraceError::Empty`] if it
 /// has no data rows, [`TraceError::UnknownFormat`] if the format cannot be
 /// guessed, and [`TraceError::Format`] for a malformed line.
+///
+/// ```
+/// use dmlsched::trace::{TraceFormat, load};
+///
+/// let path = std::env::temp_dir().join(format!("dmlsched-doc-load-{}.csv", std::process::id()));
+/// std::fs::write(&path, "job_id,submission_time,duration,num_gpu\nj1,120,3600,4\nj2,60,60,1\n")?;
+/// let guessed = load(&path, None); // the header is ITP's
+/// let named = load(&path, Some(TraceFormat::Itp));
+/// let wrong = load(&path, Some(TraceFormat::Philly));
+/// std::fs::remove_file(&path)?;
+/// let jobs = guessed?;
+/// assert_eq!(jobs, named?);
+/// assert_eq!((jobs[0].id.as_str(), jobs[1].id.as_str()), ("j1", "j2")); // file order
+/// assert!(wrong.is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn load(
     path: impl AsRef<Path>,
     format: Option<TraceFormat>,
@@ -520,6 +536,21 @@ pub fn load(
 /// # Errors
 ///
 /// As [`load`].
+///
+/// ```
+/// use dmlsched::trace::load_report;
+///
+/// let path = std::env::temp_dir().join(format!("dmlsched-doc-report-{}.csv", std::process::id()));
+/// std::fs::write(&path, "timestamp,duration,num_gpus,gpu_time,cluster\n\
+///                        2017-10-07 00:00:00,10,2,25,vc\n")?;
+/// let report = load_report(&path, None);
+/// std::fs::remove_file(&path)?;
+/// let report = report?;
+/// assert_eq!(report.jobs.len(), 1);
+/// // gpu_time 25 is not duration × num_gpus: the row loads, with a warning.
+/// assert_eq!(report.warnings[0].line, 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn load_report(
     path: impl AsRef<Path>,
     format: Option<TraceFormat>,
@@ -579,6 +610,21 @@ fn guess(first: &str, path: &Path) -> Result<TraceFormat, TraceError> {
 /// [`TraceError::Io`] if the file cannot be read, [`TraceError::Empty`] if
 /// it has no non-blank line, [`TraceError::UnknownFormat`] if no format
 /// matches.
+///
+/// ```
+/// use dmlsched::trace::{TraceError, TraceFormat, guess_format};
+///
+/// let path = std::env::temp_dir().join(format!("dmlsched-doc-guess-{}.txt", std::process::id()));
+/// // A blank line, then a Gavel row of 7 tab-separated fields.
+/// std::fs::write(&path, "\nA3C\tpython3 main.py\t--max-steps\t0\t500\t0\t1\n")?;
+/// let gavel = guess_format(&path);
+/// std::fs::write(&path, "id,arrival\n1,0\n")?;
+/// let unknown = guess_format(&path);
+/// std::fs::remove_file(&path)?;
+/// assert_eq!(gavel?, TraceFormat::Gavel);
+/// assert!(matches!(unknown, Err(TraceError::UnknownFormat { .. })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn guess_format(path: impl AsRef<Path>) -> Result<TraceFormat, TraceError> {
     let path = path.as_ref();
     let (_, first) = first_line(&mut BufReader::new(open(path)?), path)?;
@@ -591,6 +637,18 @@ pub fn guess_format(path: impl AsRef<Path>) -> Result<TraceFormat, TraceError> {
 /// # Errors
 ///
 /// As [`load`], without a path in the errors.
+///
+/// ```
+/// use dmlsched::trace::{TraceFormat, read_format};
+///
+/// let csv = "job_id,submission_time,duration,num_gpu\nj1,120,3600,4\n";
+/// let report = read_format(csv.as_bytes(), TraceFormat::Itp, Some("cluster02"))?;
+/// assert_eq!(report.jobs[0].tenant.as_deref(), Some("cluster02"));
+/// assert_eq!(report.jobs[0].gpu_seconds(), Some(14_400.0));
+/// // The format is not guessed: the Philly reader refuses ITP's header.
+/// assert!(read_format(csv.as_bytes(), TraceFormat::Philly, None).is_err());
+/// # Ok::<(), dmlsched::trace::TraceError>(())
+/// ```
 pub fn read_format(
     reader: impl Read,
     format: TraceFormat,

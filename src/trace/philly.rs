@@ -33,6 +33,24 @@ const GPU_TIME_TOL: f64 = 1e-6;
 /// [`TraceError::Format`] for a wrong header, a missing or extra field, an
 /// invalid timestamp, a non-finite or negative `duration`/`gpu_time`, or a
 /// `num_gpus` that is not a whole number ≥ 1.
+///
+/// ```
+/// use dmlsched::trace::load_philly_pollux_csv;
+///
+/// let path = std::env::temp_dir().join(format!("dmlsched-doc-philly-{}.csv", std::process::id()));
+/// std::fs::write(&path, "timestamp,duration,num_gpus,gpu_time,cluster\n\
+///                        2017-10-07 01:11:39,600.0,2,1200.0,ee9e8c\n")?;
+/// let report = load_philly_pollux_csv(&path);
+/// std::fs::remove_file(&path)?;
+/// let job = &report?.jobs[0];
+/// assert_eq!((job.id.as_str(), job.num_gpus), ("philly-0", 2));
+/// assert_eq!(job.tenant.as_deref(), Some("ee9e8c"));
+/// assert_eq!(job.gpu_seconds(), Some(1200.0));
+/// // A missing file is an error that names it.
+/// let missing = load_philly_pollux_csv(&path).unwrap_err();
+/// assert!(missing.to_string().contains("dmlsched-doc-philly"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn load_philly_pollux_csv(path: impl AsRef<Path>) -> Result<LoadReport, TraceError> {
     with_file(path.as_ref(), read_philly_pollux_csv)
 }
@@ -42,6 +60,27 @@ pub fn load_philly_pollux_csv(path: impl AsRef<Path>) -> Result<LoadReport, Trac
 /// # Errors
 ///
 /// As [`load_philly_pollux_csv`], without a path.
+///
+/// ```
+/// use dmlsched::trace::{TraceError, read_philly_pollux_csv};
+///
+/// let csv = "timestamp,duration,num_gpus,gpu_time,cluster\n\
+///            2017-10-07 00:00:10,60.0,4,240.0,vc1\n\
+///            2017-10-07 00:00:00,10.0,2,25.0,vc2\n";
+/// let report = read_philly_pollux_csv(csv.as_bytes())?;
+/// // File order, arrivals in raw Unix seconds of the naive timestamp.
+/// assert_eq!(report.jobs[0].arrival_s - report.jobs[1].arrival_s, 10.0);
+/// assert_eq!(report.jobs[1].raw_arrival, "2017-10-07 00:00:00");
+/// // gpu_time 25 is not 10 × 2: a warning on line 3, not an error.
+/// let warning = &report.warnings[0];
+/// assert_eq!((warning.line, warning.column.as_deref()), (3, Some("gpu_time")));
+/// // A value out of range is an error naming its line and column.
+/// let zero_gpus = csv.replace(",4,240.0,", ",0,240.0,");
+/// let err = read_philly_pollux_csv(zero_gpus.as_bytes());
+/// let Err(TraceError::Format { line, column, .. }) = err else { panic!("{err:?}") };
+/// assert_eq!((line, column.as_deref()), (2, Some("num_gpus")));
+/// # Ok::<(), TraceError>(())
+/// ```
 pub fn read_philly_pollux_csv(reader: impl Read) -> Result<LoadReport, TraceError> {
     let mut report = LoadReport::default();
     for (row_index, record) in with_header(reader, COLUMNS)?.enumerate() {

@@ -146,6 +146,19 @@ pub const INTRA_BPS: f64 = 1e10;
 /// contention constants of the public simulator of Wang, Shi, Wang, Chu,
 /// arXiv 2002.10105: `k·7.8125 + (k−1)·0.7` ms per MB for `k` concurrent
 /// transfers, so `α = 0.7/7.8125`).
+///
+/// ```
+/// use dmlsched::model::Degradation;
+/// use dmlsched::trace::recipe::physical_ring_params;
+///
+/// let ring = physical_ring_params();
+/// assert_eq!(ring.external_bandwidth_bps, 1.25e9); // 10 Gbit/s
+/// assert_eq!((ring.overhead_per_server_s, ring.contender_ratio), (0.002, 1.0));
+/// assert_eq!(ring.degradation, Degradation::Linear { alpha: 0.0896 });
+/// // The clusters of trace replays use it.
+/// assert_eq!(dmlsched::trace::gpu_cluster(16, 8)?.ring, ring);
+/// # Ok::<(), dmlsched::trace::TraceError>(())
+/// ```
 pub fn physical_ring_params() -> RingParams {
     RingParams {
         external_bandwidth_bps: NIC_BPS,
@@ -243,6 +256,14 @@ impl RecipeOptions {
     /// Ring-all-reduce with 10 s slots (so that the catalogue models' `τ`
     /// falls in the 0.01–0.05-slot range of Yu, Ji, Rajan, Liu, ACM MobiHoc
     /// 2022), seed 0, no cap, 8 GPUs per machine.
+    ///
+    /// ```
+    /// use dmlsched::trace::{Arch, RecipeOptions};
+    ///
+    /// let rar = RecipeOptions::rar();
+    /// assert_eq!((rar.arch, rar.slot_length_s), (Arch::RingAllReduce, 10.0));
+    /// assert_eq!((rar.seed, rar.max_gpus_per_job, rar.gpus_per_machine), (0, None, 8));
+    /// ```
     pub fn rar() -> RecipeOptions {
         RecipeOptions {
             arch: Arch::RingAllReduce,
@@ -255,6 +276,14 @@ impl RecipeOptions {
 
     /// Parameter server with 1200 s slots (the OASiS testbed), seed 0, no
     /// cap, 8 GPUs per machine.
+    ///
+    /// ```
+    /// use dmlsched::trace::{Arch, RecipeOptions};
+    ///
+    /// let ps = RecipeOptions::ps();
+    /// assert_eq!((ps.arch, ps.slot_length_s), (Arch::ParameterServer, 1200.0));
+    /// assert_eq!((ps.seed, ps.max_gpus_per_job, ps.gpus_per_machine), (0, None, 8));
+    /// ```
     pub fn ps() -> RecipeOptions {
         RecipeOptions {
             arch: Arch::ParameterServer,
@@ -527,6 +556,17 @@ fn capped_cores(rng: &mut ChaCha8Rng, (lo, hi): (u32, u32), cap: f64) -> f64 {
 /// The reference placement of a parameter-server job of `gpus` workers on
 /// machines of `gpus_per_machine` GPUs: the fewest machines, filled in
 /// order, each with as many PSs as workers.
+///
+/// ```
+/// use dmlsched::trace::ps_reference_placement;
+///
+/// // 10 workers on 8-GPU machines: one full machine and 2 workers on a second,
+/// // a PS beside every worker.
+/// let p = ps_reference_placement(10, 8);
+/// assert_eq!(p.machines, [(8, 8), (2, 2)]);
+/// assert_eq!((p.workers(), p.ps(), p.machines_used()), (10, 10, 2));
+/// assert_eq!(ps_reference_placement(16, 8).machines, [(8, 8), (8, 8)]);
+/// ```
 pub fn ps_reference_placement(gpus: u32, gpus_per_machine: u32) -> PsPlacement {
     let per = gpus_per_machine.max(1);
     let full = gpus / per;

@@ -196,6 +196,34 @@ impl ReplayOptions {
 /// horizon argument; [`crate::Error::Model`] if a job does not fit the
 /// cluster (for example a parameter-server task larger than a machine) or
 /// arrives after a fixed horizon.
+///
+/// ```
+/// use dmlsched::trace::{ReplayHorizon, ReplayOptions, SkipReason, TraceJob, replay_instance};
+///
+/// let row = |id: &str, arrival_s, gpus, duration_s| {
+///     let mut r = TraceJob::new(id, arrival_s, gpus);
+///     r.duration_s = duration_s;
+///     r
+/// };
+/// // Row "b" asks for more GPUs than the cluster has; row "c" never ran.
+/// let trace = [
+///     row("a", 0.0, 4, Some(600.0)),
+///     row("b", 30.0, 32, Some(900.0)),
+///     row("c", 45.0, 1, None),
+/// ];
+/// let mut options = ReplayOptions::default(); // ring-all-reduce recipe, 10 s slots
+/// options.gpus = 16;
+/// options.horizon = ReplayHorizon::Cover { multiple: 2.0 };
+/// let (instance, recipe) = replay_instance(&trace, &options)?;
+/// assert_eq!(instance.cluster().machines.len(), 2); // 8 GPUs per machine
+/// assert_eq!(instance.jobs().len(), 2);
+/// assert_eq!(instance.jobs()[1].max_workers(), 16); // capped at the cluster
+/// assert_eq!(recipe.capped, [1]);
+/// assert_eq!(recipe.skipped, [(2, SkipReason::NoDuration)]);
+/// // Room for each job to take twice its trace duration.
+/// assert!(instance.horizon_s() >= 30.0 + 2.0 * 900.0);
+/// # Ok::<(), dmlsched::Error>(())
+/// ```
 pub fn replay_instance(
     trace: &[TraceJob],
     opts: &ReplayOptions,

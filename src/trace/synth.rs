@@ -42,6 +42,20 @@ pub struct PhillyGpuOptions {
 /// The distribution [`philly_gpu_count`] samples from: `(GPUs,
 /// probability)`, the Philly job counts per GPU count (restricted and renormalised as the
 /// options say).
+///
+/// ```
+/// use dmlsched::trace::synth::{PhillyGpuOptions, philly_gpu_distribution};
+///
+/// let all = philly_gpu_distribution(&PhillyGpuOptions::default());
+/// assert!((all.iter().map(|&(_, p)| p).sum::<f64>() - 1.0).abs() < 1e-12);
+/// assert!(all.iter().any(|&(gpus, _)| gpus == 12)); // every observed size
+/// assert!((all[0].1 - 0.932).abs() < 0.001); // 93.2% use one GPU
+/// let mut opts = PhillyGpuOptions::default();
+/// opts.power_of_two_cap = Some(8);
+/// let capped = philly_gpu_distribution(&opts);
+/// assert_eq!(capped.iter().map(|&(gpus, _)| gpus).collect::<Vec<_>>(), [1, 2, 4, 8]);
+/// assert!(capped[0].1 > all[0].1); // renormalised
+/// ```
 pub fn philly_gpu_distribution(opts: &PhillyGpuOptions) -> Vec<(u32, f64)> {
     let sizes = philly_sizes(opts);
     let total: u64 = sizes.iter().map(|&(_, n)| n).sum();
@@ -65,6 +79,19 @@ fn philly_sizes(opts: &PhillyGpuOptions) -> Vec<(u32, u64)> {
 /// A GPU count drawn from the Philly job-count distribution
 /// (93.2% of the jobs use one GPU), optionally restricted to powers of
 /// two up to a cap.
+///
+/// ```
+/// use dmlsched::trace::synth::{PhillyGpuOptions, philly_gpu_count};
+/// use rand::SeedableRng;
+///
+/// let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(1);
+/// let mut opts = PhillyGpuOptions::default();
+/// opts.power_of_two_cap = Some(4);
+/// let draws: Vec<u32> = (0..1000).map(|_| philly_gpu_count(&mut rng, &opts)).collect();
+/// assert!(draws.iter().all(|g| [1, 2, 4].contains(g)));
+/// let ones = draws.iter().filter(|&&g| g == 1).count();
+/// assert!((920..985).contains(&ones)); // 95.4% of the jobs of at most 4 GPUs use one
+/// ```
 pub fn philly_gpu_count(rng: &mut impl Rng, opts: &PhillyGpuOptions) -> u32 {
     draw_by_count(rng, &philly_sizes(opts))
 }
@@ -92,11 +119,33 @@ fn draw_by_count(rng: &mut impl Rng, sizes: &[(u32, u64)]) -> u32 {
 /// 11,266 s, p99 = 254,884 s and p100 = 4,628,226 s:
 /// for `u ~ U[0, 1)` in `[q_a, q_b)`, `ln d = ln d_a + (u − q_a)/(q_b − q_a)
 /// · (ln d_b − ln d_a)`.
+///
+/// ```
+/// use dmlsched::trace::synth::philly_duration;
+/// use rand::SeedableRng;
+///
+/// let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(7);
+/// let mut d: Vec<f64> = (0..2000).map(|_| philly_duration(&mut rng)).collect();
+/// d.sort_by(f64::total_cmp);
+/// assert!(d.iter().all(|x| (1.0..=4_628_226.0).contains(x)));
+/// assert!((800.0..1600.0).contains(&d[1000])); // the Philly median is 1,144 s
+/// ```
 pub fn philly_duration(rng: &mut impl Rng) -> f64 {
     philly_duration_quantile(rng.random::<f64>())
 }
 
 /// The inverse CDF behind [`philly_duration`], for `u ∈ [0, 1]`.
+///
+/// ```
+/// use dmlsched::trace::synth::philly_duration_quantile;
+///
+/// assert!((philly_duration_quantile(0.5) - 1144.0).abs() < 1e-6); // the median
+/// assert!((philly_duration_quantile(0.99) - 254_884.0).abs() < 1e-6);
+/// // Halfway from p10 to p50, the geometric mean of 61 s and 1,144 s.
+/// assert!((philly_duration_quantile(0.3) - (61.0_f64 * 1144.0).sqrt()).abs() < 1e-6);
+/// assert_eq!(philly_duration_quantile(0.0), 1.0);
+/// assert_eq!(philly_duration_quantile(2.0), philly_duration_quantile(1.0)); // clamped
+/// ```
 pub fn philly_duration_quantile(u: f64) -> f64 {
     let u = u.clamp(0.0, 1.0);
     for w in PHILLY_DURATION_QUANTILES.windows(2) {
@@ -127,6 +176,19 @@ pub(crate) fn check_rate(name: &str, rate: f64) -> Result<(), TraceError> {
 /// # Errors
 ///
 /// [`TraceError::InvalidArgument`] unless the rate is finite and > 0.
+///
+/// ```
+/// use dmlsched::trace::synth::poisson_arrivals;
+/// use rand::SeedableRng;
+///
+/// let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(0);
+/// let t = poisson_arrivals(&mut rng, 1000, 0.1)?; // one job per 10 s on average
+/// assert_eq!((t.len(), t[0]), (1000, 0.0));
+/// assert!(t.windows(2).all(|w| w[0] <= w[1]));
+/// assert!((8.5..11.5).contains(&(t[999] / 999.0))); // the mean gap
+/// assert!(poisson_arrivals(&mut rng, 10, 0.0).is_err());
+/// # Ok::<(), dmlsched::trace::TraceError>(())
+/// ```
 pub fn poisson_arrivals(
     rng: &mut impl Rng,
     n: usize,
@@ -154,6 +216,22 @@ pub fn poisson_arrivals(
 ///
 /// [`TraceError::InvalidArgument`] unless the mean rate and period are
 /// finite and > 0 and `0 ≤ A ≤ 1`.
+///
+/// ```
+/// use dmlsched::trace::synth::diurnal_arrivals;
+/// use rand::SeedableRng;
+///
+/// let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(0);
+/// let day = 86_400.0;
+/// // One job per 100 s on average, at a rate peaking 6 h into each day and
+/// // falling to 0 at 18 h.
+/// let t = diurnal_arrivals(&mut rng, 1500, 0.01, 1.0, day)?;
+/// assert_eq!(t[0], 0.0);
+/// let between = |a: f64, b: f64| t.iter().filter(|&&x| a <= x && x < b).count();
+/// assert!(between(0.0, day / 2.0) > 3 * between(day / 2.0, day));
+/// assert!(diurnal_arrivals(&mut rng, 10, 0.01, 1.5, day).is_err()); // amplitude above 1
+/// # Ok::<(), dmlsched::trace::TraceError>(())
+/// ```
 pub fn diurnal_arrivals(
     rng: &mut impl Rng,
     n: usize,
@@ -197,6 +275,21 @@ pub fn diurnal_arrivals(
 /// # Errors
 ///
 /// [`TraceError::InvalidArgument`] unless the rate is finite and > 0.
+///
+/// ```
+/// use dmlsched::trace::synth::gavel_like;
+/// use rand::SeedableRng;
+///
+/// let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(0);
+/// let jobs = gavel_like(&mut rng, 200, 60.0)?; // one job a minute on average
+/// assert_eq!((jobs[0].arrival_s, jobs[199].id.as_str()), (0.0, "gavel-like-199"));
+/// assert!(jobs.iter().all(|j| [1, 2, 4, 8].contains(&j.num_gpus)));
+/// // 60·10^1.5 s (about 32 min) to 60·10^4 s (about a week).
+/// assert!(jobs.iter().all(|j| j.duration_s.is_some_and(|d| (1897.0..=600_000.0).contains(&d))));
+/// assert!(jobs.iter().all(|j| j.model.is_some() && j.model_is_synthetic));
+/// assert!(jobs.iter().all(|j| j.iterations.is_none())); // Gavel converts with its tables
+/// # Ok::<(), dmlsched::trace::TraceError>(())
+/// ```
 pub fn gavel_like(
     rng: &mut impl Rng,
     n: usize,
@@ -245,6 +338,18 @@ pub struct Ms160Job {
 /// distribution: exactly the GPU multiset 80×1, 14×2, 26×4, 30×8, 8×16, 2×32 (644
 /// GPUs), in that order, each job's model drawn uniformly and independently
 /// from resnet50, googlenet and alexnet.
+///
+/// ```
+/// use dmlsched::trace::synth::ms160_like;
+/// use rand::SeedableRng;
+///
+/// let jobs = ms160_like(&mut rand::rngs::ChaCha8Rng::seed_from_u64(1));
+/// assert_eq!(jobs.len(), 160);
+/// assert_eq!(jobs.iter().map(|j| j.gpus).sum::<u32>(), 644);
+/// assert_eq!((jobs[0].gpus, jobs[79].gpus, jobs[80].gpus, jobs[159].gpus), (1, 1, 2, 32));
+/// let models = ["resnet50", "googlenet", "alexnet"];
+/// assert!(jobs.iter().all(|j| models.contains(&j.model.name)));
+/// ```
 pub fn ms160_like(rng: &mut impl Rng) -> Vec<Ms160Job> {
     let mut out = Vec::with_capacity(160);
     for &(gpus, count) in &MS160_GPU_COUNTS {

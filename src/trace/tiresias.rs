@@ -37,6 +37,23 @@ pub(crate) const COLUMNS: &[&str] = &[
 /// a wrong header, a missing or extra field, a non-integer `job_id`, a
 /// `num_gpu` below 1, a non-finite or negative time or `iterations`, or an
 /// empty `model_name`.
+///
+/// ```
+/// use dmlsched::trace::load_tiresias_csv;
+///
+/// let name = format!("dmlsched-doc-tiresias-{}.csv", std::process::id());
+/// let path = std::env::temp_dir().join(name);
+/// std::fs::write(&path, "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n\
+///                        1,4,0,1000,resnet50,3600,60\n\
+///                        2,1,60,500,vgg16,900,0\n")?;
+/// let report = load_tiresias_csv(&path);
+/// std::fs::remove_file(&path)?;
+/// let report = report?;
+/// assert_eq!(report.jobs.len(), 2);
+/// assert_eq!((report.jobs[0].num_gpus, report.jobs[0].duration_s), (4, Some(3600.0)));
+/// assert!(report.warnings.is_empty()); // the interval matches the submit times
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn load_tiresias_csv(path: impl AsRef<Path>) -> Result<LoadReport, TraceError> {
     with_file(path.as_ref(), read_tiresias_csv)
 }
@@ -46,6 +63,23 @@ pub fn load_tiresias_csv(path: impl AsRef<Path>) -> Result<LoadReport, TraceErro
 /// # Errors
 ///
 /// As [`load_tiresias_csv`], without a path.
+///
+/// ```
+/// use dmlsched::trace::read_tiresias_csv;
+///
+/// let csv = "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n\
+///            1,4,0,1000,resnet50,3600,30\n\
+///            2,1,60,500,googlenet,900,0\n";
+/// let report = read_tiresias_csv(csv.as_bytes())?;
+/// let job = &report.jobs[1];
+/// assert_eq!((job.id.as_str(), job.num_gpus, job.arrival_s), ("2", 1, 60.0));
+/// assert_eq!((job.iterations, job.duration_s), (Some(500), Some(900.0)));
+/// assert_eq!(job.model.as_deref(), Some("googlenet")); // kept as written
+/// // Line 2's interval says 30 s, but the next job comes 60 s later: a warning.
+/// assert_eq!(report.warnings.len(), 1);
+/// assert_eq!(report.warnings[0].line, 2);
+/// # Ok::<(), dmlsched::trace::TraceError>(())
+/// ```
 pub fn read_tiresias_csv(reader: impl Read) -> Result<LoadReport, TraceError> {
     let mut report = LoadReport::default();
     // The previous row's line, submit time and interval.
@@ -182,6 +216,19 @@ impl TiresiasClusterSpec {
 /// a wrong header, a count below 1, more than [`MAX_CLUSTER_MACHINES`]
 /// machines (`num_switch × num_node_p_switch`), a non-finite or
 /// non-positive memory, or more than one data row.
+///
+/// ```
+/// use dmlsched::trace::load_tiresias_cluster_spec;
+///
+/// let path = std::env::temp_dir().join(format!("dmlsched-doc-spec-{}.csv", std::process::id()));
+/// std::fs::write(&path, "num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,mem_p_node\n\
+///                        1,32,4,40,256\n")?;
+/// let spec = load_tiresias_cluster_spec(&path);
+/// std::fs::remove_file(&path)?;
+/// let spec = spec?;
+/// assert_eq!((spec.machines(), spec.gpus_per_node, spec.memory_per_node_gb), (32, 4, 256.0));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn load_tiresias_cluster_spec(
     path: impl AsRef<Path>,
 ) -> Result<TiresiasClusterSpec, TraceError> {
@@ -193,6 +240,22 @@ pub fn load_tiresias_cluster_spec(
 /// # Errors
 ///
 /// As [`load_tiresias_cluster_spec`], without a path.
+///
+/// ```
+/// use dmlsched::trace::read_tiresias_cluster_spec;
+///
+/// let csv = "num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,mem_p_node\n\
+///            2,4,8,64,512\n";
+/// let spec = read_tiresias_cluster_spec(csv.as_bytes())?;
+/// assert_eq!((spec.switches, spec.machines()), (2, 8));
+/// let cluster = spec.to_cluster()?;
+/// assert_eq!(cluster.racks.len(), 2);
+/// assert_eq!(cluster.total_capacity().gpus, 64.0);
+/// // One data row only.
+/// let two_rows = format!("{csv}1,1,1,1,1\n");
+/// assert!(read_tiresias_cluster_spec(two_rows.as_bytes()).is_err());
+/// # Ok::<(), dmlsched::trace::TraceError>(())
+/// ```
 pub fn read_tiresias_cluster_spec(reader: impl Read) -> Result<TiresiasClusterSpec, TraceError> {
     let mut records = with_header(reader, SPEC_COLUMNS)?;
     let (line, record) = records.next().ok_or(TraceError::Empty { path: None })??;

@@ -101,11 +101,35 @@ impl std::fmt::Display for Window {
 
 /// Sorts jobs by arrival, stably: ties keep their current (file) order.
 /// Non-finite arrivals, which loaders never produce, sort last.
+///
+/// ```
+/// use dmlsched::trace::{TraceJob, sort_by_arrival};
+///
+/// let mut jobs = [
+///     TraceJob::new("a", 5.0, 1),
+///     TraceJob::new("b", 1.0, 1),
+///     TraceJob::new("c", 5.0, 2),
+/// ];
+/// sort_by_arrival(&mut jobs);
+/// let ids: Vec<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
+/// assert_eq!(ids, ["b", "a", "c"]); // "a" and "c" tie and keep their order
+/// ```
 pub fn sort_by_arrival(jobs: &mut [TraceJob]) {
     jobs.sort_by(|a, b| a.arrival_s.total_cmp(&b.arrival_s));
 }
 
 /// Subtracts `origin_s` from every arrival and deadline.
+///
+/// ```
+/// use dmlsched::trace::{TraceJob, rebase};
+///
+/// let mut jobs = [TraceJob::new("a", 1000.0, 1), TraceJob::new("b", 1500.0, 2)];
+/// jobs[1].deadline_s = Some(2100.0);
+/// rebase(&mut jobs, 1000.0);
+/// assert_eq!((jobs[0].arrival_s, jobs[1].arrival_s), (0.0, 500.0));
+/// assert_eq!(jobs[1].deadline_s, Some(1100.0)); // deadlines move with the arrivals
+/// assert_eq!(jobs[1].raw_arrival, "1500"); // the original text stays
+/// ```
 pub fn rebase(jobs: &mut [TraceJob], origin_s: f64) {
     for j in jobs {
         j.arrival_s -= origin_s;
@@ -130,6 +154,30 @@ pub fn rebase(jobs: &mut [TraceJob], origin_s: f64) {
 /// trace, a start after the last arrival, `jobs = Some(0)`, or only jobs
 /// without a duration): the error names the window and the trace's span of
 /// arrivals as written in the file (dates for Philly).
+///
+/// ```
+/// use dmlsched::trace::{Origin, TraceError, TraceJob, Window, WindowStart, select};
+///
+/// let job = |id: &str, arrival_s, duration_s| {
+///     let mut j = TraceJob::new(id, arrival_s, 1);
+///     j.duration_s = duration_s;
+///     j
+/// };
+/// let trace = [job("a", 300.0, Some(60.0)), job("b", 160.0, None), job("c", 200.0, Some(60.0)),
+///              job("d", 400.0, Some(60.0)), job("e", 100.0, Some(60.0))];
+/// // From raw second 150, at most two jobs; "b" never ran and is dropped.
+/// let start = Some(WindowStart::Seconds(150.0));
+/// let window = Window { start, jobs: Some(2), ..Window::default() };
+/// let picked = select(&trace, &window)?;
+/// let got: Vec<_> = picked.iter().map(|j| (j.id.as_str(), j.arrival_s)).collect();
+/// assert_eq!(got, [("c", 0.0), ("a", 100.0)]); // sorted, the first at 0
+/// let from_start = Window { origin: Origin::WindowStart, ..window };
+/// assert_eq!(select(&trace, &from_start)?[0].arrival_s, 50.0);
+/// // A window that selects nothing is an error.
+/// let late = Window { start: Some(WindowStart::Seconds(1e6)), ..Window::default() };
+/// assert!(matches!(select(&trace, &late), Err(TraceError::EmptyWindow { jobs: 5, .. })));
+/// # Ok::<(), TraceError>(())
+/// ```
 pub fn select(jobs: &[TraceJob], window: &Window) -> Result<Vec<TraceJob>, TraceError> {
     let start = window
         .start
@@ -187,6 +235,18 @@ fn empty_window(jobs: &[TraceJob], window: &Window) -> TraceError {
 /// # Errors
 ///
 /// [`TraceError::InvalidArgument`] unless `factor` is finite and > 0.
+///
+/// ```
+/// use dmlsched::trace::{TraceJob, scale_arrivals};
+///
+/// let mut jobs = [TraceJob::new("a", 100.0, 1), TraceJob::new("b", 300.0, 1)];
+/// jobs[1].deadline_s = Some(500.0);
+/// scale_arrivals(&mut jobs, 0.5)?; // twice the load
+/// assert_eq!((jobs[0].arrival_s, jobs[1].arrival_s), (100.0, 200.0));
+/// assert_eq!(jobs[1].deadline_s, Some(400.0)); // the same 200 s of slack
+/// assert!(scale_arrivals(&mut jobs, 0.0).is_err());
+/// # Ok::<(), dmlsched::trace::TraceError>(())
+/// ```
 pub fn scale_arrivals(jobs: &mut [TraceJob], factor: f64) -> Result<(), TraceError> {
     if !(factor.is_finite() && factor > 0.0) {
         return Err(TraceError::invalid(
@@ -241,6 +301,16 @@ pub struct TraceSummary {
 /// `⌊q·n⌋` (clamped to the last). This is the rule behind the crate's
 /// quoted trace figures: it gives Philly's p10/p50/p90/p99 = 61 / 1,144 / 11,266 /
 /// 254,884 s and ITP cluster02's p50 = 6,185 s exactly.
+///
+/// ```
+/// use dmlsched::trace::quantile_of_sorted;
+///
+/// let durations = [10.0, 20.0, 30.0, 40.0];
+/// assert_eq!(quantile_of_sorted(&durations, 0.5), Some(30.0)); // index ⌊0.5 · 4⌋ = 2
+/// assert_eq!(quantile_of_sorted(&durations, 0.1), Some(10.0));
+/// assert_eq!(quantile_of_sorted(&durations, 1.0), Some(40.0)); // clamped to the last
+/// assert_eq!(quantile_of_sorted(&[], 0.5), None);
+/// ```
 pub fn quantile_of_sorted(sorted: &[f64], q: f64) -> Option<f64> {
     if sorted.is_empty() {
         return None;
@@ -251,6 +321,21 @@ pub fn quantile_of_sorted(sorted: &[f64], q: f64) -> Option<f64> {
 }
 
 /// Summarises jobs: size histogram, duration quantiles, GPU-hours.
+///
+/// ```
+/// use dmlsched::trace::{TraceJob, summary};
+///
+/// let job = |arrival_s, gpus, duration_s| {
+///     let mut j = TraceJob::new("j", arrival_s, gpus);
+///     j.duration_s = duration_s;
+///     j
+/// };
+/// let s = summary(&[job(0.0, 1, Some(3600.0)), job(60.0, 4, Some(1800.0)), job(30.0, 4, None)]);
+/// assert_eq!((s.jobs, s.with_duration, s.gpu_histogram[&4]), (3, 2, 2));
+/// assert_eq!(s.total_gpu_hours, 3.0); // 1 GPU × 1 h + 4 GPUs × 0.5 h
+/// assert_eq!((s.duration_p50_s, s.duration_max_s), (Some(3600.0), Some(3600.0)));
+/// assert_eq!(s.arrival_span_s, Some((0.0, 60.0)));
+/// ```
 pub fn summary(jobs: &[TraceJob]) -> TraceSummary {
     let mut gpu_histogram = BTreeMap::new();
     for j in jobs {
