@@ -43,17 +43,17 @@ impl EpochJob {
 
 /// One configuration of a job with its remaining time, before pruning.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Candidate {
+pub(crate) struct Candidate {
     /// `(workers, PSs)`.
-    pub config: (u32, u32),
+    pub(crate) config: (u32, u32),
     /// `τ(w, p)`: seconds per iteration of the layered model.
-    pub iteration_s: f64,
+    pub(crate) iteration_s: f64,
     /// `θ(w, p) = w / τ`: mini-batches per second.
-    pub throughput: f64,
+    pub(crate) throughput: f64,
     /// `ρ(w, p) = V / θ`: seconds to finish the remaining work.
-    pub remaining_s: f64,
+    pub(crate) remaining_s: f64,
     /// Whether it fits the free capacity (else only the whole cluster).
-    pub fits_free: bool,
+    pub(crate) fits_free: bool,
 }
 
 /// The capacity rows of an epoch: the resource kinds some job demands.
@@ -104,7 +104,7 @@ pub(crate) fn layered(job: &Job) -> Result<PsLayered, SmdError> {
 /// `params.max_iteration_s`;
 /// [`SmdError::InvalidInput`] for a bad remaining work;
 /// [`SmdError::TooLarge`] beyond `params.max_candidates_per_job`.
-pub fn candidates(
+pub(crate) fn candidates(
     job: &Job,
     remaining_work: f64,
     free: &Resources,

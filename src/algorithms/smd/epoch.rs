@@ -170,7 +170,7 @@ fn check_free(instance: &Instance, free: &[Resources]) -> Result<Resources, SmdE
 ///
 /// [`SmdError::InvalidInput`] for a `free` of the wrong length or with a
 /// NaN, infinite or negative entry; the errors of building the epoch
-/// program and of [`select`](super::select).
+/// program and of solving it.
 pub fn epoch(
     instance: &Instance,
     free: &[Resources],

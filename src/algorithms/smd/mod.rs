@@ -61,8 +61,7 @@
 //!
 //! Under [`Selection::Best`] the joint plan competes with prefix plans that
 //! admit only the `q` jobs with the shortest best standalone time; each plan
-//! is scored by [`evaluate_plan`], an event simulation of the plan without
-//! further arrivals, and the smallest estimated sum of completion times
+//! is scored by an event simulation of the plan without further arrivals, and the smallest estimated sum of completion times
 //! wins. [`Selection::Greedy`] needs no solver (the path without the
 //! `highs` feature).
 //!
@@ -71,28 +70,19 @@
 //!
 //! # Example
 //!
-//! The rounding example: one GPU row of 5 GPUs, two jobs. The LP mixes job
-//! A's 2- and 4-GPU options half and half (value 10); rounding gives A its
-//! 2-GPU option (cost 11, the optimum), within the additive bound
-//! `10 + (20 − 4) = 26`.
+//! The rounding example: one GPU row of 5 GPUs, two jobs, wait charges 20
+//! and 16.
 //!
+//! ```text
+//! job A: 1 GPU at cost 10, 2 GPUs at 6, 4 GPUs at 4    (wait 20)
+//! job B: 1 GPU at cost 8,  2 GPUs at 5, 4 GPUs at 3.5  (wait 16)
 //! ```
-//! use dmlsched::algorithms::smd::*;
-//! use dmlsched::model::JobId;
-//! let opt = |gpus: f64, cost: f64| EpochOption { config: (gpus as u32, 1), usage: vec![gpus], cost };
-//! let a = Group::new(JobId(0), 20.0, vec![opt(1.0, 10.0), opt(2.0, 6.0), opt(4.0, 4.0)]);
-//! let b = Group::new(JobId(1), 16.0, vec![opt(1.0, 8.0), opt(2.0, 5.0), opt(4.0, 3.5)]);
-//! let p = EpochProblem::new(vec![5.0], vec![5.0], vec![a, b])?;
-//! # #[cfg(feature = "highs")] {
-//! let s = solve_mcmdk(&p, &[false, false], false, &SmdParams::default())?;
-//! let lp = s.lp.as_ref().unwrap();
-//! assert!((lp.value - 10.0).abs() < 1e-7); // capacity rows carry a 10⁻⁹ relative tolerance
-//! assert_eq!(lp.fractional, vec![0]);
-//! assert_eq!(s.objective, 11.0);
-//! assert!((s.guarantee_value.unwrap() - 26.0).abs() < 1e-7);
-//! # }
-//! # Ok::<(), SmdError>(())
-//! ```
+//!
+//! The LP gives B its 2-GPU option and mixes A's 2- and 4-GPU options half
+//! and half (value 10, capacity price 1, one fractional group); rounding
+//! gives A its 2-GPU option (cost 11, the optimum), within the additive
+//! bound `10 + (20 − 4) = 26`. [`epoch`] runs this on the jobs of an
+//! instance and returns the plan with its certificate.
 
 mod build;
 pub mod continuous;
@@ -105,17 +95,19 @@ mod problem;
 mod run;
 mod select;
 mod solve;
+#[cfg(test)]
+mod tests_internal;
 mod window;
 
-pub(crate) use build::build_problem;
-pub use build::{Candidate, EpochJob, candidates};
+pub use build::EpochJob;
+pub(crate) use build::{build_problem, candidates};
 pub use epoch::{GUARANTEE, SmdDecision, SmdEpoch, SmdEpochReport, epoch};
 pub use error::SmdError;
 pub use params::{
     DEFAULT_WINDOW, ExactMode, MAX_PERMUTATION_GROUPS, Selection, SmdParams, WaitCharge,
 };
 pub use policy::SmdScheduler;
-pub use problem::{EpochOption, EpochProblem, Group, WaitJob, wait_charges};
 pub use run::{Smd, SmdReport, check_slotted};
-pub use select::{PlanMode, Selected, evaluate_plan, select};
-pub use solve::{FRACTION_TOL, LpRelaxation, McmdkSolution, Plan, solve_mcmdk};
+pub use select::PlanMode;
+#[cfg(feature = "highs")]
+pub(crate) use solve::solve_mcmdk;

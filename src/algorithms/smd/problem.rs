@@ -10,37 +10,39 @@ use super::{SmdError, WaitCharge};
 /// One option of a group: a configuration, its usage per capacity row and
 /// its cost (seconds).
 #[derive(Debug, Clone, PartialEq)]
-pub struct EpochOption {
+pub(crate) struct EpochOption {
     /// `(workers, PSs)`.
-    pub config: (u32, u32),
+    pub(crate) config: (u32, u32),
     /// `a_i^r(k)` per capacity row.
-    pub usage: Vec<f64>,
+    pub(crate) usage: Vec<f64>,
     /// `c_i(k)`, seconds.
-    pub cost: f64,
+    pub(crate) cost: f64,
 }
 
 /// The options of one job. Choosing none of [`Group::options`] is waiting,
 /// at cost [`Group::wait_cost`] and no usage.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Group {
+pub(crate) struct Group {
     /// The job.
-    pub job: JobId,
+    pub(crate) job: JobId,
     /// Its arrival, seconds (a tie-breaker of the shortest-remaining-first
     /// order).
-    pub arrival_s: f64,
+    pub(crate) arrival_s: f64,
     /// `ω_i = c_i(0)`, seconds.
-    pub wait_cost: f64,
+    pub(crate) wait_cost: f64,
     /// Its candidate configurations (after dominance pruning when part of
     /// an [`EpochProblem`]).
-    pub options: Vec<EpochOption>,
+    pub(crate) options: Vec<EpochOption>,
     /// The key of the shortest-remaining-first order (the best standalone
     /// time); [`Group::new`] uses the cheapest option's cost.
-    pub srpt_key: f64,
+    pub(crate) srpt_key: f64,
 }
 
 impl Group {
-    /// A group with arrival 0 whose order key is its cheapest cost.
-    pub fn new(job: JobId, wait_cost: f64, options: Vec<EpochOption>) -> Self {
+    /// A group with arrival 0 whose order key is its cheapest cost (the
+    /// hand-made programs of the tests).
+    #[cfg(test)]
+    pub(crate) fn new(job: JobId, wait_cost: f64, options: Vec<EpochOption>) -> Self {
         let srpt_key = options.iter().map(|o| o.cost).fold(wait_cost, f64::min);
         Group {
             job,
@@ -52,7 +54,7 @@ impl Group {
     }
 
     /// `c_i^min = min_{k ∈ K_i ∪ {0}} c_i(k)`.
-    pub fn min_cost(&self) -> f64 {
+    pub(crate) fn min_cost(&self) -> f64 {
         self.options
             .iter()
             .map(|o| o.cost)
@@ -60,7 +62,7 @@ impl Group {
     }
 
     /// The cost of a choice (`None`: wait).
-    pub fn cost_of(&self, choice: Option<usize>) -> f64 {
+    pub(crate) fn cost_of(&self, choice: Option<usize>) -> f64 {
         choice.map_or(self.wait_cost, |k| self.options[k].cost)
     }
 }
@@ -77,7 +79,7 @@ impl Group {
 /// dominator keeps any plan feasible and no more expensive. An option that
 /// costs exactly the wait charge stays, so that ties go to running.
 #[derive(Debug, Clone, PartialEq)]
-pub struct EpochProblem {
+pub(crate) struct EpochProblem {
     capacity: Vec<f64>,
     total: Vec<f64>,
     groups: Vec<Group>,
@@ -105,7 +107,11 @@ impl EpochProblem {
     ///
     /// [`SmdError::InvalidInput`] for a length mismatch, or a capacity,
     /// total, usage or cost that is NaN, infinite or negative.
-    pub fn new(capacity: Vec<f64>, total: Vec<f64>, groups: Vec<Group>) -> Result<Self, SmdError> {
+    pub(crate) fn new(
+        capacity: Vec<f64>,
+        total: Vec<f64>,
+        groups: Vec<Group>,
+    ) -> Result<Self, SmdError> {
         let d = capacity.len();
         if total.len() != d {
             return Err(SmdError::InvalidInput {
@@ -179,28 +185,23 @@ impl EpochProblem {
     }
 
     /// `d`, the number of capacity rows.
-    pub fn rows(&self) -> usize {
+    pub(crate) fn rows(&self) -> usize {
         self.capacity.len()
     }
 
     /// Free capacity per row.
-    pub fn capacity(&self) -> &[f64] {
+    pub(crate) fn capacity(&self) -> &[f64] {
         &self.capacity
     }
 
-    /// Total cluster capacity per row.
-    pub fn total(&self) -> &[f64] {
-        &self.total
-    }
-
     /// The groups, in input order.
-    pub fn groups(&self) -> &[Group] {
+    pub(crate) fn groups(&self) -> &[Group] {
         &self.groups
     }
 
     /// Group indices in shortest-remaining-first order (key, then arrival,
     /// then job id).
-    pub fn srpt_order(&self) -> &[usize] {
+    pub(crate) fn srpt_order(&self) -> &[usize] {
         &self.srpt
     }
 
@@ -211,18 +212,18 @@ impl EpochProblem {
     }
 
     /// Options dropped by dominance pruning.
-    pub fn pruned(&self) -> usize {
+    pub(crate) fn pruned(&self) -> usize {
         self.pruned
     }
 
     /// `N = Σ_i (|K_i| + 1)`, the columns of the full program.
-    pub fn columns(&self) -> usize {
+    pub(crate) fn columns(&self) -> usize {
         self.groups.iter().map(|g| g.options.len() + 1).sum()
     }
 
     /// The dominant share of a usage vector against the total capacity
     /// (rows with zero total are skipped).
-    pub fn share(&self, usage: &[f64]) -> f64 {
+    pub(crate) fn share(&self, usage: &[f64]) -> f64 {
         usage
             .iter()
             .zip(&self.total)
@@ -236,7 +237,7 @@ impl EpochProblem {
     /// # Panics
     ///
     /// If `plan` is shorter than the groups or names a missing option.
-    pub fn cost(&self, plan: &[Option<usize>]) -> f64 {
+    pub(crate) fn cost(&self, plan: &[Option<usize>]) -> f64 {
         self.groups
             .iter()
             .zip(plan)
@@ -252,7 +253,8 @@ impl EpochProblem {
     ///
     /// [`SmdError::InvalidInput`] unless there is one finite, non-negative
     /// price per row.
-    pub fn lagrangian_bound(&self, prices: &[f64]) -> Result<f64, SmdError> {
+    #[cfg(all(test, feature = "highs"))]
+    pub(crate) fn lagrangian_bound(&self, prices: &[f64]) -> Result<f64, SmdError> {
         if prices.len() != self.rows() {
             return Err(SmdError::InvalidInput {
                 name: "prices",
@@ -268,7 +270,8 @@ impl EpochProblem {
 
     /// Whether a plan fits the capacity of every row (usage `a` fits `C`
     /// when `a ≤ C + 10⁻⁹·max(C, 1)`).
-    pub fn fits(&self, plan: &[Option<usize>]) -> bool {
+    #[cfg(test)]
+    pub(crate) fn fits(&self, plan: &[Option<usize>]) -> bool {
         plan.len() == self.groups.len()
             && (0..self.rows()).all(|r| {
                 let used: f64 = self
@@ -317,41 +320,34 @@ fn prune(mut g: Group) -> (Group, usize) {
 
 /// What the wait charge of one job is computed from.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct WaitJob {
+pub(crate) struct WaitJob {
     /// The job.
-    pub job: JobId,
+    pub(crate) job: JobId,
     /// Arrival, seconds.
-    pub arrival_s: f64,
+    pub(crate) arrival_s: f64,
     /// `ρ_j*`: its best standalone remaining time, seconds.
-    pub best_time_s: f64,
+    pub(crate) best_time_s: f64,
     /// `s_j*`: the dominant share of its best standalone configuration
     /// against the total capacity.
-    pub best_share: f64,
+    pub(crate) best_share: f64,
     /// `ρ_j(k^min)`: its remaining time on its smallest configuration.
-    pub smallest_time_s: f64,
+    pub(crate) smallest_time_s: f64,
     /// `o_j`: its reconfiguration time, seconds.
-    pub reconfiguration_s: f64,
+    pub(crate) reconfiguration_s: f64,
 }
 
-/// The wait charges `ω` of `jobs` (same order) under `mode`.
-///
-/// ```
-/// use dmlsched::algorithms::smd::{WaitCharge, WaitJob, wait_charges};
-/// use dmlsched::model::JobId;
-/// // Job A: ρ = 10, 6, 4 s on 1, 2, 4 of 4 GPUs; job B: 8, 5, 3 s.
-/// let a = WaitJob { job: JobId(0), arrival_s: 0.0, best_time_s: 4.0, best_share: 1.0,
-///                   smallest_time_s: 10.0, reconfiguration_s: 0.0 };
-/// let b = WaitJob { job: JobId(1), best_time_s: 3.0, smallest_time_s: 8.0, ..a };
-/// let queue = wait_charges(&[a, b], WaitCharge::Queue { share_weighted: true })?;
-/// assert_eq!(queue, vec![13.0, 8.0]);
-/// # Ok::<(), dmlsched::algorithms::smd::SmdError>(())
-/// ```
+/// The wait charges `ω` of `jobs` (same order) under `mode`. For example,
+/// with job A taking 10, 6, 4 s on 1, 2, 4 of 4 GPUs and job B 8, 5, 3 s
+/// (both arriving at 0, no reconfiguration time), the share-weighted queue
+/// charges are `ω = (13, 8)`: B (best time 3) waits behind nobody and pays
+/// its smallest configuration's 8 s; A waits behind B's 3 s on the whole
+/// cluster and pays `3 + 10`.
 ///
 /// # Errors
 ///
 /// [`SmdError::InvalidInput`] for a NaN, infinite or negative time or
 /// share; [`SmdError::InvalidOption`] for a mode the parameters reject.
-pub fn wait_charges(jobs: &[WaitJob], mode: WaitCharge) -> Result<Vec<f64>, SmdError> {
+pub(crate) fn wait_charges(jobs: &[WaitJob], mode: WaitCharge) -> Result<Vec<f64>, SmdError> {
     for j in jobs {
         non_negative("best_time_s", j.best_time_s)?;
         non_negative("best_share", j.best_share)?;

@@ -34,7 +34,7 @@ pub enum PlanMode {
 /// # Panics
 ///
 /// If `plan` is shorter than the groups or names a missing option.
-pub fn evaluate_plan(p: &EpochProblem, plan: &[Option<usize>]) -> f64 {
+pub(crate) fn evaluate_plan(p: &EpochProblem, plan: &[Option<usize>]) -> f64 {
     let mut res = Residual::new(p);
     let mut running: Vec<(usize, f64, usize)> = Vec::new();
     for (i, (g, c)) in p.groups().iter().zip(plan).enumerate() {
@@ -85,15 +85,15 @@ pub fn evaluate_plan(p: &EpochProblem, plan: &[Option<usize>]) -> f64 {
 
 /// The chosen plan of an epoch.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Selected {
+pub(crate) struct Selected {
     /// Which candidate plan.
-    pub mode: PlanMode,
+    pub(crate) mode: PlanMode,
     /// Its solution (plan, cost, LP, bounds).
-    pub solution: McmdkSolution,
+    pub(crate) solution: McmdkSolution,
     /// Its [`evaluate_plan`] value.
-    pub estimate_s: f64,
+    pub(crate) estimate_s: f64,
     /// Candidate plans solved and evaluated.
-    pub evaluated: usize,
+    pub(crate) evaluated: usize,
 }
 
 /// The prefix sizes tried below `n` (the groups of the program) when
@@ -131,18 +131,15 @@ fn prefix(
 /// the smallest [`evaluate_plan`] value (ties: smaller cost, the joint plan
 /// before prefixes, smaller prefix).
 ///
-/// # Errors
-///
-/// As [`solve_mcmdk`].
-pub fn select(p: &EpochProblem, params: &SmdParams) -> Result<Selected, SmdError> {
-    select_among(p, params, p.groups().len())
-}
-
-/// [`select`] on a program that holds the first `n` of `active` jobs of
-/// the shortest-remaining-first order (the queue window; the others wait).
+/// The program may hold only the first `n` of `active` jobs of the
+/// shortest-remaining-first order (the queue window; the others wait).
 /// With `n < active` the joint plan is the window's prefix plan
 /// `Prefix { q: n }` (tried first, and kept on ties as the joint plan is),
 /// and the prefix sizes follow the active count.
+///
+/// # Errors
+///
+/// As [`solve_mcmdk`].
 pub(crate) fn select_among(
     p: &EpochProblem,
     params: &SmdParams,
@@ -236,6 +233,12 @@ pub(crate) fn select_among(
     })?;
     s.evaluated = evaluated;
     Ok(s)
+}
+
+/// [`select_among`] on a program of every active job.
+#[cfg(test)]
+pub(crate) fn select(p: &EpochProblem, params: &SmdParams) -> Result<Selected, SmdError> {
+    select_among(p, params, p.groups().len())
 }
 
 /// A plan's choices by job, for reports.

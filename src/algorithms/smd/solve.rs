@@ -13,56 +13,56 @@ use super::problem::{EpochProblem, loosened};
 use super::{ExactMode, SmdError, SmdParams};
 
 /// One choice per group: `Some(k)` runs option `k`, `None` waits.
-pub type Plan = Vec<Option<usize>>;
+pub(crate) type Plan = Vec<Option<usize>>;
 
 /// A value of an LP variable counts as 0 below this and as 1 above
 /// `1 − FRACTION_TOL`.
-pub const FRACTION_TOL: f64 = 1e-7;
+pub(crate) const FRACTION_TOL: f64 = 1e-7;
 
 /// The LP relaxation of an epoch program, as solved.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LpRelaxation {
+pub(crate) struct LpRelaxation {
     /// The LP optimum (forced waits included), as the solver reports it.
-    pub value: f64,
+    pub(crate) value: f64,
     /// `LB(π) = Σ_i min_k (c_i(k) + π·a_i(k)) − π·C` at the solver's
     /// capacity prices: a lower bound on the integer optimum whatever the
     /// solver's accuracy.
-    pub safe_bound: f64,
+    pub(crate) safe_bound: f64,
     /// The capacity prices `π ≥ 0` (one per row; 0 for rows not in the LP).
-    pub prices: Vec<f64>,
+    pub(crate) prices: Vec<f64>,
     /// The groups with a value strictly between 0 and 1 (by
     /// [`FRACTION_TOL`]).
-    pub fractional: Vec<usize>,
+    pub(crate) fractional: Vec<usize>,
     /// Capacity rows at their bound in the LP point.
-    pub tight_rows: usize,
+    pub(crate) tight_rows: usize,
     /// Columns and rows of the LP.
     pub(crate) columns: usize,
     /// Rows of the LP (capacity rows that some option uses, plus one per
     /// group).
     pub(crate) rows: usize,
     /// Solver seconds.
-    pub seconds: f64,
+    pub(crate) seconds: f64,
     /// Per group, the LP value of each option, waiting last.
-    pub x: Vec<Vec<f64>>,
+    pub(crate) x: Vec<Vec<f64>>,
 }
 
 /// The result of solving one epoch program.
 #[derive(Debug, Clone, PartialEq)]
-pub struct McmdkSolution {
+pub(crate) struct McmdkSolution {
     /// The plan (groups forced to wait are `None`).
-    pub plan: Plan,
+    pub(crate) plan: Plan,
     /// `J`: its cost.
-    pub objective: f64,
+    pub(crate) objective: f64,
     /// The LP relaxation (`None` under the greedy).
-    pub lp: Option<LpRelaxation>,
+    pub(crate) lp: Option<LpRelaxation>,
     /// `LP + Σ_{i∈F} (ω_i − c_i^min)`, the right-hand side of the additive
     /// guarantee (`None` under the greedy).
-    pub guarantee_value: Option<f64>,
+    pub(crate) guarantee_value: Option<f64>,
     /// `Σ_i c_i^min` (forced waits at `ω`): a lower bound that ignores
     /// capacity.
-    pub trivial_bound: f64,
+    pub(crate) trivial_bound: f64,
     /// The exact MIP, when run.
-    pub exact: Option<ExactInfo>,
+    pub(crate) exact: Option<ExactInfo>,
 }
 
 /// The LP model over the groups that are not forced to wait, with the
@@ -574,7 +574,7 @@ fn next_permutation<T>(v: &mut [T], cmp: impl Fn(&T, &T) -> std::cmp::Ordering) 
 ///
 /// [`SmdError::Lp`] (for example no solver without the `highs` feature,
 /// unless `greedy`), [`SmdError::LpNotOptimal`].
-pub fn solve_mcmdk(
+pub(crate) fn solve_mcmdk(
     p: &EpochProblem,
     forced: &[bool],
     greedy: bool,
@@ -705,7 +705,7 @@ fn exact(
 #[cfg(all(test, feature = "highs"))]
 mod tests {
     use super::*;
-    use crate::algorithms::smd::{EpochOption, Group};
+    use crate::algorithms::smd::problem::{EpochOption, Group};
     use crate::model::JobId;
 
     /// A program of `n` jobs over two rows with a seeded mix of options.

@@ -81,8 +81,8 @@ pub struct E5Row {
 ///
 /// # Errors
 ///
-/// As [`generate`], building the epoch program and [`solve_mcmdk`]; a size of 0 or
-/// above 30 is [`SmdError::InvalidOption`](crate::algorithms::smd::SmdError::InvalidOption).
+/// As [`generate`], and those of building and solving the epoch program
+/// ([`SmdError`](crate::algorithms::smd::SmdError)); a size of 0 or above 30 is [`SmdError::InvalidOption`](crate::algorithms::smd::SmdError::InvalidOption).
 pub fn run_e5(opts: &E5Options) -> crate::Result<Vec<E5Row>> {
     if let Some(&n) = opts.sizes.iter().find(|&&n| n == 0 || n > 30) {
         return Err(super::bad_option("sizes", &format!("{n} is not in 1..=30")));
