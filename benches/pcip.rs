@@ -1,7 +1,7 @@
 //! Packing–covering engine benchmark (issue: pcip bench).
 //!
 //! Random placement programs from the library's benchmark family
-//! ([`dmlsched::experiments::placement`]): n jobs × m machines, integer
+//! (`tests/common/placement.rs`, included here by path): n jobs × m machines, integer
 //! worker counts, one covering row per job, two packing rows per machine.
 //!
 //! Besides the criterion timings (LP; one rounding trial plus repair), the
@@ -12,12 +12,14 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use dmlsched::experiments::placement::{BENCH_SIZES, placement as family};
+#[path = "../tests/common/placement.rs"]
+mod placement_family;
 use dmlsched::lp::SolveOptions;
 use dmlsched::pcip::{
     ExactMode, PcProblem, RepairOptions, RoundingSolver, repair, round_independent, scaled_point,
     solve_lp, trial_rng,
 };
+use placement_family::{BENCH_SIZES, placement as family};
 
 const SIZES: [(usize, usize); 3] = BENCH_SIZES;
 

@@ -1,5 +1,5 @@
 //! The packing–covering pipeline side by side with HiGHS's MIP on the
-//! engine's benchmark family (`experiments::placement`), in one run.
+//! engine's benchmark family (`tests/common/placement.rs`), in one run.
 //!
 //! ```text
 //! pcip_vs_mip [--seeds N] [--long S] [--budgets 0.3,1,3] [--sizes 50x20,200x50,500x100]
@@ -21,8 +21,10 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use dmlsched::experiments::placement::{BENCH_SIZES, placement};
+#[path = "../tests/common/placement.rs"]
+mod family;
 use dmlsched::pcip::{MipOptions, Neighbourhood, PcProblem, RoundingSolver, solve_exact};
+use family::{BENCH_SIZES, placement};
 
 const USAGE: &str =
     "usage: pcip_vs_mip [--seeds N] [--long S] [--budgets 0.3,1,3] [--sizes 50x20,200x50]";

@@ -4,6 +4,8 @@
 #![cfg(feature = "highs")]
 
 mod common;
+#[path = "common/placement.rs"]
+mod placement;
 
 use common::*;
 use dmlsched::certificate::{ExactStatus, Sense};
@@ -573,7 +575,7 @@ fn hooks_are_checked_against_the_problem() {
 #[test]
 fn a_budget_too_short_for_the_lp_gives_the_greedy_point() {
     use dmlsched::certificate::BoundKind;
-    use dmlsched::experiments::placement::placement;
+    use placement::placement;
     let short = |p: &PcProblem| {
         RoundingSolver {
             time_limit_s: Some(1e-9),
@@ -606,7 +608,7 @@ fn a_budget_too_short_for_the_lp_gives_the_greedy_point() {
 /// it feasible and repeatable, and its options are checked.
 #[test]
 fn the_neighbourhood_search_improves_and_repeats() {
-    use dmlsched::experiments::placement::placement;
+    use placement::placement;
     let p = placement(30, 10, 1).unwrap();
     let with = solver(1, 4, ExactMode::Never);
     let without = RoundingSolver {
@@ -637,5 +639,34 @@ fn the_neighbourhood_search_improves_and_repeats() {
             ..RoundingSolver::default()
         };
         assert!(matches!(s.solve(&p), Err(PcError::InvalidOption { .. })));
+    }
+}
+
+// The benchmark family of placement programs (`tests/common/placement.rs`).
+#[test]
+fn shapes_and_the_even_spread_point() {
+    let p = placement::placement(6, 4, 3).unwrap();
+    assert_eq!(p.n_vars(), 24);
+    assert_eq!(p.n_rows(RowClass::Covering), 6);
+    assert_eq!(p.n_rows(RowClass::Packing), 8);
+    // Rounding the even spread up covers every job; with y ≤ 8 and the
+    // 30 % headroom the program is feasible (the MIP and the pipeline
+    // find points in the engine's tests); here: seeds give distinct data.
+    assert_ne!(p, placement::placement(6, 4, 4).unwrap());
+    let big = placement::placement(50, 20, 7).unwrap();
+    assert_eq!((big.n_vars(), big.nnz()), (1000, 3000));
+    assert_eq!(big, placement::placement(50, 20, 7).unwrap());
+    let zero = vec![0.0; 24];
+    let ev = evaluate(&p, &zero, 1e-9);
+    assert_eq!(ev.violated_rows.len(), 6, "only the work rows are short");
+}
+
+#[test]
+fn bad_sizes_are_typed_errors() {
+    for (j, m, option) in [(0, 3, "jobs"), (3, 0, "machines"), (MAX_VARS, 2, "jobs")] {
+        match placement::placement(j, m, 0) {
+            Err(PcError::InvalidOption { option: o, .. }) => assert_eq!(o, option),
+            r => panic!("{r:?}"),
+        }
     }
 }

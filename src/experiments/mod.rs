@@ -7,8 +7,8 @@
 //! [`crate::trace`]; what is specific to one paper's evaluation lives here.
 //!
 //! This is an unstable API: paper set-ups may change in any release. The
-//! placement benchmark family ([`placement`]) and the papers' constants
-//! and generators are offered for reproductions and benches only.
+//! papers' constants and generators are offered for reproductions and
+//! benches only.
 //!
 //! | module | paper | contents |
 //! |---|---|---|
@@ -16,12 +16,10 @@
 //! | [`sjf_bco`] | Yu, Ji, Rajan, Liu, "On Scheduling Ring-All-Reduce Learning Jobs in Multi-Tenant GPU Clusters with Communication Contention", ACM MobiHoc 2022 | the 160-job ring-all-reduce instance generator ([`sjf_bco::paper_instance`]) under two calibrations ([`sjf_bco::Calibration`]) |
 //! | [`gadget`] | the crate's GADGET-style scheduler, after the abstract of Yu, Tian, Ji, Wu, Rajan, Liu, "GADGET: Online Resource Optimization for Scheduling Ring-All-Reduce Learning Jobs", IEEE INFOCOM 2022 | the synthetic scenario (16 × 8 GPUs, 400 × load jobs over 10 h) and the Philly window, with energy and fairness variants ([`gadget::GadgetScenario`]) |
 //! | [`smd`] | the crate's SMD-style scheduler, after the abstract of Yu, Wu, Ji, Liu, "A Sum-of-Ratios Multi-Dimensional-Knapsack Decomposition for DNN Resource Scheduling", IEEE INFOCOM 2021 | layered parameter-server jobs of four model types, Poisson arrivals at an offered GPU load ([`smd::generate`]) |
-//! | [`placement`] | the crate's packing–covering engine | the seeded benchmark family of random placement programs ([`placement::placement`], sizes [`placement::BENCH_SIZES`]) |
 //! | [`locality`] | the crate's locality-aware scheduler, after Yu, Liu, Wu, Ji, Bentley, "Toward Efficient Online Scheduling for Distributed Machine Learning Systems", IEEE TNSE 2021 | the default cluster and parameter-server workload with the Optimus model table ([`locality::LocalityWorkload`], [`locality::generate`]) |
 
 pub mod gadget;
 pub mod locality;
 pub mod oasis;
-pub mod placement;
 pub mod sjf_bco;
 pub mod smd;

@@ -1,7 +1,9 @@
 //! The packing–covering engine's benchmark family: random placement
 //! programs of `jobs × machines` integer worker counts, shared by the
-//! engine's benchmark, its tests and the side-by-side comparison with the
-//! MIP solver (`examples/pcip_vs_mip.rs`).
+//! engine's benchmark (`benches/pcip.rs`), its tests
+//! (`tests/pcip_pipeline.rs`) and the side-by-side comparison with the MIP
+//! solver (`examples/pcip_vs_mip.rs`), which include this file by path; it
+//! is not part of the library's API.
 //!
 //! One program, for `J` jobs and `M` machines (column `j·M + m` is job `j`'s
 //! worker count on machine `m`, `0 ≤ y_jm ≤ 8`):
@@ -22,28 +24,26 @@
 //! seed, in a fixed order (speeds, GPU demands, NIC demands, costs, then per
 //! job its work), so a seed names the same program on every machine.
 //!
-//! ```
-//! use dmlsched::experiments::placement::placement;
-//! let p = placement(50, 20, 7).unwrap();
-//! assert_eq!((p.n_vars(), p.nnz()), (1000, 3000));
-//! assert_eq!(p, placement(50, 20, 7).unwrap());
-//! ```
+//! A 50 × 20 program has 1,000 columns and 3,000 nonzeros, and one seed
+//! always names the same program (the family's tests in `tests/pcip_pipeline.rs`).
+
+#![allow(dead_code)]
 
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 
-use crate::certificate::Sense;
-use crate::pcip::{MAX_VARS, PcBuilder, PcError, PcProblem};
+use dmlsched::certificate::Sense;
+use dmlsched::pcip::{MAX_VARS, PcBuilder, PcError, PcProblem};
 
 /// The three sizes `(jobs, machines)` of the benchmark and of the
 /// comparison with the MIP solver: 50 × 20, 200 × 50 and 500 × 100.
 pub const BENCH_SIZES: [(usize, usize); 3] = [(50, 20), (200, 50), (500, 100)];
 
 /// Upper bound of every worker count.
-pub(crate) const MAX_WORKERS: u32 = 8;
+pub const MAX_WORKERS: u32 = 8;
 
 /// Headroom of the capacities over the even-spread loads.
-pub(crate) const CAPACITY_FACTOR: f64 = 1.3;
+pub const CAPACITY_FACTOR: f64 = 1.3;
 
 /// The placement program of `jobs × machines` with data drawn from `seed`
 /// (module docs).
@@ -98,35 +98,4 @@ pub fn placement(jobs: usize, machines: usize, seed: u64) -> Result<PcProblem, P
         b = b.packing_row(&w, CAPACITY_FACTOR * nic_load[m]);
     }
     b.build()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::pcip::{RowClass, evaluate};
-
-    #[test]
-    fn shapes_and_the_even_spread_point() {
-        let p = placement(6, 4, 3).unwrap();
-        assert_eq!(p.n_vars(), 24);
-        assert_eq!(p.n_rows(RowClass::Covering), 6);
-        assert_eq!(p.n_rows(RowClass::Packing), 8);
-        // Rounding the even spread up covers every job; with y ≤ 8 and the
-        // 30 % headroom the program is feasible (the MIP and the pipeline
-        // find points in the engine's tests); here: seeds give distinct data.
-        assert_ne!(p, placement(6, 4, 4).unwrap());
-        let zero = vec![0.0; 24];
-        let ev = evaluate(&p, &zero, 1e-9);
-        assert_eq!(ev.violated_rows.len(), 6, "only the work rows are short");
-    }
-
-    #[test]
-    fn bad_sizes_are_typed_errors() {
-        for (j, m, option) in [(0, 3, "jobs"), (3, 0, "machines"), (MAX_VARS, 2, "jobs")] {
-            match placement(j, m, 0) {
-                Err(PcError::InvalidOption { option: o, .. }) => assert_eq!(o, option),
-                r => panic!("{r:?}"),
-            }
-        }
-    }
 }
