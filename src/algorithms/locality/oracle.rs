@@ -241,6 +241,11 @@ pub(crate) struct DeadlineSolve {
 ///
 /// Both solvers are deterministic: the same job, position, view (and,
 /// for LP rounding, run seed) give the same plan.
+///
+/// The scheduler builds it: [`Locality::engine`](super::Locality::engine)
+/// hands out the engine's, which answers
+/// [`PricingOracle::best_response`] and reports its latest call
+/// ([`last_call`](Self::last_call)).
 #[derive(Debug, Clone)]
 pub struct LocalityOracle {
     cluster: LocalityCluster,
