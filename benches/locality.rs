@@ -6,7 +6,8 @@
 //! loop decided the first 50 jobs (arrival order).
 //!
 //! * `locality/lp`: one LP relaxation of LOC-SUB for the 51st job at the middle
-//!   deadline of its range `[a + d_min − 1, end]` (target ≤ 50 ms);
+//!   deadline of its range `[a + d_min − 1, end]`
+//!   ([`middle_loc_sub`]; target ≤ 50 ms);
 //! * `locality/decision_next` and `locality/decision_p90_lps`: the
 //!   oracle's whole decision (deadline enumeration with early stopping and
 //!   the LP-bound skip, LP rounding at the deadlines not skipped; nothing
@@ -35,12 +36,12 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
 use dmlsched::algorithms::locality::{Locality, LocalityJob, LocalityOracle, LocalityParams};
-use dmlsched::experiments::locality::quality::loc_sub;
+use dmlsched::experiments::locality::quality::middle_loc_sub;
 use dmlsched::experiments::locality::{LocalityWorkload, generate};
 use dmlsched::lp::SolveOptions;
-use dmlsched::model::Instance;
+use dmlsched::model::{Instance, Job};
 use dmlsched::online::{Ledger, PriceBounds, PriceView, PricingOracle};
-use dmlsched::pcip::{PcProblem, RowClass, solve_lp};
+use dmlsched::pcip::{RowClass, solve_lp};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 
@@ -84,20 +85,9 @@ fn state() -> State {
     }
 }
 
-/// LOC-SUB of `job` at the middle deadline of its range, and that deadline.
-fn middle_program(
-    oracle: &LocalityOracle,
-    job: &LocalityJob,
-    view: &PriceView<'_>,
-) -> (PcProblem, u32) {
-    let cluster = oracle.cluster();
-    let first = job.arrival + job.delta_min(cluster);
-    let last = job.end.min(view.horizon() - 1);
-    let t = first + (last.max(first) - first) / 2;
-    let problem = loc_sub(job, cluster, view, t)
-        .expect("builds")
-        .expect("the job has columns at its middle deadline");
-    (problem, t)
+/// The instance's job at arrival position `k` (the engine's `k`-th job).
+fn job_at(s: &State, k: usize) -> &Job {
+    &s.instance.jobs()[s.instance.arrival_order()[k]]
 }
 
 /// Every later job's decision alone at the state, printed as quantiles;
@@ -140,13 +130,15 @@ fn quantiles(s: &State) -> usize {
 fn bench(c: &mut Criterion) {
     let s = state();
     let view = PriceView::new(&s.ledger, &s.bounds);
-    let next = &s.rest[0];
-    let (program, t) = middle_program(&s.oracle, next, &view);
+    let (program, t) = middle_loc_sub(&s.oracle, &s.rest[0], &view)
+        .expect("builds")
+        .expect("the job has columns at its middle deadline");
+    let next = job_at(&s, PREFIX);
+    let arrival = s.instance.arrival_slot(next);
+    let end = (arrival + s.params.horizon - 1).min(s.instance.horizon_slots() - 1);
     println!(
-        "locality/lp: {} (arrival {}, end {}), deadline {t}: {} columns, {} rows",
+        "locality/lp: {} (arrival {arrival}, end {end}), deadline {t}: {} columns, {} rows",
         next.id,
-        next.arrival,
-        next.end,
         program.n_vars(),
         [RowClass::Packing, RowClass::Covering, RowClass::Linking]
             .into_iter()
@@ -198,7 +190,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("decision_next", |b| decide(b, 0));
     println!(
         "locality/decision_p90_lps: {} ({} LPs)",
-        s.rest[heavy].id,
+        job_at(&s, PREFIX + heavy).id,
         {
             let mut oracle = s.oracle.clone();
             oracle

@@ -4,8 +4,8 @@
 //! `LB ≤ θ*_agg ≤ θ*_ILP ≤ OPT_TI ≤ any feasible makespan`, typed errors for
 //! bad inputs, and the behaviour without a solver.
 
+use dmlsched::algorithms::sjf_bco::SjfBcoError;
 use dmlsched::algorithms::sjf_bco::formulation::*;
-use dmlsched::algorithms::sjf_bco::{RarModel, SjfBcoError, TimeModel};
 #[cfg(feature = "highs")]
 use dmlsched::model::GpuId;
 use dmlsched::model::Instance;
@@ -640,74 +640,6 @@ fn from_instance_skips_machines_that_cannot_host_workers() {
         FormulationInput::from_instance(&none, 1.0),
         Err(FormulationError::Model(SjfBcoError::NoGpus))
     ));
-}
-
-#[test]
-fn from_instance_equals_the_rar_model() {
-    // Heterogeneous: a CPU-bound machine (4 GPUs, 3 cores), a slow link,
-    // a machine without GPUs, a parameter-server machine.
-    let mut cluster = ring_cluster(&[4.0, 2.0, 0.0, 4.0, 8.0]);
-    cluster.machines[0].capacity = Resources::zero().gpus(4.0).cpu_cores(3.0).nic(gbps(10.0));
-    cluster.machines[1].intra_bandwidth_bps = 5e8;
-    cluster.machines[3].hosts = Hosting::ParameterServers;
-    let jobs = vec![
-        ring_job(4, 3, 500),
-        ring_job(1, 1, 200),
-        ring_job(9, 8, 100),
-        ring_job(2, 12, 50),
-    ];
-    let inst = Instance::new(cluster, jobs, 10.0, 1000).unwrap();
-    let model = RarModel::new(&inst, TimeModel::Rar, None).unwrap();
-    let inp = FormulationInput::from_instance(&inst, 1.0).unwrap();
-    let servers: Vec<_> = model
-        .servers
-        .iter()
-        .filter(|s| s.gpus > 0)
-        .map(|s| FormulationServer {
-            machine: s.machine,
-            gpus: s.gpus,
-        })
-        .collect();
-    assert_eq!(inp.servers(), servers);
-    // Resource by resource: the cores limit machine 0 to 3 workers.
-    assert_eq!(
-        inp.servers(),
-        [(0, 3), (1, 2), (4, 8)].map(|(m, gpus)| FormulationServer {
-            machine: MachineId(m),
-            gpus,
-        })
-    );
-    let jobs: Vec<_> = model
-        .jobs
-        .iter()
-        .map(|j| FormulationJob {
-            id: j.id,
-            gpus: j.gpus,
-            est_exec_slots: j.min_duration,
-        })
-        .collect();
-    assert_eq!(inp.jobs(), jobs);
-    assert_eq!(
-        inp.jobs().iter().map(|j| j.id.0).collect::<Vec<_>>(),
-        [4, 1, 9, 2]
-    );
-    assert_eq!(
-        FormulationInput::from_model(&model, 1.0, EstimateSource::MinDuration).unwrap(),
-        inp
-    );
-    // The model's own estimate F·τ⁰, with b_i = 1e10 > b_e the same here.
-    let est = FormulationInput::from_model(&model, 1.3, EstimateSource::Estimate).unwrap();
-    for (e, m) in est.jobs().iter().zip(&model.jobs) {
-        assert_eq!(e.est_exec_slots, m.estimate);
-        assert_close(e.est_exec_slots, m.min_duration);
-    }
-    // Given estimates go through the model unchanged.
-    let given = [7.0, 1.5, 30.0, 2.25];
-    let with = FormulationInput::from_instance_with_estimates(&inst, &given, 1.0).unwrap();
-    let model = RarModel::new(&inst, TimeModel::Rar, Some(&given)).unwrap();
-    for ((w, m), g) in with.jobs().iter().zip(&model.jobs).zip(given) {
-        assert_eq!((w.id, w.gpus, w.est_exec_slots), (m.id, m.gpus, g));
-    }
 }
 
 // ---------------------------------------------------------------------------

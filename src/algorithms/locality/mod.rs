@@ -163,6 +163,8 @@ mod session;
 pub(crate) mod sub;
 #[cfg(all(test, feature = "highs"))]
 mod tests_internal;
+#[cfg(all(test, feature = "highs"))]
+mod tests_theory;
 mod verify;
 
 use std::time::Instant;
@@ -186,22 +188,22 @@ pub use batch::{
     LocalityBatch, LocalityBatchParams, LocalityBatchReport,
 };
 pub use error::{LocalityError, LocalityRule};
+pub(crate) use model::LocalityCluster;
 pub use model::{
-    DEFAULT_HORIZON, LocalityCluster, LocalityJob, NIC, POOL, RESOURCE_NAMES, RESOURCES, Vector,
-    ledger_units,
+    DEFAULT_HORIZON, LocalityJob, NIC, POOL, RESOURCE_NAMES, RESOURCES, Vector, ledger_units,
 };
 #[cfg(feature = "highs")]
 pub use offline::{
     DEFAULT_OFFLINE_MIP_GAP, DEFAULT_OFFLINE_TIME_LIMIT_S, OFFLINE_MAX_COLUMNS, OfflineLimits,
     OfflineOptimum, offline_optimum,
 };
+pub(crate) use oracle::SolveCounters;
 pub use oracle::{
-    CallStats, DEFAULT_MIP_TIME_LIMIT_S, DeadlineSolve, EXACT_MIP_REL_GAP, InnerSolver,
-    LocalityOracle, MAX_DRAWS, SolveCounters,
+    CallStats, DEFAULT_MIP_TIME_LIMIT_S, EXACT_MIP_REL_GAP, InnerSolver, LocalityOracle, MAX_DRAWS,
 };
 pub use plan::{LocalityPlan, SlotConfig, SlotPlan};
 pub use policy::LocalityPolicy;
-pub use round::{DEFAULT_DRAWS, DEFAULT_LAMBDAS, DrawCounts, RoundingSummary};
+pub use round::{DEFAULT_DRAWS, DEFAULT_LAMBDAS, RoundingSummary};
 pub use session::{LocalitySession, LocalitySessionModel};
 pub use verify::{CheckedJob, LocalityCheck, verify_locality};
 
@@ -479,7 +481,7 @@ impl Locality {
     /// # Errors
     ///
     /// As [`LocalityJob::from_job`].
-    pub fn jobs(
+    pub(crate) fn jobs(
         &self,
         instance: &Instance,
         cluster: &LocalityCluster,

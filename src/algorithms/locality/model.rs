@@ -44,7 +44,7 @@ pub use crate::online::ps_units as ledger_units;
 /// is the instance's machine at position `p`.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct LocalityCluster {
+pub(crate) struct LocalityCluster {
     /// Horizon `T`, slots.
     pub(crate) horizon: u32,
     /// Slot length `Δ`, seconds.
@@ -52,7 +52,7 @@ pub struct LocalityCluster {
     /// The instance's machine id at every position.
     pub(crate) machine_ids: Vec<MachineId>,
     /// Capacity of every machine, [`ledger_units`].
-    pub capacity: Vec<Vector>,
+    pub(crate) capacity: Vec<Vector>,
     /// Whether the machine may host workers.
     pub(crate) hosts_workers: Vec<bool>,
     /// Whether the machine may host PSs.
@@ -68,7 +68,7 @@ impl LocalityCluster {
     ///
     /// [`LocalityError::UnsupportedCluster`] when no machine may host a
     /// worker or none a PS, or there are more than 2³² machines.
-    pub fn from_instance(instance: &Instance) -> Result<Self, LocalityError> {
+    pub(crate) fn from_instance(instance: &Instance) -> Result<Self, LocalityError> {
         Self::from_cluster(
             instance.cluster(),
             instance.slot_length_s(),
@@ -82,7 +82,7 @@ impl LocalityCluster {
     /// # Errors
     ///
     /// As [`from_instance`](Self::from_instance).
-    pub fn from_cluster(
+    pub(crate) fn from_cluster(
         cluster: &Cluster,
         slot_length_s: f64,
         horizon: u32,
@@ -118,7 +118,7 @@ impl LocalityCluster {
     }
 
     /// Number of machines `H`.
-    pub fn machines(&self) -> usize {
+    pub(crate) fn machines(&self) -> usize {
         self.capacity.len()
     }
 
@@ -127,7 +127,7 @@ impl LocalityCluster {
     /// # Errors
     ///
     /// The ledger's validation errors.
-    pub fn ledger(&self) -> crate::Result<Ledger> {
+    pub(crate) fn ledger(&self) -> crate::Result<Ledger> {
         ps_ledger(self.horizon, &self.capacity, |_| POOL)
     }
 }
@@ -144,19 +144,23 @@ pub(crate) fn units_fitting(d: &Vector, residual: impl Fn(usize) -> f64, cap: u3
     if n <= 0.0 { 0 } else { n as u32 }
 }
 
-/// One parameter-server job in the two-configuration model.
+/// One parameter-server job in the two-configuration model: the
+/// scheduler's working copy of a job of the instance, which its reports
+/// ([`LocalityReport::jobs`](super::LocalityReport::jobs)) and its engine
+/// ([`Locality::engine`](super::Locality::engine)) hand out as they are;
+/// its fields are crate-private (they show in `Debug` output).
 ///
 /// Slots are 0-based; `δ = t̂ − arrival`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LocalityJob {
     /// The job's id.
-    pub id: JobId,
+    pub(crate) id: JobId,
     /// Arrival slot `a_i`.
-    pub arrival: u32,
+    pub(crate) arrival: u32,
     /// Last slot of the window, `end_i = min(T − 1, a_i + horizon − 1)`.
-    pub end: u32,
+    pub(crate) end: u32,
     /// Workload `Q_i = E·N·M`, mini-batches.
-    pub minibatches: f64,
+    pub(crate) minibatches: f64,
     /// Worker cap per slot, `N_i = min(data_chunks, max_workers)`.
     pub(crate) max_workers: u32,
     /// PS cap per slot (the job's `max_ps`).
@@ -168,9 +172,9 @@ pub struct LocalityJob {
     /// `θ^D = τ + 2e/b`, seconds per mini-batch in DISTRIBUTED.
     pub(crate) theta_dist_s: f64,
     /// `r^D = Δ/θ^D`, mini-batches per worker and slot in DISTRIBUTED.
-    pub rate_dist: f64,
+    pub(crate) rate_dist: f64,
     /// `r^L_h = Δ/θ^L_h` with `θ^L_h = τ + 2e/b_int,h`, per machine.
-    pub rate_local: Vec<f64>,
+    pub(crate) rate_local: Vec<f64>,
     /// `f_i(δ)`.
     pub(crate) utility: Utility,
     /// Machines (by position) the job may use; `None`: any.
@@ -201,7 +205,7 @@ impl LocalityJob {
     /// a utility `f(0) ≥ 10²⁰`, or a rate that is not positive and finite;
     /// [`LocalityError::InvalidOption`] for `horizon = 0` or `κ` not
     /// positive and finite.
-    pub fn from_job(
+    pub(crate) fn from_job(
         instance: &Instance,
         cluster: &LocalityCluster,
         job: &Job,
@@ -312,7 +316,7 @@ impl LocalityJob {
     /// `max(earliest, a_i)`, its window end stays, and its utility is
     /// re-based so that completing in slot `t` is still worth
     /// `f_i(t − a_i)` (a table over the remaining window).
-    pub fn starting_at(mut self, earliest: u32) -> Self {
+    pub(crate) fn starting_at(mut self, earliest: u32) -> Self {
         if earliest <= self.arrival {
             return self;
         }
@@ -328,7 +332,7 @@ impl LocalityJob {
 
     /// The job with LOCAL disabled (`u ≡ 0`): no machine may run it LOCAL,
     /// `r^max = r^D`, and the per-job program has no LOCAL column.
-    pub fn without_local(mut self) -> Self {
+    pub(crate) fn without_local(mut self) -> Self {
         self.local = false;
         self
     }
@@ -341,46 +345,46 @@ impl LocalityJob {
     }
 
     /// Whether the job may use the machine at `position`.
-    pub fn may_use(&self, position: usize) -> bool {
+    pub(crate) fn may_use(&self, position: usize) -> bool {
         self.allowed
             .as_ref()
             .is_none_or(|a| a.get(position).copied().unwrap_or(false))
     }
 
     /// The worker demand in LOCAL, `w^L`: `w` with its NIC entry set to 0.
-    pub fn worker_local(&self) -> Vector {
+    pub(crate) fn worker_local(&self) -> Vector {
         let mut v = self.worker;
         v[NIC] = 0.0;
         v
     }
 
     /// The PS demand in LOCAL, `s^L`: `s` with its NIC entry set to 0.
-    pub fn ps_local(&self) -> Vector {
+    pub(crate) fn ps_local(&self) -> Vector {
         let mut v = self.ps;
         v[NIC] = 0.0;
         v
     }
 
     /// `b_i / B_i`, the PS bandwidth share of one worker (`≤ 1`).
-    pub fn bandwidth_ratio(&self) -> f64 {
+    pub(crate) fn bandwidth_ratio(&self) -> f64 {
         self.worker[NIC] / self.ps[NIC]
     }
 
     /// PSs for `y` DISTRIBUTED workers, `⌈y·b/B⌉` (tolerant), at least 1
     /// when `y ≥ 1`.
-    pub fn zreq(&self, y: u32) -> u32 {
+    pub(crate) fn zreq(&self, y: u32) -> u32 {
         crate::model::ps_for_bandwidth(y, self.worker[NIC], self.ps[NIC]).min(y)
     }
 
     /// Whether machine `h` may run the job LOCAL: LOCAL is enabled for the
     /// job, `h` hosts workers and PSs and the job may use it.
-    pub fn local_allowed(&self, cluster: &LocalityCluster, h: usize) -> bool {
+    pub(crate) fn local_allowed(&self, cluster: &LocalityCluster, h: usize) -> bool {
         self.local && cluster.hosts_workers[h] && cluster.hosts_ps[h] && self.may_use(h)
     }
 
     /// `r^max = max(r^D, max r^L_h)` over the machines that may run the
     /// job LOCAL.
-    pub fn rate_max(&self, cluster: &LocalityCluster) -> f64 {
+    pub(crate) fn rate_max(&self, cluster: &LocalityCluster) -> f64 {
         (0..cluster.machines())
             .filter(|&h| self.local_allowed(cluster, h))
             .map(|h| self.rate_local[h])
@@ -389,23 +393,23 @@ impl LocalityJob {
 
     /// `d_min = ⌈Q/(N·r^max)⌉` (tolerant, at least 1): a lower bound on
     /// the slots any plan needs.
-    pub fn d_min(&self, cluster: &LocalityCluster) -> u32 {
+    pub(crate) fn d_min(&self, cluster: &LocalityCluster) -> u32 {
         let v = ceil_tol(self.minibatches / (f64::from(self.max_workers) * self.rate_max(cluster)));
         to_u32(v.max(1.0))
     }
 
     /// `δ_min = d_min − 1`: the smallest elapsed time any plan reaches.
-    pub fn delta_min(&self, cluster: &LocalityCluster) -> u32 {
+    pub(crate) fn delta_min(&self, cluster: &LocalityCluster) -> u32 {
         self.d_min(cluster) - 1
     }
 
     /// `W^D = ⌈Q/r^D⌉` (tolerant): worker-slots needed in DISTRIBUTED.
-    pub fn dist_worker_slots(&self) -> f64 {
+    pub(crate) fn dist_worker_slots(&self) -> f64 {
         ceil_tol(self.minibatches / self.rate_dist)
     }
 
     /// `f_i(t − a_i)` for a completion in slot `t ≥ arrival`.
-    pub fn utility_at(&self, t: u32) -> f64 {
+    pub(crate) fn utility_at(&self, t: u32) -> f64 {
         self.utility.value(t.saturating_sub(self.arrival))
     }
 
@@ -417,7 +421,7 @@ impl LocalityJob {
     /// relaxation: workers and PSs sharing a machine are not charged
     /// together). A job whose window this pace cannot finish has no plan
     /// at all; 0 when neither configuration can run.
-    pub fn pace_upper_bound(&self, cluster: &LocalityCluster) -> f64 {
+    pub(crate) fn pace_upper_bound(&self, cluster: &LocalityCluster) -> f64 {
         let n = self.max_workers;
         let (wl, sl) = (self.worker_local(), self.ps_local());
         let mut best = 0.0_f64;
@@ -447,7 +451,7 @@ impl LocalityJob {
     /// cluster: LOCAL on the best machine, or DISTRIBUTED with all PSs on
     /// one machine and the workers on the others or beside them. A lower
     /// bound on the fastest pace; 0 when no plan exists.
-    pub fn empty_cluster_pace(&self, cluster: &LocalityCluster) -> f64 {
+    pub(crate) fn empty_cluster_pace(&self, cluster: &LocalityCluster) -> f64 {
         let n = self.max_workers;
         let cap = |h: usize| cluster.capacity[h];
         let (wl, sl) = (self.worker_local(), self.ps_local());

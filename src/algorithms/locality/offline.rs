@@ -473,8 +473,9 @@ fn check_size(
 ///
 /// * [`LocalityError::InvalidOption`] for invalid `limits` or parameters
 ///   (`horizon = 0`, `intra_factor` not positive and finite);
-/// * the errors of [`LocalityCluster::from_instance`] and
-///   [`LocalityJob::from_job`] (cluster or job outside the model);
+/// * [`LocalityError::UnsupportedCluster`] and
+///   [`LocalityError::UnsupportedJob`] for a cluster or a job outside the
+///   model (as [`Locality::solve`](crate::algorithms::Algorithm::solve));
 /// * [`LocalityError::OfflineTooLarge`] when the column estimate exceeds
 ///   [`OfflineLimits::max_columns`] (checked before anything is
 ///   allocated);

@@ -215,22 +215,22 @@ pub struct CallStats {
 
 /// LOC-SUB at one deadline, bounded and solved.
 #[derive(Debug, Clone, PartialEq)]
-pub struct DeadlineSolve {
+pub(crate) struct DeadlineSolve {
     /// The deadline (0-based slot).
     pub(crate) deadline: u32,
     /// `LB(t̂)`: the LP relaxation's safe dual bound (`+∞` when the
     /// relaxation is infeasible, re-confirmed without presolve), or the
     /// better of it and the MIP dual bound when the MIP hit its limit.
-    pub lower_bound: f64,
+    pub(crate) lower_bound: f64,
     /// The plan and its cost at the view's prices, if one was found.
-    pub plan: Option<(LocalityPlan, f64)>,
+    pub(crate) plan: Option<(LocalityPlan, f64)>,
     /// Whether the MIP proved its answer optimal (or proved
     /// infeasibility); `false` when it stopped at its limit, and always
     /// `false` for LP rounding.
-    pub proven: bool,
+    pub(crate) proven: bool,
     /// What the LP rounding's draws did (`None` for the exact solver or
     /// when the deadline was not rounded).
-    pub rounding: Option<DrawCounts>,
+    pub(crate) rounding: Option<DrawCounts>,
 }
 
 /// The locality oracle: for each deadline `t̂ = a_i + d_min − 1, …, end_i`
@@ -241,6 +241,11 @@ pub struct DeadlineSolve {
 ///
 /// Both solvers are deterministic: the same job, position, view (and,
 /// for LP rounding, run seed) give the same plan.
+///
+/// The scheduler builds it: [`Locality::engine`](super::Locality::engine)
+/// hands out the engine's, which answers
+/// [`PricingOracle::best_response`] and reports its latest call
+/// ([`last_call`](Self::last_call)).
 #[derive(Debug, Clone)]
 pub struct LocalityOracle {
     cluster: LocalityCluster,
@@ -256,19 +261,19 @@ pub struct LocalityOracle {
 /// LP and MIP solves of an oracle over all its calls, shared with its
 /// owner so that they can be read after the oracle is consumed.
 #[derive(Debug, Default)]
-pub struct SolveCounters {
+pub(crate) struct SolveCounters {
     lp: AtomicU64,
     mip: AtomicU64,
 }
 
 impl SolveCounters {
     /// LP relaxations solved.
-    pub fn lp_solves(&self) -> u64 {
+    pub(crate) fn lp_solves(&self) -> u64 {
         self.lp.load(Ordering::Relaxed)
     }
 
     /// MIPs solved.
-    pub fn mip_solves(&self) -> u64 {
+    pub(crate) fn mip_solves(&self) -> u64 {
         self.mip.load(Ordering::Relaxed)
     }
 
@@ -308,7 +313,7 @@ fn objective_in_range(problem: &PcProblem) -> (f64, Option<PcProblem>) {
 
 impl LocalityOracle {
     /// An oracle over `cluster` with `solver` (run seed 0).
-    pub fn new(cluster: LocalityCluster, solver: InnerSolver) -> Self {
+    pub(crate) fn new(cluster: LocalityCluster, solver: InnerSolver) -> Self {
         LocalityOracle {
             cluster,
             solver,
@@ -323,7 +328,7 @@ impl LocalityOracle {
     /// at position `i` at deadline `t̂` is seeded with
     /// `splitmix64(seed ⊕ i·K1 ⊕ t̂·K2 ⊕ k)`, `K1`, `K2` two fixed odd
     /// constants).
-    pub fn with_seed(mut self, seed: u64) -> Self {
+    pub(crate) fn with_seed(mut self, seed: u64) -> Self {
         self.seed = seed;
         self
     }
@@ -335,7 +340,7 @@ impl LocalityOracle {
     }
 
     /// The cluster.
-    pub fn cluster(&self) -> &LocalityCluster {
+    pub(crate) fn cluster(&self) -> &LocalityCluster {
         &self.cluster
     }
 
@@ -346,7 +351,7 @@ impl LocalityOracle {
 
     /// The solve counters over all calls (shared: they stay readable
     /// after the oracle is handed to the framework).
-    pub fn counters(&self) -> Arc<SolveCounters> {
+    pub(crate) fn counters(&self) -> Arc<SolveCounters> {
         Arc::clone(&self.counters)
     }
 
@@ -437,7 +442,7 @@ impl LocalityOracle {
     ///
     /// Solver failures ([`crate::Error::Pc`]), including a missing solver
     /// without the `highs` feature.
-    pub fn solve_deadline(
+    pub(crate) fn solve_deadline(
         &mut self,
         job: &LocalityJob,
         view: &PriceView<'_>,
@@ -515,26 +520,15 @@ impl LocalityOracle {
         Ok(out)
     }
 
-    /// The best plan of `job` at `view`: `(plan, utility, cost)` when one
-    /// has a strictly positive payoff, with the call's statistics and
-    /// whether every solve was proven (never for LP rounding). LP rounding
-    /// draws with the streams of job position 0
-    /// ([`best_response`](PricingOracle::best_response) uses the job's
-    /// position).
+    /// The best plan of the job at position `index`, `job`, at `view`:
+    /// `(plan, utility, cost)` when one has a strictly positive payoff,
+    /// with the call's statistics and whether every solve was proven
+    /// (never for LP rounding). LP rounding draws with the streams of
+    /// position `index`.
     ///
     /// # Errors
     ///
     /// Solver failures.
-    #[allow(clippy::type_complexity)]
-    pub fn best_plan(
-        &mut self,
-        job: &LocalityJob,
-        view: &PriceView<'_>,
-    ) -> crate::Result<(Option<(LocalityPlan, f64, f64)>, CallStats, bool)> {
-        self.best_plan_at(0, job, view)
-    }
-
-    /// [`best_plan`](Self::best_plan) for the job at position `index`.
     #[allow(clippy::type_complexity)]
     fn best_plan_at(
         &mut self,
@@ -736,8 +730,8 @@ impl PricingOracle for LocalityOracle {
     type Plan = LocalityPlan;
 
     /// The bound inputs: `schedulable` unless even an upper bound on the
-    /// pace of any plan on the empty cluster
-    /// ([`LocalityJob::pace_upper_bound`]) cannot finish the work within
+    /// pace of any plan on the empty cluster (the job model's
+    /// `pace_upper_bound`) cannot finish the work within
     /// the window (so a job is left out of the bounds only when it has no
     /// plan at all); `ln f(δ_min)` with `δ_min = d_min − 1`;
     /// `ln f(end_i − a_i)`; four unit kinds in the one pool (DISTRIBUTED
@@ -806,5 +800,21 @@ impl PricingOracle for LocalityOracle {
         resp.deadline_bounds = stats.deadline_bounds.clone();
         self.last = stats;
         Ok(resp)
+    }
+}
+
+#[cfg(all(test, feature = "highs"))]
+impl LocalityOracle {
+    /// The best plan of `job` at `view` as the job at position 0 (the
+    /// tests' entry to the deadline enumeration; [`PricingOracle::best_response`]
+    /// uses the job's position): `(plan, utility, cost)`, the call's
+    /// statistics and whether every solve was proven.
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn best_plan(
+        &mut self,
+        job: &LocalityJob,
+        view: &PriceView<'_>,
+    ) -> crate::Result<(Option<(LocalityPlan, f64, f64)>, CallStats, bool)> {
+        self.best_plan_at(0, job, view)
     }
 }

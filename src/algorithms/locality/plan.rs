@@ -88,7 +88,7 @@ impl LocalityPlan {
     /// The plan as segments of the crate's schedule: one segment per run of
     /// consecutive slots with the same placement and configuration, with
     /// `config` set to `Local { machine }` or `Distributed`.
-    pub fn segments(&self, cluster: &LocalityCluster) -> Vec<Segment> {
+    pub(crate) fn segments(&self, cluster: &LocalityCluster) -> Vec<Segment> {
         let mut out: Vec<Segment> = Vec::new();
         for s in &self.slots {
             let id = |m: u32| cluster.machine_ids[m as usize];

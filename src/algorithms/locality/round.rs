@@ -831,17 +831,17 @@ impl MoveSource for LocRounding<'_> {
 
 /// What the draws at one deadline did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct DrawCounts {
+pub(crate) struct DrawCounts {
     /// Draws run.
     pub(crate) draws: u32,
     /// Draws that ended with a plan passing the checker.
-    pub plans: u32,
+    pub(crate) plans: u32,
     /// Draws whose repair needed covering (grow) moves.
     pub(crate) covering_repairs: u32,
     /// Whether the greedy fallback ran (every draw failed).
-    pub fallback: bool,
+    pub(crate) fallback: bool,
     /// Whether the fallback found a plan.
-    pub fallback_plan: bool,
+    pub(crate) fallback_plan: bool,
 }
 
 /// Runs `draws` draws at one deadline (draw `k` with `lambdas[k mod len]`

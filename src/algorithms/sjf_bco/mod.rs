@@ -120,11 +120,8 @@ mod trial;
 pub use baselines::{RarFf, RarLs, RarRand};
 pub use bounds::lower_bound_closed_form;
 pub use error::SjfBcoError;
-pub use model::{
-    MAX_GPUS, MAX_ITERATIONS, MAX_JOBS, MAX_JOBS_TIMES_GPUS, MAX_SLOTS, RarModel, RarModelJob,
-    RarServer, TimeModel,
-};
-pub(crate) use model::{usable_gpus, usable_servers};
+pub use model::{MAX_GPUS, MAX_ITERATIONS, MAX_JOBS, MAX_JOBS_TIMES_GPUS, MAX_SLOTS, TimeModel};
+pub(crate) use model::{RarModel, RarServer, usable_gpus, usable_servers};
 pub use online::{RarOnlineRandom, SjfBcoOnline};
 pub use params::{
     Availability, BisectionRule, DurationEstimate, FaFfpStrategy, KappaSpec, LambdaSpec,

@@ -42,12 +42,12 @@ pub enum TimeModel {
 
 /// One server of the model.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RarServer {
+pub(crate) struct RarServer {
     /// The machine.
-    pub machine: MachineId,
+    pub(crate) machine: MachineId,
     /// `O_s`: GPUs usable by ring workers (every job's worker demand fits
     /// `O_s` times; 0 when the machine may not host workers).
-    pub gpus: u32,
+    pub(crate) gpus: u32,
     /// Bandwidth inside the machine, bytes per second.
     pub(crate) intra_bps: f64,
     /// Index of the server's first GPU in the flat GPU numbering.
@@ -56,20 +56,20 @@ pub struct RarServer {
 
 /// One job of the model.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RarModelJob {
+pub(crate) struct RarModelJob {
     /// The job's id.
-    pub id: JobId,
+    pub(crate) id: JobId,
     /// Its position in [`Instance::jobs`].
     pub(crate) position: usize,
     /// `G_j`: GPUs (= workers), the job's largest allowed worker count.
-    pub gpus: u32,
+    pub(crate) gpus: u32,
     /// `F_j`: iterations.
     pub(crate) iterations: f64,
     /// `ρ̂_j`: estimated execution time, slots.
-    pub estimate: f64,
+    pub(crate) estimate: f64,
     /// `ρ^min_j`: a proven lower bound on the job's execution time on any
     /// placement under any contention, slots.
-    pub min_duration: f64,
+    pub(crate) min_duration: f64,
     /// The timing model of the job at `G_j` workers (seconds; its
     /// `intra_bps` is replaced by the server's on one server).
     pub(crate) timing: RarTiming,
@@ -83,11 +83,11 @@ pub struct RarModelJob {
 /// The model: servers, jobs and the flat GPU numbering (server-major, local
 /// index minor), with per-iteration times in slots.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RarModel {
+pub(crate) struct RarModel {
     /// Servers in the cluster's order.
-    pub servers: Vec<RarServer>,
+    pub(crate) servers: Vec<RarServer>,
     /// Jobs in the instance's order.
-    pub jobs: Vec<RarModelJob>,
+    pub(crate) jobs: Vec<RarModelJob>,
     /// Server index of every flat GPU.
     pub(crate) gpu_server: Vec<u32>,
     /// Slot length, seconds.
@@ -107,7 +107,7 @@ impl RarModel {
     ///
     /// [`SjfBcoError`]: no job, no usable GPU, a job outside the model, a
     /// job wider than the cluster, a bad estimate, or a size guard.
-    pub fn new(
+    pub(crate) fn new(
         instance: &Instance,
         time_model: TimeModel,
         estimates: Option<&[f64]>,
@@ -154,17 +154,17 @@ impl RarModel {
     }
 
     /// `N`: usable GPUs.
-    pub fn total_gpus(&self) -> usize {
+    pub(crate) fn total_gpus(&self) -> usize {
         self.gpu_server.len()
     }
 
     /// `n_g = max_j G_j`.
-    pub fn largest_job(&self) -> u32 {
+    pub(crate) fn largest_job(&self) -> u32 {
         self.jobs.iter().map(|j| j.gpus).max().unwrap_or(0)
     }
 
     /// The crate's id of a flat GPU.
-    pub fn gpu_id(&self, gpu: usize) -> GpuId {
+    pub(crate) fn gpu_id(&self, gpu: usize) -> GpuId {
         let s = &self.servers[self.gpu_server[gpu] as usize];
         GpuId {
             machine: s.machine,
@@ -173,7 +173,7 @@ impl RarModel {
     }
 
     /// The flat index of a GPU id, if the model has it.
-    pub fn gpu_index(&self, id: GpuId) -> Option<usize> {
+    pub(crate) fn gpu_index(&self, id: GpuId) -> Option<usize> {
         let s = self.servers.iter().find(|s| s.machine == id.machine)?;
         (id.index < s.gpus).then(|| s.first_gpu + id.index as usize)
     }
@@ -181,7 +181,7 @@ impl RarModel {
     /// `τ_j` in slots for job `j` on `servers` = `(server, GPUs)` pairs with
     /// contention count `p` (ignored on one server and under
     /// [`TimeModel::FixedDuration`]).
-    pub fn tau(&self, j: usize, servers: &[(u32, u32)], p: u32) -> f64 {
+    pub(crate) fn tau(&self, j: usize, servers: &[(u32, u32)], p: u32) -> f64 {
         let job = &self.jobs[j];
         match self.time_model {
             TimeModel::FixedDuration => job.estimate / job.iterations,

@@ -2,7 +2,7 @@
 //! L-E5): LP rounding against the exact MIP on random small single-job
 //! LOC-SUB programs, each at one deadline.
 //!
-//! Case `k` is drawn by [`rounding_case`] from a `ChaCha8Rng` seeded with
+//! Case `k` is drawn from a `ChaCha8Rng` seeded with
 //! `seed_base + (k << 8) + a`, `a = 0, 1, …` until a draw has a deadline
 //! whose LP relaxation is feasible:
 //!
@@ -56,7 +56,7 @@ pub const SANDWICH_TOL: f64 = 1e-7;
 const MAX_REDRAWS: u64 = 256;
 
 /// One program: the job, the cluster, the prices and the deadline.
-pub struct RoundingCase {
+pub(crate) struct RoundingCase {
     /// The cluster (`H` machines).
     pub(crate) cluster: LocalityCluster,
     /// The job, its window the whole horizon.
@@ -163,22 +163,28 @@ fn case_view(rng: &mut ChaCha8Rng, h: usize, slots: u32) -> PriceView<'static> {
     )
 }
 
-/// LOC-SUB of `job` at deadline `deadline` under `view`'s prices and
-/// residuals: the program the oracle's inner solver takes (its LP
-/// relaxation gives the oracle's bound), or `None` when the job has no
-/// column by that deadline. For benchmarks of the program.
+/// LOC-SUB of `job` on `oracle`'s cluster under `view`'s prices and
+/// residuals at the middle deadline of the job's range
+/// `[a + d_min − 1, min(end, horizon − 1)]`: the program the oracle's inner
+/// solver takes at that deadline (its LP relaxation gives the oracle's
+/// bound) and the deadline (0-based slot), or `None` when the job has no
+/// column by it. For benchmarks of the program (a job and an oracle from
+/// [`Locality::engine`](crate::algorithms::locality::Locality::engine)).
 ///
 /// # Errors
 ///
 /// A program the packing–covering engine rejects (none from a valid job).
-pub fn loc_sub(
+pub fn middle_loc_sub(
+    oracle: &LocalityOracle,
     job: &LocalityJob,
-    cluster: &LocalityCluster,
     view: &PriceView<'_>,
-    deadline: u32,
-) -> crate::Result<Option<PcProblem>> {
+) -> crate::Result<Option<(PcProblem, u32)>> {
+    let cluster = oracle.cluster();
+    let first = job.arrival + job.delta_min(cluster);
+    let last = job.end.min(view.horizon().saturating_sub(1));
+    let t = first + (last.max(first) - first) / 2;
     let cells = sub::cells(job, cluster, view);
-    Ok(sub::build(job, &cells, deadline)?.map(|s| s.problem))
+    Ok(sub::build(job, &cells, t)?.map(|s| (s.problem, t)))
 }
 
 /// The case drawn from `seed`; `Ok(None)` when no deadline of its window
@@ -188,7 +194,7 @@ pub fn loc_sub(
 ///
 /// Solver failures other than infeasibility (among them a missing solver
 /// without the `highs` feature); model errors (none with these ranges).
-pub fn rounding_case(seed: u64) -> crate::Result<Option<RoundingCase>> {
+pub(crate) fn rounding_case(seed: u64) -> crate::Result<Option<RoundingCase>> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let h = rng.random_range(2..=4usize);
     let slots = rng.random_range(2..=6u32);

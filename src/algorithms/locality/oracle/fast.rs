@@ -1,4 +1,4 @@
-//! A fast path of the deadline enumeration ([`LocalityOracle::best_plan`]):
+//! A fast path of the oracle's deadline enumeration:
 //! whole intervals of deadlines settled from the LP bound at their right
 //! end, instead of one LP per deadline.
 //!

@@ -2,8 +2,6 @@
 
 #[cfg(doc)]
 use super::FormulationInput;
-#[cfg(doc)]
-use crate::algorithms::sjf_bco::RarModel;
 use crate::algorithms::sjf_bco::SjfBcoError;
 use crate::lp::{InvalidLimit, LpError, LpStatus};
 use crate::model::units::Num;
@@ -115,7 +113,7 @@ pub enum FormulationError {
     },
     /// Converting an instance ([`FormulationInput::from_instance`] and
     /// [`FormulationInput::from_instance_with_estimates`]) failed in
-    /// SJF-BCO's model ([`RarModel::new`]): a job outside the model or wider
+    /// SJF-BCO's model of the instance: a job outside the model or wider
     /// than the usable GPUs, no job, no usable GPU, bad estimates, or a
     /// size guard.
     #[error("converting the instance: {0}")]

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use super::error::FormulationError;
 #[cfg(doc)]
-use crate::algorithms::sjf_bco::{MAX_ITERATIONS, RarModelJob, SjfBcoError};
+use crate::algorithms::sjf_bco::{MAX_ITERATIONS, SjfBcoError};
 use crate::algorithms::sjf_bco::{RarModel, TimeModel};
 use crate::model::{GpuId, Instance, JobId, MachineId};
 #[cfg(doc)]
@@ -25,19 +25,19 @@ pub const MIN_ESTIMATE_SLOTS: f64 = 1e-6;
 /// Largest estimated execution time accepted, slots.
 pub const MAX_ESTIMATE_SLOTS: f64 = 1e12;
 
-/// Which duration of a [`RarModelJob`] becomes `ρ̂_j` in
+/// Which duration of a job of SJF-BCO's model becomes `ρ̂_j` in
 /// [`FormulationInput::from_model`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum EstimateSource {
-    /// [`RarModelJob::min_duration`], `ρ^min_j`: a proven lower bound on
+pub(crate) enum EstimateSource {
+    /// The model job's `min_duration`, `ρ^min_j`: a proven lower bound on
     /// the job's execution time on any placement under any contention, so
     /// `u = 1` satisfies the estimate contract (see
     /// [`FormulationInput::from_instance`]). Under
     /// [`TimeModel::FixedDuration`] it equals the estimate.
     MinDuration,
-    /// [`RarModelJob::estimate`], SJF-BCO's `ρ̂_j` (by default `F_j·τ⁰_j`,
-    /// or the estimates given to [`RarModel::new`]); the contract with `u`
-    /// is the caller's.
+    /// The model job's `estimate`, SJF-BCO's `ρ̂_j` (by default
+    /// `F_j·τ⁰_j`, or the estimates given to the model); the contract with
+    /// `u` is the caller's.
     Estimate,
 }
 
@@ -73,9 +73,8 @@ pub struct FormulationJob {
 ///
 /// Build it with [`FormulationInput::new`] (explicit servers and jobs),
 /// [`FormulationInput::from_counts`] (ids `0..`),
-/// [`FormulationInput::from_model`] (SJF-BCO's [`RarModel`]),
-/// [`FormulationInput::from_instance`] (through [`RarModel::new`], with
-/// each job's proven shortest execution time as `ρ̂_j`) or
+/// [`FormulationInput::from_instance`] (through SJF-BCO's model of the
+/// instance, with each job's proven shortest execution time as `ρ̂_j`) or
 /// [`FormulationInput::from_instance_with_estimates`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct FormulationInput {
@@ -177,7 +176,7 @@ impl FormulationInput {
         Self::new(servers, jobs, est_upper)
     }
 
-    /// The input of a [`RarModel`], SJF-BCO's conversion of an instance:
+    /// The input of a `RarModel`, SJF-BCO's conversion of an instance:
     /// one server `(machine, O_s)` per model server with `O_s ≥ 1`, in the
     /// cluster's order (machines that may not host ring workers, or whose
     /// capacity fits no worker, have `O_s = 0` and are left out), and one
@@ -188,7 +187,7 @@ impl FormulationInput {
     ///
     /// As [`FormulationInput::new`]; the sizes are checked before the
     /// servers and jobs are built.
-    pub fn from_model(
+    pub(crate) fn from_model(
         model: &RarModel,
         est_upper: f64,
         source: EstimateSource,
@@ -219,10 +218,12 @@ impl FormulationInput {
         Self::new(servers, jobs, est_upper)
     }
 
-    /// The input of an [`Instance`], through SJF-BCO's model:
-    /// [`RarModel::new`] with [`TimeModel::Rar`] and no estimates, then
-    /// [`FormulationInput::from_model`] with
-    /// [`EstimateSource::MinDuration`].
+    /// The input of an [`Instance`], through SJF-BCO's model of it (the
+    /// conversion [`SjfBco`](crate::algorithms::sjf_bco::SjfBco) runs on,
+    /// with [`TimeModel::Rar`] and no estimates): one server `(machine,
+    /// O_s)` per machine with `O_s ≥ 1`, one job `(id, G_j, ρ̂_j)` per job
+    /// in the instance's order, `ρ̂_j` the job's proven shortest execution
+    /// time `ρ^min_j`.
     ///
     /// **Servers** are the machines with `O_s ≥ 1` usable GPUs, in cluster
     /// order. `O_s` is 0 on a machine whose [`hosts`](Machine::hosts)
@@ -231,7 +232,7 @@ impl FormulationInput {
     /// resource by resource (`min` over jobs and resources of
     /// `⌊capacity / worker demand⌋`), so any `O_s` workers fit together.
     ///
-    /// **Jobs** are accepted by [`RarModel::new`]'s rules: ring-all-reduce,
+    /// **Jobs** are accepted by SJF-BCO's rules: ring-all-reduce,
     /// arriving in slot 0, without `allowed_machines`, at most
     /// [`MAX_ITERATIONS`] iterations, a valid timing model with finite, positive iteration
     /// times, within the size guards, and at most as wide as the usable
@@ -239,7 +240,7 @@ impl FormulationInput {
     /// discipline (elastic, preemptible) is not looked at, every job is
     /// treated as a rigid gang of `G_j` GPUs.
     ///
-    /// **`ρ̂_j`** is [`RarModelJob::min_duration`] (slots):
+    /// **`ρ̂_j`** is `ρ^min_j` (slots):
     /// `F_j · min(τ⁰_j, τ_j(2, 1)) / slot`, where, at `G_j` workers,
     /// `τ⁰_j` is the single-server iteration time with the largest
     /// intra-server bandwidth among the servers (whether or not one of them
@@ -256,10 +257,11 @@ impl FormulationInput {
     ///
     /// # Errors
     ///
-    /// [`FormulationError::Model`] with [`RarModel::new`]'s error (a job
+    /// [`FormulationError::Model`] with the model's error (a job
     /// outside the model, a job wider than the usable GPUs, no job, no
     /// usable GPU, a size guard), then the errors of
-    /// [`FormulationInput::from_model`].
+    /// [`FormulationInput::new`] (the sizes are checked before the servers
+    /// and jobs are built).
     pub fn from_instance(instance: &Instance, est_upper: f64) -> Result<Self, FormulationError> {
         let model = RarModel::new(instance, TimeModel::Rar, None)?;
         Self::from_model(&model, est_upper, EstimateSource::MinDuration)
@@ -267,9 +269,9 @@ impl FormulationInput {
 
     /// As [`FormulationInput::from_instance`] (same servers, jobs and
     /// `G_j`), with the estimates `ρ̂_j` (slots) given in the instance's
-    /// job order (for example SJF-BCO's own estimates): [`RarModel::new`]
-    /// with `Some(estimates)`, then [`EstimateSource::Estimate`]. That
-    /// `ρ̂_j / u ≤ ρ_j` holds is the caller's responsibility.
+    /// job order (for example SJF-BCO's own estimates), which the model
+    /// takes as its estimates. That `ρ̂_j / u ≤ ρ_j` holds is the caller's
+    /// responsibility.
     ///
     /// # Errors
     ///

@@ -11,8 +11,7 @@
 //!
 //! An input is given explicitly ([`FormulationInput::new`],
 //! [`FormulationInput::from_counts`]) or converted from an instance by
-//! SJF-BCO's own model ([`RarModel`](super::RarModel), through
-//! [`FormulationInput::from_model`], [`FormulationInput::from_instance`]
+//! SJF-BCO's own model ([`FormulationInput::from_instance`]
 //! and [`FormulationInput::from_instance_with_estimates`]): the servers are
 //! the machines with usable GPUs `O_s ≥ 1`, the jobs and `G_j` are
 //! SJF-BCO's, and [`FormulationInput::from_instance`] takes as `ρ̂_j` each
@@ -73,6 +72,8 @@ mod compact;
 mod error;
 mod input;
 mod report;
+#[cfg(test)]
+mod tests;
 mod time_indexed;
 
 pub use compact::{
@@ -81,9 +82,10 @@ pub use compact::{
     lp_lower_bound, solve_compact_ilp, solve_server_aggregated,
 };
 pub use error::FormulationError;
+pub(crate) use input::EstimateSource;
 pub use input::{
-    EstimateSource, FormulationInput, FormulationJob, FormulationServer, MAX_ESTIMATE_SLOTS,
-    MAX_INPUT_GPUS, MAX_INPUT_JOBS, MIN_ESTIMATE_SLOTS,
+    FormulationInput, FormulationJob, FormulationServer, MAX_ESTIMATE_SLOTS, MAX_INPUT_GPUS,
+    MAX_INPUT_JOBS, MIN_ESTIMATE_SLOTS,
 };
 pub use report::{
     DEFAULT_MAX_COLUMNS, DEFAULT_MIP_REL_GAP, DEFAULT_TIME_LIMIT_S, MipLimits, MipReport,
