@@ -1,7 +1,9 @@
-//! The GADGET-style scheduler: hand-checked cases of its model, prices,
-//! embedding and admission (G1–G11), the invariants of every run (G14, a
-//! property test), the simulator replay, and typed errors on hostile input.
-//! Every schedule passes `verify` and every certificate `check(1e-9)`.
+//! The GADGET-style scheduler: hand-checked cases of its prices,
+//! reservations and admission (G1, G2, G7, G8, G10), the invariants of
+//! every run (G14, a property test), the simulator replay, and typed errors
+//! on hostile input. Every schedule passes `verify` and every certificate
+//! `check(1e-9)`. (G3–G6 and G11, which read the scheduler's crate-private
+//! model and oracle, are the unit tests `algorithms::gadget::tests_internal`.)
 
 mod common;
 
