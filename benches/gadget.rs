@@ -7,7 +7,8 @@
 //!   (seed 0, default parameters, greedy embedding). The online loop
 //!   ([`Gadget::engine`]) steps the first 400 jobs; then the oracle's best
 //!   response (the search over start, shape and embedding at the current
-//!   prices, which is the whole decision but for committing the plan) is
+//!   prices, which is the whole decision but for committing the plan;
+//!   [`PricingOracle::best_response`] of a copy of the engine's oracle) is
 //!   timed on each of the other 400 jobs at that state. Criterion measures
 //!   the mean (one job per iteration, cycling); the bench also times every
 //!   job alone (best of 5) and prints p50, p90 and the maximum, and the
@@ -19,6 +20,7 @@
 //!   verified schedule.
 //!
 //! [`GadgetReport::decision_seconds`]: dmlsched::algorithms::gadget::GadgetReport::decision_seconds
+//! [`PricingOracle::best_response`]: dmlsched::online::PricingOracle::best_response
 //! [`GadgetSetup::solve`]: dmlsched::experiments::gadget::GadgetSetup::solve
 
 mod common;
@@ -30,7 +32,7 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use dmlsched::algorithms::gadget::{Gadget, GadgetJob, GadgetOracle};
 use dmlsched::experiments::gadget::{GadgetScenario, GadgetVariant, SyntheticOptions};
-use dmlsched::online::{Ledger, PriceBounds, PriceView};
+use dmlsched::online::{Ledger, PriceBounds, PriceView, PricingOracle};
 
 /// Jobs stepped before the timed decisions.
 const WARM: usize = 400;
@@ -39,7 +41,8 @@ struct State {
     oracle: GadgetOracle,
     ledger: Ledger,
     bounds: PriceBounds,
-    rest: Vec<GadgetJob>,
+    /// The jobs after the first [`WARM`], with their index in arrival order.
+    rest: Vec<(usize, GadgetJob)>,
     recorded: Vec<f64>,
 }
 
@@ -73,10 +76,10 @@ fn state() -> State {
         )
         .expect("solve");
     State {
-        oracle: GadgetOracle::new(engine.oracle().cluster().clone(), gadget.params().oracle),
+        oracle: engine.oracle().clone(),
         ledger: engine.ledger().clone(),
         bounds: engine.bounds().clone(),
-        rest: jobs[WARM..].to_vec(),
+        rest: jobs.into_iter().enumerate().skip(WARM).collect(),
         recorded: solved.report.decision_seconds[WARM..].to_vec(),
     }
 }
@@ -84,7 +87,7 @@ fn state() -> State {
 fn print_quantiles(s: &mut State) {
     let view = PriceView::new(&s.ledger, &s.bounds);
     let oracle = &mut s.oracle;
-    let times = common::best_of_each(&s.rest, 5, |j| oracle.best_plan(j, &view));
+    let times = common::best_of_each(&s.rest, 5, |(i, j)| oracle.best_response(*i, j, &view));
     common::print_quantiles("gadget_decision/best_response", times);
     common::print_quantiles(
         &format!(
@@ -103,9 +106,9 @@ fn decision(c: &mut Criterion) {
     let mut group = c.benchmark_group("gadget_decision");
     group.bench_function("64x8_T300_after_400_of_800", |b| {
         b.iter(|| {
-            let j = &s.rest[k % s.rest.len()];
+            let (i, j) = &s.rest[k % s.rest.len()];
             k += 1;
-            black_box(s.oracle.best_plan(j, &view))
+            black_box(s.oracle.best_response(*i, j, &view))
         })
     });
     group.finish();

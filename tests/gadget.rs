@@ -1,7 +1,9 @@
-//! The GADGET-style scheduler: hand-checked cases of its model, prices,
-//! embedding and admission (G1–G11), the invariants of every run (G14, a
-//! property test), the simulator replay, and typed errors on hostile input.
-//! Every schedule passes `verify` and every certificate `check(1e-9)`.
+//! The GADGET-style scheduler: hand-checked cases of its prices,
+//! reservations and admission (G1, G2, G7, G8, G10), the invariants of
+//! every run (G14, a property test), the simulator replay, and typed errors
+//! on hostile input. Every schedule passes `verify` and every certificate
+//! `check(1e-9)`. (G3–G6 and G11, which read the scheduler's crate-private
+//! model and oracle, are the unit tests `algorithms::gadget::tests_internal`.)
 
 mod common;
 
@@ -12,7 +14,7 @@ use std::collections::BTreeMap;
 use dmlsched::algorithms::gadget::*;
 use dmlsched::model::units::ceil_tol;
 use dmlsched::model::*;
-use dmlsched::online::{Decision, PoolId, PriceView, PricingOracle, RejectReason, Reservation};
+use dmlsched::online::{Decision, PoolId, RejectReason, Reservation};
 use dmlsched::schedule::verify;
 use dmlsched::sim::{SimOptions, simulate};
 use dmlsched::timing::ProgressMode;
@@ -53,41 +55,6 @@ fn job(id: u32, arrival_s: f64, r: RarJob, u: Utility) -> Job {
 /// A job arriving at 0 with the constant utility `value`.
 fn constant(id: u32, r: RarJob, value: f64) -> Job {
     job(id, 0.0, r, Utility::Constant { value })
-}
-
-/// The hand-checked timing parameters (slots of 1 s): `C = 40`,
-/// `ξ2 = 0.01`.
-fn hand_ring_params() -> RingParams {
-    let mut built = RingParams::default();
-    built.external_bandwidth_bps = 1.0;
-    built.reduction_speed_bps = 40.0;
-    built.overhead_per_server_s = 0.01;
-    built.contender_ratio = 1.0;
-    built.degradation = Degradation::FairShare;
-    built
-}
-
-/// Three 4-GPU servers with `b^int = 20`, the common job of G3–G6
-/// (`m = 0.8`, `w = 4`, `b_i = 4`, `K = 0.08`) with `F^req = req`,
-/// `F^conv = conv`.
-fn hand_instance(req: u64, conv: Option<u64>, extra_job: bool) -> Instance {
-    let mut cluster = Cluster::new((0..3).map(|i| machine(i, 4.0, 1e3, 20.0)).collect());
-    cluster.ring = hand_ring_params();
-    let mut r = ring(4, req, 0.8, 0.08, Some(4.0));
-    r.convergence_iterations = conv;
-    let mut jobs = vec![constant(0, r.clone(), 10.0)];
-    if extra_job {
-        jobs.push(constant(1, r, 10.0));
-    }
-    Instance::new(cluster, jobs, 1.0, 20).unwrap()
-}
-
-fn shape_of(model: &GadgetModel, job: usize, n: u32) -> Shape {
-    *model.jobs[job]
-        .shapes
-        .iter()
-        .find(|s| s.servers == n)
-        .unwrap()
 }
 
 /// Solves, verifies the schedule and checks the certificate.
@@ -158,151 +125,6 @@ fn g2_ring_reservations() {
         nic(&plan(vec![(0, 2), (1, 1), (2, 1)], 4.0)),
         vec![4.0, 4.0, 4.0]
     );
-}
-
-#[test]
-fn g3_iteration_times() {
-    let params = GadgetParams::default();
-    let model = GadgetModel::new(&hand_instance(12, None, false), &params).unwrap();
-    for (n, tau) in [(1, 0.165), (2, 0.415), (3, 0.425)] {
-        assert!(
-            close(shape_of(&model, 0, n).tau_slots, tau, 1e-12),
-            "n = {n}"
-        );
-    }
-    // Another job on the same servers changes nothing: no contention.
-    let two = GadgetModel::new(&hand_instance(12, None, true), &params).unwrap();
-    assert_eq!(two.jobs[0].shapes, model.jobs[0].shapes);
-    assert_eq!(two.jobs[1].shapes, model.jobs[0].shapes);
-}
-
-#[test]
-fn g4_durations() {
-    let model = |req, conv, params: &GadgetParams| {
-        GadgetModel::new(&hand_instance(req, conv, false), params).unwrap()
-    };
-    let frac = model(12, None, &GadgetParams::default());
-    let d = |m: &GadgetModel, n| shape_of(m, 0, n).slots;
-    assert_eq!((d(&frac, 1), d(&frac, 2), d(&frac, 3)), (2, 5, 6));
-    let mut floor = GadgetParams::default();
-    floor.progress = ProgressMode::Floor;
-    assert_eq!(d(&model(12, None, &floor), 2), 6);
-    let stop = model(20, Some(12), &GadgetParams::default());
-    assert_eq!(stop.jobs[0].iterations_effective, 12);
-    assert_eq!(d(&stop, 1), 2);
-    let mut requested = GadgetParams::default();
-    requested.excessive_training = ExcessiveTraining::TrainRequested;
-    assert_eq!(d(&model(20, Some(12), &requested), 1), 4);
-}
-
-#[test]
-fn g5_values() {
-    // The sigmoid 10/(1 + e^{δ − 5}) over the delay δ = t̂ − a + 1 is the
-    // crate's sigmoid of the elapsed slots with g3 = 4.
-    let s = Utility::Sigmoid {
-        g1: 10.0,
-        g2: 1.0,
-        g3: 4.0,
-    };
-    assert!(close(utility_at_jct(&s, 5), 5.0, 1e-12));
-    assert!(close(
-        utility_at_jct(&s, 3),
-        10.0 / (1.0 + (-2.0f64).exp()),
-        1e-12
-    ));
-    assert!(close(utility_at_jct(&s, 3), 8.8080, 1e-4));
-    assert!(close(
-        ln_utility_at_jct(&s, 3),
-        utility_at_jct(&s, 3).ln(),
-        1e-12
-    ));
-    // Deadline 4 over δ is the crate's deadline step at 3 elapsed slots.
-    let d = Utility::DeadlineStep {
-        value: 7.0,
-        deadline_slots: 3,
-    };
-    assert_eq!((utility_at_jct(&d, 4), utility_at_jct(&d, 5)), (7.0, 0.0));
-    // v = ω·u − e·w·d with e = 0.1, w = 4, d = 2 (the n = 1 shape of G4).
-    let mut params = GadgetParams::default();
-    params.energy_price = 0.1;
-    let mut model = GadgetModel::new(&hand_instance(12, None, false), &params).unwrap();
-    let j = &mut model.jobs[0];
-    j.utility = s.clone();
-    let one = shape_of_job(j, 1);
-    assert_eq!(one.slots, 2);
-    // Start 1: δ = 1 + 2 − 0 = 3.
-    assert!(close(j.value(1, &one), utility_at_jct(&s, 3) - 0.8, 1e-12));
-    j.omega = 0.5;
-    assert!(close(
-        j.value(1, &one),
-        0.5 * utility_at_jct(&s, 3) - 0.8,
-        1e-12
-    ));
-}
-
-fn shape_of_job(j: &GadgetJob, n: u32) -> Shape {
-    *j.shapes.iter().find(|s| s.servers == n).unwrap()
-}
-
-/// G6's instance: three 4-GPU servers with ample NIC, a 6-worker job with
-/// `2b = 4` data units per slot and durations `d(6,2) = 3`, `d(6,3) = 4`.
-fn g6_model(table: &[((u32, u32), u32)]) -> GadgetModel {
-    let cluster = Cluster::new((0..3).map(|i| machine(i, 4.0, 1e9, 1e9)).collect());
-    let r = ring(6, 1, 0.0, 1.0, Some(2e6));
-    let instance = Instance::new(cluster, vec![constant(0, r, 100.0)], 1.0, 6).unwrap();
-    let mut params = GadgetParams::default();
-    params.durations = BTreeMap::from([(JobId(0), DurationTable::new(table.iter().copied()))]);
-    GadgetModel::new(&instance, &params).unwrap()
-}
-
-fn g6_view() -> PriceView<'static> {
-    PriceView::from_explicit(
-        3,
-        2,
-        6,
-        |m, r, _| {
-            if r == GPU {
-                [1.0, 2.0, 3.0][m.0 as usize]
-            } else {
-                [0.5, 0.1, 0.1][m.0 as usize]
-            }
-        },
-        |_, r, _| if r == GPU { 4.0 } else { 1e3 },
-    )
-}
-
-#[test]
-fn g6_greedy_and_exhaustive_embedding() {
-    let view = g6_view();
-    let model = g6_model(&[((6, 2), 3), ((6, 3), 4)]);
-    assert_eq!(model.jobs[0].ring_nic, 4.0);
-    for kind in [EmbeddingOracle::Greedy, EmbeddingOracle::Exhaustive] {
-        let mut oracle = GadgetOracle::new(model.cluster.clone(), kind);
-        let (plan, value, cost) = oracle.best_plan(&model.jobs[0], &view).unwrap();
-        assert_eq!(plan.placement, vec![(0, 4), (1, 2)], "{kind:?}");
-        assert_eq!((plan.start, plan.slots, value), (0, 3, 100.0));
-        assert!(close(cost, 31.2, 1e-12));
-        assert!(close(value - cost, 68.8, 1e-12));
-        let resp = oracle.best_response(0, &model.jobs[0], &view).unwrap();
-        assert_eq!(
-            resp.quality == dmlsched::online::OracleQuality::Exact,
-            kind.is_exact()
-        );
-    }
-    // The other pairs, exhaustively: {h0, h2} 37.2, {h1, h2} 44.4.
-    for (allowed, cost) in [([true, false, true], 37.2), ([false, true, true], 44.4)] {
-        let mut job = model.jobs[0].clone();
-        job.allowed = Some(allowed.to_vec());
-        let mut oracle = GadgetOracle::new(model.cluster.clone(), EmbeddingOracle::Exhaustive);
-        let (_, _, c) = oracle.best_plan(&job, &view).unwrap();
-        assert!(close(c, cost, 1e-12), "{allowed:?}: {c}");
-    }
-    // n = 3 alone: y = (4, 1, 1), cost 47.2.
-    let three = g6_model(&[((6, 3), 4)]);
-    let mut oracle = GadgetOracle::new(three.cluster.clone(), EmbeddingOracle::Greedy);
-    let (plan, _, cost) = oracle.best_plan(&three.jobs[0], &view).unwrap();
-    assert_eq!(plan.placement, vec![(0, 4), (1, 1), (2, 1)]);
-    assert!(close(cost, 47.2, 1e-12));
 }
 
 /// Jobs on two 4-GPU servers with a NIC of 10 Gbit/s, sigmoid or linear
@@ -430,39 +252,6 @@ fn g10_small_demand_factor() {
 }
 
 #[test]
-fn g11_initial_dual() {
-    let instance = first_admission_instance();
-    let vf = solve(&instance, &GadgetParams::default());
-    let v_floor = vf.report.v_floor.unwrap();
-    let r = &vf.report;
-    let capacity: f64 = r.servers.iter().map(|s| f64::from(s.gpus) + s.nic).sum();
-    let l = r.run.dual_initial / (f64::from(r.horizon) * capacity);
-    assert!(close(r.run.dual_initial, v_floor / 4.0, 1e-12));
-    assert!(l > 0.0);
-    let best = r
-        .jobs
-        .iter()
-        .filter_map(|j| j.best_value)
-        .fold(0.0, f64::max);
-    assert!(v_floor <= best);
-    let eta = solve(&instance, &{
-        let mut built = GadgetParams::default();
-        built.bounds = GadgetBounds::FrameworkEta;
-        built
-    });
-    let model = GadgetModel::new(&instance, &GadgetParams::default()).unwrap();
-    let oracle = GadgetOracle::new(model.cluster.clone(), EmbeddingOracle::Greedy);
-    let min_late = model
-        .jobs
-        .iter()
-        .map(|j| oracle.bound_inputs(j, instance.horizon_slots()).unwrap())
-        .filter(|b| b.schedulable && b.ln_u_min.is_finite())
-        .map(|b| b.ln_u_min.exp())
-        .fold(f64::INFINITY, f64::min);
-    assert!(eta.report.run.dual_initial <= min_late / 4.0 * (1.0 + 1e-12));
-}
-
-#[test]
 fn fairness_weights_freeze_at_arrival() {
     let cluster = Cluster::new((0..2).map(|i| machine(i, 4.0, 1e9, 1e9)).collect());
     let tenant = |j: Job, t: &str| Job {
@@ -555,26 +344,6 @@ fn headroom_exponent_capacities() {
     assert!(solved.report.headroom && solved.report.admitted() == 2);
     // The first 6-GPU job alone adds x = 6/8 on a cell with c/c' = 8/3.
     assert!(solved.report.run.alpha_eff > 1e3);
-}
-
-#[test]
-fn a_job_without_reservation_uses_one_server() {
-    let cluster = Cluster::new((0..2).map(|i| machine(i, 4.0, 1e9, 1e9)).collect());
-    let jobs = vec![
-        constant(0, ring(6, 10, 1e6, 0.1, None), 10.0),
-        constant(1, ring(4, 10, 1e6, 0.1, None), 10.0),
-    ];
-    let instance = Instance::new(cluster, jobs, 1.0, 10).unwrap();
-    let model = GadgetModel::new(&instance, &GadgetParams::default()).unwrap();
-    assert!(
-        model
-            .jobs
-            .iter()
-            .all(|j| j.shapes.iter().all(|s| s.servers == 1))
-    );
-    let r = solve(&instance, &GadgetParams::default()).report;
-    assert!(!r.jobs[0].admitted() && r.jobs[1].admitted());
-    assert_eq!(r.jobs[0].decision, Err(RejectReason::Unschedulable));
 }
 
 #[test]

@@ -38,7 +38,7 @@
 //! * **Work**: a target duration `d_target ~ LogUniform[5, 120]` slots, the
 //!   requested iterations `F^req = ⌈d_target / τ(G, ⌈G/8⌉)⌉` with `τ` the
 //!   scheduler's own per-iteration time of the ring on its fewest servers
-//!   (read from [`GadgetModel`]), so that on those servers the job takes
+//!   (read from its model of the job), so that on those servers the job takes
 //!   about `d_target`; the convergence point `F^conv = ⌈ζ·F^req⌉`,
 //!   `ζ ~ U[0.6, 1]`.
 //! * **Reserved bandwidth** `b ~ U[1, 5]` Gbit/s per direction.
@@ -795,6 +795,72 @@ fn ring_mut(job: &mut Job) -> &mut RarJob {
 mod tests {
     use super::*;
     use crate::algorithms::gadget::utility_at_jct;
+    use crate::model::units::gbps;
+
+    /// The ring of job `i` of `instance`.
+    fn ring(instance: &Instance, i: usize) -> &RarJob {
+        match &instance.jobs()[i].architecture {
+            Architecture::RingAllReduce(r) => r,
+            Architecture::ParameterServer(_) => panic!("job {i} is not a ring"),
+        }
+    }
+
+    // Moved from `tests/gadget_experiments.rs` when `GadgetModel` became
+    // crate-private.
+    #[test]
+    fn synthetic_jobs_follow_the_recipe_of_the_scenario() {
+        let s = GadgetScenario::synthetic(2.0)
+            .generate(5, GadgetVariant::BASE)
+            .unwrap();
+        let inst = &s.instance;
+        for (i, d) in s.draws.iter().enumerate() {
+            let r = ring(inst, i);
+            assert!((5.0..=120.0).contains(&d.target_slots));
+            assert!((0.6..=1.0).contains(&d.convergence_share));
+            assert!((1.0..=5.0).contains(&d.reserved_gbps));
+            assert_eq!(r.reserved_bandwidth_bps, Some(gbps(d.reserved_gbps)));
+            assert!((1.0..=100.0).contains(&d.g1));
+            assert!((1.0..=2.0).contains(&d.midpoint_factor));
+            assert_eq!(r.workers.max(), d.gpus);
+            assert_eq!(r.iterations, d.iterations_requested);
+            let conv = (d.convergence_share * d.iterations_requested as f64).ceil() as u64;
+            assert!(conv.abs_diff(d.iterations_converged) <= 1);
+            assert_eq!(r.convergence_iterations, Some(d.iterations_converged));
+            // On its fewest servers the job takes about ζ·d_target slots.
+            let expect = d.convergence_share * d.target_slots;
+            let m = f64::from(d.min_slots);
+            assert!(m >= expect.floor() && m <= expect.ceil() + 1.0, "{d:?}");
+            let dm = m.max(1.0);
+            let Utility::Sigmoid { g1, g2, g3 } = inst.jobs()[i].utility else {
+                panic!("sigmoid utilities")
+            };
+            assert_eq!(g1, d.g1);
+            assert!((g2 - d.steepness / dm).abs() < 1e-12);
+            // Midpoint ⌈σ·d^min⌉ over the completion delay δ: u(δ = g3) = g1/2.
+            let mid = (d.midpoint_factor * dm - 1e-9).ceil();
+            assert_eq!(g3, mid - 1.0);
+            let u = &inst.jobs()[i].utility;
+            assert!((utility_at_jct(u, mid as u32) - g1 / 2.0).abs() < 1e-9);
+            match d.class {
+                JobClass::TimeInsensitive => assert_eq!(d.steepness, 0.0),
+                JobClass::TimeSensitive => assert!((0.5..=5.0).contains(&d.steepness)),
+                JobClass::TimeCritical => assert!((20.0..=30.0).contains(&d.steepness)),
+            }
+        }
+        // d^min is the scheduler's shortest duration among the shapes that fit
+        // the empty cluster (8 GPUs per server).
+        let model = GadgetModel::new(inst, &GadgetParams::default()).unwrap();
+        for j in &model.jobs {
+            let fastest = j
+                .shapes
+                .iter()
+                .filter(|s| s.servers * 8 >= s.workers)
+                .map(|s| s.slots)
+                .min()
+                .unwrap();
+            assert_eq!(fastest, s.draws[j.position].min_slots);
+        }
+    }
 
     #[test]
     fn utility_midpoint_is_stated_over_the_completion_delay() {

@@ -560,8 +560,8 @@ fn apply_weights(
 ///
 /// * [`GadgetError::InvalidOption`] for invalid `limits` or `params`, or
 ///   fairness weights of [`FairnessWeighting::TenantShare`];
-/// * the errors of [`GadgetModel::new`] (a job or cluster outside the
-///   model);
+/// * the model's errors (a job or cluster outside the model; see the
+///   [module documentation](crate::algorithms::gadget#errors));
 /// * [`GadgetError::TooLarge`] when the column estimate exceeds
 ///   [`OfflineLimits::max_columns`] (checked before enumerating);
 /// * [`crate::Error::Lp`] when the solver is missing

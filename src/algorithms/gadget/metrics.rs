@@ -158,8 +158,8 @@ impl GadgetMetrics {
     ///
     /// # Errors
     ///
-    /// As [`GadgetModel::new`] (a job that is not ring-all-reduce, a size
-    /// guard).
+    /// The model's errors (a job that is not ring-all-reduce, a size guard;
+    /// see the [module documentation](crate::algorithms::gadget#errors)).
     pub fn from_sim(
         instance: &Instance,
         result: &SimResult,

@@ -169,6 +169,10 @@ mod policy;
 mod report;
 mod run;
 mod session;
+#[cfg(test)]
+mod tests_exact;
+#[cfg(test)]
+mod tests_internal;
 
 use crate::model::Instance;
 use crate::online::OnlinePrimalDual;
@@ -183,10 +187,11 @@ pub use exact::{
     OFFLINE_MAX_COLUMNS, OfflineLimits, offline_optimum, offline_optimum_weighted,
 };
 pub use metrics::{GadgetMetrics, JctStats, jain_index};
+pub(crate) use model::GadgetModel;
 pub use model::{
-    DATA_UNIT_BYTES, GPU, GadgetCluster, GadgetJob, GadgetModel, GadgetServer, MAX_CELLS,
-    MAX_DATA_PER_SLOT, MAX_ITERATIONS, MAX_JOBS, MAX_SEARCH, MAX_SERVER_GPUS, MAX_WORKER_COUNTS,
-    NIC, POOL, RESOURCES, Shape, data_per_slot, ln_utility_at_jct, utility_at_jct,
+    DATA_UNIT_BYTES, GPU, GadgetJob, MAX_CELLS, MAX_DATA_PER_SLOT, MAX_ITERATIONS, MAX_JOBS,
+    MAX_SEARCH, MAX_SERVER_GPUS, MAX_WORKER_COUNTS, NIC, POOL, RESOURCES, data_per_slot,
+    ln_utility_at_jct, utility_at_jct,
 };
 pub use noprice::GadgetNoPrice;
 pub use oracle::GadgetOracle;
@@ -199,7 +204,7 @@ pub use policy::GadgetPolicy;
 pub use report::{Admission, GadgetReport, JobRecord, RatioConditions, ServerRecord};
 pub use session::{GadgetSession, GadgetSessionModel};
 
-pub use run::GadgetOnline;
+pub(crate) use run::GadgetOnline;
 
 /// The GADGET-style scheduler as an offline runner over an instance's
 /// arrival sequence (after the abstract of GADGET, Yu, Tian, Ji, Wu, Rajan,

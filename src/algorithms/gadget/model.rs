@@ -99,36 +99,36 @@ pub fn ln_utility_at_jct(u: &Utility, jct: u32) -> f64 {
 /// One usable server (`O_h ≥ 1`).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct GadgetServer {
+pub(crate) struct GadgetServer {
     /// The machine.
     pub(crate) machine: MachineId,
     /// Its position in the instance's cluster.
     pub(crate) position: usize,
     /// `O_h`: GPUs usable by ring workers (every job's worker demand fits
     /// `O_h` times, resource by resource).
-    pub gpus: u32,
+    pub(crate) gpus: u32,
     /// `B_h`: NIC reservation pool, data units per slot, both directions:
     /// `2·(c^NIC − O_h·max_i d_i^NIC)·slot`, the line rate left after the
     /// workers' own NIC demands (0 for ring workers without one).
-    pub nic: f64,
+    pub(crate) nic: f64,
     /// Internal bandwidth, bytes per second.
     pub(crate) intra_bps: f64,
     /// Index of the server's internal-bandwidth class: servers of equal
     /// internal bandwidth share one, numbered in increasing bandwidth.
-    pub class: u32,
+    pub(crate) class: u32,
 }
 
 /// The usable servers of an instance, in the instance's order; ledger
 /// machine `k` is `servers[k]`.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct GadgetCluster {
+pub(crate) struct GadgetCluster {
     /// Horizon `T`, slots.
-    pub horizon: u32,
+    pub(crate) horizon: u32,
     /// Slot length, seconds.
     pub(crate) slot_length_s: f64,
     /// The usable servers.
-    pub servers: Vec<GadgetServer>,
+    pub(crate) servers: Vec<GadgetServer>,
     /// The distinct internal bandwidths (bytes per second), ascending: a
     /// single-server ring's duration depends on its server's class.
     pub(crate) intra_classes: Vec<f64>,
@@ -194,7 +194,7 @@ impl GadgetCluster {
     /// # Errors
     ///
     /// The ledger's validation errors (none for a converted cluster).
-    pub fn ledger(&self) -> crate::Result<Ledger> {
+    pub(crate) fn ledger(&self) -> crate::Result<Ledger> {
         let machines = self
             .servers
             .iter()
@@ -259,46 +259,50 @@ pub(crate) fn with_price_capacities(
 
 /// One ring shape of a job: `w` workers on exactly `n` servers.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Shape {
+pub(crate) struct Shape {
     /// Workers `w`.
-    pub workers: u32,
+    pub(crate) workers: u32,
     /// Servers `n`.
-    pub servers: u32,
+    pub(crate) servers: u32,
     /// Duration `d(w, n)`, slots (≤ the horizon).
-    pub slots: u32,
+    pub(crate) slots: u32,
     /// Iterations `F^eff(w)` trained.
     pub(crate) iterations: u64,
     /// Per-iteration time `τ(w, n)`, slots (`d/F` under a duration table).
-    pub tau_slots: f64,
+    pub(crate) tau_slots: f64,
     /// For `n = 1`, the internal-bandwidth class of the servers it may use
     /// (`None`: any server).
-    pub class: Option<u32>,
+    pub(crate) class: Option<u32>,
 }
 
-/// One job in the scheduler's terms.
+/// One job in the scheduler's terms: its shapes, durations and values.
+///
+/// Outside the crate it is a handle: the jobs
+/// [`Gadget::engine`](super::Gadget::engine) returns, in arrival order, to
+/// step the engine with; its fields are the scheduler's working model.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GadgetJob {
     /// The job's id.
     pub(crate) id: JobId,
     /// Its position in [`Instance::jobs`].
-    pub position: usize,
+    pub(crate) position: usize,
     /// Its tenant, for the fairness weight.
     pub(crate) tenant: Option<String>,
     /// Arrival slot `a_i` (0-based); the delay counts from here.
     pub(crate) arrival: u32,
     /// First slot a plan may use (`≥ arrival`): the arrival slot offline,
     /// the next slot boundary in the simulator.
-    pub earliest: u32,
+    pub(crate) earliest: u32,
     /// The utility (of the elapsed slots; see [`utility_at_jct`]).
-    pub utility: Utility,
+    pub(crate) utility: Utility,
     /// Fairness weight `ω_i`, frozen at arrival (1 until then).
-    pub omega: f64,
+    pub(crate) omega: f64,
     /// Energy price `e` per GPU-slot.
     pub(crate) energy_price: f64,
     /// `F^req`: iterations requested.
     pub(crate) iterations_requested: u64,
     /// `F^eff`: iterations trained at the requested worker count.
-    pub iterations_effective: u64,
+    pub(crate) iterations_effective: u64,
     /// `G_i`: requested (largest allowed) worker count.
     pub(crate) requested_workers: u32,
     /// `b_i`, bytes per second per direction, when the job reserves
@@ -306,12 +310,12 @@ pub struct GadgetJob {
     pub(crate) reserved_bps: Option<f64>,
     /// `2b_i` in data units per slot: the NIC every server of a
     /// multi-server ring reserves (0 without a reservation).
-    pub ring_nic: f64,
+    pub(crate) ring_nic: f64,
     /// The shapes `(w, n)` the job may run in, `w` ascending, then `n`,
     /// then duration.
-    pub shapes: Vec<Shape>,
+    pub(crate) shapes: Vec<Shape>,
     /// Usable servers the job may use (by server index; `None`: all).
-    pub allowed: Option<Vec<bool>>,
+    pub(crate) allowed: Option<Vec<bool>>,
     /// Latest start, in slots after the arrival (`None`: no cap).
     pub(crate) lookahead: Option<u32>,
 }
@@ -330,31 +334,31 @@ pub(crate) struct EmptyCluster {
 
 impl GadgetJob {
     /// The same job usable from slot `earliest` on (clamped to `≥ arrival`).
-    pub fn starting_at(mut self, earliest: u32) -> Self {
+    pub(crate) fn starting_at(mut self, earliest: u32) -> Self {
         self.earliest = earliest.max(self.arrival);
         self
     }
 
     /// Whether the job may use server `k`.
-    pub fn may_use(&self, k: usize) -> bool {
+    pub(crate) fn may_use(&self, k: usize) -> bool {
         self.allowed
             .as_ref()
             .is_none_or(|a| a.get(k).copied().unwrap_or(false))
     }
 
     /// Completion delay `δ = s + d − a` of a start `s` and duration `d`.
-    pub fn jct(&self, start: u32, slots: u32) -> u32 {
+    pub(crate) fn jct(&self, start: u32, slots: u32) -> u32 {
         start.saturating_add(slots).saturating_sub(self.arrival)
     }
 
     /// `v = ω·u(δ) − e·w·d` of shape `shape` started in slot `start`.
-    pub fn value(&self, start: u32, shape: &Shape) -> f64 {
+    pub(crate) fn value(&self, start: u32, shape: &Shape) -> f64 {
         let energy = self.energy_price * f64::from(shape.workers) * f64::from(shape.slots);
         self.omega * utility_at_jct(&self.utility, self.jct(start, shape.slots)) - energy
     }
 
     /// `ln v` (`−∞` when `v ≤ 0`), exact in log space without energy price.
-    pub fn ln_value(&self, start: u32, shape: &Shape) -> f64 {
+    pub(crate) fn ln_value(&self, start: u32, shape: &Shape) -> f64 {
         if self.energy_price == 0.0 {
             self.omega.ln() + ln_utility_at_jct(&self.utility, self.jct(start, shape.slots))
         } else {
@@ -365,7 +369,7 @@ impl GadgetJob {
 
     /// The latest start of `shape` (horizon and lookahead), `None` when it
     /// cannot start in `[earliest, T − d]`.
-    pub fn latest_start(&self, shape: &Shape, horizon: u32) -> Option<u32> {
+    pub(crate) fn latest_start(&self, shape: &Shape, horizon: u32) -> Option<u32> {
         let mut last = horizon.checked_sub(shape.slots)?;
         if let Some(l) = self.lookahead {
             last = last.min(self.arrival.saturating_add(l));
@@ -547,11 +551,11 @@ fn worker_counts(
 /// The scheduler's view of an instance: the usable servers and every job in
 /// arrival order (ties by position).
 #[derive(Debug, Clone, PartialEq)]
-pub struct GadgetModel {
+pub(crate) struct GadgetModel {
     /// The usable servers.
-    pub cluster: GadgetCluster,
+    pub(crate) cluster: GadgetCluster,
     /// The jobs in arrival order.
-    pub jobs: Vec<GadgetJob>,
+    pub(crate) jobs: Vec<GadgetJob>,
 }
 
 impl GadgetModel {
@@ -564,7 +568,7 @@ impl GadgetModel {
     /// [`GadgetError`]: invalid options, no job, a job that is not
     /// ring-all-reduce or outside the model, no usable server, a size guard,
     /// no progress in `Floor` mode.
-    pub fn new(instance: &Instance, params: &GadgetParams) -> Result<Self, GadgetError> {
+    pub(crate) fn new(instance: &Instance, params: &GadgetParams) -> Result<Self, GadgetError> {
         params.validate()?;
         let all = instance.jobs();
         if all.is_empty() {

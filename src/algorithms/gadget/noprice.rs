@@ -6,7 +6,7 @@ use crate::online::{Ledger, PriceView, Reservation};
 use crate::sim::{Action, Event, Policy, SimView};
 
 use super::error::GadgetError;
-use super::model::{GadgetCluster, GadgetJob, GadgetModel};
+use super::model::{GadgetJob, GadgetModel};
 use super::oracle::GadgetOracle;
 use super::params::GadgetParams;
 use super::plan::GadgetPlan;
@@ -40,8 +40,9 @@ use super::run::TenantShares;
 ///
 /// # Errors
 ///
-/// As [`GadgetModel::new`] (a job that is not ring-all-reduce, a size
-/// guard, invalid options); [`GadgetError::UnknownJob`] for an event about
+/// The model's errors (a job that is not ring-all-reduce, a size guard,
+/// invalid options; see the [module
+/// documentation](crate::algorithms::gadget#errors)); [`GadgetError::UnknownJob`] for an event about
 /// a job outside the instance.
 ///
 /// # Complexity
@@ -109,11 +110,6 @@ impl GadgetNoPrice {
     /// The plans admitted so far in the current run, in admission order.
     pub fn plans(&self) -> &[GadgetPlan] {
         self.run.as_ref().map_or(&[], |r| &r.plans)
-    }
-
-    /// The model's cluster of the current run.
-    pub fn cluster(&self) -> Option<&GadgetCluster> {
-        self.run.as_ref().map(|r| r.oracle.cluster())
     }
 
     /// Builds the run at its first event.

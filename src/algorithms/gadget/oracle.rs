@@ -37,7 +37,7 @@ struct ServerWindow {
 /// demand, slot by slot, as the search reaches them (a search that stops
 /// early reads few slots), and afresh on every call (so a commit between
 /// calls never leaves stale sums).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Window {
     first: u32,
     servers: usize,
@@ -153,7 +153,11 @@ struct Best {
 /// Shapes that do not embed on the empty cluster are skipped; the start loop
 /// stops as soon as the value `v(s)` cannot beat the best payoff (prices
 /// are non-negative, so the stop is exact).
-#[derive(Debug)]
+///
+/// Outside the crate it is the oracle of the engine
+/// [`Gadget::engine`](super::Gadget::engine) returns, asked through
+/// [`PricingOracle::best_response`]; a clone answers as the original.
+#[derive(Debug, Clone)]
 pub struct GadgetOracle {
     cluster: GadgetCluster,
     kind: EmbeddingOracle,
@@ -168,7 +172,7 @@ pub struct GadgetOracle {
 
 impl GadgetOracle {
     /// An oracle over `cluster` with the given embedding.
-    pub fn new(cluster: GadgetCluster, kind: EmbeddingOracle) -> Self {
+    pub(crate) fn new(cluster: GadgetCluster, kind: EmbeddingOracle) -> Self {
         GadgetOracle {
             cluster,
             kind,
@@ -183,7 +187,7 @@ impl GadgetOracle {
     }
 
     /// The cluster.
-    pub fn cluster(&self) -> &GadgetCluster {
+    pub(crate) fn cluster(&self) -> &GadgetCluster {
         &self.cluster
     }
 
@@ -201,7 +205,7 @@ impl GadgetOracle {
     /// its value and cost (the cost recomputed from the plan's consumption
     /// at the view's prices); `None` when no feasible plan has a positive
     /// payoff.
-    pub fn best_plan(
+    pub(crate) fn best_plan(
         &mut self,
         job: &GadgetJob,
         view: &PriceView<'_>,

@@ -50,7 +50,7 @@ impl GadgetPlan {
     }
 
     /// The plan's placement by machine id.
-    pub fn machine_placement(&self, cluster: &GadgetCluster) -> Placement {
+    pub(crate) fn machine_placement(&self, cluster: &GadgetCluster) -> Placement {
         self.placement
             .iter()
             .map(|&(k, y)| (cluster.servers[k as usize].machine, Tasks::new(y, 0)))
@@ -58,7 +58,7 @@ impl GadgetPlan {
     }
 
     /// The plan as one [`Segment`], with GPU ids when given.
-    pub fn segment(&self, cluster: &GadgetCluster, gpus: Option<Vec<GpuId>>) -> Segment {
+    pub(crate) fn segment(&self, cluster: &GadgetCluster, gpus: Option<Vec<GpuId>>) -> Segment {
         Segment {
             slots: self.start..self.start + self.slots,
             placement: self.machine_placement(cluster),

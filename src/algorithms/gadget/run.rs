@@ -103,7 +103,7 @@ pub(crate) fn price_bounds(
 /// parameters, the price bounds, the fairness weights and the embeddings
 /// counted before the final dual.
 #[derive(Debug)]
-pub struct GadgetOnline {
+pub(crate) struct GadgetOnline {
     cluster: GadgetCluster,
     params: GadgetParams,
     bounds: Bounds,

@@ -450,8 +450,8 @@ fn check_size(cluster: &OasisCluster, jobs: &[OasisJob]) -> Result<f64, OasisErr
 /// [`OasisParams::shared_machines`](super::OasisParams::shared_machines),
 /// which the MIP always accepts (on a split cluster it is the paper's);
 /// `cap_ih` and `cap_ik` are those counts
-/// ([`OasisJob::units_fitting`]), `N_i'` the job's worker cap
-/// ([`OasisJob::max_workers`], `min(N_i, max_workers)`), `P_i` its PS cap.
+/// (`⌊residual/demand⌋` over the resources the task demands), `N_i'` the
+/// job's worker cap (`min(N_i, max_workers)`), `P_i` its PS cap.
 ///
 /// ```text
 /// maximise   Σ_i Σ_{t ∈ U_i} f_i(t − a_i) · u_it
@@ -498,7 +498,7 @@ fn check_size(cluster: &OasisCluster, jobs: &[OasisJob]) -> Result<f64, OasisErr
 ///
 /// The incumbent's integer columns are rounded to the nearest integer and
 /// turned into per-slot placements, then into a [`Schedule`] (consecutive
-/// equal slots merged into one segment, [`OasisPlan::segments`]), which
+/// equal slots merged into one segment, as the online run's plans), which
 /// [`verify`] must accept. Every admitted job's plan is re-checked against
 /// the work model (chunks: `Σ_t ⌊y_t/ρ_i⌋ ≥ D_i`, tolerant floor; worker
 /// slots: `Σ_t y_t ≥ D_i·ρ_i − 10⁻⁶`). A job's completion slot is its last
@@ -528,9 +528,9 @@ fn check_size(cluster: &OasisCluster, jobs: &[OasisJob]) -> Result<f64, OasisErr
 ///
 /// * [`OasisError::InvalidOption`] for a time limit that is not positive and
 ///   finite, a gap outside `[0, 1)` or zero threads;
-/// * the errors of [`OasisCluster::from_instance_with`] (shared servers
-///   allowed) and
-///   [`OasisJob::from_job`] (cluster or job outside OASiS's model);
+/// * [`OasisError::UnsupportedCluster`], [`OasisError::UnsupportedJob`] and
+///   [`OasisError::JobTooLarge`] for a cluster or job outside OASiS's model
+///   (shared servers allowed), as for [`Oasis`](super::Oasis);
 /// * [`OasisError::UnsupportedJob`] for a job whose utility at zero delay
 ///   (its largest) is at or above [`EXACT_MAX_UTILITY`] = 10²⁰, the value
 ///   from which HiGHS reads a number as infinite;

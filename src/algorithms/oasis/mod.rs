@@ -146,6 +146,12 @@ mod plan;
 mod policy;
 mod session;
 mod shared;
+#[cfg(test)]
+mod tests_oracle;
+#[cfg(test)]
+mod tests_shared;
+#[cfg(test)]
+mod tests_traces;
 
 use crate::certificate::Certificate;
 use crate::model::units::Num;
@@ -165,10 +171,9 @@ pub use error::OasisError;
 pub use exact::{
     EXACT_MAX_COLUMNS, EXACT_MAX_UTILITY, ExactOptions, OfflineSolution, WorkModel, offline_optimum,
 };
-pub use model::{
-    OasisCluster, OasisJob, PS_POOL, RESOURCE_NAMES, RESOURCES, WORKER_POOL, spec_units,
-};
-pub use oracle::{OasisOracle, paper_best_response};
+pub(crate) use model::OasisCluster;
+pub use model::{OasisJob, PS_POOL, RESOURCE_NAMES, RESOURCES, WORKER_POOL, spec_units};
+pub use oracle::OasisOracle;
 pub use plan::{OasisPlan, SlotPlan};
 pub use policy::OasisPolicy;
 pub use session::{OasisSession, OasisSessionModel};
@@ -240,7 +245,7 @@ pub struct OasisReport {
     /// order, α, α_eff, `D_0`, `D_end`, validity flags.
     pub run: RunReport<OasisPlan>,
     /// The jobs in arrival order (the order of `run.outcomes`).
-    pub jobs: Vec<OasisJob>,
+    pub jobs: Vec<JobId>,
     /// The bounds rule used.
     pub bounds: BoundsChoice,
     /// `v_floor` actually used under the value floor.
@@ -302,14 +307,6 @@ pub(crate) fn jobs_in_arrival_order_within_limits(
         .map(|p| OasisJob::from_job(instance, &instance.jobs()[p]))
         .filter(|j| !matches!(j, Err(OasisError::JobTooLarge { .. })))
         .collect()
-}
-
-/// The default value floor (the GADGET-style ring-embedding scheduler's
-/// rule carried over to OASiS):
-/// [`crate::online::default_v_floor`] over the bound inputs of `jobs` on
-/// `cluster`; `None` when it is not positive.
-pub fn default_v_floor(cluster: &OasisCluster, jobs: &[OasisJob]) -> Option<f64> {
-    crate::online::default_v_floor(&bound_inputs(cluster, jobs).ok()?)
 }
 
 /// Every job's bound inputs for the price bounds `U`, `L`.
@@ -387,7 +384,7 @@ fn ln_u_over_l(bounds: &PriceBounds, cluster: &OasisCluster) -> [[Option<f64>; R
 /// cluster and the price-bound
 /// diagnostics of the report.
 #[derive(Debug)]
-pub struct OasisOnline {
+pub(crate) struct OasisOnline {
     cluster: OasisCluster,
     bounds: BoundsChoice,
     v_floor: Option<f64>,
@@ -443,7 +440,7 @@ impl OnlineModel for OasisOnline {
     ) -> crate::Result<OasisReport> {
         Ok(OasisReport {
             run,
-            jobs,
+            jobs: jobs.iter().map(|j| j.id).collect(),
             bounds: self.bounds,
             v_floor: self.v_floor,
             ln_u_over_l: self.ln_u_over_l,

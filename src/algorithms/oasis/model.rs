@@ -29,11 +29,10 @@ pub const RESOURCE_NAMES: [&str; RESOURCES] = PS_RESOURCE_NAMES;
 /// back-pointers). The paper's largest jobs need 6·10⁶.
 pub(crate) const MAX_DP_CELLS: u64 = 1 << 28;
 /// The pool of worker servers (`H`) of a cluster with worker-only servers
-/// (always pool 0; [`OasisCluster::worker_pool`] says whether it exists).
+/// (always pool 0, when the cluster has such servers).
 pub const WORKER_POOL: PoolId = PoolId(0);
 /// The pool of PS servers (`K`) of a split cluster (pool 1 whenever the
-/// cluster has worker-only servers too; [`OasisCluster::ps_pool`] in
-/// general).
+/// cluster has worker-only servers too, else pool 0).
 pub const PS_POOL: PoolId = PoolId(1);
 
 /// A resource vector in OASiS's units: `[GPU, vCPU, GB memory, GB storage,
@@ -67,18 +66,18 @@ pub(crate) enum Role {
 /// [`PS_POOL`].
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct OasisCluster {
+pub(crate) struct OasisCluster {
     /// Horizon `T`, slots.
     pub(crate) horizon: u32,
     /// Slot length `Δ`, seconds.
     pub(crate) slot_length_s: f64,
     /// Positions of the worker-only servers, ascending.
-    pub worker_servers: Vec<u32>,
+    pub(crate) worker_servers: Vec<u32>,
     /// Positions of the PS-only servers, ascending.
-    pub ps_servers: Vec<u32>,
+    pub(crate) ps_servers: Vec<u32>,
     /// Positions of the servers that host workers and PSs, ascending (empty
     /// in the paper's model).
-    pub shared_servers: Vec<u32>,
+    pub(crate) shared_servers: Vec<u32>,
     /// The instance's machine id at every position.
     pub(crate) machine_ids: Vec<MachineId>,
     /// Capacity of every machine (by position), in [`spec_units`].
@@ -95,7 +94,8 @@ impl OasisCluster {
     /// kinds (OASiS's pools, worker servers `H` and PS servers `K`, are
     /// disjoint), or when there is no worker
     /// server or no PS server.
-    pub fn from_instance(instance: &Instance) -> Result<Self, OasisError> {
+    #[cfg(test)]
+    pub(crate) fn from_instance(instance: &Instance) -> Result<Self, OasisError> {
         Self::from_instance_with(instance, false)
     }
 
@@ -109,7 +109,7 @@ impl OasisCluster {
     /// [`OasisError::UnsupportedCluster`] when a machine hosts both kinds and
     /// `shared_machines` is not set, or when no machine may host workers or
     /// none may host PSs.
-    pub fn from_instance_with(
+    pub(crate) fn from_instance_with(
         instance: &Instance,
         shared_machines: bool,
     ) -> Result<Self, OasisError> {
@@ -129,7 +129,7 @@ impl OasisCluster {
     /// # Errors
     ///
     /// As [`from_instance_with`](Self::from_instance_with).
-    pub fn from_cluster(
+    pub(crate) fn from_cluster(
         cluster: &Cluster,
         slot_length_s: f64,
         horizon: u32,
@@ -181,19 +181,19 @@ impl OasisCluster {
 
     /// The pool of the worker-only servers ([`WORKER_POOL`]), `None` when
     /// there is none.
-    pub fn worker_pool(&self) -> Option<PoolId> {
+    pub(crate) fn worker_pool(&self) -> Option<PoolId> {
         (!self.worker_servers.is_empty()).then_some(WORKER_POOL)
     }
 
     /// The pool of the PS-only servers (pool 1 after worker-only servers,
     /// else pool 0), `None` when there is none.
-    pub fn ps_pool(&self) -> Option<PoolId> {
+    pub(crate) fn ps_pool(&self) -> Option<PoolId> {
         (!self.ps_servers.is_empty()).then(|| PoolId(u16::from(!self.worker_servers.is_empty())))
     }
 
     /// The pool of the shared servers (after the worker-only and PS-only
     /// pools that exist), `None` when there is none.
-    pub fn shared_pool(&self) -> Option<PoolId> {
+    pub(crate) fn shared_pool(&self) -> Option<PoolId> {
         (!self.shared_servers.is_empty()).then(|| {
             PoolId(
                 u16::from(!self.worker_servers.is_empty()) + u16::from(!self.ps_servers.is_empty()),
@@ -209,7 +209,7 @@ impl OasisCluster {
     ///
     /// The ledger's validation errors (none for a cluster built by
     /// [`from_instance_with`](Self::from_instance_with)).
-    pub fn ledger(&self) -> crate::Result<Ledger> {
+    pub(crate) fn ledger(&self) -> crate::Result<Ledger> {
         let mut pools = vec![WORKER_POOL; self.capacity.len()];
         for (list, pool) in [
             (&self.ps_servers, self.ps_pool()),
@@ -251,46 +251,50 @@ impl OasisCluster {
 /// `ρ_i = M_i·ω_i`, `D_i = E_i·N_i` chunks, caps).
 ///
 /// Slots are 0-based; `δ = t̂ − arrival` as everywhere in the crate.
+///
+/// Outside the crate it is a handle: the jobs
+/// [`Oasis::engine`](super::Oasis::engine) returns, in arrival order, to
+/// step the engine with; its fields are OASiS's working model.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OasisJob {
     /// The job's id.
-    pub id: JobId,
+    pub(crate) id: JobId,
     /// Arrival slot `a_i` (0-based); utility counts from here.
-    pub arrival: u32,
+    pub(crate) arrival: u32,
     /// First slot the job may use (`≥ arrival`): the arrival slot offline,
     /// the next slot boundary in the simulator.
-    pub earliest: u32,
+    pub(crate) earliest: u32,
     /// First slot the job may no longer use: the horizon `T` offline, the
     /// end of the planning window in a session.
-    pub end: u32,
+    pub(crate) end: u32,
     /// Epochs `E_i`.
-    pub epochs: u32,
+    pub(crate) epochs: u32,
     /// Data chunks `N_i`.
-    pub chunks: u32,
+    pub(crate) chunks: u32,
     /// Mini-batches per chunk `M_i`.
-    pub minibatches_per_chunk: u32,
+    pub(crate) minibatches_per_chunk: u32,
     /// `ω_i = τ_i + 2e_i/b_i`, slots per mini-batch per worker.
-    pub omega: f64,
+    pub(crate) omega: f64,
     /// `ρ_i = M_i·ω_i`, worker-slots to train one chunk once.
-    pub rho: f64,
+    pub(crate) rho: f64,
     /// `D_i = E_i·N_i`, chunk-trainings.
-    pub total_chunks: u64,
+    pub(crate) total_chunks: u64,
     /// Largest worker count per slot: `min(N_i, max_workers)`.
-    pub max_workers: u32,
+    pub(crate) max_workers: u32,
     /// Largest PS count per slot (the job's `max_ps`).
-    pub max_ps: u32,
+    pub(crate) max_ps: u32,
     /// `b_i`, NIC per worker, Gbit/s.
-    pub worker_gbps: f64,
+    pub(crate) worker_gbps: f64,
     /// `B_i`, NIC per PS, Gbit/s.
-    pub ps_gbps: f64,
+    pub(crate) ps_gbps: f64,
     /// Demand of one worker `w_i`, [`spec_units`].
-    pub worker_demand: SpecVector,
+    pub(crate) worker_demand: SpecVector,
     /// Demand of one PS `s_i`, [`spec_units`].
-    pub ps_demand: SpecVector,
+    pub(crate) ps_demand: SpecVector,
     /// `f_i(δ)`.
-    pub utility: Utility,
+    pub(crate) utility: Utility,
     /// Machines (by position) the job may use; `None`: any.
-    pub allowed: Option<Vec<bool>>,
+    pub(crate) allowed: Option<Vec<bool>>,
 }
 
 impl OasisJob {
@@ -312,7 +316,7 @@ impl OasisJob {
     /// [`MIN_POSITIVE_DEMAND`]), `b_i ≤ 0` or `B_i < b_i`, `ω_i ≤ 0`, or
     /// more than `MAX_DP_CELLS` = 2²⁸ DP
     /// cells `T·(E_i·N_i + 1)`.
-    pub fn from_job(instance: &Instance, job: &Job) -> Result<Self, OasisError> {
+    pub(crate) fn from_job(instance: &Instance, job: &Job) -> Result<Self, OasisError> {
         let horizon = instance.horizon_slots();
         let machines = instance.cluster().machines.iter().map(|m| m.id);
         let mut j = Self::build(job, machines, instance.slot_length_s(), horizon)?;
@@ -457,7 +461,7 @@ impl OasisJob {
     }
 
     /// `Wr_i = D_i·ρ_i`, real worker-slots needed (RHS of constraint (2)).
-    pub fn worker_slots(&self) -> f64 {
+    pub(crate) fn worker_slots(&self) -> f64 {
         self.total_chunks as f64 * self.rho
     }
 
@@ -471,7 +475,7 @@ impl OasisJob {
 
     /// `d_min = ⌈E_i·M_i·ω_i⌉`: fewest slots with `N_i` workers in
     /// every slot, at least 1.
-    pub fn d_min(&self) -> u32 {
+    pub(crate) fn d_min(&self) -> u32 {
         let v = ceil_tol(f64::from(self.epochs) * self.rho).max(1.0);
         if v >= f64::from(u32::MAX) {
             u32::MAX
@@ -483,7 +487,7 @@ impl OasisJob {
     /// Workers needed to train `x` chunks in one slot: `⌈x·ρ_i⌉`
     /// (tolerant, so `10·(0.1·3)` needs 3), at least 1 for `x > 0` (a very
     /// long slot makes `x·ρ_i` smaller than the ceiling's tolerance).
-    pub fn workers_for(&self, x: u64) -> u64 {
+    pub(crate) fn workers_for(&self, x: u64) -> u64 {
         let v = ceil_tol(x as f64 * self.rho);
         if x == 0 {
             0
@@ -495,7 +499,7 @@ impl OasisJob {
     }
 
     /// Chunks `y` workers can train in one slot: `⌊y/ρ_i⌋` (tolerant).
-    pub fn chunks_for(&self, y: u64) -> u64 {
+    pub(crate) fn chunks_for(&self, y: u64) -> u64 {
         let v = floor_tol(y as f64 / self.rho);
         if v <= 0.0 { 0 } else { v as u64 }
     }
@@ -529,19 +533,14 @@ impl OasisJob {
     }
 
     /// `f_i(t − a_i)` for a completion in slot `t ≥ arrival`.
-    pub fn utility_at(&self, t: u32) -> f64 {
+    pub(crate) fn utility_at(&self, t: u32) -> f64 {
         self.utility.value(t.saturating_sub(self.arrival))
-    }
-
-    /// `ln f_i(t − a_i)`.
-    pub fn ln_utility_at(&self, t: u32) -> f64 {
-        self.utility.ln_value(t.saturating_sub(self.arrival))
     }
 
     /// How many units of one task (demand `d`) fit a residual vector:
     /// `min_{r: d^r > 0} ⌊res^r / d^r⌋`, at least 0 (zero demands are
     /// left out: a resource the task does not demand does not limit it).
-    pub fn units_fitting(demand: &SpecVector, residual: impl Fn(usize) -> f64) -> u32 {
+    pub(crate) fn units_fitting(demand: &SpecVector, residual: impl Fn(usize) -> f64) -> u32 {
         let mut cap = f64::INFINITY;
         for (r, &d) in demand.iter().enumerate() {
             if d > 0.0 {
@@ -666,7 +665,7 @@ impl OasisJob {
     /// host `N_i` workers): at
     /// least one chunk per slot fits, and `⌈D_i / X⌉` slots from
     /// [`earliest`](Self::earliest) end within the horizon.
-    pub fn schedulable(&self, cluster: &OasisCluster) -> bool {
+    pub(crate) fn schedulable(&self, cluster: &OasisCluster) -> bool {
         self.unschedulable_why(cluster).is_none()
     }
 
@@ -674,7 +673,7 @@ impl OasisJob {
     /// does, [`schedulable`](Self::schedulable)): a task fits no server, the
     /// workers that fit train less than one chunk per slot, or even the
     /// fastest pace needs more slots than the horizon leaves.
-    pub fn unschedulable_why(&self, cluster: &OasisCluster) -> Option<String> {
+    pub(crate) fn unschedulable_why(&self, cluster: &OasisCluster) -> Option<String> {
         let (y, x) = self.empty_cluster_pace(cluster);
         if y == 0 {
             return Some(

@@ -319,6 +319,10 @@ fn place(job: &OasisJob, slot: &Slot, y: u32, z: u32, bufs: &mut Buffers) -> Opt
 /// (`A ≤ N_i` workers, `B ≤ min(max_ps, zreq(N_i))` PSs on them, `cap_m`
 /// the workers server `m` holds), once per run of slots with equal prices and
 /// residuals.
+///
+/// Outside the crate it is the oracle of the engine
+/// [`Oasis::engine`](super::Oasis::engine) returns, asked through
+/// [`PricingOracle::best_response`].
 #[derive(Debug)]
 pub struct OasisOracle {
     cluster: OasisCluster,
@@ -327,22 +331,30 @@ pub struct OasisOracle {
     deadlines_examined: u64,
 }
 
+/// A clone answers as the original: the same cluster and early stop, the
+/// same count of deadlines examined, fresh scratch buffers.
+impl Clone for OasisOracle {
+    fn clone(&self) -> Self {
+        OasisOracle {
+            cluster: self.cluster.clone(),
+            early_stop: self.early_stop,
+            scratch: Scratch::default(),
+            deadlines_examined: self.deadlines_examined,
+        }
+    }
+}
+
 impl OasisOracle {
     /// An oracle over `cluster`; `early_stop` (default `true` in
     /// [`OasisParams`](super::OasisParams)) stops the deadline loop once no
     /// later deadline can do better. It never changes the result.
-    pub fn new(cluster: OasisCluster, early_stop: bool) -> Self {
+    pub(crate) fn new(cluster: OasisCluster, early_stop: bool) -> Self {
         OasisOracle {
             cluster,
             early_stop,
             scratch: Scratch::default(),
             deadlines_examined: 0,
         }
-    }
-
-    /// The cluster.
-    pub fn cluster(&self) -> &OasisCluster {
-        &self.cluster
     }
 
     /// Deadlines (slots) the DP has examined so far, over all calls.
@@ -353,7 +365,7 @@ impl OasisOracle {
     /// The best plan of `job` at the prices and residuals of `view`, with
     /// its utility and cost; `None` when no feasible plan has a positive
     /// payoff (strict: a payoff of exactly 0 is rejected).
-    pub fn best_plan(
+    pub(crate) fn best_plan(
         &mut self,
         job: &OasisJob,
         view: &PriceView<'_>,
@@ -567,7 +579,8 @@ impl PricingOracle for OasisOracle {
 ///
 /// Returns `(payoff, completion slot, cost)` of the best plan with a
 /// strictly positive payoff, or `None`. Ties as in the forward DP (earliest deadline).
-pub fn paper_best_response(
+#[cfg(test)]
+pub(crate) fn paper_best_response(
     cluster: &OasisCluster,
     job: &OasisJob,
     view: &PriceView<'_>,
@@ -627,6 +640,7 @@ pub fn paper_best_response(
 
 /// The paper's `COST_t(t, d)` (the greedy cheapest cost of training `d`
 /// chunks in slot `t`) on sorted servers.
+#[cfg(test)]
 fn paper_cost_t(job: &OasisJob, workers: &[Server], ps: &[Server], d: u64) -> f64 {
     let mut need = job.workers_for(d);
     let mut placed = 0u64;

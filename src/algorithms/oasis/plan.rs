@@ -63,7 +63,7 @@ impl OasisPlan {
     /// The plan as segments of the crate's [`Schedule`](crate::schedule::Schedule):
     /// one segment per run of consecutive slots with the same placement,
     /// machines by id in ascending position.
-    pub fn segments(&self, cluster: &OasisCluster) -> Vec<Segment> {
+    pub(crate) fn segments(&self, cluster: &OasisCluster) -> Vec<Segment> {
         let mut out: Vec<Segment> = Vec::new();
         for s in &self.slots {
             let mut tasks: Vec<(u32, Tasks)> = Vec::new();

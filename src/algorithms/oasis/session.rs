@@ -34,13 +34,6 @@ pub struct OasisSessionModel {
     params: OasisParams,
 }
 
-impl OasisSessionModel {
-    /// The model's cluster (its horizon is the planning window).
-    pub fn cluster(&self) -> &OasisCluster {
-        &self.cluster
-    }
-}
-
 impl SessionAlgorithm for OasisSessionModel {
     type Oracle = OasisOracle;
     const NAME: &'static str = "oasis";
@@ -70,7 +63,8 @@ impl SessionAlgorithm for OasisSessionModel {
     }
 
     /// The offline run's oracle over the cluster with an unbounded horizon:
-    /// each job's window ([`OasisJob::end`]) and the ledger bound its plans.
+    /// each job's window (its last usable slot) and the ledger bound its
+    /// plans.
     fn oracle(&self) -> OasisOracle {
         let cluster = OasisCluster {
             horizon: u32::MAX,

@@ -4,14 +4,18 @@
 //! instances (weak duality, the bookkeeping, the ratio with the exhaustive
 //! oracle and headroom prices, greedy = exhaustive on two servers, the
 //! certificate with the optimum attached), fixed fairness weights, and
-//! typed errors, with and without the solver.
+//! typed errors, with and without the solver. Moved here from
+//! `tests/gadget_exact.rs` when the model (which the brute force reads) and
+//! the oracle's own API became crate-private.
 
 #[cfg(feature = "highs")]
-use dmlsched::algorithms::Algorithm;
+use crate::algorithms::Algorithm;
 use std::collections::BTreeMap;
 
-use dmlsched::algorithms::gadget::*;
-use dmlsched::model::*;
+#[cfg(feature = "highs")]
+use super::model::GadgetModel;
+use super::*;
+use crate::model::*;
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 
@@ -82,12 +86,14 @@ fn hand_instance(nic_mb: f64) -> (Instance, GadgetParams) {
         vec![((4, 1), 3)],
         vec![((2, 1), 2), ((2, 2), 1)],
     ];
-    let mut params = GadgetParams::default();
-    params.durations = tables
-        .into_iter()
-        .enumerate()
-        .map(|(i, t)| (JobId(i as u32), DurationTable::new(t)))
-        .collect();
+    let params = GadgetParams {
+        durations: tables
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| (JobId(i as u32), DurationTable::new(t)))
+            .collect(),
+        ..GadgetParams::default()
+    };
     (Instance::new(cluster, jobs, 1.0, 3).unwrap(), params)
 }
 
@@ -130,14 +136,12 @@ fn family_instance(seed: u64, family: Family) -> (Instance, GadgetParams) {
             })
             .collect(),
     );
-    cluster.ring = {
-        let mut built = RingParams::default();
-        built.external_bandwidth_bps = 10.0 * MB;
-        built.reduction_speed_bps = 100.0 * MB;
-        built.overhead_per_server_s = 0.01;
-        built.contender_ratio = 1.0;
-        built.degradation = Degradation::default();
-        built
+    cluster.ring = RingParams {
+        external_bandwidth_bps: 10.0 * MB,
+        reduction_speed_bps: 100.0 * MB,
+        overhead_per_server_s: 0.01,
+        contender_ratio: 1.0,
+        degradation: Degradation::default(),
     };
     let jobs = (0..rng.random_range(2..=6u32))
         .map(|i| {
@@ -183,23 +187,26 @@ fn family_instance(seed: u64, family: Family) -> (Instance, GadgetParams) {
             job
         })
         .collect();
-    let mut params = GadgetParams::default();
-    params.worker_choice = WorkerChoice::Allowed;
-    params.work_unit = if rng.random_bool(0.5) {
-        WorkUnit::Samples
-    } else {
-        WorkUnit::Iterations
+    // The fields are evaluated in the order written: the draws' order.
+    let params = GadgetParams {
+        worker_choice: WorkerChoice::Allowed,
+        work_unit: if rng.random_bool(0.5) {
+            WorkUnit::Samples
+        } else {
+            WorkUnit::Iterations
+        },
+        energy_price: if rng.random_bool(0.3) { 0.05 } else { 0.0 },
+        ..GadgetParams::default()
     };
-    params.energy_price = if rng.random_bool(0.3) { 0.05 } else { 0.0 };
     (Instance::new(cluster, jobs, 1.0, horizon).unwrap(), params)
 }
 
 #[test]
 fn inputs_are_checked_before_any_solve() {
     let (instance, params) = hand_instance(10.0);
-    let invalid = |e: dmlsched::Error, option: &str| matches!(e, dmlsched::Error::Gadget(GadgetError::InvalidOption { name, .. }) if name == option);
+    let invalid = |e: crate::Error, option: &str| matches!(e, crate::Error::Gadget(GadgetError::InvalidOption { name, .. }) if name == option);
     let d = OfflineLimits::default();
-    let solver = |f: fn(&mut dmlsched::lp::ExactMipLimits)| {
+    let solver = |f: fn(&mut crate::lp::ExactMipLimits)| {
         let mut l = d;
         f(&mut l.solver);
         l
@@ -225,10 +232,12 @@ fn inputs_are_checked_before_any_solve() {
     // three starts × three embeddings as a ring; job 2 one start × two
     // servers; job 3 two starts × two servers alone and three starts as a
     // 1+1 ring: 6 + 13 + 2 + 7.
-    let mut small = OfflineLimits::default();
-    small.max_columns = 27;
+    let small = OfflineLimits {
+        max_columns: 27,
+        ..OfflineLimits::default()
+    };
     match offline_optimum(&instance, &params, &small) {
-        Err(dmlsched::Error::Gadget(GadgetError::TooLarge { value, limit, .. })) => {
+        Err(crate::Error::Gadget(GadgetError::TooLarge { value, limit, .. })) => {
             assert_eq!((value, limit), (28.0, 27.0));
         }
         other => panic!("{other:?}"),
@@ -253,7 +262,7 @@ fn inputs_are_checked_before_any_solve() {
     let mixed = Instance::new(instance.cluster().clone(), jobs, 1.0, 3).unwrap();
     assert!(matches!(
         offline_optimum(&mixed, &params, &OfflineLimits::default()),
-        Err(dmlsched::Error::Gadget(GadgetError::UnsupportedJob { .. }))
+        Err(crate::Error::Gadget(GadgetError::UnsupportedJob { .. }))
     ));
     // A cluster far beyond the program: refused before enumerating (C(64,
     // 8) server sets alone are 4.4·10⁹).
@@ -271,11 +280,13 @@ fn inputs_are_checked_before_any_solve() {
         .map(|i| Job::new(JobId(i), 0.0, ring.clone()))
         .collect();
     let big = Instance::new(big, jobs, 1.0, 500).unwrap();
-    let mut all = GadgetParams::default();
-    all.worker_choice = WorkerChoice::Allowed;
+    let all = GadgetParams {
+        worker_choice: WorkerChoice::Allowed,
+        ..GadgetParams::default()
+    };
     let started = std::time::Instant::now();
     match offline_optimum(&big, &all, &OfflineLimits::default()) {
-        Err(dmlsched::Error::Gadget(GadgetError::TooLarge { value, limit, .. })) => {
+        Err(crate::Error::Gadget(GadgetError::TooLarge { value, limit, .. })) => {
             assert!(value > limit && limit == OFFLINE_MAX_COLUMNS as f64);
         }
         other => panic!("{other:?}"),
@@ -287,9 +298,11 @@ fn inputs_are_checked_before_any_solve() {
     // The whole tiny family fits the default column limit.
     for seed in 0..50 {
         let (instance, params) = family_instance(seed, TINY);
-        let mut tight = OfflineLimits::default();
-        tight.max_columns = 1;
-        if let Err(dmlsched::Error::Gadget(GadgetError::TooLarge { value, .. })) =
+        let tight = OfflineLimits {
+            max_columns: 1,
+            ..OfflineLimits::default()
+        };
+        if let Err(crate::Error::Gadget(GadgetError::TooLarge { value, .. })) =
             offline_optimum(&instance, &params, &tight)
         {
             assert!(value <= OFFLINE_MAX_COLUMNS as f64, "seed {seed}: {value}");
@@ -300,26 +313,26 @@ fn inputs_are_checked_before_any_solve() {
 #[cfg(not(feature = "highs"))]
 #[test]
 fn without_the_solver_the_error_is_typed() {
-    use dmlsched::lp::LpError;
+    use crate::lp::LpError;
     let (instance, params) = hand_instance(10.0);
     assert!(matches!(
         offline_optimum(&instance, &params, &OfflineLimits::default()),
-        Err(dmlsched::Error::Lp(LpError::SolverUnavailable))
+        Err(crate::Error::Lp(LpError::SolverUnavailable))
     ));
     let (instance, params) = family_instance(0, TINY);
     let weights = BTreeMap::from([(JobId(0), 0.5)]);
     assert!(matches!(
         offline_optimum_weighted(&instance, &params, &weights, &OfflineLimits::default()),
-        Err(dmlsched::Error::Lp(LpError::SolverUnavailable))
+        Err(crate::Error::Lp(LpError::SolverUnavailable))
     ));
 }
 
 #[cfg(feature = "highs")]
 mod exact {
     use super::*;
-    use dmlsched::algorithms::Solved;
-    use dmlsched::online::{OnlineError, PriceView};
-    use dmlsched::schedule::verify;
+    use crate::algorithms::Solved;
+    use crate::online::{OnlineError, PriceView};
+    use crate::schedule::verify;
 
     /// Rings only: 3-GPU servers, `W = {4}` (every job a ring), reservations
     /// of 5–8 MB/s (`2b ≥ 10` of pools of 16: two rings never share a
@@ -802,7 +815,7 @@ mod exact {
             let h = match run(p) {
                 Ok(h) => h,
                 // The η rule needs a job with a positive late value.
-                Err(dmlsched::Error::Online(OnlineError::CannotDeriveBounds { .. }))
+                Err(crate::Error::Online(OnlineError::CannotDeriveBounds { .. }))
                     if bounds == GadgetBounds::FrameworkEta =>
                 {
                     continue;
