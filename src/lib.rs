@@ -74,8 +74,9 @@
 //! ```
 //!
 //! The solver layer ([`lp`]) takes a backend-neutral sparse program and
-//! returns primal values, duals and a status; see `examples/quickstart.rs` for
-//! a placement solved end to end and reported with a certificate.
+//! returns primal values, duals and a status. `examples/quickstart.rs`
+//! runs the locality-aware scheduler on a small cluster, checks the
+//! schedule and prints its certificate.
 //!
 //! ## Modules
 //!
