@@ -459,7 +459,7 @@ impl OnlineAlgorithm for Locality {
     type Policy = LocalityPolicy;
 
     fn policy<R: Rng>(&self, instance: &Instance, rng: &mut R) -> crate::Result<LocalityPolicy> {
-        LocalityPolicy::new(instance, &self.params, rng)
+        crate::online::SessionPolicy::from_session(instance, self.instance_session(instance, rng)?)
     }
 }
 

@@ -18,6 +18,7 @@ use super::oracle::LocalityOracle;
 use super::plan::LocalityPlan;
 use super::{Locality, LocalityParams, bound_inputs, derive_bounds};
 use crate::algorithms::Algorithm;
+use crate::exact::Shortcut;
 
 /// A session of the locality-aware scheduler ([`Locality::session`]).
 pub type LocalitySession = Session<LocalitySessionModel>;
@@ -31,6 +32,10 @@ pub struct LocalitySessionModel {
     params: LocalityParams,
     /// The oracle's seed.
     seed: u64,
+    /// Whether the oracle's shortcuts may be taken (always, but in the
+    /// tests' reference runs); not saved with a session.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    shortcut: Shortcut,
 }
 
 impl SessionAlgorithm for LocalitySessionModel {
@@ -100,7 +105,9 @@ impl SessionAlgorithm for LocalitySessionModel {
     }
 
     fn oracle(&self) -> LocalityOracle {
-        LocalityOracle::new(self.cluster.clone(), self.params.inner).with_seed(self.seed)
+        LocalityOracle::new(self.cluster.clone(), self.params.inner)
+            .with_seed(self.seed)
+            .with_shortcut(self.shortcut)
     }
 
     fn unschedulable_why(&self, job: &LocalityJob) -> String {
@@ -158,6 +165,7 @@ impl Locality {
             cluster,
             params: p.clone(),
             seed,
+            shortcut: self.shortcut,
         };
         let oracle = model.oracle();
         let inputs = bound_inputs(&oracle, &jobs, model.cluster.horizon)?;
@@ -245,6 +253,7 @@ impl Locality {
                 ..p.clone()
             },
             seed: p.seed.unwrap_or_else(|| rng.random()),
+            shortcut: self.shortcut,
         };
         let oracle = model.oracle();
         Ok((model, oracle))

@@ -139,6 +139,48 @@ mod equality {
         );
     }
 
+    /// The simulator policy ([`OnlineAlgorithm::policy`], the session
+    /// path) takes the scheduler's switch too: the same runs, decision for
+    /// decision, with the shortcuts off and checked.
+    #[test]
+    fn locality_policy_forced_off_and_on_agree() {
+        use crate::algorithms::OnlineAlgorithm;
+        use crate::sim::{SimOptions, simulate};
+        let w = LocalityWorkload {
+            jobs: 14,
+            machines: 6,
+            horizon_slots: 40,
+            window_slots: 12,
+            arrival_tail_slots: 8,
+            ..LocalityWorkload::default()
+        };
+        let seed = 3;
+        let instance = generate(&mut ChaCha8Rng::seed_from_u64(seed), &w).expect("workload");
+        let params = LocalityParams {
+            seed: Some(seed),
+            ..w.params()
+        };
+        let run = |shortcut: Shortcut| {
+            let algorithm = Locality::new(params.clone())
+                .expect("params")
+                .with_shortcut(shortcut);
+            let mut policy = algorithm
+                .policy(&instance, &mut ChaCha8Rng::seed_from_u64(seed))
+                .expect("policy");
+            let mut result =
+                simulate(&instance, &mut policy, &SimOptions::default()).expect("simulation");
+            result.decision_time_s = 0.0;
+            result
+        };
+        let off = run(Shortcut::Off);
+        let on = run(Shortcut::Checked);
+        assert_eq!(off, on);
+        assert!(
+            has_distributed_ps(&on.to_schedule(&instance)),
+            "no decision placed a PS apart from its workers"
+        );
+    }
+
     /// Whether some job ran on several machines with a PS: the DISTRIBUTED
     /// slots whose PS machine the choice decides.
     fn has_distributed_ps(schedule: &Schedule) -> bool {
