@@ -151,6 +151,8 @@ mod tests_oracle;
 #[cfg(test)]
 mod tests_shared;
 #[cfg(test)]
+mod tests_support;
+#[cfg(test)]
 mod tests_traces;
 
 use crate::certificate::Certificate;

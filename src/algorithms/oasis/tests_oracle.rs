@@ -10,26 +10,16 @@ use proptest::test_runner::FileFailurePersistence;
 
 use super::model::{OasisCluster, OasisJob};
 use super::oracle::{OasisOracle, paper_best_response};
-use crate::model::units::gbps;
+use super::tests_support::{SLOT, best_payoff, close, job, server, table};
 use crate::model::*;
 use crate::online::{PriceView, ResourceId};
 
-const SLOT: f64 = 3600.0;
 const CPU: usize = 1;
 const NIC: usize = 4;
 
 // ---------------------------------------------------------------------------
 // Builders (resources used: vCPU and NIC; the other three stay 0)
 // ---------------------------------------------------------------------------
-
-fn server(id: u32, cpu: f64, nic_gbps: f64, hosts: Hosting) -> Machine {
-    Machine::new(
-        MachineId(id),
-        Resources::zero().cpu_cores(cpu).nic(gbps(nic_gbps)),
-        gbps(nic_gbps),
-    )
-    .hosting(hosts)
-}
 
 /// Worker servers `(cpu, nic)` first, then PS servers.
 fn cluster(workers: &[(f64, f64)], ps: &[(f64, f64)]) -> Cluster {
@@ -48,40 +38,6 @@ fn cluster(workers: &[(f64, f64)], ps: &[(f64, f64)]) -> Cluster {
     Cluster::new(machines)
 }
 
-/// A job arriving at the start of 0-based slot `a` with `E, N, M`,
-/// `ω = omega` slots (all compute), worker demand `(cpu, b)` and PS demand
-/// `(cpu, B)`, at most `N` workers and PSs.
-#[allow(clippy::too_many_arguments)]
-fn job(
-    id: u32,
-    a: u32,
-    (e, n, m): (u32, u32, u32),
-    omega: f64,
-    w: (f64, f64),
-    s: (f64, f64),
-    utility: Utility,
-) -> Job {
-    Job::new(
-        JobId(id),
-        f64::from(a) * SLOT,
-        Architecture::ParameterServer(PsJob {
-            epochs: e,
-            data_chunks: n,
-            minibatches_per_chunk: m,
-            minibatch_compute_s: omega * SLOT,
-            gradient_bytes: 0.0,
-            worker: Resources::zero().cpu_cores(w.0).nic(gbps(w.1)),
-            ps: Resources::zero().cpu_cores(s.0).nic(gbps(s.1)),
-            max_workers: n,
-            max_ps: n,
-            ps_at_most_workers: true,
-            sync: SyncMode::Asynchronous,
-            layers: None,
-        }),
-    )
-    .with_utility(utility)
-}
-
 /// `cases` proptest cases, failures kept in `proptest-regressions/oasis.txt`.
 fn config(cases: u32) -> ProptestConfig {
     ProptestConfig {
@@ -91,14 +47,6 @@ fn config(cases: u32) -> ProptestConfig {
         ))),
         ..ProptestConfig::default()
     }
-}
-
-fn table(v: &[f64]) -> Utility {
-    Utility::Table { values: v.to_vec() }
-}
-
-fn close(a: f64, b: f64, tol: f64) -> bool {
-    (a - b).abs() <= tol * b.abs().max(1.0)
 }
 
 // ---------------------------------------------------------------------------
@@ -398,32 +346,7 @@ fn brute_force(
         }
         per_slot.push(best);
     }
-    // Every combination of per-slot worker totals.
-    let mut best: Option<f64> = None;
-    let choices = j.max_workers as usize + 1;
-    let combos = choices.pow(slots.len() as u32);
-    for mut code in 0..combos {
-        let (mut cost, mut chunks, mut last) = (0.0, 0u64, None);
-        for (k, &t) in slots.iter().enumerate() {
-            let y = code % choices;
-            code /= choices;
-            cost += per_slot[k][y];
-            chunks += j.chunks_for(y as u64);
-            if y > 0 {
-                last = Some(t);
-            }
-        }
-        if let Some(t) = last
-            && cost.is_finite()
-            && chunks >= j.total_chunks
-        {
-            let payoff = j.utility_at(t) - cost;
-            if payoff > 0.0 && best.is_none_or(|b| payoff > b) {
-                best = Some(payoff);
-            }
-        }
-    }
-    best
+    best_payoff(j, &slots, &per_slot)
 }
 
 proptest! {

@@ -3,7 +3,7 @@
 //! exhaustive search on mixed clusters, and the exact MIP against
 //! enumeration over every plan. Moved here from `tests/oasis_shared.rs`
 //! when the job and cluster models and the oracle's own API became
-//! crate-private; the builders are those of the integration tests.
+//! crate-private; its builders and exhaustive search are in `tests_support`.
 
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
@@ -11,73 +11,17 @@ use rand::SeedableRng;
 
 use super::model::{OasisCluster, OasisJob};
 use super::oracle::OasisOracle;
+use super::tests_support::{SLOT, best_payoff, close, job, server, table};
 use super::{Oasis, OasisError, OasisParams, OasisReport};
 use crate::algorithms::{Algorithm, Solved};
-use crate::model::units::gbps;
 use crate::model::*;
 use crate::online::{PriceView, Reservation, ResourceId};
 
-const SLOT: f64 = 3600.0;
 const CPU: usize = 1;
 const NIC: usize = 4;
 
-// ---------------------------------------------------------------------------
-// Builders (resources used: vCPU and NIC; the other three stay 0)
-// ---------------------------------------------------------------------------
-
-fn server(id: u32, cpu: f64, nic_gbps: f64, hosts: Hosting) -> Machine {
-    Machine::new(
-        MachineId(id),
-        Resources::zero().cpu_cores(cpu).nic(gbps(nic_gbps)),
-        gbps(nic_gbps),
-    )
-    .hosting(hosts)
-}
-
-/// A job arriving at the start of 0-based slot `a` with `E, N, M`,
-/// `ω = omega` slots (all compute), worker demand `(cpu, b)` and PS demand
-/// `(cpu, B)`, at most `N` workers and PSs.
-#[allow(clippy::too_many_arguments)]
-fn job(
-    id: u32,
-    a: u32,
-    (e, n, m): (u32, u32, u32),
-    omega: f64,
-    w: (f64, f64),
-    s: (f64, f64),
-    utility: Utility,
-) -> Job {
-    Job::new(
-        JobId(id),
-        f64::from(a) * SLOT,
-        Architecture::ParameterServer(PsJob {
-            epochs: e,
-            data_chunks: n,
-            minibatches_per_chunk: m,
-            minibatch_compute_s: omega * SLOT,
-            gradient_bytes: 0.0,
-            worker: Resources::zero().cpu_cores(w.0).nic(gbps(w.1)),
-            ps: Resources::zero().cpu_cores(s.0).nic(gbps(s.1)),
-            max_workers: n,
-            max_ps: n,
-            ps_at_most_workers: true,
-            sync: SyncMode::Asynchronous,
-            layers: None,
-        }),
-    )
-    .with_utility(utility)
-}
-
-fn table(v: &[f64]) -> Utility {
-    Utility::Table { values: v.to_vec() }
-}
-
 fn solve(inst: &Instance, params: OasisParams) -> crate::Result<Solved<OasisReport>> {
     Oasis::new(params)?.solve(inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))
-}
-
-fn close(a: f64, b: f64, tol: f64) -> bool {
-    (a - b).abs() <= tol * b.abs().max(1.0)
 }
 
 /// `cases` proptest cases, failures kept in
@@ -348,31 +292,7 @@ fn brute_force(case: &OracleCase, j: &OasisJob, view: &PriceView<'_>) -> Option<
         }
         per_slot.push(best);
     }
-    let choices = j.max_workers as usize + 1;
-    let combos = choices.pow(slots.len() as u32);
-    let mut best: Option<f64> = None;
-    for mut code in 0..combos {
-        let (mut cost, mut chunks, mut last) = (0.0, 0u64, None);
-        for (k, &t) in slots.iter().enumerate() {
-            let y = code % choices;
-            code /= choices;
-            cost += per_slot[k][y];
-            chunks += j.chunks_for(y as u64);
-            if y > 0 {
-                last = Some(t);
-            }
-        }
-        if let Some(t) = last
-            && cost.is_finite()
-            && chunks >= j.total_chunks
-        {
-            let payoff = j.utility_at(t) - cost;
-            if payoff > 0.0 && best.is_none_or(|b| payoff > b) {
-                best = Some(payoff);
-            }
-        }
-    }
-    best
+    best_payoff(j, &slots, &per_slot)
 }
 
 proptest! {
@@ -424,6 +344,7 @@ proptest! {
 mod exact {
     use super::*;
     use crate::algorithms::oasis::{ExactOptions, offline_optimum};
+    use crate::model::units::gbps;
     use crate::schedule::verify;
 
     /// The parameters with shared servers.
