@@ -3,7 +3,7 @@
 //! a 256-GPU cluster. Targets: ≤ 100 ms with `Selection::Joint`, ≤ 1 s with
 //! the default `Selection::Best`.
 //!
-//! The instance is `experiments::smd::generate` with 32 machines of 8 GPUs,
+//! The instance is `algorithms::smd::workload::generate` with 32 machines of 8 GPUs,
 //! 200 jobs, seed 0; every job is waiting with its whole work, on the empty
 //! cluster, so every job's candidate configurations are enumerated (the
 //! bench prints the epoch's candidates, LP columns after pruning and rows).
@@ -25,8 +25,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 
 mod common;
 use dmlsched::algorithms::Algorithm;
+use dmlsched::algorithms::smd::workload::{SmdWorkloadOptions, generate};
 use dmlsched::algorithms::smd::{DEFAULT_WINDOW, EpochJob, Selection, Smd, SmdParams, epoch};
-use dmlsched::experiments::smd::{SmdWorkloadOptions, generate};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 

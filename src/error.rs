@@ -61,10 +61,6 @@ pub enum Error {
     /// its ring-all-reduce model, an invalid option, a size guard).
     #[error("GADGET-style: {0}")]
     Gadget(#[from] GadgetError),
-    /// A GADGET-style evaluation set-up could not be generated (no trace
-    /// path, a missing trace, an empty window, an invalid option).
-    #[error("GADGET-style experiment: {0}")]
-    GadgetExperiment(#[from] crate::experiments::gadget::GadgetExperimentError),
     /// SJF-BCO or one of its baselines cannot run on the instance (a job
     /// outside the ring-all-reduce model, an invalid option, a size guard),
     /// or no trial placed every job.

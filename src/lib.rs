@@ -103,7 +103,7 @@
 //! | [`algorithms`] | the published algorithms, one module per system, each an [`algorithms::Algorithm`] returning [`algorithms::Solved`] |
 //! | [`baselines`] | the policies the papers compare against (FIFO, SJF, DRF, Tetris, …) |
 //! | [`registry`] | every policy and algorithm by name, with parameters from JSON |
-//! | [`experiments`] | the set-ups of the papers' experiments, one module per algorithm: generators with the papers' parameter ranges, reproductions of their figures |
+//! | [`experiments`] | studies of the crate's internals that reproduce a paper's measurement (the locality oracle's rounding quality); the papers' set-ups and figures are in the repository's unpublished `dmlsched-experiments` crate |
 //! | [`error`] | the crate's [`Error`] |
 //!
 //! ## Algorithms
@@ -138,8 +138,10 @@
 //! internal working types that no caller of the crate sets or reads are
 //! crate-private (they still show in `Debug` output); every field of a
 //! parameter, option, certificate or report type is public. The
-//! [`experiments`] module (the papers' set-ups and constants) is an
-//! unstable API: it may change in any release.
+//! [`experiments`] module is an unstable API: it may change in any release.
+//! The papers' set-ups, constants and figure reproductions are not part of
+//! the library: they live in the repository's unpublished
+//! `dmlsched-experiments` crate, built on this public API.
 //!
 //! ## Features
 //!

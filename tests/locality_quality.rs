@@ -1,7 +1,7 @@
 //! Rounding quality of the locality oracle's default inner solver (L-E5):
 //! LP rounding against the exact MIP on 200 random small single-job
 //! LOC-SUB programs, each at one deadline. The cases and the measurement
-//! live in the library (`experiments::locality::quality`, whose docs give
+//! live in the library (`experiments::locality_quality`, whose docs give
 //! the case distribution); `examples/locality.rs` runs the same
 //! measurement.
 //!
@@ -19,7 +19,7 @@
 //! `cost/OPT_MIP`, the cases where every draw failed and the misses.
 #![cfg(feature = "highs")]
 
-use dmlsched::experiments::locality::quality::{QualityOptions, default_variants, measure};
+use dmlsched::experiments::locality_quality::{QualityOptions, default_variants, measure};
 
 /// Largest allowed p95 of `cost/OPT_MIP`.
 const P95_MAX: f64 = 1.15;

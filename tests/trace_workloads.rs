@@ -5,9 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use dmlsched::experiments::oasis::{OasisWorkload, oasis_like_ps_jobs};
-use dmlsched::model::units::{gb, gbps};
-use dmlsched::model::{Architecture, Cluster, Instance, Resources};
+use dmlsched::model::{Architecture, Instance};
 use dmlsched::trace::catalog::{MS160_GPU_COUNTS, MS160_MODELS};
 use dmlsched::trace::recipe::SkipReason;
 use dmlsched::trace::synth::*;
@@ -141,41 +139,6 @@ fn gavel_like_scale_factors_and_determinism() {
     assert!((span / (N - 1) as f64 / 120.0 - 1.0).abs() < 0.05);
     assert_eq!(gavel_like(&mut rng(3), N, 30.0).unwrap(), jobs);
     assert!(gavel_like(&mut rng(3), 5, -1.0).is_err());
-}
-
-#[test]
-fn oasis_jobs_validate_in_an_instance() {
-    let p = OasisWorkload {
-        jobs: 80,
-        horizon_slots: 200,
-        ..OasisWorkload::default()
-    };
-    let jobs = oasis_like_ps_jobs(&mut rng(17), &p).unwrap();
-    assert_eq!(jobs.len(), 80);
-    assert_eq!(oasis_like_ps_jobs(&mut rng(17), &p).unwrap(), jobs);
-    let machine = Resources::zero()
-        .gpus(8.0)
-        .cpu_cores(64.0)
-        .memory(gb(256.0))
-        .storage(gb(1000.0))
-        .nic(gbps(50.0));
-    let cluster = Cluster::homogeneous(10, machine, gbps(100.0));
-    Instance::new(cluster, jobs, p.slot_length_s, p.horizon_slots).unwrap();
-
-    let diurnal = OasisWorkload {
-        diurnal_amplitude: 0.8,
-        ..p.clone()
-    };
-    assert!(
-        !oasis_like_ps_jobs(&mut rng(17), &diurnal)
-            .unwrap()
-            .is_empty()
-    );
-    let bad = OasisWorkload {
-        horizon_slots: 0,
-        ..p
-    };
-    assert!(oasis_like_ps_jobs(&mut rng(17), &bad).is_err());
 }
 
 /// A Philly-like trace from the generators, re-based to 0.

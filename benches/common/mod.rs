@@ -47,7 +47,14 @@ pub fn print_quantiles(label: &str, mut times: Vec<f64>) {
 #[cfg(feature = "serde")]
 pub fn grown_example(name: &str, n: usize) -> dmlsched::model::Instance {
     use dmlsched::model::{Instance, JobId};
-    let path = format!("{}/examples/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    // The repository's `examples/data`, also from the experiments crate.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = if root.join("examples/data").is_dir() {
+        root
+    } else {
+        root.parent().expect("the repository root")
+    };
+    let path = root.join("examples/data").join(name);
     let text = std::fs::read_to_string(&path).expect("example instance");
     let base = Instance::from_json(&text).expect("example instance parses");
     let spread = (0.75 * base.horizon_s()) as u64;

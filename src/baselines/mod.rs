@@ -85,7 +85,7 @@ use crate::placement::PlacementRule;
 /// the table runs at its entry, any other at [`requested_tasks`]. A
 /// requested configuration `k^req` usually comes from a trace or a workload
 /// generator (for example
-/// [`SmdJobDraw::requested`](crate::experiments::smd::SmdJobDraw::requested)).
+/// [`SmdJobDraw::requested`](crate::algorithms::smd::workload::SmdJobDraw::requested)).
 pub type RequestedSizes = BTreeMap<JobId, (u32, u32)>;
 
 /// The size a fixed-size policy named `policy` runs `job` at: its entry in

@@ -1,25 +1,18 @@
-//! The set-ups of the papers' experiments, one module per algorithm:
-//! generators with the papers' parameter ranges, reproductions of their
-//! figures.
+//! Studies of the crate's own internals that reproduce a measurement of a
+//! paper's evaluation. This is an unstable API: it may change in any
+//! release.
 //!
-//! The generic pieces (trace loaders, windows, Philly-, Gavel- and
-//! ms160-like generators, arrival processes, recipes) live in
-//! [`crate::trace`]; what is specific to one paper's evaluation lives here.
-//!
-//! This is an unstable API: paper set-ups may change in any release. The
-//! papers' constants and generators are offered for reproductions and
-//! benches only.
+//! The papers' experiment set-ups (generators with the papers' parameter
+//! ranges, reproductions of their figures) are not part of this library:
+//! they live in the unpublished `dmlsched-experiments` crate of the
+//! repository (`experiments/`), built on this crate's public API. What
+//! stays here needs the crate's internals:
 //!
 //! | module | paper | contents |
 //! |---|---|---|
-//! | [`oasis`] | Bao, Peng, Wu, Li, "Online Job Scheduling in Distributed Machine Learning Clusters", IEEE INFOCOM 2018 | OASiS-like parameter-server workloads ([`oasis::oasis_like_ps_jobs`]) and the seeded generator of the paper's Figures 3, 5 and 6 ([`oasis::repro`]) |
-//! | [`sjf_bco`] | Yu, Ji, Rajan, Liu, "On Scheduling Ring-All-Reduce Learning Jobs in Multi-Tenant GPU Clusters with Communication Contention", ACM MobiHoc 2022 | the 160-job ring-all-reduce instance generator ([`sjf_bco::paper_instance`]) under two calibrations ([`sjf_bco::Calibration`]) |
-//! | [`gadget`] | the crate's GADGET-style scheduler, after the abstract of Yu, Tian, Ji, Wu, Rajan, Liu, "GADGET: Online Resource Optimization for Scheduling Ring-All-Reduce Learning Jobs", IEEE INFOCOM 2022 | the synthetic scenario (16 × 8 GPUs, 400 × load jobs over 10 h) and the Philly window, with energy and fairness variants ([`gadget::GadgetScenario`]) |
-//! | [`smd`] | the crate's SMD-style scheduler, after the abstract of Yu, Wu, Ji, Liu, "A Sum-of-Ratios Multi-Dimensional-Knapsack Decomposition for DNN Resource Scheduling", IEEE INFOCOM 2021 | layered parameter-server jobs of four model types, Poisson arrivals at an offered GPU load ([`smd::generate`]) |
-//! | [`locality`] | the crate's locality-aware scheduler, after Yu, Liu, Wu, Ji, Bentley, "Toward Efficient Online Scheduling for Distributed Machine Learning Systems", IEEE TNSE 2021 | the default cluster and parameter-server workload with the Optimus model table ([`locality::LocalityWorkload`], [`locality::generate`]) |
+//! | [`locality_quality`] | the crate's locality-aware scheduler, after Yu, Liu, Wu, Ji, Bentley, "Toward Efficient Online Scheduling for Distributed Machine Learning Systems", IEEE TNSE 2021 | the rounding quality of the oracle's LP rounding against the exact MIP on random single-job programs ([`locality_quality::measure`]) |
+//! | `smd_rounding` (feature `highs`) | the crate's SMD-style scheduler, after the abstract of Yu, Wu, Ji, Liu, "A Sum-of-Ratios Multi-Dimensional-Knapsack Decomposition for DNN Resource Scheduling", IEEE INFOCOM 2021 | the rounded epoch plan against the LP relaxation and the exact MIP on random epochs of the layered workload, with the additive bound (`smd_rounding::run_e5`) |
 
-pub mod gadget;
-pub mod locality;
-pub mod oasis;
-pub mod sjf_bco;
-pub mod smd;
+pub mod locality_quality;
+#[cfg(feature = "highs")]
+pub mod smd_rounding;

@@ -240,3 +240,60 @@ mod tests {
         assert_eq!(r.model_bytes(), 97.7e6);
     }
 }
+
+/// One model of the Optimus parameter-server table ([`OPTIMUS_MODELS`]):
+/// compute time per mini-batch and gradient size.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OptimusModel {
+    /// The model's name.
+    pub name: &'static str,
+    /// `τ`, compute seconds per mini-batch.
+    pub compute_s: f64,
+    /// `e`, model (gradient) size, MB.
+    pub size_mb: f64,
+}
+
+/// The Optimus (Peng et al., EuroSys 2018) MXNet parameter-server testbed
+/// values, as published in the public `pengyanghua/DL2` simulator.
+pub const OPTIMUS_MODELS: [OptimusModel; 8] = [
+    OptimusModel {
+        name: "resnet-50",
+        compute_s: 0.449,
+        size_mb: 102.2,
+    },
+    OptimusModel {
+        name: "vgg-16",
+        compute_s: 0.535,
+        size_mb: 553.4,
+    },
+    OptimusModel {
+        name: "resnext-110",
+        compute_s: 0.226,
+        size_mb: 6.92,
+    },
+    OptimusModel {
+        name: "inception-bn",
+        compute_s: 0.815,
+        size_mb: 42.1,
+    },
+    OptimusModel {
+        name: "seq2seq",
+        compute_s: 0.075,
+        size_mb: 36.5,
+    },
+    OptimusModel {
+        name: "cnn-text-classification",
+        compute_s: 0.585,
+        size_mb: 24.0,
+    },
+    OptimusModel {
+        name: "dssm",
+        compute_s: 0.567,
+        size_mb: 6.0,
+    },
+    OptimusModel {
+        name: "wlm",
+        compute_s: 0.154,
+        size_mb: 19.2,
+    },
+];

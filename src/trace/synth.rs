@@ -158,7 +158,14 @@ pub fn philly_duration_quantile(u: f64) -> f64 {
     PHILLY_DURATION_QUANTILES[PHILLY_DURATION_QUANTILES.len() - 1].1
 }
 
-pub(crate) fn check_rate(name: &str, rate: f64) -> Result<(), TraceError> {
+/// `Ok` for a finite positive rate; otherwise an invalid-argument error
+/// naming `name`.
+///
+/// # Errors
+///
+/// [`TraceError::InvalidArgument`] for a rate that is not finite and
+/// positive.
+pub fn check_rate(name: &str, rate: f64) -> Result<(), TraceError> {
     if rate.is_finite() && rate > 0.0 {
         Ok(())
     } else {
@@ -380,12 +387,12 @@ pub fn ms160_gpu_count(rng: &mut impl Rng) -> u32 {
 }
 
 /// A uniform draw in `[lo, hi]` (inclusive integers).
-pub(crate) fn uniform_u32(rng: &mut impl Rng, (lo, hi): (u32, u32)) -> u32 {
+pub fn uniform_u32(rng: &mut impl Rng, (lo, hi): (u32, u32)) -> u32 {
     rng.random_range(lo..=hi)
 }
 
 /// A uniform draw in `[lo, hi]`.
-pub(crate) fn uniform_f64(rng: &mut impl Rng, (lo, hi): (f64, f64)) -> f64 {
+pub fn uniform_f64(rng: &mut impl Rng, (lo, hi): (f64, f64)) -> f64 {
     if hi > lo {
         lo + (hi - lo) * rng.random::<f64>()
     } else {

@@ -539,3 +539,38 @@ pub fn cut_at(
     }
     segments.retain(|sg| !sg.slots.is_empty());
 }
+
+/// The ring jobs of the stop-at-convergence tests (GADGET-style baselines
+/// and metrics): three servers, rings of 2–8 workers reserving 4 Gbit/s,
+/// converging after 70% of their iterations, arriving on slot boundaries;
+/// `F·τ` is never a whole number of slots.
+#[allow(dead_code)]
+pub fn convergence_instance() -> dmlsched::model::Instance {
+    use dmlsched::model::*;
+    let m = |i| {
+        Machine::new(
+            MachineId(i),
+            Resources::zero().gpus(4.0).cpu_cores(8.0).nic(1.25e9),
+            1e10,
+        )
+    };
+    let cluster = Cluster::new((0..3).map(m).collect());
+    let jobs = (0..8u32)
+        .map(|i| {
+            let r = RarJob {
+                workers: WorkerCounts::Fixed([2, 4, 6, 8][i as usize % 4]),
+                iterations: 1000 + 37 * u64::from(i),
+                convergence_iterations: Some(700 + 23 * u64::from(i)),
+                model_bytes: 1e8,
+                backward_per_iteration_s: 0.1,
+                reserved_bandwidth_bps: Some(5e8),
+                ..RarJob::default()
+            };
+            Job::new(JobId(i), f64::from(i / 2) * 60.0, r).with_utility(Utility::Linear {
+                g1: 50.0,
+                slope: 1.0,
+            })
+        })
+        .collect();
+    Instance::new(cluster, jobs, 60.0, 60).unwrap()
+}

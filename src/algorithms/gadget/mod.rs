@@ -100,7 +100,7 @@
 //! bound `T·|H|` ([`MAX_CELLS`]), the worker counts of a job
 //! ([`MAX_WORKER_COUNTS`]) and the search of one job ([`MAX_SEARCH`]).
 //!
-//! # Simulation, baselines and metrics
+//! # Simulation and baselines
 //!
 //! [`GadgetPolicy`] runs the scheduler in the simulator; with
 //! [`GadgetParams::sim_options`] (which stops rings at their convergence
@@ -111,12 +111,15 @@
 //! (`ff-bandwidth`, `ff-bandwidth-backfill`, `sjf-bco-online`,
 //! `rar-online-random`, `gadget-noprice` by name); all use the same
 //! reservation model and admit every job at its largest worker count
-//! (NoPrice: every job with a plan of positive value). [`GadgetMetrics`]
-//! measures any of them from its simulator run, and this scheduler also
-//! from its offline run: gross and net utility, admission and completion
-//! rates, JCT, deadlines met, GPU-hours, training avoided by stopping at
-//! convergence, GPU and NIC utilisation, and Jain's index over jobs and
-//! tenants ([`jain_index`]).
+//! (NoPrice: every job with a plan of positive value). The evaluation's
+//! metrics (gross and net utility, admission and completion rates, JCT,
+//! deadlines met, GPU-hours, training avoided by stopping at convergence,
+//! GPU and NIC utilisation, and Jain's index over jobs and tenants,
+//! [`jain_index`]) are `GadgetMetrics` of the repository's
+//! `dmlsched-experiments` crate, from any policy's simulator run or this
+//! scheduler's offline run; [`fastest_shapes`] and
+//! [`packed_iteration_slots`] give the durations under the scheduler's
+//! model that they and the evaluation's generators use.
 //!
 //! # Errors
 //!
@@ -157,9 +160,10 @@
 //! # Ok::<(), dmlsched::Error>(())
 //! ```
 
+mod durations;
 mod error;
 mod exact;
-mod metrics;
+mod fairness;
 mod model;
 mod noprice;
 mod oracle;
@@ -181,12 +185,13 @@ use rand::Rng;
 
 use super::{Algorithm, OnlineAlgorithm, Solved};
 
+pub use durations::{fastest_shapes, packed_iteration_slots};
 pub use error::GadgetError;
 pub use exact::{
     ChosenPlan, DEFAULT_OFFLINE_MIP_GAP, DEFAULT_OFFLINE_TIME_LIMIT_S, GadgetOptimum,
     OFFLINE_MAX_COLUMNS, OfflineLimits, offline_optimum, offline_optimum_weighted,
 };
-pub use metrics::{GadgetMetrics, JctStats, jain_index};
+pub use fairness::jain_index;
 pub(crate) use model::GadgetModel;
 pub use model::{
     DATA_UNIT_BYTES, GPU, GadgetJob, MAX_CELLS, MAX_DATA_PER_SLOT, MAX_ITERATIONS, MAX_JOBS,

@@ -321,3 +321,47 @@ fn a_job_without_reservation_uses_one_server() {
     assert!(!r.jobs[0].admitted() && r.jobs[1].admitted());
     assert_eq!(r.jobs[0].decision, Err(RejectReason::Unschedulable));
 }
+
+/// `fastest_shapes` gives `d^min`, the fewest slots among the shapes that
+/// fit the empty cluster, and `packed_iteration_slots` the iteration time of
+/// the requested workers on the fewest servers, both read from the model's
+/// shapes by hand (the GADGET-style evaluation calibrates its jobs with
+/// them).
+#[test]
+fn durations_for_generators_match_the_model_shapes() {
+    let cluster = Cluster::new((0..3).map(|i| machine(i, 8.0, 1.25e9, 1e10)).collect());
+    let jobs = [2, 6, 12, 16]
+        .iter()
+        .enumerate()
+        .map(|(i, &w)| constant(i as u32, ring(w, 500, 1e8, 0.2, Some(1e8)), 10.0))
+        .collect();
+    let inst = Instance::new(cluster, jobs, 60.0, 400).unwrap();
+    let params = GadgetParams::default();
+    let model = GadgetModel::new(&inst, &params).unwrap();
+    let fastest_of = fastest_shapes(&inst, &params).unwrap();
+    let packed = packed_iteration_slots(&inst, &params, 8).unwrap();
+    for j in &model.jobs {
+        let fastest = j
+            .shapes
+            .iter()
+            .filter(|s| s.servers * 8 >= s.workers && s.servers <= 3)
+            .map(|s| s.slots)
+            .min();
+        assert_eq!(
+            fastest_of[j.position].map(|(d, _)| d),
+            fastest,
+            "job {}",
+            j.id
+        );
+        let g = j.requested_workers;
+        let tau = j
+            .shapes
+            .iter()
+            .find(|s| s.workers == g && s.servers == g.div_ceil(8))
+            .map(|s| s.tau_slots);
+        assert_eq!(packed[j.position], tau, "job {}", j.id);
+    }
+    // Reserving, the 16-worker job spans two servers; every job fits.
+    assert!(fastest_of.iter().all(Option::is_some));
+    assert!(packed[3].is_some());
+}

@@ -163,6 +163,8 @@ mod session;
 pub(crate) mod sub;
 #[cfg(all(test, feature = "highs"))]
 mod tests_internal;
+#[cfg(all(test, feature = "highs", feature = "serde"))]
+mod tests_support;
 #[cfg(all(test, feature = "highs"))]
 mod tests_theory;
 mod verify;

@@ -50,8 +50,8 @@
 //! from past jobs): `offline_optimum` (feature `highs`) solves the exact
 //! MIP over the chunk model (the model Algorithm 2 searches) for small
 //! instances, and
-//! [`crate::experiments::oasis`] generates the paper's evaluation instances
-//! (`examples/oasis.rs` reproduces Figures 3, 5 and 6;
+//! the repository's `dmlsched-experiments` crate generates the paper's evaluation instances
+//! (its `oasis` example reproduces Figures 3, 5 and 6;
 //! `docs/reproduction.md` has the numbers).
 //!
 //! # Guarantee

@@ -144,7 +144,7 @@ fn check_free(instance: &Instance, free: &[Resources]) -> Result<Resources, SmdE
 ///
 /// ```
 /// use dmlsched::algorithms::smd::{EpochJob, Selection, SmdParams, epoch};
-/// use dmlsched::experiments::smd::{SmdWorkloadOptions, generate};
+/// use dmlsched::algorithms::smd::workload::{SmdWorkloadOptions, generate};
 ///
 /// let mut options = SmdWorkloadOptions::default();
 /// options.machines = 2;

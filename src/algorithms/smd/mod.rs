@@ -98,6 +98,7 @@ mod solve;
 #[cfg(test)]
 mod tests_internal;
 mod window;
+pub mod workload;
 
 pub use build::EpochJob;
 pub(crate) use build::{build_problem, candidates};

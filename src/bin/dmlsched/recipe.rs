@@ -2,7 +2,7 @@
 //! architecture from the trace's rows, or the SMD-style scheduler's layered
 //! workload.
 
-use dmlsched::experiments::smd::replay_workload;
+use dmlsched::algorithms::smd::workload::replay_workload;
 use dmlsched::model::Instance;
 use dmlsched::trace::{Arch, TraceJob};
 
@@ -20,7 +20,7 @@ pub(crate) enum Recipe {
     /// Jobs of one architecture (`trace::replay_instance`).
     Jobs(Arch),
     /// Layered parameter-server jobs of the SMD-style workload
-    /// (`experiments::smd::replay_workload`).
+    /// (`algorithms::smd::workload::replay_workload`).
     Layered,
 }
 

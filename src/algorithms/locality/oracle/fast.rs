@@ -126,43 +126,23 @@ fn settle(e: &mut Enumeration<'_>, a: u32, b: u32, lb: f64, repeated: bool) {
     e.prev_lb = Some(lb);
 }
 
-#[cfg(all(test, feature = "highs"))]
+#[cfg(all(test, feature = "highs", feature = "serde"))]
 mod equality {
     use rand::SeedableRng;
     use rand::rngs::ChaCha8Rng;
 
     use crate::algorithms::Algorithm;
-    use crate::algorithms::locality::{Locality, LocalityParams};
+    use crate::algorithms::locality::Locality;
+    use crate::algorithms::locality::tests_support::fixture;
     use crate::exact::Shortcut;
-    use crate::experiments::locality::{LocalityWorkload, generate};
 
     /// Busy runs (prices that differ per slot, jobs rejected on their LP
     /// bounds) and a quiet one (repeated LP optima) give the same
     /// schedules and objectives with the fast path off and on.
     #[test]
     fn locality_enumeration_forced_off_and_on_agree() {
-        let busy = LocalityWorkload {
-            jobs: 14,
-            machines: 6,
-            horizon_slots: 40,
-            window_slots: 12,
-            arrival_tail_slots: 8,
-            ..LocalityWorkload::default()
-        };
-        let quiet = LocalityWorkload {
-            jobs: 4,
-            machines: 4,
-            horizon_slots: 40,
-            window_slots: 16,
-            arrival_tail_slots: 8,
-            ..LocalityWorkload::default()
-        };
-        for (w, seed) in [(&busy, 3), (&busy, 11), (&quiet, 5)] {
-            let instance = generate(&mut ChaCha8Rng::seed_from_u64(seed), w).expect("workload");
-            let params = LocalityParams {
-                seed: Some(seed),
-                ..w.params()
-            };
+        for (name, seed) in [("busy-seed3", 3), ("busy-seed11", 11), ("quiet-seed5", 5)] {
+            let (instance, params) = fixture(name, seed);
             let run = |shortcut: Shortcut| {
                 Locality::new(params.clone())
                     .map(|a| a.with_shortcut(shortcut))

@@ -86,15 +86,15 @@ impl PsChoice {
     }
 }
 
-#[cfg(all(test, feature = "highs"))]
+#[cfg(all(test, feature = "highs", feature = "serde"))]
 mod equality {
     use rand::SeedableRng;
     use rand::rngs::ChaCha8Rng;
 
     use crate::algorithms::Algorithm;
-    use crate::algorithms::locality::{Locality, LocalityParams};
+    use crate::algorithms::locality::Locality;
+    use crate::algorithms::locality::tests_support::fixture;
     use crate::exact::Shortcut;
-    use crate::experiments::locality::{LocalityWorkload, generate};
     use crate::schedule::Schedule;
 
     /// Busy runs (more jobs than the machines hold, PS-heavy DISTRIBUTED
@@ -103,21 +103,9 @@ mod equality {
     /// run panics otherwise).
     #[test]
     fn locality_ps_choice_forced_off_and_on_agree() {
-        let w = LocalityWorkload {
-            jobs: 14,
-            machines: 6,
-            horizon_slots: 40,
-            window_slots: 12,
-            arrival_tail_slots: 8,
-            ..LocalityWorkload::default()
-        };
         let mut distributed_with_ps = 0;
-        for seed in [3, 11] {
-            let instance = generate(&mut ChaCha8Rng::seed_from_u64(seed), &w).expect("workload");
-            let params = LocalityParams {
-                seed: Some(seed),
-                ..w.params()
-            };
+        for (name, seed) in [("busy-seed3", 3), ("busy-seed11", 11)] {
+            let (instance, params) = fixture(name, seed);
             let run = |shortcut: Shortcut| {
                 Locality::new(params.clone())
                     .map(|a| a.with_shortcut(shortcut))
@@ -146,20 +134,8 @@ mod equality {
     fn locality_policy_forced_off_and_on_agree() {
         use crate::algorithms::OnlineAlgorithm;
         use crate::sim::{SimOptions, simulate};
-        let w = LocalityWorkload {
-            jobs: 14,
-            machines: 6,
-            horizon_slots: 40,
-            window_slots: 12,
-            arrival_tail_slots: 8,
-            ..LocalityWorkload::default()
-        };
         let seed = 3;
-        let instance = generate(&mut ChaCha8Rng::seed_from_u64(seed), &w).expect("workload");
-        let params = LocalityParams {
-            seed: Some(seed),
-            ..w.params()
-        };
+        let (instance, params) = fixture("busy-seed3", seed);
         let run = |shortcut: Shortcut| {
             let algorithm = Locality::new(params.clone())
                 .expect("params")
