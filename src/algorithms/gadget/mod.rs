@@ -184,7 +184,7 @@ use super::{Algorithm, OnlineAlgorithm, Solved};
 pub use error::GadgetError;
 pub use exact::{
     ChosenPlan, DEFAULT_OFFLINE_MIP_GAP, DEFAULT_OFFLINE_TIME_LIMIT_S, GadgetOptimum,
-    OFFLINE_MAX_COLUMNS, OfflineLimits, offline_optimum, offline_optimum_weighted,
+    OFFLINE_LIMITS, OFFLINE_MAX_COLUMNS, offline_optimum, offline_optimum_weighted,
 };
 pub use metrics::{GadgetMetrics, JctStats, jain_index};
 pub(crate) use model::GadgetModel;

@@ -194,7 +194,7 @@ pub use model::{
 };
 #[cfg(feature = "highs")]
 pub use offline::{
-    DEFAULT_OFFLINE_MIP_GAP, DEFAULT_OFFLINE_TIME_LIMIT_S, OFFLINE_MAX_COLUMNS, OfflineLimits,
+    DEFAULT_OFFLINE_MIP_GAP, DEFAULT_OFFLINE_TIME_LIMIT_S, OFFLINE_LIMITS, OFFLINE_MAX_COLUMNS,
     OfflineOptimum, offline_optimum,
 };
 pub(crate) use oracle::SolveCounters;

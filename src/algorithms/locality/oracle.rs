@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use crate::certificate::ExactStatus;
 use crate::exact::Shortcut;
-use crate::lp::SolveOptions;
+use crate::lp::{ExactMipLimits, SolveOptions};
 use crate::model::units::ceil_tol;
 use crate::online::{
     BoundInputs, DeadlineBound, OracleQuality, PriceView, PricingOracle, Reservation, Response,
@@ -401,9 +401,7 @@ impl LocalityOracle {
             InnerSolver::LpRound { .. } => DEFAULT_MIP_TIME_LIMIT_S,
         };
         let opts = MipOptions {
-            time_limit_s,
-            mip_rel_gap: EXACT_MIP_REL_GAP,
-            threads: 1,
+            limits: ExactMipLimits::new(time_limit_s, EXACT_MIP_REL_GAP, Some(1)),
             seed: 0,
         };
         stats.mip_solves += 1;
