@@ -147,10 +147,10 @@ fn run_case(inst: &Instance, params: &LocalityParams) {
             assert!(s.report.max_rho_hat >= 1.0);
             assert!(
                 s.report
-                    .rounding
+                    .totals
                     .cost_ratios
                     .iter()
-                    .all(|r| *r >= 1.0 - 1e-7)
+                    .all(|r| r.1 >= 1.0 - 1e-7)
             );
         }
         Err(
