@@ -125,7 +125,7 @@ fn pipeline(p: &PcProblem, seed: u64, limit: Option<f64>) -> (Option<f64>, f64, 
 fn mip(p: &PcProblem, limit: f64) -> (Option<f64>, f64, f64) {
     let t = Instant::now();
     let mut opts = MipOptions::default();
-    opts.time_limit_s = limit;
+    opts.limits.time_limit_s = limit;
     match solve_exact(p, &opts) {
         Ok(e) => (e.incumbent, e.dual_bound, t.elapsed().as_secs_f64()),
         Err(_) => (None, f64::NEG_INFINITY, t.elapsed().as_secs_f64()),

@@ -104,10 +104,10 @@ fn end_to_end_runs_pass_both_checkers() {
         assert!((check.total_utility - solved.certificate.objective).abs() < 1e-9);
         solved.certificate.check(1e-9).unwrap();
         // The certificate records the oracle's LP solves and the run seed.
-        assert!(solved.report.lp_solves > 0);
+        assert!(solved.report.totals.lp_solves > 0);
         assert_eq!(
             u64::from(solved.certificate.run.lp_solves),
-            solved.report.lp_solves
+            solved.report.totals.lp_solves
         );
         assert_eq!(solved.certificate.run.seed, Some(solved.report.seed));
         assert!(solved.report.run.outcomes[0].admitted());
@@ -374,8 +374,8 @@ fn l9_lp_round_certificate_follows_the_allowance() {
         assert_eq!(r.run.max_rho_hat, Some(r.max_rho_hat));
         assert_eq!(r.run.rho, Some(rho0));
         assert_eq!(r.per_job[0].quality, Some(OracleQuality::CostApprox));
-        assert!((r.rounding.max_cost_ratio - 12.0 / 11.0).abs() < 1e-9);
-        assert_eq!(r.rounding.fallbacks, 0);
+        assert!((r.totals.max_cost_ratio() - 12.0 / 11.0).abs() < 1e-9);
+        assert_eq!(r.totals.fallbacks, 0);
         let flagged = r
             .run
             .reasons

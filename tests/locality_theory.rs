@@ -11,7 +11,7 @@ mod common;
 use common::{WATCHDOG_S, within};
 use dmlsched::algorithms::Algorithm;
 use dmlsched::algorithms::locality::{
-    InnerSolver, Locality, LocalityError, LocalityParams, LocalityReport, OfflineLimits,
+    InnerSolver, Locality, LocalityError, LocalityParams, LocalityReport, OFFLINE_LIMITS,
     OfflineOptimum, SlotConfig, offline_optimum, verify_locality,
 };
 use dmlsched::model::units::{gb, gbps, mb};
@@ -99,14 +99,14 @@ fn two_jobs_compete_for_one_slot() {
     params.inner = InnerSolver::exact_mip();
     let jobs = vec![l1_job(0, 100.0, 10.0), l1_job(1, 80.0, 40.0)];
     let inst1 = Instance::new(Cluster::new(vec![l1_machine(0)]), jobs.clone(), 100.0, 1).unwrap();
-    let opt = offline_optimum(&inst1, &params, &OfflineLimits::default()).unwrap();
+    let opt = offline_optimum(&inst1, &params, &OFFLINE_LIMITS).unwrap();
     assert!(opt.optimal, "{:?}", opt.status);
     assert!(close(opt.objective, 100.0, 1e-9), "{}", opt.objective);
     assert_eq!(opt.completion, vec![(JobId(0), Some(0)), (JobId(1), None)]);
     check_optimum(&inst1, &params, &opt);
 
     let inst2 = Instance::new(Cluster::new(vec![l1_machine(0)]), jobs, 100.0, 2).unwrap();
-    let opt = offline_optimum(&inst2, &params, &OfflineLimits::default()).unwrap();
+    let opt = offline_optimum(&inst2, &params, &OFFLINE_LIMITS).unwrap();
     assert!(opt.optimal, "{:?}", opt.status);
     assert!(close(opt.objective, 170.0, 1e-9), "{}", opt.objective);
     assert!(opt.upper_bound <= 170.0 * (1.0 + 1e-9) + 1e-9);
@@ -160,7 +160,7 @@ fn without_local_the_shared_nic_admits_one_job() {
     params.allow_local = false;
     let jobs = vec![l1_job(0, 100.0, 10.0), l1_job(1, 80.0, 10.0)];
     let inst = Instance::new(Cluster::new(vec![l1_machine(0)]), jobs, 100.0, 5).unwrap();
-    let opt = offline_optimum(&inst, &params, &OfflineLimits::default()).unwrap();
+    let opt = offline_optimum(&inst, &params, &OFFLINE_LIMITS).unwrap();
     assert!(opt.optimal, "{:?}", opt.status);
     assert!(close(opt.objective, 80.0, 1e-9), "{}", opt.objective);
     assert_eq!(opt.completion, vec![(JobId(0), Some(2)), (JobId(1), None)]);
@@ -177,27 +177,27 @@ fn limits_and_size_are_typed_errors() {
     let params = LocalityParams::default();
     let bad = [
         {
-            let mut built = OfflineLimits::default();
+            let mut built = OFFLINE_LIMITS;
             built.time_limit_s = 0.0;
             built
         },
         {
-            let mut built = OfflineLimits::default();
+            let mut built = OFFLINE_LIMITS;
             built.time_limit_s = f64::NAN;
             built
         },
         {
-            let mut built = OfflineLimits::default();
+            let mut built = OFFLINE_LIMITS;
             built.mip_rel_gap = 1.0;
             built
         },
         {
-            let mut built = OfflineLimits::default();
-            built.max_columns = 0;
+            let mut built = OFFLINE_LIMITS;
+            built.max_columns = Some(0);
             built
         },
         {
-            let mut built = OfflineLimits::default();
+            let mut built = OFFLINE_LIMITS;
             built.threads = Some(0);
             built
         },
@@ -214,8 +214,8 @@ fn limits_and_size_are_typed_errors() {
         );
     }
     // 2 jobs × (2 slots × (4·1 + 2) + 1) = 26 columns estimated.
-    let mut tight = OfflineLimits::default();
-    tight.max_columns = 25;
+    let mut tight = OFFLINE_LIMITS;
+    tight.max_columns = Some(25);
     assert!(matches!(
         offline_optimum(&inst, &params, &tight),
         Err(dmlsched::Error::Locality(LocalityError::OfflineTooLarge {
@@ -232,7 +232,7 @@ fn limits_and_size_are_typed_errors() {
     };
     assert_eq!(OFFLINE_MAX_COLUMNS, 1024);
     assert!(matches!(
-        offline_optimum(&many(8), &params, &OfflineLimits::default()),
+        offline_optimum(&many(8), &params, &OFFLINE_LIMITS),
         Err(dmlsched::Error::Locality(LocalityError::OfflineTooLarge {
             columns: 1160,
             ..
@@ -410,7 +410,7 @@ proptest! {
             // The optimum depends on the model only, not on the inner solver.
             let mut model = LocalityParams::default();
             model.allow_local = allow_local;
-            let opt = offline_optimum(&inst, &model, &OfflineLimits::default())
+            let opt = offline_optimum(&inst, &model, &OFFLINE_LIMITS)
                 .map_err(|e| TestCaseError::fail(format!("{e}")))?;
             check_optimum(&inst, &model, &opt);
             for base in [exact_params(), lp_round_params()] {
@@ -542,7 +542,7 @@ fn offline_runtime_at_the_intended_size() {
             .collect();
         let inst = tiny_instance(&machines, &jobs, 8);
         let params = exact_params();
-        let opt = offline_optimum(&inst, &params, &OfflineLimits::default()).unwrap();
+        let opt = offline_optimum(&inst, &params, &OFFLINE_LIMITS).unwrap();
         check_optimum(&inst, &params, &opt);
         let alg = |p: &LocalityParams| {
             let mut rng = ChaCha8Rng::seed_from_u64(11);
@@ -602,7 +602,7 @@ fn schedulable_jobs_are_never_declared_unschedulable() {
     let inst = tiny_instance(&machines, &jobs, 4);
     let mut params = exact_params();
     params.allow_local = false;
-    let opt = offline_optimum(&inst, &params, &OfflineLimits::default()).unwrap();
+    let opt = offline_optimum(&inst, &params, &OFFLINE_LIMITS).unwrap();
     assert!(opt.optimal && opt.plans[0].1.is_some());
     let solved = run_online(&inst, &params).unwrap().unwrap();
     assert!(

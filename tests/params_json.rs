@@ -48,6 +48,17 @@ fn a_partial_object_overrides_only_its_fields() {
     let p: LocalityParams = serde_json::from_str(r#"{"pd": {"admission_epsilon": 0.5}}"#).unwrap();
     assert_eq!(p.pd.admission_epsilon, 0.5);
     assert!(p.pd.recompute_final_dual);
+    // Limits given in part keep the formulation's other defaults.
+    use dmlsched::algorithms::sjf_bco::formulation::DEFAULT_LIMITS;
+    let text = r#"{"time_indexed_bound": {"limits": {"time_limit_s": 5}}}"#;
+    let p: SjfBcoParams = serde_json::from_str(text).unwrap();
+    let limits = p.time_indexed_bound.unwrap().limits;
+    assert_eq!(limits, {
+        let mut built = DEFAULT_LIMITS;
+        built.time_limit_s = 5.0;
+        built
+    });
+    assert_eq!(limits.max_columns, Some(20_000));
 }
 
 /// Every enum of every parameter struct the command line reads

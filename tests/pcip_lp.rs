@@ -13,7 +13,7 @@ use dmlsched::pcip::{MipOptions, PcError, solve_exact, solve_lp};
 /// MIP options for tests: 1 s limit (the instances solve in ms).
 fn mip() -> MipOptions {
     let mut built = MipOptions::default();
-    built.time_limit_s = 1.0;
+    built.limits.time_limit_s = 1.0;
     built
 }
 

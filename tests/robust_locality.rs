@@ -11,7 +11,7 @@ use common::{WATCHDOG_S, within};
 use dmlsched::algorithms::Algorithm;
 use dmlsched::algorithms::locality::{
     BatchObjective, InnerSolver, Locality, LocalityBatch, LocalityBatchParams, LocalityParams,
-    OfflineLimits, offline_optimum, verify_locality,
+    OFFLINE_LIMITS, offline_optimum, verify_locality,
 };
 use dmlsched::model::units::{gb, gbps, mb};
 use dmlsched::model::*;
@@ -147,10 +147,10 @@ fn run_case(inst: &Instance, params: &LocalityParams) {
             assert!(s.report.max_rho_hat >= 1.0);
             assert!(
                 s.report
-                    .rounding
+                    .totals
                     .cost_ratios
                     .iter()
-                    .all(|r| *r >= 1.0 - 1e-7)
+                    .all(|r| r.1 >= 1.0 - 1e-7)
             );
         }
         Err(
@@ -343,7 +343,7 @@ proptest! {
             let mut params = LocalityParams::default();
             params.allow_local = allow_local;
             params.horizon = window;
-            let mut limits = OfflineLimits::default();
+            let mut limits = OFFLINE_LIMITS;
             limits.time_limit_s = 5.0;
             match offline_optimum(&inst, &params, &limits) {
                 Ok(opt) => {

@@ -686,7 +686,7 @@ fn random_groups_derivations_and_moves_give_a_result_or_a_typed_error() {
                 seed: case,
                 mip: {
                     let mut built = MipOptions::default();
-                    built.time_limit_s = 2.0;
+                    built.limits.time_limit_s = 2.0;
                     built
                 },
                 ..RoundingSolver::default()
@@ -765,7 +765,7 @@ fn the_time_limit_bounds_the_lp_relaxation() {
         time_limit_s: Some(2.0),
         mip: {
             let mut built = MipOptions::default();
-            built.time_limit_s = 10.0;
+            built.limits.time_limit_s = 10.0;
             built
         },
         ..RoundingSolver::default()
@@ -966,7 +966,7 @@ mod fuzz {
             trials: 4,
             mip: {
                 let mut built = MipOptions::default();
-                built.time_limit_s = 5.0;
+                built.limits.time_limit_s = 5.0;
                 built
             },
             ..RoundingSolver::default()

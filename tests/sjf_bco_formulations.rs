@@ -167,7 +167,7 @@ fn closed_form_known_answers() {
 #[test]
 fn models_build_without_solver() {
     let inp = input(&[2, 3], &[(3, 4.0), (2, 4.0), (1, 2.0)]);
-    let m = build_compact(&inp, CompactForm::default(), DEFAULT_MAX_COLUMNS).unwrap();
+    let m = build_compact(&inp, CompactForm::default(), Some(DEFAULT_MAX_COLUMNS)).unwrap();
     // |J|·N binaries and θ; |J| gang rows, N GPU rows, N − |S| symmetry rows.
     assert_eq!(m.lp().n_cols(), 3 * 5 + 1);
     assert_eq!(m.lp().n_rows(), 3 + 5);
@@ -181,7 +181,7 @@ fn models_build_without_solver() {
             valid_inequality: false,
             symmetry: Symmetry::Off,
         },
-        DEFAULT_MAX_COLUMNS,
+        Some(DEFAULT_MAX_COLUMNS),
     )
     .unwrap();
     assert_eq!(plain.lp().n_rows(), 3 + 5);
@@ -192,11 +192,11 @@ fn models_build_without_solver() {
             symmetry,
             ..CompactForm::default()
         };
-        let m = build_compact(&inp, form, DEFAULT_MAX_COLUMNS).unwrap();
+        let m = build_compact(&inp, form, Some(DEFAULT_MAX_COLUMNS)).unwrap();
         assert_eq!(m.lp().n_rows(), 3 + 5 + extra, "{symmetry:?}");
     }
 
-    let agg = build_server_aggregated(&inp, DEFAULT_MAX_COLUMNS).unwrap();
+    let agg = build_server_aggregated(&inp, Some(DEFAULT_MAX_COLUMNS)).unwrap();
     assert_eq!((agg.lp().n_cols(), agg.lp().n_rows()), (3 * 2 + 1, 3 + 2));
     // y_{0,0} ≤ min(G, O) = 2.
     assert_eq!(agg.lp().col_bounds(0), Some((0.0, 2.0)));
@@ -307,7 +307,7 @@ fn typed_errors_for_bad_options_and_sizes() {
     use FormulationError as E;
     let inp = input(&[4, 4], &[(2, 3.0); 9]);
     assert!(matches!(
-        build_compact(&inp, CompactForm::default(), 10),
+        build_compact(&inp, CompactForm::default(), Some(10)),
         Err(E::TooLarge {
             what: "columns",
             size: 73,
@@ -316,7 +316,7 @@ fn typed_errors_for_bad_options_and_sizes() {
         })
     ));
     assert!(matches!(
-        build_server_aggregated(&inp, 5),
+        build_server_aggregated(&inp, Some(5)),
         Err(E::TooLarge {
             what: "columns",
             ..
@@ -368,7 +368,7 @@ fn typed_errors_for_bad_options_and_sizes() {
         Err(E::TooLarge { what: "slots", .. })
     ));
     assert!(matches!(
-        with(|o| o.limits.max_columns = 3),
+        with(|o| o.limits.max_columns = Some(3)),
         Err(E::TooLarge {
             what: "columns",
             ..
@@ -657,10 +657,10 @@ fn solving_without_highs_is_unavailable() {
         solve_compact_ilp(&inp, &CompactOptions::default()).unwrap_err()
     ));
     assert!(unavailable(
-        lp_lower_bound(&inp, true, DEFAULT_MAX_COLUMNS).unwrap_err()
+        lp_lower_bound(&inp, true, Some(DEFAULT_MAX_COLUMNS)).unwrap_err()
     ));
     assert!(unavailable(
-        solve_server_aggregated(&inp, &MipLimits::default()).unwrap_err()
+        solve_server_aggregated(&inp, &DEFAULT_LIMITS).unwrap_err()
     ));
     assert!(unavailable(
         solve_time_indexed(&inp, &TimeIndexedOptions::default()).unwrap_err()
@@ -723,7 +723,7 @@ fn known_answer_shared_gpu() {
     // max(4·2, 4·3)/2 = 6. The jobs cannot run together (5 > 4 GPUs), so
     // the time-indexed optimum is 4 + 4 = 8.
     let inp = input(&[2, 2], &[(3, 4.0), (2, 4.0)]);
-    let lp = lp_lower_bound(&inp, true, DEFAULT_MAX_COLUMNS).unwrap();
+    let lp = lp_lower_bound(&inp, true, Some(DEFAULT_MAX_COLUMNS)).unwrap();
     assert!((lp.value - 5.0).abs() < 1e-7);
     let c = compact(&inp, CompactForm::default());
     assert!((c.theta.unwrap() - 8.0).abs() < 1e-9);
@@ -732,7 +732,7 @@ fn known_answer_shared_gpu() {
     let a = c.assignment.as_ref().unwrap();
     assert_eq!((a[0].len(), a[1].len()), (3, 2));
     assert!(a[0].iter().any(|g| a[1].contains(g)));
-    let agg = solve_server_aggregated(&inp, &MipLimits::default()).unwrap();
+    let agg = solve_server_aggregated(&inp, &DEFAULT_LIMITS).unwrap();
     assert!(agg.report.optimal);
     assert!((agg.theta.unwrap() - 6.0).abs() < 1e-9);
     let t = ti(&inp);
@@ -790,14 +790,14 @@ fn closed_form_equals_lp_on_random_instances() {
         let u = rng.random_range(1.0..1.5);
         let inp = FormulationInput::from_counts(&servers, &jobs, u).unwrap();
         let lb = lower_bound_closed_form(&inp);
-        let lp = lp_lower_bound(&inp, true, DEFAULT_MAX_COLUMNS).unwrap();
+        let lp = lp_lower_bound(&inp, true, Some(DEFAULT_MAX_COLUMNS)).unwrap();
         assert!(
             (lp.value - lb).abs() <= 1e-7 * lb,
             "case {case}: LP {} vs closed form {lb}",
             lp.value
         );
         let area = area_lower_bound(&inp);
-        let plain = lp_lower_bound(&inp, false, DEFAULT_MAX_COLUMNS).unwrap();
+        let plain = lp_lower_bound(&inp, false, Some(DEFAULT_MAX_COLUMNS)).unwrap();
         assert!(
             (plain.value - area).abs() <= 1e-7 * area,
             "case {case}: LP without the valid inequality {} vs area {area}",
@@ -858,7 +858,7 @@ fn bound_sandwich_on_small_instances() {
     // LB ≤ θ*_agg ≤ θ*_ILP ≤ OPT_TI ≤ list-schedule makespan, up to 8 jobs
     // on up to 3 servers with durations up to 6 (u = 1, integer ρ̂ = d).
     let mut rng = ChaCha8Rng::seed_from_u64(0x5a_dd1e);
-    let mut limits = MipLimits::default();
+    let mut limits = DEFAULT_LIMITS;
     limits.time_limit_s = 10.0;
     let mut stopped = 0;
     for case in 0..100 {
@@ -868,7 +868,7 @@ fn bound_sandwich_on_small_instances() {
         let agg = solve_server_aggregated(&inp, &limits).unwrap();
         let c = solve_compact_ilp(&inp, &{
             let mut built_ = CompactOptions::default();
-            built_.limits = limits.clone();
+            built_.limits = limits;
             built_
         })
         .unwrap();

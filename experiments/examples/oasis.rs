@@ -363,7 +363,7 @@ fn figure5(args: &Args, seeds: u64, rows: &mut Vec<Row>) -> Result<(), String> {
                 let inst = &g.instance;
                 let exact = offline_optimum(inst, &{
                     let mut built = ExactOptions::default();
-                    built.time_limit_s = limit;
+                    built.limits.time_limit_s = limit;
                     built.work_model = WorkModel::Chunks;
                     built
                 })

@@ -179,6 +179,15 @@ pub fn requested_tasks(job: &Job) -> (u32, u32) {
 /// The parameters the registry's
 /// [`by_name_with`](crate::registry::by_name_with) sets on the baselines it
 /// builds.
+///
+/// ```
+/// use dmlsched::baselines::BaselineParams;
+/// let mut params = BaselineParams::default();
+/// // Two queues and a one-GPU-hour threshold, and the starvation guard.
+/// params.tiresias.thresholds = vec![3600.0];
+/// params.tiresias.starve_factor = Some(2.0);
+/// assert!(params.tiresias.validate().is_ok());
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct BaselineParams {
@@ -186,20 +195,18 @@ pub struct BaselineParams {
     /// Tetris, Tiresias, DRF, proportional share, Optimus, RRH, Dorm-like);
     /// default [`PlacementRule::BestFit`].
     pub placement: PlacementRule,
-    /// Tiresias's queue thresholds, GPU-seconds ([`Tiresias::thresholds`];
-    /// default [`Tiresias::SIMULATOR_THRESHOLDS`]).
-    pub tiresias_thresholds: Vec<f64>,
-    /// Tiresias's starvation guard ([`Tiresias::starve_factor`]; default
-    /// off).
-    pub tiresias_starve_factor: Option<f64>,
+    /// The Tiresias policy handed out for `tiresias`, with its own settings
+    /// (queue thresholds, starvation guard, requested sizes) and its
+    /// placement replaced by [`placement`](Self::placement); default
+    /// [`Tiresias::default`].
+    pub tiresias: Tiresias,
 }
 
 impl Default for BaselineParams {
     fn default() -> Self {
         BaselineParams {
             placement: PlacementRule::BestFit,
-            tiresias_thresholds: Tiresias::SIMULATOR_THRESHOLDS.to_vec(),
-            tiresias_starve_factor: None,
+            tiresias: Tiresias::default(),
         }
     }
 }

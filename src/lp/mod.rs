@@ -85,6 +85,7 @@ use crate::model::units::Num;
 pub(crate) mod highs;
 mod limits;
 
+pub(crate) use limits::over_column_cap;
 pub use limits::{ExactMipLimits, InvalidLimit};
 
 /// Whether a column is continuous or must take an integer value.

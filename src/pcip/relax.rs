@@ -7,7 +7,9 @@ use super::problem::{PcProblem, RowSense, evaluate};
 use super::repair::{RepairOptions, repair};
 use super::rounding::snap;
 use crate::certificate::{Bound, BoundKind, ExactStatus, Sense};
-use crate::lp::{self, ColumnKind, LinearProgram, LpSolution, LpStatus, SolveOptions};
+use crate::lp::{
+    self, ColumnKind, ExactMipLimits, LinearProgram, LpSolution, LpStatus, SolveOptions,
+};
 
 /// The LP relaxation of a [`PcProblem`]: the cleaned LP point (clamped to
 /// `[0, u]`, integer columns snapped within 1e-9), the normalised duals and
@@ -260,28 +262,36 @@ fn class_index(c: RowClass) -> usize {
 }
 
 /// Options of the exact MIP (the same model with integer columns, solved by
-/// the [`lp`](crate::lp) layer's MIP solver).
+/// the [`lp`](crate::lp) layer's MIP solver): its limits and the solver's
+/// seed.
+///
+/// ```
+/// use dmlsched::pcip::MipOptions;
+/// let mut opts = MipOptions::default();
+/// assert_eq!((opts.limits.time_limit_s, opts.limits.threads, opts.seed), (30.0, Some(1), 0));
+/// opts.limits.time_limit_s = 5.0;
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct MipOptions {
-    /// Time limit of the MIP solve in seconds (default 30). It bounds the
-    /// MIP alone; [`RoundingSolver::time_limit_s`](super::RoundingSolver::time_limit_s)
-    /// bounds a whole pipeline run, LP relaxation included.
-    pub time_limit_s: f64,
-    /// Relative gap at which HiGHS stops (default 1e-6).
-    pub mip_rel_gap: f64,
-    /// Solver threads (default 1).
-    pub threads: u32,
-    /// Solver seed (default 0).
+    /// Limits of the MIP solve: time limit in seconds (default 30; it
+    /// bounds the MIP alone, while
+    /// [`RoundingSolver::time_limit_s`](super::RoundingSolver::time_limit_s)
+    /// bounds a whole pipeline run, LP relaxation included), relative gap
+    /// at which HiGHS stops (default 1e-6) and threads (default
+    /// `Some(1)`). Not validated here, except that a column cap is refused
+    /// (`max_columns` must be `None`).
+    pub limits: ExactMipLimits,
+    /// HiGHS's random seed of the MIP solve (default 0): not the rounding
+    /// seed ([`RoundingSolver::seed`](super::RoundingSolver::seed)) nor the
+    /// LP relaxation's ([`RoundingSolver::lp`](super::RoundingSolver::lp)).
     pub seed: u32,
 }
 
 impl Default for MipOptions {
     fn default() -> Self {
         MipOptions {
-            time_limit_s: 30.0,
-            mip_rel_gap: 1e-6,
-            threads: 1,
+            limits: ExactMipLimits::new(30.0, 1e-6, Some(1)),
             seed: 0,
         }
     }
@@ -327,16 +337,18 @@ pub struct ExactResult {
 /// [`PcError::IntegerInfeasible`] when the solver proves infeasibility,
 /// [`PcError::LpUnbounded`]/[`PcError::LpUnboundedOrInfeasible`] for
 /// unbounded outcomes, [`PcError::Lp`] for solver failures or a missing
-/// solver. A limit is not an error: the status says so, with or without an
+/// solver, [`PcError::InvalidOption`] (`"max_columns"`) for a column cap.
+/// A limit is not an error: the status says so, with or without an
 /// incumbent.
 pub fn solve_exact(p: &PcProblem, opts: &MipOptions) -> Result<ExactResult, PcError> {
+    if let Some(n) = opts.limits.max_columns {
+        return Err(PcError::InvalidOption {
+            option: "max_columns",
+            reason: format!("{n}: the exact MIP takes no column cap (use None)"),
+        });
+    }
     let lp = build_lp(p);
-    let so = SolveOptions::default()
-        .with_time_limit(opts.time_limit_s)
-        .with_mip_rel_gap(opts.mip_rel_gap)
-        .with_threads(opts.threads)
-        .with_seed(opts.seed)
-        .with_presolve(false);
+    let so = opts.limits.proof_solve_options().with_seed(opts.seed);
     let sol = lp::solve(&lp, &so)?;
     let to_user = |v: f64| match p.sense() {
         Sense::Minimise => v,
@@ -367,7 +379,7 @@ pub fn solve_exact(p: &PcProblem, opts: &MipOptions) -> Result<ExactResult, PcEr
         }
     };
     let x = match x {
-        Some(x) => match checked_incumbent(p, x, opts.time_limit_s) {
+        Some(x) => match checked_incumbent(p, x, opts.limits.time_limit_s) {
             Incumbent::Feasible(x) => Some(x),
             Incumbent::Repaired(x) => {
                 status = ExactStatus::Limit {

@@ -611,7 +611,9 @@ impl RoundingSolver {
         let may_fall_back = matches!(self.exact, ExactMode::Fallback | ExactMode::IfSmall { .. });
         let mut exact: Option<ExactResult> = None;
         let mut best: Option<Best> = None;
-        if small && let Some(e) = self.run_exact(p, &clock, &mut run, self.mip.time_limit_s)? {
+        if small
+            && let Some(e) = self.run_exact(p, &clock, &mut run, self.mip.limits.time_limit_s)?
+        {
             best =
                 e.x.clone()
                     .zip(e.incumbent)
@@ -649,7 +651,7 @@ impl RoundingSolver {
         if best.is_none()
             && may_fall_back
             && exact.is_none()
-            && let Some(e) = self.run_exact(p, &clock, &mut run, self.mip.time_limit_s)?
+            && let Some(e) = self.run_exact(p, &clock, &mut run, self.mip.limits.time_limit_s)?
         {
             best =
                 e.x.clone()
@@ -867,10 +869,8 @@ impl RoundingSolver {
         else {
             return Ok(None);
         };
-        let opts = MipOptions {
-            time_limit_s: limit,
-            ..self.mip.clone()
-        };
+        let mut opts = self.mip.clone();
+        opts.limits.time_limit_s = limit;
         let t = Instant::now();
         let e = solve_exact(p, &opts)?;
         run.add_stage("mip", t.elapsed().as_secs_f64());

@@ -22,7 +22,7 @@ use crate::algorithms::gadget::GadgetNoPrice;
 use crate::algorithms::sjf_bco::{RarOnlineRandom, SjfBcoOnline};
 use crate::baselines::{
     BaselineParams, Drf, Fifo, FifoFirstFitBandwidth, Optimus, ProportionalShare, Rrh, RrhParams,
-    Sjf, Tetris, Tiresias,
+    Sjf, Tetris,
 };
 #[cfg(feature = "highs")]
 use crate::baselines::{DormLike, DormParams};
@@ -70,8 +70,10 @@ pub fn by_name(name: &str) -> Option<Box<dyn crate::sim::Policy>> {
 }
 
 /// A baseline by name (as [`by_name`]) with `params`: the placement rule on
-/// every baseline that takes one, and Tiresias's queues. Invalid Tiresias
-/// parameters are reported by the run ([`Tiresias::validate`]).
+/// every baseline that takes one, and `tiresias` as
+/// [`params.tiresias`](BaselineParams::tiresias) (with that placement).
+/// Invalid Tiresias parameters are reported by the run
+/// ([`Tiresias::validate`](crate::baselines::Tiresias::validate)).
 ///
 /// ```
 /// use dmlsched::baselines::BaselineParams;
@@ -100,9 +102,7 @@ pub fn by_name_with(name: &str, params: &BaselineParams) -> Option<Box<dyn crate
         }),
         "tetris" => Box::new(Tetris { placement }),
         "tiresias" => {
-            let mut t = Tiresias::default();
-            t.thresholds.clone_from(&params.tiresias_thresholds);
-            t.starve_factor = params.tiresias_starve_factor;
+            let mut t = params.tiresias.clone();
             t.placement = placement;
             Box::new(t)
         }

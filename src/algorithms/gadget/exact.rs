@@ -22,11 +22,11 @@ use super::params::{FairnessWeighting, GadgetParams};
 use super::plan::GadgetPlan;
 use super::run::schedule_of_plans;
 
-/// Default most columns [`offline_optimum`] builds
-/// ([`OfflineLimits::max_columns`]), estimated before anything is
-/// enumerated. Three 4-GPU servers, 12 slots and six jobs with worker counts
-/// `{1, 2, 4}` need at most `6 · 12 · 24 = 1,728` columns.
-pub const OFFLINE_MAX_COLUMNS: u64 = 4096;
+/// Default most columns [`offline_optimum`] builds ([`OFFLINE_LIMITS`]'
+/// `max_columns`), estimated before anything is enumerated. Three 4-GPU
+/// servers, 12 slots and six jobs with worker counts `{1, 2, 4}` need at
+/// most `6 · 12 · 24 = 1,728` columns.
+pub const OFFLINE_MAX_COLUMNS: usize = 4096;
 
 /// Default wall-clock limit of the offline solve, seconds.
 pub const DEFAULT_OFFLINE_TIME_LIMIT_S: f64 = 60.0;
@@ -34,52 +34,15 @@ pub const DEFAULT_OFFLINE_TIME_LIMIT_S: f64 = 60.0;
 /// Default relative gap of the offline solve.
 pub const DEFAULT_OFFLINE_MIP_GAP: f64 = 1e-9;
 
-/// Limits of [`offline_optimum`]: the solver's, and the size of the
-/// program.
-#[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[non_exhaustive]
-pub struct OfflineLimits {
-    /// Time limit (default [`DEFAULT_OFFLINE_TIME_LIMIT_S`] = 60 s; at the
-    /// limit the solver's dual bound is the upper bound on `OPT`), relative
-    /// gap (default [`DEFAULT_OFFLINE_MIP_GAP`] = 10⁻⁹) and threads
-    /// (default `None`: one thread, deterministic).
-    pub solver: ExactMipLimits,
-    /// Most columns, estimated before enumerating (default
-    /// [`OFFLINE_MAX_COLUMNS`] = 4,096); at least 1.
-    pub max_columns: u64,
-}
-
-impl Default for OfflineLimits {
-    fn default() -> Self {
-        OfflineLimits {
-            solver: ExactMipLimits {
-                time_limit_s: DEFAULT_OFFLINE_TIME_LIMIT_S,
-                mip_rel_gap: DEFAULT_OFFLINE_MIP_GAP,
-                threads: None,
-            },
-            max_columns: OFFLINE_MAX_COLUMNS,
-        }
-    }
-}
-
-impl OfflineLimits {
-    /// Checks the limits.
-    ///
-    /// # Errors
-    ///
-    /// [`GadgetError::InvalidOption`] for a time limit that is not positive
-    /// and finite, a gap outside `[0, 1)`, `max_columns = 0` or
-    /// `threads == Some(0)`.
-    pub fn validate(&self) -> Result<(), GadgetError> {
-        self.solver
-            .validate_with_max_columns(self.max_columns)
-            .map_err(|e| GadgetError::InvalidOption {
-                name: e.name,
-                reason: e.reason,
-            })
-    }
-}
+/// Default limits of [`offline_optimum`]: time limit
+/// [`DEFAULT_OFFLINE_TIME_LIMIT_S`] = 60 s (at the limit the solver's dual
+/// bound is the upper bound on `OPT`), relative gap
+/// [`DEFAULT_OFFLINE_MIP_GAP`] = 10⁻⁹, threads `None` (one thread,
+/// deterministic) and at most [`OFFLINE_MAX_COLUMNS`] = 4,096 columns,
+/// estimated before enumerating (`None`: no cap).
+pub const OFFLINE_LIMITS: ExactMipLimits =
+    ExactMipLimits::new(DEFAULT_OFFLINE_TIME_LIMIT_S, DEFAULT_OFFLINE_MIP_GAP, None)
+        .with_max_columns(OFFLINE_MAX_COLUMNS);
 
 /// One job's schedule in the offline optimum.
 #[derive(Debug, Clone, PartialEq)]
@@ -368,12 +331,12 @@ fn build(model: &GadgetModel, columns: &[Column]) -> LinearProgram {
 
 /// Solves the program: `(status, incumbent point or empty, dual bound)`.
 /// An empty program is solved without the solver (optimum 0).
-fn solve(lp: &LinearProgram, limits: &OfflineLimits) -> crate::Result<(LpStatus, Vec<f64>, f64)> {
+fn solve(lp: &LinearProgram, limits: &ExactMipLimits) -> crate::Result<(LpStatus, Vec<f64>, f64)> {
     if lp.n_cols() == 0 {
         return Ok((LpStatus::Optimal, Vec::new(), 0.0));
     }
     // Presolve off: the optimum and the dual bound are used as proofs.
-    let sol = lp::solve(lp, &limits.solver.proof_solve_options())?;
+    let sol = lp::solve(lp, &limits.proof_solve_options())?;
     let point = |has: bool, primal: Vec<f64>| if has { primal } else { Vec::new() };
     match sol.status {
         LpStatus::Optimal if sol.has_primal => {
@@ -548,7 +511,7 @@ fn apply_weights(
 /// `S` the starts of positive value and `E_{w,n}` the embeddings, at most
 /// `C(|H|, n)` server sets times the compositions of `w` into `n` parts of
 /// at most `max_h O_h`. The sum of those products is the estimate checked
-/// against [`OfflineLimits::max_columns`] before anything is enumerated
+/// against `limits.max_columns` before anything is enumerated
 /// (the sum stops once past the limit, so checking costs at most
 /// `max_columns + 1` embedding counts of at most `2¹⁶` steps each). Three
 /// 4-GPU servers, `T = 12` and six jobs with `W_i = {1, 2, 4}` give at most
@@ -558,12 +521,13 @@ fn apply_weights(
 ///
 /// # Errors
 ///
-/// * [`GadgetError::InvalidOption`] for invalid `limits` or `params`, or
+/// * [`GadgetError::InvalidOption`] for invalid `limits`
+///   ([`ExactMipLimits::validate`]) or `params`, or
 ///   fairness weights of [`FairnessWeighting::TenantShare`];
 /// * the model's errors (a job or cluster outside the model; see the
 ///   [module documentation](crate::algorithms::gadget#errors));
 /// * [`GadgetError::TooLarge`] when the column estimate exceeds
-///   [`OfflineLimits::max_columns`] (checked before enumerating);
+///   `limits.max_columns` (checked before enumerating);
 /// * [`crate::Error::Lp`] when the solver is missing
 ///   ([`LpError::SolverUnavailable`] without the `highs` feature, unless no
 ///   job has a schedule of positive value), fails, ends in a status other
@@ -595,7 +559,7 @@ fn apply_weights(
 /// let table = DurationTable::new([((4, 1), 2)]);
 /// let mut params = GadgetParams::default();
 /// params.durations = BTreeMap::from([(JobId(0), table.clone()), (JobId(1), table)]);
-/// let opt = match offline_optimum(&instance, &params, &OfflineLimits::default()) {
+/// let opt = match offline_optimum(&instance, &params, &OFFLINE_LIMITS) {
 ///     Ok(opt) => opt,
 ///     // Without the `highs` feature there is no solver.
 ///     Err(dmlsched::Error::Lp(dmlsched::lp::LpError::SolverUnavailable)) => return Ok(()),
@@ -615,7 +579,7 @@ fn apply_weights(
 pub fn offline_optimum(
     instance: &Instance,
     params: &GadgetParams,
-    limits: &OfflineLimits,
+    limits: &ExactMipLimits,
 ) -> crate::Result<GadgetOptimum> {
     if let FairnessWeighting::TenantShare { .. } = params.fairness {
         return Err(GadgetError::InvalidOption {
@@ -642,13 +606,16 @@ pub fn offline_optimum_weighted(
     instance: &Instance,
     params: &GadgetParams,
     weights: &BTreeMap<JobId, f64>,
-    limits: &OfflineLimits,
+    limits: &ExactMipLimits,
 ) -> crate::Result<GadgetOptimum> {
     let start = Instant::now();
-    limits.validate()?;
+    limits.validate().map_err(|e| GadgetError::InvalidOption {
+        name: e.name,
+        reason: e.reason,
+    })?;
     let mut model = GadgetModel::new(instance, params)?;
     apply_weights(instance, &mut model.jobs, weights)?;
-    let limit = limits.max_columns as f64;
+    let limit = limits.max_columns.map_or(f64::INFINITY, |m| m as f64);
     let estimated_columns = estimate_columns(&model, limit);
     too_large(
         "columns of the offline program (estimated before enumeration, at least)",

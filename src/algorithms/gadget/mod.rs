@@ -189,7 +189,7 @@ pub use durations::{fastest_shapes, packed_iteration_slots};
 pub use error::GadgetError;
 pub use exact::{
     ChosenPlan, DEFAULT_OFFLINE_MIP_GAP, DEFAULT_OFFLINE_TIME_LIMIT_S, GadgetOptimum,
-    OFFLINE_MAX_COLUMNS, OfflineLimits, offline_optimum, offline_optimum_weighted,
+    OFFLINE_LIMITS, OFFLINE_MAX_COLUMNS, offline_optimum, offline_optimum_weighted,
 };
 pub use fairness::jain_index;
 pub(crate) use model::GadgetModel;

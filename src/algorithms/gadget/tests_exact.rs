@@ -205,24 +205,17 @@ fn family_instance(seed: u64, family: Family) -> (Instance, GadgetParams) {
 fn inputs_are_checked_before_any_solve() {
     let (instance, params) = hand_instance(10.0);
     let invalid = |e: crate::Error, option: &str| matches!(e, crate::Error::Gadget(GadgetError::InvalidOption { name, .. }) if name == option);
-    let d = OfflineLimits::default();
+    let d = OFFLINE_LIMITS;
     let solver = |f: fn(&mut crate::lp::ExactMipLimits)| {
         let mut l = d;
-        f(&mut l.solver);
+        f(&mut l);
         l
     };
     for (limits, option) in [
         (solver(|s| s.time_limit_s = 0.0), "time_limit_s"),
         (solver(|s| s.mip_rel_gap = 1.0), "mip_rel_gap"),
         (solver(|s| s.threads = Some(0)), "threads"),
-        (
-            {
-                let mut built = d;
-                built.max_columns = 0;
-                built
-            },
-            "max_columns",
-        ),
+        (solver(|s| s.max_columns = Some(0)), "max_columns"),
     ] {
         let e = offline_optimum(&instance, &params, &limits).unwrap_err();
         assert!(invalid(e, option), "{option}");
@@ -232,10 +225,7 @@ fn inputs_are_checked_before_any_solve() {
     // three starts × three embeddings as a ring; job 2 one start × two
     // servers; job 3 two starts × two servers alone and three starts as a
     // 1+1 ring: 6 + 13 + 2 + 7.
-    let small = OfflineLimits {
-        max_columns: 27,
-        ..OfflineLimits::default()
-    };
+    let small = OFFLINE_LIMITS.with_max_columns(27);
     match offline_optimum(&instance, &params, &small) {
         Err(crate::Error::Gadget(GadgetError::TooLarge { value, limit, .. })) => {
             assert_eq!((value, limit), (28.0, 27.0));
@@ -245,15 +235,14 @@ fn inputs_are_checked_before_any_solve() {
     // Fairness weights frozen by an online run define no offline problem.
     let mut fair = params.clone();
     fair.fairness = FairnessWeighting::TenantShare { beta: 1.0 };
-    let e = offline_optimum(&instance, &fair, &OfflineLimits::default()).unwrap_err();
+    let e = offline_optimum(&instance, &fair, &OFFLINE_LIMITS).unwrap_err();
     assert!(invalid(e, "fairness"));
     for weights in [
         BTreeMap::from([(JobId(9), 1.0)]),
         BTreeMap::from([(JobId(0), -1.0)]),
         BTreeMap::from([(JobId(0), f64::NAN)]),
     ] {
-        let e = offline_optimum_weighted(&instance, &fair, &weights, &OfflineLimits::default())
-            .unwrap_err();
+        let e = offline_optimum_weighted(&instance, &fair, &weights, &OFFLINE_LIMITS).unwrap_err();
         assert!(invalid(e, "weights"), "{weights:?}");
     }
     // The model's own errors come first: a parameter-server job.
@@ -261,7 +250,7 @@ fn inputs_are_checked_before_any_solve() {
     jobs.push(Job::new(JobId(7), 0.0, PsJob::default()));
     let mixed = Instance::new(instance.cluster().clone(), jobs, 1.0, 3).unwrap();
     assert!(matches!(
-        offline_optimum(&mixed, &params, &OfflineLimits::default()),
+        offline_optimum(&mixed, &params, &OFFLINE_LIMITS),
         Err(crate::Error::Gadget(GadgetError::UnsupportedJob { .. }))
     ));
     // A cluster far beyond the program: refused before enumerating (C(64,
@@ -285,7 +274,7 @@ fn inputs_are_checked_before_any_solve() {
         ..GadgetParams::default()
     };
     let started = std::time::Instant::now();
-    match offline_optimum(&big, &all, &OfflineLimits::default()) {
+    match offline_optimum(&big, &all, &OFFLINE_LIMITS) {
         Err(crate::Error::Gadget(GadgetError::TooLarge { value, limit, .. })) => {
             assert!(value > limit && limit == OFFLINE_MAX_COLUMNS as f64);
         }
@@ -298,10 +287,7 @@ fn inputs_are_checked_before_any_solve() {
     // The whole tiny family fits the default column limit.
     for seed in 0..50 {
         let (instance, params) = family_instance(seed, TINY);
-        let tight = OfflineLimits {
-            max_columns: 1,
-            ..OfflineLimits::default()
-        };
+        let tight = OFFLINE_LIMITS.with_max_columns(1);
         if let Err(crate::Error::Gadget(GadgetError::TooLarge { value, .. })) =
             offline_optimum(&instance, &params, &tight)
         {
@@ -316,13 +302,13 @@ fn without_the_solver_the_error_is_typed() {
     use crate::lp::LpError;
     let (instance, params) = hand_instance(10.0);
     assert!(matches!(
-        offline_optimum(&instance, &params, &OfflineLimits::default()),
+        offline_optimum(&instance, &params, &OFFLINE_LIMITS),
         Err(crate::Error::Lp(LpError::SolverUnavailable))
     ));
     let (instance, params) = family_instance(0, TINY);
     let weights = BTreeMap::from([(JobId(0), 0.5)]);
     assert!(matches!(
-        offline_optimum_weighted(&instance, &params, &weights, &OfflineLimits::default()),
+        offline_optimum_weighted(&instance, &params, &weights, &OFFLINE_LIMITS),
         Err(crate::Error::Lp(LpError::SolverUnavailable))
     ));
 }
@@ -497,7 +483,7 @@ mod exact {
     /// The optimum, checked: proven optimal, its schedule verified, its
     /// plans' values summing to the objective.
     fn optimum(instance: &Instance, params: &GadgetParams) -> GadgetOptimum {
-        let opt = offline_optimum(instance, params, &OfflineLimits::default()).unwrap();
+        let opt = offline_optimum(instance, params, &OFFLINE_LIMITS).unwrap();
         assert!(opt.optimal, "{:?}", opt.status);
         assert!(opt.upper_bound >= opt.objective);
         assert!(opt.rel_gap <= 1e-9);
@@ -880,8 +866,7 @@ mod exact {
                 .collect();
             lowered += weights.values().filter(|w| **w < 1.0).count();
             let opt =
-                offline_optimum_weighted(&instance, &fair, &weights, &OfflineLimits::default())
-                    .unwrap();
+                offline_optimum_weighted(&instance, &fair, &weights, &OFFLINE_LIMITS).unwrap();
             assert!(opt.optimal);
             verify(&instance, &opt.schedule).unwrap();
             sandwich(&format!("seed {seed} (tenant share)"), &solved, &opt);
@@ -889,9 +874,8 @@ mod exact {
             let ones: BTreeMap<JobId, f64> = weights.keys().map(|&j| (j, 1.0)).collect();
             let mut plain = fair.clone();
             plain.fairness = FairnessWeighting::None;
-            let a = offline_optimum_weighted(&instance, &fair, &ones, &OfflineLimits::default())
-                .unwrap();
-            let b = offline_optimum(&instance, &plain, &OfflineLimits::default()).unwrap();
+            let a = offline_optimum_weighted(&instance, &fair, &ones, &OFFLINE_LIMITS).unwrap();
+            let b = offline_optimum(&instance, &plain, &OFFLINE_LIMITS).unwrap();
             assert!(close(a.objective, b.objective));
             assert!(opt.objective <= b.objective + 1e-9);
         }
@@ -904,8 +888,8 @@ mod exact {
     fn a_limit_is_not_an_optimum() {
         let (instance, params) = family_instance(3, TINY);
         let opt = optimum(&instance, &params);
-        let mut limits = OfflineLimits::default();
-        limits.solver.time_limit_s = 1e-9;
+        let mut limits = OFFLINE_LIMITS;
+        limits.time_limit_s = 1e-9;
         let stopped = offline_optimum(&instance, &params, &limits).unwrap();
         eprintln!(
             "time limit 1e-9 s: status {:?}, incumbent {}, bound {} (OPT {})",

@@ -196,7 +196,7 @@ pub use model::{
 };
 #[cfg(feature = "highs")]
 pub use offline::{
-    DEFAULT_OFFLINE_MIP_GAP, DEFAULT_OFFLINE_TIME_LIMIT_S, OFFLINE_MAX_COLUMNS, OfflineLimits,
+    DEFAULT_OFFLINE_MIP_GAP, DEFAULT_OFFLINE_TIME_LIMIT_S, OFFLINE_LIMITS, OFFLINE_MAX_COLUMNS,
     OfflineOptimum, offline_optimum,
 };
 pub(crate) use oracle::SolveCounters;
@@ -205,7 +205,7 @@ pub use oracle::{
 };
 pub use plan::{LocalityPlan, SlotConfig, SlotPlan};
 pub use policy::LocalityPolicy;
-pub use round::{DEFAULT_DRAWS, DEFAULT_LAMBDAS, RoundingSummary};
+pub use round::{DEFAULT_DRAWS, DEFAULT_LAMBDAS};
 pub use session::{LocalitySession, LocalitySessionModel};
 pub use verify::{CheckedJob, LocalityCheck, verify_locality};
 
@@ -316,16 +316,15 @@ pub struct LocalityReport {
     pub alpha_value_floor: Option<f64>,
     /// The run seed (unused by the exact solver).
     pub seed: u64,
-    /// What LP rounding did over the admission calls (zeros for the exact
-    /// solver): draws, draws needing covering repair, fallbacks and the
-    /// per-deadline `cost/LB`.
-    pub rounding: RoundingSummary,
-    /// LP relaxations solved, final re-pricing included.
-    pub lp_solves: u64,
-    /// MIPs solved, final re-pricing included.
-    pub mip_solves: u64,
-    /// Wall-clock seconds of the whole run.
-    pub seconds: f64,
+    /// What the oracle did over the run: the admission calls' statistics
+    /// of [`per_job`](Self::per_job) summed (lists appended in call order;
+    /// the rounding counts are zeros for the exact solver, and
+    /// [`CallStats::max_cost_ratio`] is the largest `cost/LB` of a rounded
+    /// deadline), except [`lp_solves`](CallStats::lp_solves) and
+    /// [`mip_solves`](CallStats::mip_solves), which count every solve of
+    /// the run, the final re-pricing's included, and
+    /// [`seconds`](CallStats::seconds), the whole run's wall-clock.
+    pub totals: CallStats,
 }
 
 /// The locality-aware scheduler as an offline runner over an instance's
@@ -626,7 +625,12 @@ impl OnlineModel for LocalityOnline {
         _decision_seconds: Vec<f64>,
     ) -> crate::Result<LocalityReport> {
         let max_rho_hat = self.per_job.iter().map(|j| j.rho_hat).fold(1.0, f64::max);
-        let rounding = RoundingSummary::of(self.per_job.iter().map(|j| &j.stats));
+        let mut totals = CallStats::default();
+        for j in &self.per_job {
+            totals.add(&j.stats);
+        }
+        totals.lp_solves = self.counters.lp_solves();
+        totals.mip_solves = self.counters.mip_solves();
         Ok(LocalityReport {
             run,
             jobs,
@@ -637,10 +641,10 @@ impl OnlineModel for LocalityOnline {
             alpha_eta: self.alpha_eta,
             alpha_value_floor: self.alpha_value_floor,
             seed: self.seed,
-            rounding,
-            lp_solves: self.counters.lp_solves(),
-            mip_solves: self.counters.mip_solves(),
-            seconds: self.start.elapsed().as_secs_f64(),
+            totals: CallStats {
+                seconds: self.start.elapsed().as_secs_f64(),
+                ..totals
+            },
         })
     }
 
@@ -672,7 +676,7 @@ pub(crate) fn certificate_of(
     ));
     // The framework's run information knows nothing of the oracle's
     // solves and seed: record them.
-    certificate.run.lp_solves = u32::try_from(report.lp_solves).unwrap_or(u32::MAX);
+    certificate.run.lp_solves = u32::try_from(report.totals.lp_solves).unwrap_or(u32::MAX);
     certificate.run.seed = Some(report.seed);
     certificate.run.generator = Some("ChaCha8 (locality draw seeds)".into());
     certificate

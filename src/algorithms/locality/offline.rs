@@ -25,11 +25,11 @@ use super::sub::{self, ColumnKind as Kind, LocSub};
 use super::{LocalityParams, verify_locality};
 
 /// Default most columns [`offline_optimum`] builds
-/// ([`OfflineLimits::max_columns`]), estimated before anything is allocated
-/// as `Σ_i [|W_i|·(4H + 2) + 1]` over the jobs' windows `W_i`. The
-/// benchmark is meant for about 6 jobs on `H ≤ 4` machines over `T ≤ 8`
+/// ([`OFFLINE_LIMITS`]' `max_columns`), estimated before anything is
+/// allocated as `Σ_i [|W_i|·(4H + 2) + 1]` over the jobs' windows `W_i`.
+/// The benchmark is meant for about 6 jobs on `H ≤ 4` machines over `T ≤ 8`
 /// slots (`6·(8·18 + 1) = 870` columns); 1,024 leaves a little room.
-pub const OFFLINE_MAX_COLUMNS: u64 = 1024;
+pub const OFFLINE_MAX_COLUMNS: usize = 1024;
 
 /// Default wall-clock limit of the offline MIP, seconds.
 pub const DEFAULT_OFFLINE_TIME_LIMIT_S: f64 = 60.0;
@@ -37,61 +37,22 @@ pub const DEFAULT_OFFLINE_TIME_LIMIT_S: f64 = 60.0;
 /// Default relative MIP gap of the offline MIP (the exact inner solver's).
 pub const DEFAULT_OFFLINE_MIP_GAP: f64 = 1e-9;
 
-/// Limits of [`offline_optimum`].
-#[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[non_exhaustive]
-pub struct OfflineLimits {
-    /// Wall-clock limit of the MIP solve, seconds (default
-    /// [`DEFAULT_OFFLINE_TIME_LIMIT_S`] = 60); positive and finite. At the
-    /// limit the MIP's dual bound is the upper bound on `OPT`.
-    pub time_limit_s: f64,
-    /// Relative gap at which the solve counts as optimal (default
-    /// [`DEFAULT_OFFLINE_MIP_GAP`] = 10⁻⁹); in `[0, 1)`.
-    pub mip_rel_gap: f64,
-    /// Most columns, estimated before building (default
-    /// [`OFFLINE_MAX_COLUMNS`] = 1,024); at least 1.
-    pub max_columns: u64,
-    /// Solver threads; `None` (default) keeps the lp layer's default (one
-    /// thread, deterministic).
-    pub threads: Option<u32>,
-}
-
-impl Default for OfflineLimits {
-    fn default() -> Self {
-        OfflineLimits {
-            time_limit_s: DEFAULT_OFFLINE_TIME_LIMIT_S,
-            mip_rel_gap: DEFAULT_OFFLINE_MIP_GAP,
-            max_columns: OFFLINE_MAX_COLUMNS,
-            threads: None,
-        }
-    }
-}
-
-impl OfflineLimits {
-    /// The solver limits (time, gap, threads) as the lp layer's
-    /// [`ExactMipLimits`], which checks them and gives the solve's options.
-    pub fn exact_limits(&self) -> ExactMipLimits {
-        ExactMipLimits {
-            time_limit_s: self.time_limit_s,
-            mip_rel_gap: self.mip_rel_gap,
-            threads: self.threads,
-        }
-    }
-
-    /// Checks the limits.
-    ///
-    /// # Errors
-    ///
-    /// [`LocalityError::InvalidOption`] for a time limit that is not
-    /// positive and finite, a gap outside `[0, 1)`, `max_columns = 0` or
-    /// `threads == Some(0)`.
-    pub fn validate(&self) -> Result<(), LocalityError> {
-        Ok(self
-            .exact_limits()
-            .validate_with_max_columns(self.max_columns)?)
-    }
-}
+/// Default limits of [`offline_optimum`]: wall-clock limit
+/// [`DEFAULT_OFFLINE_TIME_LIMIT_S`] = 60 s (at the limit the MIP's dual
+/// bound is the upper bound on `OPT`), relative gap
+/// [`DEFAULT_OFFLINE_MIP_GAP`] = 10⁻⁹, threads `None` (one thread,
+/// deterministic) and at most [`OFFLINE_MAX_COLUMNS`] = 1,024 columns,
+/// estimated before building (`None`: no cap).
+///
+/// ```
+/// use dmlsched::algorithms::locality::OFFLINE_LIMITS;
+/// let mut limits = OFFLINE_LIMITS;
+/// limits.time_limit_s = 5.0;
+/// assert_eq!(limits.max_columns, Some(1024));
+/// ```
+pub const OFFLINE_LIMITS: ExactMipLimits =
+    ExactMipLimits::new(DEFAULT_OFFLINE_TIME_LIMIT_S, DEFAULT_OFFLINE_MIP_GAP, None)
+        .with_max_columns(OFFLINE_MAX_COLUMNS);
 
 /// The result of [`offline_optimum`]: the crate's one exact-offline result
 /// type with the locality model's plans. Its `objective` is
@@ -311,13 +272,13 @@ fn build(cluster: &LocalityCluster, jobs: &[LocalityJob]) -> crate::Result<Mip> 
 }
 
 /// Solves the MIP: `(status, incumbent point or empty, dual bound)`.
-fn solve(mip: &Mip, limits: &OfflineLimits) -> crate::Result<(LpStatus, Vec<f64>, f64)> {
+fn solve(mip: &Mip, limits: &ExactMipLimits) -> crate::Result<(LpStatus, Vec<f64>, f64)> {
     if mip.lp.n_cols() == 0 {
         return Ok((LpStatus::Optimal, Vec::new(), 0.0));
     }
     // Presolve off (`proof_solve_options`): the optimum and the dual bound
     // are used as proofs.
-    let so = limits.exact_limits().proof_solve_options();
+    let so = limits.proof_solve_options();
     let sol = lp::solve(&mip.lp, &so)?;
     match sol.status {
         LpStatus::Optimal if sol.has_primal => {
@@ -389,14 +350,11 @@ fn is_one(primal: &[f64], c: usize) -> bool {
 fn check_size(
     cluster: &LocalityCluster,
     jobs: &[LocalityJob],
-    limits: &OfflineLimits,
+    limits: &ExactMipLimits,
 ) -> Result<f64, LocalityError> {
     let columns = estimate_columns(cluster, jobs);
-    if columns > u128::from(limits.max_columns) {
-        return Err(LocalityError::OfflineTooLarge {
-            columns,
-            limit: limits.max_columns,
-        });
+    if let Some(limit) = lp::over_column_cap(limits.max_columns, columns) {
+        return Err(LocalityError::OfflineTooLarge { columns, limit });
     }
     Ok(columns as f64)
 }
@@ -452,9 +410,10 @@ fn check_size(
 /// where its work reaches `Q_i`, its completion slot `t̂_i`;
 /// [`OfflineOptimum::objective`] sums `f_i(t̂_i − a_i)` (at least the
 /// MIP's incumbent value). The schedule must pass [`verify`] and
-/// [`verify_locality`]. The MIP runs with the relative gap and time limit
-/// of `limits`, one thread by default and **without presolve** (its optimum
-/// and dual bound are used as proofs; HiGHS's MIP presolve has reported
+/// [`verify_locality`]. The MIP runs with the relative gap, time limit and
+/// threads of `limits` (usually [`OFFLINE_LIMITS`]: one thread) and
+/// **without presolve** (its optimum and dual bound are used as proofs;
+/// HiGHS's MIP presolve has reported
 /// sub-optimal points as optimal on programs with completion links). A
 /// solve stopped at a limit is not an error: `optimal = false`, the
 /// incumbent (or the empty schedule) is returned and
@@ -471,14 +430,14 @@ fn check_size(
 ///
 /// # Errors
 ///
-/// * [`LocalityError::InvalidOption`] for invalid `limits` or parameters
+/// * [`LocalityError::InvalidOption`] for invalid `limits`
+///   ([`ExactMipLimits::validate`]) or parameters
 ///   (`horizon = 0`, `intra_factor` not positive and finite);
 /// * [`LocalityError::UnsupportedCluster`] and
 ///   [`LocalityError::UnsupportedJob`] for a cluster or a job outside the
 ///   model (as [`Locality::solve`](crate::algorithms::Algorithm::solve));
 /// * [`LocalityError::OfflineTooLarge`] when the column estimate exceeds
-///   [`OfflineLimits::max_columns`] (checked before anything is
-///   allocated);
+///   `limits.max_columns` (checked before anything is allocated);
 /// * [`crate::Error::Lp`] when the solver fails, is missing or ends in a
 ///   status other than optimal or a limit, or a coefficient is outside the
 ///   solver's range, and [`LpError::Solver`] (stage `"check"`) when a
@@ -494,7 +453,7 @@ fn check_size(
 /// `OPT = 100 + 90`.
 ///
 /// ```
-/// use dmlsched::algorithms::locality::{LocalityParams, OfflineLimits, offline_optimum, verify_locality};
+/// use dmlsched::algorithms::locality::{LocalityParams, OFFLINE_LIMITS, offline_optimum, verify_locality};
 /// use dmlsched::model::*;
 /// use dmlsched::model::units::{gb, gbps, mb};
 ///
@@ -511,7 +470,7 @@ fn check_size(
 /// .with_utility(Utility::Linear { g1: 100.0, slope: 10.0 });
 /// let instance = Instance::new(cluster, vec![job(0), job(1)], 100.0, 2)?;
 /// let params = LocalityParams::default();
-/// let opt = offline_optimum(&instance, &params, &OfflineLimits::default())?;
+/// let opt = offline_optimum(&instance, &params, &OFFLINE_LIMITS)?;
 /// assert!(opt.optimal);
 /// assert!((opt.objective - 190.0).abs() < 1e-9);
 /// assert!(opt.upper_bound >= opt.objective && opt.upper_bound <= 190.0 * (1.0 + 1e-9));
@@ -522,10 +481,10 @@ fn check_size(
 pub fn offline_optimum(
     instance: &Instance,
     params: &LocalityParams,
-    limits: &OfflineLimits,
+    limits: &ExactMipLimits,
 ) -> crate::Result<OfflineOptimum> {
     let start = Instant::now();
-    limits.validate()?;
+    limits.validate().map_err(LocalityError::from)?;
     let cluster = LocalityCluster::from_instance(instance)?;
     let jobs = super::jobs_of(params, instance, &cluster)?;
     let estimated_columns = check_size(&cluster, &jobs, limits)?;

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use crate::certificate::ExactStatus;
 use crate::exact::Shortcut;
-use crate::lp::SolveOptions;
+use crate::lp::{ExactMipLimits, SolveOptions};
 use crate::model::units::ceil_tol;
 use crate::online::{
     BoundInputs, DeadlineBound, OracleQuality, PriceView, PricingOracle, Reservation, Response,
@@ -178,39 +178,75 @@ impl InnerSolver {
     }
 }
 
-/// What one oracle call did.
+/// What one oracle call did; as a run's
+/// [`LocalityReport::totals`](super::LocalityReport::totals), what all of
+/// them did.
+///
+/// ```
+/// use dmlsched::algorithms::locality::CallStats;
+/// let mut stats = CallStats::default();
+/// assert_eq!(stats.max_cost_ratio(), 1.0);
+/// stats.cost_ratios = vec![(3, 1.25), (4, 1.5)];
+/// assert_eq!(stats.max_cost_ratio(), 1.5);
+/// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CallStats {
     /// Deadlines whose program was looked at (built, bounded or solved).
-    pub deadlines_examined: u32,
+    pub deadlines_examined: u64,
     /// LP relaxations solved (re-confirmations of infeasibility included).
-    pub lp_solves: u32,
+    pub lp_solves: u64,
     /// MIPs solved.
-    pub mip_solves: u32,
+    pub mip_solves: u64,
     /// MIP solves stopped by their time limit.
-    pub mip_limits: u32,
+    pub mip_limits: u64,
     /// `(t̂, f(t̂ − a), LB(t̂))` of every examined deadline.
     pub deadline_bounds: Vec<DeadlineBound>,
     /// LP rounding: draws run over all rounded deadlines.
-    pub draws: u32,
+    pub draws: u64,
     /// LP rounding: draws that gave a plan passing the checker.
-    pub draw_plans: u32,
+    pub draw_plans: u64,
     /// LP rounding: draws with a plan whose repair needed covering moves.
-    pub covering_repairs: u32,
+    pub covering_repairs: u64,
     /// LP rounding: deadlines whose LP optimum equals the previous
     /// deadline's (within a relative 10⁻⁶): they keep that deadline's LP
     /// point and are not rounded again.
-    pub repeated_points: u32,
+    pub repeated_points: u64,
     /// LP rounding: deadlines where every draw failed and the greedy
     /// fallback ran.
-    pub fallbacks: u32,
+    pub fallbacks: u64,
     /// LP rounding: fallbacks that found a plan.
-    pub fallback_plans: u32,
+    pub fallback_plans: u64,
     /// LP rounding: `(t̂, cost/LB(t̂))` of every deadline with a rounded
     /// plan (`+∞` when `LB = 0 < cost`, 1 when both are 0).
     pub cost_ratios: Vec<(u32, f64)>,
     /// Wall-clock seconds.
     pub seconds: f64,
+}
+
+impl CallStats {
+    /// The largest `cost/LB(t̂)` of [`cost_ratios`](Self::cost_ratios) (1
+    /// without any).
+    pub fn max_cost_ratio(&self) -> f64 {
+        self.cost_ratios.iter().map(|r| r.1).fold(1.0, f64::max)
+    }
+
+    /// Adds `other`'s counts and seconds, and appends its lists.
+    pub(crate) fn add(&mut self, other: &CallStats) {
+        self.deadlines_examined += other.deadlines_examined;
+        self.lp_solves += other.lp_solves;
+        self.mip_solves += other.mip_solves;
+        self.mip_limits += other.mip_limits;
+        self.deadline_bounds
+            .extend_from_slice(&other.deadline_bounds);
+        self.draws += other.draws;
+        self.draw_plans += other.draw_plans;
+        self.covering_repairs += other.covering_repairs;
+        self.repeated_points += other.repeated_points;
+        self.fallbacks += other.fallbacks;
+        self.fallback_plans += other.fallback_plans;
+        self.cost_ratios.extend_from_slice(&other.cost_ratios);
+        self.seconds += other.seconds;
+    }
 }
 
 /// LOC-SUB at one deadline, bounded and solved.
@@ -278,10 +314,8 @@ impl SolveCounters {
     }
 
     fn add(&self, stats: &CallStats) {
-        self.lp
-            .fetch_add(u64::from(stats.lp_solves), Ordering::Relaxed);
-        self.mip
-            .fetch_add(u64::from(stats.mip_solves), Ordering::Relaxed);
+        self.lp.fetch_add(stats.lp_solves, Ordering::Relaxed);
+        self.mip.fetch_add(stats.mip_solves, Ordering::Relaxed);
     }
 }
 
@@ -401,9 +435,7 @@ impl LocalityOracle {
             InnerSolver::LpRound { .. } => DEFAULT_MIP_TIME_LIMIT_S,
         };
         let opts = MipOptions {
-            time_limit_s,
-            mip_rel_gap: EXACT_MIP_REL_GAP,
-            threads: 1,
+            limits: ExactMipLimits::new(time_limit_s, EXACT_MIP_REL_GAP, Some(1)),
             seed: 0,
         };
         stats.mip_solves += 1;
@@ -619,7 +651,7 @@ impl LocalityOracle {
         let (sub, x) = match (lp.sub, lp.x) {
             (Some(sub), Some(x)) if !repeated && f - lp.lb > e.best_payoff => (sub, x),
             _ => {
-                e.stats.repeated_points += u32::from(repeated && lp.lb.is_finite());
+                e.stats.repeated_points += u64::from(repeated && lp.lb.is_finite());
                 e.record(t, f, lower_bound);
                 return Ok(());
             }
@@ -654,11 +686,11 @@ impl LocalityOracle {
 
 /// Adds one rounded deadline's draw counts to `stats`.
 fn count_draws(stats: &mut CallStats, counts: &DrawCounts) {
-    stats.draws += counts.draws;
-    stats.draw_plans += counts.plans;
-    stats.covering_repairs += counts.covering_repairs;
-    stats.fallbacks += u32::from(counts.fallback);
-    stats.fallback_plans += u32::from(counts.fallback_plan);
+    stats.draws += u64::from(counts.draws);
+    stats.draw_plans += u64::from(counts.plans);
+    stats.covering_repairs += u64::from(counts.covering_repairs);
+    stats.fallbacks += u64::from(counts.fallback);
+    stats.fallback_plans += u64::from(counts.fallback_plan);
 }
 
 /// Relative tolerance under which two deadlines' LP bounds count as the

@@ -890,46 +890,6 @@ pub fn round_deadline(
     Ok((best, counts))
 }
 
-/// What LP rounding did over a run (admission calls of the oracle).
-#[derive(Debug, Clone, Default, PartialEq)]
-#[non_exhaustive]
-pub struct RoundingSummary {
-    /// Draws run.
-    pub draws: u64,
-    /// Draws that gave a plan passing the checker.
-    pub draw_plans: u64,
-    /// Draws with a plan whose repair needed covering moves.
-    pub covering_repairs: u64,
-    /// Deadlines where every draw failed and the greedy fallback ran.
-    pub fallbacks: u64,
-    /// Fallbacks that found a plan.
-    pub fallback_plans: u64,
-    /// `cost/LB(t̂)` of every rounded deadline with a plan, in call order.
-    pub cost_ratios: Vec<f64>,
-    /// Largest of [`cost_ratios`](Self::cost_ratios) (1 without any).
-    pub max_cost_ratio: f64,
-}
-
-impl RoundingSummary {
-    /// The totals of the calls' statistics.
-    pub fn of<'s>(calls: impl IntoIterator<Item = &'s super::CallStats>) -> Self {
-        let mut out = RoundingSummary {
-            max_cost_ratio: 1.0,
-            ..RoundingSummary::default()
-        };
-        for c in calls {
-            out.draws += u64::from(c.draws);
-            out.draw_plans += u64::from(c.draw_plans);
-            out.covering_repairs += u64::from(c.covering_repairs);
-            out.fallbacks += u64::from(c.fallbacks);
-            out.fallback_plans += u64::from(c.fallback_plans);
-            out.cost_ratios.extend(c.cost_ratios.iter().map(|r| r.1));
-        }
-        out.max_cost_ratio = out.cost_ratios.iter().copied().fold(1.0, f64::max);
-        out
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -38,55 +38,51 @@ pub enum WorkModel {
     WorkerSlots,
 }
 
-/// Options of [`offline_optimum`].
+/// Options of [`offline_optimum`]: the solver's limits and the work model.
+///
+/// ```
+/// use dmlsched::algorithms::oasis::{ExactOptions, WorkModel};
+/// let mut opts = ExactOptions::default();
+/// assert_eq!((opts.limits.time_limit_s, opts.limits.mip_rel_gap), (120.0, 1e-6));
+/// opts.limits.time_limit_s = 10.0;
+/// opts.work_model = WorkModel::WorkerSlots;
+/// assert!(opts.validate().is_ok());
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub struct ExactOptions {
-    /// Wall-clock limit of the MIP solve, seconds (default 120; at the limit
-    /// the MIP's dual bound is the `OPT` used in ratios);
-    /// positive and finite.
-    pub time_limit_s: f64,
-    /// Relative MIP gap at which the solve counts as optimal (default
-    /// `1e-6`); in `[0, 1)`.
-    pub mip_rel_gap: f64,
+    /// Limits of the MIP solve: wall-clock limit (default 120 s; at the
+    /// limit the MIP's dual bound is the `OPT` used in ratios), relative
+    /// gap at which the solve counts as optimal (default `1e-6`) and
+    /// threads (default `None`: one thread, deterministic). No column cap
+    /// (`max_columns` must be `None`): the program's size is bounded by
+    /// [`EXACT_MAX_COLUMNS`]. Flattened in JSON.
+    #[cfg_attr(feature = "serde", serde(flatten))]
+    pub limits: ExactMipLimits,
     /// The work model (default [`WorkModel::Chunks`]).
     pub work_model: WorkModel,
-    /// Solver threads; `None` (default) keeps the lp layer's default (one
-    /// thread, deterministic).
-    pub threads: Option<u32>,
 }
 
 impl Default for ExactOptions {
     fn default() -> Self {
         ExactOptions {
-            time_limit_s: 120.0,
-            mip_rel_gap: 1e-6,
+            limits: ExactMipLimits::new(120.0, 1e-6, None),
             work_model: WorkModel::Chunks,
-            threads: None,
         }
     }
 }
 
 impl ExactOptions {
-    /// The solver limits (time, gap, threads) as the lp layer's
-    /// [`ExactMipLimits`], which checks them and gives the solve's options.
-    pub fn exact_limits(&self) -> ExactMipLimits {
-        ExactMipLimits {
-            time_limit_s: self.time_limit_s,
-            mip_rel_gap: self.mip_rel_gap,
-            threads: self.threads,
-        }
-    }
-
     /// Checks the options.
     ///
     /// # Errors
     ///
     /// [`OasisError::InvalidOption`] for a time limit that is not positive
-    /// and finite, a gap outside `[0, 1)`, or `threads == Some(0)`.
+    /// and finite, a gap outside `[0, 1)`, a column cap, or
+    /// `threads == Some(0)` ([`ExactMipLimits::validate_uncapped`]).
     pub fn validate(&self) -> Result<(), OasisError> {
-        Ok(self.exact_limits().validate()?)
+        Ok(self.limits.validate_uncapped()?)
     }
 }
 
@@ -616,7 +612,7 @@ pub fn offline_optimum(instance: &Instance, opts: &ExactOptions) -> crate::Resul
         // with a dual bound of 0.859 for an optimum of 1.141. An exact
         // optimum is only worth its proof, so presolve is off
         // (`proof_solve_options`).
-        let sol = lp::solve(&mip.lp, &opts.exact_limits().proof_solve_options())?;
+        let sol = lp::solve(&mip.lp, &opts.limits.proof_solve_options())?;
         let bound = sol.mip_dual_bound.unwrap_or(f64::INFINITY);
         match sol.status {
             LpStatus::Optimal if sol.has_primal => {
@@ -1064,39 +1060,21 @@ mod tests {
     #[test]
     fn options_are_validated() {
         let inst = example_a();
+        let with = |f: fn(&mut ExactMipLimits)| {
+            let mut o = ExactOptions::default();
+            f(&mut o.limits);
+            o
+        };
         let bad = [
-            ExactOptions {
-                time_limit_s: 0.0,
-                ..ExactOptions::default()
-            },
-            ExactOptions {
-                time_limit_s: -1.0,
-                ..ExactOptions::default()
-            },
-            ExactOptions {
-                time_limit_s: f64::INFINITY,
-                ..ExactOptions::default()
-            },
-            ExactOptions {
-                time_limit_s: f64::NAN,
-                ..ExactOptions::default()
-            },
-            ExactOptions {
-                mip_rel_gap: -1e-3,
-                ..ExactOptions::default()
-            },
-            ExactOptions {
-                mip_rel_gap: 1.0,
-                ..ExactOptions::default()
-            },
-            ExactOptions {
-                mip_rel_gap: f64::NAN,
-                ..ExactOptions::default()
-            },
-            ExactOptions {
-                threads: Some(0),
-                ..ExactOptions::default()
-            },
+            with(|l| l.time_limit_s = 0.0),
+            with(|l| l.time_limit_s = -1.0),
+            with(|l| l.time_limit_s = f64::INFINITY),
+            with(|l| l.time_limit_s = f64::NAN),
+            with(|l| l.mip_rel_gap = -1e-3),
+            with(|l| l.mip_rel_gap = 1.0),
+            with(|l| l.mip_rel_gap = f64::NAN),
+            with(|l| l.threads = Some(0)),
+            with(|l| l.max_columns = Some(1 << 20)),
         ];
         for o in &bad {
             assert!(
@@ -1108,17 +1086,15 @@ mod tests {
             );
         }
         let ok = ExactOptions {
-            threads: Some(2),
-            mip_rel_gap: 0.0,
-            time_limit_s: 10.0,
+            limits: ExactMipLimits::new(10.0, 0.0, Some(2)),
             work_model: WorkModel::Chunks,
         };
         assert!(ok.validate().is_ok());
         assert_optimal(&offline_optimum(&inst, &ok).unwrap(), 28.0);
         let d = ExactOptions::default();
         assert_eq!(
-            (d.time_limit_s, d.mip_rel_gap, d.work_model, d.threads),
-            (120.0, 1e-6, WorkModel::Chunks, None)
+            (d.limits, d.work_model),
+            (ExactMipLimits::new(120.0, 1e-6, None), WorkModel::Chunks)
         );
     }
 

@@ -95,7 +95,10 @@ pub struct SmdParams {
     pub improvement_passes: usize,
     /// When to solve the exact MIP (default [`ExactMode::Never`]).
     pub exact: ExactMode,
-    /// Limits of the exact MIP (default 10 s, relative gap 10⁻⁹).
+    /// Limits of the exact MIP (default 10 s, relative gap 10⁻⁹, one
+    /// thread; no column cap: `mip.max_columns` must be `None`, the size
+    /// guards are [`exact`](Self::exact) and
+    /// [`max_columns`](Self::max_columns)).
     pub mip: ExactMipLimits,
     /// At most as many PSs as workers (default `true`); a job's own rule
     /// applies as well.
@@ -139,11 +142,7 @@ impl Default for SmdParams {
             max_permutation_groups: 5,
             improvement_passes: 10,
             exact: ExactMode::Never,
-            mip: ExactMipLimits {
-                time_limit_s: 10.0,
-                mip_rel_gap: 1e-9,
-                threads: None,
-            },
+            mip: ExactMipLimits::new(10.0, 1e-9, None),
             pw_rule: true,
             powers_of_two: false,
             max_candidates_per_job: 4096,
@@ -197,8 +196,14 @@ impl SmdParams {
         if let ExactMode::IfSmall { max_columns: 0 } = self.exact {
             return bad("exact.max_columns", "at least one column is needed".into());
         }
-        if let Err(e) = self.mip.validate() {
-            return bad(e.name, e.reason);
+        if let Err(e) = self.mip.validate_uncapped() {
+            // The epoch programs' size guard is `max_columns` itself.
+            let name = if e.name == "max_columns" {
+                "mip.max_columns"
+            } else {
+                e.name
+            };
+            return bad(name, e.reason);
         }
         if self.max_candidates_per_job == 0 {
             return bad("max_candidates_per_job", "must be at least 1".into());

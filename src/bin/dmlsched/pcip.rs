@@ -58,7 +58,7 @@ pub(crate) fn run(args: &PcipArgs) -> Result<(), CliError> {
     solver.bound_budget_s = seconds("--bound-budget", args.bound_budget.as_deref())?;
     if let Some(s) = seconds("--time-limit", args.time_limit.as_deref())? {
         solver.time_limit_s = Some(s);
-        solver.mip.time_limit_s = s;
+        solver.mip.limits.time_limit_s = s;
     }
     let text = read(&args.problem)?;
     let problem = PcProblem::from_json(&text).map_err(|e| CliError::input(&args.problem, e))?;

@@ -45,8 +45,7 @@ impl BaselineFlags {
         Ok({
             let mut built = BaselineParams::default();
             built.placement = self.placement;
-            built.tiresias_thresholds = self.tiresias_thresholds.clone();
-            built.tiresias_starve_factor = self.tiresias_starve_factor;
+            built.tiresias = tiresias;
             built
         })
     }

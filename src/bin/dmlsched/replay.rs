@@ -573,7 +573,7 @@ fn print_setup(args: &ReplayArgs, setup: &Setup, jobs: usize) {
         setup.horizon,
         setup.utility,
         setup.baselines.placement,
-        setup.baselines.tiresias_thresholds
+        setup.baselines.tiresias.thresholds
     );
     for &recipe in &recipes[1..] {
         let (_, cluster) = describe(args, setup, recipe, jobs);

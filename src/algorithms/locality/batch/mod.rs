@@ -118,7 +118,7 @@ use std::time::Instant;
 use rand::{Rng, RngExt};
 
 use crate::certificate::{Bound, BoundKind, Certificate, ExactInfo, ExactStatus, Sense};
-use crate::lp::SolveOptions;
+use crate::lp::{ExactMipLimits, SolveOptions};
 use crate::model::Instance;
 use crate::online::Reservation;
 use crate::pcip::{MipOptions, PcError, solve_exact, solve_lp};

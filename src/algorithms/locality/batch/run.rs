@@ -336,9 +336,7 @@ impl LocalityBatch {
         let mut proven = true;
         let mut solved = false;
         let opts = MipOptions {
-            time_limit_s,
-            mip_rel_gap: EXACT_MIP_REL_GAP,
-            threads: 1,
+            limits: ExactMipLimits::new(time_limit_s, EXACT_MIP_REL_GAP, Some(1)),
             seed: 0,
         };
         while lo < hi {

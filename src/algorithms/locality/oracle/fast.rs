@@ -118,7 +118,7 @@ fn settle(e: &mut Enumeration<'_>, a: u32, b: u32, lb: f64, repeated: bool) {
     for s in a..=b {
         let own = e.lps.remove(&s).map_or(lb, |lp| lp.lb);
         e.stats.deadlines_examined += 1;
-        e.stats.repeated_points += u32::from(repeated && own.is_finite());
+        e.stats.repeated_points += u64::from(repeated && own.is_finite());
         let f = e.job.utility_at(s);
         e.record(s, f, own);
     }

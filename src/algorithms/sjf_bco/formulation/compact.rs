@@ -2,12 +2,14 @@
 //! relaxation and closed-form lower bound, and the server-aggregated
 //! relaxation.
 
-use crate::lp::{self, ColumnKind, LinearProgram, LpError, LpStatus, Sense, SolveOptions};
+use crate::lp::{
+    self, ColumnKind, ExactMipLimits, LinearProgram, LpError, LpStatus, Sense, SolveOptions,
+};
 use crate::model::GpuId;
 
 use super::error::FormulationError;
 use super::input::FormulationInput;
-use super::report::{MipLimits, MipReport, solve_mip};
+use super::report::{DEFAULT_LIMITS, MipReport, check_columns, solve_mip};
 
 /// The area part of the lower bound: `Σ_j G_j ρ̂_j / (u·N)`, the average
 /// per-GPU load. It is the LP relaxation's optimum **without** the valid
@@ -127,8 +129,8 @@ impl LoadModel {
 /// ```
 ///
 /// `|J|·N` binaries, `θ`, and `|J| + N` rows (plus `N − 1` or `N − |S|`
-/// symmetry rows). The column count is checked against `max_columns` before
-/// anything is allocated.
+/// symmetry rows). The column count is checked against `max_columns`
+/// (`None`: no cap) before anything is allocated.
 ///
 /// # Errors
 ///
@@ -136,15 +138,11 @@ impl LoadModel {
 pub fn build_compact(
     input: &FormulationInput,
     form: CompactForm,
-    max_columns: u64,
+    max_columns: Option<usize>,
 ) -> Result<LoadModel, FormulationError> {
     let n = input.total_gpus() as usize;
     let jobs = input.jobs().len();
-    let limits = MipLimits {
-        max_columns,
-        ..MipLimits::default()
-    };
-    limits.check_columns("compact ILP", jobs as u128 * n as u128 + 1)?;
+    check_columns(max_columns, "compact ILP", jobs as u128 * n as u128 + 1)?;
     let mut lp = LinearProgram::new(Sense::Minimise);
     for _ in 0..jobs * n {
         lp.add_binary_column(0.0);
@@ -210,13 +208,23 @@ fn add_symmetry_rows(lp: &mut LinearProgram, input: &FormulationInput, symmetry:
 }
 
 /// Options of [`solve_compact_ilp`].
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct CompactOptions {
     /// Optional rows.
     pub form: CompactForm,
-    /// Solve limits (presolve is always off).
-    pub limits: MipLimits,
+    /// Solve limits (default [`DEFAULT_LIMITS`]; presolve is always off);
+    /// `max_columns` bounds `|J|·N + 1`.
+    pub limits: ExactMipLimits,
+}
+
+impl Default for CompactOptions {
+    fn default() -> Self {
+        CompactOptions {
+            form: CompactForm::default(),
+            limits: DEFAULT_LIMITS,
+        }
+    }
 }
 
 /// The result of [`solve_compact_ilp`].
@@ -352,7 +360,7 @@ pub struct LpBoundReport {
 pub fn lp_lower_bound(
     input: &FormulationInput,
     valid_inequality: bool,
-    max_columns: u64,
+    max_columns: Option<usize>,
 ) -> Result<LpBoundReport, FormulationError> {
     let form = CompactForm {
         valid_inequality,
@@ -395,15 +403,15 @@ pub fn lp_lower_bound(
 /// [`FormulationError::TooLarge`] above `max_columns`.
 pub fn build_server_aggregated(
     input: &FormulationInput,
-    max_columns: u64,
+    max_columns: Option<usize>,
 ) -> Result<LoadModel, FormulationError> {
     let servers = input.servers();
     let (ns, jobs) = (servers.len(), input.jobs().len());
-    let limits = MipLimits {
+    check_columns(
         max_columns,
-        ..MipLimits::default()
-    };
-    limits.check_columns("server-aggregated ILP", jobs as u128 * ns as u128 + 1)?;
+        "server-aggregated ILP",
+        jobs as u128 * ns as u128 + 1,
+    )?;
     let mut lp = LinearProgram::new(Sense::Minimise);
     for job in input.jobs() {
         for s in servers {
@@ -463,12 +471,15 @@ impl AggregatedSolution {
 /// `LB ≤ θ*_agg ≤ θ*_ILP`. It is much smaller (`|J|·|S|` integers) and
 /// meant for mid-size instances.
 ///
+/// `limits` are usually [`DEFAULT_LIMITS`]; `max_columns` bounds
+/// `|J|·|S| + 1`.
+///
 /// # Errors
 ///
 /// As [`solve_compact_ilp`].
 pub fn solve_server_aggregated(
     input: &FormulationInput,
-    limits: &MipLimits,
+    limits: &ExactMipLimits,
 ) -> Result<AggregatedSolution, FormulationError> {
     limits.validate()?;
     let model = build_server_aggregated(input, limits.max_columns)?;

@@ -41,7 +41,9 @@
 //! MIPs run **without presolve**, as their optima and dual bounds are used
 //! as proofs. A MIP stopped at a limit is reported as such
 //! ([`MipReport::optimal`] false), with its dual bound, never as exact.
-//! Sizes are checked before anything is allocated ([`MipLimits::max_columns`],
+//! Limits are an [`ExactMipLimits`](crate::lp::ExactMipLimits), by default
+//! [`DEFAULT_LIMITS`]. Sizes are checked before anything is allocated
+//! ([`ExactMipLimits::max_columns`](crate::lp::ExactMipLimits::max_columns),
 //! [`MAX_INPUT_JOBS`], [`MAX_INPUT_GPUS`], [`MAX_HORIZON_SLOTS`],
 //! [`TimeIndexedOptions::max_jobs`]).
 //!
@@ -88,7 +90,7 @@ pub use input::{
     MAX_INPUT_JOBS, MIN_ESTIMATE_SLOTS,
 };
 pub use report::{
-    DEFAULT_MAX_COLUMNS, DEFAULT_MIP_REL_GAP, DEFAULT_TIME_LIMIT_S, MipLimits, MipReport,
+    DEFAULT_LIMITS, DEFAULT_MAX_COLUMNS, DEFAULT_MIP_REL_GAP, DEFAULT_TIME_LIMIT_S, MipReport,
 };
 pub use time_indexed::{
     DEFAULT_TIME_INDEXED_MAX_JOBS, MAX_HORIZON_SLOTS, TimeIndexedModel, TimeIndexedOptions,

@@ -13,79 +13,41 @@ pub const DEFAULT_MIP_REL_GAP: f64 = 1e-9;
 
 /// Default most columns a formulation may build (estimated before anything
 /// is allocated).
-pub const DEFAULT_MAX_COLUMNS: u64 = 20_000;
+pub const DEFAULT_MAX_COLUMNS: usize = 20_000;
 
-/// Limits of a MIP solve.
-#[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
-#[non_exhaustive]
-pub struct MipLimits {
-    /// Wall-clock limit, seconds (default [`DEFAULT_TIME_LIMIT_S`] = 60);
-    /// positive and finite. A solve stopped here is reported as a limit
-    /// with its dual bound, never as optimal.
-    pub time_limit_s: f64,
-    /// Relative gap at which the solve counts as optimal (default
-    /// [`DEFAULT_MIP_REL_GAP`] = 10⁻⁹); in `[0, 1)`.
-    pub mip_rel_gap: f64,
-    /// Most columns (default [`DEFAULT_MAX_COLUMNS`] = 20,000); at least 1.
-    pub max_columns: u64,
-    /// Solver threads; `None` keeps the LP layer's default (one thread,
-    /// deterministic).
-    pub threads: Option<u32>,
+/// Default limits of a formulation's MIP solve: wall-clock limit
+/// [`DEFAULT_TIME_LIMIT_S`] = 60 s (a solve stopped there is reported as a
+/// limit with its dual bound, never as optimal), relative gap
+/// [`DEFAULT_MIP_REL_GAP`] = 10⁻⁹, threads `None` (one thread,
+/// deterministic) and at most [`DEFAULT_MAX_COLUMNS`] = 20,000 columns
+/// (`None`: no cap).
+pub const DEFAULT_LIMITS: ExactMipLimits =
+    ExactMipLimits::new(DEFAULT_TIME_LIMIT_S, DEFAULT_MIP_REL_GAP, None)
+        .with_max_columns(DEFAULT_MAX_COLUMNS);
+
+/// `limits` given in part in JSON, the rest from [`DEFAULT_LIMITS`].
+#[cfg(feature = "serde")]
+pub(super) fn deserialize_limits<'de, D>(d: D) -> Result<ExactMipLimits, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    ExactMipLimits::deserialize_over(DEFAULT_LIMITS, d)
 }
 
-impl Default for MipLimits {
-    fn default() -> Self {
-        MipLimits {
-            time_limit_s: DEFAULT_TIME_LIMIT_S,
-            mip_rel_gap: DEFAULT_MIP_REL_GAP,
-            max_columns: DEFAULT_MAX_COLUMNS,
-            threads: None,
-        }
-    }
-}
-
-impl MipLimits {
-    /// The solver limits (time, gap, threads) as the lp layer's
-    /// [`ExactMipLimits`], which checks them and gives the solve's options.
-    pub fn exact_limits(&self) -> ExactMipLimits {
-        ExactMipLimits {
-            time_limit_s: self.time_limit_s,
-            mip_rel_gap: self.mip_rel_gap,
-            threads: self.threads,
-        }
-    }
-
-    /// Checks the limits.
-    ///
-    /// # Errors
-    ///
-    /// [`FormulationError::InvalidOption`] for a time limit that is not
-    /// positive and finite, a gap outside `[0, 1)`, `max_columns = 0` or
-    /// `threads == Some(0)`.
-    pub fn validate(&self) -> Result<(), FormulationError> {
-        Ok(self
-            .exact_limits()
-            .validate_with_max_columns(self.max_columns)?)
-    }
-
-    /// Refuses a program of `columns` (estimated) columns above
-    /// [`max_columns`](Self::max_columns).
-    pub(super) fn check_columns(
-        &self,
-        formulation: &'static str,
-        columns: u128,
-    ) -> Result<(), FormulationError> {
-        if columns > u128::from(self.max_columns) {
-            return Err(FormulationError::TooLarge {
-                formulation,
-                what: "columns",
-                size: columns,
-                limit: self.max_columns,
-            });
-        }
-        Ok(())
+/// Refuses a program of `columns` (estimated) columns above `max_columns`.
+pub(super) fn check_columns(
+    max_columns: Option<usize>,
+    formulation: &'static str,
+    columns: u128,
+) -> Result<(), FormulationError> {
+    match lp::over_column_cap(max_columns, columns) {
+        Some(limit) => Err(FormulationError::TooLarge {
+            formulation,
+            what: "columns",
+            size: columns,
+            limit,
+        }),
+        None => Ok(()),
     }
 }
 
@@ -101,7 +63,7 @@ pub struct MipReport {
     /// How the solver ended.
     pub status: LpStatus,
     /// Whether the solve proved the incumbent optimal (within
-    /// [`MipLimits::mip_rel_gap`]).
+    /// [`ExactMipLimits::mip_rel_gap`]).
     pub optimal: bool,
     /// Objective of the best integer point found, if any.
     pub incumbent: Option<f64>,
@@ -153,13 +115,13 @@ impl MipReport {
 /// optimal, a limit or infeasible in [`FormulationError::UnexpectedStatus`].
 pub(super) fn solve_mip(
     lp: &LinearProgram,
-    limits: &MipLimits,
+    limits: &ExactMipLimits,
     formulation: &'static str,
     hint: &str,
 ) -> Result<(MipReport, Vec<f64>), FormulationError> {
     // Presolve off (`proof_solve_options`): the optimum and the dual bound
     // are used as proofs.
-    let sol = lp::solve(lp, &limits.exact_limits().proof_solve_options())?;
+    let sol = lp::solve(lp, &limits.proof_solve_options())?;
     let optimal = match sol.status {
         LpStatus::Optimal if sol.has_primal => true,
         ref s if s.is_limit() => false,

@@ -1,13 +1,13 @@
 //! The time-indexed exact ILP for non-preemptive gang scheduling with
 //! contention-free integer durations, on a few jobs.
 
-use crate::lp::{ColumnKind, LinearProgram, LpError, Sense};
+use crate::lp::{ColumnKind, ExactMipLimits, LinearProgram, LpError, Sense};
 use crate::model::units::ceil_tol;
 use crate::model::{GpuId, JobId};
 
 use super::error::FormulationError;
 use super::input::FormulationInput;
-use super::report::{MipLimits, MipReport, solve_mip};
+use super::report::{DEFAULT_LIMITS, MipReport, check_columns, solve_mip};
 
 /// Default most jobs [`solve_time_indexed`] accepts
 /// ([`TimeIndexedOptions::max_jobs`]).
@@ -31,9 +31,14 @@ pub struct TimeIndexedOptions {
     pub horizon: Option<u64>,
     /// Most jobs (default [`DEFAULT_TIME_INDEXED_MAX_JOBS`] = 8).
     pub max_jobs: usize,
-    /// Solve limits (presolve is always off); `max_columns` bounds
-    /// `1 + Σ_j (H − d_j + 1)(|S| + 1)`.
-    pub limits: MipLimits,
+    /// Solve limits (default [`DEFAULT_LIMITS`]; presolve is always off);
+    /// `max_columns` bounds `1 + Σ_j (H − d_j + 1)(|S| + 1)`. In JSON, the
+    /// fields not given keep their defaults.
+    #[cfg_attr(
+        feature = "serde",
+        serde(deserialize_with = "super::report::deserialize_limits")
+    )]
+    pub limits: ExactMipLimits,
 }
 
 impl Default for TimeIndexedOptions {
@@ -42,7 +47,7 @@ impl Default for TimeIndexedOptions {
             durations: None,
             horizon: None,
             max_jobs: DEFAULT_TIME_INDEXED_MAX_JOBS,
-            limits: MipLimits::default(),
+            limits: DEFAULT_LIMITS,
         }
     }
 }
@@ -228,7 +233,7 @@ fn resolve(
         .iter()
         .map(|&d| u128::from(horizon - d + 1) * per_start)
         .sum::<u128>();
-    opts.limits.check_columns("time-indexed ILP", columns)?;
+    check_columns(opts.limits.max_columns, "time-indexed ILP", columns)?;
     Ok((durations, horizon))
 }
 
