@@ -3,6 +3,7 @@
 /// How the run that produced the certificate went.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct RunInfo {
     /// Seed of the run's random streams, if random.
     pub seed: Option<u64>,

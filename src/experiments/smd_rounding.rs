@@ -39,6 +39,7 @@ impl Default for E5Options {
 
 /// One random epoch.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct E5Row {
     /// Jobs (`n`).
     pub jobs: usize,

@@ -109,6 +109,7 @@ pub enum Decision<P> {
 /// Everything recorded about one job.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct JobOutcome<P> {
     /// Index in arrival order.
     pub index: usize,

@@ -14,6 +14,7 @@ use crate::schedule::Schedule;
 /// `P` is the model's plan (what one admitted job runs). The solvers fill
 /// every field; the per-job lists are in instance order.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct OfflineResult<P> {
     /// Total utility (the model's value) of the incumbent's plans, each
     /// job's utility at its completion slot (0 without incumbent).

@@ -137,6 +137,7 @@ pub enum TrialOutcome {
 /// Statistics of one rounding trial.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct TrialRecord {
     /// Trial index (its stream).
     pub(crate) trial: u32,
@@ -175,6 +176,7 @@ pub enum Method {
 
 /// Result of [`RoundingSolver::solve`].
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct PcSolution {
     /// The point (integer columns exactly integral).
     pub x: Vec<f64>,

@@ -156,6 +156,7 @@ pub fn needs(name: &str) -> Needs {
 /// and writes.
 #[cfg(feature = "serde")]
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Outcome {
     /// The schedule; [`verify`](crate::schedule::verify) accepts it.
     pub schedule: Schedule,

@@ -22,6 +22,7 @@ pub struct ResourceUse {
 /// Per-job measurements of one run.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct JobRecord {
     /// The job.
     pub job: JobId,
@@ -311,6 +312,7 @@ pub struct UtilizationPoint {
 /// One constant allocation of a job over `[from_s, to_s)`.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct AllocationRecord {
     /// The job.
     pub job: JobId,
@@ -328,6 +330,7 @@ pub struct AllocationRecord {
 /// (except [`SimResult::decision_time_s`], a wall-clock measurement).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct SimResult {
     /// The policy's name.
     pub policy: String,

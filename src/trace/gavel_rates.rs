@@ -259,6 +259,7 @@ pub enum SkipCause {
 
 /// A row left out of a load or conversion, with its reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SkippedRow {
     /// 0-based index of the row among the input rows (file order).
     pub index: usize,

@@ -49,6 +49,7 @@ impl Admission {
 
 /// Everything reported about one job, in arrival order.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct JobRecord {
     /// The job.
     pub job: JobId,
@@ -110,6 +111,7 @@ impl RatioConditions {
 
 /// One usable server in the ledger.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct ServerRecord {
     /// The machine.
     pub machine: MachineId,

@@ -190,6 +190,7 @@ impl InnerSolver {
 /// assert_eq!(stats.max_cost_ratio(), 1.5);
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct CallStats {
     /// Deadlines whose program was looked at (built, bounded or solved).
     pub deadlines_examined: u64,

@@ -32,6 +32,7 @@ pub struct CheckedJob {
 
 /// The result of [`verify_locality`].
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct LocalityCheck {
     /// Every admitted job, in schedule order.
     pub jobs: Vec<CheckedJob>,

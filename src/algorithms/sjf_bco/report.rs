@@ -6,6 +6,7 @@ use super::sim::{RarAssignment, RarExecution};
 /// One trial of the search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct TrialRecord {
     /// The budget `θ`.
     pub theta: u64,

@@ -125,6 +125,7 @@ impl Default for ContinuousOptions {
 
 /// The result of [`solve_continuous`].
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ContinuousSolution {
     /// `x_i`, summing to at most `C`.
     pub allocation: Vec<f64>,
