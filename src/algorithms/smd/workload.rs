@@ -359,10 +359,10 @@ fn finish(cl: Cluster, draws: Vec<SmdJobDraw>, rate: f64) -> crate::Result<SmdWo
 }
 
 impl SmdWorkload {
-    /// Every job's requested configuration, for the fixed-size baselines
-    /// ([`Fifo::requests`](crate::baselines::Fifo::requests),
-    /// [`Tiresias::requests`](crate::baselines::Tiresias::requests)).
-    pub fn requests(&self) -> crate::baselines::RequestedSizes {
+    /// Every job's requested configuration `(workers, PSs)`, for the
+    /// fixed-size baselines (the `RequestedSizes` of FIFO's and Tiresias'
+    /// `requests`).
+    pub fn requests(&self) -> std::collections::BTreeMap<JobId, (u32, u32)> {
         self.draws.iter().map(|d| (d.job.id, d.requested)).collect()
     }
 }
