@@ -309,7 +309,7 @@ fn time_indexed_bound(
     let input =
         FormulationInput::from_model(model, 1.0, EstimateSource::MinDuration).map_err(wrap)?;
     let ti = solve_time_indexed(&input, options).map_err(wrap)?;
-    let optimal = ti.report.optimal;
+    let optimal = ti.report.optimal();
     Ok(Some(TimeIndexedBound {
         lower_bound: ti.lower_bound(),
         optimal,
@@ -317,7 +317,7 @@ fn time_indexed_bound(
         exact_for_model: optimal
             && model.time_model == TimeModel::FixedDuration
             && params.progress == ProgressMode::Fractional,
-        seconds: ti.report.seconds,
+        seconds: ti.report.info.seconds,
         size: (ti.report.columns, ti.report.rows),
     }))
 }
