@@ -65,6 +65,7 @@ pub(super) fn check_columns(
 /// bound) of; attach `info` to a certificate with
 /// [`Certificate::with_exact`](crate::certificate::Certificate::with_exact).
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub struct MipReport {
     /// The solve: status, incumbent (objective of the best integer point
