@@ -127,7 +127,11 @@ fn mip(p: &PcProblem, limit: f64) -> (Option<f64>, f64, f64) {
     let mut opts = MipOptions::default();
     opts.limits.time_limit_s = limit;
     match solve_exact(p, &opts) {
-        Ok(e) => (e.incumbent, e.dual_bound, t.elapsed().as_secs_f64()),
+        Ok(e) => (
+            e.info.incumbent,
+            e.info.dual_bound,
+            t.elapsed().as_secs_f64(),
+        ),
         Err(_) => (None, f64::NEG_INFINITY, t.elapsed().as_secs_f64()),
     }
 }

@@ -82,11 +82,11 @@ fn ka5_duals_and_safe_bound() {
 #[test]
 fn ka5_exact() {
     let e = solve_exact(&ka5(), &mip()).unwrap();
-    assert_eq!(e.status, ExactStatus::Optimal);
+    assert_eq!(e.info.status, ExactStatus::Optimal);
     assert_eq!(e.x.as_deref(), Some(&[1.0, 1.0, 2.0, 1.0][..]));
-    assert_eq!(e.incumbent, Some(15.0));
-    assert_abs_diff_eq!(e.dual_bound, 15.0, epsilon = 1e-6);
-    assert_abs_diff_eq!(e.rel_gap, 0.0, epsilon = 1e-9);
+    assert_eq!(e.info.incumbent, Some(15.0));
+    assert_abs_diff_eq!(e.info.dual_bound, 15.0, epsilon = 1e-6);
+    assert_abs_diff_eq!(e.info.rel_gap, 0.0, epsilon = 1e-9);
 }
 
 #[test]
@@ -99,8 +99,8 @@ fn exact_optima_of_all_instances() {
         (ka4(), 15.0),
     ] {
         let e = solve_exact(&p, &mip()).unwrap();
-        assert_eq!(e.status, ExactStatus::Optimal);
-        assert_eq!(e.incumbent, Some(opt));
+        assert_eq!(e.info.status, ExactStatus::Optimal);
+        assert_eq!(e.info.incumbent, Some(opt));
     }
 }
 

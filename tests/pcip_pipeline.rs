@@ -186,7 +186,7 @@ fn same_seed_same_result() {
             lp.seconds = 0.0;
         }
         if let Some(e) = s.exact.as_mut() {
-            e.seconds = 0.0;
+            e.info.seconds = 0.0;
         }
         if let Some(e) = s.certificate.exact.as_mut() {
             e.seconds = 0.0;

@@ -803,7 +803,7 @@ fn the_mip_gets_what_is_left_of_the_time_limit() {
     // The MIP stopped at the limit with an incumbent (returned), or no
     // incumbent and one rounding trial gave the answer.
     let exact = sol.exact.as_ref().unwrap();
-    assert!(exact.seconds < 2.5, "{}", exact.seconds);
+    assert!(exact.info.seconds < 2.5, "{}", exact.info.seconds);
     assert!(
         matches!(sol.method, Method::Exact | Method::Rounding { .. }),
         "{:?}",

@@ -657,7 +657,7 @@ fn time_indexed_bound_proves_the_counterexample_optimum() {
             .and_then(|a| a.solve(&inst, &mut rand::rngs::ChaCha8Rng::seed_from_u64(0))),
     );
     let ti = s.report.time_indexed.as_ref().unwrap();
-    assert!(ti.optimal && ti.exact_for_model, "{ti:?}");
+    assert!(ti.report.optimal() && ti.exact_for_model, "{ti:?}");
     assert_eq!(ti.fixed_duration_makespan, Some(6));
     assert_eq!(ti.lower_bound, 6.0);
     // The closed form is 6 too: the bound stays the closed form's, and the
@@ -692,7 +692,7 @@ fn time_indexed_bound_lifts_the_closed_form_under_contention() {
     );
     assert_eq!(s.schedule, plain.schedule);
     let ti = s.report.time_indexed.as_ref().unwrap();
-    assert!(ti.optimal && !ti.exact_for_model, "{ti:?}");
+    assert!(ti.report.optimal() && !ti.exact_for_model, "{ti:?}");
     let closed = plain.certificate.relaxation_bound.value;
     let d = ti.fixed_duration_makespan.unwrap() / 2;
     assert_eq!(ti.lower_bound, 2.0 * d as f64);
@@ -789,7 +789,7 @@ proptest! {
             verify(&inst, &s.schedule).unwrap();
             s.certificate.check(1e-9).unwrap();
             let ti = s.report.time_indexed.as_ref().unwrap();
-            prop_assert!(ti.optimal && ti.exact_for_model);
+            prop_assert!(ti.report.optimal() && ti.exact_for_model);
             let opt = s.certificate.optimum().unwrap();
             prop_assert_eq!(Some(opt as u64), ti.fixed_duration_makespan);
             prop_assert!(s.report.makespan_raw as f64 >= opt);

@@ -698,7 +698,7 @@ fn random_input(
 #[cfg(feature = "highs")]
 fn ti(inp: &FormulationInput) -> TimeIndexedSolution {
     let s = solve_time_indexed(inp, &TimeIndexedOptions::default()).unwrap();
-    assert!(s.report.optimal, "{:?}", s.report);
+    assert!(s.report.optimal(), "{:?}", s.report);
     s
 }
 
@@ -710,7 +710,7 @@ fn compact(inp: &FormulationInput, form: CompactForm) -> CompactSolution {
         built_
     })
     .unwrap();
-    assert!(s.report.optimal, "{:?}", s.report);
+    assert!(s.report.optimal(), "{:?}", s.report);
     s
 }
 
@@ -727,13 +727,13 @@ fn known_answer_shared_gpu() {
     assert!((lp.value - 5.0).abs() < 1e-7);
     let c = compact(&inp, CompactForm::default());
     assert!((c.theta.unwrap() - 8.0).abs() < 1e-9);
-    assert!((c.report.incumbent.unwrap() - 8.0).abs() < 1e-6);
+    assert!((c.report.info.incumbent.unwrap() - 8.0).abs() < 1e-6);
     assert!((c.lower_bound() - 8.0).abs() < 1e-6);
     let a = c.assignment.as_ref().unwrap();
     assert_eq!((a[0].len(), a[1].len()), (3, 2));
     assert!(a[0].iter().any(|g| a[1].contains(g)));
     let agg = solve_server_aggregated(&inp, &DEFAULT_LIMITS).unwrap();
-    assert!(agg.report.optimal);
+    assert!(agg.report.optimal());
     assert!((agg.theta.unwrap() - 6.0).abs() < 1e-9);
     let t = ti(&inp);
     assert_eq!(t.makespan, Some(8));
@@ -742,8 +742,7 @@ fn known_answer_shared_gpu() {
         check_schedule(&inp, &t.durations, t.schedule.as_ref().unwrap()),
         8
     );
-    let info = t.report.exact_info();
-    assert_eq!(info.optimum(), t.report.incumbent);
+    assert_eq!(t.report.info.optimum(), t.report.info.incumbent);
 }
 
 #[cfg(feature = "highs")]
@@ -848,7 +847,10 @@ fn compact_and_time_indexed_match_brute_force_on_tiny_instances() {
 fn sides(report: &MipReport, lower: f64) -> (f64, f64) {
     (
         lower,
-        report.incumbent.expect("an incumbent within the limit"),
+        report
+            .info
+            .incumbent
+            .expect("an incumbent within the limit"),
     )
 }
 
@@ -872,7 +874,7 @@ fn bound_sandwich_on_small_instances() {
             built_
         })
         .unwrap();
-        stopped += usize::from(!agg.report.optimal) + usize::from(!c.report.optimal);
+        stopped += usize::from(!agg.report.optimal()) + usize::from(!c.report.optimal());
         let t = ti(&inp);
         let d = &t.durations;
         let greedy = list_schedule_makespan(&inp, d);
@@ -933,17 +935,17 @@ fn a_limit_is_never_reported_as_exact() {
     let mut opts = TimeIndexedOptions::default();
     opts.limits.time_limit_s = 1e-9;
     let s = solve_time_indexed(&inp, &opts).unwrap();
-    if !s.report.status.is_optimal() {
-        assert!(!s.report.optimal);
-        assert!(s.report.exact_info().optimum().is_none());
+    if !s.report.solver_status.is_optimal() {
+        assert!(!s.report.optimal());
+        assert!(s.report.info.optimum().is_none());
         assert!(matches!(
-            s.report.exact_info().status,
+            s.report.info.status,
             dmlsched::certificate::ExactStatus::Limit { .. }
         ));
     }
     let opt = ti(&inp).makespan.unwrap() as f64;
     assert!(s.lower_bound() <= opt);
-    assert!(s.report.dual_bound <= opt + 1e-9);
+    assert!(s.report.info.dual_bound <= opt + 1e-9);
 }
 
 #[cfg(feature = "highs")]

@@ -6,7 +6,7 @@ use super::error::{PcError, RowClass, RowRef};
 use super::problem::{PcProblem, RowSense, evaluate};
 use super::repair::{RepairOptions, repair};
 use super::rounding::snap;
-use crate::certificate::{Bound, BoundKind, ExactStatus, Sense};
+use crate::certificate::{Bound, BoundKind, ExactInfo, ExactStatus, Sense};
 use crate::lp::{
     self, ColumnKind, ExactMipLimits, LinearProgram, LpSolution, LpStatus, SolveOptions,
 };
@@ -300,18 +300,15 @@ impl Default for MipOptions {
 /// Outcome of [`solve_exact`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExactResult {
-    /// Optimal, or stopped at a limit.
-    pub status: ExactStatus,
+    /// The solve as a certificate's [`ExactInfo`]: status (optimal, or
+    /// stopped at a limit), the incumbent's objective in the user's sense,
+    /// the solver's proven bound on OPT (lower for min, upper for max), the
+    /// relative gap between them and the solver's seconds. `returned` is
+    /// `false`: whether the point is the one returned is the caller's to say
+    /// ([`RoundingSolver`](super::RoundingSolver)'s certificate says so).
+    pub info: ExactInfo,
     /// The incumbent point (integer columns exactly integral), if any.
     pub x: Option<Vec<f64>>,
-    /// Its objective in the user's sense.
-    pub incumbent: Option<f64>,
-    /// The solver's proven bound on OPT (lower for min, upper for max).
-    pub dual_bound: f64,
-    /// Relative gap between incumbent and bound.
-    pub rel_gap: f64,
-    /// Solver seconds.
-    pub seconds: f64,
     /// The solver's own status (optimal, or which limit stopped it); or
     /// [`LpStatus::Unknown`] with the reason when its point was dropped
     /// because it broke a row once its integer columns were rounded.
@@ -409,16 +406,19 @@ pub fn solve_exact(p: &PcProblem, opts: &MipOptions) -> Result<ExactResult, PcEr
         _ => unknown_bound,
     };
     Ok(ExactResult {
-        status,
+        info: ExactInfo {
+            status,
+            incumbent,
+            dual_bound,
+            rel_gap: sol.mip_gap.unwrap_or(if incumbent.is_some() {
+                0.0
+            } else {
+                f64::INFINITY
+            }),
+            seconds: sol.seconds,
+            returned: false,
+        },
         x,
-        incumbent,
-        dual_bound,
-        rel_gap: sol.mip_gap.unwrap_or(if incumbent.is_some() {
-            0.0
-        } else {
-            f64::INFINITY
-        }),
-        seconds: sol.seconds,
         solver_status,
     })
 }

@@ -417,7 +417,7 @@ fn no_point(
 ) -> PcError {
     if let Some(e) = exact
         && e.x.is_none()
-        && let ExactStatus::Limit { .. } = e.status
+        && let ExactStatus::Limit { .. } = e.info.status
     {
         return PcError::MipNoIncumbent {
             status: e.solver_status.clone(),
@@ -618,13 +618,13 @@ impl RoundingSolver {
         {
             best =
                 e.x.clone()
-                    .zip(e.incumbent)
+                    .zip(e.info.incumbent)
                     .map(|(x, v)| (x, v, Method::Exact));
             exact = Some(e);
         }
         let exact_optimal = exact
             .as_ref()
-            .is_some_and(|e| e.status == ExactStatus::Optimal);
+            .is_some_and(|e| e.info.status == ExactStatus::Optimal);
 
         let t_round = Instant::now();
         let trials = self.run_trials(p, &rounder, &lp, exact_optimal, &clock, &mut best)?;
@@ -640,7 +640,7 @@ impl RoundingSolver {
             && !trials.proven_by_bound
             && let Some(e) = self.run_exact(p, &clock, &mut run, budget)?
         {
-            if let (Some(xe), Some(v)) = (&e.x, e.incumbent)
+            if let (Some(xe), Some(v)) = (&e.x, e.info.incumbent)
                 && best
                     .as_ref()
                     .is_some_and(|(_, b, _)| better(p.sense(), v, *b))
@@ -657,7 +657,7 @@ impl RoundingSolver {
         {
             best =
                 e.x.clone()
-                    .zip(e.incumbent)
+                    .zip(e.info.incumbent)
                     .map(|(x, v)| (x, v, Method::ExactFallback));
             exact = Some(e);
         }
@@ -1040,17 +1040,14 @@ impl RoundingSolver {
             // proven bounds on OPT, so the tighter one is stated.
             let lb = lp.safe_bound.value;
             let dual_bound = match p.sense() {
-                Sense::Minimise if lb.is_finite() && lb > e.dual_bound => lb,
-                Sense::Maximise if lb.is_finite() && lb < e.dual_bound => lb,
-                _ => e.dual_bound,
+                Sense::Minimise if lb.is_finite() && lb > e.info.dual_bound => lb,
+                Sense::Maximise if lb.is_finite() && lb < e.info.dual_bound => lb,
+                _ => e.info.dual_bound,
             };
             cert = cert.with_exact(ExactInfo {
-                status: e.status.clone(),
-                incumbent: e.incumbent,
                 dual_bound,
-                rel_gap: e.rel_gap,
-                seconds: e.seconds,
                 returned: returned_exact,
+                ..e.info.clone()
             });
         } else if proven_by_bound {
             cert = cert.with_exact(ExactInfo {
@@ -1120,9 +1117,9 @@ impl RoundingSolver {
         }
         // The pipeline returns the MIP point whenever the MIP is optimal.
         if let Some(e) = exact
-            && e.status == ExactStatus::Optimal
+            && e.info.status == ExactStatus::Optimal
             && returned_exact
-            && let Some(opt) = e.incumbent
+            && let Some(opt) = e.info.incumbent
         {
             let mut g = Guarantee::deterministic_value("objective = OPT (exact MIP)", "crate", opt);
             if opt != 0.0 {

@@ -446,7 +446,7 @@ impl LocalityOracle {
             Err(e) => return Err(e.into()),
             Ok(r) => r,
         };
-        let proven = res.status == ExactStatus::Optimal;
+        let proven = res.info.status == ExactStatus::Optimal;
         if !proven {
             stats.mip_limits += 1;
         }
@@ -463,7 +463,7 @@ impl LocalityOracle {
                 (plan, cost)
             })
         });
-        Ok((plan, proven, res.dual_bound / scale))
+        Ok((plan, proven, res.info.dual_bound / scale))
     }
 
     /// Bounds and solves LOC-SUB(i, t̂) at `deadline` for `job` at the

@@ -1,5 +1,6 @@
 //! What a run of SJF-BCO or of a baseline reports besides its certificate.
 
+use super::formulation::MipReport;
 use super::params::SjfBcoParams;
 use super::sim::{RarAssignment, RarExecution};
 
@@ -109,10 +110,9 @@ pub struct TimeIndexedBound {
     /// makespan of every schedule of the instance, with or without
     /// contention.
     pub lower_bound: f64,
-    /// Whether the solve proved its incumbent optimal.
-    pub optimal: bool,
     /// The incumbent's makespan under the contention-free durations (the
-    /// optimum of that problem when `optimal`); `None` without incumbent.
+    /// optimum of that problem when [`MipReport::optimal`]); `None` without
+    /// incumbent.
     pub fixed_duration_makespan: Option<u64>,
     /// Whether that optimum is also the optimum of this run's model: only
     /// under [`TimeModel::FixedDuration`](super::TimeModel::FixedDuration)
@@ -120,8 +120,8 @@ pub struct TimeIndexedBound {
     /// placement. Otherwise it is a lower bound under contention, never the
     /// optimum.
     pub exact_for_model: bool,
-    /// Seconds in the solver.
-    pub seconds: f64,
-    /// Columns and rows of the program.
-    pub size: (usize, usize),
+    /// How the MIP solve ended: whether it proved its incumbent optimal
+    /// ([`MipReport::optimal`]), its unrounded dual bound, gap and seconds
+    /// ([`MipReport::info`]), and the program's columns and rows.
+    pub report: MipReport,
 }

@@ -289,7 +289,7 @@ fn certificate(
                 true,
                 "optimal",
                 (opt, opt, 0.0),
-                ti.seconds,
+                ti.report.info.seconds,
             ))
         }
         _ => certificate,
@@ -309,16 +309,13 @@ fn time_indexed_bound(
     let input =
         FormulationInput::from_model(model, 1.0, EstimateSource::MinDuration).map_err(wrap)?;
     let ti = solve_time_indexed(&input, options).map_err(wrap)?;
-    let optimal = ti.report.optimal;
     Ok(Some(TimeIndexedBound {
         lower_bound: ti.lower_bound(),
-        optimal,
         fixed_duration_makespan: ti.makespan,
-        exact_for_model: optimal
+        exact_for_model: ti.report.optimal()
             && model.time_model == TimeModel::FixedDuration
             && params.progress == ProgressMode::Fractional,
-        seconds: ti.report.seconds,
-        size: (ti.report.columns, ti.report.rows),
+        report: ti.report,
     }))
 }
 

@@ -251,7 +251,7 @@ impl CompactSolution {
     /// closed form. Equals `θ*_ILP` (within the gap) when the solve is
     /// optimal.
     pub fn lower_bound(&self) -> f64 {
-        self.report.dual_bound.max(self.closed_form_bound)
+        self.report.info.dual_bound.max(self.closed_form_bound)
     }
 }
 
@@ -266,8 +266,9 @@ impl CompactSolution {
 /// estimate contract (each GPU is busy at least its load), and at most the
 /// maximum load `max_g U[g]` of any assignment, SJF-BCO's included.
 ///
-/// A solve stopped at a time limit is reported with `optimal = false`; its
-/// dual bound is still a valid lower bound ([`CompactSolution::lower_bound`]).
+/// A solve stopped at a time limit is reported with [`MipReport::optimal`]
+/// false; its dual bound is still a valid lower bound
+/// ([`CompactSolution::lower_bound`]).
 ///
 /// # Errors
 ///
@@ -458,7 +459,7 @@ impl AggregatedSolution {
     /// The larger of the dual bound and the closed form: a lower bound on
     /// `θ*_ILP` and on every makespan meeting the estimate contract.
     pub fn lower_bound(&self) -> f64 {
-        self.report.dual_bound.max(self.closed_form_bound)
+        self.report.info.dual_bound.max(self.closed_form_bound)
     }
 }
 

@@ -62,7 +62,7 @@
 //! # #[cfg(feature = "highs")]
 //! # {
 //! let ilp = solve_compact_ilp(&input, &CompactOptions::default())?;
-//! assert!(ilp.report.optimal);
+//! assert!(ilp.report.optimal());
 //! assert!((ilp.theta.unwrap() - 8.0).abs() < 1e-9);
 //! let ti = solve_time_indexed(&input, &TimeIndexedOptions::default())?;
 //! assert_eq!(ti.makespan, Some(8));

@@ -53,27 +53,29 @@ pub(super) fn check_columns(
 
 /// How a MIP solve of a minimisation ended.
 ///
-/// `dual_bound` is a proven lower bound on the program's optimum in every
-/// case; `incumbent` is its optimum only when `optimal` is true. A solve
-/// stopped at a limit has `optimal == false` and must never be reported as
-/// exact: its dual bound is what it proves.
+/// [`info`](Self::info) holds the solve as a certificate's [`ExactInfo`]
+/// for **this program's** optimum, as a comparison point (`returned =
+/// false`): status [`ExactStatus::Optimal`] only when the solve proved its
+/// incumbent optimal, else [`ExactStatus::Limit`] with the solver's status.
+/// Its `dual_bound` is a proven lower bound on the program's optimum in
+/// every case (`−∞` if the solve bounded nothing); its `incumbent` is the
+/// optimum only when [`optimal`](Self::optimal). A solve stopped at a limit
+/// must never be reported as exact: its dual bound is what it proves. Each
+/// formulation's documentation says what its optimum is an optimum (or a
+/// bound) of; attach `info` to a certificate with
+/// [`Certificate::with_exact`](crate::certificate::Certificate::with_exact).
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub struct MipReport {
-    /// How the solver ended.
-    pub status: LpStatus,
-    /// Whether the solve proved the incumbent optimal (within
-    /// [`ExactMipLimits::mip_rel_gap`]).
-    pub optimal: bool,
-    /// Objective of the best integer point found, if any.
-    pub incumbent: Option<f64>,
-    /// A proven lower bound on the program's optimum (`−∞` if the solve
-    /// bounded nothing); equal to the incumbent up to the gap when optimal.
-    pub dual_bound: f64,
-    /// `(incumbent − dual_bound) / incumbent`, `+∞` without incumbent.
-    pub rel_gap: f64,
-    /// Wall-clock seconds in the solver.
-    pub seconds: f64,
+    /// The solve: status, incumbent (objective of the best integer point
+    /// found, if any), proven dual bound (equal to the incumbent up to the
+    /// gap when optimal), relative gap `(incumbent − dual_bound) /
+    /// incumbent` (`+∞` without incumbent) and wall-clock seconds in the
+    /// solver.
+    pub info: ExactInfo,
+    /// How the solver ended, as it reported it.
+    pub solver_status: LpStatus,
     /// Columns of the program.
     pub columns: usize,
     /// Rows of the program.
@@ -81,31 +83,16 @@ pub struct MipReport {
 }
 
 impl MipReport {
-    /// The dual bound as a certificate [`Bound`] ([`BoundKind::MipDual`]).
-    pub fn bound(&self) -> Bound {
-        Bound::new(self.dual_bound, BoundKind::MipDual)
+    /// Whether the solve proved the incumbent optimal (within
+    /// [`ExactMipLimits::mip_rel_gap`]): [`info`](Self::info)'s status is
+    /// [`ExactStatus::Optimal`].
+    pub fn optimal(&self) -> bool {
+        self.info.status == ExactStatus::Optimal
     }
 
-    /// The solve as a certificate's [`ExactInfo`] for **this program's**
-    /// optimum, as a comparison point (`returned = false`): status
-    /// [`ExactStatus::Optimal`] only when [`optimal`](Self::optimal), else
-    /// [`ExactStatus::Limit`] with the dual bound. Each formulation's
-    /// documentation says what its optimum is an optimum (or a bound) of.
-    pub fn exact_info(&self) -> ExactInfo {
-        ExactInfo {
-            status: if self.optimal {
-                ExactStatus::Optimal
-            } else {
-                ExactStatus::Limit {
-                    status: self.status.to_string(),
-                }
-            },
-            incumbent: self.incumbent,
-            dual_bound: self.dual_bound,
-            rel_gap: self.rel_gap,
-            seconds: self.seconds,
-            returned: false,
-        }
+    /// The dual bound as a certificate [`Bound`] ([`BoundKind::MipDual`]).
+    pub fn bound(&self) -> Bound {
+        Bound::new(self.info.dual_bound, BoundKind::MipDual)
     }
 }
 
@@ -150,12 +137,21 @@ pub(super) fn solve_mip(
         None => f64::INFINITY,
     };
     let report = MipReport {
-        status: sol.status,
-        optimal,
-        incumbent,
-        dual_bound,
-        rel_gap,
-        seconds: sol.seconds,
+        info: ExactInfo {
+            status: if optimal {
+                ExactStatus::Optimal
+            } else {
+                ExactStatus::Limit {
+                    status: sol.status.to_string(),
+                }
+            },
+            incumbent,
+            dual_bound,
+            rel_gap,
+            seconds: sol.seconds,
+            returned: false,
+        },
+        solver_status: sol.status,
         columns: lp.n_cols(),
         rows: lp.n_rows(),
     };

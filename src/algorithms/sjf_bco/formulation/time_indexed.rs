@@ -407,7 +407,7 @@ impl TimeIndexedSolution {
     /// also a lower bound on the optimal makespan of the **contention
     /// model**, never an optimum of it.
     pub fn lower_bound(&self) -> f64 {
-        (self.report.dual_bound - 1e-6).ceil()
+        (self.report.info.dual_bound - 1e-6).ceil()
     }
 }
 
