@@ -91,6 +91,7 @@ impl BoundKind {
 /// run.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub struct ExactInfo {
     /// How the exact solve ended.
     pub status: ExactStatus,

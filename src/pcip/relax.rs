@@ -299,6 +299,7 @@ impl Default for MipOptions {
 
 /// Outcome of [`solve_exact`].
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ExactResult {
     /// The solve as a certificate's [`ExactInfo`]: status (optimal, or
     /// stopped at a limit), the incumbent's objective in the user's sense,
