@@ -534,6 +534,26 @@ impl RoundingSolver {
         self.solve_with(p, &Hooks::new())
     }
 
+    /// The options and hooks of one run: the structure matches `p`, the
+    /// neighbourhood's limits and the bound budget are valid.
+    fn check_run(&self, p: &PcProblem, hooks: &Hooks<'_>) -> Result<(), PcError> {
+        if let Some(s) = hooks.structure {
+            s.check(p)?;
+        }
+        if let Some(n) = &self.neighbourhood {
+            n.validate()?;
+        }
+        if let Some(b) = self.bound_budget_s
+            && !(b.is_finite() && b > 0.0)
+        {
+            return Err(PcError::InvalidOption {
+                option: "bound_budget_s",
+                reason: format!("must be positive and finite, got {}", Num(b)),
+            });
+        }
+        Ok(())
+    }
+
     /// [`solve`](Self::solve) with a model's [`Hooks`]: each trial rounds
     /// with the choice groups ([`round_structured`], `λ = β`; independent
     /// rounding without groups), applies the derivation, and repairs with
@@ -552,20 +572,7 @@ impl RoundingSolver {
     /// [`PcError::InvalidOption`] (option `"x"`) when the derivation leaves
     /// a non-finite entry.
     pub fn solve_with(&self, p: &PcProblem, hooks: &Hooks<'_>) -> Result<PcSolution, PcError> {
-        if let Some(s) = hooks.structure {
-            s.check(p)?;
-        }
-        if let Some(n) = &self.neighbourhood {
-            n.validate()?;
-        }
-        if let Some(b) = self.bound_budget_s
-            && !(b.is_finite() && b > 0.0)
-        {
-            return Err(PcError::InvalidOption {
-                option: "bound_budget_s",
-                reason: format!("must be positive and finite, got {}", Num(b)),
-            });
-        }
+        self.check_run(p, hooks)?;
         let runs_exact_first = match self.exact {
             ExactMode::Always => true,
             ExactMode::IfSmall { max_vars, max_nnz } => {
