@@ -22,8 +22,8 @@
 //! `GadgetMetrics`.
 //!
 //! ```text
-//! cargo run --release --features report --example gadget -- --out /tmp/gadget
-//! cargo run --release --features report --example gadget -- --out /tmp/gadget --seeds 5 --loads 0.5,1,2,3,4
+//! cargo run --release -p dmlsched-experiments --example gadget -- --out /tmp/gadget
+//! cargo run --release -p dmlsched-experiments --example gadget -- --out /tmp/gadget --seeds 5 --loads 0.5,1,2,3,4
 //! ```
 //!
 //! Run with `--help` for every option.

@@ -32,9 +32,9 @@
 //! 16 machines, 100 jobs, 5 seeds.
 //!
 //! ```text
-//! cargo run --release --features report --example locality -- --out /tmp/loc          # reduced sizes
-//! cargo run --release --features report --example locality -- --out /tmp/loc --full   # 16 machines, 100 jobs, 5 seeds
-//! cargo run --release --features report --example locality -- --experiment 1 --seeds 5 --jobs 50 --machines 8
+//! cargo run --release -p dmlsched-experiments --example locality -- --out /tmp/loc          # reduced sizes
+//! cargo run --release -p dmlsched-experiments --example locality -- --out /tmp/loc --full   # 16 machines, 100 jobs, 5 seeds
+//! cargo run --release -p dmlsched-experiments --example locality -- --experiment 1 --seeds 5 --jobs 50 --machines 8
 //! ```
 //!
 //! Run with `--help` for every option.

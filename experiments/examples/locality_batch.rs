@@ -5,8 +5,8 @@
 //! certificate.
 //!
 //! ```text
-//! cargo run --release --example locality_batch -- [JOBS] [KAPPA] [SEED] [makespan|exact|weighted]
-//! cargo run --release --example locality_batch -- 10 10 1 makespan
+//! cargo run --release -p dmlsched-experiments --example locality_batch -- [JOBS] [KAPPA] [SEED] [makespan|exact|weighted]
+//! cargo run --release -p dmlsched-experiments --example locality_batch -- 10 10 1 makespan
 //! ```
 
 use dmlsched::algorithms::Algorithm;

@@ -5,9 +5,9 @@
 //! by a factor `φ`), under both price-bound rules.
 //!
 //! ```text
-//! cargo run --release --features report --example oasis                       # reduced sizes, under a minute
-//! cargo run --release --features report --example oasis -- --full --out /tmp/oasis   # the paper's sizes (hours)
-//! cargo run --release --features report --example oasis -- --figure 3 --jobs 100,200 --seeds 3 --bounds both
+//! cargo run --release -p dmlsched-experiments --example oasis                       # reduced sizes, under a minute
+//! cargo run --release -p dmlsched-experiments --example oasis -- --full --out /tmp/oasis   # the paper's sizes (hours)
+//! cargo run --release -p dmlsched-experiments --example oasis -- --figure 3 --jobs 100,200 --seeds 3 --bounds both
 //! ```
 //!
 //! Run with `--help` for every option. See `docs/reproduction.md` for the

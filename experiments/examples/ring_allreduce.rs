@@ -20,9 +20,9 @@
 //! `--full` runs seeds 0..=9, the published set-up.
 //!
 //! ```text
-//! cargo run --release --features report --example ring_allreduce                          # reduced
-//! cargo run --release --features report --example ring_allreduce -- --full --out /tmp/rar  # 10 seeds, both calibrations
-//! cargo run --release --features report --example ring_allreduce -- --experiment 4,6 --seeds 5 --calibration synthetic
+//! cargo run --release -p dmlsched-experiments --example ring_allreduce                          # reduced
+//! cargo run --release -p dmlsched-experiments --example ring_allreduce -- --full --out /tmp/rar  # 10 seeds, both calibrations
+//! cargo run --release -p dmlsched-experiments --example ring_allreduce -- --experiment 4,6 --seeds 5 --calibration synthetic
 //! ```
 //!
 //! Run with `--help` for every option.

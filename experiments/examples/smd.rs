@@ -19,7 +19,7 @@
 //!   to 30 jobs, the rounded plan against the LP and the exact MIP.
 //!
 //! ```text
-//! DMLSCHED_TRACES=../shared/traces cargo run --release --features report --example smd -- --out /tmp/smd
+//! DMLSCHED_TRACES=../shared/traces cargo run --release -p dmlsched-experiments --example smd -- --out /tmp/smd
 //! ```
 //!
 //! Run with `--help` for every option.

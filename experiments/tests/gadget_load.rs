@@ -1,5 +1,5 @@
 //! The GADGET-style scheduler under overload (release; `.ci/run` runs it with
-//! `cargo test --release --test gadget_load`): on the synthetic scenario at
+//! `cargo test --release -p dmlsched-experiments --test gadget_load`): on the synthetic scenario at
 //! load 2.0 over seeds 0..=4, its mean gross utility is at least twice that
 //! of strict FIFO-FF. Both are measured by `GadgetMetrics`, FIFO-FF in the
 //! simulator under the same options (reserved bandwidth, stop at

@@ -1,6 +1,6 @@
 //! The acceptance thresholds of the SJF-BCO reproduction (seeds 0..=9,
 //! paper-synthetic calibration), asserted. Compiled in release mode only
-//! (27 s in a debug build, 4 s in release): `cargo test --release --test
+//! (27 s in a debug build, 4 s in release): `cargo test --release -p dmlsched-experiments --test
 //! sjf_bco_thresholds`, which `.ci/run` runs.
 #![cfg(not(debug_assertions))]
 
