@@ -531,3 +531,174 @@ proptest! {
         let _ = Instance::new(c, j, slot, horizon);
     }
 }
+
+// ------------------------------------------------------------------ GPU types
+
+/// Two machines of 8 GPUs, a v100 and a k80, named by the cluster.
+fn typed_cluster() -> Cluster {
+    Cluster::new(vec![
+        machine(0, 8.0).with_gpu_type("v100"),
+        machine(1, 8.0).with_gpu_type("k80"),
+    ])
+    .with_gpu_types(["v100", "k80"])
+}
+
+fn with_speeds(job: Job) -> Job {
+    job.with_gpu_speed("v100", 1.0).with_gpu_speed("k80", 0.3)
+}
+
+#[test]
+fn a_typed_cluster_with_speeds_is_accepted() {
+    let inst = build(
+        typed_cluster(),
+        vec![with_speeds(ps_job(0)), with_speeds(rar_job(1, 4))],
+    )
+    .unwrap();
+    assert!(inst.cluster().is_mixed());
+    let ring = &inst.jobs()[1];
+    assert_eq!(ring.pace([Some("v100"), Some("v100")]), 1.0);
+    // A ring on a v100 and a k80 runs at the k80's pace.
+    assert_eq!(ring.pace([Some("v100"), Some("k80")]), 0.3);
+    // One named type: speeds may be left out (speed 1).
+    let one = Cluster::new(vec![machine(0, 8.0).with_gpu_type("a100")]).with_gpu_types(["a100"]);
+    let inst = build(one, vec![ps_job(0)]).unwrap();
+    assert!(!inst.cluster().is_mixed());
+    assert_eq!(inst.jobs()[0].gpu_speed(Some("a100")), 1.0);
+}
+
+#[test]
+fn gpu_type_errors_name_the_machine_or_job_and_the_type() {
+    let jobs = || vec![with_speeds(ps_job(0))];
+    let mut c = typed_cluster();
+    c.gpu_types.push("v100".into());
+    assert_eq!(
+        build(c, jobs()).unwrap_err(),
+        ModelError::DuplicateGpuType {
+            gpu_type: "v100".into()
+        }
+    );
+    let mut c = typed_cluster();
+    c.machines[1].gpu_type = Some("p100".into());
+    assert_eq!(
+        build(c, jobs()).unwrap_err(),
+        ModelError::UnknownGpuType {
+            entity: Entity::Machine(MachineId(1)),
+            gpu_type: "p100".into()
+        }
+    );
+    let mut c = typed_cluster();
+    c.machines[0].gpu_type = None;
+    assert_eq!(
+        build(c, jobs()).unwrap_err(),
+        ModelError::MissingGpuType {
+            machine: MachineId(0)
+        }
+    );
+    let mut c = typed_cluster();
+    c.gpu_types[0] = String::new();
+    assert!(matches!(
+        build(c, jobs()),
+        Err(ModelError::Inconsistent {
+            entity: Entity::Cluster,
+            ..
+        })
+    ));
+    // A machine without GPUs has no type; one that names a type in an
+    // untyped cluster names an unknown type.
+    let mut c = typed_cluster();
+    c.machines.push(
+        machine(2, 0.0)
+            .with_gpu_type("k80")
+            .hosting(Hosting::ParameterServers),
+    );
+    assert!(matches!(
+        build(c, jobs()),
+        Err(ModelError::Inconsistent {
+            entity: Entity::Machine(MachineId(2)),
+            ..
+        })
+    ));
+    let (c, _) = parts();
+    let c = Cluster::new(vec![c.machines[0].clone().with_gpu_type("v100")]);
+    assert!(matches!(
+        build(c, vec![ps_job(0)]),
+        Err(ModelError::UnknownGpuType {
+            entity: Entity::Machine(MachineId(0)),
+            ..
+        })
+    ));
+}
+
+#[test]
+fn gpu_speed_errors_name_the_job_and_the_type() {
+    // Several types: a speed on each.
+    let job = ps_job(0).with_gpu_speed("v100", 1.0);
+    assert_eq!(
+        build(typed_cluster(), vec![job]).unwrap_err(),
+        ModelError::MissingGpuSpeed {
+            job: JobId(0),
+            gpu_type: "k80".into()
+        }
+    );
+    // A type the cluster does not have, typed or not.
+    let job = with_speeds(ps_job(0)).with_gpu_speed("a100", 2.0);
+    assert_eq!(
+        build(typed_cluster(), vec![job]).unwrap_err(),
+        ModelError::UnknownGpuType {
+            entity: Entity::Job(JobId(0)),
+            gpu_type: "a100".into()
+        }
+    );
+    let (c, _) = parts();
+    assert!(matches!(
+        build(c, vec![ps_job(0).with_gpu_speed("v100", 1.0)]),
+        Err(ModelError::UnknownGpuType {
+            entity: Entity::Job(JobId(0)),
+            ..
+        })
+    ));
+    // Speeds are finite and positive, named by their field.
+    for (bad, want) in [(f64::NAN, "non-finite"), (0.0, "zero"), (-1.0, "negative")] {
+        let job = with_speeds(ps_job(0)).with_gpu_speed("k80", bad);
+        let err = build(typed_cluster(), vec![job]).unwrap_err();
+        let field = match &err {
+            ModelError::NonFinite { field, .. }
+            | ModelError::NonPositive { field, .. }
+            | ModelError::Negative { field, .. } => field.clone(),
+            other => panic!("{want}: {other:?}"),
+        };
+        assert_eq!(field, "gpu_speeds.k80", "{want}");
+    }
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn gpu_types_read_from_json_and_untyped_json_is_unchanged() {
+    let inst = build(
+        typed_cluster(),
+        vec![with_speeds(ps_job(0)), with_speeds(rar_job(1, 4))],
+    )
+    .unwrap();
+    let text = inst.to_json().unwrap();
+    assert!(text.contains("\"gpu_types\"") && text.contains("\"gpu_speeds\""));
+    assert_eq!(Instance::from_json(&text).unwrap(), inst);
+    // An untyped instance writes none of the new fields.
+    let (c, j) = parts();
+    let text = build(c, j).unwrap().to_json().unwrap();
+    assert!(
+        !text.contains("gpu_type") && !text.contains("gpu_speeds"),
+        "{text}"
+    );
+    // A speed on an unknown type in JSON is the same typed error.
+    let bad = text.replacen(
+        "\"architecture\"",
+        "\"gpu_speeds\": {\"v100\": 1.0}, \"architecture\"",
+        1,
+    );
+    match Instance::from_json(&bad) {
+        Err(dmlsched::Error::Model(ModelError::UnknownGpuType { gpu_type, .. })) => {
+            assert_eq!(gpu_type, "v100")
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -131,9 +131,14 @@ fn job(id: u32) -> BoxedStrategy<Job> {
         nonneg(),
         (any::<bool>(), any::<bool>()),
         architecture(),
+        proptest::collection::btree_map(
+            prop::sample::select(vec!["k80", "v100"]).prop_map(String::from),
+            0.01..10.0f64,
+            0..3,
+        ),
     )
         .prop_map(
-            move |(arr, u, w, tenant, deadline, reconf, (rigid, pre), arch)| Job {
+            move |(arr, u, w, tenant, deadline, reconf, (rigid, pre), arch, speeds)| Job {
                 id: JobId(id),
                 arrival_s: arr,
                 utility: u,
@@ -151,6 +156,7 @@ fn job(id: u32) -> BoxedStrategy<Job> {
                 },
                 allowed_machines: None,
                 architecture: arch,
+                gpu_speeds: speeds,
             },
         )
         .boxed()
@@ -164,12 +170,13 @@ fn instance() -> impl Strategy<Value = Instance> {
         pos(),
         0.0..1.0f64,
         any::<bool>(),
+        any::<bool>(),
     )
-        .prop_flat_map(|(n_m, n_j, intra, ext, alpha, racked)| {
+        .prop_flat_map(|(n_m, n_j, intra, ext, alpha, racked, typed)| {
             let jobs: Vec<_> = (0..n_j as u32).map(job).collect();
-            (Just((n_m, intra, ext, alpha, racked)), jobs)
+            (Just((n_m, intra, ext, alpha, racked, typed)), jobs)
         })
-        .prop_map(|((n_m, intra, ext, alpha, racked), jobs)| {
+        .prop_map(|((n_m, intra, ext, alpha, racked, typed), mut jobs)| {
             // Machines big enough for every generated demand (≤ 3 workers + 3 PSs
             // of at most f64::MAX/4 each would overflow; demands stay far below).
             let big = 1e307;
@@ -185,10 +192,29 @@ fn instance() -> impl Strategy<Value = Instance> {
                             .nic(big),
                         intra,
                     );
-                    if racked { m.in_rack(RackId(0)) } else { m }
+                    let m = if racked { m.in_rack(RackId(0)) } else { m };
+                    // A typed cluster alternates its two types.
+                    if typed {
+                        m.with_gpu_type(["k80", "v100"][i as usize % 2])
+                    } else {
+                        m
+                    }
                 })
                 .collect();
             let mut cluster = Cluster::new(machines);
+            if typed {
+                cluster.gpu_types = vec!["k80".into(), "v100".into()];
+                // Two named types: every job gives a speed on each.
+                for j in &mut jobs {
+                    for t in ["k80", "v100"] {
+                        j.gpu_speeds.entry(t.into()).or_insert(1.0);
+                    }
+                }
+            } else {
+                for j in &mut jobs {
+                    j.gpu_speeds.clear();
+                }
+            }
             if racked {
                 cluster.racks.push(Rack {
                     id: RackId(0),

@@ -386,6 +386,14 @@ pub struct Machine {
     /// Which task kinds the machine may host.
     #[cfg_attr(feature = "serde", serde(default))]
     pub hosts: Hosting,
+    /// The type of its GPUs, one of the cluster's
+    /// [`gpu_types`](Cluster::gpu_types); `None` in a cluster that names no
+    /// types (one default type) and on a machine without GPUs.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub gpu_type: Option<String>,
 }
 
 impl Machine {
@@ -397,7 +405,26 @@ impl Machine {
             rack: None,
             intra_bandwidth_bps,
             hosts: Hosting::Both,
+            gpu_type: None,
         }
+    }
+
+    /// The same machine with GPUs of type `gpu_type` (a name of the
+    /// cluster's [`gpu_types`](Cluster::gpu_types)).
+    ///
+    /// ```
+    /// use dmlsched::model::{Cluster, Machine, MachineId, Resources};
+    /// let gpus = Resources::zero().gpus(4.0).cpu_cores(16.0);
+    /// let cluster = Cluster::new(vec![
+    ///     Machine::new(MachineId(0), gpus, 1e11).with_gpu_type("v100"),
+    ///     Machine::new(MachineId(1), gpus, 1e11).with_gpu_type("k80"),
+    /// ])
+    /// .with_gpu_types(["v100", "k80"]);
+    /// assert_eq!(cluster.machines[1].gpu_type.as_deref(), Some("k80"));
+    /// ```
+    pub fn with_gpu_type(mut self, gpu_type: impl Into<String>) -> Self {
+        self.gpu_type = Some(gpu_type.into());
+        self
     }
 
     /// The same machine in a rack.
@@ -529,6 +556,15 @@ pub struct Cluster {
     /// Ring-all-reduce network parameters.
     #[cfg_attr(feature = "serde", serde(default))]
     pub ring: RingParams,
+    /// The names of the cluster's GPU types (for example `v100`, `k80`),
+    /// each once. Empty: one default type, as in a cluster that does not
+    /// model types. When types are named, every machine with GPUs names
+    /// its type ([`Machine::gpu_type`]).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Vec::is_empty")
+    )]
+    pub gpu_types: Vec<String>,
 }
 
 impl Cluster {
@@ -555,6 +591,7 @@ impl Cluster {
             machines,
             racks: Vec::new(),
             ring: RingParams::default(),
+            gpu_types: Vec::new(),
         }
     }
 
@@ -577,6 +614,29 @@ impl Cluster {
                 .map(|i| Machine::new(MachineId(i), capacity, intra_bandwidth_bps))
                 .collect(),
         )
+    }
+
+    /// The same cluster naming its GPU types (see
+    /// [`Machine::with_gpu_type`]).
+    pub fn with_gpu_types<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        self.gpu_types = names.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Whether the cluster has GPUs of more than one type.
+    ///
+    /// ```
+    /// use dmlsched::model::{Cluster, Resources};
+    /// let c = Cluster::homogeneous(2, Resources::zero().gpus(8.0), 1e11);
+    /// assert!(!c.is_mixed());
+    /// ```
+    pub fn is_mixed(&self) -> bool {
+        let mut types = self
+            .machines
+            .iter()
+            .filter(|m| m.capacity.gpus > 0.0)
+            .map(|m| m.gpu_type.as_deref());
+        types.next().is_some_and(|first| types.any(|t| t != first))
     }
 
     /// The machine with this id (linear scan; use [`crate::model::Instance`]

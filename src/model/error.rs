@@ -236,6 +236,38 @@ pub enum ModelError {
         /// What is wrong.
         reason: String,
     },
+    /// The cluster names a GPU type twice.
+    #[error("cluster: GPU type `{gpu_type}` is named twice in `gpu_types`")]
+    DuplicateGpuType {
+        /// The type.
+        gpu_type: String,
+    },
+    /// A machine or a job names a GPU type the cluster does not list in
+    /// its `gpu_types`.
+    #[error("{entity}: GPU type `{gpu_type}` is not one of the cluster's `gpu_types`")]
+    UnknownGpuType {
+        /// The machine or job.
+        entity: Entity,
+        /// The type.
+        gpu_type: String,
+    },
+    /// The cluster names GPU types but a machine with GPUs names none.
+    #[error("{machine}: the cluster names GPU types, so a machine with GPUs needs a `gpu_type`")]
+    MissingGpuType {
+        /// The machine.
+        machine: MachineId,
+    },
+    /// The cluster has several GPU types and a job gives no speed on one
+    /// of them.
+    #[error(
+        "{job}: no speed on GPU type `{gpu_type}` in `gpu_speeds` (a cluster of several types needs one per type)"
+    )]
+    MissingGpuSpeed {
+        /// The job.
+        job: JobId,
+        /// The type without a speed.
+        gpu_type: String,
+    },
     /// The JSON's `format_version` is not one this crate reads.
     #[error("unsupported format_version {found} (this crate reads {supported})")]
     UnsupportedFormatVersion {

@@ -316,6 +316,7 @@ pub(crate) fn validate_cluster(cluster: &Cluster) -> Result<HashMap<MachineId, u
             num(Entity::Rack(rack.id), "uplink_bps", b, Rule::Positive)?;
         }
     }
+    validate_gpu_types(cluster)?;
     let mut index = HashMap::with_capacity(cluster.machines.len());
     for (i, m) in cluster.machines.iter().enumerate() {
         let e = Entity::Machine(m.id);
@@ -340,6 +341,7 @@ pub(crate) fn validate_cluster(cluster: &Cluster) -> Result<HashMap<MachineId, u
                 rack,
             });
         }
+        validate_machine_gpu_type(cluster, m)?;
     }
     let ring = &cluster.ring;
     let c = Entity::Cluster;
@@ -378,6 +380,73 @@ pub(crate) fn validate_cluster(cluster: &Cluster) -> Result<HashMap<MachineId, u
         num(c, "ring.degradation.alpha", alpha, Rule::NonNegative)?;
     }
     Ok(index)
+}
+
+/// The cluster's GPU type names: each non-empty and named once.
+fn validate_gpu_types(cluster: &Cluster) -> Result<(), ModelError> {
+    let mut seen = HashSet::new();
+    for t in &cluster.gpu_types {
+        if t.is_empty() {
+            return Err(inconsistent(
+                Entity::Cluster,
+                "gpu_types",
+                "a GPU type name is empty",
+            ));
+        }
+        if !seen.insert(t.as_str()) {
+            return Err(ModelError::DuplicateGpuType {
+                gpu_type: t.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A machine's GPU type: one of the cluster's, given exactly when the
+/// cluster names types and the machine has GPUs.
+fn validate_machine_gpu_type(cluster: &Cluster, m: &Machine) -> Result<(), ModelError> {
+    match &m.gpu_type {
+        Some(t) if !cluster.gpu_types.contains(t) => Err(ModelError::UnknownGpuType {
+            entity: Entity::Machine(m.id),
+            gpu_type: t.clone(),
+        }),
+        Some(_) if m.capacity.gpus <= 0.0 => Err(inconsistent(
+            Entity::Machine(m.id),
+            "gpu_type",
+            "a machine without GPUs has no GPU type",
+        )),
+        None if !cluster.gpu_types.is_empty() && m.capacity.gpus > 0.0 => {
+            Err(ModelError::MissingGpuType { machine: m.id })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A job's GPU speeds: finite and positive, on the cluster's types only,
+/// and one per type when the cluster names several.
+fn validate_gpu_speeds(job: &Job, cluster: &Cluster) -> Result<(), ModelError> {
+    let e = Entity::Job(job.id);
+    for (t, &speed) in &job.gpu_speeds {
+        if !cluster.gpu_types.contains(t) {
+            return Err(ModelError::UnknownGpuType {
+                entity: e,
+                gpu_type: t.clone(),
+            });
+        }
+        num(e, &format!("gpu_speeds.{t}"), speed, Rule::Positive)?;
+    }
+    if cluster.gpu_types.len() >= 2
+        && let Some(t) = cluster
+            .gpu_types
+            .iter()
+            .find(|t| !job.gpu_speeds.contains_key(*t))
+    {
+        return Err(ModelError::MissingGpuSpeed {
+            job: job.id,
+            gpu_type: t.clone(),
+        });
+    }
+    Ok(())
 }
 
 fn validate_utility(job: &Job) -> Result<(), ModelError> {
@@ -600,6 +669,7 @@ pub(crate) fn validate_job(
         Architecture::RingAllReduce(r) => validate_rar(job, r)?,
     }
     validate_utility(job)?;
+    validate_gpu_speeds(job, cluster)?;
 
     // Time and references.
     if job.arrival_s >= horizon_s {

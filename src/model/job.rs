@@ -1,5 +1,6 @@
 //! Training jobs: arrival, value, discipline and architecture.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use super::cluster::{MachineId, Resources, TaskKind};
@@ -466,6 +467,17 @@ pub struct Job {
     pub allowed_machines: Option<Vec<MachineId>>,
     /// Parameter server or ring-all-reduce, with the workload.
     pub architecture: Architecture,
+    /// Compute speed on each GPU type of the cluster, relative to the
+    /// workload's stated compute times: on a GPU of type `t` a compute
+    /// time takes `stated / gpu_speeds[t]`. A type without an entry runs
+    /// at speed 1; in a cluster of several types every type needs one.
+    /// A job on GPUs of several types runs at the pace of its slowest
+    /// ([`Job::pace`]).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "BTreeMap::is_empty")
+    )]
+    pub gpu_speeds: BTreeMap<String, f64>,
 }
 
 #[cfg(feature = "serde")]
@@ -498,7 +510,46 @@ impl Job {
             discipline,
             allowed_machines: None,
             architecture,
+            gpu_speeds: BTreeMap::new(),
         }
+    }
+
+    /// The same job with compute speed `speed` on GPUs of type `gpu_type`
+    /// (see [`Job::gpu_speeds`]).
+    ///
+    /// ```
+    /// use dmlsched::model::{Job, JobId, RarJob};
+    /// let job = Job::new(JobId(0), 0.0, RarJob::default())
+    ///     .with_gpu_speed("v100", 1.0)
+    ///     .with_gpu_speed("k80", 0.25);
+    /// assert_eq!(job.gpu_speed(Some("k80")), 0.25);
+    /// // On a v100 and a k80 together: the k80's pace.
+    /// assert_eq!(job.pace([Some("v100"), Some("k80")]), 0.25);
+    /// // Untyped GPUs run at speed 1.
+    /// assert_eq!(job.gpu_speed(None), 1.0);
+    /// ```
+    pub fn with_gpu_speed(mut self, gpu_type: impl Into<String>, speed: f64) -> Self {
+        self.gpu_speeds.insert(gpu_type.into(), speed);
+        self
+    }
+
+    /// The job's compute speed on a GPU of `gpu_type` (`None`: the default
+    /// type): its [`gpu_speeds`](Job::gpu_speeds) entry, or 1.
+    pub fn gpu_speed(&self, gpu_type: Option<&str>) -> f64 {
+        gpu_type
+            .and_then(|t| self.gpu_speeds.get(t))
+            .copied()
+            .unwrap_or(1.0)
+    }
+
+    /// The job's pace on GPUs of the given types: the speed of the slowest
+    /// (1 for no GPU).
+    pub fn pace<'a>(&self, gpu_types: impl IntoIterator<Item = Option<&'a str>>) -> f64 {
+        gpu_types
+            .into_iter()
+            .map(|t| self.gpu_speed(t))
+            .reduce(f64::min)
+            .unwrap_or(1.0)
     }
 
     /// The same job with another utility.
