@@ -1,5 +1,6 @@
 //! Training jobs: arrival, value, discipline and architecture.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -224,6 +225,30 @@ impl PsJob {
         ps_for_bandwidth(workers, self.worker.nic_bps, self.ps.nic_bps)
     }
 
+    /// The same job on GPUs of relative compute speed `speed` (its pace,
+    /// [`Job::pace`]): `minibatch_compute_s` and the layers' forward and
+    /// backward times divided by `speed`; bytes and the PS's update times
+    /// (on CPUs) unchanged. Speed 1 borrows the job as it is.
+    ///
+    /// ```
+    /// use dmlsched::model::PsJob;
+    /// let job = PsJob { minibatch_compute_s: 0.3, ..PsJob::default() };
+    /// assert_eq!(job.at_speed(0.5).minibatch_compute_s, 0.6);
+    /// assert_eq!(job.at_speed(1.0).minibatch_compute_s, 0.3);
+    /// ```
+    pub fn at_speed(&self, speed: f64) -> Cow<'_, PsJob> {
+        if speed == 1.0 {
+            return Cow::Borrowed(self);
+        }
+        let mut job = self.clone();
+        job.minibatch_compute_s /= speed;
+        for layer in job.layers.iter_mut().flatten() {
+            layer.forward_s /= speed;
+            layer.backward_s /= speed;
+        }
+        Cow::Owned(job)
+    }
+
     /// Seconds one worker spends on one mini-batch when it exchanges the
     /// gradient with its PSs over its own NIC reservation: `ω = τ + 2e/b`
     /// (compute `τ`, then push and pull of the `e` gradient bytes at the
@@ -362,6 +387,26 @@ pub struct RarJob {
 }
 
 impl RarJob {
+    /// The same ring on GPUs of relative compute speed `speed` (its pace,
+    /// [`Job::pace`]): `forward_per_sample_s` and
+    /// `backward_per_iteration_s` divided by `speed`; the model's bytes
+    /// unchanged. Speed 1 borrows the ring as it is.
+    ///
+    /// ```
+    /// use dmlsched::model::RarJob;
+    /// let ring = RarJob { backward_per_iteration_s: 0.1, ..RarJob::default() };
+    /// assert_eq!(ring.at_speed(0.25).backward_per_iteration_s, 0.4);
+    /// ```
+    pub fn at_speed(&self, speed: f64) -> Cow<'_, RarJob> {
+        if speed == 1.0 {
+            return Cow::Borrowed(self);
+        }
+        let mut ring = self.clone();
+        ring.forward_per_sample_s /= speed;
+        ring.backward_per_iteration_s /= speed;
+        Cow::Owned(ring)
+    }
+
     /// NIC bandwidth, bytes per second per direction, the ring reserves on
     /// each machine holding its workers when it spans `machines` machines:
     /// the job's `b` when it reserves one and `machines ≥ 2`, else 0 (see

@@ -168,9 +168,19 @@ fn raw_speed(
         placement.iter().map(|(_, t)| t.workers).sum(),
         placement.iter().map(|(_, t)| t.ps).sum(),
     );
+    // The pace of the slowest GPU type among the workers' machines.
+    let pace = job.pace(
+        placement
+            .iter()
+            .filter(|(_, t)| t.workers > 0)
+            .map(|&(m, _)| machines[m].gpu_type.as_deref()),
+    );
     match &job.architecture {
-        Architecture::ParameterServer(p) => ps_speed(p, placement, total, intra, ps_timing, local),
+        Architecture::ParameterServer(p) => {
+            ps_speed(&p.at_speed(pace), placement, total, intra, ps_timing, local)
+        }
         Architecture::RingAllReduce(r) => {
+            let r = &*r.at_speed(pace);
             let ring = &instance.cluster().ring;
             let servers = placement.iter().filter(|(_, t)| t.workers > 0).count() as u32;
             let model = RarTiming::from_job(r, total.workers, intra, ring)?;
