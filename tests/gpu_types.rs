@@ -121,3 +121,115 @@ fn one_named_type_at_speed_one_runs_as_an_untyped_cluster() {
     assert_eq!(named.jobs, plain.jobs);
     assert_eq!(named.allocations, plain.allocations);
 }
+
+// ------------------------------------------- the algorithms' one-speed model
+
+/// The shipped instance `name` with its GPU machines alternating between
+/// `types` (named by the cluster) and every job at `speeds` (one per type).
+#[cfg(feature = "serde")]
+fn typed_example(name: &str, types: &[&str], speeds: &[f64]) -> Instance {
+    let path = format!("{}/examples/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    let base = Instance::from_json(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut cluster = base.cluster().clone();
+    let mut k = 0;
+    for m in &mut cluster.machines {
+        if m.capacity.gpus > 0.0 {
+            m.gpu_type = Some(types[k % types.len()].to_string());
+            k += 1;
+        }
+    }
+    cluster.gpu_types = types.iter().map(|t| t.to_string()).collect();
+    let jobs = base
+        .jobs()
+        .iter()
+        .map(|j| {
+            let mut j = j.clone();
+            for (t, &s) in types.iter().zip(speeds) {
+                j = j.with_gpu_speed(*t, s);
+            }
+            j
+        })
+        .collect();
+    Instance::new(cluster, jobs, base.slot_length_s(), base.horizon_slots()).unwrap()
+}
+
+/// Every algorithm with one compute speed per job refuses a job whose
+/// speed differs between the cluster's types, naming the types; with one
+/// type at speed 1 it gives exactly its untyped answer.
+#[cfg(all(feature = "serde", feature = "highs"))]
+#[test]
+fn every_algorithm_refuses_mixed_speeds_and_keeps_one_type_answers() {
+    use dmlsched::registry;
+    let cases = [
+        ("oasis", "instance_ps.json"),
+        ("locality", "instance_ps.json"),
+        ("gadget", "instance_ring.json"),
+        ("sjf-bco", "instance_ring_batch.json"),
+        ("rar-ff", "instance_ring_batch.json"),
+        ("rar-ls", "instance_ring_batch.json"),
+        ("rar-rand", "instance_ring_batch.json"),
+        ("smd", "instance_layered.json"),
+    ];
+    for (algorithm, file) in cases {
+        let mixed = typed_example(file, &["fast", "slow"], &[1.0, 0.5]);
+        let err = registry::solve(algorithm, &mixed, None, 0)
+            .map(|_| ())
+            .unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains("different speeds on the cluster's GPU types (fast, slow)"),
+            "{algorithm}: {text}"
+        );
+        let plain = {
+            let path = format!("{}/examples/data/{file}", env!("CARGO_MANIFEST_DIR"));
+            Instance::from_json(&std::fs::read_to_string(path).unwrap()).unwrap()
+        };
+        let one = typed_example(file, &["a100"], &[1.0]);
+        let (a, b) = (
+            registry::solve(algorithm, &plain, None, 0).unwrap(),
+            registry::solve(algorithm, &one, None, 0).unwrap(),
+        );
+        assert_eq!(a.schedule, b.schedule, "{algorithm}");
+        assert_eq!(
+            a.certificate.objective, b.certificate.objective,
+            "{algorithm}"
+        );
+    }
+}
+
+/// One type at speed 1/2 is the untyped job with twice the compute time:
+/// the algorithms take the job at its one speed.
+#[cfg(all(feature = "serde", feature = "highs"))]
+#[test]
+fn one_type_at_half_speed_is_twice_the_compute() {
+    use dmlsched::registry;
+    let slow = typed_example("instance_ring_batch.json", &["k80"], &[0.5]);
+    let mut doubled = slow.cluster().clone();
+    for m in &mut doubled.machines {
+        m.gpu_type = None;
+    }
+    doubled.gpu_types.clear();
+    let jobs = slow
+        .jobs()
+        .iter()
+        .map(|j| {
+            let mut j = j.clone();
+            j.gpu_speeds.clear();
+            if let Architecture::RingAllReduce(r) = &mut j.architecture {
+                r.forward_per_sample_s *= 2.0;
+                r.backward_per_iteration_s *= 2.0;
+            }
+            j
+        })
+        .collect();
+    let doubled = Instance::new(doubled, jobs, slow.slot_length_s(), slow.horizon_slots()).unwrap();
+    for algorithm in ["sjf-bco", "rar-ff", "gadget"] {
+        let a = registry::solve(algorithm, &slow, None, 0).unwrap();
+        let b = registry::solve(algorithm, &doubled, None, 0).unwrap();
+        assert_eq!(a.schedule, b.schedule, "{algorithm}");
+        assert_eq!(
+            a.certificate.objective, b.certificate.objective,
+            "{algorithm}"
+        );
+    }
+}

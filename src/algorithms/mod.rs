@@ -114,6 +114,50 @@ pub trait OnlineAlgorithm: Algorithm {
 
 /// The scope of an online scheduler's certificate on `instance`: what `OPT`
 /// (hence the bound) ranges over, `objective` naming the model's plans.
+/// `job` at its one compute speed on the GPU types `types` (the types of
+/// the cluster's machines with GPUs), for a model with one speed per job;
+/// the reason it has none when its speed differs between two of them.
+pub(crate) fn at_one_speed<'a>(
+    job: &'a crate::model::Job,
+    types: &[Option<String>],
+) -> Result<std::borrow::Cow<'a, crate::model::Job>, String> {
+    one_speed(job, types).map(|speed| job.at_speed(speed))
+}
+
+/// The one compute speed of `job` on the GPU types `types`, or the reason
+/// it has none (see [`at_one_speed`]).
+pub(crate) fn one_speed(job: &crate::model::Job, types: &[Option<String>]) -> Result<f64, String> {
+    match job.uniform_speed(types.iter().map(Option::as_deref)) {
+        Some(speed) => Ok(speed),
+        None => Err(format!(
+            "it runs at different speeds on the cluster's GPU types ({}), and the model \
+             has one compute speed per job",
+            types
+                .iter()
+                .map(|t| t.as_deref().unwrap_or("default"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+/// The distinct GPU types of `cluster`'s machines with GPUs, owned (what a
+/// model keeps for [`at_one_speed`]).
+pub(crate) fn gpu_types_of(cluster: &crate::model::Cluster) -> Vec<Option<String>> {
+    cluster
+        .gpu_types_present()
+        .into_iter()
+        .map(|t| t.map(str::to_string))
+        .collect()
+}
+
+/// One default GPU type: the types of a model saved before clusters had
+/// types.
+#[cfg(feature = "serde")]
+pub(crate) fn one_default_gpu_type() -> Vec<Option<String>> {
+    vec![None]
+}
+
 pub(crate) fn plan_scope(objective: &str, instance: &Instance) -> String {
     format!(
         "OPT is the best {objective} over this instance's {} jobs, within its horizon of {} slots of {} s; \

@@ -623,6 +623,25 @@ impl Cluster {
         self
     }
 
+    /// The distinct types of its machines with GPUs, in machine order
+    /// (`None`: the default type).
+    ///
+    /// ```
+    /// use dmlsched::model::{Cluster, Resources};
+    /// let c = Cluster::homogeneous(2, Resources::zero().gpus(8.0), 1e11);
+    /// assert_eq!(c.gpu_types_present(), vec![None]);
+    /// ```
+    pub fn gpu_types_present(&self) -> Vec<Option<&str>> {
+        let mut out: Vec<Option<&str>> = Vec::new();
+        for m in self.machines.iter().filter(|m| m.capacity.gpus > 0.0) {
+            let t = m.gpu_type.as_deref();
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+        out
+    }
+
     /// Whether the cluster has GPUs of more than one type.
     ///
     /// ```
@@ -631,12 +650,7 @@ impl Cluster {
     /// assert!(!c.is_mixed());
     /// ```
     pub fn is_mixed(&self) -> bool {
-        let mut types = self
-            .machines
-            .iter()
-            .filter(|m| m.capacity.gpus > 0.0)
-            .map(|m| m.gpu_type.as_deref());
-        types.next().is_some_and(|first| types.any(|t| t != first))
+        self.gpu_types_present().len() > 1
     }
 
     /// The machine with this id (linear scan; use [`crate::model::Instance`]

@@ -587,6 +587,45 @@ impl Job {
             .unwrap_or(1.0)
     }
 
+    /// The job's speed when it is the same on every GPU type of `types`
+    /// (the types of the GPUs it may run on); `None` when two differ; 1 for
+    /// no type. The one speed of a model without GPU types.
+    ///
+    /// ```
+    /// use dmlsched::model::{Job, JobId, RarJob};
+    /// let job = Job::new(JobId(0), 0.0, RarJob::default())
+    ///     .with_gpu_speed("v100", 1.0)
+    ///     .with_gpu_speed("k80", 0.25);
+    /// assert_eq!(job.uniform_speed([Some("k80"), Some("k80")]), Some(0.25));
+    /// assert_eq!(job.uniform_speed([Some("v100"), Some("k80")]), None);
+    /// ```
+    pub fn uniform_speed<'a>(
+        &self,
+        types: impl IntoIterator<Item = Option<&'a str>>,
+    ) -> Option<f64> {
+        let mut speeds = types.into_iter().map(|t| self.gpu_speed(t));
+        let first = speeds.next().unwrap_or(1.0);
+        speeds.all(|s| s == first).then_some(first)
+    }
+
+    /// The same job with its compute times at `speed` ([`PsJob::at_speed`],
+    /// [`RarJob::at_speed`]); speed 1 borrows it as it is.
+    pub fn at_speed(&self, speed: f64) -> Cow<'_, Job> {
+        if speed == 1.0 {
+            return Cow::Borrowed(self);
+        }
+        let mut job = self.clone();
+        job.architecture = match &self.architecture {
+            Architecture::ParameterServer(p) => {
+                Architecture::ParameterServer(p.at_speed(speed).into_owned())
+            }
+            Architecture::RingAllReduce(r) => {
+                Architecture::RingAllReduce(r.at_speed(speed).into_owned())
+            }
+        };
+        Cow::Owned(job)
+    }
+
     /// The job's pace on GPUs of the given types: the speed of the slowest
     /// (1 for no GPU).
     pub fn pace<'a>(&self, gpu_types: impl IntoIterator<Item = Option<&'a str>>) -> f64 {

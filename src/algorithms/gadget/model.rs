@@ -620,6 +620,9 @@ pub(crate) fn convert_job(
         job: job.id,
         reason,
     };
+    let types = crate::algorithms::gpu_types_of(instance.cluster());
+    let speed = crate::algorithms::one_speed(job, &types).map_err(unsupported)?;
+    let ring = &*ring.at_speed(speed);
     let requested = ring.iterations;
     let effective = match params.excessive_training {
         ExcessiveTraining::StopAtConvergence => ring.convergence_iterations.unwrap_or(requested),

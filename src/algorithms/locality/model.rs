@@ -59,6 +59,13 @@ pub(crate) struct LocalityCluster {
     pub(crate) hosts_ps: Vec<bool>,
     /// Bandwidth between a worker and a PS on the machine, bytes/s.
     pub(crate) intra_bandwidth_bps: Vec<f64>,
+    /// The distinct GPU types of the machines with GPUs: the model has one
+    /// compute speed per job, its speed on all of them.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default = "crate::algorithms::one_default_gpu_type")
+    )]
+    pub(crate) gpu_types: Vec<Option<String>>,
 }
 
 impl LocalityCluster {
@@ -114,6 +121,7 @@ impl LocalityCluster {
             hosts_workers,
             hosts_ps,
             intra_bandwidth_bps: machines.iter().map(|m| m.intra_bandwidth_bps).collect(),
+            gpu_types: crate::algorithms::gpu_types_of(cluster),
         })
     }
 
@@ -238,6 +246,7 @@ impl LocalityJob {
             job: job.id,
             reason,
         };
+        let job = &*crate::algorithms::at_one_speed(job, &cluster.gpu_types).map_err(bad)?;
         check_options(1, intra_factor)?;
         let Architecture::ParameterServer(p) = &job.architecture else {
             return Err(bad(

@@ -8,6 +8,8 @@
 //! one conversion; everything downstream (ledger, prices, `U`, `L`, the
 //! exact MIP) works in these units.
 
+use std::borrow::Cow;
+
 use crate::model::units::{Num, ceil_tol, floor_tol};
 use crate::model::{
     Architecture, Cluster, Elasticity, Hosting, Instance, Job, JobId, MachineId, Utility,
@@ -82,6 +84,22 @@ pub(crate) struct OasisCluster {
     pub(crate) machine_ids: Vec<MachineId>,
     /// Capacity of every machine (by position), in [`spec_units`].
     pub(crate) capacity: Vec<SpecVector>,
+    /// The distinct GPU types of the machines with GPUs: OASiS's model has
+    /// one compute speed per job, its speed on all of them.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default = "crate::algorithms::one_default_gpu_type")
+    )]
+    pub(crate) gpu_types: Vec<Option<String>>,
+}
+
+/// `job` at its one compute speed on the GPU types `types`; a job whose
+/// speed differs between them is outside OASiS's model.
+fn one_speed<'a>(job: &'a Job, types: &[Option<String>]) -> Result<Cow<'a, Job>, OasisError> {
+    crate::algorithms::at_one_speed(job, types).map_err(|reason| OasisError::UnsupportedJob {
+        job: job.id,
+        reason,
+    })
 }
 
 impl OasisCluster {
@@ -176,6 +194,7 @@ impl OasisCluster {
             shared_servers,
             machine_ids,
             capacity,
+            gpu_types: crate::algorithms::gpu_types_of(cluster),
         })
     }
 
@@ -317,6 +336,8 @@ impl OasisJob {
     /// more than `MAX_DP_CELLS` = 2²⁸ DP
     /// cells `T·(E_i·N_i + 1)`.
     pub(crate) fn from_job(instance: &Instance, job: &Job) -> Result<Self, OasisError> {
+        let types = crate::algorithms::gpu_types_of(instance.cluster());
+        let job = &*one_speed(job, &types)?;
         let horizon = instance.horizon_slots();
         let machines = instance.cluster().machines.iter().map(|m| m.id);
         let mut j = Self::build(job, machines, instance.slot_length_s(), horizon)?;
@@ -340,6 +361,7 @@ impl OasisJob {
         arrival: u32,
         end: u32,
     ) -> Result<Self, OasisError> {
+        let job = &*one_speed(job, &cluster.gpu_types)?;
         let machines = cluster.machine_ids.iter().copied();
         let mut j = Self::build(
             job,

@@ -335,6 +335,7 @@ fn too_large(what: &'static str, value: f64, limit: f64) -> Result<(), SjfBcoErr
 
 /// The ring-all-reduce workloads, checking that every job is in the model.
 fn ring_jobs(instance: &Instance) -> Result<Vec<RarJob>, SjfBcoError> {
+    let types = crate::algorithms::gpu_types_of(instance.cluster());
     let mut out = Vec::with_capacity(instance.jobs().len());
     for job in instance.jobs() {
         let unsupported = |reason: &str| SjfBcoError::UnsupportedJob {
@@ -352,7 +353,9 @@ fn ring_jobs(instance: &Instance) -> Result<Vec<RarJob>, SjfBcoError> {
         if job.allowed_machines.is_some() {
             return Err(unsupported("placement constraints are not modelled"));
         }
-        out.push(r.clone());
+        // SJF-BCO's model has one compute speed per job.
+        let speed = crate::algorithms::one_speed(job, &types).map_err(|r| unsupported(&r))?;
+        out.push(r.at_speed(speed).into_owned());
     }
     Ok(out)
 }

@@ -2,6 +2,8 @@
 //! of each job with their remaining times (layered timing model), costs,
 //! wait charges and capacity rows.
 
+use std::borrow::Cow;
+
 use crate::model::units::Num;
 use crate::model::{Architecture, Elasticity, Instance, Job, JobId, ResourceKind, Resources};
 use crate::schedule::Placement;
@@ -68,6 +70,24 @@ pub(crate) fn capacity_rows(instance: &Instance, jobs: &[EpochJob]) -> Vec<Resou
             })
         })
         .collect()
+}
+
+/// `job` at its one compute speed on `instance`'s GPU types: the epoch
+/// program has one speed per job, so a job whose speed differs between
+/// the cluster's types is outside the model.
+///
+/// # Errors
+///
+/// [`SmdError::UnsupportedJob`] naming the types.
+pub(crate) fn at_one_speed<'a>(
+    instance: &Instance,
+    job: &'a Job,
+) -> Result<Cow<'a, Job>, SmdError> {
+    let types = crate::algorithms::gpu_types_of(instance.cluster());
+    crate::algorithms::at_one_speed(job, &types).map_err(|reason| SmdError::UnsupportedJob {
+        job: job.id,
+        reason,
+    })
 }
 
 /// The layered model of a job, or why the scheduler cannot take it.
@@ -248,6 +268,7 @@ pub(crate) fn build_problem(
                 reason: format!("{} appears twice", e.job),
             });
         }
+        let job = &*at_one_speed(instance, job)?;
         let cands = candidates(job, e.remaining_work, free, &total, params)?;
         let Some(smallest) = cands.first() else {
             return Err(SmdError::JobNeverFits { job: e.job });

@@ -11,6 +11,7 @@ use crate::schedule::verify;
 use crate::sim::{Decisions, SimOptions, SimResult, StopAt, simulate, total_work};
 use crate::timing::ProgressMode;
 
+use super::build::at_one_speed;
 use super::{SmdEpochReport, SmdError, SmdParams, SmdScheduler, candidates};
 
 /// The SMD-style scheduler as an [`Algorithm`]: [`Smd::solve`] runs it over
@@ -146,6 +147,7 @@ fn certificate_of(instance: &Instance, report: &SmdReport) -> crate::Result<Cert
     for (job, rec) in instance.jobs().iter().zip(&report.result.jobs) {
         let Some(jct) = rec.jct_s else { continue };
         objective += jct;
+        let job = &*at_one_speed(instance, job)?;
         let alone = candidates(job, total_work(job), &total, &total, &report.params)?
             .iter()
             .map(|c| c.remaining_s)
@@ -208,6 +210,7 @@ pub fn check_slotted(instance: &Instance, params: &SmdParams) -> Result<(), SmdE
     params.validate()?;
     let total = instance.cluster().total_capacity();
     for job in instance.jobs() {
+        let job = &*at_one_speed(instance, job)?;
         if candidates(job, total_work(job), &total, &total, params)?.is_empty() {
             return Err(SmdError::JobNeverFits { job: job.id });
         }

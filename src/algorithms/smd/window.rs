@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use crate::model::JobId;
 use crate::sim::{JobView, SimView};
 
-use super::build::best_time;
+use super::build::{at_one_speed, best_time};
 use super::{Selection, SmdError, SmdParams};
 
 /// Each job's order key, for the remaining work it was computed at (a
@@ -55,7 +55,8 @@ impl OrderKeys {
             let key = match self.keys.get(&j.id()) {
                 Some(&(bits, key)) if bits == work.to_bits() => key,
                 _ => {
-                    let key = best_time(j.job(), work, &total, params)?;
+                    let job = at_one_speed(view.instance(), j.job())?;
+                    let key = best_time(&job, work, &total, params)?;
                     self.keys.insert(j.id(), (work.to_bits(), key));
                     key
                 }
