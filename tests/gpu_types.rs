@@ -124,12 +124,18 @@ fn one_named_type_at_speed_one_runs_as_an_untyped_cluster() {
 
 // ------------------------------------------- the algorithms' one-speed model
 
+/// The shipped instance `name` as it is.
+#[cfg(feature = "serde")]
+fn untyped(name: &str) -> Instance {
+    let path = format!("{}/examples/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    Instance::from_json(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
 /// The shipped instance `name` with its GPU machines alternating between
 /// `types` (named by the cluster) and every job at `speeds` (one per type).
 #[cfg(feature = "serde")]
 fn typed_example(name: &str, types: &[&str], speeds: &[f64]) -> Instance {
-    let path = format!("{}/examples/data/{name}", env!("CARGO_MANIFEST_DIR"));
-    let base = Instance::from_json(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let base = untyped(name);
     let mut cluster = base.cluster().clone();
     let mut k = 0;
     for m in &mut cluster.machines {
@@ -180,10 +186,7 @@ fn every_algorithm_refuses_mixed_speeds_and_keeps_one_type_answers() {
             text.contains("different speeds on the cluster's GPU types (fast, slow)"),
             "{algorithm}: {text}"
         );
-        let plain = {
-            let path = format!("{}/examples/data/{file}", env!("CARGO_MANIFEST_DIR"));
-            Instance::from_json(&std::fs::read_to_string(path).unwrap()).unwrap()
-        };
+        let plain = untyped(file);
         let one = typed_example(file, &["a100"], &[1.0]);
         let (a, b) = (
             registry::solve(algorithm, &plain, None, 0).unwrap(),
@@ -231,5 +234,52 @@ fn one_type_at_half_speed_is_twice_the_compute() {
             a.certificate.objective, b.certificate.objective,
             "{algorithm}"
         );
+    }
+}
+
+/// Every baseline runs on a mixed cluster: placing by its rule, with the
+/// simulator's timing at the pace of the slowest GPU type; the schedule
+/// passes the checker and jobs start.
+#[cfg(feature = "serde")]
+#[test]
+fn every_baseline_runs_on_a_mixed_cluster() {
+    use dmlsched::registry::{BASELINES, RING_BASELINES, by_name};
+    use dmlsched::schedule::verify;
+    for (file, names) in [
+        ("instance_ps.json", BASELINES),
+        ("instance_layered.json", BASELINES),
+        ("instance_ring.json", RING_BASELINES),
+    ] {
+        let mixed = typed_example(file, &["fast", "slow"], &[1.0, 0.5]);
+        let mut opts = SimOptions::default();
+        opts.stop = dmlsched::sim::StopAt::Horizon;
+        // Decisions on slot boundaries: the run is an exact slotted schedule.
+        opts.decisions = dmlsched::sim::Decisions::SlotBoundaries;
+        for name in names {
+            let Some(mut policy) = by_name(name) else {
+                panic!("{name}: not in the registry")
+            };
+            let r = match simulate(&mixed, &mut policy, &opts) {
+                Ok(r) => r,
+                // A policy may refuse the jobs of another architecture;
+                // only GADGET's oracle without prices, the scheduler's own
+                // model, refuses mixed speeds as the scheduler does.
+                Err(e) => {
+                    let speeds = e.to_string().contains("different speeds");
+                    assert_eq!(speeds, *name == "gadget-noprice", "{name} on {file}: {e}");
+                    continue;
+                }
+            };
+            verify(&mixed, &r.to_schedule(&mixed)).unwrap();
+            // It starts jobs whenever it does on the untyped cluster.
+            let mut again = by_name(name).unwrap();
+            let plain = simulate(&untyped(file), &mut again, &opts).unwrap();
+            let started = |r: &SimResult| r.jobs.iter().any(|j| j.start_s.is_some());
+            assert_eq!(started(&r), started(&plain), "{name} on {file}");
+            assert!(
+                started(&r) || file == "instance_layered.json",
+                "{name} on {file}"
+            );
+        }
     }
 }
