@@ -23,36 +23,6 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * b.abs().max(1.0)
 }
 
-/// `n` servers with 4 GPUs, a NIC of `nic` per direction, internal
-/// bandwidth 20, no per-server overhead: a ring without model bytes takes
-/// exactly its compute time per iteration on any placement.
-fn cluster(n: u32, nic: f64) -> Cluster {
-    let mut c = Cluster::homogeneous(
-        n,
-        Resources::zero().gpus(4.0).cpu_cores(16.0).nic(nic),
-        20.0,
-    );
-    c.ring.overhead_per_server_s = 0.0;
-    c
-}
-
-/// A ring of `w` workers that runs exactly `d` one-second iterations on
-/// any placement, reserving 2 per cross-server edge.
-fn ring(id: u32, w: u32, d: u64) -> Job {
-    Job::new(
-        JobId(id),
-        0.0,
-        RarJob {
-            workers: WorkerCounts::Fixed(w),
-            iterations: d,
-            backward_per_iteration_s: 1.0,
-            reserved_bandwidth_bps: Some(2.0),
-            worker: Resources::zero().gpus(1.0).cpu_cores(1.0),
-            ..RarJob::default()
-        },
-    )
-}
-
 /// `(start, finish)` of every job, instance order.
 fn times(r: &SimResult) -> Vec<(Option<f64>, Option<f64>)> {
     r.jobs.iter().map(|j| (j.start_s, j.finish_s)).collect()
@@ -89,7 +59,7 @@ fn the_simulator_stops_at_convergence_when_asked() {
         },
     );
     assert_eq!(work_to_train(&job, true), 4.0);
-    let inst = Instance::new(cluster(1, 5.0), vec![job], 1.0, 20).unwrap();
+    let inst = Instance::new(common::ring_cluster(1, 5.0), vec![job], 1.0, 20).unwrap();
     let fifo = |stop| {
         let mut opts = SimOptions::default();
         opts.stop_at_convergence = stop;
@@ -155,8 +125,8 @@ fn replays_match_the_plans_when_stopping_at_convergence() {
 /// `tests/reserved_bandwidth.rs`, repeated here through the names).
 #[test]
 fn fifo_ff_ties_by_id_and_registry_names() {
-    let jobs = vec![ring(1, 4, 2), ring(0, 4, 1)];
-    let inst = Instance::new(cluster(1, 5.0), jobs, 1.0, 20).unwrap();
+    let jobs = vec![common::fixed_ring(1, 4, 2), common::fixed_ring(0, 4, 1)];
+    let inst = Instance::new(common::ring_cluster(1, 5.0), jobs, 1.0, 20).unwrap();
     let r = run(&inst, &mut FifoFirstFitBandwidth::default());
     assert_eq!(
         times(&r),
@@ -164,8 +134,12 @@ fn fifo_ff_ties_by_id_and_registry_names() {
     );
     // G13: A (w 4, 3 slots), B (w 6, 2), C (w 2, 1), b = 2, NIC 5 per
     // direction on two 4-GPU servers.
-    let jobs = vec![ring(0, 4, 3), ring(1, 6, 2), ring(2, 2, 1)];
-    let inst = Instance::new(cluster(2, 5.0), jobs, 1.0, 20).unwrap();
+    let jobs = vec![
+        common::fixed_ring(0, 4, 3),
+        common::fixed_ring(1, 6, 2),
+        common::fixed_ring(2, 2, 1),
+    ];
+    let inst = Instance::new(common::ring_cluster(2, 5.0), jobs, 1.0, 20).unwrap();
     let strict = run(&inst, &mut by_name("ff-bandwidth").unwrap());
     assert_eq!(strict.policy, "fifo-ff");
     let s = |a: f64, b: f64| (Some(a), Some(b));
@@ -189,8 +163,12 @@ fn fifo_ff_ties_by_id_and_registry_names() {
 /// (average U 0) before h0 (1.5) holds all four, so C runs on h1 alone.
 #[test]
 fn sjf_bco_online_by_hand() {
-    let jobs = vec![ring(0, 6, 2), ring(1, 2, 3), ring(2, 4, 1)];
-    let inst = Instance::new(cluster(2, 5.0), jobs, 1.0, 20).unwrap();
+    let jobs = vec![
+        common::fixed_ring(0, 6, 2),
+        common::fixed_ring(1, 2, 3),
+        common::fixed_ring(2, 4, 1),
+    ];
+    let inst = Instance::new(common::ring_cluster(2, 5.0), jobs, 1.0, 20).unwrap();
     let s = |a: f64, b: f64| (Some(a), Some(b));
 
     let r = run(&inst, &mut by_name("sjf-bco-online").unwrap());
@@ -222,8 +200,12 @@ fn sjf_bco_online_by_hand() {
 /// server and may not span: it is rejected on arrival, with the reason.
 #[test]
 fn sjf_bco_online_keeps_rings_on_one_server_without_nic_room() {
-    let jobs = vec![ring(0, 6, 2), ring(1, 2, 3), ring(2, 4, 1)];
-    let inst = Instance::new(cluster(2, 1.5), jobs, 1.0, 20).unwrap();
+    let jobs = vec![
+        common::fixed_ring(0, 6, 2),
+        common::fixed_ring(1, 2, 3),
+        common::fixed_ring(2, 4, 1),
+    ];
+    let inst = Instance::new(common::ring_cluster(2, 1.5), jobs, 1.0, 20).unwrap();
     let r = run(&inst, &mut SjfBcoOnline::default());
     assert!(r.stalled);
     assert!(r.jobs[0].rejected);
@@ -279,8 +261,8 @@ fn ring_baselines_refuse_parameter_server_jobs() {
 /// in a uniformly random order; equal seeds give equal runs.
 #[test]
 fn random_order_is_uniform_and_seeded() {
-    let jobs = (0..3).map(|i| ring(i, 4, 1)).collect();
-    let inst = Instance::new(cluster(1, 5.0), jobs, 1.0, 20).unwrap();
+    let jobs = (0..3).map(|i| common::fixed_ring(i, 4, 1)).collect();
+    let inst = Instance::new(common::ring_cluster(1, 5.0), jobs, 1.0, 20).unwrap();
     let mut first = [0u32; 3];
     for seed in 0..300 {
         let r = run(&inst, &mut RarOnlineRandom::new(seed));
@@ -311,7 +293,11 @@ fn random_redraws_rings_without_nic_room() {
     };
     let mut c = Cluster::new(vec![m(0), m(1)]);
     c.ring.overhead_per_server_s = 0.0;
-    let jobs = vec![ring(0, 4, 1), ring(1, 2, 1), ring(2, 2, 1)];
+    let jobs = vec![
+        common::fixed_ring(0, 4, 1),
+        common::fixed_ring(1, 2, 1),
+        common::fixed_ring(2, 2, 1),
+    ];
     let inst = Instance::new(c.clone(), jobs.clone(), 1.0, 20).unwrap();
     let mut spread = 0;
     for seed in 0..40 {
@@ -344,13 +330,15 @@ fn random_redraws_rings_without_nic_room() {
 #[test]
 fn noprice_admits_every_job_of_positive_value() {
     let mut jobs: Vec<Job> = (0..4)
-        .map(|i| ring(i, [2, 4, 6, 8][i as usize], 3))
+        .map(|i| common::fixed_ring(i, [2, 4, 6, 8][i as usize], 3))
         .collect();
-    jobs.push(ring(4, 4, 5).with_utility(Utility::DeadlineStep {
-        value: 10.0,
-        deadline_slots: 2,
-    }));
-    let inst = Instance::new(cluster(8, 5.0), jobs, 1.0, 20).unwrap();
+    jobs.push(
+        common::fixed_ring(4, 4, 5).with_utility(Utility::DeadlineStep {
+            value: 10.0,
+            deadline_slots: 2,
+        }),
+    );
+    let inst = Instance::new(common::ring_cluster(8, 5.0), jobs, 1.0, 20).unwrap();
     let params = GadgetParams::default();
     let mut p = GadgetNoPrice::new(params.clone());
     let r = simulate(&inst, &mut p, &params.sim_options()).unwrap();
@@ -378,8 +366,8 @@ fn noprice_admits_every_job_of_positive_value() {
 /// horizon); the priced scheduler admits no more than NoPrice.
 #[test]
 fn noprice_fills_the_horizon() {
-    let jobs = (0..5).map(|i| ring(i, 4, 3)).collect();
-    let inst = Instance::new(cluster(1, 5.0), jobs, 1.0, 12).unwrap();
+    let jobs = (0..5).map(|i| common::fixed_ring(i, 4, 3)).collect();
+    let inst = Instance::new(common::ring_cluster(1, 5.0), jobs, 1.0, 12).unwrap();
     let params = GadgetParams::default();
     let mut p = GadgetNoPrice::new(params.clone());
     let r = simulate(&inst, &mut p, &params.sim_options()).unwrap();

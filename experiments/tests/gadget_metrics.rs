@@ -29,36 +29,6 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * b.abs().max(1.0)
 }
 
-/// `n` servers with 4 GPUs, a NIC of `nic` per direction, internal
-/// bandwidth 20, no per-server overhead: a ring without model bytes takes
-/// exactly its compute time per iteration on any placement.
-fn cluster(n: u32, nic: f64) -> Cluster {
-    let mut c = Cluster::homogeneous(
-        n,
-        Resources::zero().gpus(4.0).cpu_cores(16.0).nic(nic),
-        20.0,
-    );
-    c.ring.overhead_per_server_s = 0.0;
-    c
-}
-
-/// A ring of `w` workers that runs exactly `d` one-second iterations on
-/// any placement, reserving 2 per cross-server edge.
-fn ring(id: u32, w: u32, d: u64) -> Job {
-    Job::new(
-        JobId(id),
-        0.0,
-        RarJob {
-            workers: WorkerCounts::Fixed(w),
-            iterations: d,
-            backward_per_iteration_s: 1.0,
-            reserved_bandwidth_bps: Some(2.0),
-            worker: Resources::zero().gpus(1.0).cpu_cores(1.0),
-            ..RarJob::default()
-        },
-    )
-}
-
 /// FIFO-FF (strict) on two 4-GPU servers (NIC 5 per direction, 1 s slots,
 /// horizon 10), stopping at convergence, `e = 0.5`:
 ///
@@ -78,32 +48,32 @@ fn metrics_by_hand() {
         tenant: Some(t.into()),
         ..j
     };
-    let mut j0 = ring(0, 4, 4);
+    let mut j0 = common::fixed_ring(0, 4, 4);
     if let Architecture::RingAllReduce(r) = &mut j0.architecture {
         r.convergence_iterations = Some(2);
     }
     let jobs = vec![
         tenant(j0.with_utility(Utility::Constant { value: 10.0 }), "a"),
         tenant(
-            ring(1, 6, 2).with_utility(Utility::DeadlineStep {
+            common::fixed_ring(1, 6, 2).with_utility(Utility::DeadlineStep {
                 value: 10.0,
                 deadline_slots: 2,
             }),
             "b",
         ),
         tenant(
-            ring(2, 2, 1).with_utility(Utility::Linear {
+            common::fixed_ring(2, 2, 1).with_utility(Utility::Linear {
                 g1: 5.0,
                 slope: 1.0,
             }),
             "b",
         ),
         tenant(
-            ring(3, 8, 10).with_utility(Utility::Constant { value: 100.0 }),
+            common::fixed_ring(3, 8, 10).with_utility(Utility::Constant { value: 100.0 }),
             "c",
         ),
     ];
-    let inst = Instance::new(cluster(2, 5.0), jobs, 1.0, 10).unwrap();
+    let inst = Instance::new(common::ring_cluster(2, 5.0), jobs, 1.0, 10).unwrap();
     let mut opts = SimOptions::default();
     opts.stop = StopAt::Horizon;
     opts.stop_at_convergence = true;
@@ -297,7 +267,13 @@ proptest! {
 fn names_and_multi_server_reservations_in_the_metrics() {
     // One 6-worker ring on two 4-GPU servers under every new policy that
     // admits it: NIC utilisation is b on both servers while it runs.
-    let inst = Instance::new(cluster(2, 5.0), vec![ring(0, 6, 2)], 1.0, 4).unwrap();
+    let inst = Instance::new(
+        common::ring_cluster(2, 5.0),
+        vec![common::fixed_ring(0, 6, 2)],
+        1.0,
+        4,
+    )
+    .unwrap();
     let opts = GadgetParams::default().sim_options();
     for name in RING_BASELINES {
         let mut p = by_name(name).unwrap();

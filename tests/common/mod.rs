@@ -574,3 +574,38 @@ pub fn convergence_instance() -> dmlsched::model::Instance {
         .collect();
     Instance::new(cluster, jobs, 60.0, 60).unwrap()
 }
+
+/// The ring tests' cluster (GADGET-style baselines and metrics): `n`
+/// servers with 4 GPUs, a NIC of `nic` per direction, internal
+/// bandwidth 20, no per-server overhead: a ring without model bytes takes
+/// exactly its compute time per iteration on any placement.
+#[allow(dead_code)]
+pub fn ring_cluster(n: u32, nic: f64) -> dmlsched::model::Cluster {
+    use dmlsched::model::*;
+    let mut c = Cluster::homogeneous(
+        n,
+        Resources::zero().gpus(4.0).cpu_cores(16.0).nic(nic),
+        20.0,
+    );
+    c.ring.overhead_per_server_s = 0.0;
+    c
+}
+
+/// A ring of `w` workers that runs exactly `d` one-second iterations on
+/// any placement, reserving 2 per cross-server edge.
+#[allow(dead_code)]
+pub fn fixed_ring(id: u32, w: u32, d: u64) -> dmlsched::model::Job {
+    use dmlsched::model::*;
+    Job::new(
+        JobId(id),
+        0.0,
+        RarJob {
+            workers: WorkerCounts::Fixed(w),
+            iterations: d,
+            backward_per_iteration_s: 1.0,
+            reserved_bandwidth_bps: Some(2.0),
+            worker: Resources::zero().gpus(1.0).cpu_cores(1.0),
+            ..RarJob::default()
+        },
+    )
+}
