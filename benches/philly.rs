@@ -73,7 +73,7 @@ fn instance() -> Result<Instance, String> {
     };
     let rows = select(&rows, &window).map_err(|e| e.to_string())?;
     let mut opts = ReplayOptions::default();
-    opts.gpus = 2048;
+    opts.gpus = 2048.into();
     opts.gpus_per_machine = 8;
     opts.recipe = {
         let mut built = RecipeOptions::rar();

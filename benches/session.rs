@@ -113,7 +113,7 @@ fn jobs(rows: &[TraceJob], recipe: RecipeOptions, count: usize) -> Result<Jobs, 
     };
     let rows = select(rows, &window).map_err(|e| e.to_string())?;
     let mut opts = ReplayOptions::default();
-    opts.gpus = GPUS;
+    opts.gpus = GPUS.into();
     opts.gpus_per_machine = GPUS_PER_MACHINE;
     opts.recipe = {
         let mut built_ = recipe;

@@ -50,7 +50,7 @@ fn instance() -> Option<Instance> {
     };
     let rows = select(&rows, &window).expect("window");
     let mut opts = ReplayOptions::default();
-    opts.gpus = 512;
+    opts.gpus = 512.into();
     opts.gpus_per_machine = 8;
     Some(replay_instance(&rows, &opts).expect("instance").0)
 }

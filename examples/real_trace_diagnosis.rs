@@ -62,7 +62,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rows = select(&rows, &window)?;
     let (inst, recipe_out) = replay_instance(&rows, &{
         let mut built = ReplayOptions::default();
-        built.gpus = GPUS;
+        built.gpus = GPUS.into();
         built.gpus_per_machine = PER_MACHINE;
         built.recipe = {
             let mut built = RecipeOptions::ps();

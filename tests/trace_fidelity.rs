@@ -213,7 +213,7 @@ fn real_tiresias_rows_run_their_duration_and_fifo_matches_the_trace() {
     let rows = select(&rows, &Window::default()).unwrap();
     let mean = rows.iter().map(|r| r.duration_s.unwrap()).sum::<f64>() / rows.len() as f64;
     let mut opts = ReplayOptions::default();
-    opts.gpus = 64;
+    opts.gpus = 64.into();
     opts.gpus_per_machine = 4;
     let (inst, _) = replay_instance(&rows, &opts).unwrap();
     let avg = |rule| {

@@ -100,6 +100,15 @@ impl GavelThroughputs {
         self.rates.keys().map(String::as_str).collect()
     }
 
+    /// The measured `(job type, scale factor)` entries of `gpu`, sorted.
+    pub fn job_types(&self, gpu: &str) -> Vec<(&str, u32)> {
+        self.rates
+            .get(gpu)
+            .into_iter()
+            .flat_map(|m| m.keys().map(|(t, s)| (t.as_str(), *s)))
+            .collect()
+    }
+
     /// Number of measured `(job type, scale factor)` entries for `gpu`.
     pub fn entries(&self, gpu: &str) -> usize {
         self.rates.get(gpu).map_or(0, BTreeMap::len)
@@ -277,8 +286,13 @@ impl fmt::Display for SkippedRow {
         if let Some(l) = self.line {
             write!(f, ", line {l}")?;
         }
-        write!(f, "): ")?;
-        match &self.cause {
+        write!(f, "): {}", self.cause)
+    }
+}
+
+impl fmt::Display for SkipCause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             SkipCause::NoMeasuredRate {
                 gpu,
                 job_type,

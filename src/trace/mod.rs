@@ -77,6 +77,8 @@ pub mod date;
 mod fields;
 mod gavel;
 mod gavel_rates;
+mod gavel_speeds;
+mod gpu_mix;
 mod itp;
 mod philly;
 pub mod recipe;
@@ -96,6 +98,8 @@ pub use gavel_rates::{
     Converted, GAVEL_THROUGHPUTS_FILE, GavelConversion, GavelThroughputs, SkipCause, SkippedRow,
     TRACES_ENV, gavel_job_type, gavel_steps_to_durations,
 };
+pub use gavel_speeds::assign_gavel_speeds;
+pub use gpu_mix::GpuMix;
 pub use itp::{load_itp_csv, read_itp_csv};
 pub use philly::{PhillyFilter, load_philly_pollux_csv, read_philly_pollux_csv};
 pub use recipe::{
@@ -164,6 +168,16 @@ pub struct TraceJob {
     /// (`static`, `gns`, `accordion`); `None` elsewhere.
     #[cfg_attr(feature = "serde", serde(default))]
     pub mode: Option<String>,
+    /// The job's compute speed on each GPU type, relative to `duration_s`
+    /// (the speed of the GPUs it was measured on, or that its steps were
+    /// converted at, is 1); empty for a trace without GPU types. Recipes
+    /// copy it into [`Job::gpu_speeds`](crate::model::Job::gpu_speeds);
+    /// [`assign_gavel_speeds`] fills it from Gavel's throughputs.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")
+    )]
+    pub gpu_speeds: std::collections::BTreeMap<String, f64>,
 }
 
 impl TraceJob {
@@ -185,6 +199,7 @@ impl TraceJob {
             censored: false,
             raw_arrival: arrival_s.to_string(),
             mode: None,
+            gpu_speeds: std::collections::BTreeMap::new(),
         }
     }
 

@@ -453,6 +453,7 @@ pub fn to_jobs(trace: &[TraceJob], opts: &RecipeOptions) -> Result<RecipeOutput,
             .with_utility(utility(row, opts.slot_length_s));
         job.tenant = row.tenant.clone();
         job.deadline_s = row.deadline_s;
+        job.gpu_speeds = row.gpu_speeds.clone();
         out.jobs.push(job);
         out.origins.push(JobOrigin {
             trace_index: index,

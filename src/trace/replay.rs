@@ -3,7 +3,8 @@
 
 use super::TraceError;
 use super::TraceJob;
-use super::recipe::{RecipeOptions, RecipeOutput, gpu_cluster, to_jobs};
+use super::gpu_mix::GpuMix;
+use super::recipe::{RecipeOptions, RecipeOutput, to_jobs};
 use crate::model::units::{Num, ceil_tol};
 use crate::model::{Cluster, Hosting, Instance, Machine, MachineId, Utility};
 
@@ -75,12 +76,14 @@ impl std::fmt::Display for ReplayHorizon {
 }
 
 /// The cluster and recipe of a trace replay ([`replay_instance`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ReplayOptions {
-    /// GPUs in the cluster.
-    pub gpus: u32,
-    /// GPUs per machine (must divide `gpus`).
+    /// GPUs in the cluster: a number, or counts per GPU type (then each
+    /// job needs a speed on every type, [`TraceJob::gpu_speeds`], when
+    /// there are several; see [`assign_gavel_speeds`](super::assign_gavel_speeds)).
+    pub gpus: GpuMix,
+    /// GPUs per machine (must divide each type's count).
     pub gpus_per_machine: u32,
     /// The recipe; its `max_gpus_per_job` is tightened to `gpus` and its
     /// `gpus_per_machine` set from this struct.
@@ -101,7 +104,7 @@ impl Default for ReplayOptions {
     /// the horizon one slot past the last arrival, the trace's utilities.
     fn default() -> Self {
         ReplayOptions {
-            gpus: 64,
+            gpus: GpuMix::Untyped(64),
             gpus_per_machine: 8,
             recipe: RecipeOptions::rar(),
             ps_servers: 0,
@@ -185,7 +188,7 @@ impl ReplayOptions {
     }
 }
 
-/// A replayable instance built from trace rows: a [`gpu_cluster`] (plus
+/// A replayable instance built from trace rows: a [`GpuMix::cluster`] (plus
 /// `ps_servers` PS-only machines), the recipe's jobs with GPU counts capped
 /// at the cluster size and utilities per [`UtilityRecipe`], the recipe's
 /// slot length, and the horizon per [`ReplayHorizon`].
@@ -212,7 +215,7 @@ impl ReplayOptions {
 ///     row("c", 45.0, 1, None),
 /// ];
 /// let mut options = ReplayOptions::default(); // ring-all-reduce recipe, 10 s slots
-/// options.gpus = 16;
+/// options.gpus = 16.into();
 /// options.horizon = ReplayHorizon::Cover { multiple: 2.0 };
 /// let (instance, recipe) = replay_instance(&trace, &options)?;
 /// assert_eq!(instance.cluster().machines.len(), 2); // 8 GPUs per machine
@@ -230,12 +233,9 @@ pub fn replay_instance(
 ) -> crate::Result<(Instance, RecipeOutput)> {
     opts.validate()?;
     let cluster = replay_cluster(opts)?;
+    let gpus = opts.gpus.total();
     let recipe = RecipeOptions {
-        max_gpus_per_job: Some(
-            opts.recipe
-                .max_gpus_per_job
-                .map_or(opts.gpus, |c| c.min(opts.gpus)),
-        ),
+        max_gpus_per_job: Some(opts.recipe.max_gpus_per_job.map_or(gpus, |c| c.min(gpus))),
         gpus_per_machine: opts.gpus_per_machine,
         ..opts.recipe
     };
@@ -267,7 +267,7 @@ pub fn replay_instance(
 
 /// The GPU machines, worker-only when PS-only machines are added after them.
 fn replay_cluster(opts: &ReplayOptions) -> Result<Cluster, TraceError> {
-    let mut cluster = gpu_cluster(opts.gpus, opts.gpus_per_machine)?;
+    let mut cluster = opts.gpus.cluster(opts.gpus_per_machine)?;
     if opts.ps_servers == 0 {
         return Ok(cluster);
     }
@@ -347,6 +347,7 @@ mod tests {
             censored: false,
             raw_arrival: String::new(),
             mode: None,
+            gpu_speeds: Default::default(),
         }
     }
 
@@ -354,7 +355,7 @@ mod tests {
     fn ps_servers_sigmoid_and_cover_horizon() {
         let rows = vec![row("a", 0.0, 3600.0, 2), row("b", 1200.0, 12_000.0, 4)];
         let opts = ReplayOptions {
-            gpus: 16,
+            gpus: 16.into(),
             recipe: RecipeOptions::ps(),
             ps_servers: 2,
             horizon: ReplayHorizon::Cover { multiple: 3.0 },

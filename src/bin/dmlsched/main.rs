@@ -67,7 +67,7 @@ enum Command {
     /// Replay a window of a real cluster trace (Philly, ITP, Gavel,
     /// Tiresias, Alibaba) under baselines and algorithm policies, OASiS
     /// included: a summary table, and CSV tables and SVG plots with --out.
-    Replay(replay::ReplayArgs),
+    Replay(Box<replay::ReplayArgs>),
     /// Solve a packing–covering program from a JSON file (the format of
     /// docs/pcip-format.md) with the crate's rounding pipeline, or exactly
     /// with --exact.

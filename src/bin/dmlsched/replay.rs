@@ -16,9 +16,10 @@ use dmlsched::report::plot::{jct_cdf_svg, jct_vs_load_svg, utility_vs_load_svg, 
 use dmlsched::report::{ReportError, RunMeta};
 use dmlsched::sim::{RunSummary, SimOptions, SimResult, simulate};
 use dmlsched::trace::{
-    Arch, GavelConversion, GavelThroughputs, RecipeOptions, ReplayHorizon, ReplayOptions,
-    SkipReason, TraceFormat, TraceJob, UtilityRecipe, Window, WindowStart, guess_format, load,
-    load_gavel_trace_with_rates, replay_instance, scale_arrivals, select,
+    Arch, GavelConversion, GavelThroughputs, GpuMix, RecipeOptions, ReplayHorizon, ReplayOptions,
+    SkipReason, SkippedRow, TraceFormat, TraceJob, UtilityRecipe, Window, WindowStart,
+    assign_gavel_speeds, guess_format, load, load_gavel_trace_with_rates, replay_instance,
+    scale_arrivals, select,
 };
 
 use crate::CliError;
@@ -52,10 +53,12 @@ pub(crate) struct ReplayArgs {
     /// Jobs in the window.
     #[arg(long, default_value_t = 500, value_name = "N")]
     jobs: usize,
-    /// GPUs in the cluster.
-    #[arg(long, default_value_t = 64, value_name = "N")]
-    gpus: u32,
-    /// GPUs per machine (must divide --gpus).
+    /// GPUs in the cluster: a number, or GPUs per type
+    /// (`v100:36,p100:36,k80:36`; each job then gets a speed on every type
+    /// from Gavel's throughputs, relative to its duration on --gavel-gpu).
+    #[arg(long, default_value = "64", value_name = "N|TYPE:N,...")]
+    gpus: GpuMix,
+    /// GPUs per machine (must divide --gpus, and each type's count).
     #[arg(long, default_value_t = 8, value_name = "N")]
     gpus_per_machine: u32,
     /// Parameter-server-only machines added to the GPU machines (which then
@@ -120,7 +123,9 @@ pub(crate) struct ReplayArgs {
     /// into durations [default: $DMLSCHED_TRACES/gavel-simulation_throughputs.json].
     #[arg(long, value_name = "FILE")]
     gavel_throughputs: Option<PathBuf>,
-    /// GPU kind of the Gavel rates (k80, p100, v100).
+    /// GPU kind of the Gavel rates (k80, p100, v100): a Gavel trace's steps
+    /// become durations at its rates, and on a typed cluster (--gpus
+    /// v100:36,...) every trace's durations are taken as measured on it.
     #[arg(long, default_value = "v100", value_name = "KIND")]
     gavel_gpu: String,
     /// Folder for summary.csv, jobs-<policy>-x<scale>-seed<seed>.csv,
@@ -155,6 +160,15 @@ struct Setup {
     /// Every policy with the recipe it runs on, in the order given.
     policies: Vec<(String, Recipe)>,
     baselines: BaselineParams,
+    /// Gavel's throughputs, when the trace is Gavel's (its steps become
+    /// durations) or the cluster names GPU types (each job's speeds).
+    rates: Option<Rates>,
+}
+
+/// Gavel's throughputs and where they were read.
+struct Rates {
+    table: GavelThroughputs,
+    path: PathBuf,
 }
 
 impl Setup {
@@ -305,7 +319,14 @@ impl ReplayArgs {
             ArchArg::Ps => (Recipe::Jobs(Arch::ParameterServer), "ps"),
             ArchArg::Layered => (Recipe::Layered, "layered"),
         });
-        let machines = self.gpus / self.gpus_per_machine.max(1);
+        // The cluster's shape is checked before the trace is read.
+        self.gpus.cluster(self.gpus_per_machine).map_err(|e| {
+            CliError::Input(format!(
+                "--gpus {} --gpus-per-machine {}: {e}",
+                self.gpus, self.gpus_per_machine
+            ))
+        })?;
+        let machines = self.gpus.total() / self.gpus_per_machine.max(1);
         let names: Vec<String> = if self.policies.is_empty() {
             registry::cheap_baselines(arch == Arch::RingAllReduce)
                 .iter()
@@ -323,6 +344,12 @@ impl ReplayArgs {
         }
         let layered =
             names.iter().any(|n| registry::needs(n).layered) || self.arch == Some(ArchArg::Layered);
+        if layered && matches!(self.gpus, GpuMix::Typed(_)) {
+            return Err(CliError::Input(format!(
+                "--gpus {}: the layered recipe builds the SMD-style workload's machines, which name no GPU type (give a number of GPUs)",
+                self.gpus
+            )));
+        }
         if layered && self.gpus_per_machine != 8 {
             return Err(CliError::Input(format!(
                 "--gpus-per-machine {}: the layered recipe uses the SMD-style workload's 8-GPU machines (give 8)",
@@ -347,26 +374,74 @@ impl ReplayArgs {
             },
             policies,
             baselines: self.baselines.params()?,
+            rates: None,
         })
+    }
+
+    /// The trace's format: given, or guessed from its first line.
+    fn format(&self) -> Result<TraceFormat, CliError> {
+        match self.format {
+            Some(f) => Ok(f),
+            None => guess_format(&self.trace).map_err(|e| self.lib(e.into())),
+        }
+    }
+
+    /// A library error about the trace file.
+    fn lib(&self, e: dmlsched::Error) -> CliError {
+        CliError::lib(&self.trace.display().to_string(), &e)
+    }
+
+    /// How Gavel's rates are read: at --gavel-gpu, consolidated on one
+    /// machine of --gpus-per-machine GPUs.
+    fn conversion(&self) -> GavelConversion {
+        GavelConversion {
+            gpu: self.gavel_gpu.clone(),
+            gpus_per_machine: self.gpus_per_machine,
+        }
+    }
+
+    /// Gavel's throughputs, read when a Gavel trace's steps need them or
+    /// the cluster names GPU types.
+    fn rates(&self, format: TraceFormat) -> Result<Option<Rates>, CliError> {
+        if format != TraceFormat::Gavel && matches!(self.gpus, GpuMix::Untyped(_)) {
+            return Ok(None);
+        }
+        let read = || -> dmlsched::Result<Rates> {
+            let path = GavelThroughputs::locate(self.gavel_throughputs.as_deref())?;
+            let table = GavelThroughputs::load(&path)?;
+            Ok(Rates { table, path })
+        };
+        let context = if format == TraceFormat::Gavel {
+            "Gavel throughputs"
+        } else {
+            "Gavel throughputs (the per-type speeds of --gpus)"
+        };
+        let rates = read().map_err(|e| CliError::lib(context, &e))?;
+        // Every type of --gpus, and --gavel-gpu, must be a kind of the table.
+        let types = self.gpus.types();
+        if !types.is_empty() {
+            assign_gavel_speeds(&[], &rates.table, &self.conversion(), &types, 0)
+                .map_err(|e| CliError::lib(&format!("--gpus {}", self.gpus), &e.into()))?;
+        }
+        Ok(Some(rates))
     }
 
     /// The window's rows, and a note on the Gavel rows skipped for want of
     /// a rate (printed with the output, so an exit-2 answer keeps one
     /// `error:` line on stderr); a Gavel trace's steps become durations
     /// with Gavel's measured throughputs.
-    fn rows(&self) -> Result<(Vec<TraceJob>, Option<String>), CliError> {
-        let lib = |e: dmlsched::Error| CliError::lib(&self.trace.display().to_string(), &e);
-        let format = match self.format {
-            Some(f) => f,
-            None => guess_format(&self.trace).map_err(|e| lib(e.into()))?,
-        };
-        let (rows, note) = if format == TraceFormat::Gavel {
-            self.gavel_rows().map_err(lib)?
-        } else {
-            (
+    fn rows(
+        &self,
+        format: TraceFormat,
+        rates: Option<&Rates>,
+    ) -> Result<(Vec<TraceJob>, Option<String>), CliError> {
+        let lib = |e: dmlsched::Error| self.lib(e);
+        let (rows, note) = match (format, rates) {
+            (TraceFormat::Gavel, Some(rates)) => self.gavel_rows(rates).map_err(lib)?,
+            _ => (
                 load(&self.trace, Some(format)).map_err(|e| lib(e.into()))?,
                 None,
-            )
+            ),
         };
         let window = Window {
             start: self.start.as_ref().map(|v| match v.parse::<f64>() {
@@ -379,24 +454,53 @@ impl ReplayArgs {
         Ok((select(&rows, &window).map_err(|e| lib(e.into()))?, note))
     }
 
-    fn gavel_rows(&self) -> dmlsched::Result<(Vec<TraceJob>, Option<String>)> {
-        let path = GavelThroughputs::locate(self.gavel_throughputs.as_deref())?;
-        let rates = GavelThroughputs::load(&path)?;
-        let conv = GavelConversion {
-            gpu: self.gavel_gpu.clone(),
-            gpus_per_machine: self.gpus_per_machine,
+    /// A Gavel trace's rows with durations at --gavel-gpu's rates; on a
+    /// typed cluster, only those measured on every type (so that the
+    /// window holds --jobs jobs that can be timed everywhere).
+    fn gavel_rows(&self, rates: &Rates) -> dmlsched::Result<(Vec<TraceJob>, Option<String>)> {
+        let conv = self.conversion();
+        let report = load_gavel_trace_with_rates(&self.trace, &rates.table, &conv)?;
+        let mut skipped = report.skipped;
+        let mut jobs = report.jobs;
+        let types = self.gpus.types();
+        if !types.is_empty() {
+            let typed = assign_gavel_speeds(&jobs, &rates.table, &conv, &types, 0)?;
+            // Indices of `typed` count the converted rows: name the file's.
+            // `typed` counts the converted rows: name each by its file row.
+            let gone: std::collections::BTreeSet<usize> = skipped.iter().map(|s| s.index).collect();
+            let converted: Vec<usize> = (0..jobs.len() + skipped.len())
+                .filter(|i| !gone.contains(i))
+                .collect();
+            skipped.extend(typed.skipped.into_iter().map(|mut s| {
+                s.index = converted[s.index];
+                s
+            }));
+            skipped.sort_by_key(|s| s.index);
+            jobs = typed.jobs;
+        }
+        let kinds = if types.is_empty() {
+            conv.gpu.clone()
+        } else {
+            format!("{} or {}", conv.gpu, types.join(", "))
         };
-        let report = load_gavel_trace_with_rates(&self.trace, &rates, &conv)?;
-        let note = report.skipped.first().map(|first| {
-            format!(
-                "{} Gavel rows have no measured {} rate in {} and are skipped (the first: {first})",
-                report.skipped.len(),
-                conv.gpu,
-                path.display()
-            )
-        });
-        Ok((report.jobs, note))
+        let note = skipped_note(
+            &skipped,
+            &format!("Gavel rows have no measured {kinds} rate"),
+            &rates.path,
+        );
+        Ok((jobs, note))
     }
+}
+
+/// A note on rows left out for want of a rate: how many, `what`, and the
+/// first of them; `None` when none is.
+fn skipped_note(skipped: &[SkippedRow], what: &str, path: &Path) -> Option<String> {
+    let first = skipped.first()?;
+    Some(format!(
+        "{} {what} in {} and are skipped (the first: {first})",
+        skipped.len(),
+        path.display(),
+    ))
 }
 
 /// A one-line progress bar on stderr, shown once the work takes more than
@@ -471,9 +575,32 @@ fn instance(
     let arch = match recipe {
         Recipe::Jobs(arch) => arch,
         Recipe::Layered => {
-            return recipe::layered_instance(&scaled, args.gpus / args.gpus_per_machine, seed);
+            return recipe::layered_instance(
+                &scaled,
+                args.gpus.total() / args.gpus_per_machine,
+                seed,
+            );
         }
     };
+    if let Some(rates) = setup
+        .rates
+        .as_ref()
+        .filter(|_| !args.gpus.types().is_empty())
+    {
+        let typed = assign_gavel_speeds(
+            &scaled,
+            &rates.table,
+            &args.conversion(),
+            &args.gpus.types(),
+            seed,
+        )
+        .map_err(|e| lib(e.into()))?;
+        let what = "trace rows have no measured rate on the cluster's GPU types";
+        if let Some(note) = skipped_note(&typed.skipped, what, &rates.path) {
+            out!("{note}");
+        }
+        scaled = typed.jobs;
+    }
     let base = match arch {
         Arch::RingAllReduce => RecipeOptions::rar(),
         Arch::ParameterServer => RecipeOptions::ps(),
@@ -483,7 +610,7 @@ fn instance(
     options.slot_length_s = slot_length_s.unwrap_or(base.slot_length_s);
     let (inst, out) = replay_instance(&scaled, &{
         let mut built_ = ReplayOptions::default();
-        built_.gpus = args.gpus;
+        built_.gpus = args.gpus.clone();
         built_.gpus_per_machine = args.gpus_per_machine;
         built_.recipe = options;
         built_.ps_servers = setup.ps_servers_for(recipe);
@@ -506,7 +633,7 @@ fn instance(
         out!(
             "{} jobs asked for more than {} GPUs and were capped",
             out.capped.len(),
-            args.gpus
+            args.gpus.total()
         );
     }
     Ok(inst)
@@ -534,10 +661,11 @@ fn describe(args: &ReplayArgs, setup: &Setup, recipe: Recipe, jobs: usize) -> (S
     } else {
         String::new()
     };
-    let cluster = format!(
-        "{} GPUs, {} per machine{ps}",
-        args.gpus, args.gpus_per_machine
-    );
+    let gpus = match &args.gpus {
+        GpuMix::Untyped(n) => format!("{n} GPUs"),
+        typed => format!("{} GPUs ({typed})", typed.total()),
+    };
+    let cluster = format!("{gpus}, {} per machine{ps}", args.gpus_per_machine);
     (workload, cluster)
 }
 
@@ -762,9 +890,19 @@ fn failed(failures: &[Failure], total: usize, wrote: bool) -> Result<(), CliErro
 
 /// `dmlsched replay`.
 pub(crate) fn run(args: &ReplayArgs) -> Result<(), CliError> {
-    let setup = args.setup()?;
-    let (rows, note) = args.rows()?;
+    let mut setup = args.setup()?;
+    let format = args.format()?;
+    setup.rates = args.rates(format)?;
+    let (rows, note) = args.rows(format, setup.rates.as_ref())?;
     print_setup(args, &setup, rows.len());
+    if let (Some(rates), false) = (&setup.rates, args.gpus.types().is_empty()) {
+        out!(
+            "GPU types {}: each job's speed on each type from Gavel's throughputs in {}, relative to its duration on {} (--gavel-gpu); rows without a Gavel job type get one drawn per seed",
+            args.gpus.types().join(", "),
+            rates.path.display(),
+            args.gavel_gpu
+        );
+    }
     if let Some(note) = note {
         out!("{note}");
     }
