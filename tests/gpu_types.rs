@@ -283,3 +283,76 @@ fn every_baseline_runs_on_a_mixed_cluster() {
         }
     }
 }
+
+// ------------------------------------- one type is the untyped cluster, drawn
+
+mod one_type_property {
+    use super::*;
+    use dmlsched::registry::{BASELINES, RING_BASELINES, by_name};
+    use dmlsched::trace::{GpuMix, RecipeOptions, ReplayOptions, TraceJob, replay_instance};
+    use proptest::prelude::*;
+
+    /// Rows of `(arrival, GPUs, duration)`; with `speed`, each row runs at
+    /// that speed on type `t` (`None`: the row gives no speed).
+    fn rows(draws: &[(f64, u32, f64)], speed: Option<f64>) -> Vec<TraceJob> {
+        draws
+            .iter()
+            .enumerate()
+            .map(|(i, &(arrival, gpus, duration))| {
+                let mut r = TraceJob::new(format!("r{i}"), arrival, gpus);
+                r.duration_s = Some(duration);
+                if let Some(s) = speed {
+                    r.gpu_speeds.insert("t".into(), s);
+                }
+                r
+            })
+            .collect()
+    }
+
+    fn instance(rows: &[TraceJob], gpus: GpuMix, ps: bool) -> Instance {
+        let mut opts = ReplayOptions::default();
+        opts.gpus = gpus;
+        opts.gpus_per_machine = 4;
+        if ps {
+            opts.recipe = RecipeOptions::ps();
+        }
+        replay_instance(rows, &opts).unwrap().0
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+
+        /// A cluster of one named type, its jobs at speed 1 (given or
+        /// left out), runs every baseline exactly as the untyped cluster:
+        /// the same job records and allocations, bit for bit.
+        #[test]
+        fn one_named_type_at_speed_one_equals_untyped(
+            draws in prop::collection::vec((0.0..3000.0f64, 1u32..=8, 60.0..20_000.0f64), 1..12),
+            given in any::<bool>(),
+            ps in any::<bool>(),
+        ) {
+            let plain = instance(&rows(&draws, None), GpuMix::Untyped(16), ps);
+            let speed = given.then_some(1.0);
+            let typed = instance(&rows(&draws, speed), GpuMix::Typed(vec![("t".into(), 16)]), ps);
+            prop_assert!(typed.cluster().machines.iter().all(|m| m.gpu_type.as_deref() == Some("t")));
+            let names: Vec<&str> = if ps {
+                BASELINES.to_vec()
+            } else {
+                BASELINES.iter().chain(RING_BASELINES).copied().collect()
+            };
+            for name in names {
+                let run = |inst: &Instance| {
+                    let mut policy = by_name(name).unwrap();
+                    simulate(inst, &mut policy, &SimOptions::default()).map_err(|e| e.to_string())
+                };
+                match (run(&plain), run(&typed)) {
+                    (Ok(a), Ok(b)) => {
+                        prop_assert_eq!(&a.jobs, &b.jobs, "{}", name);
+                        prop_assert_eq!(&a.allocations, &b.allocations, "{}", name);
+                    }
+                    (a, b) => prop_assert_eq!(a.err(), b.err(), "{}", name),
+                }
+            }
+        }
+    }
+}
