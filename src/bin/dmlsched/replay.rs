@@ -478,16 +478,16 @@ impl ReplayArgs {
             skipped.sort_by_key(|s| s.index);
             jobs = typed.jobs;
         }
-        let kinds = if types.is_empty() {
-            conv.gpu.clone()
+        let what = if types.is_empty() {
+            format!("Gavel rows have no measured {} rate", conv.gpu)
         } else {
-            format!("{} or {}", conv.gpu, types.join(", "))
+            format!(
+                "Gavel rows have no measured rate on {} (--gavel-gpu) or on one of the cluster's types ({})",
+                conv.gpu,
+                types.join(", ")
+            )
         };
-        let note = skipped_note(
-            &skipped,
-            &format!("Gavel rows have no measured {kinds} rate"),
-            &rates.path,
-        );
+        let note = skipped_note(&skipped, &what, &rates.path);
         Ok((jobs, note))
     }
 }
