@@ -34,6 +34,9 @@ pub enum Error {
     /// The LP/MIP layer failed (bad model, solver failure, solver not built).
     #[error("linear programming: {0}")]
     Lp(#[from] LpError),
+    /// An allocation policy's input was invalid or its LP failed.
+    #[error("allocation: {0}")]
+    Allocation(#[from] crate::allocate::AllocationError),
     /// The packing–covering engine failed (invalid program, infeasible LP,
     /// repair failure, …).
     #[error("packing–covering: {0}")]
@@ -191,6 +194,7 @@ impl Error {
             ),
             Error::Sim(e) => matches!(e, SimError::BadParams { .. } | SimError::BadOptions { .. }),
             Error::Pc(e) => e.is_input(),
+            Error::Allocation(e) => e.is_input(),
             // No schedulable job with positive late utility: the input's
             // utilities leave the η rule nothing to set `L` with.
             Error::Online(

@@ -155,6 +155,7 @@
 #![forbid(unsafe_code)]
 
 pub mod algorithms;
+pub mod allocate;
 pub mod baselines;
 pub mod calibrate;
 pub mod certificate;

@@ -519,6 +519,68 @@ impl LinearProgram {
         Ok(self.offset + self.costs.iter().zip(x).map(|(c, v)| c * v).sum::<f64>())
     }
 
+    /// A bound on the optimum from any row multipliers `y` (one per row), by
+    /// weak duality: every point within the column bounds that satisfies
+    /// the rows has `c·x = yᵀ(Ax) + dᵀx` with `d = c − Aᵀy`, so its
+    /// objective is at most (maximisation; at least, minimisation)
+    /// `offset + Σ_i max(y_i·L_i, y_i·U_i) + Σ_j max(d_j·l_j, d_j·u_j)` (min
+    /// for minimisation). A multiplier that would meet an infinite row bound
+    /// is taken as 0, so the duals of any solve — or any guess — give a
+    /// valid bound. Unlike the solver's reported objective, this bound holds
+    /// whatever the solver's tolerances (to the rounding of this sum).
+    ///
+    /// `None` when `y` has the wrong length or a NaN, or when a column with
+    /// an infinite bound keeps a reduced cost that would make the bound
+    /// infinite.
+    ///
+    /// ```
+    /// use dmlsched::lp::{ColumnKind, LinearProgram, Sense};
+    /// // maximise x + y  s.t.  x + 2y ≤ 4,  0 ≤ x ≤ 3,  0 ≤ y ≤ 3   (OPT 3.5)
+    /// let mut lp = LinearProgram::new(Sense::Maximise);
+    /// let x = lp.add_column(1.0, 0.0, 3.0, ColumnKind::Continuous);
+    /// let y = lp.add_column(1.0, 0.0, 3.0, ColumnKind::Continuous);
+    /// lp.add_row(f64::NEG_INFINITY, 4.0, &[(x, 1.0), (y, 2.0)]);
+    /// assert_eq!(lp.dual_bound(&[0.5]), Some(3.5)); // the optimal dual
+    /// assert_eq!(lp.dual_bound(&[0.0]), Some(6.0)); // the column bounds alone
+    /// assert_eq!(lp.dual_bound(&[-1.0]), Some(6.0)); // wrong sign: taken as 0
+    /// ```
+    pub fn dual_bound(&self, row_duals: &[f64]) -> Option<f64> {
+        if row_duals.len() != self.n_rows() || row_duals.iter().any(|y| y.is_nan()) {
+            return None;
+        }
+        let max = self.sense == Sense::Maximise;
+        // The better end of `v·[lo, hi]` for the bound's direction.
+        let extreme = |v: f64, lo: f64, hi: f64| -> f64 {
+            if v == 0.0 {
+                0.0
+            } else if max {
+                (v * lo).max(v * hi)
+            } else {
+                (v * lo).min(v * hi)
+            }
+        };
+        let mut reduced = self.costs.clone();
+        let mut bound = self.offset;
+        for (i, entries) in self.rows() {
+            let (lo, hi) = (self.row_lower[i], self.row_upper[i]);
+            let y = row_duals[i];
+            let usable = extreme(y, lo, hi);
+            if !usable.is_finite() {
+                continue;
+            }
+            bound += usable;
+            for &(j, a) in entries {
+                if let Some(d) = reduced.get_mut(j) {
+                    *d -= y * a;
+                }
+            }
+        }
+        for (j, &d) in reduced.iter().enumerate() {
+            bound += extreme(d, self.col_lower[j], self.col_upper[j]);
+        }
+        bound.is_finite().then_some(bound)
+    }
+
     /// The largest violation of a point `x`: the maximum over column bounds,
     /// row bounds and (for integer columns) the distance to the nearest
     /// integer. Zero for a point that satisfies everything exactly; compare

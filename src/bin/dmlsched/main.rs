@@ -31,6 +31,7 @@ macro_rules! out_raw {
     };
 }
 
+mod allocate;
 mod pcip;
 mod policies;
 mod recipe;
@@ -72,6 +73,12 @@ enum Command {
     /// docs/pcip-format.md) with the crate's rounding pipeline, or exactly
     /// with --exact.
     Pcip(pcip::PcipArgs),
+    /// Allocate GPU types to jobs with a heterogeneity-aware policy (max-min
+    /// fairness, finish-time fairness, max-sum throughput, throughput per
+    /// cost, min makespan, FIFO) from a JSON input
+    /// (docs/allocate-format.md): the time fractions and their certificate,
+    /// as JSON.
+    Allocate(allocate::AllocateArgs),
     /// Decide jobs one by one over a shared cluster state, as a line
     /// protocol: one JSON event per line on standard input (submit, finish,
     /// cancel, extend, usage, certificate, save), one JSON line per event
@@ -142,6 +149,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => replay::run(&args),
         Command::Pcip(args) => pcip::run(&args),
         Command::Session(args) => session::run(&args),
+        Command::Allocate(args) => allocate::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
