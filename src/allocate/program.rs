@@ -117,6 +117,17 @@ pub(super) struct Solved {
     pub run: RunInfo,
 }
 
+/// What the solver sees of a coefficient: 0 where HiGHS would drop it
+/// (at most [`lp::MIN_COEFFICIENT`] in magnitude). The bound is computed on
+/// the exact program with the solver's duals, so it stays valid.
+fn for_solver(v: f64) -> f64 {
+    if v.abs() <= lp::MIN_COEFFICIENT {
+        0.0
+    } else {
+        v
+    }
+}
+
 /// The LP of Gavel's constraints: column `i·k + j` is `X_ij` in `[0, 1]`
 /// with cost `cost(i, j)`; row `i` is `Σ_j X_ij ≤ 1`, row `m + j` is
 /// `Σ_i s_i·X_ij ≤ n_j`.
@@ -139,14 +150,16 @@ fn gavel_lp(view: &View, sense: lp::Sense, cost: impl Fn(usize, usize) -> f64) -
     p
 }
 
-/// Solves `p` without presolve (its duals make a bound that is used as a
-/// proof), returning the primal point and the dual bound.
+/// Solves `solver` (the program without the coefficients HiGHS would
+/// drop) without presolve, returning its primal point and the bound its
+/// duals give on `exact`, the program itself (used as a proof).
 fn solve(
-    p: &LinearProgram,
+    exact: &LinearProgram,
+    solver: &LinearProgram,
     policy: AllocationPolicy,
 ) -> Result<(Vec<f64>, f64, RunInfo), AllocationError> {
     let start = Instant::now();
-    let sol = lp::solve(p, &SolveOptions::default().with_presolve(false))?;
+    let sol = lp::solve(solver, &SolveOptions::default().with_presolve(false))?;
     if sol.status != LpStatus::Optimal || !sol.has_primal {
         return Err(AllocationError::Solver {
             policy,
@@ -154,7 +167,7 @@ fn solve(
         });
     }
     let bound = if sol.has_dual {
-        p.dual_bound(&sol.row_duals)
+        exact.dual_bound(&sol.row_duals)
     } else {
         None
     };
@@ -210,8 +223,11 @@ pub(super) fn max_linear(
     // Costs scaled to at most 1 for the solver; the bound scales back.
     let scale = c.iter().flatten().fold(0.0, |a: f64, b| a.max(b.abs()));
     let scale = if scale > 0.0 { scale } else { 1.0 };
-    let p = gavel_lp(view, lp::Sense::Maximise, |i, j| c[i][j] / scale);
-    let (primal, bound, run) = solve(&p, policy)?;
+    let exact = gavel_lp(view, lp::Sense::Maximise, |i, j| c[i][j] / scale);
+    let solver = gavel_lp(view, lp::Sense::Maximise, |i, j| {
+        for_solver(c[i][j] / scale)
+    });
+    let (primal, bound, run) = solve(&exact, &solver, policy)?;
     Ok(Solved {
         x: repair(view, &primal),
         bound: bound * scale,
@@ -246,19 +262,22 @@ pub(super) fn max_floor(
                 .fold(0.0, f64::max)
         })
         .fold(f64::INFINITY, f64::min);
-    let mut p = gavel_lp(view, lp::Sense::Maximise, |_, _| 0.0);
-    let z = p.add_column(1.0, 0.0, z_max, ColumnKind::Continuous);
-    for (i, row) in c.iter().enumerate() {
-        if let Some(row) = row {
-            let mut entries: Vec<(usize, f64)> = (0..k)
-                .filter(|&j| row[j] != 0.0)
-                .map(|j| (i * k + j, row[j] / scale))
-                .collect();
-            entries.push((z, -1.0));
-            p.add_row(0.0, f64::INFINITY, &entries);
+    let build = |coefficient: fn(f64) -> f64| {
+        let mut p = gavel_lp(view, lp::Sense::Maximise, |_, _| 0.0);
+        let z = p.add_column(1.0, 0.0, z_max, ColumnKind::Continuous);
+        for (i, row) in c.iter().enumerate() {
+            if let Some(row) = row {
+                let mut entries: Vec<(usize, f64)> = (0..k)
+                    .map(|j| (i * k + j, coefficient(row[j] / scale)))
+                    .filter(|e| e.1 != 0.0)
+                    .collect();
+                entries.push((z, -1.0));
+                p.add_row(0.0, f64::INFINITY, &entries);
+            }
         }
-    }
-    let (primal, bound, run) = solve(&p, policy)?;
+        p
+    };
+    let (primal, bound, run) = solve(&build(|v| v), &build(for_solver), policy)?;
     Ok(Solved {
         x: repair(view, &primal),
         bound: bound * scale,
