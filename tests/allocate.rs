@@ -329,8 +329,10 @@ fn check_certified(
         return Err(format!("bound {bound} on the wrong side of {obj}"));
     }
     // ... and a tight one.
-    let gap = (bound - obj).abs() / obj.abs().max(1e-12);
-    if gap > 1e-6 && (bound - obj).abs() > 1e-12 {
+    // (The bound carries its own rounding margin, so an objective of 0 may
+    // have a bound of about 1e-12.)
+    let gap = (bound - obj).abs();
+    if gap > 1e-6 * obj.abs() + 1e-9 {
         return Err(format!("bound {bound}, objective {obj}: gap {gap:e}"));
     }
     let formula = d.objective(policy, &a.fractions);
@@ -486,6 +488,112 @@ fn min_makespan_one_type_by_hand() {
     assert_eq!(a.objective, Some(0.0));
     assert_eq!(a.fractions, vec![vec![0.0]]);
     a.certificate.unwrap().check(0.0).unwrap();
+}
+
+/// Min makespan with a short fast job and a long slow one (job 0: 1 step
+/// left at 1000/500 steps/s on v100/k80; job 1: `R` steps at 0.1/0.05).
+/// Job 1 runs at most 0.1 steps/s, so the makespan is at least `10R`, and
+/// job 1 alone on the V100 with job 0 on the K80 (done in 2 ms) reaches it:
+/// `M* = 10R`. Regression: the LP's rows were divided by the largest
+/// coefficient (1000), leaving job 1 a floor of `10⁻⁴/R/1000 ≤ 10⁻⁸`, within
+/// the solver's tolerances; from `R = 10⁴` on every `X` came back 0 and the
+/// makespan infinite (a certificate failing its own check).
+#[test]
+fn min_makespan_with_a_short_fast_job_and_a_long_slow_one() {
+    for r in [1e3, 1e4, 1e5, 1e6, 1e7, 1e9] {
+        let input = AllocationInput::new([("v100", 1), ("k80", 1)])
+            .with_job(
+                AllocationJob::new(0, [("v100", 1000.0), ("k80", 500.0)]).with_steps_remaining(1.0),
+            )
+            .with_job(
+                AllocationJob::new(1, [("v100", 0.1), ("k80", 0.05)]).with_steps_remaining(r),
+            );
+        let a = solve(MinMakespan, &input);
+        check_exactly_feasible(&input, &a).unwrap();
+        check_certified(MinMakespan, &input, &a).unwrap_or_else(|e| panic!("R = {r:e}: {e}"));
+        assert_close(&format!("R = {r:e}"), a.objective.unwrap(), 10.0 * r, 1e-6);
+        assert!(eff(&a, 0) > 0.0, "R = {r:e}: {a:?}");
+    }
+}
+
+/// Max-min fairness with weights `w` and `1/w` far apart, on
+/// [`two_by_two`] (job 0 of weight `w`, job 1 of weight `1/w`): two GPUs for
+/// two jobs, so both can run all the time and the optimum is the heavy
+/// job's `1/(1/w) = w` (agnostic); max-min (perf)
+/// gives the heavy job (job 1, 2/1 steps/s, `p_1 = 1.5`) the V100 for
+/// `w·2/1.5`. Regression: divided by the largest coefficient, the heavy
+/// job's floor fell within the solver's tolerances from `w = 10⁻⁴` on and
+/// every GPU was left idle (objective 0).
+#[test]
+fn max_min_fairness_with_weights_far_apart() {
+    for w in [1e-2, 1e-4, 1e-6] {
+        let mut input = two_by_two();
+        input.jobs[0].weight = w;
+        input.jobs[1].weight = 1.0 / w;
+        let a = solve(MaxMinFairness, &input);
+        check_certified(MaxMinFairness, &input, &a).unwrap_or_else(|e| panic!("w = {w:e}: {e}"));
+        assert_close(
+            &format!("agnostic, w = {w:e}"),
+            a.objective.unwrap(),
+            w,
+            1e-6,
+        );
+        let a = solve(MaxMinFairnessPerf, &input);
+        check_certified(MaxMinFairnessPerf, &input, &a)
+            .unwrap_or_else(|e| panic!("w = {w:e}: {e}"));
+        assert_close(
+            &format!("perf, w = {w:e}"),
+            a.objective.unwrap(),
+            w * 2.0 / 1.5,
+            1e-6,
+        );
+        assert_close("heavy job on the V100", x(&a, 1, "v100"), 1.0, 1e-6);
+    }
+}
+
+/// Rounding never over-commits a type. Finish-time fairness on one GPU
+/// with 9 equal jobs keeps the isolated shares `y = 1/9` (optimal: `ρ* =
+/// 1`), whose uses add up to `1.0000000000000002` in floating point; and
+/// max-min fairness on 6 GPUs with the 8 jobs below (a case the property
+/// test found) scaled its column to a use of `6.000000000000001`. Both are
+/// exactly feasible now.
+#[test]
+fn rounding_never_overcommits_a_type() {
+    let mut nine = AllocationInput::new([("v100", 1)]);
+    for id in 0..9 {
+        nine = nine.with_job(
+            AllocationJob::new(id, [("v100", 2.0)])
+                .with_steps_remaining(100.0)
+                .with_elapsed_s(0.0),
+        );
+    }
+    let a = solve(FinishTimeFairness, &nine);
+    check_exactly_feasible(&nine, &a).unwrap();
+    check_certified(FinishTimeFairness, &nine, &a).unwrap();
+    assert_close("ρ", a.objective.unwrap(), 1.0, 1e-12);
+
+    let mut eight = AllocationInput::new([("a100", 6)]);
+    for (id, s, w) in [
+        (100, 4, 1.7994534607116432),
+        (121, 2, 1.2762276941729038),
+        (103, 1, 1.7608042291099715),
+        (124, 2, 2.6612957560463157),
+        (106, 1, 1.59649330502041),
+        (127, 1, 2.2347539340080234),
+        (109, 1, 2.2043706199919577),
+        (130, 1, 2.585884394546846),
+    ] {
+        eight = eight.with_job(
+            AllocationJob::new(id, [("a100", 0.5)])
+                .with_scale_factor(s)
+                .with_weight(w),
+        );
+    }
+    for p in [MaxMinFairness, MaxMinFairnessPerf, MaxSumThroughput] {
+        let a = solve(p, &eight);
+        check_exactly_feasible(&eight, &a).unwrap_or_else(|e| panic!("{p}: {e}"));
+        check_certified(p, &eight, &a).unwrap();
+    }
 }
 
 /// A job with throughput 0 on the K80 (job 0: 3/0 on v100/k80; job 1:
@@ -844,7 +952,13 @@ fn answer(policy: AllocationPolicy, input: &AllocationInput) -> Option<Allocatio
     }
 }
 
+/// `cases` cases (or `PROPTEST_CASES` when set, for a deeper run), failures
+/// recorded in `proptest-regressions/allocate.txt`.
 fn config(cases: u32) -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(cases);
     ProptestConfig {
         cases,
         failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
@@ -897,9 +1011,8 @@ proptest! {
         for policy in AllocationPolicy::ALL {
             if let Some(a) = answer(policy, &input) {
                 prop_assert!(a.policy == policy);
-                if let Err(e) = check_exactly_feasible(&input, &a) {
-                    return Err(TestCaseError::fail(format!("{policy}: {e}")));
-                }
+                check_exactly_feasible(&input, &a)
+                    .map_err(|e| TestCaseError::fail(format!("{policy}: {e}")))?;
             }
         }
     }
@@ -911,10 +1024,10 @@ proptest! {
     #[test]
     fn certificates_check_and_objectives_match_their_formulas(input in input()) {
         for policy in LP_POLICIES {
-            if let Some(a) = answer(policy, &input) {
-                if let Err(e) = check_certified(policy, &input, &a) {
-                    return Err(TestCaseError::fail(format!("{policy}: {e}")));
-                }
+            if let Some(a) = answer(policy, &input)
+                && let Err(e) = check_certified(policy, &input, &a)
+            {
+                return Err(TestCaseError::fail(format!("{policy}: {e}")));
             }
         }
     }
@@ -1012,7 +1125,8 @@ proptest! {
         match (answer(FinishTimeFairness, &split), answer(FinishTimeFairness, &merged)) {
             (Some(a), Some(b)) => {
                 let (a, b) = (a.objective.unwrap(), b.objective.unwrap());
-                prop_assert!(close(a, b, 1e-6), "split {a}, merged {b}, relative {:e}", (a - b).abs() / b);
+                let relative = (a - b).abs() / b;
+                prop_assert!(close(a, b, 1e-6), "split {a}, merged {b}, relative {relative:e}");
             }
             (None, None) => {}
             (a, b) => prop_assert!(false, "split {a:?}, merged {b:?}"),
@@ -1191,22 +1305,79 @@ fn malformed_json_is_a_json_error() {
 fn out_of_range_values_in_json_name_the_job_and_field() {
     let all = &AllocationPolicy::ALL[..];
     let steps = &[FinishTimeFairness, MinMakespan][..];
-    let full = r#""steps_remaining": 50, "elapsed_s": 0"#;
-    for (job, policies, what) in [
-        (format!(r#"{{"id": 9, "throughput": {{"v100": -1, "k80": 1}}, {full}}}"#), all, "job 9: throughput.v100"),
-        (format!(r#"{{"id": 9, "throughput": {{"v100": 1, "k80": -0.5}}, {full}}}"#), all, "job 9: throughput.k80"),
-        (format!(r#"{{"id": 9, "throughput": {{"v100": 1}}, {full}}}"#), all, "job 9: throughput.k80"),
-        (format!(r#"{{"id": 9, "throughput": {{"v100": 1, "k80": 1, "a100": 1}}, {full}}}"#), all, "job 9: throughput.a100"),
-        (format!(r#"{{"id": 9, "throughput": {{"v100": 1, "k80": 1}}, "scale_factor": 0, {full}}}"#), all, "job 9: scale_factor"),
-        (format!(r#"{{"id": 9, "throughput": {{"v100": 1, "k80": 1}}, "weight": 0, {full}}}"#), all, "job 9: weight"),
-        (format!(r#"{{"id": 9, "throughput": {{"v100": 1, "k80": 1}}, "weight": -2, {full}}}"#), all, "job 9: weight"),
-        (r#"{"id": 9, "throughput": {"v100": 1, "k80": 1}, "elapsed_s": 0}"#.to_string(), steps, "job 9: steps_remaining"),
-        (r#"{"id": 9, "throughput": {"v100": 1, "k80": 1}, "steps_remaining": -5, "elapsed_s": 0}"#.to_string(), steps, "job 9: steps_remaining"),
-        (r#"{"id": 9, "throughput": {"v100": 1, "k80": 1}, "steps_remaining": 0, "elapsed_s": 0}"#.to_string(), &[FinishTimeFairness][..], "job 9: steps_remaining"),
-        (r#"{"id": 9, "throughput": {"v100": 1, "k80": 1}, "steps_remaining": 5}"#.to_string(), &[FinishTimeFairness][..], "job 9: elapsed_s"),
-        (r#"{"id": 9, "throughput": {"v100": 1, "k80": 1}, "steps_remaining": 5, "elapsed_s": -1}"#.to_string(), &[FinishTimeFairness][..], "job 9: elapsed_s"),
-        (format!(r#"{{"id": 3, "throughput": {{"v100": 1, "k80": 1}}, {full}}}"#), all, "job 3"),
+    let ftf = &[FinishTimeFairness][..];
+    let t = r#""v100": 1, "k80": 1"#;
+    let timed = r#""steps_remaining": 50, "elapsed_s": 0"#;
+    for (id, throughput, rest, policies, what) in [
+        (
+            9,
+            r#""v100": -1, "k80": 1"#,
+            timed,
+            all,
+            "job 9: throughput.v100",
+        ),
+        (
+            9,
+            r#""v100": 1, "k80": -0.5"#,
+            timed,
+            all,
+            "job 9: throughput.k80",
+        ),
+        (9, r#""v100": 1"#, timed, all, "job 9: throughput.k80"),
+        (
+            9,
+            r#""v100": 1, "k80": 1, "a100": 1"#,
+            timed,
+            all,
+            "job 9: throughput.a100",
+        ),
+        (
+            9,
+            t,
+            r#""scale_factor": 0, "steps_remaining": 5, "elapsed_s": 0"#,
+            all,
+            "job 9: scale_factor",
+        ),
+        (
+            9,
+            t,
+            r#""weight": 0, "steps_remaining": 5, "elapsed_s": 0"#,
+            all,
+            "job 9: weight",
+        ),
+        (
+            9,
+            t,
+            r#""weight": -2, "steps_remaining": 5, "elapsed_s": 0"#,
+            all,
+            "job 9: weight",
+        ),
+        (9, t, r#""elapsed_s": 0"#, steps, "job 9: steps_remaining"),
+        (
+            9,
+            t,
+            r#""steps_remaining": -5, "elapsed_s": 0"#,
+            steps,
+            "job 9: steps_remaining",
+        ),
+        (
+            9,
+            t,
+            r#""steps_remaining": 0, "elapsed_s": 0"#,
+            ftf,
+            "job 9: steps_remaining",
+        ),
+        (9, t, r#""steps_remaining": 5"#, ftf, "job 9: elapsed_s"),
+        (
+            9,
+            t,
+            r#""steps_remaining": 5, "elapsed_s": -1"#,
+            ftf,
+            "job 9: elapsed_s",
+        ),
+        (3, t, timed, all, "job 3"),
     ] {
+        let job = format!(r#"{{"id": {id}, "throughput": {{{throughput}}}, {rest}}}"#);
         let input = AllocationInput::from_json(&json_with_job(&job))
             .unwrap_or_else(|e| panic!("{job}: {e}"));
         assert_refused_by(policies, &input, what);

@@ -59,7 +59,8 @@ pub(super) fn solve(view: &View) -> Result<Allocation, AllocationError> {
     let mut lo = (0..m)
         .map(|i| c[i] + iso[i] / view.best(i))
         .fold(0.0, f64::max);
-    let mut best = y;
+    // y made exactly feasible: its sums can exceed 1 or n_j by rounding.
+    let mut best = program::repair(view, &y.concat());
     let mut hi = rho_of(&best);
     let start = std::time::Instant::now();
     let mut run = RunInfo::new();

@@ -128,23 +128,89 @@ fn for_solver(v: f64) -> f64 {
     }
 }
 
-/// The LP of Gavel's constraints: column `i·k + j` is `X_ij` in `[0, 1]`
-/// with cost `cost(i, j)`; row `i` is `Σ_j X_ij ≤ 1`, row `m + j` is
-/// `Σ_i s_i·X_ij ≤ n_j`.
-fn gavel_lp(view: &View, sense: lp::Sense, cost: impl Fn(usize, usize) -> f64) -> LinearProgram {
-    let (m, k) = (view.jobs(), view.types.len());
-    let mut p = LinearProgram::new(sense);
-    for i in 0..m {
-        for j in 0..k {
-            p.add_column(cost(i, j), 0.0, 1.0, ColumnKind::Continuous);
+/// Jobs grouped into classes of identical LP rows: the same coefficients,
+/// bit for bit, and the same scale factor.
+///
+/// Jobs of one class are interchangeable: averaging any feasible `X` over a
+/// class keeps every job row (`Σ_j X_ij ≤ 1`), every type row (the class
+/// uses the same GPUs), a linear objective (the class's sum is unchanged)
+/// and every floor row (each member's floor is a mean of floors `≥ z`). So
+/// the program with one set of columns per class, whose type rows count
+/// the class's GPUs, has the same optimum, and its duals bound the
+/// original's. Each member takes its class's fractions. Gavel-like inputs
+/// draw a few dozen job types, so 1,000 jobs make a few hundred classes.
+struct Classes {
+    /// The class of each job.
+    of_job: Vec<usize>,
+    /// A job of each class, whose row stands for the class.
+    first: Vec<usize>,
+    /// Jobs in each class.
+    size: Vec<f64>,
+}
+
+impl Classes {
+    /// Classes of equal `(s_i, row(i))`.
+    fn new<'a>(view: &View, row: impl Fn(usize) -> Option<&'a [f64]>) -> Classes {
+        let mut index: std::collections::HashMap<(u64, Option<Vec<u64>>), usize> =
+            std::collections::HashMap::new();
+        let (mut of_job, mut first, mut size) = (Vec::new(), Vec::new(), Vec::new());
+        for i in 0..view.jobs() {
+            let key = (
+                view.scale[i].to_bits(),
+                row(i).map(|r| r.iter().map(|v| v.to_bits()).collect()),
+            );
+            let class = *index.entry(key).or_insert_with(|| {
+                first.push(i);
+                size.push(0.0);
+                first.len() - 1
+            });
+            size[class] += 1.0;
+            of_job.push(class);
+        }
+        Classes {
+            of_job,
+            first,
+            size,
         }
     }
-    for i in 0..m {
-        let row: Vec<(usize, f64)> = (0..k).map(|j| (i * k + j, 1.0)).collect();
+
+    fn len(&self) -> usize {
+        self.first.len()
+    }
+
+    /// The jobs' fractions (job-major, `m·k`) from the classes' columns.
+    fn expand(&self, primal: &[f64], k: usize) -> Vec<f64> {
+        self.of_job
+            .iter()
+            .flat_map(|&c| primal[c * k..(c + 1) * k].iter().copied())
+            .collect()
+    }
+}
+
+/// The LP of Gavel's constraints over classes of jobs: column `c·k + j`
+/// is `X_cj` in `[0, 1]` with cost `cost(c, j)`; row `c` is `Σ_j X_cj ≤
+/// 1`, row `C + j` is `Σ_c |c|·s_c·X_cj ≤ n_j`.
+fn gavel_lp(
+    view: &View,
+    classes: &Classes,
+    sense: lp::Sense,
+    cost: impl Fn(usize, usize) -> f64,
+) -> LinearProgram {
+    let (m, k) = (classes.len(), view.types.len());
+    let mut p = LinearProgram::new(sense);
+    for c in 0..m {
+        for j in 0..k {
+            p.add_column(cost(c, j), 0.0, 1.0, ColumnKind::Continuous);
+        }
+    }
+    for c in 0..m {
+        let row: Vec<(usize, f64)> = (0..k).map(|j| (c * k + j, 1.0)).collect();
         p.add_row(f64::NEG_INFINITY, 1.0, &row);
     }
     for j in 0..k {
-        let col: Vec<(usize, f64)> = (0..m).map(|i| (i * k + j, view.scale[i])).collect();
+        let col: Vec<(usize, f64)> = (0..m)
+            .map(|c| (c * k + j, classes.size[c] * view.scale[classes.first[c]]))
+            .collect();
         p.add_row(f64::NEG_INFINITY, view.counts[j], &col);
     }
     p
@@ -189,10 +255,24 @@ pub(super) fn repair(view: &View, primal: &[f64]) -> Vec<Vec<f64>> {
     let k = view.types.len();
     let mut x: Vec<Vec<f64>> = (0..view.jobs())
         .map(|i| {
-            let row: Vec<f64> = (0..k).map(|j| primal[i * k + j].clamp(0.0, 1.0)).collect();
+            // (+ 0.0 turns a clamped −0.0 into 0.)
+            let row: Vec<f64> = (0..k)
+                .map(|j| primal[i * k + j].clamp(0.0, 1.0) + 0.0)
+                .collect();
             let sum: f64 = row.iter().sum();
             if sum > 1.0 {
-                row.iter().map(|v| v / sum).collect()
+                // Divided by a little more than the sum where the quotients
+                // still add up to more than 1 in floating point.
+                let mut d = sum;
+                let mut step = f64::EPSILON;
+                loop {
+                    let scaled: Vec<f64> = row.iter().map(|v| v / d).collect();
+                    if scaled.iter().sum::<f64>() <= 1.0 {
+                        break scaled;
+                    }
+                    d *= 1.0 + step;
+                    step *= 2.0;
+                }
             } else {
                 row
             }
@@ -201,13 +281,25 @@ pub(super) fn repair(view: &View, primal: &[f64]) -> Vec<Vec<f64>> {
     for j in 0..k {
         let used: f64 = (0..view.jobs()).map(|i| view.scale[i] * x[i][j]).sum();
         if used > view.counts[j] {
-            let f = if view.counts[j] > 0.0 {
+            let column: Vec<f64> = x.iter().map(|row| row[j]).collect();
+            let mut f = if view.counts[j] > 0.0 {
                 view.counts[j] / used
             } else {
                 0.0
             };
-            for row in &mut x {
-                row[j] *= f;
+            let mut step = f64::EPSILON;
+            // Lowered a little where the scaled column still uses more than
+            // n_j GPUs in floating point.
+            loop {
+                for (row, v) in x.iter_mut().zip(&column) {
+                    row[j] = v * f;
+                }
+                let used: f64 = (0..view.jobs()).map(|i| view.scale[i] * x[i][j]).sum();
+                if used <= view.counts[j] {
+                    break;
+                }
+                f = (f * (1.0 - step)).max(0.0);
+                step *= 2.0;
             }
         }
     }
@@ -223,50 +315,75 @@ pub(super) fn max_linear(
     // Costs scaled to at most 1 for the solver; the bound scales back.
     let scale = c.iter().flatten().fold(0.0, |a: f64, b| a.max(b.abs()));
     let scale = if scale > 0.0 { scale } else { 1.0 };
-    let exact = gavel_lp(view, lp::Sense::Maximise, |i, j| c[i][j] / scale);
-    let solver = gavel_lp(view, lp::Sense::Maximise, |i, j| {
-        for_solver(c[i][j] / scale)
+    let classes = Classes::new(view, |i| Some(c[i].as_slice()));
+    // A class's cost is its members' sum.
+    let cost = |class: usize, j: usize| classes.size[class] * c[classes.first[class]][j] / scale;
+    let exact = gavel_lp(view, &classes, lp::Sense::Maximise, cost);
+    let solver = gavel_lp(view, &classes, lp::Sense::Maximise, |class, j| {
+        for_solver(cost(class, j))
     });
     let (primal, bound, run) = solve(&exact, &solver, policy)?;
+    let k = view.types.len();
     Ok(Solved {
-        x: repair(view, &primal),
+        x: repair(view, &classes.expand(&primal, k)),
         bound: bound * scale,
         run,
     })
 }
 
+/// Largest floor-row coefficient the solver sees: with `z ≤ 1`, a job
+/// whose coefficient reaches it needs at most `10⁻⁹` of its time there.
+/// Lowering a coefficient of a `≥` row only restricts the program, so the
+/// solver's point stays feasible and the bound is taken on the exact one.
+const MAX_FLOOR_COEFFICIENT: f64 = 1e9;
+
 /// Maximises `z` subject to `Σ_j c_ij·X_ij ≥ z` for every job with a row
 /// (`None`: no floor for that job); the bound is on `z`. `z` lies in `[0,
 /// min_i max_j c_ij]` (over types with GPUs), which keeps its column's
 /// contribution to the dual bound finite.
+///
+/// The rows are divided by that upper end of `z`, so the solver's `z`
+/// lies in `[0, 1]` and the optimum is not lost in its absolute
+/// tolerances (divided by the largest `c_ij` instead, jobs of very
+/// different `c` left a floor of `10⁻⁸` that the solver met with every
+/// `X` at 0).
 pub(super) fn max_floor(
     view: &View,
     policy: AllocationPolicy,
     c: &[Option<Vec<f64>>],
 ) -> Result<Solved, AllocationError> {
     let k = view.types.len();
-    let scale = c
-        .iter()
-        .flatten()
-        .flatten()
-        .fold(0.0, |a: f64, b| a.max(b.abs()));
-    let scale = if scale > 0.0 { scale } else { 1.0 };
-    let z_max = c
+    let z_top = c
         .iter()
         .flatten()
         .map(|row| {
             row.iter()
                 .zip(&view.counts)
                 .filter(|(_, n)| **n > 0.0)
-                .map(|(v, _)| v / scale)
+                .map(|(v, _)| *v)
                 .fold(0.0, f64::max)
         })
         .fold(f64::INFINITY, f64::min);
+    let largest = c
+        .iter()
+        .flatten()
+        .flatten()
+        .fold(0.0, |a: f64, b| a.max(b.abs()));
+    // (Not when a coefficient divided by it would overflow.)
+    let scale = if z_top.is_finite() && z_top > 0.0 && (largest / z_top).is_finite() {
+        z_top
+    } else if largest > 0.0 {
+        largest
+    } else {
+        1.0
+    };
+    let z_max = z_top / scale;
+    let classes = Classes::new(view, |i| c[i].as_deref());
     let build = |coefficient: fn(f64) -> f64| {
-        let mut p = gavel_lp(view, lp::Sense::Maximise, |_, _| 0.0);
+        let mut p = gavel_lp(view, &classes, lp::Sense::Maximise, |_, _| 0.0);
         let z = p.add_column(1.0, 0.0, z_max, ColumnKind::Continuous);
-        for (i, row) in c.iter().enumerate() {
-            if let Some(row) = row {
+        for (i, &first) in classes.first.iter().enumerate() {
+            if let Some(row) = &c[first] {
                 let mut entries: Vec<(usize, f64)> = (0..k)
                     .map(|j| (i * k + j, coefficient(row[j] / scale)))
                     .filter(|e| e.1 != 0.0)
@@ -277,9 +394,13 @@ pub(super) fn max_floor(
         }
         p
     };
-    let (primal, bound, run) = solve(&build(|v| v), &build(for_solver), policy)?;
+    let (primal, bound, run) = solve(
+        &build(|v| v),
+        &build(|v| for_solver(v).min(MAX_FLOOR_COEFFICIENT)),
+        policy,
+    )?;
     Ok(Solved {
-        x: repair(view, &primal),
+        x: repair(view, &classes.expand(&primal, k)),
         bound: bound * scale,
         run,
     })
