@@ -1592,3 +1592,22 @@ fn twenty_thousand_jobs_on_three_types() {
         assert_close(&format!("{t} use"), used, d.n[j], 1e-6);
     }
 }
+
+/// An input with more (job, type) pairs than the LP may have is refused
+/// before any program is built, naming the limit.
+#[test]
+fn too_many_job_type_pairs_are_refused() {
+    use dmlsched::allocate::MAX_CELLS;
+    let types: Vec<(String, u32)> = (0..4).map(|t| (format!("t{t}"), 1)).collect();
+    let mut input = AllocationInput::new(types.clone());
+    let jobs = MAX_CELLS / 4 + 1;
+    for id in 0..jobs as u64 {
+        input = input.with_job(AllocationJob::new(
+            id,
+            types.iter().map(|(t, _)| (t.clone(), 1.0)),
+        ));
+    }
+    let err = allocate(AllocationPolicy::MaxSumThroughput, &input).unwrap_err();
+    assert!(err.is_input(), "{err}");
+    assert!(err.to_string().contains("beyond the limit of"), "{err}");
+}

@@ -10,6 +10,10 @@ use crate::model::units::Num;
 pub const MAX_JOBS: usize = 1 << 20;
 /// Most GPU types an input may name.
 pub const MAX_TYPES: usize = 1 << 10;
+/// Most `(job, type)` pairs an input may hold (2²⁰, e.g. 349,525 jobs on 3
+/// types): the LP has a column per pair, and a larger one is refused
+/// rather than built.
+pub const MAX_CELLS: usize = 1 << 20;
 
 /// What an allocation policy allocates: GPU types with their counts, jobs,
 /// and (for `max-throughput-per-cost`) a price per type.
@@ -162,7 +166,8 @@ impl AllocationInput {
     }
 
     /// Checks the input for `policy`: at least one type and one job, type
-    /// names non-empty; each job's id unique, a throughput for every type
+    /// names non-empty, at most [`MAX_JOBS`] jobs, [`MAX_TYPES`] types and
+    /// [`MAX_CELLS`] (job, type) pairs; each job's id unique, a throughput for every type
     /// and no other (finite, ≥ 0), a scale factor ≥ 1 and a positive
     /// finite weight; `steps_remaining` (finite, ≥ 0; positive for
     /// finish-time fairness) where the policy needs it, `elapsed_s` (finite, ≥ 0) for finish-time
@@ -182,6 +187,17 @@ impl AllocationInput {
             return Err(AllocationError::invalid(
                 "jobs",
                 format!("{} jobs exceed the limit of {MAX_JOBS}", self.jobs.len()),
+            ));
+        }
+        let cells = self.jobs.len().saturating_mul(self.gpu_types.len());
+        if cells > MAX_CELLS {
+            return Err(AllocationError::invalid(
+                "jobs",
+                format!(
+                    "{} jobs on {} GPU types make {cells} (job, type) pairs, beyond the limit of {MAX_CELLS}",
+                    self.jobs.len(),
+                    self.gpu_types.len()
+                ),
             ));
         }
         let mut seen = BTreeSet::new();

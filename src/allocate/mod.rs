@@ -67,7 +67,7 @@ mod min_makespan;
 mod program;
 mod throughput_per_cost;
 
-pub use input::{AllocationInput, AllocationJob};
+pub use input::{AllocationInput, AllocationJob, MAX_CELLS, MAX_JOBS, MAX_TYPES};
 
 /// An allocation policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
