@@ -8,7 +8,7 @@
 //! | 0 | `model`, `exact` (crate-private whole-number tests) |
 //! | 1 | `certificate`, `schedule`, `lp`, `timing` |
 //! | 2 | `pcip`, `online`, `sim`, `trace`, `calibrate`, `placement`, `state` (infrastructure) |
-//! | 3 | `algorithms`, `baselines`, `report` (CSV tables and SVG plots of runs) |
+//! | 3 | `algorithms`, `allocate` (the allocation policies' LPs), `baselines`, `report` (CSV tables and SVG plots of runs) |
 //! | 4 | `experiments`, `registry` |
 //!
 //! `lib.rs`, `error.rs` (the crate's facade) and `src/bin` are exempt.
@@ -30,7 +30,7 @@ fn layer(module: &str) -> Option<u32> {
         "model" | "exact" => 0,
         "certificate" | "schedule" | "lp" | "timing" => 1,
         "pcip" | "online" | "sim" | "trace" | "calibrate" | "placement" | "state" => 2,
-        "algorithms" | "baselines" | "report" => 3,
+        "algorithms" | "allocate" | "baselines" | "report" => 3,
         "experiments" | "registry" => 4,
         _ => return None,
     })
