@@ -60,6 +60,7 @@ mod optimus;
 mod proportional;
 mod rrh;
 mod sjf;
+mod solo;
 mod tetris;
 mod tiresias;
 
@@ -72,6 +73,7 @@ pub use optimus::Optimus;
 pub use proportional::ProportionalShare;
 pub use rrh::{Rrh, RrhParams};
 pub use sjf::Sjf;
+pub use solo::solo_runs;
 pub use tetris::Tetris;
 pub use tiresias::Tiresias;
 

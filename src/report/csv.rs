@@ -149,7 +149,7 @@ pub const JOBS_HEADER: [&str; 17] = [
 ];
 
 /// Header of [`write_summary_csv`].
-pub const SUMMARY_HEADER: [&str; 28] = [
+pub const SUMMARY_HEADER: [&str; 33] = [
     "policy",
     "seed",
     "workload",
@@ -178,6 +178,11 @@ pub const SUMMARY_HEADER: [&str; 28] = [
     "utility_bound",
     "binding_resource",
     "binding_share",
+    "ftf_rho_max",
+    "ftf_rho_mean",
+    "ftf_share_above_1",
+    "jain_index",
+    "worst_share",
 ];
 
 /// Header of [`write_utilization_csv`].
@@ -344,6 +349,7 @@ fn end_cell(end: &JobEnd) -> &'static str {
 /// | `stalled` | `true` when the run stalled ([`SimResult::stalled`]) |
 /// | `utility_bound` | [`RunSummary::utility_bound`]: the policy's proven bound on the total utility; empty without one |
 /// | `binding_resource`, `binding_share` | `RunSummary::binding`: the resource with the largest mean share held (`GPU`, `CPU`, `memory`, `NIC`) and that share; empty without one |
+/// | `ftf_rho_max`, `ftf_rho_mean`, `ftf_share_above_1`, `jain_index`, `worst_share` | `RunSummary::fairness` ([`SimResult::fairness`](crate::sim::SimResult::fairness)): the largest and mean finish-time fairness `ρ` of the completed jobs, the share of them with `ρ > 1`, Jain's index of their normalised throughputs `1/ρ`, and the worst-off job's `1/ρ`; empty without one |
 ///
 /// The columns after `crate_version` came later; the earlier ones keep
 /// their positions.
@@ -414,10 +420,23 @@ pub fn write_summary_csv<W: Write>(
             s.utility_bound.map(num).unwrap_or_default(),
             s.binding.as_ref().map(|b| b.0.clone()).unwrap_or_default(),
             s.binding.as_ref().map(|b| num(b.1)).unwrap_or_default(),
+            fair(s, |f| f.max_rho),
+            fair(s, |f| f.mean_rho),
+            fair(s, |f| f.share_rho_above_1),
+            fair(s, |f| f.jain),
+            fair(s, |f| f.worst_share),
         ])?;
     }
     out.flush()?;
     Ok(())
+}
+
+/// A fairness metric of `s`, or an empty cell.
+fn fair(s: &RunSummary, metric: fn(&crate::sim::Fairness) -> f64) -> String {
+    s.fairness
+        .as_ref()
+        .map(|f| num(metric(f)))
+        .unwrap_or_default()
 }
 
 /// Writes GPU use over time as a step function, after the header

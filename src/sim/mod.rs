@@ -146,6 +146,7 @@
 mod batch;
 mod engine;
 mod error;
+mod fairness;
 mod ledger;
 mod policy;
 mod result;
@@ -156,6 +157,7 @@ mod work;
 
 pub use engine::{Decisions, SimOptions, StopAt, simulate};
 pub use error::SimError;
+pub use fairness::{Fairness, Solo, jain_index};
 pub use policy::{Action, Event, Policy, Rejection};
 pub use result::{
     AllocationRecord, JobEnd, JobRecord, ResourceUse, RunSummary, SimResult, Unfinished,

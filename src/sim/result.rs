@@ -412,6 +412,11 @@ pub struct RunSummary {
     /// knows no capacity ([`RunSummary::with_resource_use`] sets it).
     #[cfg_attr(feature = "serde", serde(default))]
     pub binding: Option<(String, f64)>,
+    /// The run's fairness over its completed jobs
+    /// ([`SimResult::fairness`]); `None` from [`SimResult::summary`], which
+    /// knows no solo runs ([`RunSummary::with_fairness`] sets it).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub fairness: Option<super::Fairness>,
 }
 
 impl RunSummary {
@@ -421,6 +426,13 @@ impl RunSummary {
     pub fn with_resource_use(mut self, used: &ResourceUse) -> Self {
         let (name, share) = used.binding();
         self.binding = Some((name.to_string(), share));
+        self
+    }
+
+    /// The summary with `fairness` set.
+    #[must_use]
+    pub fn with_fairness(mut self, fairness: Option<super::Fairness>) -> Self {
+        self.fairness = fairness;
         self
     }
 }
@@ -680,6 +692,7 @@ impl SimResult {
             decision_time_s: self.decision_time_s,
             utility_bound: None,
             binding: None,
+            fairness: None,
         }
     }
 }

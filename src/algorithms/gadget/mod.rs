@@ -163,7 +163,6 @@
 mod durations;
 mod error;
 mod exact;
-mod fairness;
 mod model;
 mod noprice;
 mod oracle;
@@ -185,13 +184,13 @@ use rand::Rng;
 
 use super::{Algorithm, OnlineAlgorithm, Solved};
 
+pub use crate::sim::jain_index;
 pub use durations::{fastest_shapes, packed_iteration_slots};
 pub use error::GadgetError;
 pub use exact::{
     ChosenPlan, DEFAULT_OFFLINE_MIP_GAP, DEFAULT_OFFLINE_TIME_LIMIT_S, GadgetOptimum,
     OFFLINE_LIMITS, OFFLINE_MAX_COLUMNS, offline_optimum, offline_optimum_weighted,
 };
-pub use fairness::jain_index;
 pub(crate) use model::GadgetModel;
 pub use model::{
     DATA_UNIT_BYTES, GPU, GadgetJob, MAX_CELLS, MAX_DATA_PER_SLOT, MAX_ITERATIONS, MAX_JOBS,

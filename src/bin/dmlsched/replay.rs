@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use dmlsched::baselines::BaselineParams;
+use dmlsched::baselines::{BaselineParams, solo_runs};
 use dmlsched::certificate::{Certificate, Sense};
 use dmlsched::model::Instance;
 use dmlsched::model::units::Num;
@@ -803,6 +803,9 @@ fn run_all(
     rows: &[TraceJob],
     insts: &[(f64, u64, Recipe, Instance)],
 ) -> (Vec<Run>, Vec<Failure>) {
+    // Each job alone on the empty cluster, once per instance: the fairness
+    // metrics' reference.
+    let solos: Vec<_> = insts.iter().map(|i| solo_runs(&i.3)).collect();
     let mut progress = Progress {
         started: Instant::now(),
         total: setup.policies.len() * args.load_scales.len() * args.seeds.len(),
@@ -836,7 +839,8 @@ fn run_all(
                     Ok((result, certificate)) => {
                         let mut summary = result
                             .summary()
-                            .with_resource_use(&result.resource_use(&insts[index].3));
+                            .with_resource_use(&result.resource_use(&insts[index].3))
+                            .with_fairness(result.fairness(&solos[index]));
                         summary.utility_bound = certificate
                             .as_ref()
                             .ok()
@@ -914,6 +918,7 @@ pub(crate) fn run(args: &ReplayArgs) -> Result<(), CliError> {
             &r.result,
             &insts[r.instance_index].3,
             r.summary.utility_bound,
+            r.summary.fairness,
         )
     }));
     summary::print_rejections(runs.iter().map(|r| (&r.meta, &r.result)));

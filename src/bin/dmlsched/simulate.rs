@@ -6,11 +6,12 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
+use dmlsched::baselines::solo_runs;
 use dmlsched::model::Instance;
 use dmlsched::report::csv::{write_jobs_csv_runs, write_summary_csv, write_utilization_csv_runs};
 use dmlsched::report::plot::{jct_cdf_svg, utilization_svg};
 use dmlsched::report::{ReportError, RunMeta};
-use dmlsched::sim::{SimOptions, SimResult, StopAt, simulate};
+use dmlsched::sim::{SimOptions, SimResult, Solo, StopAt, simulate};
 
 use crate::policies::{self, BaselineFlags};
 use crate::summary;
@@ -83,6 +84,7 @@ fn write_outputs(
     label: &str,
     args: &SimulateArgs,
     runs: &[(String, SimResult)],
+    solos: &[Option<Solo>],
 ) -> Result<Vec<&'static str>, CliError> {
     std::fs::create_dir_all(dir).map_err(|e| CliError::input(dir, e))?;
     let report = |e: ReportError| CliError::Run(e.to_string());
@@ -90,7 +92,10 @@ fn write_outputs(
     let rows: Vec<_> = runs
         .iter()
         .map(|(n, r)| {
-            let s = r.summary().with_resource_use(&r.resource_use(inst));
+            let s = r
+                .summary()
+                .with_resource_use(&r.resource_use(inst))
+                .with_fairness(r.fairness(solos));
             (meta(n), s)
         })
         .collect();
@@ -165,15 +170,17 @@ pub(crate) fn run(args: &SimulateArgs) -> Result<(), CliError> {
         .iter()
         .map(|(n, _)| meta(args, &inst, &label, n))
         .collect();
+    // Each job alone on the empty cluster: the fairness metrics' reference.
+    let solos = solo_runs(&inst);
     summary::print_table(
         metas
             .iter()
             .zip(&runs)
-            .map(|(m, (_, r))| (m, r, &inst, None)),
+            .map(|(m, (_, r))| (m, r, &inst, None, r.fairness(&solos))),
     );
     summary::print_rejections(metas.iter().zip(&runs).map(|(m, (_, r))| (m, r)));
     if let Some(dir) = &args.out {
-        let plots = write_outputs(dir, &inst, &label, args, &runs)?;
+        let plots = write_outputs(dir, &inst, &label, args, &runs, &solos)?;
         let mut files = vec!["summary.csv", "jobs.csv", "utilization.csv"];
         files.extend(plots);
         out!("\nwrote {} to {}", files.join(", "), dir.display());

@@ -3,7 +3,7 @@
 use dmlsched::model::Instance;
 use dmlsched::model::units::Num;
 use dmlsched::report::RunMeta;
-use dmlsched::sim::{RunSummary, SimResult, Unfinished};
+use dmlsched::sim::{Fairness, RunSummary, SimResult, Unfinished};
 
 /// A load scale as a short label for tables, titles and file names: `{}`
 /// formatting (`1`, `0.5`) when that is at most 12 characters, else
@@ -35,8 +35,17 @@ fn stat(x: f64, width: usize, decimals: usize) -> String {
 ///
 /// `bound` is the policy's proven bound on the total utility, when its
 /// certificate gives one: a `bound` column is shown when any run has one.
+/// `fairness` gives the `max ρ` (finish-time fairness) and `Jain` columns.
 pub(crate) fn print_table<'a>(
-    runs: impl IntoIterator<Item = (&'a RunMeta, &'a SimResult, &'a Instance, Option<f64>)>,
+    runs: impl IntoIterator<
+        Item = (
+            &'a RunMeta,
+            &'a SimResult,
+            &'a Instance,
+            Option<f64>,
+            Option<Fairness>,
+        ),
+    >,
 ) {
     let runs: Vec<_> = runs.into_iter().collect();
     let bounds = runs.iter().any(|r| r.3.is_some());
@@ -46,7 +55,7 @@ pub(crate) fn print_table<'a>(
         String::new()
     };
     out!(
-        "{:<22} {:>5} {:>5} {:>6} {:>6} {:>6} {:>11} {:>11} {:>11} {:>5} {:>5} {:>5} {:>10}{bound_head} {:>7} {:<6}",
+        "{:<22} {:>5} {:>5} {:>6} {:>6} {:>6} {:>11} {:>11} {:>11} {:>5} {:>5} {:>5} {:>10}{bound_head} {:>7} {:>8} {:>5} {:<6}",
         "policy",
         "load",
         "seed",
@@ -61,10 +70,12 @@ pub(crate) fn print_table<'a>(
         "NIC",
         "utility",
         "preempt",
+        "max ρ",
+        "Jain",
         "binds"
     );
     let mut notes = Vec::new();
-    for (meta, result, inst, bound) in runs {
+    for (meta, result, inst, bound, fairness) in runs {
         let s = result.summary();
         let u = result.resource_use(inst);
         let bound = match (bounds, bound) {
@@ -73,7 +84,7 @@ pub(crate) fn print_table<'a>(
             (true, None) => format!(" {:>10}", "-"),
         };
         out!(
-            "{:<22} {:>5} {:>5} {:>6} {:>6} {:>6} {} {} {} {:>5.2} {:>5.2} {:>5.2} {}{bound} {:>7} {:<6}",
+            "{:<22} {:>5} {:>5} {:>6} {:>6} {:>6} {} {} {} {:>5.2} {:>5.2} {:>5.2} {}{bound} {:>7} {} {} {:<6}",
             meta.policy,
             scale_label(meta.load_scale),
             meta.seed,
@@ -88,6 +99,8 @@ pub(crate) fn print_table<'a>(
             u.nic,
             stat(s.total_utility, 10, 2),
             s.preemptions,
+            stat(fairness.map_or(f64::NAN, |f| f.max_rho), 8, 2),
+            stat(fairness.map_or(f64::NAN, |f| f.jain), 5, 2),
             u.binding().0
         );
         if let Some(note) = unfinished_note(meta, result, &s) {
@@ -97,7 +110,9 @@ pub(crate) fn print_table<'a>(
     out!(
         "(done + rej. + unfin. = jobs; mean JCT, p95 JCT and makespan: over the jobs done; \
          GPU, CPU, NIC: mean share of the cluster's capacity held over the run; binds: the \
-         resource with the largest mean share, of GPU, CPU, memory and NIC{})",
+         resource with the largest mean share, of GPU, CPU, memory and NIC; max ρ: the largest \
+         finish-time fairness of a job done, its JCT over its time alone on a 1/n share of the \
+         cluster with n jobs present at its arrival; Jain: Jain's index of the jobs' 1/ρ{})",
         if bounds {
             "; bound: the policy's proven upper bound on the utility of any schedule, \
              in its own model"
