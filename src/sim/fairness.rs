@@ -70,12 +70,22 @@ pub fn jain_index(x: &[f64]) -> Option<f64> {
 }
 
 impl SimResult {
-    /// The run's fairness ([module docs](self)), given each job's solo run
+    /// The run's fairness, given each job's solo run
     /// in the order of [`jobs`](Self::jobs) (`None`: the job cannot run
     /// alone, and is not measured). `None` when no completed job has a
     /// solo run, or when `solo` does not have one entry per job.
     /// [`baselines::solo_runs`](crate::baselines::solo_runs) gives the solo
     /// runs of an instance.
+    ///
+    /// A job's fair duration is what it would take alone on its share of
+    /// the cluster while `n` jobs are present, `n` counted when it arrives
+    /// (itself included; rejected jobs and jobs finished by then do not
+    /// count): its solo duration `T`, stretched when the `g` GPUs it holds
+    /// alone exceed the `G/n` of its share, `T_fair = T·max(1, g·n/G)`.
+    /// Then `ρ = JCT/T_fair` (Themis, Mahajan et al., NSDI 2020: `ρ > 1`
+    /// means the job did worse than on a `1/n` cluster of its own), and
+    /// its normalised throughput is `1/ρ`. See [`Fairness`] for the
+    /// metrics.
     pub fn fairness(&self, solo: &[Option<Solo>]) -> Option<Fairness> {
         if solo.len() != self.jobs.len() || self.gpus_total <= 0.0 {
             return None;
