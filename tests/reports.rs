@@ -115,9 +115,10 @@ fn unfinished_jobs_and_nan_statistics_are_empty_cells() {
     let v = env!("CARGO_PKG_VERSION");
     // solver_time_s is wall-clock: compare the row around it. After the
     // version: one unfinished job, cut by the horizon, no stall, no bound,
-    // no binding resource (the summary alone knows no capacity).
+    // no binding resource (the summary alone knows no capacity), no
+    // fairness (nor solo runs).
     let (head, tail) = lines[1].split_once(&format!(",{v},")).unwrap();
-    assert_eq!(tail, "1,0,0,1,0,false,,,");
+    assert_eq!(tail, "1,0,0,1,0,false,,,,,,,,");
     // With the run's resource use: the job held the cluster's one GPU
     // over the whole run, so GPU binds at share 1 (as gpu_utilization).
     let held = r.summary().with_resource_use(&r.resource_use(&inst));
@@ -125,7 +126,7 @@ fn unfinished_jobs_and_nan_statistics_are_empty_cells() {
     write_summary_csv(&mut buf, &[(meta(&inst, "fifo", 2.0), held)]).unwrap();
     let with = String::from_utf8(buf).unwrap();
     assert!(
-        with.lines().nth(1).unwrap().ends_with(",false,,GPU,1"),
+        with.lines().nth(1).unwrap().ends_with(",false,,GPU,1,,,,,"),
         "{with}"
     );
     let (head, solver) = head.rsplit_once(',').unwrap();
