@@ -81,3 +81,58 @@ proptest! {
         prop_assert!((0.0..=1.0).contains(&f.share_rho_above_1));
     }
 }
+
+/// `dmlsched replay` prints the fairness columns, and leaves them empty,
+/// with a note, where the solo runs would cost too much (the whole Philly
+/// trace on 256 machines).
+#[cfg(feature = "cli")]
+#[test]
+fn replays_report_fairness_within_the_limit() {
+    #[path = "common/mod.rs"]
+    mod common;
+    let philly = common::traces_dir().join("philly.csv");
+    let philly = philly.to_string_lossy();
+    let dir = std::env::temp_dir().join(format!("dmlsched-fairness-{}", std::process::id()));
+    let run = |jobs: &str, gpus: &str, out: &str| {
+        let out = dir.join(out);
+        let run = common::dmlsched_within(
+            120.0,
+            &[
+                "replay",
+                &philly,
+                "--jobs",
+                jobs,
+                "--gpus",
+                gpus,
+                "--policies",
+                "fifo",
+                "--out",
+                &out.to_string_lossy(),
+            ],
+        );
+        let stdout = run.ok(jobs).to_string();
+        let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+        let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+        let cell = |name: &str| {
+            // The cluster cell is quoted and holds one comma.
+            row[header.iter().position(|h| *h == name).unwrap() + 1].to_string()
+        };
+        (stdout, cell("ftf_rho_max"), cell("jain_index"))
+    };
+    let (stdout, rho, jain) = run("500", "64", "small");
+    assert!(
+        stdout.contains("max ρ") && !stdout.contains("no fairness metrics"),
+        "{stdout}"
+    );
+    assert!(rho.parse::<f64>().unwrap() >= 1.0, "{rho}");
+    let jain: f64 = jain.parse().unwrap();
+    assert!(jain > 0.0 && jain <= 1.0, "{jain}");
+    let (stdout, rho, jain) = run("100000", "2048", "whole");
+    assert!(
+        stdout.contains("note: no fairness metrics: 82247 jobs × 256 machines"),
+        "{stdout}"
+    );
+    assert_eq!((rho.as_str(), jain.as_str()), ("", ""));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use dmlsched::baselines::{BaselineParams, solo_runs};
+use dmlsched::baselines::BaselineParams;
 use dmlsched::certificate::{Certificate, Sense};
 use dmlsched::model::Instance;
 use dmlsched::model::units::Num;
@@ -805,7 +805,7 @@ fn run_all(
 ) -> (Vec<Run>, Vec<Failure>) {
     // Each job alone on the empty cluster, once per instance: the fairness
     // metrics' reference.
-    let solos: Vec<_> = insts.iter().map(|i| solo_runs(&i.3)).collect();
+    let solos: Vec<_> = insts.iter().map(|i| summary::solo_runs(&i.3)).collect();
     let mut progress = Progress {
         started: Instant::now(),
         total: setup.policies.len() * args.load_scales.len() * args.seeds.len(),

@@ -6,7 +6,6 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use dmlsched::baselines::solo_runs;
 use dmlsched::model::Instance;
 use dmlsched::report::csv::{write_jobs_csv_runs, write_summary_csv, write_utilization_csv_runs};
 use dmlsched::report::plot::{jct_cdf_svg, utilization_svg};
@@ -171,7 +170,7 @@ pub(crate) fn run(args: &SimulateArgs) -> Result<(), CliError> {
         .map(|(n, _)| meta(args, &inst, &label, n))
         .collect();
     // Each job alone on the empty cluster: the fairness metrics' reference.
-    let solos = solo_runs(&inst);
+    let solos = summary::solo_runs(&inst);
     summary::print_table(
         metas
             .iter()

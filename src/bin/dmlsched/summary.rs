@@ -17,6 +17,26 @@ pub(crate) fn scale_label(x: f64) -> String {
     }
 }
 
+/// Most `jobs × machines` for which the fairness metrics are computed:
+/// each job's solo run is a simulation of its own, about 1 µs per machine
+/// (2²¹: at most about 2 s more for a replay).
+pub(crate) const FAIRNESS_MAX_CELLS: u64 = 1 << 21;
+
+/// Each job's solo run (the fairness metrics' reference), or none when
+/// the instance is beyond [`FAIRNESS_MAX_CELLS`], with a note saying so.
+pub(crate) fn solo_runs(inst: &Instance) -> Vec<Option<dmlsched::sim::Solo>> {
+    let jobs = inst.jobs().len();
+    let machines = inst.cluster().machines.len();
+    let cells = jobs as u64 * machines as u64;
+    if cells > FAIRNESS_MAX_CELLS {
+        out!(
+            "note: no fairness metrics: {jobs} jobs × {machines} machines exceeds {FAIRNESS_MAX_CELLS} (each job's run alone, their reference, is a simulation of its own)"
+        );
+        return vec![None; jobs];
+    }
+    dmlsched::baselines::solo_runs(inst)
+}
+
 /// A statistic cell: `-` when undefined (no job to take it over), in
 /// exponent notation beyond 10¹⁵.
 fn stat(x: f64, width: usize, decimals: usize) -> String {
