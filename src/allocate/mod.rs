@@ -65,9 +65,11 @@ mod max_min_fairness;
 mod max_sum_throughput;
 mod min_makespan;
 mod program;
+mod rounds;
 mod throughput_per_cost;
 
 pub use input::{AllocationInput, AllocationJob, MAX_CELLS, MAX_JOBS, MAX_TYPES};
+pub use rounds::{JobRounds, RoundParams, Rounds, RoundsReport};
 
 /// An allocation policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

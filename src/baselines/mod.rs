@@ -77,6 +77,8 @@ pub use solo::solo_runs;
 pub use tetris::Tetris;
 pub use tiresias::Tiresias;
 
+pub use crate::placement::{ps_for, requested_tasks};
+
 use std::collections::BTreeMap;
 
 use crate::model::{Architecture, Job, JobId};
@@ -142,42 +144,6 @@ pub fn requested_size(
     }
 }
 
-/// PSs for `workers` workers of a parameter-server job:
-/// [`PsJob::ps_needed`](crate::model::PsJob::ps_needed), `z = ⌈w·b/B⌉`
-/// (worker over PS bandwidth, so the PSs' NICs carry the workers' traffic,
-/// as in the OASiS paper's constraints), at least 1, at most the job's PS cap
-/// and, under the PS ≤ workers rule, at most `w`. 0 for ring-all-reduce
-/// jobs.
-pub fn ps_for(job: &Job, workers: u32) -> u32 {
-    match &job.architecture {
-        Architecture::RingAllReduce(_) => 0,
-        Architecture::ParameterServer(p) => {
-            let mut z = p.ps_needed(workers).max(1).min(p.max_ps);
-            if p.ps_at_most_workers {
-                z = z.min(workers.max(1));
-            }
-            z.max(1)
-        }
-    }
-}
-
-/// The size a fixed-size policy runs a job at: all its workers (the largest
-/// allowed count of a ring job, `max_workers` of a PS job) with
-/// [`ps_for`] PSs — or `max_ps` for a rigid PS job, whose gang size is
-/// fixed.
-pub fn requested_tasks(job: &Job) -> (u32, u32) {
-    match &job.architecture {
-        Architecture::RingAllReduce(r) => (r.workers.max(), 0),
-        Architecture::ParameterServer(p) => {
-            if job.discipline.elasticity == crate::model::Elasticity::Rigid {
-                (p.max_workers, p.max_ps)
-            } else {
-                (p.max_workers, ps_for(job, p.max_workers))
-            }
-        }
-    }
-}
-
 /// The parameters the registry's
 /// [`by_name_with`](crate::registry::by_name_with) sets on the baselines it
 /// builds.
@@ -202,6 +168,12 @@ pub struct BaselineParams {
     /// placement replaced by [`placement`](Self::placement); default
     /// [`Tiresias::default`].
     pub tiresias: Tiresias,
+    /// Round length, seconds, of the round-based allocation policies
+    /// (`gavel-…`, [`crate::registry::ROUND_POLICIES`]); default 360.
+    pub round_s: f64,
+    /// Price of one GPU of each type per hour, for
+    /// `gavel-max-throughput-per-cost`; default none.
+    pub gpu_prices: BTreeMap<String, f64>,
 }
 
 impl Default for BaselineParams {
@@ -209,6 +181,8 @@ impl Default for BaselineParams {
         BaselineParams {
             placement: PlacementRule::BestFit,
             tiresias: Tiresias::default(),
+            round_s: 360.0,
+            gpu_prices: BTreeMap::new(),
         }
     }
 }

@@ -18,8 +18,10 @@
 mod placer;
 pub(crate) mod realloc;
 mod share;
+mod size;
 
 pub(crate) use placer::Span;
 pub use placer::{PlacementRule, Placer, UnknownPlacementRule};
 pub use share::dominant_share;
 pub(crate) use share::{normalised, one_worker_fits, workers_fitting};
+pub use size::{ps_for, requested_tasks};

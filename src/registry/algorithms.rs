@@ -29,7 +29,7 @@ use crate::schedule::Schedule;
 use crate::sim::Policy;
 use crate::trace::Arch;
 
-use super::{BASELINES, RING_BASELINES};
+use super::{BASELINES, RING_BASELINES, ROUND_POLICIES};
 
 /// The algorithms [`solve`] runs, by [`Algorithm::NAME`](crate::algorithms::Algorithm::NAME), in a stable
 /// order.
@@ -71,6 +71,7 @@ pub fn is_policy(name: &str) -> bool {
     BASELINES.contains(&name)
         || RING_BASELINES.contains(&name)
         || ALGORITHM_POLICIES.contains(&name)
+        || ROUND_POLICIES.contains(&name)
 }
 
 /// Every policy name, for messages: `baselines: …; algorithms: …`.
@@ -82,10 +83,11 @@ pub fn is_policy(name: &str) -> bool {
 /// ```
 pub fn known_policies() -> String {
     format!(
-        "baselines: {}, {}; algorithms: {}",
+        "baselines: {}, {}; algorithms: {}; round-based allocation policies: {}",
         BASELINES.join(", "),
         RING_BASELINES.join(", "),
-        ALGORITHM_POLICIES.join(", ")
+        ALGORITHM_POLICIES.join(", "),
+        ROUND_POLICIES.join(", ")
     )
 }
 

@@ -20,6 +20,7 @@
 
 use crate::algorithms::gadget::GadgetNoPrice;
 use crate::algorithms::sjf_bco::{RarOnlineRandom, SjfBcoOnline};
+use crate::allocate::{RoundParams, Rounds};
 use crate::baselines::{
     BaselineParams, Drf, Fifo, FifoFirstFitBandwidth, Optimus, ProportionalShare, Rrh, RrhParams,
     Sjf, Tetris,
@@ -49,6 +50,27 @@ pub const BASELINES: &[&str] = &[
 /// parameter-server job), in a stable order: the online baselines of the
 /// GADGET-style scheduler.
 pub const RING_BASELINES: &[&str] = &["sjf-bco-online", "rar-online-random", "gadget-noprice"];
+
+/// Names accepted by [`by_name`] for the allocation policies run in
+/// round-based leases ([`Rounds`](crate::allocate::Rounds)): `gavel-` and
+/// the name of each [`AllocationPolicy`](crate::allocate::AllocationPolicy),
+/// in the order of [`AllocationPolicy::ALL`](crate::allocate::AllocationPolicy::ALL).
+///
+/// ```
+/// use dmlsched::registry::{ROUND_POLICIES, by_name};
+/// assert_eq!(ROUND_POLICIES[0], "gavel-max-min-fairness");
+/// assert_eq!(by_name("gavel-min-makespan").unwrap().name(), "gavel-min-makespan");
+/// ```
+pub const ROUND_POLICIES: &[&str] = &[
+    "gavel-max-min-fairness",
+    "gavel-max-min-fairness-perf",
+    "gavel-finish-time-fairness",
+    "gavel-max-sum-throughput",
+    "gavel-max-throughput-per-cost",
+    "gavel-min-makespan",
+    "gavel-fifo",
+    "gavel-fifo-perf",
+];
 
 /// A baseline by name, with default parameters (see [`BASELINES`] and
 /// [`RING_BASELINES`]; `rar-online-random` has seed 0); `None` for an unknown
@@ -128,6 +150,13 @@ pub fn by_name_with(name: &str, params: &BaselineParams) -> Option<Box<dyn crate
             placement,
             ..DormParams::default()
         })),
+        round if ROUND_POLICIES.contains(&round) => {
+            let policy = round.strip_prefix("gavel-")?.parse().ok()?;
+            let mut p = RoundParams::new(policy).with_round_s(params.round_s);
+            p.placement = placement;
+            p.prices.clone_from(&params.gpu_prices);
+            Box::new(Rounds::new(p))
+        }
         _ => return None,
     })
 }

@@ -261,6 +261,13 @@ pub trait Policy {
         None
     }
 
+    /// Lines about the run the policy wants printed beside the simulator's
+    /// records (a round-based policy's realised time fractions against its
+    /// allocation, say), asked for once the run ends. None by default.
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Ends the run over the jobs of `instance` and returns the policy's
     /// certificate: the objective of its own plans, a proven bound on the
     /// optimum and its a-priori guarantees, scoped to the policy's model
@@ -291,6 +298,10 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
 
     fn rejection(&self, job: JobId) -> Option<Rejection> {
         (**self).rejection(job)
+    }
+
+    fn notes(&self) -> Vec<String> {
+        (**self).notes()
     }
 
     fn finish(self: Box<Self>, instance: &Instance) -> crate::Result<Option<Certificate>> {

@@ -1,6 +1,7 @@
 //! Simulator policies by name, shared by `simulate` and `replay`: every
 //! baseline and every algorithm that acts as a simulator policy.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use clap::Args;
@@ -29,6 +30,16 @@ pub(crate) struct BaselineFlags {
     /// run moves to the first queue (off unless given).
     #[arg(long, value_name = "F")]
     tiresias_starve_factor: Option<f64>,
+    /// Round length, seconds, of the round-based allocation policies
+    /// (`gavel-…`): each round, their allocation's priorities decide which
+    /// jobs run on which GPU type.
+    #[arg(long, default_value_t = 360.0, value_name = "SECONDS")]
+    round_s: f64,
+    /// Price of one GPU of each type per hour, for
+    /// `gavel-max-throughput-per-cost`: `TYPE:PRICE,…`, one per type of
+    /// the cluster (e.g. `v100:2.48,p100:1.46,k80:0.45`).
+    #[arg(long, value_name = "TYPE:PRICE,...")]
+    gpu_prices: Option<String>,
 }
 
 impl BaselineFlags {
@@ -42,13 +53,49 @@ impl BaselineFlags {
                 "--tiresias-thresholds / --tiresias-starve-factor: {e}"
             ))
         })?;
+        if !(self.round_s.is_finite() && self.round_s >= 1e-6) {
+            return Err(CliError::Input(format!(
+                "--round-s {}: must be finite and at least 1e-6 s",
+                self.round_s
+            )));
+        }
         Ok({
             let mut built = BaselineParams::default();
             built.placement = self.placement;
             built.tiresias = tiresias;
+            built.round_s = self.round_s;
+            built.gpu_prices = match &self.gpu_prices {
+                Some(text) => parse_prices(text)?,
+                None => BTreeMap::new(),
+            };
             built
         })
     }
+}
+
+/// `--gpu-prices TYPE:PRICE,…`: each type once, each price finite and > 0.
+fn parse_prices(text: &str) -> Result<BTreeMap<String, f64>, CliError> {
+    let bad = |why: String| CliError::Input(format!("--gpu-prices {text}: {why}"));
+    let mut out = BTreeMap::new();
+    for entry in text.split(',') {
+        let Some((name, price)) = entry.split_once(':') else {
+            return Err(bad(format!("`{entry}` is not TYPE:PRICE")));
+        };
+        let name = name.trim();
+        let price: f64 = price
+            .trim()
+            .parse()
+            .map_err(|_| bad(format!("`{price}` is not a number")))?;
+        if name.is_empty() || !(price.is_finite() && price > 0.0) {
+            return Err(bad(format!(
+                "`{entry}` needs a type name and a finite price > 0"
+            )));
+        }
+        if out.insert(name.to_string(), price).is_some() {
+            return Err(bad(format!("type {name} is priced twice")));
+        }
+    }
+    Ok(out)
 }
 
 /// Checks that every name is a known policy (before any file is read).

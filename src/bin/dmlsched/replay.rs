@@ -551,6 +551,8 @@ struct Run {
     /// The policy's certificate (`Ok(None)` for a baseline), or why it
     /// could not be made.
     certificate: Result<Option<Certificate>, String>,
+    /// The policy's own notes on the run ([`dmlsched::sim::Policy::notes`]).
+    notes: Vec<String>,
 }
 
 /// The certificate's bound on the total utility, when it is a valid upper
@@ -787,13 +789,18 @@ fn simulate_one(
     args: &ReplayArgs,
     setup: &Setup,
     seed: u64,
-) -> Result<(SimResult, Result<Option<Certificate>, String>), CliError> {
+) -> Result<Simulated, CliError> {
     let mut policy = policies::build(name, inst, &args.params, seed, &setup.baselines)?;
     let result = simulate(inst, policy.as_mut(), &SimOptions::default())
         .map_err(|e| CliError::lib(name, &e))?;
+    let notes = policy.notes();
     let certificate = policy.finish(inst).map_err(|e| e.to_string());
-    Ok((result, certificate))
+    Ok((result, certificate, notes))
 }
+
+/// A run's records, its policy's certificate (or why there is none) and
+/// its policy's notes.
+type Simulated = (SimResult, Result<Option<Certificate>, String>, Vec<String>);
 
 /// Runs every policy on its instance for every load scale and seed; a
 /// policy that fails loses only its own run.
@@ -836,7 +843,7 @@ fn run_all(
                     load_scale: scale,
                 };
                 match simulate_one(name, &insts[index].3, args, setup, seed) {
-                    Ok((result, certificate)) => {
+                    Ok((result, certificate, notes)) => {
                         let mut summary = result
                             .summary()
                             .with_resource_use(&result.resource_use(&insts[index].3))
@@ -852,6 +859,7 @@ fn run_all(
                             result,
                             instance_index: index,
                             certificate,
+                            notes,
                         });
                     }
                     Err(error) => failures.push(Failure { meta, error }),
@@ -923,6 +931,7 @@ pub(crate) fn run(args: &ReplayArgs) -> Result<(), CliError> {
     }));
     summary::print_rejections(runs.iter().map(|r| (&r.meta, &r.result)));
     print_certificates(&runs);
+    print_notes(&runs);
     for f in &failures {
         out!(
             "failed: {} (load {}, seed {}): {}",
@@ -1022,6 +1031,20 @@ fn write_outputs(dir: &Path, runs: &[Run], failures: &[Failure]) -> Result<(), C
             .map_err(|e| CliError::Run(format!("{}: {e}", dir.join(name).display())))?;
     }
     Ok(())
+}
+
+/// Prints the policies' own notes, one line each, after the run's label.
+fn print_notes(runs: &[Run]) {
+    for r in runs {
+        for n in &r.notes {
+            out!(
+                "{} (load {}, seed {}): {n}",
+                r.meta.policy,
+                summary::scale_label(r.meta.load_scale),
+                r.meta.seed
+            );
+        }
+    }
 }
 
 /// Prints one line per algorithm run: its certificate's objective, bound

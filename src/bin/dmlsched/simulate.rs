@@ -161,8 +161,10 @@ pub(crate) fn run(args: &SimulateArgs) -> Result<(), CliError> {
         RunMeta::describe_cluster(inst.cluster())
     );
     let mut runs = Vec::with_capacity(built.len());
+    let mut notes = Vec::new();
     for (name, mut p) in built {
         let r = simulate(&inst, p.as_mut(), &options).map_err(|e| CliError::lib(&name, &e))?;
+        notes.extend(p.notes().into_iter().map(|n| format!("{name}: {n}")));
         runs.push((name, r));
     }
     let metas: Vec<RunMeta> = runs
@@ -178,6 +180,9 @@ pub(crate) fn run(args: &SimulateArgs) -> Result<(), CliError> {
             .map(|(m, (_, r))| (m, r, &inst, None, r.fairness(&solos))),
     );
     summary::print_rejections(metas.iter().zip(&runs).map(|(m, (_, r))| (m, r)));
+    for n in &notes {
+        out!("{n}");
+    }
     if let Some(dir) = &args.out {
         let plots = write_outputs(dir, &inst, &label, args, &runs, &solos)?;
         let mut files = vec!["summary.csv", "jobs.csv", "utilization.csv"];
