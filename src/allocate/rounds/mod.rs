@@ -341,11 +341,27 @@ impl Rounds {
             );
         }
         if self.params.policy == AllocationPolicy::MaxThroughputPerCost {
-            input = input.with_prices(self.params.prices.clone());
+            // Prices of types the cluster lacks are left out; a missing
+            // one is the allocation's input error.
+            let prices = self
+                .params
+                .prices
+                .iter()
+                .filter(|(n, _)| types.names.contains(n));
+            input = input.with_prices(prices.map(|(n, p)| (n.clone(), *p)));
         }
         let allocation = allocate(self.params.policy, &input)?;
+        // The allocation's columns are its types in name order: back to
+        // the cluster's order.
+        let column: Vec<Option<usize>> = types
+            .names
+            .iter()
+            .map(|n| allocation.types.iter().position(|a| a == n))
+            .collect();
         for (row, x) in self.ledger.values_mut().zip(&allocation.fractions) {
-            row.x.clone_from(x);
+            for (t, c) in column.iter().enumerate() {
+                row.x[t] = c.map_or(0.0, |c| x[c]);
+            }
         }
         self.report.allocations += 1;
         Ok(())
@@ -500,7 +516,9 @@ impl Policy for Rounds {
     fn on_event(&mut self, view: &SimView<'_>, event: &Event) -> crate::Result<Vec<Action>> {
         if self.cluster.is_none() {
             self.params.validate()?;
-            self.cluster = Some(Types::of(view.instance()));
+            let types = Types::of(view.instance());
+            self.report.types.clone_from(&types.names);
+            self.cluster = Some(types);
         }
         let now = view.now_s();
         self.book(now);
