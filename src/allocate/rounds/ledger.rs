@@ -181,23 +181,30 @@ pub struct RoundsReport {
 }
 
 impl RoundsReport {
-    /// Mean [`JobRounds::fraction_gap`] over the jobs, and the mean and
-    /// least [`JobRounds::throughput_ratio`] (with the job), when there is
-    /// a job.
+    /// Mean [`JobRounds::fraction_gap`] over the jobs, and the median and
+    /// least [`JobRounds::throughput_ratio`] (with the job), when some job
+    /// was promised work. The median, since a job `X` gave almost nothing
+    /// that ran on leftover GPUs has a ratio without bound.
     pub fn gaps(&self) -> Option<(f64, f64, (f64, JobId))> {
         if self.jobs.is_empty() {
             return None;
         }
         let n = self.jobs.len() as f64;
         let gap = self.jobs.iter().map(JobRounds::fraction_gap).sum::<f64>() / n;
-        let ratios: Vec<(f64, JobId)> = self
+        let mut ratios: Vec<(f64, JobId)> = self
             .jobs
             .iter()
             .filter_map(|j| j.throughput_ratio().map(|r| (r, j.job)))
             .collect();
-        let least = ratios.iter().copied().min_by(|a, b| a.0.total_cmp(&b.0))?;
-        let mean = ratios.iter().map(|r| r.0).sum::<f64>() / ratios.len() as f64;
-        Some((gap, mean, least))
+        ratios.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let least = *ratios.first()?;
+        let m = ratios.len();
+        let median = if m % 2 == 1 {
+            ratios[m / 2].0
+        } else {
+            0.5 * (ratios[m / 2 - 1].0 + ratios[m / 2].0)
+        };
+        Some((gap, median, least))
     }
 }
 

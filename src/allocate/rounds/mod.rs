@@ -563,9 +563,9 @@ impl Policy for Rounds {
             crate::model::units::Num(self.params.round_s),
             r.allocations
         );
-        if let Some((gap, mean, (least, job))) = r.gaps() {
+        if let Some((gap, median, (least, job))) = r.gaps() {
             line.push_str(&format!(
-                "; realised time fractions against X: mean gap {gap:.4}; work done / work X promised: mean {mean:.4}, least {least:.4} ({job})"
+                "; realised time fractions against X: mean gap {gap:.4}; work done / work X promised: median {median:.4}, least {least:.4} ({job})"
             ));
         }
         vec![line]

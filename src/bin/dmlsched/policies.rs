@@ -43,8 +43,14 @@ pub(crate) struct BaselineFlags {
 }
 
 impl BaselineFlags {
-    /// The baselines' parameters, checked.
-    pub(crate) fn params(&self) -> Result<BaselineParams, CliError> {
+    /// The baselines' parameters for a run of `names`, checked (prices
+    /// given when `gavel-max-throughput-per-cost` is among them).
+    pub(crate) fn params(&self, names: &[String]) -> Result<BaselineParams, CliError> {
+        if self.gpu_prices.is_none() && names.iter().any(|n| n.trim() == PER_COST) {
+            return Err(CliError::Input(format!(
+                "{PER_COST} needs --gpu-prices TYPE:PRICE,... (per GPU-hour, one per GPU type of the cluster)"
+            )));
+        }
         let mut tiresias = Tiresias::default();
         tiresias.thresholds.clone_from(&self.tiresias_thresholds);
         tiresias.starve_factor = self.tiresias_starve_factor;
@@ -72,6 +78,9 @@ impl BaselineFlags {
         })
     }
 }
+
+/// The round-based policy that reads prices.
+const PER_COST: &str = "gavel-max-throughput-per-cost";
 
 /// `--gpu-prices TYPE:PRICE,…`: each type once, each price finite and > 0.
 fn parse_prices(text: &str) -> Result<BTreeMap<String, f64>, CliError> {

@@ -90,9 +90,13 @@ pub(crate) struct ReplayArgs {
     /// trace].
     #[arg(long, value_name = "U")]
     utility: Option<String>,
-    /// Comma-separated policies: any baseline and the algorithms oasis,
+    /// Comma-separated policies: any baseline, the algorithms oasis,
     /// locality, gadget and smd (on the layered recipe, which builds the
-    /// per-layer profiles it needs) [default: every cheap baseline for the
+    /// per-layer profiles it needs), and the allocation policies in
+    /// round-based leases (gavel-max-min-fairness, gavel-max-min-fairness-perf,
+    /// gavel-finish-time-fairness, gavel-max-sum-throughput,
+    /// gavel-max-throughput-per-cost, gavel-min-makespan, gavel-fifo,
+    /// gavel-fifo-perf) [default: every cheap baseline for the
     /// architecture].
     #[arg(long, value_delimiter = ',', value_name = "P,P,...")]
     policies: Vec<String>,
@@ -373,7 +377,7 @@ impl ReplayArgs {
                 None => UtilityRecipe::Trace,
             },
             policies,
-            baselines: self.baselines.params()?,
+            baselines: self.baselines.params(&self.policies)?,
             rates: None,
         })
     }

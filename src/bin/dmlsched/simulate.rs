@@ -23,8 +23,12 @@ pub(crate) struct SimulateArgs {
     /// Comma-separated policies: any baseline (fifo, fifo-backfill, sjf, drf,
     /// tetris, tiresias, ff-bandwidth, ff-bandwidth-backfill, proportional,
     /// optimus, rrh, dorm; for ring-all-reduce jobs also sjf-bco-online,
-    /// rar-online-random, gadget-noprice) and the algorithms oasis, locality,
-    /// gadget and smd.
+    /// rar-online-random, gadget-noprice), the algorithms oasis, locality,
+    /// gadget and smd, and the allocation policies in round-based leases
+    /// (gavel-max-min-fairness, gavel-max-min-fairness-perf,
+    /// gavel-finish-time-fairness, gavel-max-sum-throughput,
+    /// gavel-max-throughput-per-cost, gavel-min-makespan, gavel-fifo,
+    /// gavel-fifo-perf).
     #[arg(long, value_delimiter = ',', required = true)]
     policies: Vec<String>,
     /// Parameters of an algorithm policy, `NAME=PARAMS.json` (repeatable;
@@ -143,7 +147,7 @@ pub(crate) fn run(args: &SimulateArgs) -> Result<(), CliError> {
     options.stop_at_convergence = args.stop_at_convergence;
     // Every policy is built before any run, so a bad name fails at once.
     policies::check_names(&args.policies)?;
-    let baselines = args.baselines.params()?;
+    let baselines = args.baselines.params(&args.policies)?;
     let mut built = Vec::with_capacity(args.policies.len());
     for name in &args.policies {
         let name = name.trim();
