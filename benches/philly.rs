@@ -21,15 +21,14 @@
 //! the filter, e.g. `cargo bench --bench philly -- 'philly_whole/(drf|rrh)'`,
 //! or set `DMLSCHED_PHILLY_ALL=1` for all eight.
 
-use std::hint::black_box;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
-use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
+mod common;
+
+use criterion::{Criterion, criterion_group, criterion_main};
 use dmlsched::baselines::BaselineParams;
 use dmlsched::model::Instance;
 use dmlsched::registry;
-use dmlsched::sim::{SimOptions, simulate};
 use dmlsched::trace::{RecipeOptions, ReplayOptions, Window, load, replay_instance, select};
 
 /// The policies, in the order of the benchmarks table.
@@ -92,32 +91,10 @@ fn bench(c: &mut Criterion) {
         }
     };
     let params = BaselineParams::default();
-    let mut group = c.benchmark_group("philly_whole");
-    group
-        .sample_size(10)
-        .sampling_mode(SamplingMode::Flat)
-        .warm_up_time(Duration::from_millis(1))
-        .measurement_time(Duration::from_secs(10));
-    for name in POLICIES.into_iter().filter(|n| wanted(n)) {
-        let make = || registry::by_name_with(name, &params).expect("a known baseline");
-        group.bench_function(name, |b| {
-            b.iter(|| {
-                let t = Instant::now();
-                let r = simulate(&inst, &mut make(), &SimOptions::default()).expect("run");
-                let s = r.summary();
-                eprintln!(
-                    "{name}: {} of {} jobs done, avg JCT {:.0} s, {} events, {:.2} s",
-                    s.completed,
-                    s.jobs,
-                    s.avg_jct_s,
-                    r.events,
-                    t.elapsed().as_secs_f64()
-                );
-                black_box(r)
-            })
-        });
-    }
-    group.finish();
+    let names: Vec<&str> = POLICIES.into_iter().filter(|n| wanted(n)).collect();
+    common::whole_runs(c, "philly_whole", &inst, &names, |name| {
+        registry::by_name_with(name, &params).expect("a known baseline")
+    });
 }
 
 criterion_group!(benches, bench);

@@ -144,3 +144,19 @@ fn bad_round_flags_are_refused_with_one_line() {
         assert!(line.contains(want), "{extra:?}: {line}");
     }
 }
+
+/// 2,000 Gavel jobs on 36:36:36 under max-sum throughput: one of its
+/// allocations once came back from HiGHS optimal but without duals, which
+/// ended the run; the bound now falls back to the columns' own bounds.
+#[test]
+fn two_thousand_gavel_jobs_complete_under_max_sum_throughput() {
+    let mut args = gavel_args("2000", "v100:36,p100:36,k80:36");
+    args.extend(["--policies", "gavel-max-sum-throughput"].map(String::from));
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = dmlsched_within(SECS, &argv);
+    let stdout = run.ok("2,000 jobs");
+    assert!(
+        stdout.contains("gavel-max-sum-throughput (load 1, seed 0): "),
+        "{stdout}"
+    );
+}

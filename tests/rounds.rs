@@ -122,6 +122,21 @@ fn fifo_runs_jobs_in_arrival_order_without_sharing() {
 }
 
 #[test]
+fn rigid_gangs_that_may_not_be_preempted_run_to_completion_once_started() {
+    // Max-min fairness would share the GPU by rounds; non-preemptible gangs
+    // keep it, so the rounds run them one after the other.
+    let jobs = vec![
+        job(0, 0.0, 1000).with_discipline(Discipline::RIGID_GANG),
+        job(1, 1.0, 1000).with_discipline(Discipline::RIGID_GANG),
+    ];
+    let inst = Instance::new(cluster(&[("v100", 1.0)]), jobs, 60.0, 1000).unwrap();
+    let (result, _) = run(&inst, AllocationPolicy::MaxMinFairness);
+    assert_eq!(result.jobs[0].finish_s, Some(1000.0));
+    assert_eq!(result.jobs[0].preemptions, 0);
+    assert_eq!(result.jobs[1].finish_s, Some(1080.0 + 1000.0));
+}
+
+#[test]
 fn a_job_that_fits_no_single_type_is_rejected_with_its_reason() {
     // Two workers of one GPU each fit the cluster only across both types.
     let mut two = job(1, 0.0, 10);

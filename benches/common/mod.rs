@@ -74,3 +74,41 @@ pub fn grown_example(name: &str, n: usize) -> dmlsched::model::Instance {
     )
     .expect("grown instance is valid")
 }
+
+/// One benchmark per name in group `group`: criterion's minimum of 10 flat
+/// samples of one whole simulation of `inst` by the policy `make(name)`
+/// builds, each run printing its jobs done, mean JCT, events and wall time.
+pub fn whole_runs(
+    c: &mut criterion::Criterion,
+    group: &str,
+    inst: &dmlsched::model::Instance,
+    names: &[&str],
+    make: impl Fn(&str) -> Box<dyn dmlsched::sim::Policy>,
+) {
+    use dmlsched::sim::{SimOptions, simulate};
+    let mut group = c.benchmark_group(group);
+    group
+        .sample_size(10)
+        .sampling_mode(criterion::SamplingMode::Flat)
+        .warm_up_time(std::time::Duration::from_millis(1))
+        .measurement_time(std::time::Duration::from_secs(10));
+    for &name in names {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let t = Instant::now();
+                let r = simulate(inst, &mut make(name), &SimOptions::default()).expect("run");
+                let s = r.summary();
+                eprintln!(
+                    "{name}: {} of {} jobs done, avg JCT {:.0} s, {} events, {:.2} s",
+                    s.completed,
+                    s.jobs,
+                    s.avg_jct_s,
+                    r.events,
+                    t.elapsed().as_secs_f64()
+                );
+                std::hint::black_box(r)
+            })
+        });
+    }
+    group.finish();
+}

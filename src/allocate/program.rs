@@ -232,15 +232,20 @@ fn solve(
             status: sol.status.to_string(),
         });
     }
-    let bound = if sol.has_dual {
-        exact.dual_bound(&sol.row_duals)
-    } else {
-        None
-    };
-    let bound = bound.ok_or_else(|| AllocationError::Solver {
-        policy,
-        status: "optimal, but without usable duals for a bound".into(),
-    })?;
+    // The solver's duals when it gives usable ones; else all 0, whose
+    // bound (the columns' own bounds) is weak but as valid. HiGHS was seen
+    // to report an optimal point without duals on a 2,000-job replay.
+    let zeros = vec![0.0; exact.n_rows()];
+    let bound = sol
+        .has_dual
+        .then(|| exact.dual_bound(&sol.row_duals))
+        .flatten()
+        .or_else(|| exact.dual_bound(&zeros))
+        .ok_or_else(|| AllocationError::Solver {
+            policy,
+            status: "optimal, but without a finite bound from its duals or its column bounds"
+                .into(),
+        })?;
     let mut run = RunInfo::new();
     run.lp_solves = 1;
     run.lp_iterations = sol.simplex_iterations.map_or(0, |n| n.max(0) as u64);

@@ -19,6 +19,9 @@ pub(super) struct Tracked {
     pub(super) scale: u32,
     /// Workers and PSs it runs with.
     pub(super) size: (u32, u32),
+    /// Whether it may not be paused: once it runs, it keeps its type and
+    /// placement until it completes.
+    pub(super) pinned: bool,
     /// Its row of the current allocation `X` (zeros until the first one
     /// that counts it).
     pub(super) x: Vec<f64>,
@@ -54,6 +57,7 @@ impl Tracked {
             throughput,
             scale,
             size,
+            pinned: false,
             x: vec![0.0; n],
             received: vec![credit; n],
             deficit: vec![0.0; n],

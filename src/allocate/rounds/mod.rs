@@ -34,7 +34,8 @@
 //! to an idle cluster starts a round at once. A job's throughput on a type
 //! is the simulator's rate of its requested size ([`requested_tasks`]) on
 //! a consolidated placement of that type's machines; a job that fits no
-//! type's machines is rejected. Machines without GPUs take no task.
+//! type's machines is rejected. Machines without GPUs take no task. A job
+//! that may not be preempted keeps its type and placement once it runs.
 //!
 //! Besides the simulator's records, the run keeps a [`RoundsReport`]: each
 //! job's time-averaged `X` against the fractions of time it really ran on
@@ -274,7 +275,7 @@ impl Rounds {
             self.rejected.insert(
                 job.id,
                 Rejection::Unschedulable {
-                    why: "its requested size fits no GPU type's machines".into(),
+                    why: "its requested size fits no GPU type's machines (or runs at no finite positive rate there)".into(),
                 },
             );
             return Some(Action::Reject { job: job.id });
@@ -285,7 +286,7 @@ impl Rounds {
         } else {
             1
         };
-        let tracked = Tracked::new(
+        let mut tracked = Tracked::new(
             job.id,
             job.arrival_s,
             throughput,
@@ -293,6 +294,7 @@ impl Rounds {
             size,
             self.credit(),
         );
+        tracked.pinned = !job.discipline.preemptible;
         self.ledger.insert(position, tracked);
         self.dirty = true;
         None
@@ -396,6 +398,13 @@ impl Rounds {
         );
         let mut left = types.gpus.clone();
         let mut chosen: BTreeMap<usize, usize> = BTreeMap::new();
+        // A running job that may not be paused keeps its type.
+        for (&p, j) in &self.ledger {
+            if let (true, Some((t, _))) = (j.pinned, &j.on) {
+                left[*t] = left[*t].saturating_sub(j.scale);
+                chosen.insert(p, *t);
+            }
+        }
         for t in self.type_order(n) {
             let mut queue: Vec<(f64, f64, f64, usize)> = self
                 .ledger
