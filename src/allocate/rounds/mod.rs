@@ -1,6 +1,6 @@
 //! Round-based leases: an allocation policy run by the simulator, its
 //! fractions `X` turned into which job runs on which GPUs, round by round,
-//! as Gavel does (Narayanan et al., OSDI 2020, §4).
+//! as Gavel does (Narayanan et al., OSDI 2020).
 //!
 //! Time is cut into rounds of [`RoundParams::round_s`] seconds (360 by
 //! default). At the start of a round:
