@@ -52,7 +52,7 @@ pub const BASELINES: &[&str] = &[
 pub const RING_BASELINES: &[&str] = &["sjf-bco-online", "rar-online-random", "gadget-noprice"];
 
 /// Names accepted by [`by_name`] for the allocation policies run in
-/// round-based leases ([`Rounds`](crate::allocate::Rounds)): `gavel-` and
+/// round-based leases ([`Rounds`]): `gavel-` and
 /// the name of each [`AllocationPolicy`](crate::allocate::AllocationPolicy),
 /// in the order of [`AllocationPolicy::ALL`](crate::allocate::AllocationPolicy::ALL).
 ///
