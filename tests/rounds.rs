@@ -8,6 +8,7 @@ use dmlsched::allocate::{AllocationPolicy, RoundParams, Rounds};
 use dmlsched::model::*;
 use dmlsched::sim::{Policy, SimOptions, SimResult, simulate};
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 
 /// A one-worker, one-PS job of `seconds` of work at speed 1 (mini-batches
 /// of 0.5 s, nothing to send).
@@ -206,7 +207,13 @@ fn throughput_per_cost_needs_a_price_per_type() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: 24,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "proptest-regressions/rounds.txt",
+        ))),
+        ..ProptestConfig::default()
+    })]
 
     /// Any policy, any small mixed cluster: the simulator (which checks
     /// every allocation against capacity) accepts every round, every job
