@@ -10,6 +10,7 @@ use common::{dmlsched_within, traces_dir};
 use dmlsched::registry::ROUND_POLICIES;
 
 const SECS: f64 = 300.0;
+const PER_COST: &str = "gavel-max-throughput-per-cost";
 
 fn path(p: std::path::PathBuf) -> String {
     p.to_string_lossy().into_owned()
@@ -77,6 +78,11 @@ fn the_gavel_trace_replays_under_every_round_based_policy() {
             &names,
             "--gpu-prices",
             "v100:2.48,p100:1.46,k80:0.45",
+            // Hour-long rounds (the jobs last months): a tenth of the
+            // rounds of 360 s, so the test binary's debug build keeps within
+            // its time, and the same mean JCTs to within 2 %.
+            "--round-s",
+            "3600",
             "--out",
             &out,
         ]
@@ -115,10 +121,14 @@ fn the_gavel_trace_replays_under_every_round_based_policy() {
 
 #[test]
 fn bad_round_flags_are_refused_with_one_line() {
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 7] = [
         (&["--policies", "gavel-fifo", "--round-s", "0"], "--round-s"),
         (
             &["--policies", "gavel-fifo", "--round-s", "nan"],
+            "--round-s",
+        ),
+        (
+            &["--policies", "gavel-fifo", "--round-s", "1e13"],
             "--round-s",
         ),
         (
@@ -126,13 +136,16 @@ fn bad_round_flags_are_refused_with_one_line() {
             "needs --gpu-prices",
         ),
         (
-            &[
-                "--policies",
-                "gavel-max-throughput-per-cost",
-                "--gpu-prices",
-                "v100",
-            ],
+            &["--policies", PER_COST, "--gpu-prices", "v100"],
             "--gpu-prices v100",
+        ),
+        (
+            &["--policies", PER_COST, "--gpu-prices", "v100:1,v100:2"],
+            "priced twice",
+        ),
+        (
+            &["--policies", PER_COST, "--gpu-prices", "v100:-1,k80:1"],
+            "finite price > 0",
         ),
     ];
     for (extra, want) in cases {
@@ -159,4 +172,29 @@ fn two_thousand_gavel_jobs_complete_under_max_sum_throughput() {
         stdout.contains("gavel-max-sum-throughput (load 1, seed 0): "),
         "{stdout}"
     );
+}
+
+/// `dmlsched simulate` prints a round-based policy's notes under its table.
+#[test]
+fn simulate_prints_the_rounds_notes() {
+    let instance = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/data/instance_ring.json"
+    );
+    let run = dmlsched_within(
+        60.0,
+        &[
+            "simulate",
+            instance,
+            "--policies",
+            "fifo,gavel-max-min-fairness-perf",
+        ],
+    );
+    let stdout = run.ok("simulate");
+    let note = stdout
+        .lines()
+        .find(|l| l.starts_with("gavel-max-min-fairness-perf: "))
+        .unwrap_or_else(|| panic!("no note: {stdout}"));
+    assert!(note.contains("rounds of 360 s"), "{note}");
+    assert!(note.contains("realised time fractions against X"), "{note}");
 }

@@ -138,6 +138,75 @@ fn rigid_gangs_that_may_not_be_preempted_run_to_completion_once_started() {
 }
 
 #[test]
+fn a_rigid_gang_resumes_only_on_the_type_it_ran_on() {
+    // Max-sum throughput gives job 0 the V100 and job 1 (a rigid,
+    // preemptible gang) the K80; once job 0 is done, X moves job 1 to the
+    // V100, where it may not resume: it keeps the K80, at half speed from
+    // 360 s, and finishes at 360 + 2000.
+    let jobs = vec![
+        job(0, 0.0, 1000)
+            .with_gpu_speed("v100", 1.0)
+            .with_gpu_speed("k80", 0.1),
+        job(1, 1.0, 1000)
+            .with_gpu_speed("v100", 1.0)
+            .with_gpu_speed("k80", 0.5)
+            .with_discipline(Discipline {
+                elasticity: Elasticity::Rigid,
+                preemptible: true,
+            }),
+    ];
+    let inst = Instance::new(cluster(&[("v100", 1.0), ("k80", 1.0)]), jobs, 60.0, 1000).unwrap();
+    let (result, rounds) = run(&inst, AllocationPolicy::MaxSumThroughput);
+    assert_eq!(result.jobs[0].finish_s, Some(1000.0));
+    assert_eq!(result.jobs[1].finish_s, Some(2360.0));
+    let row = rounds
+        .report()
+        .jobs
+        .iter()
+        .find(|r| r.job == JobId(1))
+        .unwrap();
+    assert_eq!(row.realised[0], 0.0); // never on the V100
+}
+
+#[test]
+fn a_job_wider_than_a_types_whole_gpus_is_rejected() {
+    // Three workers of half a GPU fit the 1.5-GPU machine, but take a scale
+    // factor of 2 whole GPUs, which the type (1 whole GPU) never has.
+    let mut wide = job(1, 0.0, 10);
+    if let Architecture::ParameterServer(p) = &mut wide.architecture {
+        p.max_workers = 3;
+        p.worker = p.worker.gpus(0.5);
+    }
+    let inst = Instance::new(
+        cluster(&[("v100", 1.5)]),
+        vec![job(0, 0.0, 10), wide],
+        60.0,
+        100,
+    )
+    .unwrap();
+    let (result, _) = run(&inst, AllocationPolicy::MaxMinFairness);
+    assert!(result.jobs[0].finish_s.is_some());
+    assert_eq!(
+        result.jobs[1].rejection.as_ref().map(|r| r.kind()),
+        Some("unschedulable")
+    );
+}
+
+#[test]
+fn a_job_of_weight_zero_ends_the_run_with_a_typed_error() {
+    let inst = Instance::new(
+        cluster(&[("v100", 1.0)]),
+        vec![job(0, 0.0, 10).with_weight(0.0)],
+        60.0,
+        100,
+    )
+    .unwrap();
+    let mut rounds = Rounds::new(RoundParams::new(AllocationPolicy::MaxMinFairness));
+    let err = simulate(&inst, &mut rounds, &SimOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("weight 0"), "{err}");
+}
+
+#[test]
 fn a_job_that_fits_no_single_type_is_rejected_with_its_reason() {
     // Two workers of one GPU each fit the cluster only across both types.
     let mut two = job(1, 0.0, 10);
@@ -164,7 +233,7 @@ fn a_job_that_fits_no_single_type_is_rejected_with_its_reason() {
 #[test]
 fn a_bad_round_length_ends_the_run_with_a_typed_error() {
     let inst = Instance::new(cluster(&[("v100", 1.0)]), vec![job(0, 0.0, 10)], 60.0, 100).unwrap();
-    for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+    for bad in [0.0, -1.0, 1e-7, 1e13, f64::NAN, f64::INFINITY] {
         let mut rounds = Rounds::new(RoundParams::new(AllocationPolicy::Fifo).with_round_s(bad));
         let err = simulate(&inst, &mut rounds, &SimOptions::default()).unwrap_err();
         assert!(err.to_string().contains("round length"), "{err}");
@@ -215,38 +284,63 @@ proptest! {
         ..ProptestConfig::default()
     })]
 
-    /// Any policy, any small mixed cluster: the simulator (which checks
-    /// every allocation against capacity) accepts every round, every job
-    /// completes, and each job's realised and allocated fractions are
-    /// fractions of its time.
+    /// Any policy, any small mixed cluster of one or two machines a type,
+    /// jobs of one to three one-GPU workers: the simulator (which checks
+    /// every allocation against capacity, GPUs per type included) accepts
+    /// every round; a job completes exactly when some type has as many
+    /// GPUs as it has workers, and is otherwise rejected as unschedulable;
+    /// each job's realised and allocated fractions are fractions of its
+    /// time.
     #[test]
-    fn every_policy_completes_every_job(
-        gpus in prop::collection::vec(1u32..4, 1..4),
-        jobs in prop::collection::vec((0u32..2000, 1u32..900, 0.1f64..1.0), 1..7),
+    fn every_policy_completes_every_job_that_fits_a_type(
+        machines in prop::collection::vec(prop::collection::vec(1u32..4, 1..3), 1..4),
+        jobs in prop::collection::vec((0u32..2000, 1u32..900, 0.1f64..1.0, 1u32..4), 1..7),
         policy in 0usize..8,
     ) {
         let names = ["v100", "p100", "k80"];
-        let types: Vec<(&str, f64)> = gpus.iter().enumerate().map(|(i, g)| (names[i], f64::from(*g))).collect();
+        let types: Vec<(&str, f64)> = machines
+            .iter()
+            .enumerate()
+            .flat_map(|(i, ms)| ms.iter().map(move |g| (names[i], f64::from(*g))))
+            .collect();
+        let per_type: Vec<u32> = machines.iter().map(|ms| ms.iter().sum()).collect();
         let jobs: Vec<Job> = jobs
             .iter()
             .enumerate()
-            .map(|(i, &(at, secs, slow))| {
+            .map(|(i, &(at, secs, slow, workers))| {
                 let mut j = job(i as u32, f64::from(at), secs);
-                for (k, (t, _)) in types.iter().enumerate() {
+                if let Architecture::ParameterServer(p) = &mut j.architecture {
+                    p.max_workers = workers;
+                }
+                for (k, t) in names.iter().enumerate().take(machines.len()) {
                     j = j.with_gpu_speed(*t, if k == 0 { 1.0 } else { slow / k as f64 });
                 }
                 j
             })
             .collect();
-        let n = jobs.len();
+        let widths: Vec<u32> = jobs
+            .iter()
+            .map(|j| match &j.architecture {
+                Architecture::ParameterServer(p) => p.max_workers,
+                Architecture::RingAllReduce(_) => unreachable!(),
+            })
+            .collect();
         let inst = Instance::new(cluster(&types), jobs, 60.0, 100_000).unwrap();
         let policy = AllocationPolicy::ALL[policy];
         let mut params = RoundParams::new(policy);
         params.prices = names.iter().map(|t| (t.to_string(), 1.0)).collect();
         let mut rounds = Rounds::new(params);
         let result = simulate(&inst, &mut rounds, &SimOptions::default()).unwrap();
-        prop_assert!(result.jobs.iter().all(|j| j.finish_s.is_some()), "{policy}: {:?}", result.jobs);
-        prop_assert_eq!(rounds.report().jobs.len(), n);
+        let fits = |w: u32| per_type.iter().any(|&n| w <= n);
+        for (record, &w) in result.jobs.iter().zip(&widths) {
+            if fits(w) {
+                prop_assert!(record.finish_s.is_some(), "{policy}: {record:?}");
+            } else {
+                prop_assert_eq!(record.rejection.as_ref().map(|r| r.kind()), Some("unschedulable"));
+            }
+        }
+        let done = widths.iter().filter(|w| fits(**w)).count();
+        prop_assert_eq!(rounds.report().jobs.len(), done);
         for row in &rounds.report().jobs {
             let realised: f64 = row.realised.iter().sum();
             let allocated: f64 = row.allocated.iter().sum();

@@ -69,7 +69,7 @@ mod rounds;
 mod throughput_per_cost;
 
 pub use input::{AllocationInput, AllocationJob, MAX_CELLS, MAX_JOBS, MAX_TYPES};
-pub use rounds::{JobRounds, RoundParams, Rounds, RoundsReport};
+pub use rounds::{JobRounds, RoundParams, Rounds, RoundsGaps, RoundsReport};
 
 /// An allocation policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -22,6 +22,11 @@ pub(super) struct Tracked {
     /// Whether it may not be paused: once it runs, it keeps its type and
     /// placement until it completes.
     pub(super) pinned: bool,
+    /// Whether it is a rigid gang: once it ran, it resumes only where it
+    /// last ran (so only on that type).
+    pub(super) rigid: bool,
+    /// The type it last ran on.
+    pub(super) last_type: Option<usize>,
     /// Its row of the current allocation `X` (zeros until the first one
     /// that counts it).
     pub(super) x: Vec<f64>,
@@ -58,6 +63,8 @@ impl Tracked {
             scale,
             size,
             pinned: false,
+            rigid: false,
+            last_type: None,
             x: vec![0.0; n],
             received: vec![credit; n],
             deficit: vec![0.0; n],
@@ -128,8 +135,7 @@ impl Tracked {
 pub struct JobRounds {
     /// The job.
     pub job: JobId,
-    /// Seconds from its arrival to its completion (or to the end of the
-    /// run).
+    /// Seconds from its arrival to its completion.
     pub in_system_s: f64,
     /// Per type ([`RoundsReport::types`]), the allocation's fraction
     /// `X[job][type]` averaged over its time in the system (0 while no
@@ -177,39 +183,51 @@ pub struct RoundsReport {
     /// Allocations computed (one per round after an arrival or a
     /// completion).
     pub allocations: u64,
-    /// One row per job that completed, in completion order; then, after
-    /// [`Policy::finish`](crate::sim::Policy::finish) or
-    /// [`Rounds::report`](super::Rounds::report), none for the jobs still
-    /// in the system.
+    /// One row per job that completed, in completion order (none for the
+    /// jobs still in the system).
     pub jobs: Vec<JobRounds>,
 }
 
 impl RoundsReport {
-    /// Mean [`JobRounds::fraction_gap`] over the jobs, and the median and
-    /// least [`JobRounds::throughput_ratio`] (with the job), when some job
-    /// was promised work. The median, since a job `X` gave almost nothing
-    /// that ran on leftover GPUs has a ratio without bound.
-    pub fn gaps(&self) -> Option<(f64, f64, (f64, JobId))> {
+    /// The run's gaps between the rounds and `X`, when a job completed.
+    pub fn gaps(&self) -> Option<RoundsGaps> {
         if self.jobs.is_empty() {
             return None;
         }
         let n = self.jobs.len() as f64;
-        let gap = self.jobs.iter().map(JobRounds::fraction_gap).sum::<f64>() / n;
+        let mean_fraction_gap = self.jobs.iter().map(JobRounds::fraction_gap).sum::<f64>() / n;
         let mut ratios: Vec<(f64, JobId)> = self
             .jobs
             .iter()
             .filter_map(|j| j.throughput_ratio().map(|r| (r, j.job)))
             .collect();
         ratios.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let least = *ratios.first()?;
         let m = ratios.len();
-        let median = if m % 2 == 1 {
-            ratios[m / 2].0
-        } else {
-            0.5 * (ratios[m / 2 - 1].0 + ratios[m / 2].0)
+        let median_ratio = match m {
+            0 => None,
+            _ if m % 2 == 1 => Some(ratios[m / 2].0),
+            _ => Some(0.5 * (ratios[m / 2 - 1].0 + ratios[m / 2].0)),
         };
-        Some((gap, median, least))
+        Some(RoundsGaps {
+            mean_fraction_gap,
+            median_ratio,
+            least_ratio: ratios.first().copied(),
+        })
     }
+}
+
+/// How far a round-based run realised its allocations ([`RoundsReport::gaps`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct RoundsGaps {
+    /// The mean over the completed jobs of [`JobRounds::fraction_gap`].
+    pub mean_fraction_gap: f64,
+    /// The median [`JobRounds::throughput_ratio`] of the jobs `X` promised
+    /// work (the median, since a job `X` gave almost nothing that ran on
+    /// leftover GPUs has a ratio without bound); `None` when none was.
+    pub median_ratio: Option<f64>,
+    /// The least of those ratios, with its job.
+    pub least_ratio: Option<(f64, JobId)>,
 }
 
 /// The jobs a round-based policy tracks, by position in the instance.

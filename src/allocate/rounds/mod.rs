@@ -32,10 +32,13 @@
 //! Arrivals and completions inside a round change nothing until its end
 //! (a completed job's GPUs stay idle until then, as in Gavel); an arrival
 //! to an idle cluster starts a round at once. A job's throughput on a type
-//! is the simulator's rate of its requested size ([`requested_tasks`]) on
-//! a consolidated placement of that type's machines; a job that fits no
-//! type's machines is rejected. Machines without GPUs take no task. A job
-//! that may not be preempted keeps its type and placement once it runs.
+//! is the simulator's rate, at its arrival, of its requested size
+//! ([`requested_tasks`]) placed by the placement rule on that type's empty
+//! machines (0 where it does not fit or the type has fewer whole GPUs than
+//! its scale factor); a job that fits no type is rejected. Machines without
+//! GPUs take no task. A job that may not be preempted keeps its type and
+//! placement once it runs; a rigid gang that ran resumes only where it
+//! last ran. Jobs need a weight > 0.
 //!
 //! Besides the simulator's records, the run keeps a [`RoundsReport`]: each
 //! job's time-averaged `X` against the fractions of time it really ran on
@@ -53,7 +56,7 @@ use crate::schedule::Placement;
 use crate::sim::{Action, Event, Policy, Rejection, SimError, SimView};
 use ledger::{Ledger, Tracked, received_totals};
 
-pub use ledger::{JobRounds, RoundsReport};
+pub use ledger::{JobRounds, RoundsGaps, RoundsReport};
 
 /// The parameters of a round-based run.
 #[derive(Debug, Clone, PartialEq)]
@@ -94,17 +97,17 @@ impl RoundParams {
         format!("gavel-{}", self.policy.name())
     }
 
-    /// Checks the round length: finite, > 0 and at least 10⁻⁶ s.
+    /// Checks the round length: finite, between 10⁻⁶ s and 10¹² s.
     ///
     /// # Errors
     ///
     /// [`SimError::BadParams`] naming the policy.
     pub fn validate(&self) -> crate::Result<()> {
-        if !(self.round_s.is_finite() && self.round_s >= 1e-6) {
+        if !(self.round_s >= 1e-6 && self.round_s <= 1e12) {
             return Err(SimError::BadParams {
                 policy: self.name(),
                 reason: format!(
-                    "round length {} s: must be finite and at least 1e-6 s",
+                    "round length {} s: must be between 1e-6 s and 1e12 s",
                     self.round_s
                 ),
             }
@@ -254,10 +257,28 @@ impl Rounds {
         self.last_booked_s = self.last_booked_s.max(now);
     }
 
-    /// Starts tracking an arrived job, or rejects it when it fits no type.
-    fn arrive(&mut self, view: &SimView<'_>, position: usize) -> Option<Action> {
-        let types = self.cluster.as_ref()?;
+    /// Starts tracking an arrived job (`Ok(None)`), or rejects it when it
+    /// fits no type.
+    ///
+    /// # Errors
+    ///
+    /// [`SimError::BadParams`] for a job whose weight is not > 0 (the
+    /// allocation policies divide by it).
+    fn arrive(&mut self, view: &SimView<'_>, position: usize) -> crate::Result<Option<Action>> {
+        let Some(types) = self.cluster.as_ref() else {
+            return Ok(None);
+        };
         let job = view.job_at(position).job();
+        if job.weight.is_nan() || job.weight <= 0.0 {
+            return Err(SimError::BadParams {
+                policy: self.params.name(),
+                reason: format!(
+                    "{}: weight {}: the allocation policies divide by a job's weight, so it must be > 0",
+                    job.id, job.weight
+                ),
+            }
+            .into());
+        }
         let size = requested_tasks(job);
         let throughput: Vec<f64> = types
             .capacity
@@ -271,6 +292,19 @@ impl Rounds {
                     .unwrap_or(0.0)
             })
             .collect();
+        let gpus = job.demand_for(size.0, size.1).gpus.ceil();
+        let scale = if gpus.is_finite() && gpus >= 1.0 {
+            gpus.min(f64::from(u32::MAX)) as u32
+        } else {
+            1
+        };
+        // A type whose whole GPUs are fewer than the job's scale factor
+        // never has room for it in the selection.
+        let throughput: Vec<f64> = throughput
+            .into_iter()
+            .zip(&types.gpus)
+            .map(|(r, &n)| if scale <= n { r } else { 0.0 })
+            .collect();
         if throughput.iter().all(|t| *t <= 0.0) {
             self.rejected.insert(
                 job.id,
@@ -278,14 +312,8 @@ impl Rounds {
                     why: "its requested size fits no GPU type's machines (or runs at no finite positive rate there)".into(),
                 },
             );
-            return Some(Action::Reject { job: job.id });
+            return Ok(Some(Action::Reject { job: job.id }));
         }
-        let gpus = job.demand_for(size.0, size.1).gpus.ceil();
-        let scale = if gpus.is_finite() && gpus >= 1.0 {
-            gpus.min(f64::from(u32::MAX)) as u32
-        } else {
-            1
-        };
         let mut tracked = Tracked::new(
             job.id,
             job.arrival_s,
@@ -295,9 +323,10 @@ impl Rounds {
             self.credit(),
         );
         tracked.pinned = !job.discipline.preemptible;
+        tracked.rigid = job.discipline.elasticity == crate::model::Elasticity::Rigid;
         self.ledger.insert(position, tracked);
         self.dirty = true;
-        None
+        Ok(None)
     }
 
     /// Stops tracking a completed job, keeping its report row.
@@ -406,10 +435,12 @@ impl Rounds {
             }
         }
         for t in self.type_order(n) {
+            // A rigid gang that ran resumes only where it ran.
             let mut queue: Vec<(f64, f64, f64, usize)> = self
                 .ledger
                 .iter()
                 .filter(|(_, j)| j.throughput[t] > 0.0)
+                .filter(|(_, j)| !j.rigid || j.last_type.is_none_or(|l| l == t))
                 .map(|(&p, j)| (j.priority(t, totals[t]), j.deficit[t], j.x[t], p))
                 .collect();
             queue.sort_by(|a, b| {
@@ -445,30 +476,31 @@ impl Rounds {
         for (t, cap) in types.capacity.iter().enumerate() {
             let mine: Vec<usize> = selection.iter().filter(|s| s.1 == t).map(|s| s.0).collect();
             let mut placer = Placer::new(view.instance(), cap, self.params.placement);
+            // First the placements held: a running job's where it runs, a
+            // rigid gang's where it last ran (the only place it may resume).
             for &p in &mine {
-                let job = view.job_at(p).job();
-                if let Some((was, held)) = &self.ledger[&p].on
-                    && *was == t
-                    && placer.take(job, held)
+                let run = view.job_at(p);
+                let tracked = &self.ledger[&p];
+                let held = match &tracked.on {
+                    Some((was, held)) if *was == t => Some(held),
+                    None if tracked.rigid && !run.last_placement().is_empty() => {
+                        Some(run.last_placement())
+                    }
+                    _ => None,
+                };
+                if let Some(held) = held
+                    && placer.take(run.job(), held)
                 {
                     placed.insert(p, (t, held.clone()));
                 }
             }
             for &p in &mine {
-                if placed.contains_key(&p) {
+                let tracked = &self.ledger[&p];
+                if placed.contains_key(&p) || (tracked.rigid && tracked.last_type.is_some()) {
                     continue;
                 }
-                let run = view.job_at(p);
-                let job = run.job();
-                let rigid = job.discipline.elasticity == crate::model::Elasticity::Rigid;
-                let last = run.last_placement();
-                let at = if rigid && !last.is_empty() {
-                    placer.take(job, last).then(|| last.clone())
-                } else {
-                    let (w, ps) = self.ledger[&p].size;
-                    placer.place(job, w, ps)
-                };
-                if let Some(placement) = at {
+                let (w, ps) = tracked.size;
+                if let Some(placement) = placer.place(view.job_at(p).job(), w, ps) {
                     placed.insert(p, (t, placement));
                 }
             }
@@ -483,7 +515,11 @@ impl Rounds {
             self.reallocate(view)?;
         }
         self.report.rounds += 1;
-        self.next_round_s = Some(view.now_s() + self.params.round_s);
+        // The next round strictly after now, even where `now` is too large
+        // for the round length to move it.
+        let now = view.now_s();
+        let next = now + self.params.round_s;
+        self.next_round_s = Some(if next > now { next } else { now.next_up() });
         let Some(types) = self.cluster.as_ref() else {
             return Ok(Vec::new());
         };
@@ -500,6 +536,9 @@ impl Rounds {
                 Some((_, placement)) => Action::run(job.id, placement.clone()),
                 None => Action::pause(job.id),
             });
+            if let Some((t, _)) = &next {
+                job.last_type = Some(*t);
+            }
             job.on = next;
         }
         Ok(actions)
@@ -535,7 +574,7 @@ impl Policy for Rounds {
         match *event {
             Event::Arrival { job } => {
                 if let Some(p) = view.instance().job_position(job) {
-                    actions.extend(self.arrive(view, p));
+                    actions.extend(self.arrive(view, p)?);
                 }
             }
             Event::Completion { job } => {
@@ -545,7 +584,13 @@ impl Policy for Rounds {
             }
             Event::Tick { .. } | Event::Wakeup => {}
         }
-        let arrived = matches!(event, Event::Arrival { .. });
+        // An arrival the policy tracks (not one it rejected).
+        let arrived = event
+            .job()
+            .and_then(|j| view.instance().job_position(j))
+            .is_some_and(|p| {
+                matches!(event, Event::Arrival { .. }) && self.ledger.contains_key(&p)
+            });
         if !self.ledger.is_empty() && self.due(now, arrived) {
             actions.extend(self.round(view)?);
         }
@@ -572,10 +617,16 @@ impl Policy for Rounds {
             crate::model::units::Num(self.params.round_s),
             r.allocations
         );
-        if let Some((gap, median, (least, job))) = r.gaps() {
+        if let Some(g) = r.gaps() {
             line.push_str(&format!(
-                "; realised time fractions against X: mean gap {gap:.4}; work done / work X promised: median {median:.4}, least {least:.4} ({job})"
+                "; realised time fractions against X: mean gap {:.4}",
+                g.mean_fraction_gap
             ));
+            if let (Some(median), Some((least, job))) = (g.median_ratio, g.least_ratio) {
+                line.push_str(&format!(
+                    "; work done / work X promised: median {median:.4}, least {least:.4} ({job})"
+                ));
+            }
         }
         vec![line]
     }

@@ -59,9 +59,9 @@ impl BaselineFlags {
                 "--tiresias-thresholds / --tiresias-starve-factor: {e}"
             ))
         })?;
-        if !(self.round_s.is_finite() && self.round_s >= 1e-6) {
+        if !(self.round_s >= 1e-6 && self.round_s <= 1e12) {
             return Err(CliError::Input(format!(
-                "--round-s {}: must be finite and at least 1e-6 s",
+                "--round-s {}: must be between 1e-6 and 1e12 seconds",
                 self.round_s
             )));
         }
