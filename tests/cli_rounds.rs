@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{dmlsched_within, traces_dir};
+use common::{csv_fields, dmlsched_within, traces_dir};
 use dmlsched::registry::ROUND_POLICIES;
 
 const SECS: f64 = 300.0;
@@ -34,29 +34,15 @@ fn gavel_args(jobs: &str, gpus: &str) -> Vec<String> {
     .to_vec()
 }
 
-/// The fields of one CSV line (quoted fields may hold commas).
-fn fields(line: &str) -> Vec<String> {
-    let (mut out, mut cur, mut quoted) = (Vec::new(), String::new(), false);
-    for c in line.chars() {
-        match c {
-            '"' => quoted = !quoted,
-            ',' if !quoted => out.push(std::mem::take(&mut cur)),
-            _ => cur.push(c),
-        }
-    }
-    out.push(cur);
-    out
-}
-
 /// `(policy, completed, avg_jct_s)` of every row of a `summary.csv`.
 fn rows(csv: &str) -> Vec<(String, u64, f64)> {
     let mut lines = csv.lines();
-    let header = fields(lines.next().unwrap());
+    let header = csv_fields(lines.next().unwrap());
     let col = |n: &str| header.iter().position(|h| h == n).unwrap();
     let (p, done, jct) = (col("policy"), col("completed"), col("avg_jct_s"));
     lines
         .map(|l| {
-            let f = fields(l);
+            let f = csv_fields(l);
             (
                 f[p].clone(),
                 f[done].parse().unwrap(),

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{dmlsched_within, traces_dir};
+use common::{csv_fields, dmlsched_within, traces_dir};
 use dmlsched::baselines::Fifo;
 use dmlsched::model::Architecture;
 use dmlsched::sim::{SimOptions, simulate};
@@ -194,12 +194,12 @@ fn the_gavel_trace_replays_on_a_mixed_cluster_under_every_baseline() {
     assert_eq!(mixed.lines().count(), 12, "{mixed}");
     let jct = |csv: &str| -> Vec<f64> {
         let mut lines = csv.lines();
-        let header = fields(lines.next().unwrap());
+        let header = csv_fields(lines.next().unwrap());
         let col = |n: &str| header.iter().position(|h| h == n).unwrap();
         let (done, avg) = (col("completed"), col("avg_jct_s"));
         lines
             .map(|l| {
-                let f = fields(l);
+                let f = csv_fields(l);
                 assert_eq!(f[done], "60", "{l}");
                 f[avg].parse().unwrap()
             })
@@ -211,23 +211,9 @@ fn the_gavel_trace_replays_on_a_mixed_cluster_under_every_baseline() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The fields of a CSV line (quoted fields may hold commas).
-fn fields(line: &str) -> Vec<String> {
-    let (mut out, mut cur, mut quoted) = (Vec::new(), String::new(), false);
-    for c in line.chars() {
-        match c {
-            '"' => quoted = !quoted,
-            ',' if !quoted => out.push(std::mem::take(&mut cur)),
-            c => cur.push(c),
-        }
-    }
-    out.push(cur);
-    out
-}
-
 /// A CSV table without its `solver_time_s` column (wall-clock time).
 fn without_solver_time(csv: &str) -> Vec<Vec<String>> {
-    let rows: Vec<Vec<String>> = csv.lines().map(fields).collect();
+    let rows: Vec<Vec<String>> = csv.lines().map(csv_fields).collect();
     let col = rows[0].iter().position(|h| h == "solver_time_s");
     rows.into_iter()
         .map(|mut r| {

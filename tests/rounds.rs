@@ -4,6 +4,8 @@
 //! under the simulator's own capacity checks.
 #![cfg(feature = "highs")]
 
+mod common;
+
 use dmlsched::allocate::{AllocationPolicy, RoundParams, Rounds};
 use dmlsched::model::*;
 use dmlsched::sim::{Policy, SimOptions, SimResult, simulate};
@@ -16,22 +18,14 @@ fn job(id: u32, arrival_s: f64, seconds: u32) -> Job {
     let ps = PsJob {
         epochs: 1,
         data_chunks: 1,
-        minibatches_per_chunk: 2 * seconds,
-        minibatch_compute_s: 0.5,
         gradient_bytes: 0.0,
-        worker: Resources::zero()
-            .gpus(1.0)
-            .cpu_cores(1.0)
-            .memory(1e9)
-            .nic(1e9),
-        ps: Resources::zero().cpu_cores(1.0).memory(1e9).nic(1e9),
         max_workers: 1,
         max_ps: 1,
         ps_at_most_workers: true,
-        sync: SyncMode::Synchronous,
         layers: None,
+        ..common::ps_job(2 * seconds, 0.5)
     };
-    Job::new(JobId(id), arrival_s, Architecture::ParameterServer(ps))
+    common::job(id, arrival_s, ps)
 }
 
 /// One machine of `gpus` GPUs per entry, of the entry's type.

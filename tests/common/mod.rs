@@ -83,6 +83,21 @@ pub fn job(
     dmlsched::model::Job::new(dmlsched::model::JobId(id), arrival_s, architecture)
 }
 
+/// The fields of one CSV line (quoted fields may hold commas).
+#[allow(dead_code)]
+pub fn csv_fields(line: &str) -> Vec<String> {
+    let (mut out, mut cur, mut quoted) = (Vec::new(), String::new(), false);
+    for c in line.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(std::mem::take(&mut cur)),
+            c => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
+}
+
 /// The online framework's invariants after a run, as a proptest check:
 /// `ALG = Σ` admitted utilities, `ALG ≥ (D − D_0)/α_eff`, a strictly
 /// positive payoff at every admission (`payoff = utility − cost`), and
