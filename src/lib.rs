@@ -168,6 +168,8 @@ pub mod online;
 pub mod pcip;
 pub mod placement;
 pub mod registry;
+#[cfg(all(feature = "report", feature = "serde"))]
+pub mod replay;
 #[cfg(feature = "report")]
 pub mod report;
 pub mod schedule;

@@ -34,7 +34,6 @@ macro_rules! out_raw {
 mod allocate;
 mod pcip;
 mod policies;
-mod recipe;
 mod replay;
 mod session;
 mod simulate;
@@ -111,6 +110,16 @@ impl CliError {
             CliError::Input(m)
         } else {
             CliError::Run(m)
+        }
+    }
+}
+
+impl From<dmlsched::replay::ReplayError> for CliError {
+    fn from(e: dmlsched::replay::ReplayError) -> Self {
+        if e.is_input() {
+            CliError::Input(e.message().to_string())
+        } else {
+            CliError::Run(e.message().to_string())
         }
     }
 }

@@ -1,7 +1,6 @@
 //! Simulator policies by name, shared by `simulate` and `replay`: every
 //! baseline and every algorithm that acts as a simulator policy.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use clap::Args;
@@ -9,6 +8,7 @@ use dmlsched::baselines::{BaselineParams, Tiresias};
 use dmlsched::model::Instance;
 use dmlsched::placement::PlacementRule;
 use dmlsched::registry::{self, ALGORITHM_POLICIES};
+use dmlsched::replay::BaselineOptions;
 use dmlsched::sim::Policy;
 
 use crate::CliError;
@@ -43,82 +43,27 @@ pub(crate) struct BaselineFlags {
 }
 
 impl BaselineFlags {
+    /// The flags as the library's options.
+    pub(crate) fn options(&self) -> BaselineOptions {
+        let mut o = BaselineOptions::default();
+        o.placement = self.placement;
+        o.tiresias_thresholds.clone_from(&self.tiresias_thresholds);
+        o.tiresias_starve_factor = self.tiresias_starve_factor;
+        o.round_s = self.round_s;
+        o.gpu_prices.clone_from(&self.gpu_prices);
+        o
+    }
+
     /// The baselines' parameters for a run of `names`, checked (prices
     /// given when `gavel-max-throughput-per-cost` is among them).
     pub(crate) fn params(&self, names: &[String]) -> Result<BaselineParams, CliError> {
-        if self.gpu_prices.is_none() && names.iter().any(|n| n.trim() == PER_COST) {
-            return Err(CliError::Input(format!(
-                "{PER_COST} needs --gpu-prices TYPE:PRICE,... (per GPU-hour, one per GPU type of the cluster)"
-            )));
-        }
-        let mut tiresias = Tiresias::default();
-        tiresias.thresholds.clone_from(&self.tiresias_thresholds);
-        tiresias.starve_factor = self.tiresias_starve_factor;
-        tiresias.validate().map_err(|e| {
-            CliError::Input(format!(
-                "--tiresias-thresholds / --tiresias-starve-factor: {e}"
-            ))
-        })?;
-        if !(self.round_s >= 1e-6 && self.round_s <= 1e12) {
-            return Err(CliError::Input(format!(
-                "--round-s {}: must be between 1e-6 and 1e12 seconds",
-                self.round_s
-            )));
-        }
-        Ok({
-            let mut built = BaselineParams::default();
-            built.placement = self.placement;
-            built.tiresias = tiresias;
-            built.round_s = self.round_s;
-            built.gpu_prices = match &self.gpu_prices {
-                Some(text) => parse_prices(text)?,
-                None => BTreeMap::new(),
-            };
-            built
-        })
+        Ok(self.options().params(names)?)
     }
-}
-
-/// The round-based policy that reads prices.
-const PER_COST: &str = "gavel-max-throughput-per-cost";
-
-/// `--gpu-prices TYPE:PRICE,…`: each type once, each price finite and > 0.
-fn parse_prices(text: &str) -> Result<BTreeMap<String, f64>, CliError> {
-    let bad = |why: String| CliError::Input(format!("--gpu-prices {text}: {why}"));
-    let mut out = BTreeMap::new();
-    for entry in text.split(',') {
-        let Some((name, price)) = entry.split_once(':') else {
-            return Err(bad(format!("`{entry}` is not TYPE:PRICE")));
-        };
-        let name = name.trim();
-        let price: f64 = price
-            .trim()
-            .parse()
-            .map_err(|_| bad(format!("`{price}` is not a number")))?;
-        if name.is_empty() || !(price.is_finite() && price > 0.0) {
-            return Err(bad(format!(
-                "`{entry}` needs a type name and a finite price > 0"
-            )));
-        }
-        if out.insert(name.to_string(), price).is_some() {
-            return Err(bad(format!("type {name} is priced twice")));
-        }
-    }
-    Ok(out)
 }
 
 /// Checks that every name is a known policy (before any file is read).
 pub(crate) fn check_names(names: &[String]) -> Result<(), CliError> {
-    for n in names {
-        let n = n.trim();
-        if !registry::is_policy(n) {
-            return Err(CliError::Input(format!(
-                "unknown policy {n} ({})",
-                registry::known_policies()
-            )));
-        }
-    }
-    Ok(())
+    Ok(dmlsched::replay::check_names(names)?)
 }
 
 /// Reads and parses every parameters file given for one of `names`, so a
@@ -133,15 +78,6 @@ pub(crate) fn check_params(entries: &[String], names: &[String]) -> Result<(), C
         }
     }
     Ok(())
-}
-
-/// Whether policy `name`, with the parameters file given for it among
-/// `NAME=PARAMS.json` entries, needs parameter-server-only machines (OASiS
-/// when its parameters set `"shared_machines": false`).
-pub(crate) fn needs_ps_only_machines(entries: &[String], name: &str) -> Result<bool, CliError> {
-    let file = params_file(entries, name)?;
-    let text = params_text(file)?;
-    registry::needs_ps_only_machines(name, text.as_deref()).map_err(|e| lib_error(name, file, &e))
 }
 
 /// The parameters file given for `policy` among `NAME=PARAMS.json` entries.

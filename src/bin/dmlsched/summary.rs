@@ -2,39 +2,23 @@
 
 use dmlsched::model::Instance;
 use dmlsched::model::units::Num;
+use dmlsched::replay::scale_label;
 use dmlsched::report::RunMeta;
 use dmlsched::sim::{Fairness, RunSummary, SimResult, Unfinished};
 
-/// A load scale as a short label for tables, titles and file names: `{}`
-/// formatting (`1`, `0.5`) when that is at most 12 characters, else
-/// exponent notation (`1e300`, `1.234567e-20`).
-pub(crate) fn scale_label(x: f64) -> String {
-    let plain = format!("{}", x + 0.0);
-    if plain.len() <= 12 {
-        plain
-    } else {
-        format!("{:e}", x + 0.0)
-    }
+/// Each job's solo run (the fairness metrics' reference), or none when
+/// the instance is too large for it, with a note saying so.
+pub(crate) fn solo_runs(inst: &Instance) -> Vec<Option<dmlsched::sim::Solo>> {
+    dmlsched::replay::solo_runs(inst, &mut Printer)
 }
 
-/// Most `jobs × machines` for which the fairness metrics are computed:
-/// each job's solo run is a simulation of its own, about 1 µs per machine
-/// (2²¹: at most about 2 s more for a replay).
-pub(crate) const FAIRNESS_MAX_CELLS: u64 = 1 << 21;
+/// Prints a library run's messages as they come.
+pub(crate) struct Printer;
 
-/// Each job's solo run (the fairness metrics' reference), or none when
-/// the instance is beyond [`FAIRNESS_MAX_CELLS`], with a note saying so.
-pub(crate) fn solo_runs(inst: &Instance) -> Vec<Option<dmlsched::sim::Solo>> {
-    let jobs = inst.jobs().len();
-    let machines = inst.cluster().machines.len();
-    let cells = jobs as u64 * machines as u64;
-    if cells > FAIRNESS_MAX_CELLS {
-        out!(
-            "note: no fairness metrics: {jobs} jobs × {machines} machines exceeds {FAIRNESS_MAX_CELLS} (each job's run alone, their reference, is a simulation of its own)"
-        );
-        return vec![None; jobs];
+impl dmlsched::replay::ReplayObserver for Printer {
+    fn message(&mut self, text: &str) {
+        out!("{text}");
     }
-    dmlsched::baselines::solo_runs(inst)
 }
 
 /// A statistic cell: `-` when undefined (no job to take it over), in
