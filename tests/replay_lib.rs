@@ -91,12 +91,15 @@ fn library_replay_writes_what_the_command_writes() {
     let _ = std::fs::remove_dir_all(&cli_dir);
 }
 
+/// A change to a configuration.
+type Edit = dyn Fn(&mut ReplayConfig);
+
 /// Bad options are input errors naming the flag, before the trace is read
 /// (the trace here does not exist).
 #[test]
 fn bad_options_are_input_errors() {
     let base = ReplayConfig::new("/nonexistent/trace.csv");
-    let cases: Vec<(Box<dyn Fn(&mut ReplayConfig)>, &str)> = vec![
+    let cases: Vec<(Box<Edit>, &str)> = vec![
         (Box::new(|c| c.jobs = 0), "--jobs must be at least 1"),
         (
             Box::new(|c| c.seeds.clear()),
