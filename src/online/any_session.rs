@@ -1,7 +1,9 @@
 //! A session of any algorithm behind one object-safe interface
 //! ([`AnySession`]), so a driver that picks algorithms by name — the
 //! command line's `dmlsched session`, a language binding — holds them
-//! alike (`Box<dyn AnySession>`; built by `registry::session`).
+//! alike (`Box<dyn AnySession + Send>`, built by `registry::session`: a
+//! session may move to another thread, as a binding that releases its
+//! interpreter lock moves it).
 
 use crate::certificate::Certificate;
 use crate::error::Result;

@@ -636,7 +636,7 @@ pub fn session(
     past: &[crate::model::Job],
     json: Option<&str>,
     seed: u64,
-) -> crate::Result<Box<dyn AnySession>> {
+) -> crate::Result<Box<dyn AnySession + Send>> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     Ok(match name {
         "oasis" => {
@@ -683,7 +683,7 @@ pub fn session(
 /// ```
 /// as [`Session::restore`](crate::online::Session::restore).
 #[cfg(feature = "serde")]
-pub fn restore_session(name: &str, text: &str) -> crate::Result<Box<dyn AnySession>> {
+pub fn restore_session(name: &str, text: &str) -> crate::Result<Box<dyn AnySession + Send>> {
     use crate::algorithms::gadget::GadgetSession;
     use crate::algorithms::locality::LocalitySession;
     use crate::algorithms::oasis::OasisSession;
