@@ -23,3 +23,22 @@ def test_example(name):
         assert "py-least-work" in run.stdout and "tiresias" in run.stdout
     else:
         assert "saved to and loaded from" in run.stdout and "admitted by" in run.stdout
+
+
+def test_replay_comparison(tmp_path):
+    pytest.importorskip("matplotlib", reason="the example plots with matplotlib")
+    from test_replay import PHILLY
+
+    if not PHILLY.is_file():
+        pytest.skip(f"no Philly trace at {PHILLY} (set DMLSCHED_TRACES)")
+    plot = tmp_path / "replay.png"
+    run = subprocess.run(
+        [sys.executable, str(EXAMPLES / "replay_comparison.py"), str(PHILLY), "--jobs", "300",
+         "--out", str(plot)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "mean JCT (hours) by load scale" in run.stdout
+    for policy in ["fifo", "sjf", "tiresias", "drf"]:
+        assert policy in run.stdout
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
