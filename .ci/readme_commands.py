@@ -21,6 +21,7 @@ import time
 SKIP = {
     "apt-get": "the toolchain step installs the system packages",
     "cargo test": "the test steps run the suite",
+    "pip install ./python": "the Python step runs it in a fresh virtual environment",
     "cargo run --release --example quickstart":
         "the quickstart step runs it, in the release build CI shares (--features cli)",
     "cargo run --release --example event_loop":

@@ -18,6 +18,7 @@ import dmlsched
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "examples" / "data"
 INSTANCES = sorted(DATA.glob("instance_*.json"))
+TRACES = Path(os.environ.get("DMLSCHED_TRACES", REPO.parent / "shared" / "traces"))
 
 
 def cli_binary() -> Optional[Path]:

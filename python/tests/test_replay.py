@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import threading
-import time
 import warnings
 from pathlib import Path
 
@@ -16,8 +14,8 @@ import pytest
 from pandas.testing import assert_frame_equal
 
 import dmlsched
+from conftest import TRACES
 
-TRACES = Path(os.environ.get("DMLSCHED_TRACES", Path(__file__).resolve().parents[3] / "shared" / "traces"))
 PHILLY = TRACES / "philly.csv"
 
 needs_traces = pytest.mark.skipif(
@@ -150,30 +148,3 @@ def test_replay_failed_run_keeps_the_others():
     assert result.summary["completed"].tolist() == [40]
     assert list(result.failures["policy"]) == ["gadget"]
     assert "1 of 2 runs failed" in str(info.value)
-
-
-@needs_traces
-def test_gil_released_by_replays():
-    def run():
-        dmlsched.replay(PHILLY, start="2017-11-01", jobs=5000, policies=["drf"])
-
-    def timed(f):
-        t = time.perf_counter()
-        f()
-        return time.perf_counter() - t
-
-    run()  # warm up
-    serial = timed(run) + timed(run)
-    assert serial >= 0.6, f"each replay should take ≥ 0.3 s, took {serial / 2:.2f} s"
-
-    def both():
-        threads = [threading.Thread(target=run) for _ in range(2)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-
-    parallel = min(timed(both) for _ in range(2))
-    # Serialised by the GIL the pair would take the serial time; on two
-    # cores it takes about half. Allow for a busy machine.
-    assert parallel < 0.8 * serial, f"parallel {parallel:.2f} s, serial {serial:.2f} s"
