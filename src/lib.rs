@@ -103,6 +103,7 @@
 //! | [`algorithms`] | the published algorithms, one module per system, each an [`algorithms::Algorithm`] returning [`algorithms::Solved`] |
 //! | [`baselines`] | the policies the papers compare against (FIFO, SJF, DRF, Tetris, …) |
 //! | [`registry`] | every policy and algorithm by name, with parameters from JSON |
+//! | `protocol` | the session protocol's driver: sessions over one shared cluster state, one per job architecture, driven by events (`protocol::SessionSet`, behind `dmlsched session` and the Python `Session`); feature `serde` |
 //! | [`experiments`] | studies of the crate's internals that reproduce a paper's measurement (the locality oracle's rounding quality); the papers' set-ups and figures are in the repository's unpublished `dmlsched-experiments` crate |
 //! | [`error`] | the crate's [`Error`] |
 //!
@@ -167,6 +168,8 @@ pub mod model;
 pub mod online;
 pub mod pcip;
 pub mod placement;
+#[cfg(feature = "serde")]
+pub mod protocol;
 pub mod registry;
 #[cfg(all(feature = "report", feature = "serde"))]
 pub mod replay;
