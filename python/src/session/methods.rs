@@ -5,16 +5,13 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use dmlsched::model::{JobId, MachineId, Resources};
-use dmlsched::registry;
-use dmlsched::state::{ClusterState, MAX_SPAN_SLOTS};
+use dmlsched::protocol::{self, DEFAULT_SLOT_S, Event, OpenOptions, SessionSet};
+use dmlsched::state::ClusterState;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serde_json::Value;
 
-use super::{
-    DEFAULT_SLOT_S, PySession, Route, SendSession, Sessions, algorithm_arg, arch_name, cluster_arg,
-    params_of, parse_algorithms, past_arg,
-};
+use super::{PySession, algorithm_arg, cluster_arg, failure, lock, params_of, past_arg};
 use crate::certificate::PyCertificate;
 use crate::convert::{self, JsonArg};
 use crate::errors::{self, Failure};
@@ -46,13 +43,8 @@ impl PySession {
             Some(a) => algorithm_arg(a)?,
             None => "gadget".to_string(),
         };
-        let spec = parse_algorithms(&text)?;
+        let spec = protocol::parse_algorithms(&text).map_err(failure)?;
         let (cluster, instance_jobs, instance_slot) = cluster_arg(cluster)?;
-        if !(1..=MAX_SPAN_SLOTS).contains(&window) {
-            return Err(errors::input(format!(
-                "window {window}: must be between 1 and {MAX_SPAN_SLOTS} slots"
-            )));
-        }
         let slot_s = slot_length.or(instance_slot).unwrap_or(DEFAULT_SLOT_S);
         let state =
             ClusterState::new(&cluster, slot_s).map_err(|e| errors::input(e.to_string()))?;
@@ -66,40 +58,13 @@ impl PySession {
                 ));
             }
         };
-        for j in &past {
-            state
-                .check_job(j)
-                .map_err(|e| errors::input(e.to_string()))?;
-        }
-        let params = params_of(params, &spec)?;
-        let sessions = py.detach(move || -> Result<Sessions, Failure> {
-            let mut routes = Vec::new();
-            for ((arch, name), text) in spec.iter().zip(&params) {
-                let theirs: Vec<_> = past
-                    .iter()
-                    .filter(|j| super::arch_of(j) == *arch)
-                    .cloned()
-                    .collect();
-                if theirs.is_empty() {
-                    return Err(Failure::Input(format!(
-                        "past: no {} job to learn {name}'s price bounds from",
-                        arch_name(*arch)
-                    )));
-                }
-                let session =
-                    registry::session(name, &state, window, &theirs, text.as_deref(), seed)?;
-                routes.push(Route {
-                    arch: *arch,
-                    name: name.clone(),
-                    session: SendSession(session),
-                });
-            }
-            Ok(Sessions {
-                state,
-                routes,
-                window,
-            })
-        })?;
+        let mut options = OpenOptions::default();
+        options.window = window;
+        options.params = params_of(params, &spec)?;
+        options.seed = seed;
+        let sessions = py
+            .detach(move || SessionSet::open(state, &spec, &past, &options))
+            .map_err(failure)?;
         Ok(PySession {
             inner: Mutex::new(sessions),
         })
@@ -117,22 +82,40 @@ impl PySession {
     ) -> PyResult<Bound<'py, PyAny>> {
         let job: Value = serde_json::from_str(&JsonArg::from_py(job, "job")?.text)
             .map_err(|e| errors::input(format!("not a job: {e}")))?;
-        self.call(py, move |s| s.submit(time, job))
+        self.call(py, move |s| s.submit(job, time))
     }
 
     /// Decides again on a job its session rejected.
     fn resubmit<'py>(&self, py: Python<'py>, job: u32, time: f64) -> PyResult<Bound<'py, PyAny>> {
-        self.call(py, move |s| s.resubmit(time, JobId(job)))
+        self.apply(
+            py,
+            Event::Resubmit {
+                time_s: time,
+                job: JobId(job),
+            },
+        )
     }
 
     /// The job finished at `time`: the rest of its plan is released.
     fn finish<'py>(&self, py: Python<'py>, job: u32, time: f64) -> PyResult<Bound<'py, PyAny>> {
-        self.call(py, move |s| s.stop(time, JobId(job), false))
+        self.apply(
+            py,
+            Event::Finish {
+                time_s: time,
+                job: JobId(job),
+            },
+        )
     }
 
     /// The job is cancelled at `time`: as finish, and it adds no utility.
     fn cancel<'py>(&self, py: Python<'py>, job: u32, time: f64) -> PyResult<Bound<'py, PyAny>> {
-        self.call(py, move |s| s.stop(time, JobId(job), true))
+        self.apply(
+            py,
+            Event::Cancel {
+                time_s: time,
+                job: JobId(job),
+            },
+        )
     }
 
     /// The job still runs at its plan's end and needs about `more_s`
@@ -145,7 +128,15 @@ impl PySession {
         time: f64,
         more_s: f64,
     ) -> PyResult<Bound<'py, PyAny>> {
-        self.call(py, move |s| s.extend(time, JobId(job), more_s))
+        let job = JobId(job);
+        self.apply(
+            py,
+            Event::Extend {
+                time_s: time,
+                job,
+                more_s,
+            },
+        )
     }
 
     /// Capacity used by something outside the sessions on `machine` from
@@ -160,7 +151,16 @@ impl PySession {
     ) -> PyResult<Bound<'py, PyAny>> {
         let r: Resources = serde_json::from_value(convert::to_json(resources, "resources")?)
             .map_err(|e| errors::input(format!("resources: {e}")))?;
-        self.call(py, move |s| s.usage(MachineId(machine), from_s, to_s, r))
+        let machine = MachineId(machine);
+        self.apply(
+            py,
+            Event::Usage {
+                machine,
+                from_s,
+                to_s,
+                resources: r,
+            },
+        )
     }
 
     /// The session's full certificate now (with several algorithms, name
@@ -168,24 +168,9 @@ impl PySession {
     #[pyo3(signature = (algorithm = None))]
     fn certificate(&self, py: Python<'_>, algorithm: Option<String>) -> PyResult<PyCertificate> {
         let c = py.detach(|| -> Result<_, Failure> {
-            let mut s = lock(&self.inner)?;
-            let names: Vec<&str> = s.routes.iter().map(|r| r.name.as_str()).collect();
-            let i = match &algorithm {
-                Some(a) => names.iter().position(|n| n == a).ok_or_else(|| {
-                    Failure::Input(format!(
-                        "algorithm {a}: not in this session (it runs {})",
-                        names.join(", ")
-                    ))
-                })?,
-                None if names.len() == 1 => 0,
-                None => {
-                    return Err(Failure::Input(format!(
-                        "this session runs {}: name the algorithm, or call certificates()",
-                        names.join(", ")
-                    )));
-                }
-            };
-            Ok(s.routes[i].session.0.certificate()?)
+            lock(&self.inner)?
+                .certificate(algorithm.as_deref())
+                .map_err(failure)
         })?;
         Ok(PyCertificate::new(c))
     }
@@ -193,12 +178,7 @@ impl PySession {
     /// Every session's full certificate, by algorithm.
     fn certificates<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let all = py.detach(|| -> Result<_, Failure> {
-            let mut s = lock(&self.inner)?;
-            let mut out = Vec::new();
-            for r in &mut s.routes {
-                out.push((r.name.clone(), r.session.0.certificate()?));
-            }
-            Ok(out)
+            lock(&self.inner)?.certificates().map_err(failure)
         })?;
         let d = PyDict::new(py);
         for (name, c) in all {
@@ -210,10 +190,8 @@ impl PySession {
     /// A job's status ("admitted", "rejected", "finished", "cancelled",
     /// "preempted"), or None if it was never submitted.
     fn status(&self, py: Python<'_>, job: u32) -> PyResult<Option<String>> {
-        let status = py.detach(|| -> Result<_, Failure> {
-            let s = lock(&self.inner)?;
-            Ok(s.routes.iter().find_map(|r| r.session.0.status(JobId(job))))
-        })?;
+        let status =
+            py.detach(|| -> Result<_, Failure> { Ok(lock(&self.inner)?.status(JobId(job))) })?;
         Ok(status.and_then(|st| serde_json::to_value(st).ok()?.as_str().map(str::to_string)))
     }
 
@@ -221,11 +199,7 @@ impl PySession {
     /// --state`; written to `path.tmp`, then renamed).
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
         py.detach(|| -> Result<(), Failure> {
-            let text = lock(&self.inner)?.save_text()?;
-            let tmp = path.with_extension("tmp");
-            std::fs::write(&tmp, text + "\n")
-                .and_then(|()| std::fs::rename(&tmp, &path))
-                .map_err(|e| Failure::Run(format!("{}: {e}", path.display())))
+            lock(&self.inner)?.save_file(&path).map_err(failure)
         })?;
         Ok(())
     }
@@ -236,7 +210,9 @@ impl PySession {
     fn load(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
         let arg = JsonArg::from_file(&path)?;
         let shown = path.display().to_string();
-        let sessions = py.detach(|| Sessions::restore(&arg.text, &shown))?;
+        let sessions = py.detach(|| {
+            SessionSet::restore(&arg.text).map_err(|e| Failure::Input(format!("{shown}: {e}")))
+        })?;
         Ok(PySession {
             inner: Mutex::new(sessions),
         })
@@ -245,49 +221,40 @@ impl PySession {
     /// The session's time: the latest event's, seconds.
     #[getter]
     fn now(&self) -> PyResult<f64> {
-        Ok(lock(&self.inner)?.state.now_s())
+        Ok(lock(&self.inner)?.now_s())
     }
 
     /// The algorithms, one per job architecture.
     #[getter]
     fn algorithms(&self) -> PyResult<Vec<String>> {
-        Ok(lock(&self.inner)?
-            .routes
-            .iter()
-            .map(|r| r.name.clone())
-            .collect())
+        let algorithms = lock(&self.inner)?.algorithms();
+        Ok(algorithms.into_iter().map(|(_, name)| name).collect())
     }
 
     /// The planning window, slots.
     #[getter]
     fn window(&self) -> PyResult<u32> {
-        Ok(lock(&self.inner)?.window)
+        Ok(lock(&self.inner)?.window())
     }
 
     /// The slot length, seconds.
     #[getter]
     fn slot_length_s(&self) -> PyResult<f64> {
-        Ok(lock(&self.inner)?.state.slot_length_s())
+        Ok(lock(&self.inner)?.slot_length_s())
     }
 
     fn __repr__(&self) -> String {
         match lock(&self.inner) {
             Ok(s) => format!(
                 "Session({}, t = {} s)",
-                s.routes
+                s.algorithms()
                     .iter()
-                    .map(|r| format!("{}={}", arch_name(r.arch), r.name))
+                    .map(|(arch, name)| format!("{}={name}", protocol::arch_name(*arch)))
                     .collect::<Vec<_>>()
                     .join(", "),
-                s.state.now_s()
+                s.now_s()
             ),
             Err(_) => "Session(poisoned)".into(),
         }
     }
-}
-
-/// The sessions, locked.
-fn lock(m: &Mutex<Sessions>) -> Result<std::sync::MutexGuard<'_, Sessions>, Failure> {
-    m.lock()
-        .map_err(|_| Failure::Run("the session was poisoned by a panic".into()))
 }
