@@ -159,3 +159,34 @@ fn bad_options_are_input_errors() {
         other => panic!("missing trace: {other:?}"),
     }
 }
+
+/// A horizon in slots beyond the GADGET-style scheduler's cell limit is
+/// refused at once (longer slots cannot shrink it: the lengthening loop
+/// once ran for hours), and the command reads only the parameters files
+/// of the policies in its run.
+#[test]
+fn horizon_in_slots_beyond_the_cell_limit_and_unused_params_files() {
+    let mut c = ReplayConfig::new(philly());
+    c.jobs = 40;
+    c.policies = vec!["gadget".into()];
+    c.horizon = Some("10000000".into());
+    match replay(&c, &mut ()) {
+        Err(ReplayError::Input(m)) => assert!(m.starts_with("--horizon 10000000: "), "{m}"),
+        other => panic!("expected an input error, got {other:?}"),
+    }
+    let trace = philly().to_string_lossy().into_owned();
+    let run = dmlsched_within(
+        300.0,
+        &[
+            "replay",
+            &trace,
+            "--jobs",
+            "5",
+            "--policies",
+            "fifo",
+            "--params",
+            "oasis=/nonexistent/params.json",
+        ],
+    );
+    run.ok("an unused parameters file");
+}

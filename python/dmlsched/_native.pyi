@@ -599,7 +599,8 @@ class Session:
         None if never submitted."""
     def save(self, path: PathLike) -> None:
         """Saves the session to `path`, in the layout of `dmlsched session
-        --state` (written to `path.tmp`, then renamed)."""
+        --state` (written beside it with the extension `.tmp`, then renamed
+        over it)."""
     @staticmethod
     def load(path: PathLike) -> "Session":
         """The session saved in `path` (by `save` or `dmlsched session

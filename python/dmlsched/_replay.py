@@ -74,6 +74,16 @@ def _names(value: Union[None, str, Sequence[str]], flag: str) -> List[str]:
     return [str(v) for v in value]
 
 
+def _count(value: Any, flag: str, bits: int = 64) -> int:
+    """A whole number for a flag that takes one: a Python int (not a bool),
+    0 to 2^bits - 1."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{flag}: expected an int, got {value!r}")
+    if not 0 <= value < 2**bits:
+        raise InputError(f"{flag} {value}: expected a whole number from 0 to 2^{bits} - 1")
+    return value
+
+
 def _list(value: Any, kind: type, flag: str) -> list:
     if isinstance(value, (str, bytes)):
         value = [v for v in str(value).split(",")]
@@ -122,7 +132,9 @@ def replay(
     or a file path); ``gpu_prices`` is ``"TYPE:PRICE,..."`` or a dict. With
     ``out``, the command's files are written to that folder too.
 
-    The run releases the GIL: other Python threads go on meanwhile.
+    The run releases the GIL: other Python threads go on meanwhile. Ctrl-C
+    (any signal handler that raises) stops the replay before its next run
+    and raises; a run under way finishes first.
 
     Raises:
         InputError: bad options, an unreadable or malformed trace or
@@ -141,17 +153,17 @@ def replay(
         format=format,
         arch=arch,
         start=None if start is None else str(start),
-        jobs=int(jobs),
+        jobs=_count(jobs, "--jobs"),
         gpus=_gpus_text(gpus),
-        gpus_per_machine=int(gpus_per_machine),
-        ps_servers=ps_servers,
+        gpus_per_machine=_count(gpus_per_machine, "--gpus-per-machine", 32),
+        ps_servers=None if ps_servers is None else _count(ps_servers, "--ps-servers", 32),
         horizon=None if horizon is None else str(horizon),
         slot_length=slot_length,
         utility=utility,
         policies=named,
         params=param_items,
         load_scales=_list(load_scales, float, "--load-scales"),
-        seeds=_list(seeds, int, "--seeds"),
+        seeds=[_count(x, "--seeds") for x in _list(seeds, int, "--seeds")],
         placement=placement,
         tiresias_thresholds=None if tiresias_thresholds is None
         else _list(tiresias_thresholds, float, "--tiresias-thresholds"),

@@ -21,21 +21,35 @@ use crate::errors::{self, Failure};
 impl From<ReplayError> for Failure {
     fn from(e: ReplayError) -> Self {
         if e.is_input() {
-            Failure::Input(e.message().to_string())
+            Failure::Input(e.message())
         } else {
-            Failure::Run(e.message().to_string())
+            Failure::Run(e.message())
         }
     }
 }
 
 /// Collects a replay's messages (the set-up's description and notes, in
-/// the order the command prints them).
+/// the order the command prints them), and between runs looks for a
+/// signal (Ctrl-C): its exception stops the replay and is raised.
 #[derive(Default)]
-struct Messages(Vec<String>);
+struct Messages {
+    lines: Vec<String>,
+    interrupt: Option<PyErr>,
+}
 
 impl ReplayObserver for Messages {
     fn message(&mut self, text: &str) {
-        self.0.push(text.to_string());
+        self.lines.push(text.to_string());
+    }
+
+    fn keep_going(&mut self) -> bool {
+        match Python::attach(|py| py.check_signals()) {
+            Ok(()) => true,
+            Err(e) => {
+                self.interrupt = Some(e);
+                false
+            }
+        }
     }
 }
 
@@ -150,7 +164,10 @@ pub(crate) fn baseline_options(
 /// The replay and its tables, without the GIL.
 fn run(c: &ReplayConfig, out: Option<&std::path::Path>) -> Result<Output, Failure> {
     let mut messages = Messages::default();
-    let replayed = replay(c, &mut messages)?;
+    let replayed = match replay(c, &mut messages) {
+        Ok(r) => r,
+        Err(e) => return Err(messages.interrupt.map_or(e.into(), Failure::Python)),
+    };
     if let Some(dir) = out {
         replayed.write(dir, &mut messages)?;
     }
@@ -171,7 +188,7 @@ fn run(c: &ReplayConfig, out: Option<&std::path::Path>) -> Result<Output, Failur
         summary_csv: text(summary)?,
         jobs_csv,
         certificates_json,
-        messages: messages.0,
+        messages: messages.lines,
         failed,
         replayed,
     })

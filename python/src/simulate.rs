@@ -251,6 +251,8 @@ fn run_all(
     let mut runs = Vec::with_capacity(built.len());
     let mut notes = Vec::new();
     for (name, seed, policy) in built {
+        // A signal (Ctrl-C) stops the runs between two of them.
+        Python::attach(|py| py.check_signals()).map_err(Failure::Python)?;
         let (result, certificate) = match policy {
             Built::Named(mut p) => {
                 let r = simulate(inst, p.as_mut(), options)?;

@@ -148,3 +148,38 @@ def test_replay_failed_run_keeps_the_others():
     assert result.summary["completed"].tolist() == [40]
     assert list(result.failures["policy"]) == ["gadget"]
     assert "1 of 2 runs failed" in str(info.value)
+
+
+@needs_traces
+def test_replay_stops_on_ctrl_c_between_runs():
+    # Twenty runs of about a tenth of a second each; Ctrl-C 0.3 s in stops
+    # the replay before its next run, not at its end.
+    import _thread
+    import threading
+    import time
+
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    started = time.perf_counter()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        dmlsched.replay(PHILLY, start="2017-11-01", jobs=2000, policies=["fifo"], seeds=list(range(20)))
+    took = time.perf_counter() - started
+    timer.join()
+    alone = time.perf_counter()
+    dmlsched.replay(PHILLY, start="2017-11-01", jobs=2000, policies=["fifo"], seeds=list(range(20)))
+    whole = time.perf_counter() - alone
+    assert took < 0.6 * whole, f"stopped after {took:.2f} s of a {whole:.2f}-s replay"
+
+
+@needs_traces
+def test_replay_python_values():
+    with pytest.raises(dmlsched.InputError, match="--jobs -1"):
+        dmlsched.replay(PHILLY, jobs=-1)
+    with pytest.raises(TypeError, match="--jobs"):
+        dmlsched.replay(PHILLY, jobs="500")
+    with pytest.raises(dmlsched.InputError, match="--seeds -1"):
+        dmlsched.replay(PHILLY, seeds=[-1])
+    # A horizon in slots that no slot length brings under the GADGET-style
+    # scheduler's cell limit: refused at once, naming --horizon.
+    with pytest.raises(dmlsched.InputError, match="--horizon 10000000"):
+        dmlsched.replay(PHILLY, jobs=40, policies="gadget", horizon=10**7)

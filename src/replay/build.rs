@@ -7,8 +7,8 @@ use crate::algorithms::smd::workload::replay_workload;
 use crate::model::Instance;
 use crate::registry;
 use crate::trace::{
-    Arch, RecipeOptions, ReplayOptions, SkipReason, TraceJob, assign_gavel_speeds, replay_instance,
-    scale_arrivals,
+    Arch, RecipeOptions, ReplayHorizon, ReplayOptions, SkipReason, TraceJob, assign_gavel_speeds,
+    replay_instance, scale_arrivals,
 };
 
 /// What the layered recipe builds, told with the set-up.
@@ -196,11 +196,21 @@ fn recipe_instance(
     if c.slot_length.is_some() || cells(&inst) <= max_cells {
         return Ok(inst);
     }
+    if let ReplayHorizon::Slots(n) = setup.horizon {
+        // Longer slots leave a horizon given in slots as many cells.
+        return Err(ReplayError::Input(format!(
+            "--horizon {n}: {n} slots × {} machines exceed {limited}'s limit of {max_cells} cells \
+             (give fewer slots, or leave --horizon out to cover the jobs)",
+            inst.cluster().machines.len()
+        )));
+    }
     let base = inst.slot_length_s();
     let factor = (cells(&inst) as f64 / max_cells as f64).ceil();
     let mut slot = base * factor;
     let mut inst = instance(rows, (c, setup), recipe, run, Some(slot), observer)?;
-    // The horizon in slots rounds up: one more step may be needed.
+    // The horizon in slots rounds up: one more step may be needed (a
+    // horizon that covers the jobs or ends after the last arrival takes
+    // fewer slots as they lengthen).
     while cells(&inst) > max_cells && slot < 1e9 {
         slot += base;
         inst = instance(rows, (c, setup), recipe, run, Some(slot), observer)?;

@@ -169,6 +169,15 @@ pub enum ReplayError {
     /// A policy or a check failed on valid input.
     #[error("{0}")]
     Run(String),
+    /// The observer stopped the replay ([`ReplayObserver::keep_going`])
+    /// after this many of its runs.
+    #[error("the replay was stopped after {done} of {total} runs")]
+    Stopped {
+        /// Runs finished.
+        done: usize,
+        /// Runs in all.
+        total: usize,
+    },
 }
 
 impl ReplayError {
@@ -189,10 +198,8 @@ impl ReplayError {
     }
 
     /// The message.
-    pub fn message(&self) -> &str {
-        match self {
-            ReplayError::Input(m) | ReplayError::Run(m) => m,
-        }
+    pub fn message(&self) -> String {
+        self.to_string()
     }
 }
 
@@ -208,6 +215,13 @@ pub trait ReplayObserver {
     /// `done` of `total` runs finished; `label` names the next or last.
     fn progress(&mut self, done: usize, total: usize, label: &str) {
         let _ = (done, total, label);
+    }
+
+    /// Asked before each run: `false` stops the replay there (a binding's
+    /// interrupt, a deadline), and [`replay`] returns
+    /// [`ReplayError::Stopped`]. A run under way is not stopped.
+    fn keep_going(&mut self) -> bool {
+        true
     }
 }
 
@@ -353,7 +367,7 @@ pub fn replay(
         observer.message(&note);
     }
     let instances = build::instances(&rows, config, &setup, observer)?;
-    let (runs, failures) = runs::run_all(config, &setup, rows.len(), &instances, observer);
+    let (runs, failures) = runs::run_all(config, &setup, rows.len(), &instances, observer)?;
     Ok(Replayed {
         instances,
         runs,

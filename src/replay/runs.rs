@@ -63,7 +63,7 @@ pub(crate) fn run_all(
     rows: usize,
     insts: &[ReplayInstance],
     observer: &mut dyn ReplayObserver,
-) -> (Vec<ReplayRun>, Vec<ReplayFailure>) {
+) -> Result<(Vec<ReplayRun>, Vec<ReplayFailure>), ReplayError> {
     // Each job alone on the empty cluster, once per instance: the fairness
     // metrics' reference.
     let solos: Vec<_> = insts
@@ -78,6 +78,9 @@ pub(crate) fn run_all(
             for (name, recipe) in &setup.policies {
                 let label = format!("{name} x{} seed {seed}", scale_label(scale));
                 observer.progress(done, total, &label);
+                if !observer.keep_going() {
+                    return Err(ReplayError::Stopped { done, total });
+                }
                 let Some(index) = insts
                     .iter()
                     .position(|i| (i.load_scale, i.seed, i.recipe) == (scale, seed, *recipe))
@@ -123,7 +126,7 @@ pub(crate) fn run_all(
             }
         }
     }
-    (runs, failures)
+    Ok((runs, failures))
 }
 
 /// The error that ends a replay some of whose runs failed: bad input when

@@ -63,8 +63,7 @@ impl Setup {
     /// The set-up with every default resolved, checked before the trace is
     /// read.
     pub(crate) fn resolve(c: &ReplayConfig) -> Result<Setup, ReplayError> {
-        check_numbers(c)?;
-        options::check_names(&c.policies)?;
+        c.check()?;
         // What the named policies need of the workload: the online
         // algorithms a horizon their jobs can finish in and utilities that
         // reward finishing late a little, OASiS PS-only machines.
@@ -79,13 +78,6 @@ impl Setup {
             None if ps_algorithm => Arch::ParameterServer,
             None => Arch::RingAllReduce,
         };
-        // The cluster's shape is checked before the trace is read.
-        c.gpus.cluster(c.gpus_per_machine).map_err(|e| {
-            ReplayError::Input(format!(
-                "--gpus {} --gpus-per-machine {}: {e}",
-                c.gpus, c.gpus_per_machine
-            ))
-        })?;
         let machines = c.gpus.total() / c.gpus_per_machine.max(1);
         let names: Vec<String> = if c.policies.is_empty() {
             registry::cheap_baselines(arch == Arch::RingAllReduce)
@@ -123,6 +115,29 @@ impl Setup {
             baselines: super::baseline_params(c)?,
             rates: None,
         })
+    }
+}
+
+impl ReplayConfig {
+    /// Checks what needs no file: the counts and numbers in range, every
+    /// policy a known one, the cluster's shape. [`replay`](super::replay)
+    /// checks it first; a front end that reads files for the replay (the
+    /// command line's `--params`) calls it before, so that a bad flag is
+    /// named before a file is read.
+    ///
+    /// # Errors
+    ///
+    /// [`ReplayError::Input`] naming the flag.
+    pub fn check(&self) -> Result<(), ReplayError> {
+        check_numbers(self)?;
+        options::check_names(&self.policies)?;
+        self.gpus.cluster(self.gpus_per_machine).map_err(|e| {
+            ReplayError::Input(format!(
+                "--gpus {} --gpus-per-machine {}: {e}",
+                self.gpus, self.gpus_per_machine
+            ))
+        })?;
+        Ok(())
     }
 }
 

@@ -173,7 +173,7 @@ fn write_failures(mut w: impl Write, failures: &[ReplayFailure]) -> std::io::Res
             f.meta.seed,
             csv_field(&f.meta.workload),
             csv_field(&f.meta.cluster),
-            csv_field(f.error.message())
+            csv_field(&f.error.message())
         )?;
     }
     w.flush()

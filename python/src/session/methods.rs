@@ -196,7 +196,8 @@ impl PySession {
     }
 
     /// Saves the session to `path` (the layout of `dmlsched session
-    /// --state`; written to `path.tmp`, then renamed).
+    /// --state`; written beside it with the extension `.tmp`, then renamed
+    /// over it).
     fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
         py.detach(|| -> Result<(), Failure> {
             lock(&self.inner)?.save_file(&path).map_err(failure)

@@ -117,9 +117,9 @@ impl CliError {
 impl From<dmlsched::replay::ReplayError> for CliError {
     fn from(e: dmlsched::replay::ReplayError) -> Self {
         if e.is_input() {
-            CliError::Input(e.message().to_string())
+            CliError::Input(e.message())
         } else {
-            CliError::Run(e.message().to_string())
+            CliError::Run(e.message())
         }
     }
 }

@@ -142,17 +142,11 @@ enum ArchArg {
 }
 
 impl ReplayArgs {
-    /// The library's options: the flags as they are, parameters files
-    /// read (and parsed first, so that a bad file is named).
+    /// The library's options: the flags as they are, and the parameters
+    /// files of the policies in the run read, each parsed first so that a
+    /// bad file is named; the options that need no file are checked before
+    /// any is read.
     fn config(&self) -> Result<ReplayConfig, CliError> {
-        policies::check_names(&self.policies)?;
-        policies::check_params(&self.params, &self.policies)?;
-        let mut params = Vec::new();
-        for p in &self.params {
-            if let Some((name, file)) = p.split_once('=') {
-                params.push((name.to_string(), read(&PathBuf::from(file))?));
-            }
-        }
         let mut c = ReplayConfig::new(&self.trace);
         c.format = self.format;
         c.arch = self.arch.map(|a| match a {
@@ -169,12 +163,20 @@ impl ReplayArgs {
         c.slot_length = self.slot_length;
         c.utility.clone_from(&self.utility);
         c.policies.clone_from(&self.policies);
-        c.params = params;
         c.load_scales.clone_from(&self.load_scales);
         c.seeds.clone_from(&self.seeds);
         c.baselines = self.baselines.options();
         c.gavel_throughputs.clone_from(&self.gavel_throughputs);
         c.gavel_gpu.clone_from(&self.gavel_gpu);
+        c.check()?;
+        let names: Vec<String> = self.policies.iter().map(|p| p.trim().to_string()).collect();
+        policies::check_params(&self.params, &names)?;
+        for name in &names {
+            let file = policies::params_file(&self.params, name)?;
+            if let (Some(file), false) = (file, c.params.iter().any(|p| &p.0 == name)) {
+                c.params.push((name.clone(), read(&file.to_path_buf())?));
+            }
+        }
         Ok(c)
     }
 }
