@@ -72,7 +72,7 @@ def test_gil_released():
         assert r.summary.drop(columns=["solver_time_s"]).equals(alone)
 
 
-def test_gil_released_by_simulate_and_solve():
+def test_gil_released_by_simulate():
     inst = many_jobs(1200)
     assert_releases_gil(lambda: dmlsched.simulate(inst, ["drf"]))
 
