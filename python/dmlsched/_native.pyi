@@ -403,8 +403,13 @@ class JobView:
     def position(self) -> int:
         """Its position in the instance's jobs."""
     @property
-    def status(self) -> Literal["waiting", "running", "paused"]:
-        """Where it stands: never started, holding resources, or paused."""
+    def status(
+        self,
+    ) -> Literal["not_arrived", "waiting", "running", "paused", "completed", "rejected"]:
+        """Where it stands: "waiting" (never started), "running" (holding
+        resources) or "paused"; an active job is one of these three, the
+        others ("not_arrived", "completed", "rejected") complete the
+        simulator's states."""
     @property
     def queued(self) -> bool:
         """Whether it waits for a start (waiting or paused, no plan)."""

@@ -234,3 +234,16 @@ impl JsonArg {
             .map(|n| n.to_string_lossy().into_owned())
     }
 }
+
+/// The parameters of algorithm `name` as JSON text, from a dict, JSON text
+/// or a file; a file whose JSON the algorithm cannot read is named in the
+/// message, as the command line names a `--params` file.
+pub fn algorithm_params(name: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
+    let arg = JsonArg::from_py(value, "params")?;
+    if arg.path.is_some()
+        && let Err(e @ dmlsched::Error::Json(_)) = dmlsched::registry::check_params(name, &arg.text)
+    {
+        return Err(errors::input(arg.message(e)));
+    }
+    Ok(arg.text)
+}

@@ -15,7 +15,6 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use crate::certificate::PyCertificate;
-use crate::convert::JsonArg;
 use crate::errors::{self, Failure};
 
 impl From<ReplayError> for Failure {
@@ -124,8 +123,8 @@ pub fn _replay<'py>(
     c.utility = utility;
     c.policies = policies;
     for (name, value) in &params {
-        let arg = JsonArg::from_py(value, &format!("params[{name:?}]"))?;
-        c.params.push((name.clone(), arg.text));
+        c.params
+            .push((name.clone(), crate::convert::algorithm_params(name, value)?));
     }
     c.load_scales = load_scales;
     c.seeds = seeds;

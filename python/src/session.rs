@@ -149,7 +149,7 @@ fn params_of(
         let mut out = Vec::new();
         for (_, name) in spec {
             if let Some(v) = d.get_item(name)? {
-                out.push((name.clone(), JsonArg::from_py(&v, "params")?.text));
+                out.push((name.clone(), convert::algorithm_params(name, &v)?));
             }
         }
         return Ok(out);

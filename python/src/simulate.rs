@@ -22,7 +22,6 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
 use crate::certificate::PyCertificate;
-use crate::convert::JsonArg;
 use crate::errors::{self, Failure};
 use crate::instance::instance_arg;
 use crate::policy::{PyPolicy, is_policy_object};
@@ -219,8 +218,8 @@ fn params_map(params: Option<&Bound<'_, PyAny>>) -> PyResult<BTreeMap<String, St
                 ALGORITHM_POLICIES.join(", ")
             )));
         }
-        let arg = JsonArg::from_py(&v, "params")?;
-        out.insert(name, arg.text);
+        let text = crate::convert::algorithm_params(&name, &v)?;
+        out.insert(name, text);
     }
     Ok(out)
 }

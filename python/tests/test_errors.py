@@ -89,3 +89,17 @@ def test_a_model_refusal_is_input():
     # OASiS on a cluster whose machines host both roles: outside its model.
     with pytest.raises(dmlsched.InputError, match="^OASiS: cluster not supported"):
         dmlsched.solve(DATA / "instance_ring.json", "oasis")
+
+
+def test_a_bad_params_file_is_named(tmp_path):
+    # As the command line names a --params file whose JSON the algorithm
+    # cannot read.
+    bad = tmp_path / "oasis.json"
+    bad.write_text('{"u_scale": "high"}')
+    ps = DATA / "instance_ps.json"
+    with pytest.raises(dmlsched.InputError) as info:
+        dmlsched.simulate(ps, ["oasis"], params={"oasis": str(bad)})
+    assert str(info.value).startswith(f"{bad}: JSON: ")
+    # Given as a dict, there is no file to name.
+    with pytest.raises(dmlsched.InputError, match="JSON: "):
+        dmlsched.simulate(ps, ["oasis"], params={"oasis": {"u_scale": "high"}})
