@@ -347,7 +347,7 @@ fn end_cell(end: &JobEnd) -> &'static str {
 /// | `unfinished` | jobs neither completed nor rejected ([`RunSummary::unfinished`]) |
 /// | `unfinished_never_admitted`, `unfinished_no_room`, `unfinished_horizon`, `unfinished_stalled` | the unfinished jobs by [`Unfinished`] reason (they add up to `unfinished`) |
 /// | `stalled` | `true` when the run stalled ([`SimResult::stalled`]) |
-/// | `utility_bound` | [`RunSummary::utility_bound`]: the policy's proven bound on the total utility; empty without one |
+/// | `utility_bound` | [`RunSummary::utility_bound`]: the policy's proven bound on the total utility in its own model (the simulator's accounting may differ: a run can realise more); empty without one |
 /// | `binding_resource`, `binding_share` | `RunSummary::binding`: the resource with the largest mean share held (`GPU`, `CPU`, `memory`, `NIC`) and that share; empty without one |
 /// | `ftf_rho_max`, `ftf_rho_mean`, `ftf_share_above_1`, `jain_index`, `worst_share` | `RunSummary::fairness` ([`SimResult::fairness`](crate::sim::SimResult::fairness)): the largest and mean finish-time fairness `ρ` of the completed jobs, the share of them with `ρ > 1`, Jain's index of their normalised throughputs `1/ρ`, and the worst-off job's `1/ρ`; empty without one |
 ///
