@@ -34,15 +34,14 @@ ARGS = dict(start="2017-10-01", jobs=5000, policies=["fifo", "tiresias"])
 FLAGS = ["--start", "2017-10-01", "--jobs", "5000", "--policies", "fifo,tiresias"]
 
 
-class PyFifo:
-    """Strict FIFO at requested sizes, best-fit placement: the built-in
-    `fifo`'s rule, written in Python."""
+class Counted:
+    """Counts its events and the active jobs their views held; `decide`
+    answers."""
 
-    name = "py-fifo"
+    name = "py-noop"
 
     def __init__(self) -> None:
-        self.events = 0
-        self.active = 0
+        self.reset()
 
     def reset(self) -> None:
         self.events = 0
@@ -51,6 +50,20 @@ class PyFifo:
     def on_event(self, view, event):
         self.events += 1
         self.active += len(view.jobs)
+        return self.decide(view)
+
+    def decide(self, view):
+        """Does nothing: what the call and the view's copy cost alone."""
+        return []
+
+
+class PyFifo(Counted):
+    """Strict FIFO at requested sizes, best-fit placement: the built-in
+    `fifo`'s rule, written in Python."""
+
+    name = "py-fifo"
+
+    def decide(self, view):
         placer = view.placer("best-fit")
         actions = []
         for job in view.queued:
@@ -59,25 +72,6 @@ class PyFifo:
                 break
             actions.append(dmlsched.Action.run(job.id, placement))
         return actions
-
-
-class Noop:
-    """Does nothing: what the call and the view's copy cost alone."""
-
-    name = "py-noop"
-
-    def __init__(self) -> None:
-        self.events = 0
-        self.active = 0
-
-    def reset(self) -> None:
-        self.events = 0
-        self.active = 0
-
-    def on_event(self, view, event):
-        self.events += 1
-        self.active += len(view.jobs)
-        return []
 
 
 def timed(f):
@@ -117,7 +111,7 @@ def policy_cost(repeats: int, every_s: float):
     inst = instance(2000, every_s)
     rows = []
     builtin = statistics.median(timed(lambda: dmlsched.simulate(inst, ["fifo"])) for _ in range(repeats))
-    for policy in [Noop(), PyFifo()]:
+    for policy in [Counted(), PyFifo()]:
         runs = []
         for _ in range(repeats):
             runs.append(timed(lambda: dmlsched.simulate(inst, [policy])))
