@@ -32,6 +32,26 @@ create_exception!(
      (the command line's exit code 1)."
 );
 
+/// The interrupt (Ctrl-C's `KeyboardInterrupt`) that stopped a replay or a
+/// simulation between two runs, told how far it got: attributes
+/// `runs_done` and `runs_total`, and on Python 3.11 and later a note
+/// (`dmlsched stopped after 3 of 20 runs`) shown under the traceback.
+pub fn stopped(err: PyErr, done: usize, total: usize) -> PyErr {
+    use pyo3::types::PyAnyMethods;
+    pyo3::Python::attach(|py| {
+        let value = err.value(py);
+        // Attributes and notes are best effort: an exception class that
+        // refuses them is raised as it is.
+        let _ = value.setattr("runs_done", done);
+        let _ = value.setattr("runs_total", total);
+        if value.hasattr("add_note").unwrap_or(false) {
+            let note = format!("dmlsched stopped after {done} of {total} runs");
+            let _ = value.call_method1("add_note", (note,));
+        }
+    });
+    err
+}
+
 /// A failure inside a run, before it becomes a Python exception: it
 /// crosses [`pyo3::Python::detach`] as plain data (or as a Python
 /// exception a policy raised).

@@ -165,7 +165,15 @@ fn run(c: &ReplayConfig, out: Option<&std::path::Path>) -> Result<Output, Failur
     let mut messages = Messages::default();
     let replayed = match replay(c, &mut messages) {
         Ok(r) => r,
-        Err(e) => return Err(messages.interrupt.map_or(e.into(), Failure::Python)),
+        Err(e) => {
+            return Err(match (messages.interrupt, e) {
+                (Some(err), ReplayError::Stopped { done, total }) => {
+                    Failure::Python(errors::stopped(err, done, total))
+                }
+                (Some(err), _) => Failure::Python(err),
+                (None, e) => e.into(),
+            });
+        }
     };
     if let Some(dir) = out {
         replayed.write(dir, &mut messages)?;

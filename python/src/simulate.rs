@@ -249,9 +249,11 @@ fn run_all(
     }
     let mut runs = Vec::with_capacity(built.len());
     let mut notes = Vec::new();
-    for (name, seed, policy) in built {
+    let total = built.len();
+    for (done, (name, seed, policy)) in built.into_iter().enumerate() {
         // A signal (Ctrl-C) stops the runs between two of them.
-        Python::attach(|py| py.check_signals()).map_err(Failure::Python)?;
+        Python::attach(|py| py.check_signals())
+            .map_err(|e| Failure::Python(errors::stopped(e, done, total)))?;
         let (result, certificate) = match policy {
             Built::Named(mut p) => {
                 let r = simulate(inst, p.as_mut(), options)?;

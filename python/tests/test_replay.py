@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -152,23 +153,23 @@ def test_replay_failed_run_keeps_the_others():
 
 @needs_traces
 def test_replay_stops_on_ctrl_c_between_runs():
-    # Twenty runs of about a tenth of a second each; Ctrl-C 0.3 s in stops
-    # the replay before its next run, not at its end.
+    # Two hundred runs (about 1.3 s in all here, more on a loaded machine);
+    # Ctrl-C 0.3 s in stops the replay at its next check, before the next
+    # run, not at its end. The interrupt says how far the replay got, so
+    # the test times nothing: load only makes the replay longer, and the
+    # signal comes earlier in it.
     import _thread
     import threading
-    import time
 
     timer = threading.Timer(0.3, _thread.interrupt_main)
-    started = time.perf_counter()
     timer.start()
-    with pytest.raises(KeyboardInterrupt):
-        dmlsched.replay(PHILLY, start="2017-11-01", jobs=2000, policies=["fifo"], seeds=list(range(20)))
-    took = time.perf_counter() - started
+    with pytest.raises(KeyboardInterrupt) as info:
+        dmlsched.replay(PHILLY, start="2017-11-01", jobs=500, policies=["fifo"], seeds=list(range(200)))
     timer.join()
-    alone = time.perf_counter()
-    dmlsched.replay(PHILLY, start="2017-11-01", jobs=2000, policies=["fifo"], seeds=list(range(20)))
-    whole = time.perf_counter() - alone
-    assert took < 0.6 * whole, f"stopped after {took:.2f} s of a {whole:.2f}-s replay"
+    assert info.value.runs_total == 200
+    assert 0 <= info.value.runs_done < 200
+    if sys.version_info >= (3, 11):
+        assert f"dmlsched stopped after {info.value.runs_done} of 200 runs" in info.value.__notes__
 
 
 @needs_traces
