@@ -178,6 +178,8 @@ pub mod report;
 pub mod schedule;
 pub mod sim;
 pub mod state;
+#[cfg(all(feature = "report", feature = "serde"))]
+pub mod sweep;
 pub mod timing;
 pub mod trace;
 

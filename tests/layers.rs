@@ -10,7 +10,7 @@
 //! | 2 | `pcip`, `online`, `sim`, `trace`, `calibrate`, `placement`, `state` (infrastructure) |
 //! | 3 | `algorithms`, `allocate` (the allocation policies' LPs), `baselines`, `report` (CSV tables and SVG plots of runs) |
 //! | 4 | `experiments`, `registry` |
-//! | 5 | `replay` (the command line's replay pipeline, on the registry), `protocol` (the session protocol's driver, on the registry) |
+//! | 5 | `replay` (the command line's replay pipeline, on the registry), `protocol` (the session protocol's driver, on the registry), `sweep` (grids of replays, resumable and sharded, on `replay`) |
 //!
 //! `lib.rs`, `error.rs` (the crate's facade) and `src/bin` are exempt.
 //! Every `crate::…` path outside comments, strings and a file's trailing
@@ -33,7 +33,7 @@ fn layer(module: &str) -> Option<u32> {
         "pcip" | "online" | "sim" | "trace" | "calibrate" | "placement" | "state" => 2,
         "algorithms" | "allocate" | "baselines" | "report" => 3,
         "experiments" | "registry" => 4,
-        "replay" | "protocol" => 5,
+        "replay" | "protocol" | "sweep" => 5,
         _ => return None,
     })
 }

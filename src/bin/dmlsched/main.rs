@@ -39,6 +39,7 @@ mod session;
 mod simulate;
 mod solve;
 mod summary;
+mod sweep;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -68,6 +69,11 @@ enum Command {
     /// Tiresias, Alibaba) under baselines and algorithm policies, OASiS
     /// included: a summary table, and CSV tables and SVG plots with --out.
     Replay(Box<replay::ReplayArgs>),
+    /// Run a grid of replays (trace windows × clusters × parameter sets ×
+    /// load scales × seeds × policies) or simulations, resumable: finished
+    /// cells are kept in --out and skipped on the next run; --shard runs one
+    /// slice of a batch array, --merge joins the slices into one table.
+    Sweep(Box<sweep::SweepArgs>),
     /// Solve a packing–covering program from a JSON file (the format of
     /// docs/pcip-format.md) with the crate's rounding pipeline, or exactly
     /// with --exact.
@@ -156,6 +162,7 @@ fn main() -> ExitCode {
         Command::Solve(args) => solve::run(&args),
         Command::Simulate(args) => simulate::run(&args),
         Command::Replay(args) => replay::run(&args),
+        Command::Sweep(args) => sweep::run_command(&args),
         Command::Pcip(args) => pcip::run(&args),
         Command::Session(args) => session::run(&args),
         Command::Allocate(args) => allocate::run(&args),
