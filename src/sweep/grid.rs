@@ -39,6 +39,10 @@ pub(crate) const SIMULATE_OPTIONS: [&str; 5] = [
     "gpu_prices",
 ];
 
+/// The most rows a grid may have: a million replays is weeks of work on
+/// one machine; a bigger grid is a typo (or several grids).
+pub const MAX_ROWS: usize = 1_000_000;
+
 /// The grid's top-level fields.
 const FIELDS: [&str; 9] = [
     "trace",
@@ -189,7 +193,26 @@ impl Grid {
     ///
     /// [`SweepError::Input`] for an option a cell cannot take.
     pub fn plan(&self) -> Result<Plan, SweepError> {
+        let sizes = [
+            match &self.source {
+                Source::Trace { windows, .. } => windows.len(),
+                Source::Instances(paths) => paths.len(),
+            },
+            self.clusters.len().max(1),
+            self.params.len(),
+            self.load_scales.len(),
+            self.seeds.len(),
+            self.policies.len(),
+        ];
+        let size = sizes.iter().try_fold(1usize, |n, s| n.checked_mul(*s));
+        if size.is_none_or(|n| n > MAX_ROWS) {
+            return Err(input(format!(
+                "the grid has more than {MAX_ROWS} rows ({}): split it",
+                sizes.map(|s| s.to_string()).join(" × ")
+            )));
+        }
         let mut cells: Vec<Cell> = Vec::new();
+        let mut index_of: std::collections::HashMap<String, usize> = Default::default();
         let mut rows = Vec::new();
         let sources: Vec<(String, Value)> = match &self.source {
             Source::Trace { trace, windows } => windows
@@ -222,10 +245,11 @@ impl Grid {
                                 let spec =
                                     self.spec(source, cluster, set_params, policy, scale, seed);
                                 let cell = Cell::new(spec, &self.base)?;
-                                let index = match cells.iter().position(|c| c.key == cell.key) {
-                                    Some(i) => i,
+                                let index = match index_of.get(&cell.key) {
+                                    Some(&i) => i,
                                     None => {
                                         cell.check()?;
+                                        index_of.insert(cell.key.clone(), cells.len());
                                         cells.push(cell);
                                         cells.len() - 1
                                     }
@@ -359,7 +383,7 @@ fn check_policies(names: Vec<String>) -> Result<Vec<String>, SweepError> {
 }
 
 /// A list of distinct values, each read by `read`.
-fn list<T: PartialEq + std::fmt::Display>(
+fn list<T: std::fmt::Display>(
     g: &Map<String, Value>,
     field: &str,
     default: T,
@@ -377,9 +401,10 @@ fn list<T: PartialEq + std::fmt::Display>(
         return Err(bad());
     }
     let mut out: Vec<T> = Vec::with_capacity(a.len());
+    let mut seen = std::collections::HashSet::with_capacity(a.len());
     for x in a {
         let t = read(x).ok_or_else(bad)?;
-        if out.contains(&t) {
+        if !seen.insert(t.to_string()) {
             return Err(input(format!("{field}: {t} is listed twice")));
         }
         out.push(t);

@@ -48,7 +48,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 pub use cell::run_cell;
-pub use grid::Grid;
+pub use grid::{Grid, MAX_ROWS};
 pub use run::{RunOptions, RunReport, SweepObserver, run};
 pub use store::{Store, Tables, tables};
 

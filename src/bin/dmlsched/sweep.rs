@@ -31,7 +31,7 @@ pub(crate) struct SweepArgs {
     /// task's `$SLURM_ARRAY_TASK_ID/COUNT`; the slices are disjoint and
     /// cover the grid. `--merge` joins them.
     #[arg(long, value_name = "INDEX/COUNT")]
-    shard: Option<Shard>,
+    shard: Option<String>,
     /// Run nothing: copy the finished cells of every --from folder into
     /// --out and write the tables (every cell must be finished).
     #[arg(long)]
@@ -111,6 +111,8 @@ fn clock(seconds: f64) -> String {
 
 /// `dmlsched sweep`.
 pub(crate) fn run_command(args: &SweepArgs) -> Result<(), CliError> {
+    // Read here, not by clap, so that a bad value is one `error:` line.
+    let shard = args.shard.as_deref().map(str::parse::<Shard>).transpose()?;
     let grid = Grid::from_file(&args.grid)?;
     let plan = grid.plan()?;
     let store = Store::open(&args.out)?;
@@ -130,7 +132,7 @@ pub(crate) fn run_command(args: &SweepArgs) -> Result<(), CliError> {
         let options = {
             let mut o = RunOptions::default();
             o.workers = args.workers;
-            o.shard = args.shard;
+            o.shard = shard;
             o
         };
         let mut progress = Progress {
@@ -143,7 +145,7 @@ pub(crate) fn run_command(args: &SweepArgs) -> Result<(), CliError> {
             "ran {} cells in {took:.1} s ({:.2} cells/s){}",
             report.ran,
             report.ran as f64 / took.max(1e-9),
-            match args.shard {
+            match shard {
                 Some(s) => format!(", shard {}/{}", s.index, s.count),
                 None => String::new(),
             }
@@ -161,7 +163,7 @@ pub(crate) fn run_command(args: &SweepArgs) -> Result<(), CliError> {
                 CliError::Run(m)
             });
         }
-        if args.shard.is_some() {
+        if shard.is_some() {
             let finished = plan.cells.iter().filter(|c| store.contains(c)).count();
             if finished < plan.cells.len() {
                 out!(
