@@ -522,3 +522,37 @@ fn the_command_line_shards_and_merges() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Paths may name environment variables (`$NAME`, `${NAME}`): the cell is
+/// keyed by the text as written, so a grid keeps its keys on a machine
+/// whose files live elsewhere; an unset variable is an input error.
+#[test]
+fn paths_read_environment_variables() {
+    let plan = |path: &str| {
+        let json = serde_json::json!({"instances": [path], "policies": ["fifo"]});
+        Grid::from_value(&json, Path::new("/no/such/base")).and_then(|g| g.plan())
+    };
+    // cargo sets CARGO_MANIFEST_DIR for the tests it runs.
+    let plain = plan("$CARGO_MANIFEST_DIR/examples/data/instance_ps.json").unwrap();
+    let braced = plan("${CARGO_MANIFEST_DIR}/examples/data/instance_ps.json").unwrap();
+    assert_ne!(plain.cells[0].key(), braced.cells[0].key());
+    for p in [&plain, &braced] {
+        let result = run_cell(&p.cells[0]);
+        assert!(result.error.is_none(), "{:?}", result.error);
+    }
+    assert_eq!(
+        run_cell(&plain.cells[0]).summary_csv,
+        run_cell(&braced.cells[0]).summary_csv
+    );
+    for (path, want) in [
+        (
+            "$DMLSCHED_SWEEP_TEST_UNSET/x.json",
+            "DMLSCHED_SWEEP_TEST_UNSET is not set",
+        ),
+        ("${CARGO_MANIFEST_DIR/x.json", "without `}`"),
+        ("$/x.json", "without a variable's name"),
+    ] {
+        let e = plan(path).unwrap_err();
+        assert!(e.is_input() && e.to_string().contains(want), "{path}: {e}");
+    }
+}

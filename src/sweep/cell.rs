@@ -91,7 +91,7 @@ fn set_replay(c: &mut ReplayConfig, base: &Path, key: &str, v: &Value) -> Result
         "horizon" => c.horizon = Some(text(key, v)?),
         "slot_length" => c.slot_length = Some(number(key, v)?),
         "utility" => c.utility = Some(text(key, v)?),
-        "gavel_throughputs" => c.gavel_throughputs = Some(base.join(text(key, v)?)),
+        "gavel_throughputs" => c.gavel_throughputs = Some(resolve(base, &text(key, v)?)?),
         "gavel_gpu" => c.gavel_gpu = text(key, v)?,
         _ => set_baseline(&mut c.baselines, key, v)?,
     }
@@ -125,14 +125,14 @@ impl Cell {
         }
     }
 
-    fn path(&self, field: &str) -> PathBuf {
-        self.base
-            .join(self.field(field).as_str().unwrap_or_default())
+    fn path(&self, field: &str) -> Result<PathBuf, SweepError> {
+        let text = self.field(field).as_str().unwrap_or_default();
+        resolve(&self.base, text).map_err(SweepError::Input)
     }
 
     /// The replay of a replay cell: one policy, one load scale, one seed.
     pub(crate) fn replay_config(&self) -> Result<ReplayConfig, SweepError> {
-        let mut c = ReplayConfig::new(self.path("trace"));
+        let mut c = ReplayConfig::new(self.path("trace")?);
         for (k, v) in &self.options() {
             set_replay(&mut c, &self.base, k, v).map_err(SweepError::Input)?;
         }
@@ -171,7 +171,7 @@ impl Cell {
                 let o = self.baseline_options()?;
                 o.params(&[self.policy().to_string()])
                     .map_err(|e| what(e.message()))?;
-                exists(&self.path("instance")).map_err(what)?;
+                exists(&self.path("instance")?).map_err(what)?;
             }
         }
         if let Some(p) = self.params() {
@@ -205,6 +205,39 @@ impl Cell {
             CellKind::Simulate => format!("{} seed {} ({source})", self.policy(), self.seed()),
         }
     }
+}
+
+/// A path of the grid: `$NAME` or `${NAME}` replaced by the environment
+/// variable (so that a grid names `$DMLSCHED_TRACES/philly.csv` and cells
+/// keep their keys on a machine whose traces live elsewhere), then read
+/// from `base` when relative.
+pub(crate) fn resolve(base: &Path, text: &str) -> Result<PathBuf, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let (name, tail) = if let Some(braced) = after.strip_prefix('{') {
+            let end = braced
+                .find('}')
+                .ok_or_else(|| format!("path {text}: `${{` without `}}`"))?;
+            (&braced[..end], &braced[end + 1..])
+        } else {
+            let end = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            (&after[..end], &after[end..])
+        };
+        if name.is_empty() {
+            return Err(format!("path {text}: `$` without a variable's name"));
+        }
+        let value = std::env::var(name)
+            .map_err(|_| format!("path {text}: the environment variable {name} is not set"))?;
+        out.push_str(&value);
+        rest = tail;
+    }
+    out.push_str(rest);
+    Ok(base.join(out))
 }
 
 fn exists(path: &Path) -> Result<(), String> {
@@ -260,7 +293,7 @@ fn run_replay(cell: &Cell) -> Result<(String, String), SweepError> {
 }
 
 fn run_simulation(cell: &Cell) -> Result<(String, String), SweepError> {
-    let path = cell.path("instance");
+    let path = cell.path("instance")?;
     let text = std::fs::read_to_string(&path)
         .map_err(|e| SweepError::Input(format!("{}: {e}", path.display())))?;
     let inst = Instance::from_json(&text)
