@@ -89,7 +89,7 @@ pub(crate) enum Source {
 ///   "load_scales": [0.5, 1, 2],
 ///   "seeds": [0, 1, 2, 3],
 ///   "clusters": [{"gpus": 64}, {"name": "big", "gpus": 128}],
-///   "params": {"default": {}, "tight": {"oasis": {"price_scale": 2}}},
+///   "params": {"default": {}, "scaled": {"oasis": {"u_scale": 2}}},
 ///   "options": {"horizon": "cover:3", "placement": "best-fit"}
 /// }
 /// ```
