@@ -197,6 +197,21 @@ mod program {
             wait_charges(&[nan], WaitCharge::default()),
             Err(SmdError::InvalidInput { .. })
         ));
+        // The epoch's bound adds the charges up: two of f64::MAX each made it
+        // infinite (found by robust_smd). Charges may add up to 1e300 s.
+        let huge = |horizon_s| WaitCharge::NextEpoch { horizon_s };
+        assert!(wait_charges(&[a], huge(6e299)).is_ok());
+        for (jobs, horizon_s) in [(&[a, b][..], 6e299), (&[a][..], f64::MAX)] {
+            let e = wait_charges(jobs, huge(horizon_s)).unwrap_err();
+            let named = matches!(
+                e,
+                SmdError::InvalidOption {
+                    name: "wait_charge",
+                    ..
+                }
+            );
+            assert!(named, "{e}");
+        }
     }
 
     fn opt(config: (u32, u32), usage: Vec<f64>, cost: f64) -> EpochOption {
