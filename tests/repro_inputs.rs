@@ -22,8 +22,13 @@ const SECS: f64 = 120.0;
 
 /// A fresh scratch folder for one test.
 fn scratch(name: &str) -> PathBuf {
+    // Numbered: two tests running at once may ask for the same name (both
+    // `solve_checked("oasis", …)`), and one's clean-up removed the other's
+    // files mid-run.
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!(
-        "dmlsched-repro-inputs-{name}-{}",
+        "dmlsched-repro-inputs-{name}-{}-{n}",
         std::process::id()
     ));
     let _ = std::fs::remove_dir_all(&dir);
