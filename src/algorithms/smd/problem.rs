@@ -366,7 +366,7 @@ pub(crate) fn wait_charges(jobs: &[WaitJob], mode: WaitCharge) -> Result<Vec<f64
     }
     .validate()?;
     let base = |j: &WaitJob| j.smallest_time_s + j.reconfiguration_s;
-    Ok(match mode {
+    let charges = match mode {
         WaitCharge::NextEpoch { horizon_s } => jobs.iter().map(|j| horizon_s + base(j)).collect(),
         WaitCharge::Parametric { beta } => jobs
             .iter()
@@ -392,5 +392,22 @@ pub(crate) fn wait_charges(jobs: &[WaitJob], mode: WaitCharge) -> Result<Vec<f64
             }
             out
         }
-    })
+    };
+    // The epoch's bounds add the charges up: past this their sum is no
+    // longer a number a certificate can state.
+    let total: f64 = charges.iter().sum();
+    if !(total <= MAX_TOTAL_WAIT_CHARGE) {
+        return Err(SmdError::InvalidOption {
+            name: "wait_charge",
+            reason: format!(
+                "the jobs' wait charges add up to {} s, more than {} s: assume a shorter wait",
+                Num(total),
+                Num(MAX_TOTAL_WAIT_CHARGE)
+            ),
+        });
+    }
+    Ok(charges)
 }
+
+/// The most the wait charges of one epoch may add up to, seconds.
+const MAX_TOTAL_WAIT_CHARGE: f64 = 1e300;

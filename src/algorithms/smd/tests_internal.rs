@@ -197,6 +197,23 @@ mod program {
             wait_charges(&[nan], WaitCharge::default()),
             Err(SmdError::InvalidInput { .. })
         ));
+        // Two charges of f64::MAX each: one is a number, their sum is not,
+        // and the epoch's bound adds them up (found by robust_smd).
+        let huge = WaitCharge::NextEpoch {
+            horizon_s: f64::MAX,
+        };
+        assert!(wait_charges(&[a], huge).is_ok());
+        let e = wait_charges(&[a, b], huge).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                SmdError::InvalidOption {
+                    name: "wait_charge",
+                    ..
+                }
+            ),
+            "{e}"
+        );
     }
 
     fn opt(config: (u32, u32), usage: Vec<f64>, cost: f64) -> EpochOption {
