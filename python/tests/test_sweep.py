@@ -165,10 +165,18 @@ def test_ray_equals_local(ray_cluster, reference, tmp_path, monkeypatch, capsys)
 
 
 def test_ray_resumes_a_local_folder(ray_cluster, reference, tmp_path):
-    half = dmlsched.sweep(small_grid(), tmp_path, shard=(0, 2), progress=False)
-    assert not half.complete and half.ran == 8
+    quarter = dmlsched.sweep(small_grid(), tmp_path, shard=(0, 4), progress=False)
+    assert not quarter.complete and quarter.ran == 4
+    # Another shard on Ray: only its cells, no tables yet.
+    shard = dmlsched.sweep(small_grid(), tmp_path, backend="ray", shard="1/4", progress=False)
+    assert not shard.complete and (shard.cells, shard.ran, shard.skipped) == (4, 4, 0)
+    assert set(shard.summary["cell"]) - set(quarter.summary["cell"]) == set(
+        dmlsched.sweep(small_grid(), tmp_path / "alone", shard="1/4", progress=False).summary["cell"]
+    )
+    assert not (tmp_path / "summary.csv").exists()
+    # The rest on Ray, at most 3 cells in flight.
     r = dmlsched.sweep(small_grid(), tmp_path, backend="ray", workers=3, progress=False)
-    assert (r.ran, r.skipped) == (8, 8)
+    assert r.complete and (r.ran, r.skipped) == (8, 8)
     assert tables(tmp_path) == tables(reference.out)
 
 
