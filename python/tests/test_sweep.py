@@ -96,11 +96,20 @@ def slow_reference(tmp_path_factory) -> dmlsched.Sweep:
     return dmlsched.sweep(slow_grid(), out, workers=2, progress=False)
 
 
+# An environment variable a grid's path names (`$NAME/philly.csv`); the
+# workers of `ray_cluster` have it too.
+TRACES_VAR = "DMLSCHED_SWEEP_TEST_TRACES"
+
+
 @pytest.fixture(scope="module")
 def ray_cluster():
     """A Ray cluster on this machine, for this module's Ray tests."""
     ray = pytest.importorskip("ray", reason="the Ray back end needs ray (pip install ./python[ray])")
-    ray.init(num_cpus=2, include_dashboard=False)
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        runtime_env={"env_vars": {TRACES_VAR: str(PHILLY.parent)}},
+    )
     yield ray
     ray.shutdown()
 
@@ -178,6 +187,33 @@ def test_ray_resumes_a_local_folder(ray_cluster, reference, tmp_path):
     r = dmlsched.sweep(small_grid(), tmp_path, backend="ray", workers=3, progress=False)
     assert r.complete and (r.ran, r.skipped) == (8, 8)
     assert tables(tmp_path) == tables(reference.out)
+
+
+def test_environment_variables_in_paths(ray_cluster, reference, tmp_path, monkeypatch):
+    # A path may name environment variables, read where the cell runs: the
+    # cell's key holds the text, so a machine whose traces live elsewhere
+    # reuses the cells.
+    grid = small_grid(trace=f"${{{TRACES_VAR}}}/philly.csv")
+    monkeypatch.setenv(TRACES_VAR, str(PHILLY.parent))
+    local = dmlsched.sweep(grid, tmp_path / "local", progress=False)
+    on_ray = dmlsched.sweep(grid, tmp_path / "ray", backend="ray", progress=False)
+    assert local.ran == on_ray.ran == 16
+    assert tables(tmp_path / "ray") == tables(tmp_path / "local")
+    # The rows are the reference's, under other keys.
+    assert set(local.summary["cell"]).isdisjoint(reference.summary["cell"])
+    assert_frame_equal(
+        local.summary.drop(columns="cell"), reference.summary.drop(columns="cell"), check_exact=True
+    )
+    # The traces elsewhere (a link, not a copy): every cell is found finished.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "philly.csv").symlink_to(PHILLY)
+    monkeypatch.setenv(TRACES_VAR, str(elsewhere))
+    again = dmlsched.sweep(grid, tmp_path / "local", progress=False)
+    assert (again.skipped, again.ran) == (16, 0)
+    monkeypatch.delenv(TRACES_VAR)
+    with pytest.raises(dmlsched.InputError, match=f"the environment variable {TRACES_VAR} is not set"):
+        dmlsched.sweep(grid, tmp_path / "local", progress=False)
 
 
 def test_shards_merged_equal_one_run(reference, tmp_path):
