@@ -16,6 +16,10 @@ The Python bindings of the `dmlsched` Rust crate:
 - `replay(trace, ...)`: a window of a real cluster trace under policies,
   as `dmlsched replay` runs it (keyword arguments named after its flags),
   with its tables as pandas DataFrames and the algorithms' certificates.
+- `sweep(grid, out, ...)`: a grid of replays (or simulations) run cell by
+  cell into a folder that keeps every finished cell (resumable), on this
+  machine's cores or as Ray tasks, as `dmlsched sweep` runs it; its tables
+  as pandas DataFrames (`Sweep`).
 - `Session`: jobs decided one by one over a shared cluster state
   (`SESSION_ALGORITHMS`), as `dmlsched session` does.
 
@@ -52,6 +56,7 @@ from ._native import (
 )
 from ._replay import ReplayResult, replay
 from ._simulation import Simulation, simulate
+from ._sweep import Sweep, sweep
 
 __all__ = [
     "ALGORITHMS",
@@ -76,10 +81,12 @@ __all__ = [
     "Session",
     "Simulation",
     "Solved",
+    "Sweep",
     "View",
     "__version__",
     "allocate",
     "replay",
     "simulate",
     "solve",
+    "sweep",
 ]

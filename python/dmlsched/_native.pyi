@@ -357,6 +357,69 @@ def _replay(
     `certificates`, `certificates_json`, `failures`, `messages` and the
     replay's `error` ((kind, message) when some runs failed, else None)."""
 
+class _SweepPlan:
+    """A sweep's grid, planned (`dmlsched::sweep::Plan`): its distinct
+    cells and its tables' rows. Made by `_sweep_plan`."""
+
+    @property
+    def cells(self) -> int:
+        """The grid's distinct cells."""
+    @property
+    def rows(self) -> int:
+        """The rows of the grid's tables."""
+    @property
+    def instances(self) -> bool:
+        """Whether the grid is of instances (else of trace windows)."""
+
+def _sweep_plan(
+    *, text: Optional[str] = None, base: Optional[str] = None, path: Optional[str] = None
+) -> _SweepPlan:
+    """The Rust half of `dmlsched.sweep` (use that): the grid of JSON `text`
+    (relative paths from `base`) or of the file `path`, planned, every cell
+    checked."""
+
+def _sweep_shard(shard: str) -> Tuple[int, int]:
+    """`"INDEX/COUNT"` read as `--shard`: `(index, count)`."""
+
+def _sweep_run(
+    plan: _SweepPlan,
+    out: str,
+    *,
+    workers: Optional[int] = None,
+    shard: Optional[str] = None,
+    on_start: Optional[Any] = None,
+    on_cell: Optional[Any] = None,
+) -> Dict[str, Any]:
+    """The local back end of `dmlsched.sweep`: the cells the store in `out`
+    lacks, on `workers` threads, the GIL released; `on_start(to_run,
+    skipped)` and `on_cell(done, total, label, error)` are called with the
+    GIL. Returns `cells`, `skipped`, `ran` and `failed` ((label, kind,
+    message) tuples, kind "input" or "run")."""
+
+def _sweep_missing(
+    plan: _SweepPlan, out: str, *, shard: Optional[str] = None
+) -> Tuple[int, List[Tuple[str, str, str]]]:
+    """The shard's number of cells, and its cells the store in `out`
+    lacks as `(key, label, cell_json)`."""
+
+def _sweep_run_cell(cell_json: str) -> Dict[str, Any]:
+    """Runs one cell (what a Ray task runs), the GIL released:
+    `summary_csv`, `jobs_csv`, `wall_s` and `error` (None or (kind,
+    message))."""
+
+def _sweep_put(out: str, cell_json: str, summary_csv: str, jobs_csv: str, wall_s: float) -> None:
+    """Keeps a finished cell's tables in the store in `out`."""
+
+def _sweep_absorb(plan: _SweepPlan, out: str, other: str) -> int:
+    """Copies the cells finished in the sweep folder `other` into `out`;
+    returns how many."""
+
+def _sweep_tables(plan: _SweepPlan, out: str, *, write: bool) -> Dict[str, Any]:
+    """The grid's tables from the store in `out` as CSV text
+    (`summary_csv`, `jobs_csv`, `timings_csv`), `complete` and `finished`
+    (cells); written into `out` when complete and `write`. Incomplete: the
+    finished cells' rows only."""
+
 class Action:
     """A policy's decision about one job. A policy returns a list of them
     from `on_event` (or dicts: `{"action": "run", "job": id, "placement":

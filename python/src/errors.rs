@@ -37,6 +37,12 @@ create_exception!(
 /// `runs_done` and `runs_total`, and on Python 3.11 and later a note
 /// (`dmlsched stopped after 3 of 20 runs`) shown under the traceback.
 pub fn stopped(err: PyErr, done: usize, total: usize) -> PyErr {
+    stopped_after(err, done, total, "runs")
+}
+
+/// [`stopped`], counting `what` (a sweep counts "cells"): the attributes
+/// are still `runs_done` and `runs_total`.
+pub fn stopped_after(err: PyErr, done: usize, total: usize, what: &str) -> PyErr {
     use pyo3::types::PyAnyMethods;
     pyo3::Python::attach(|py| {
         let value = err.value(py);
@@ -45,7 +51,7 @@ pub fn stopped(err: PyErr, done: usize, total: usize) -> PyErr {
         let _ = value.setattr("runs_done", done);
         let _ = value.setattr("runs_total", total);
         if value.hasattr("add_note").unwrap_or(false) {
-            let note = format!("dmlsched stopped after {done} of {total} runs");
+            let note = format!("dmlsched stopped after {done} of {total} {what}");
             let _ = value.call_method1("add_note", (note,));
         }
     });

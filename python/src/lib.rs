@@ -2,10 +2,11 @@
 //!
 //! The bindings drive the same library calls as the `dmlsched` command
 //! line (`src/bin/dmlsched/`) and keep the library's error messages. Every
-//! run (solve, allocate, simulate, a session call) releases the GIL
-//! (`Python::detach`); a simulation reattaches only to call a policy
-//! written in Python. The Python layer (`python/dmlsched/`) re-exports
-//! this module and turns the simulator's CSV tables into pandas frames.
+//! run (solve, allocate, simulate, replay, a session call, a sweep)
+//! releases the GIL (`Python::detach`); a simulation reattaches only to
+//! call a policy written in Python, a sweep only to report a finished
+//! cell. The Python layer (`python/dmlsched/`) re-exports this module and
+//! turns the simulator's CSV tables into pandas frames.
 //!
 //! | file | binds |
 //! |---|---|
@@ -17,6 +18,7 @@
 //! | `allocate.rs` | `allocate` |
 //! | `simulate.rs` | `_simulate` (wrapped by `dmlsched.simulate`) |
 //! | `replay.rs` | `_replay` (wrapped by `dmlsched.replay`) |
+//! | `sweep.rs` | `_sweep_plan`, `_sweep_run`, `_sweep_missing`, `_sweep_run_cell`, `_sweep_put`, `_sweep_absorb`, `_sweep_tables`, `_sweep_shard`, `_SweepPlan` (wrapped by `dmlsched.sweep`) |
 //! | `policy.rs` | policies written in Python: `View`, `JobView`, `Placer`, `Action` |
 //! | `session.rs` | `Session` |
 
@@ -30,6 +32,7 @@ mod replay;
 mod session;
 mod simulate;
 mod solve;
+mod sweep;
 mod view;
 
 use pyo3::prelude::*;
@@ -60,6 +63,12 @@ mod native {
 
     #[pymodule_export]
     use super::replay::_replay;
+
+    #[pymodule_export]
+    use super::sweep::{
+        _sweep_absorb, _sweep_missing, _sweep_plan, _sweep_put, _sweep_run, _sweep_run_cell,
+        _sweep_shard, _sweep_tables, PySweepPlan,
+    };
 
     #[pymodule_export]
     use super::policy::{PyAction, PyJobView, PyPlacer, PyView};

@@ -42,3 +42,25 @@ def test_replay_comparison(tmp_path):
     for policy in ["fifo", "sjf", "tiresias", "drf"]:
         assert policy in run.stdout
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_sweep(tmp_path):
+    from test_replay import PHILLY
+
+    if not PHILLY.is_file():
+        pytest.skip(f"no Philly trace at {PHILLY} (set DMLSCHED_TRACES)")
+    out = tmp_path / "sweep"
+    command = [sys.executable, str(EXAMPLES / "sweep.py"), str(PHILLY), "--out", str(out)]
+    first = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.startswith("24 rows (24 cells run, 0 already finished)")
+    assert "mean JCT (hours) by load scale" in first.stdout
+    for policy in ["fifo", "sjf", "tiresias"]:
+        assert policy in first.stdout
+    assert (out / "summary.csv").is_file()
+    # Run again on the same folder: every cell found finished, same table.
+    again = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.startswith("24 rows (0 cells run, 24 already finished)")
+    table = lambda text: text[text.index("mean JCT"):text.index("wall time")]  # noqa: E731
+    assert table(again.stdout) == table(first.stdout)

@@ -1,8 +1,9 @@
-"""Every run releases the GIL: a Python thread runs while a replay or a
-simulation runs in another."""
+"""Every run releases the GIL: a Python thread runs while a replay, a
+simulation or a sweep runs in another."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 
@@ -75,6 +76,27 @@ def test_gil_released():
 def test_gil_released_by_simulate():
     inst = many_jobs(1200)
     assert_releases_gil(lambda: dmlsched.simulate(inst, ["drf"]))
+
+
+def test_gil_released_by_sweep(tmp_path):
+    # The local back end (its thread pool; the GIL taken back only to
+    # report each cell), and one cell as a Ray task runs it.
+    trace = TRACES / "philly.csv"
+    if not trace.is_file():
+        pytest.skip(f"no Philly trace at {trace} (set DMLSCHED_TRACES)")
+    grid = {
+        "trace": str(trace),
+        "windows": [{"start": "2017-11-01", "jobs": 3000}],
+        "policies": ["drf", "tiresias"],
+    }
+    assert_releases_gil(
+        lambda: dmlsched.sweep(grid, tmp_path / "local", workers=1, progress=False)
+    )
+    native = dmlsched._native
+    plan = native._sweep_plan(text=json.dumps(grid), base=str(tmp_path))
+    _, missing = native._sweep_missing(plan, str(tmp_path / "cell"))
+    _, _, cell = missing[0]
+    assert_releases_gil(lambda: native._sweep_run_cell(cell))
 
 
 def test_python_policies_in_threads():

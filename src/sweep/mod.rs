@@ -213,7 +213,10 @@ fn canonical(v: &Value, out: &mut String) {
 
 /// A finished cell: its summary row and per-job rows as CSV (each with its
 /// header), or why it failed, and its wall time.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Built by [`run_cell`]; a result that crossed to another process (as
+/// text) is built again from [`CellResult::default`], its fields set.
+#[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct CellResult {
     /// The summary's header and row, without `solver_time_s`.
