@@ -240,8 +240,11 @@ fn keys_hash_the_description_and_survive_a_grown_grid() {
     });
     let base = traces_dir();
     let plan = Grid::from_value(&json, &base).unwrap().plan().unwrap();
-    let canonical = r#"{"kind":"replay","load_scale":1.0,"options":{"gpus":32,"jobs":10,"start":"2017-11-01"},"params":null,"policy":"fifo","seed":0,"trace":"philly.csv"}"#;
-    assert_eq!(plan.cells[0].key(), fnv1a(canonical));
+    let canonical = format!(
+        r#"{{"kind":"replay","load_scale":1.0,"options":{{"gpus":32,"jobs":10,"start":"2017-11-01"}},"params":null,"policy":"fifo","seed":0,"trace":"philly.csv","version":"{}"}}"#,
+        env!("CARGO_PKG_VERSION")
+    );
+    assert_eq!(plan.cells[0].key(), fnv1a(&canonical));
     json["seeds"] = serde_json::json!([5, 0]);
     let grown = Grid::from_value(&json, &base).unwrap().plan().unwrap();
     assert_eq!(grown.cells[1].key(), plan.cells[0].key());
@@ -507,6 +510,20 @@ fn the_command_line_shards_and_merges() {
     for table in ["summary.csv", "jobs.csv"] {
         assert!(read(&dir.join("one").join(table)) == read(&dir.join("sharded").join(table)));
     }
+    // A killed run's scratch folder goes once the grid is finished.
+    let partial = dir.join("one/cells/.partial-0123456789abcdef-1-0");
+    std::fs::create_dir_all(&partial).unwrap();
+    dmlsched_within(120.0, &["sweep", &g, "--out", &one]).ok("finished run");
+    assert!(!partial.exists(), "the scratch folder was left");
+    let missing = dir.join("no-such-folder").to_string_lossy().into_owned();
+    let bad = dmlsched_within(
+        30.0,
+        &["sweep", &g, "--out", &one, "--merge", "--from", &missing],
+    );
+    assert!(
+        bad.one_error_line("merge from nothing")
+            .contains("not a sweep folder")
+    );
     let bad = dmlsched_within(30.0, &["sweep", &g, "--out", &one, "--shard", "2/2"]);
     assert!(bad.one_error_line("bad shard").contains("--shard 2/2"));
     std::fs::write(
@@ -544,6 +561,16 @@ fn paths_read_environment_variables() {
         run_cell(&plain.cells[0]).summary_csv,
         run_cell(&braced.cells[0]).summary_csv
     );
+    // Parameters files too.
+    let json = serde_json::json!({
+        "instances": ["$CARGO_MANIFEST_DIR/examples/data/instance_ps.json"],
+        "policies": ["oasis"],
+        "params": {"file": {"oasis": "$CARGO_MANIFEST_DIR/examples/data/params_oasis.json"}},
+    });
+    let with_params = Grid::from_value(&json, Path::new("/no/such/base"))
+        .and_then(|g| g.plan())
+        .unwrap();
+    assert_eq!(with_params.cells[0].spec()["params"]["u_scale"], 1.0);
     for (path, want) in [
         (
             "$DMLSCHED_SWEEP_TEST_UNSET/x.json",

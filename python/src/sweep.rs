@@ -335,14 +335,9 @@ pub fn _sweep_absorb(
 ) -> PyResult<usize> {
     let plan = &plan.get().plan;
     let copied = py.detach(move || -> Result<usize, Failure> {
-        if !other.join("cells").is_dir() {
-            return Err(Failure::Input(format!(
-                "{}: not a sweep folder (it has no cells/)",
-                other.display()
-            )));
-        }
+        let other = Store::open_existing(&other)?;
         let store = Store::open(&out)?;
-        Ok(store.absorb(&Store::open(&other)?, plan)?)
+        Ok(store.absorb(&other, plan)?)
     })?;
     Ok(copied)
 }
@@ -368,6 +363,8 @@ pub fn _sweep_tables<'py>(
         let t = tables(if complete { plan } else { &finished }, &store)?;
         if complete && write {
             t.write(&out)?;
+            // Every cell is finished: what killed runs left half-written goes.
+            store.clean_partials()?;
         }
         Ok((t, finished.cells.len()))
     })?;

@@ -121,7 +121,12 @@ impl Grid {
     pub fn from_file(path: &Path) -> Result<Grid, SweepError> {
         let text =
             std::fs::read_to_string(path).map_err(|e| input(format!("{}: {e}", path.display())))?;
-        let base = path.parent().map_or_else(PathBuf::new, Path::to_path_buf);
+        // Absolute, so that a cell sent to another process (a Ray worker)
+        // reads the same files whatever that process's current folder.
+        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let base = absolute
+            .parent()
+            .map_or_else(PathBuf::new, Path::to_path_buf);
         Grid::from_json(&text, &base).map_err(|e| match e {
             SweepError::Input(m) => input(format!("{}: {m}", path.display())),
             other => other,
@@ -307,6 +312,9 @@ impl Grid {
             set.get(policy).cloned().unwrap_or(Value::Null),
         );
         spec.insert("seed".into(), seed.into());
+        // Results may change from one release to the next: a sweep resumed
+        // by another version runs its cells again rather than mixing them.
+        spec.insert("version".into(), env!("CARGO_PKG_VERSION").into());
         Value::Object(spec)
     }
 }
@@ -553,7 +561,8 @@ fn params(g: &Map<String, Value>, base: &Path) -> Result<ParamSets, SweepError> 
             let value = match p {
                 Value::Object(_) => p.clone(),
                 Value::String(path) => {
-                    let path = base.join(path);
+                    let path = super::cell::resolve(base, path)
+                        .map_err(|e| input(format!("params.{name}.{policy}: {e}")))?;
                     let text = std::fs::read_to_string(&path).map_err(|e| {
                         input(format!("params.{name}.{policy}: {}: {e}", path.display()))
                     })?;

@@ -142,7 +142,8 @@ impl Cell {
     }
 
     /// The cell's description (JSON): `kind`, `trace` or `instance`,
-    /// `options`, `policy`, `params`, `load_scale` (replays) and `seed`.
+    /// `options`, `policy`, `params`, `load_scale` (replays), `seed` and
+    /// `version` (the crate's: another release runs the cell again).
     pub fn spec(&self) -> &Value {
         &self.spec
     }

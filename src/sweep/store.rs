@@ -43,6 +43,43 @@ impl Store {
         })
     }
 
+    /// Opens the store of a sweep that ran in `dir` (a shard's folder to
+    /// merge from), refusing a folder that is not one.
+    ///
+    /// # Errors
+    ///
+    /// [`SweepError::Input`] when `dir` has no `cells` folder.
+    pub fn open_existing(dir: &Path) -> Result<Store, SweepError> {
+        if !dir.join("cells").is_dir() {
+            return Err(SweepError::Input(format!(
+                "{}: not a sweep folder (it has no cells/)",
+                dir.display()
+            )));
+        }
+        Store::open(dir)
+    }
+
+    /// Removes the scratch folders (`cells/.partial-*`) that killed runs
+    /// left. Only when no sweep is writing into the store: a running one's
+    /// cell under way would lose its files.
+    ///
+    /// # Errors
+    ///
+    /// [`SweepError::Run`] when a folder cannot be removed.
+    pub fn clean_partials(&self) -> Result<usize, SweepError> {
+        let cells = self.dir.join("cells");
+        let entries = std::fs::read_dir(&cells).map_err(|e| io(&cells, e))?;
+        let mut removed = 0;
+        for entry in entries.flatten() {
+            if entry.file_name().to_string_lossy().starts_with(".partial-") {
+                let path = entry.path();
+                std::fs::remove_dir_all(&path).map_err(|e| io(&path, e))?;
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+
     /// The store's folder.
     pub fn dir(&self) -> &Path {
         &self.dir

@@ -396,7 +396,7 @@ pub(crate) fn wait_charges(jobs: &[WaitJob], mode: WaitCharge) -> Result<Vec<f64
     // The epoch's bounds add the charges up: past this their sum is no
     // longer a number a certificate can state.
     let total: f64 = charges.iter().sum();
-    if !(total <= MAX_TOTAL_WAIT_CHARGE) {
+    if total.is_nan() || total > MAX_TOTAL_WAIT_CHARGE {
         return Err(SmdError::InvalidOption {
             name: "wait_charge",
             reason: format!(

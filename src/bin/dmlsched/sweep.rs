@@ -124,7 +124,7 @@ pub(crate) fn run_command(args: &SweepArgs) -> Result<(), CliError> {
     );
     if args.merge {
         for dir in &args.from {
-            let other = Store::open(dir)?;
+            let other = Store::open_existing(dir)?;
             let n = store.absorb(&other, &plan)?;
             out!("{n} cells copied from {}", dir.display());
         }
@@ -176,6 +176,8 @@ pub(crate) fn run_command(args: &SweepArgs) -> Result<(), CliError> {
         }
     }
     tables(&plan, &store)?.write(&args.out)?;
+    // Every cell is finished: what killed runs left half-written goes.
+    store.clean_partials()?;
     out!(
         "wrote summary.csv, jobs.csv and timings.csv to {}",
         args.out.display()
