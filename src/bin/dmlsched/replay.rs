@@ -205,12 +205,9 @@ impl ReplayObserver for Progress {
             return;
         }
         self.shown = true;
-        let width = 30;
-        let filled = width * done / total.max(1);
         eprint!(
-            "\r[{}{}] {}/{} {:<28} {:>7.1} s",
-            "#".repeat(filled),
-            "-".repeat(width - filled),
+            "\r{} {}/{} {:<28} {:>7.1} s",
+            summary::progress_bar(done, total),
             done,
             total,
             label,

@@ -197,3 +197,10 @@ pub(crate) fn print_rejections<'a>(runs: impl IntoIterator<Item = (&'a RunMeta, 
         }
     }
 }
+
+/// A 30-character progress bar, `[#####-----…]`, for `done` of `total`.
+pub(crate) fn progress_bar(done: usize, total: usize) -> String {
+    let width = 30;
+    let filled = (width * done / total.max(1)).min(width);
+    format!("[{}{}]", "#".repeat(filled), "-".repeat(width - filled))
+}

@@ -75,12 +75,9 @@ impl SweepObserver for Progress {
         let elapsed = self.started.elapsed().as_secs_f64();
         let rate = done as f64 / elapsed.max(1e-9);
         let left = (total - done) as f64 / rate;
-        let width = 30;
-        let filled = width * done / total.max(1);
         eprint!(
-            "\r[{}{}] {done}/{total} cells, {rate:.2}/s, {} elapsed, ETA {}   ",
-            "#".repeat(filled),
-            "-".repeat(width - filled),
+            "\r{} {done}/{total} cells, {rate:.2}/s, {} elapsed, ETA {}   ",
+            crate::summary::progress_bar(done, total),
             clock(elapsed),
             clock(left)
         );
