@@ -510,11 +510,21 @@ fn the_command_line_shards_and_merges() {
     for table in ["summary.csv", "jobs.csv"] {
         assert!(read(&dir.join("one").join(table)) == read(&dir.join("sharded").join(table)));
     }
-    // A killed run's scratch folder goes once the grid is finished.
+    // A killed run's scratch folder (older than ten minutes) goes once the
+    // grid is finished; a fresh one may be a running sweep's, and stays.
     let partial = dir.join("one/cells/.partial-0123456789abcdef-1-0");
+    let fresh = dir.join("one/cells/.partial-0123456789abcdef-1-1");
     std::fs::create_dir_all(&partial).unwrap();
+    std::fs::create_dir_all(&fresh).unwrap();
+    let touched = std::process::Command::new("touch")
+        .args(["-d", "1 hour ago"])
+        .arg(&partial)
+        .status()
+        .unwrap();
+    assert!(touched.success());
     dmlsched_within(120.0, &["sweep", &g, "--out", &one]).ok("finished run");
     assert!(!partial.exists(), "the scratch folder was left");
+    assert!(fresh.exists(), "a fresh scratch folder was removed");
     let missing = dir.join("no-such-folder").to_string_lossy().into_owned();
     let bad = dmlsched_within(
         30.0,
@@ -582,4 +592,117 @@ fn paths_read_environment_variables() {
         let e = plan(path).unwrap_err();
         assert!(e.is_input() && e.to_string().contains(want), "{path}: {e}");
     }
+}
+
+/// A cell whose files were damaged after it was kept: a table cut short
+/// runs again; a table changed at the same length is named, not joined.
+#[test]
+fn damaged_cells_run_again_or_are_named() {
+    let plan = grid(60).plan().unwrap();
+    let dir = scratch("damaged");
+    let store = Store::open(&dir).unwrap();
+    run(&plan, &store, &options(2, None), &mut ()).unwrap();
+    let want = tables(&plan, &store).unwrap();
+    let cell = dir.join("cells").join(plan.cells[3].key());
+    let jobs = read(&cell.join("jobs.csv"));
+    std::fs::write(cell.join("jobs.csv"), &jobs[..jobs.len() / 2]).unwrap();
+    std::fs::write(cell.join("cell.json").with_extension("bak"), "x").unwrap();
+    let summary = dir
+        .join("cells")
+        .join(plan.cells[5].key())
+        .join("summary.csv");
+    std::fs::write(&summary, "").unwrap();
+    let again = run(&plan, &store, &options(2, None), &mut ()).unwrap();
+    assert_eq!((again.ran, again.skipped), (2, 14));
+    let got = tables(&plan, &store).unwrap();
+    assert!(got.summary_csv == want.summary_csv && got.jobs_csv == want.jobs_csv);
+    // The same length, other bytes: kept as finished, refused when joined.
+    let mut bytes = read(&summary).into_bytes();
+    let last = bytes.len() - 2;
+    bytes[last] = if bytes[last] == b'1' { b'2' } else { b'1' };
+    std::fs::write(&summary, bytes).unwrap();
+    match tables(&plan, &store) {
+        Err(e) => assert!(
+            e.to_string().contains("is not the table kept for cell"),
+            "{e}"
+        ),
+        Ok(_) => panic!("a changed table was joined"),
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A run that will not finish the grid leaves no table of an earlier grid
+/// in the folder.
+#[test]
+fn a_changed_grid_leaves_no_stale_table() {
+    let dir = scratch("stale");
+    let first = dir.join("first.json");
+    std::fs::write(&first, grid_json(40)).unwrap();
+    let mut changed: serde_json::Value = serde_json::from_str(&grid_json(40)).unwrap();
+    changed["policies"] = serde_json::json!(["fifo", "sjf"]);
+    let second = dir.join("second.json");
+    std::fs::write(&second, changed.to_string()).unwrap();
+    let out = dir.join("out").to_string_lossy().into_owned();
+    let (f, s) = (
+        first.to_string_lossy().into_owned(),
+        second.to_string_lossy().into_owned(),
+    );
+    dmlsched_within(120.0, &["sweep", &f, "--out", &out]).ok("first grid");
+    assert!(dir.join("out/summary.csv").exists());
+    let shard = dmlsched_within(120.0, &["sweep", &s, "--out", &out, "--shard", "0/2"]);
+    assert!(shard.ok("changed grid, one shard").contains("--merge"));
+    for table in ["summary.csv", "jobs.csv", "timings.csv"] {
+        assert!(!dir.join("out").join(table).exists(), "{table} was left");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// More bad grids and options, each a typed input error in bounded time.
+#[test]
+fn more_bad_input_is_refused() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let inst = "examples/data/instance_ps.json";
+    let cases = [
+        (
+            serde_json::json!({"instances": [inst, inst], "policies": ["fifo"]}),
+            "is listed twice",
+        ),
+        (
+            serde_json::json!({"instances": [inst], "policies": ["fifo"], "params": {"a": {"oasis": {}}}}),
+            "params.a.oasis: oasis is not among `policies`",
+        ),
+        (
+            serde_json::json!({"instances": [inst], "policies": ["oasis"], "params": {"": {}}}),
+            "must not be empty",
+        ),
+        (
+            serde_json::json!({"instances": [inst], "policies": ["oasis"], "params": {"a": {"oasis": "/dev/zero"}}}),
+            "not a regular file",
+        ),
+    ];
+    for (json, want) in cases {
+        let e = Grid::from_value(&json, root)
+            .and_then(|g| g.plan())
+            .expect_err(&json.to_string());
+        assert!(e.is_input() && e.to_string().contains(want), "{json}: {e}");
+    }
+    let plan = Grid::from_value(
+        &serde_json::json!({"instances": [inst], "policies": ["fifo"]}),
+        root,
+    )
+    .unwrap()
+    .plan()
+    .unwrap();
+    let store = Store::open(&scratch("bad-options")).unwrap();
+    for (o, want) in [
+        (
+            options(1, Some(Shard { index: 0, count: 0 })),
+            "--shard 0/0",
+        ),
+        (options(dmlsched::sweep::MAX_WORKERS + 1, None), "--workers"),
+    ] {
+        let e = run(&plan, &store, &o, &mut ()).unwrap_err();
+        assert!(e.is_input() && e.to_string().contains(want), "{e}");
+    }
+    assert!(plan.shard(Shard { index: 0, count: 0 }).is_empty());
 }

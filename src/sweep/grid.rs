@@ -151,6 +151,12 @@ impl Grid {
     ///
     /// [`SweepError::Input`] naming the field that is wrong.
     pub fn from_value(value: &Value, base: &Path) -> Result<Grid, SweepError> {
+        if base.to_str().is_none() {
+            return Err(input(format!(
+                "the grid's folder {} is not UTF-8: a cell names its files as text",
+                base.display()
+            )));
+        }
         let Value::Object(g) = value else {
             return Err(input("the grid must be a JSON object"));
         };
@@ -179,6 +185,13 @@ impl Grid {
             return Err(input(
                 "`clusters` applies to trace grids: an instance names its own cluster",
             ));
+        }
+        for (set, policies) in &grid.params {
+            if let Some(p) = policies.keys().find(|p| !grid.policies.contains(p)) {
+                return Err(input(format!(
+                    "params.{set}.{p}: {p} is not among `policies`"
+                )));
+            }
         }
         if let Source::Trace { windows, .. } = &grid.source {
             for w in windows {
@@ -340,14 +353,17 @@ fn source(g: &Map<String, Value>) -> Result<Source, SweepError> {
             if g.contains_key("windows") {
                 return Err(input("`windows` applies to trace grids, not `instances`"));
             }
-            paths
-                .iter()
-                .map(|p| match p {
-                    Value::String(s) => Ok(s.clone()),
-                    _ => Err(input("`instances` must be a list of paths")),
-                })
-                .collect::<Result<_, _>>()
-                .map(Source::Instances)
+            let mut out: Vec<String> = Vec::with_capacity(paths.len());
+            for p in paths {
+                let Value::String(s) = p else {
+                    return Err(input("`instances` must be a list of paths"));
+                };
+                if out.contains(s) {
+                    return Err(input(format!("instances: {s} is listed twice")));
+                }
+                out.push(s.clone());
+            }
+            Ok(Source::Instances(out))
         }
         (None, Some(_)) => Err(input("`instances` must be a non-empty list of paths")),
         (Some(_), Some(_)) => Err(input("give `trace` or `instances`, not both")),
@@ -528,6 +544,23 @@ fn check_options(o: &Map<String, Value>, field: &str, allowed: &[&str]) -> Resul
     Ok(())
 }
 
+/// A parameters file: a regular file (not a device or a pipe, which could
+/// never end) of at most 16 MiB, as text.
+fn read_small(path: &Path) -> Result<String, String> {
+    const MAX_BYTES: u64 = 16 << 20;
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a regular file".into());
+    }
+    if meta.len() > MAX_BYTES {
+        return Err(format!(
+            "{} bytes, more than a parameters file's 16 MiB",
+            meta.len()
+        ));
+    }
+    std::fs::read_to_string(path).map_err(|e| e.to_string())
+}
+
 /// `params`: named sets, each an object of policy → parameters (a JSON
 /// object, or the path of a JSON file read now, so that a cell's key
 /// holds the parameters themselves). Default: one set, `default`, empty.
@@ -545,6 +578,9 @@ fn params(g: &Map<String, Value>, base: &Path) -> Result<ParamSets, SweepError> 
     }
     let mut out = Vec::with_capacity(sets.len());
     for (name, set) in sets {
+        if name.is_empty() {
+            return Err(input("params: a set's name must not be empty"));
+        }
         let Value::Object(set) = set else {
             return Err(input(format!(
                 "params.{name} must be an object of {{policy: parameters}}"
@@ -563,7 +599,7 @@ fn params(g: &Map<String, Value>, base: &Path) -> Result<ParamSets, SweepError> 
                 Value::String(path) => {
                     let path = super::cell::resolve(base, path)
                         .map_err(|e| input(format!("params.{name}.{policy}: {e}")))?;
-                    let text = std::fs::read_to_string(&path).map_err(|e| {
+                    let text = read_small(&path).map_err(|e| {
                         input(format!("params.{name}.{policy}: {}: {e}", path.display()))
                     })?;
                     serde_json::from_str(&text).map_err(|e| {

@@ -49,7 +49,7 @@ use serde_json::Value;
 
 pub use cell::run_cell;
 pub use grid::{Grid, MAX_ROWS};
-pub use run::{RunOptions, RunReport, SweepObserver, run};
+pub use run::{MAX_WORKERS, RunOptions, RunReport, SweepObserver, run};
 pub use store::{Store, Tables, tables};
 
 /// Why a sweep, or one of its cells, failed: bad input (the command line
@@ -172,8 +172,13 @@ impl Cell {
 fn key(spec: &Value) -> String {
     let mut text = String::new();
     canonical(spec, &mut text);
+    fnv1a(text.as_bytes())
+}
+
+/// FNV-1a, 64 bits, as 16 hexadecimal digits.
+pub(crate) fn fnv1a(bytes: &[u8]) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes() {
+    for &b in bytes {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
@@ -262,6 +267,9 @@ impl Plan {
     /// the plan's order (round robin, so that each shard gets its share of
     /// every policy).
     pub fn shard(&self, shard: Shard) -> Vec<&Cell> {
+        if shard.count == 0 {
+            return Vec::new();
+        }
         self.cells
             .iter()
             .enumerate()

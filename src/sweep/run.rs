@@ -4,8 +4,10 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 
-use super::store::missing;
 use super::{Cell, CellResult, Plan, Shard, Store, SweepError, run_cell};
+
+/// The most worker threads a sweep starts.
+pub const MAX_WORKERS: usize = 1024;
 
 /// How [`run`] runs a sweep.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -72,18 +74,28 @@ pub fn run(
 ) -> Result<RunReport, SweepError> {
     let workers = match options.workers {
         Some(0) => return Err(SweepError::Input("--workers must be at least 1".into())),
+        Some(n) if n > MAX_WORKERS => {
+            return Err(SweepError::Input(format!(
+                "--workers {n}: at most {MAX_WORKERS} (each runs a replay at once)"
+            )));
+        }
         Some(n) => n,
         None => std::thread::available_parallelism().map_or(1, usize::from),
     };
     let mine: Vec<&Cell> = match options.shard {
+        Some(s) if s.index >= s.count => {
+            return Err(SweepError::Input(format!(
+                "--shard {}/{}: expected INDEX/COUNT with 0 <= INDEX < COUNT",
+                s.index, s.count
+            )));
+        }
         Some(s) => plan.shard(s),
         None => plan.cells.iter().collect(),
     };
-    let lacking = missing(plan, store);
     let todo: Vec<&Cell> = mine
         .iter()
         .copied()
-        .filter(|c| lacking.iter().any(|l| l.key() == c.key()))
+        .filter(|c| !store.contains(c))
         .collect();
     let mut report = RunReport {
         cells: mine.len(),
@@ -96,12 +108,22 @@ pub fn run(
     let stop = AtomicBool::new(false);
     let (send, receive) = mpsc::channel::<(&Cell, CellResult)>();
     let outcome = std::thread::scope(|scope| {
+        let mut spawned = 0;
         for _ in 0..workers.min(total) {
             let send = send.clone();
             let (queue, stop) = (&queue, &stop);
-            scope.spawn(move || worker(queue, stop, &send));
+            // A thread the system refuses is one worker fewer, not a panic.
+            let started =
+                std::thread::Builder::new().spawn_scoped(scope, move || worker(queue, stop, &send));
+            if started.is_err() {
+                break;
+            }
+            spawned += 1;
         }
         drop(send);
+        if spawned == 0 && total > 0 {
+            return Err(SweepError::Run("no worker thread could be started".into()));
+        }
         let mut done = 0;
         let mut written = Ok(());
         for (cell, result) in receive {

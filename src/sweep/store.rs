@@ -24,6 +24,34 @@ pub struct Store {
 /// Scratch folders of this process, numbered.
 static SCRATCH: AtomicU64 = AtomicU64::new(0);
 
+/// Age, seconds, past which a scratch folder is a killed run's.
+const PARTIAL_STALE_S: u64 = 600;
+
+/// The tables a sweep writes into its folder (the Python package adds the
+/// Parquet ones).
+const TABLE_FILES: [&str; 5] = [
+    "summary.csv",
+    "jobs.csv",
+    "timings.csv",
+    "summary.parquet",
+    "jobs.parquet",
+];
+
+/// Writes `text` to `path` and flushes it to disk.
+fn write_synced(path: &Path, text: &str) -> Result<(), SweepError> {
+    use std::io::Write;
+    let mut f = std::fs::File::create(path).map_err(|e| io(path, e))?;
+    f.write_all(text.as_bytes()).map_err(|e| io(path, e))?;
+    f.sync_all().map_err(|e| io(path, e))
+}
+
+/// Flushes a folder's entries (a rename into it) to disk.
+fn sync_dir(dir: &Path) -> Result<(), SweepError> {
+    std::fs::File::open(dir)
+        .and_then(|f| f.sync_all())
+        .map_err(|e| io(dir, e))
+}
+
 fn io(path: &Path, e: impl std::fmt::Display) -> SweepError {
     SweepError::Run(format!("{}: {e}", path.display()))
 }
@@ -60,8 +88,9 @@ impl Store {
     }
 
     /// Removes the scratch folders (`cells/.partial-*`) that killed runs
-    /// left. Only when no sweep is writing into the store: a running one's
-    /// cell under way would lose its files.
+    /// left, those last changed more than ten minutes ago: a scratch folder
+    /// lives for the few writes of one cell's files, so an older one
+    /// belongs to no running sweep. Returns how many went.
     ///
     /// # Errors
     ///
@@ -71,10 +100,37 @@ impl Store {
         let entries = std::fs::read_dir(&cells).map_err(|e| io(&cells, e))?;
         let mut removed = 0;
         for entry in entries.flatten() {
-            if entry.file_name().to_string_lossy().starts_with(".partial-") {
+            let stale = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age.as_secs() > PARTIAL_STALE_S);
+            if stale && entry.file_name().to_string_lossy().starts_with(".partial-") {
                 let path = entry.path();
                 std::fs::remove_dir_all(&path).map_err(|e| io(&path, e))?;
                 removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+
+    /// Removes the tables an earlier run wrote into the folder (`summary`,
+    /// `jobs` and `timings`, CSV and Parquet): a run that will not finish
+    /// the grid (a shard, a grid changed since) must not leave another
+    /// grid's tables looking current. Returns how many files went.
+    ///
+    /// # Errors
+    ///
+    /// [`SweepError::Run`] when a file cannot be removed.
+    pub fn clear_tables(&self) -> Result<usize, SweepError> {
+        let mut removed = 0;
+        for name in TABLE_FILES {
+            let path = self.dir.join(name);
+            match std::fs::remove_file(&path) {
+                Ok(()) => removed += 1,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(io(&path, e)),
             }
         }
         Ok(removed)
@@ -90,18 +146,31 @@ impl Store {
     }
 
     /// Whether `cell` is finished in the store: its folder holds the same
-    /// description (a different one under the same key is not it).
+    /// description (a different one under the same key is not it), and its
+    /// two tables have the lengths recorded when it was kept (a truncated
+    /// or emptied table is not finished: the cell runs again).
     pub fn contains(&self, cell: &Cell) -> bool {
-        let path = self.cell_dir(cell.key()).join("cell.json");
-        let Ok(text) = std::fs::read_to_string(path) else {
+        let dir = self.cell_dir(cell.key());
+        let Ok(text) = std::fs::read_to_string(dir.join("cell.json")) else {
             return false;
         };
-        serde_json::from_str::<Value>(&text).is_ok_and(|v| v["spec"] == *cell.spec())
+        let Ok(meta) = serde_json::from_str::<Value>(&text) else {
+            return false;
+        };
+        meta["spec"] == *cell.spec()
+            && ["summary.csv", "jobs.csv"].iter().all(|name| {
+                let recorded = meta["tables"][name]["bytes"].as_u64();
+                let actual = std::fs::metadata(dir.join(name)).map(|m| m.len()).ok();
+                recorded.is_some() && recorded == actual
+            })
     }
 
     /// Keeps a successful `result` of `cell` (a failed one is not kept: it
-    /// runs again on resume). Another worker or shard keeping the same
-    /// cell first is not an error: the cell's result is the same.
+    /// runs again on resume). The files are written and flushed to disk in
+    /// a scratch folder, then renamed into place, so a crash leaves the
+    /// cell whole or absent. Another worker or shard keeping the same cell
+    /// first is not an error: the cell's result is the same. A damaged
+    /// copy in the way is replaced.
     ///
     /// # Errors
     ///
@@ -111,27 +180,38 @@ impl Store {
             return Ok(());
         }
         let n = SCRATCH.fetch_add(1, Ordering::Relaxed);
-        let scratch = self.dir.join("cells").join(format!(
+        let cells = self.dir.join("cells");
+        let scratch = cells.join(format!(
             ".partial-{}-{}-{n}",
             cell.key(),
             std::process::id()
         ));
         std::fs::create_dir_all(&scratch).map_err(|e| io(&scratch, e))?;
+        let record = |text: &str| serde_json::json!({ "bytes": text.len(), "fnv1a": super::fnv1a(text.as_bytes()) });
         let meta = serde_json::json!({
             "key": cell.key(),
             "spec": cell.spec(),
             "wall_s": result.wall_s,
             "crate_version": env!("CARGO_PKG_VERSION"),
+            "tables": {
+                "summary.csv": record(&result.summary_csv),
+                "jobs.csv": record(&result.jobs_csv),
+            },
         });
+        // cell.json last: it is what says the cell is finished.
         for (name, text) in [
             ("summary.csv", result.summary_csv.as_str()),
             ("jobs.csv", result.jobs_csv.as_str()),
             ("cell.json", &meta.to_string()),
         ] {
-            let path = scratch.join(name);
-            std::fs::write(&path, text).map_err(|e| io(&path, e))?;
+            write_synced(&scratch.join(name), text)?;
         }
+        sync_dir(&scratch)?;
         let target = self.cell_dir(cell.key());
+        if target.exists() && !self.contains(cell) {
+            // A damaged copy (a table cut short, cell.json garbled).
+            std::fs::remove_dir_all(&target).map_err(|e| io(&target, e))?;
+        }
         if let Err(e) = std::fs::rename(&scratch, &target) {
             // Another worker or shard finished the cell first.
             let _ = std::fs::remove_dir_all(&scratch);
@@ -139,7 +219,7 @@ impl Store {
                 return Err(io(&target, e));
             }
         }
-        Ok(())
+        sync_dir(&cells)
     }
 
     /// Copies into this store the cells of `plan` finished in `other` (a
@@ -176,9 +256,23 @@ impl Store {
         };
         let meta: Value =
             serde_json::from_str(&read("cell.json")?).map_err(|e| io(&dir.join("cell.json"), e))?;
+        // Each table as kept: a file changed since (same length, other
+        // bytes) is named, not joined.
+        let checked = |name: &str| {
+            let text = read(name)?;
+            let kept = meta["tables"][name]["fnv1a"].as_str();
+            if kept != Some(super::fnv1a(text.as_bytes()).as_str()) {
+                return Err(SweepError::Run(format!(
+                    "{}: {name} is not the table kept for cell {}: remove the folder and run the sweep again",
+                    dir.display(),
+                    cell.label()
+                )));
+            }
+            Ok(text)
+        };
         Ok((
-            read("summary.csv")?,
-            read("jobs.csv")?,
+            checked("summary.csv")?,
+            checked("jobs.csv")?,
             meta["wall_s"].as_f64().unwrap_or(f64::NAN),
         ))
     }
@@ -212,8 +306,11 @@ impl Tables {
             ("jobs.csv", &self.jobs_csv),
             ("timings.csv", &self.timings_csv),
         ] {
+            // Whole or not at all: written aside, then renamed over.
             let path = dir.join(name);
-            std::fs::write(&path, text).map_err(|e| io(&path, e))?;
+            let aside = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+            write_synced(&aside, text)?;
+            std::fs::rename(&aside, &path).map_err(|e| io(&path, e))?;
         }
         Ok(())
     }
@@ -312,7 +409,12 @@ impl Joined {
         Ok(())
     }
 
-    fn finish(self) -> Result<String, SweepError> {
+    fn finish(mut self) -> Result<String, SweepError> {
+        if self.header.is_none() {
+            // No cell: the leading columns alone, so that the table still
+            // reads as one.
+            self.out.write_record(&self.lead).map_err(bad)?;
+        }
         let bytes = self.out.into_inner().map_err(bad)?;
         String::from_utf8(bytes).map_err(bad)
     }

@@ -34,7 +34,7 @@ pub(crate) struct SweepArgs {
     shard: Option<String>,
     /// Run nothing: copy the finished cells of every --from folder into
     /// --out and write the tables (every cell must be finished).
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["shard", "workers"])]
     merge: bool,
     /// With --merge: another sweep folder of the same grid (a shard's own
     /// --out); repeatable.
@@ -53,7 +53,8 @@ impl From<SweepError> for CliError {
 }
 
 /// A progress bar with the rate and the time left, on stderr when it is
-/// a terminal; failed cells are named on stdout as they fail.
+/// a terminal, else a line on stdout at every tenth of the cells (a batch
+/// job's log); failed cells are named on stdout as they fail.
 struct Progress {
     started: Instant,
     tty: bool,
@@ -67,14 +68,23 @@ impl SweepObserver for Progress {
     fn cell_done(&mut self, done: usize, total: usize, cell: &Cell, result: &CellResult) {
         if let Some(e) = &result.error {
             self.clear();
-            out!("failed: {}: {e}", cell.label());
-        }
-        if !self.tty {
-            return;
+            out!("failed: {} (cell {}): {e}", cell.label(), cell.key());
         }
         let elapsed = self.started.elapsed().as_secs_f64();
         let rate = done as f64 / elapsed.max(1e-9);
         let left = (total - done) as f64 / rate;
+        if !self.tty {
+            // Each tenth of the cells once, as a line of the output (stderr
+            // keeps only an error's line).
+            if done * 10 / total.max(1) > (done - 1) * 10 / total.max(1) {
+                out!(
+                    "{done}/{total} cells, {rate:.2}/s, {} elapsed, ETA {}",
+                    clock(elapsed),
+                    clock(left)
+                );
+            }
+            return;
+        }
         eprint!(
             "\r{} {done}/{total} cells, {rate:.2}/s, {} elapsed, ETA {}   ",
             crate::summary::progress_bar(done, total),
@@ -113,6 +123,9 @@ pub(crate) fn run_command(args: &SweepArgs) -> Result<(), CliError> {
     let grid = Grid::from_file(&args.grid)?;
     let plan = grid.plan()?;
     let store = Store::open(&args.out)?;
+    // Tables from an earlier run of this folder would look current until
+    // this run writes its own, which it may not (a shard, failed cells).
+    store.clear_tables()?;
     out!(
         "{}: {} rows, {} distinct cells",
         args.grid.display(),
@@ -164,9 +177,10 @@ pub(crate) fn run_command(args: &SweepArgs) -> Result<(), CliError> {
             let finished = plan.cells.iter().filter(|c| store.contains(c)).count();
             if finished < plan.cells.len() {
                 out!(
-                    "{finished} of {} cells of the grid are finished; `dmlsched sweep {} --out DIR --merge` writes the tables once every shard has run",
+                    "{finished} of {} cells of the grid are finished; `dmlsched sweep {} --out {} --merge` writes the tables once every shard has run",
                     plan.cells.len(),
-                    args.grid.display()
+                    args.grid.display(),
+                    args.out.display()
                 );
                 return Ok(());
             }
