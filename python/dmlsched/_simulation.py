@@ -32,13 +32,15 @@ _READ_OPTIONS: Dict[str, Any] = (
 )
 
 
-def _frame(text: str) -> pd.DataFrame:
+def _frame(text: str, dtype: Optional[Dict[str, Any]] = None) -> pd.DataFrame:
     """A CSV table written by the library, read back bit for bit: floats
-    with the round-trip converter, only empty cells as missing values."""
+    with the round-trip converter, only empty cells as missing values;
+    `dtype` fixes some columns' types."""
     return pd.read_csv(
         io.StringIO(text),
         keep_default_na=False,
         na_values=[""],
+        dtype=dtype,
         **_READ_OPTIONS,
     )
 

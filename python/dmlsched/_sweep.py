@@ -77,6 +77,35 @@ class Sweep:
     files: List[str] = field(default_factory=list)
 
 
+#: The columns that are labels, read as text whatever they look like: a
+#: key of decimal digits (or ``1e05``) is not a number, a window named
+#: ``007`` keeps its zeros.
+_TEXT_COLUMNS = ("cell", "window", "instance", "cluster_spec", "params")
+
+#: The tables a sweep writes into its folder.
+_TABLE_FILES = ("summary.csv", "jobs.csv", "timings.csv", "summary.parquet", "jobs.parquet")
+
+
+def _table(text: str) -> pd.DataFrame:
+    """A sweep's table (CSV text) as a DataFrame: numbers read bit for bit,
+    the key and the axes' labels as text."""
+    header = text.split("\n", 1)[0].split(",")
+    text_columns = {c: str for c in _TEXT_COLUMNS if c in header}
+    frame = _frame(text, dtype=text_columns)
+    for c in text_columns:
+        # An empty label (no clusters axis) is missing as a value; keep it "".
+        frame[c] = frame[c].fillna("")
+    return frame
+
+
+def _clear_tables(out_dir: str) -> None:
+    for name in _TABLE_FILES:
+        try:
+            os.remove(os.path.join(out_dir, name))
+        except FileNotFoundError:
+            pass
+
+
 def sweep(
     grid: GridLike,
     out: Optional[PathLike] = None,
@@ -168,6 +197,9 @@ def sweep(
     )
     bar = _Progress(progress)
     bar.say(f"{plan.rows} rows, {plan.cells} distinct cells")
+    # Tables of an earlier run of this folder would look current until this
+    # run writes its own, which it may not (a shard, failed cells).
+    _clear_tables(out_dir)
     merged = 0
     for d in _folders(merge_from):
         n = _native._sweep_absorb(plan, out_dir, d)
@@ -189,9 +221,9 @@ def sweep(
     failed = report["failed"]
     tables = _native._sweep_tables(plan, out_dir, write=not failed)
     result = Sweep(
-        summary=_frame(tables["summary_csv"]),
-        jobs=_frame(tables["jobs_csv"]),
-        timings=_frame(tables["timings_csv"]),
+        summary=_table(tables["summary_csv"]),
+        jobs=_table(tables["jobs_csv"]),
+        timings=_table(tables["timings_csv"]),
         complete=tables["complete"],
         ran=report["ran"],
         skipped=report["skipped"],

@@ -213,13 +213,16 @@ pub fn _sweep_run<'py>(
         }
     })?;
     // In the grid's order, not the order they ended in.
+    let index: std::collections::HashMap<&str, usize> = plan
+        .cells
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.key(), i))
+        .collect();
     let mut failed: Vec<(usize, &Cell, &SweepError)> = report
         .failed
         .iter()
-        .map(|(c, e)| {
-            let at = plan.cells.iter().position(|p| p.key() == c.key());
-            (at.unwrap_or(usize::MAX), c, e)
-        })
+        .map(|(c, e)| (index.get(c.key()).copied().unwrap_or(usize::MAX), c, e))
         .collect();
     failed.sort_by_key(|f| f.0);
     let d = PyDict::new(py);

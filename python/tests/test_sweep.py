@@ -6,6 +6,7 @@ library's message."""
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import os
@@ -71,9 +72,9 @@ def finished(out: Path) -> Set[str]:
 
 def read_csv(path: Path) -> pd.DataFrame:
     """A table file read as the package reads it."""
-    from dmlsched._simulation import _frame
+    from dmlsched._sweep import _table
 
-    return _frame(Path(path).read_text())
+    return _table(Path(path).read_text())
 
 
 def write_grid(path: Path, grid: Dict) -> Path:
@@ -474,6 +475,39 @@ def test_failed_cells(tmp_path):
     with pytest.raises(dmlsched.InputError) as again:
         dmlsched.sweep(grid, tmp_path, progress=False)
     assert (again.value.result.skipped, again.value.result.ran) == (8, 0)
+
+
+def test_no_finished_cell(tmp_path):
+    # Every cell fails: the error still carries a result, its tables empty
+    # but with their leading columns, not a pandas parsing error.
+    grid = small_grid(windows=[{"start": "2030-01-01", "jobs": 200}])
+    with pytest.raises(dmlsched.InputError) as info:
+        dmlsched.sweep(grid, tmp_path, progress=False)
+    r = info.value.result
+    assert len(r.summary) == 0 and len(r.jobs) == 0
+    assert list(r.summary.columns) == ["cell", "window", "cluster_spec", "params"]
+
+
+def test_labels_are_text(tmp_path):
+    # The key and the axes' labels come back as the text in the file, even
+    # when they look like numbers: a window named 007, keys of digits.
+    grid = small_grid(windows=[{"name": "007", "start": "2017-11-01", "jobs": 200}])
+    r = dmlsched.sweep(grid, tmp_path, progress=False)
+    with open(tmp_path / "summary.csv", newline="") as f:
+        rows = list(csv.reader(f))[1:]
+    assert list(r.summary["cell"]) == [row[0] for row in rows]
+    assert set(r.summary["window"]) == {"007"}
+    assert set(r.summary["cluster_spec"]) == {""}
+    assert r.jobs["cell"].map(type).eq(str).all()
+
+
+def test_a_changed_grid_leaves_no_stale_table(tmp_path):
+    dmlsched.sweep(small_grid(), tmp_path, progress=False)
+    assert (tmp_path / "summary.csv").exists()
+    r = dmlsched.sweep(small_grid(seeds=[0, 1, 2]), tmp_path, shard=(0, 2), progress=False)
+    assert not r.complete
+    for name in ("summary.csv", "jobs.csv", "timings.csv"):
+        assert not (tmp_path / name).exists(), name
 
 
 def test_parquet_round_trips(tmp_path):
