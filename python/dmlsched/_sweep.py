@@ -412,7 +412,10 @@ def _run_ray(
             collect(more=False)
         except KeyboardInterrupt:
             pass
-        _stopped(e, done, total)
+        # Counted from the store, not the loop's counter: the interrupt may
+        # have come between keeping a cell and counting it.
+        _, still = _native._sweep_missing(plan, out, shard=shard)
+        _stopped(e, total - len(still) + len(failed), total)
         raise
     failed.sort()
     return {
