@@ -274,15 +274,9 @@ pub fn run_cell(cell: &Cell) -> CellResult {
 
 fn run_replay(cell: &Cell) -> Result<(String, String), SweepError> {
     let config = cell.replay_config()?;
-    let mut replayed = replay(&config, &mut ()).map_err(|e| match e {
-        ReplayError::Input(m) => SweepError::Input(m),
-        other => SweepError::Run(other.message()),
-    })?;
+    let mut replayed = replay(&config, &mut ())?;
     if let Some(f) = replayed.failures.pop() {
-        return Err(match f.error {
-            ReplayError::Input(m) => SweepError::Input(m),
-            other => SweepError::Run(other.message()),
-        });
+        return Err(f.error.into());
     }
     let rows = replayed.summary_rows();
     let run = replayed
@@ -303,14 +297,7 @@ fn run_simulation(cell: &Cell) -> Result<(String, String), SweepError> {
         .baseline_options()?
         .params(&[name.to_string()])
         .map_err(|e| SweepError::Input(e.message()))?;
-    let lib = |e: crate::Error| {
-        let m = format!("{name}: {e}");
-        if e.is_input() {
-            SweepError::Input(m)
-        } else {
-            SweepError::Run(m)
-        }
-    };
+    let lib = |e: crate::Error| SweepError::from(ReplayError::lib(name, &e));
     let params = cell.params();
     let mut policy =
         registry::policy(name, &inst, params.as_deref(), cell.seed(), &baselines).map_err(lib)?;

@@ -74,6 +74,16 @@ pub enum SweepError {
     },
 }
 
+/// A replay's error as a cell's: bad input stays bad input.
+impl From<crate::replay::ReplayError> for SweepError {
+    fn from(e: crate::replay::ReplayError) -> Self {
+        match e {
+            crate::replay::ReplayError::Input(m) => SweepError::Input(m),
+            other => SweepError::Run(other.message()),
+        }
+    }
+}
+
 impl SweepError {
     /// Whether the error is about the input.
     pub fn is_input(&self) -> bool {
